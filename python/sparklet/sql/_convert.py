@@ -1,0 +1,242 @@
+"""Conversions between Python data, pandas and Arrow tables."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, List, Optional, Sequence
+
+import pyarrow as pa
+
+from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    DataType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    LongType,
+    MapType,
+    NullType,
+    Row,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+    from_arrow_schema,
+)
+
+
+def infer_type(value: Any) -> DataType:
+    """Spark's type for a Python value (``int`` is ``bigint``, as in PySpark)."""
+    if value is None:
+        return NullType()
+    if isinstance(value, bool):
+        return BooleanType()
+    if isinstance(value, int):
+        return LongType()
+    if isinstance(value, float):
+        return DoubleType()
+    if isinstance(value, str):
+        return StringType()
+    if isinstance(value, datetime.datetime):
+        return TimestampType()
+    if isinstance(value, datetime.date):
+        return DateType()
+    if isinstance(value, decimal.Decimal):
+        return DecimalType(38, 18)
+    if isinstance(value, (bytes, bytearray)):
+        return BinaryType()
+    if isinstance(value, Row) and value.__fields__:
+        return StructType([StructField(k, infer_type(v)) for k, v in zip(value.__fields__, value)])
+    if isinstance(value, dict):
+        items = [(k, v) for k, v in value.items() if v is not None]
+        if not items:
+            return MapType(StringType(), StringType())
+        return MapType(infer_type(items[0][0]), infer_type(items[0][1]))
+    if isinstance(value, (list, tuple)):
+        elems = [v for v in value if v is not None]
+        return ArrayType(infer_type(elems[0]) if elems else NullType())
+    raise PySparkTypeError(
+        f"[CANNOT_INFER_TYPE_FOR_FIELD] Unable to infer the type of value {value!r} ({type(value).__name__}).",
+        "CANNOT_INFER_TYPE_FOR_FIELD",
+    )
+
+
+def _merge(a: DataType, b: DataType) -> DataType:
+    if isinstance(a, NullType):
+        return b
+    if isinstance(b, NullType) or a == b:
+        return a
+    if {type(a), type(b)} == {LongType, DoubleType}:
+        return DoubleType()
+    return a
+
+
+def _row_values(row: Any, names: Optional[List[str]]) -> List[Any]:
+    if isinstance(row, Row) and row.__fields__ and names is not None:
+        return [row[n] if n in row.__fields__ else None for n in names]
+    if isinstance(row, dict):
+        return [row.get(n) for n in (names or list(row.keys()))]
+    if isinstance(row, (list, tuple)):
+        return list(row)
+    return [row]
+
+
+def _to_arrow_value(v: Any) -> Any:
+    if isinstance(v, Row) and v.__fields__:
+        return {k: _to_arrow_value(x) for k, x in zip(v.__fields__, v)}
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    if isinstance(v, dict):
+        return [(k, _to_arrow_value(x)) for k, x in v.items()]
+    if isinstance(v, (list, tuple)) and not isinstance(v, Row):
+        return [_to_arrow_value(x) for x in v]
+    return v
+
+
+def rows_to_table(data: Sequence[Any], schema: Optional[StructType], names: Optional[List[str]] = None) -> pa.Table:
+    """Build an Arrow table from rows (tuples, lists, Rows, dicts)."""
+    rows = list(data)
+    if schema is None:
+        first = rows[0] if rows else None
+        if names is None:
+            if isinstance(first, Row) and first.__fields__:
+                names = list(first.__fields__)
+            elif isinstance(first, dict):
+                names = list(first.keys())
+        width = len(names) if names else (len(_row_values(first, None)) if first is not None else 0)
+        names = names or [f"_{i + 1}" for i in range(width)]
+        types: List[DataType] = [NullType()] * len(names)
+        for r in rows:
+            for i, v in enumerate(_row_values(r, names)[: len(names)]):
+                types[i] = _merge(types[i], infer_type(v))
+        for n, t in zip(names, types):
+            if isinstance(t, NullType):
+                raise PySparkValueError(
+                    f"[CANNOT_DETERMINE_TYPE] Some of types cannot be determined after inferring (column `{n}`).",
+                    "CANNOT_DETERMINE_TYPE",
+                )
+        schema = StructType([StructField(n, t) for n, t in zip(names, types)])
+    names = schema.names
+    columns: List[List[Any]] = [[] for _ in names]
+    for r in rows:
+        values = _row_values(r, names)
+        if len(values) != len(names):
+            raise PySparkValueError(
+                f"[LENGTH_SHOULD_BE_THE_SAME] Row {r!r} has {len(values)} fields but the schema has {len(names)}.",
+                "LENGTH_SHOULD_BE_THE_SAME",
+            )
+        for i, v in enumerate(values):
+            columns[i].append(_to_arrow_value(v))
+    arrays = []
+    for f, values in zip(schema.fields, columns):
+        try:
+            arrays.append(pa.array(values, type=f.dataType._to_arrow()))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as e:
+            raise PySparkTypeError(
+                f"[FIELD_DATA_TYPE_UNACCEPTABLE] field {f.name}: {f.dataType.simpleString()} "
+                f"can not accept the given values: {e}",
+                "FIELD_DATA_TYPE_UNACCEPTABLE",
+            ) from e
+    return pa.Table.from_arrays(arrays, schema=schema._to_arrow_schema())
+
+
+def conform(table: pa.Table, schema: Optional[StructType]) -> pa.Table:
+    """Cast ``table`` to ``schema`` (by position, renaming to its names)."""
+    if schema is None:
+        return table
+    target = schema._to_arrow_schema()
+    if table.num_columns != len(target):
+        raise PySparkValueError(
+            f"[LENGTH_SHOULD_BE_THE_SAME] The data has {table.num_columns} columns but the schema has {len(target)}.",
+            "LENGTH_SHOULD_BE_THE_SAME",
+        )
+    table = table.rename_columns(target.names)
+    try:
+        return table.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+        raise PySparkTypeError(
+            f"[FIELD_DATA_TYPE_UNACCEPTABLE] The data cannot be converted to the schema {schema.simpleString()}: {e}",
+            "FIELD_DATA_TYPE_UNACCEPTABLE",
+        ) from e
+
+
+def to_table(data: Any, schema: Optional[StructType], names: Optional[List[str]] = None) -> pa.Table:
+    """Build an Arrow table from pandas, pyarrow or Python rows."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pd = None
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    if isinstance(data, pa.Table):
+        table = data
+    elif pd is not None and isinstance(data, pd.DataFrame):
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        if schema is None:
+            # pandas datetimes are naive session-time values: mark them UTC
+            fields = []
+            for f in table.schema:
+                t = f.type
+                if pa.types.is_timestamp(t):
+                    t = pa.timestamp("us", tz=t.tz or "UTC")
+                elif pa.types.is_large_string(t) or pa.types.is_string_view(t):
+                    t = pa.string()
+                fields.append(pa.field(f.name, t, f.nullable))
+            table = table.cast(pa.schema(fields))
+    elif hasattr(data, "__arrow_c_stream__"):
+        table = pa.table(data)
+    elif isinstance(data, (list, tuple)):
+        return rows_to_table(data, schema, names)
+    else:
+        raise PySparkTypeError(
+            f"[INVALID_TYPE] Cannot build a DataFrame from {type(data).__name__}; "
+            "pass a list of rows, a pandas DataFrame or a pyarrow Table.",
+            "INVALID_TYPE",
+        )
+    if names is not None and schema is None:
+        table = table.rename_columns(names)
+    return conform(table, schema)
+
+
+def _naive(v: Any) -> Any:
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return v
+
+
+def _py_value(v: Any, t: DataType) -> Any:
+    if v is None:
+        return None
+    if isinstance(t, StructType):
+        return Row._from_pairs(t.names, [_py_value(v.get(f.name), f.dataType) for f in t.fields])
+    if isinstance(t, ArrayType):
+        return [_py_value(x, t.elementType) for x in v]
+    if isinstance(t, MapType):
+        return {k: _py_value(x, t.valueType) for k, x in v}
+    if isinstance(t, TimestampType):
+        return _naive(v)
+    return v
+
+
+def table_to_rows(table: pa.Table) -> List[Row]:
+    """Rows as ``collect()`` returns them (timestamps naive, in UTC)."""
+    schema = from_arrow_schema(table.schema)
+    names = schema.names
+    types = [f.dataType for f in schema.fields]
+    cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return [
+        Row._from_pairs(names, [_py_value(c[r], t) for c, t in zip(cols, types)]) for r in range(table.num_rows)
+    ]
+
+
+def table_to_pandas(table: pa.Table, time_zone: str = "UTC") -> Any:
+    """A pandas DataFrame as PySpark's ``toPandas`` gives: naive timestamps in the session zone."""
+    pdf = table.to_pandas()
+    for f in table.schema:
+        if pa.types.is_timestamp(f.type) and f.type.tz is not None:
+            pdf[f.name] = pdf[f.name].dt.tz_convert(time_zone).dt.tz_localize(None).astype("datetime64[ns]")
+    return pdf

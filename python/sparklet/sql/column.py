@@ -1,0 +1,287 @@
+"""The :class:`Column` expression, as :class:`pyspark.sql.Column`."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, Union
+
+import pyarrow as pa
+
+from sparklet import _native
+from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql.types import DataType, _parse_datatype_string
+
+__all__ = ["Column"]
+
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+def _lit_expr(value: Any) -> Any:
+    """Return the native literal expression for a Python value."""
+    if value is None:
+        return _native.null_of(pa.null())
+    if isinstance(value, bool):
+        arr = pa.array([value], pa.bool_())
+    elif isinstance(value, int):
+        t = pa.int32() if _INT32[0] <= value <= _INT32[1] else pa.int64()
+        arr = pa.array([value], t)
+    elif isinstance(value, float):
+        arr = pa.array([value], pa.float64())
+    elif isinstance(value, str):
+        arr = pa.array([value], pa.string())
+    elif isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        arr = pa.array([value], pa.timestamp("us", tz="UTC"))
+    elif isinstance(value, datetime.date):
+        arr = pa.array([value], pa.date32())
+    elif isinstance(value, decimal.Decimal):
+        arr = pa.array([value])
+    elif isinstance(value, (bytes, bytearray)):
+        arr = pa.array([bytes(value)], pa.binary())
+    elif isinstance(value, (list, tuple)):
+        arr = pa.array([list(value)])
+    else:
+        raise PySparkTypeError(
+            f"[UNSUPPORTED_LITERAL] Unsupported literal type {type(value).__name__}: {value!r}.",
+            "UNSUPPORTED_LITERAL",
+        )
+    return _native.lit_array(arr)
+
+
+def _to_expr(value: Any) -> Any:
+    """A Column's native expression, or a literal for a plain value."""
+    if isinstance(value, Column):
+        return value._expr
+    return _lit_expr(value)
+
+
+def _to_col(value: Union["Column", str]) -> "Column":
+    """A Column for a Column or a column name."""
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return Column(_native.col(value))
+    raise PySparkTypeError(
+        f"[NOT_COLUMN_OR_STR] Argument `col` should be a Column or str, got {type(value).__name__}.",
+        "NOT_COLUMN_OR_STR",
+    )
+
+
+class Column:
+    """A column expression, built with :mod:`sparklet.sql.functions` or ``df["name"]``."""
+
+    def __init__(self, expr: Any) -> None:
+        self._expr = expr
+
+    def __repr__(self) -> str:
+        return repr(self._expr)
+
+    def _bin(self, op: str, other: Any) -> "Column":
+        return Column(self._expr.binary(op, _to_expr(other)))
+
+    def _rbin(self, op: str, other: Any) -> "Column":
+        return Column(_to_expr(other).binary(op, self._expr))
+
+    def __add__(self, o: Any) -> "Column":
+        return self._bin("+", o)
+
+    def __radd__(self, o: Any) -> "Column":
+        return self._rbin("+", o)
+
+    def __sub__(self, o: Any) -> "Column":
+        return self._bin("-", o)
+
+    def __rsub__(self, o: Any) -> "Column":
+        return self._rbin("-", o)
+
+    def __mul__(self, o: Any) -> "Column":
+        return self._bin("*", o)
+
+    def __rmul__(self, o: Any) -> "Column":
+        return self._rbin("*", o)
+
+    def __truediv__(self, o: Any) -> "Column":
+        return self._bin("/", o)
+
+    def __rtruediv__(self, o: Any) -> "Column":
+        return self._rbin("/", o)
+
+    def __mod__(self, o: Any) -> "Column":
+        return self._bin("%", o)
+
+    def __rmod__(self, o: Any) -> "Column":
+        return self._rbin("%", o)
+
+    def __eq__(self, o: Any) -> "Column":  # type: ignore[override]
+        return self._bin("==", o)
+
+    def __ne__(self, o: Any) -> "Column":  # type: ignore[override]
+        return self._bin("!=", o)
+
+    def __lt__(self, o: Any) -> "Column":
+        return self._bin("<", o)
+
+    def __le__(self, o: Any) -> "Column":
+        return self._bin("<=", o)
+
+    def __gt__(self, o: Any) -> "Column":
+        return self._bin(">", o)
+
+    def __ge__(self, o: Any) -> "Column":
+        return self._bin(">=", o)
+
+    def __and__(self, o: Any) -> "Column":
+        return self._bin("and", o)
+
+    def __rand__(self, o: Any) -> "Column":
+        return self._rbin("and", o)
+
+    def __or__(self, o: Any) -> "Column":
+        return self._bin("or", o)
+
+    def __ror__(self, o: Any) -> "Column":
+        return self._rbin("or", o)
+
+    def __invert__(self) -> "Column":
+        return Column(self._expr.not_())
+
+    def __neg__(self) -> "Column":
+        return Column(self._expr.negate())
+
+    def __bool__(self) -> bool:
+        raise PySparkValueError(
+            "[CANNOT_CONVERT_COLUMN_INTO_BOOL] Cannot convert column into bool: please use '&' for 'and', "
+            "'|' for 'or', '~' for 'not' when building DataFrame boolean expressions.",
+            "CANNOT_CONVERT_COLUMN_INTO_BOOL",
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def eqNullSafe(self, other: Any) -> "Column":
+        """Equality that treats two nulls as equal (``<=>``)."""
+        return self._bin("<=>", other)
+
+    def alias(self, *alias: str, **kwargs: Any) -> "Column":
+        """Name the column."""
+        if len(alias) != 1:
+            raise PySparkValueError("[ONLY_ALLOWED_FOR_SINGLE_COLUMN] alias takes one name.", "ONLY_ALLOWED_FOR_SINGLE_COLUMN")
+        return Column(self._expr.alias(alias[0]))
+
+    name = alias
+
+    def cast(self, dataType: Union[DataType, str]) -> "Column":
+        """Convert to ``dataType`` (a DataType or a DDL name such as ``"int"``)."""
+        dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
+        if not isinstance(dt, DataType):
+            raise PySparkTypeError(
+                f"[NOT_DATATYPE_OR_STR] Argument `dataType` should be a DataType or str, got {type(dataType).__name__}.",
+                "NOT_DATATYPE_OR_STR",
+            )
+        return Column(self._expr.cast(dt._to_arrow()))
+
+    astype = cast
+
+    def isNull(self) -> "Column":
+        """True where the value is null."""
+        return Column(self._expr.is_null())
+
+    def isNotNull(self) -> "Column":
+        """True where the value is not null."""
+        return Column(self._expr.is_not_null())
+
+    def isin(self, *values: Any) -> "Column":
+        """True where the value is one of ``values``."""
+        if len(values) == 1 and isinstance(values[0], (list, tuple, set)):
+            values = tuple(values[0])
+        return Column(self._expr.isin([_to_expr(v) for v in values]))
+
+    def like(self, pattern: str) -> "Column":
+        """SQL LIKE match (``%`` and ``_`` wildcards)."""
+        return Column(self._expr.like(pattern, False))
+
+    def ilike(self, pattern: str) -> "Column":
+        """Case-insensitive LIKE."""
+        return Column(self._expr.like(pattern, True))
+
+    def rlike(self, pattern: str) -> "Column":
+        """Regular-expression match anywhere in the value."""
+        return Column(self._expr.rlike(pattern))
+
+    def between(self, lowerBound: Any, upperBound: Any) -> "Column":
+        """True where ``lowerBound <= value <= upperBound``."""
+        return Column(self._expr.between(_to_expr(lowerBound), _to_expr(upperBound)))
+
+    def startswith(self, other: Any) -> "Column":
+        """True where the string starts with ``other``."""
+        from sparklet.sql import functions as F
+
+        return F._call("starts_with", self, _as_col(other))
+
+    def endswith(self, other: Any) -> "Column":
+        """True where the string ends with ``other``."""
+        from sparklet.sql import functions as F
+
+        return F._call("ends_with", self, _as_col(other))
+
+    def contains(self, other: Any) -> "Column":
+        """True where the string contains ``other``."""
+        from sparklet.sql import functions as F
+
+        return F._call("strpos", self, _as_col(other)) > 0
+
+    def substr(self, startPos: Union[int, "Column"], length: Union[int, "Column"]) -> "Column":
+        """Substring from 1-based ``startPos`` of ``length`` characters."""
+        from sparklet.sql import functions as F
+
+        return F._call("substr", self, _as_col(startPos), _as_col(length))
+
+    def getField(self, name: str) -> "Column":
+        """A field of a struct column."""
+        return Column(self._expr.get_field(name))
+
+    def getItem(self, key: Any) -> "Column":
+        """An array element (0-based) or a struct field by name."""
+        if isinstance(key, str):
+            return self.getField(key)
+        return Column(self._expr.get_item(_to_expr(key)))
+
+    def __getitem__(self, key: Any) -> "Column":
+        return self.getItem(key)
+
+    def __getattr__(self, item: str) -> "Column":
+        if item.startswith("_"):
+            raise AttributeError(item)
+        return self.getField(item)
+
+    def asc(self) -> "Column":
+        """Ascending sort order, nulls first."""
+        return Column(self._expr.sorted(True, True))
+
+    def asc_nulls_last(self) -> "Column":
+        """Ascending sort order, nulls last."""
+        return Column(self._expr.sorted(True, False))
+
+    def desc(self) -> "Column":
+        """Descending sort order, nulls last."""
+        return Column(self._expr.sorted(False, False))
+
+    def desc_nulls_first(self) -> "Column":
+        """Descending sort order, nulls first."""
+        return Column(self._expr.sorted(False, True))
+
+    def when(self, condition: "Column", value: Any) -> "Column":
+        """Add a branch to a ``when`` chain."""
+        return Column(self._expr.when(condition._expr, _to_expr(value)))
+
+    def otherwise(self, value: Any) -> "Column":
+        """The value when no ``when`` branch matched."""
+        return Column(self._expr.otherwise(_to_expr(value)))
+
+
+def _as_col(value: Any) -> Column:
+    """A Column for a Column or a literal value (strings are literals here)."""
+    if isinstance(value, Column):
+        return value
+    return Column(_lit_expr(value))

@@ -1,0 +1,311 @@
+"""The :class:`DataFrame`, as :class:`pyspark.sql.DataFrame`.
+
+A DataFrame is an unexecuted plan. Batch DataFrames run with ``collect``,
+``show``, ``toPandas`` ...; streaming DataFrames (``isStreaming``) run only
+through ``writeStream``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+
+import pyarrow as pa
+
+from sparklet import _native
+from sparklet.errors import PySparkTypeError
+from sparklet.sql._convert import table_to_pandas, table_to_rows
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.types import Row, StructType, from_arrow_schema
+
+if TYPE_CHECKING:
+    from sparklet.sql.session import SparkSession
+    from sparklet.sql.streaming.readwriter import DataStreamWriter
+
+ColumnOrName = Union[Column, str]
+
+__all__ = ["DataFrame", "GroupedData"]
+
+
+def _flatten(cols: Tuple[Any, ...]) -> List[Any]:
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        return list(cols[0])
+    return list(cols)
+
+
+class DataFrame:
+    """A distributed-collection-shaped plan over rows (here: one process)."""
+
+    def __init__(self, native: Any, session: "SparkSession") -> None:
+        self._native = native
+        self.sparkSession = session
+
+    def _wrap(self, native: Any) -> "DataFrame":
+        return DataFrame(native, self.sparkSession)
+
+    # ---- schema -------------------------------------------------------
+    @property
+    def schema(self) -> StructType:
+        """The schema as a :class:`StructType`."""
+        return from_arrow_schema(self._native.schema())
+
+    @property
+    def columns(self) -> List[str]:
+        """The column names."""
+        return self.schema.names
+
+    @property
+    def dtypes(self) -> List[Tuple[str, str]]:
+        """``(name, simple type)`` pairs."""
+        return [(f.name, f.dataType.simpleString()) for f in self.schema.fields]
+
+    @property
+    def isStreaming(self) -> bool:
+        """Whether the DataFrame reads a streaming source."""
+        return bool(self._native.is_streaming())
+
+    def printSchema(self) -> None:
+        """Print the schema as a tree."""
+        print(self.schema.treeString(), end="")
+
+    def __getitem__(self, item: Union[str, int, Column]) -> Column:
+        if isinstance(item, str):
+            self._check_column(item)
+            return Column(_native.col(item))
+        if isinstance(item, int):
+            return Column(_native.col(self.columns[item]))
+        if isinstance(item, Column):
+            return self.filter(item)  # type: ignore[return-value]
+        raise PySparkTypeError(f"[NOT_COLUMN_OR_INT_OR_STR] Unexpected key {item!r}.", "NOT_COLUMN_OR_INT_OR_STR")
+
+    def __getattr__(self, name: str) -> Column:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self.columns:
+            raise AttributeError(f"'DataFrame' object has no attribute '{name}'")
+        return Column(_native.col(name))
+
+    def _check_column(self, name: str) -> None:
+        if "." not in name and name != "*" and name not in self.columns:
+            self._native.select([_native.col(name)])  # raises AnalysisException naming the columns
+
+    # ---- transformations ---------------------------------------------
+    def select(self, *cols: Union[ColumnOrName, List[ColumnOrName]]) -> "DataFrame":
+        """Project columns or expressions."""
+        exprs = [_to_col(c)._expr for c in _flatten(cols)]
+        return self._wrap(self._native.select(exprs))
+
+    def selectExpr(self, *expr: Union[str, List[str]]) -> "DataFrame":
+        """Project SQL expressions (``"a + 1 AS b"``)."""
+        return self._wrap(self._native.select([self._native.parse_sql(e) for e in _flatten(expr)]))
+
+    def filter(self, condition: ColumnOrName) -> "DataFrame":
+        """Keep rows where ``condition`` (a Column or SQL text) is true."""
+        if isinstance(condition, str):
+            return self._wrap(self._native.filter(self._native.parse_sql(condition)))
+        if not isinstance(condition, Column):
+            raise PySparkTypeError(
+                f"[NOT_COLUMN_OR_STR] Argument `condition` should be a Column or str, got {type(condition).__name__}.",
+                "NOT_COLUMN_OR_STR",
+            )
+        return self._wrap(self._native.filter(condition._expr))
+
+    where = filter
+
+    def withColumn(self, colName: str, col: Column) -> "DataFrame":
+        """Add or replace a column."""
+        if not isinstance(col, Column):
+            raise PySparkTypeError(
+                f"[NOT_COLUMN] Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN"
+            )
+        return self._wrap(self._native.with_column(colName, col._expr))
+
+    def withColumns(self, *colsMap: Dict[str, Column]) -> "DataFrame":
+        """Add or replace several columns."""
+        df = self
+        for m in colsMap:
+            for name, c in m.items():
+                df = df.withColumn(name, c)
+        return df
+
+    def withColumnRenamed(self, existing: str, new: str) -> "DataFrame":
+        """Rename a column (no-op if it does not exist)."""
+        return self._wrap(self._native.with_column_renamed(existing, new))
+
+    def withColumnsRenamed(self, colsMap: Dict[str, str]) -> "DataFrame":
+        """Rename several columns."""
+        df = self
+        for old, new in colsMap.items():
+            df = df.withColumnRenamed(old, new)
+        return df
+
+    def drop(self, *cols: ColumnOrName) -> "DataFrame":
+        """Drop columns (missing names are ignored)."""
+        names = [c if isinstance(c, str) else c._expr.name() for c in cols]
+        return self._wrap(self._native.drop(names))
+
+    def alias(self, alias: str) -> "DataFrame":
+        """Name the DataFrame so columns can be qualified (``alias.col``)."""
+        return self._wrap(self._native.alias(alias))
+
+    def union(self, other: "DataFrame") -> "DataFrame":
+        """Rows of both, matched by position (duplicates kept)."""
+        return self._wrap(self._native.union(other._native))
+
+    unionAll = union
+
+    def unionByName(self, other: "DataFrame", allowMissingColumns: bool = False) -> "DataFrame":
+        """Rows of both, matched by column name."""
+        return self._wrap(self._native.union_by_name(other._native, allowMissingColumns))
+
+    def limit(self, num: int) -> "DataFrame":
+        """The first ``num`` rows."""
+        return self._wrap(self._native.limit(num))
+
+    def distinct(self) -> "DataFrame":
+        """Distinct rows."""
+        return self._wrap(self._native.distinct())
+
+    def orderBy(self, *cols: Union[ColumnOrName, List[ColumnOrName]], ascending: Any = True) -> "DataFrame":
+        """Sort by columns (``Column.desc()`` for descending)."""
+        items = [_to_col(c) for c in _flatten(cols)]
+        if ascending is False:
+            items = [c.desc() for c in items]
+        return self._wrap(self._native.sort([c._expr for c in items]))
+
+    sort = orderBy
+
+    def groupBy(self, *cols: Union[ColumnOrName, List[ColumnOrName]]) -> "GroupedData":
+        """Group rows for aggregation."""
+        return GroupedData(self, [_to_col(c) for c in _flatten(cols)])
+
+    groupby = groupBy
+
+    def agg(self, *exprs: Column) -> "DataFrame":
+        """Aggregate over all rows."""
+        return GroupedData(self, []).agg(*exprs)
+
+    # ---- actions ------------------------------------------------------
+    def toArrow(self) -> pa.Table:
+        """Run the query; return a :class:`pyarrow.Table`."""
+        return self._native.collect()
+
+    def collect(self) -> List[Row]:
+        """Run the query; return all rows."""
+        return table_to_rows(self.toArrow())
+
+    def toPandas(self) -> Any:
+        """Run the query; return a pandas DataFrame (naive timestamps in the session time zone)."""
+        tz = self.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+        return table_to_pandas(self.toArrow(), tz)
+
+    def count(self) -> int:
+        """Number of rows."""
+        return int(self._native.count())
+
+    def take(self, num: int) -> List[Row]:
+        """The first ``num`` rows."""
+        return self.limit(num).collect()
+
+    def head(self, n: Optional[int] = None) -> Any:
+        """The first row (or the first ``n`` rows)."""
+        if n is None:
+            rows = self.take(1)
+            return rows[0] if rows else None
+        return self.take(n)
+
+    def first(self) -> Optional[Row]:
+        """The first row, or ``None``."""
+        return self.head()
+
+    def isEmpty(self) -> bool:
+        """Whether there are no rows."""
+        return len(self.take(1)) == 0
+
+    def _show_string(self, n: int = 20, truncate: Union[bool, int] = True) -> str:
+        table = self.limit(n + 1).toArrow()
+        return _native.show_string(table, n, bool(truncate))
+
+    def show(self, n: int = 20, truncate: Union[bool, int] = True, vertical: bool = False) -> None:
+        """Print the first ``n`` rows as a table."""
+        print(self._show_string(n, truncate), end="")
+
+    def explain(self, extended: Optional[Union[bool, str]] = None, mode: Optional[str] = None) -> None:
+        """Print the plan."""
+        full = bool(extended) or mode in ("extended", "formatted", "cost")
+        print(self._native.explain_string(full))
+
+    def createOrReplaceTempView(self, name: str) -> None:
+        """Register as a temporary view usable in ``spark.sql`` and ``spark.table``."""
+        self._native.create_or_replace_temp_view(name)
+
+    def createTempView(self, name: str) -> None:
+        """Register as a temporary view; error if one of that name exists."""
+        from sparklet.errors import AnalysisException
+
+        if name in self.sparkSession._native.table_names():
+            raise AnalysisException(
+                f"[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{name}` because it already exists.",
+                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
+            )
+        self.createOrReplaceTempView(name)
+
+    @property
+    def writeStream(self) -> "DataStreamWriter":
+        """The interface for starting a streaming query over this DataFrame."""
+        from sparklet.sql.streaming.readwriter import DataStreamWriter
+
+        return DataStreamWriter(self)
+
+    def __repr__(self) -> str:
+        return "DataFrame[" + ", ".join(f"{n}: {t}" for n, t in self.dtypes) + "]"
+
+
+class GroupedData:
+    """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
+
+    def __init__(self, df: DataFrame, cols: List[Column]) -> None:
+        self._df = df
+        self._cols = cols
+
+    def agg(self, *exprs: Union[Column, Dict[str, str]]) -> DataFrame:
+        """Aggregate with functions such as ``F.count``, ``F.sum``."""
+        from sparklet.sql import functions as F
+
+        aggs: List[Column] = []
+        for e in exprs:
+            if isinstance(e, dict):
+                for colname, fn in e.items():
+                    aggs.append(getattr(F, fn)(colname).alias(f"{fn}({colname})"))
+            else:
+                aggs.append(e)
+        native = self._df._native.aggregate([c._expr for c in self._cols], [a._expr for a in aggs])
+        return self._df._wrap(native)
+
+    def count(self) -> DataFrame:
+        """Rows per group, in column ``count``."""
+        from sparklet.sql import functions as F
+
+        return self.agg(F.count("*").alias("count"))
+
+    def _simple(self, fn: str, cols: Tuple[str, ...]) -> DataFrame:
+        from sparklet.sql import functions as F
+
+        return self.agg(*[getattr(F, fn)(c).alias(f"{fn}({c})") for c in cols])
+
+    def sum(self, *cols: str) -> DataFrame:
+        """Sum per group."""
+        return self._simple("sum", cols)
+
+    def avg(self, *cols: str) -> DataFrame:
+        """Average per group."""
+        return self._simple("avg", cols)
+
+    mean = avg
+
+    def min(self, *cols: str) -> DataFrame:
+        """Minimum per group."""
+        return self._simple("min", cols)
+
+    def max(self, *cols: str) -> DataFrame:
+        """Maximum per group."""
+        return self._simple("max", cols)

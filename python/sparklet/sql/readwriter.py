@@ -1,0 +1,82 @@
+"""Batch reading: :class:`DataFrameReader` (``spark.read``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, List, Optional, Union
+
+from sparklet.sql._options import OptionsMixin
+from sparklet.sql.dataframe import DataFrame
+from sparklet.sql.types import StructType
+
+if TYPE_CHECKING:
+    from sparklet.sql.session import SparkSession
+
+PathOrPaths = Union[str, List[str]]
+
+__all__ = ["DataFrameReader"]
+
+
+class DataFrameReader(OptionsMixin):
+    """Reads files into batch DataFrames: JSON, CSV, Parquet, text."""
+
+    def __init__(self, spark: "SparkSession") -> None:
+        self._spark = spark
+        self._init_options()
+
+    def format(self, source: str) -> "DataFrameReader":
+        """Set the format (``json``, ``csv``, ``parquet``, ``text``)."""
+        self._format = source
+        return self
+
+    def schema(self, schema: Union[StructType, str]) -> "DataFrameReader":
+        """Set the schema (a StructType or DDL string)."""
+        self._set_schema(schema)
+        return self
+
+    def option(self, key: str, value: Any) -> "DataFrameReader":
+        """Set one option."""
+        self._set(**{key: value})
+        return self
+
+    def options(self, **options: Any) -> "DataFrameReader":
+        """Set several options."""
+        self._set(**options)
+        return self
+
+    def load(
+        self,
+        path: Optional[PathOrPaths] = None,
+        format: Optional[str] = None,  # noqa: A002
+        schema: Union[StructType, str, None] = None,
+        **options: Any,
+    ) -> DataFrame:
+        """Load files at ``path`` (a path, glob, or list of them)."""
+        if format is not None:
+            self.format(format)
+        self._set_schema(schema)
+        self._set(**options)
+        paths = [path] if isinstance(path, str) else list(path or [])
+        if not paths and "path" in self._options:
+            paths = [self._options["path"]]
+        native = self._spark._native.read(self._format or "parquet", paths, self._arrow_schema(), self._options)
+        return DataFrame(native, self._spark)
+
+    def json(self, path: PathOrPaths, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+        """Read JSON lines (or documents with ``multiLine=True``)."""
+        return self.load(path, "json", schema, **options)
+
+    def csv(self, path: PathOrPaths, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+        """Read CSV (``header``, ``sep``, ``inferSchema``, ``mode`` ...)."""
+        return self.load(path, "csv", schema, **options)
+
+    def parquet(self, *paths: str, **options: Any) -> DataFrame:
+        """Read Parquet files."""
+        return self.load(list(paths), "parquet", None, **options)
+
+    def text(self, paths: PathOrPaths, **options: Any) -> DataFrame:
+        """Read text lines into a ``value`` column."""
+        return self.load(paths, "text", None, **options)
+
+    def table(self, tableName: str) -> DataFrame:
+        """A table or view by name."""
+        return self._spark.table(tableName)

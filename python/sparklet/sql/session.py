@@ -1,0 +1,302 @@
+"""The entry point: :class:`SparkSession` (as :class:`pyspark.sql.SparkSession`)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Dict, List, Optional, Union
+
+from sparklet import _native
+from sparklet.errors import PySparkRuntimeError
+from sparklet.sql._convert import to_table
+from sparklet.sql.dataframe import DataFrame
+from sparklet.sql.readwriter import DataFrameReader
+from sparklet.sql.types import StructType, to_struct_type
+
+__all__ = ["SparkSession", "RuntimeConfig", "Catalog", "SparkContext"]
+
+#: The Spark API version sparklet follows (what ``spark.version`` reports).
+SPARK_VERSION = "4.0.0"
+
+_NOT_SET = object()
+
+
+class RuntimeConfig:
+    """``spark.conf``: get and set Spark configuration keys."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def get(self, key: str, default: Any = _NOT_SET) -> Optional[str]:
+        """The value of ``key`` (``default`` if unset; error without one)."""
+        v = self._native.conf_get(key)
+        if v is not None:
+            return v
+        if default is _NOT_SET:
+            from sparklet.errors import SparkRuntimeException
+
+            raise SparkRuntimeException(
+                f"[SQL_CONF_NOT_FOUND] The SQL config \"{key}\" cannot be found.", "SQL_CONF_NOT_FOUND"
+            )
+        return default
+
+    def set(self, key: str, value: Union[str, int, bool]) -> None:
+        """Set ``key``."""
+        self._native.conf_set(key, str(value).lower() if isinstance(value, bool) else str(value))
+
+    def unset(self, key: str) -> None:
+        """Reset ``key`` to its default."""
+        self._native.conf_unset(key)
+
+    def isModifiable(self, key: str) -> bool:
+        """Whether ``key`` can be changed at runtime (always, in sparklet)."""
+        return True
+
+    @property
+    def getAll(self) -> Dict[str, str]:
+        """All settings."""
+        return dict(self._native.conf_all())
+
+
+class Catalog:
+    """``spark.catalog``: temporary views."""
+
+    def __init__(self, session: "SparkSession") -> None:
+        self._session = session
+
+    def dropTempView(self, viewName: str) -> bool:
+        """Drop a temp view; whether it existed."""
+        return bool(self._session._native.drop_temp_view(viewName))
+
+    def tableExists(self, tableName: str, dbName: Optional[str] = None) -> bool:
+        """Whether a table or view of that name exists."""
+        return tableName in self._session._native.table_names()
+
+    def listTables(self, dbName: Optional[str] = None) -> List[str]:
+        """Names of the tables and views."""
+        return list(self._session._native.table_names())
+
+
+class SparkContext:
+    """The small part of ``spark.sparkContext`` that single-process users call."""
+
+    def __init__(self, session: "SparkSession") -> None:
+        self._session = session
+
+    @property
+    def appName(self) -> str:
+        """The application name."""
+        return self._session.conf.get("spark.app.name", "sparklet") or "sparklet"
+
+    @property
+    def master(self) -> str:
+        """The master URL given to the builder (informational)."""
+        return self._session.conf.get("spark.master", "local[*]") or "local[*]"
+
+    @property
+    def defaultParallelism(self) -> int:
+        """Cores used to run queries."""
+        import os
+
+        return os.cpu_count() or 1
+
+    def setLogLevel(self, logLevel: str) -> None:
+        """Set the level of sparklet's loggers (``WARN``, ``INFO``, ``DEBUG``...)."""
+        level = {"WARN": "WARNING", "ALL": "DEBUG", "OFF": "CRITICAL", "FATAL": "CRITICAL", "TRACE": "DEBUG"}.get(
+            logLevel.upper(), logLevel.upper()
+        )
+        logging.getLogger("sparklet").setLevel(level)
+
+
+class SparkSession:
+    """A sparklet session: read data, run SQL, start streaming queries.
+
+    Examples
+    --------
+    >>> from sparklet.sql import SparkSession
+    >>> spark = SparkSession.builder.appName("doc").getOrCreate()
+    >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").collect()
+    [Row(id=1, name='a')]
+    """
+
+    _active: Optional["SparkSession"] = None
+    _lock = threading.RLock()
+
+    class Builder:
+        """Builds or returns the active session (``SparkSession.builder``)."""
+
+        def __init__(self) -> None:
+            self._conf: Dict[str, str] = {}
+
+        def appName(self, name: str) -> "SparkSession.Builder":
+            """Set ``spark.app.name``."""
+            return self.config("spark.app.name", name)
+
+        def master(self, master: str) -> "SparkSession.Builder":
+            """Set ``spark.master`` (sparklet always runs in this process)."""
+            return self.config("spark.master", master)
+
+        def config(
+            self,
+            key: Optional[str] = None,
+            value: Any = None,
+            conf: Any = None,
+            *,
+            map: Optional[Dict[str, Any]] = None,  # noqa: A002 - PySpark's name
+        ) -> "SparkSession.Builder":
+            """Set configuration keys."""
+            if key is not None:
+                self._conf[key] = str(value).lower() if isinstance(value, bool) else str(value)
+            for k, v in (map or {}).items():
+                self._conf[k] = str(v).lower() if isinstance(v, bool) else str(v)
+            if conf is not None and hasattr(conf, "getAll"):
+                for k, v in conf.getAll():
+                    self._conf[k] = v
+            return self
+
+        def enableHiveSupport(self) -> "SparkSession.Builder":
+            """Accepted for compatibility; sparklet has no Hive metastore."""
+            return self
+
+        def getOrCreate(self) -> "SparkSession":
+            """The active session (with these settings applied), or a new one."""
+            with SparkSession._lock:
+                s = SparkSession._active
+                if s is None:
+                    s = SparkSession(list(self._conf.items()))
+                    SparkSession._active = s
+                else:
+                    for k, v in self._conf.items():
+                        s.conf.set(k, v)
+                return s
+
+        def create(self) -> "SparkSession":
+            """A new session, even if one is active."""
+            with SparkSession._lock:
+                s = SparkSession(list(self._conf.items()))
+                SparkSession._active = s
+                return s
+
+    class _BuilderDescriptor:
+        def __get__(self, obj: Any, owner: Any) -> "SparkSession.Builder":
+            return SparkSession.Builder()
+
+    builder = _BuilderDescriptor()
+
+    def __init__(self, conf: Optional[List[Any]] = None) -> None:
+        self._native = _native.Session(list(conf or []))
+        self._conf = RuntimeConfig(self._native)
+        self._stopped = False
+
+    @classmethod
+    def getActiveSession(cls) -> Optional["SparkSession"]:
+        """The active session, if any."""
+        return cls._active
+
+    @classmethod
+    def active(cls) -> "SparkSession":
+        """The active session (error if none)."""
+        return cls._require_active()
+
+    @classmethod
+    def _require_active(cls) -> "SparkSession":
+        s = cls._active
+        if s is None:
+            raise PySparkRuntimeError(
+                "[NO_ACTIVE_OR_DEFAULT_SESSION] No active or default Spark session found. "
+                "Create one with SparkSession.builder.getOrCreate().",
+                "NO_ACTIVE_OR_DEFAULT_SESSION",
+            )
+        return s
+
+    @property
+    def version(self) -> str:
+        """The Spark API version sparklet follows."""
+        return SPARK_VERSION
+
+    @property
+    def conf(self) -> RuntimeConfig:
+        """Runtime configuration."""
+        return self._conf
+
+    @property
+    def catalog(self) -> Catalog:
+        """Temporary views."""
+        return Catalog(self)
+
+    @property
+    def sparkContext(self) -> SparkContext:
+        """Application-level settings (``setLogLevel``)."""
+        return SparkContext(self)
+
+    @property
+    def read(self) -> DataFrameReader:
+        """Batch reader (``spark.read.json(...)``)."""
+        return DataFrameReader(self)
+
+    @property
+    def readStream(self) -> Any:
+        """Streaming reader (``spark.readStream.format(...).load()``)."""
+        from sparklet.sql.streaming.readwriter import DataStreamReader
+
+        return DataStreamReader(self)
+
+    @property
+    def streams(self) -> Any:
+        """The :class:`StreamingQueryManager` of this session."""
+        from sparklet.sql.streaming.query import StreamingQueryManager
+
+        return StreamingQueryManager(self)
+
+    def createDataFrame(
+        self,
+        data: Any,
+        schema: Union[StructType, str, List[str], None] = None,
+        samplingRatio: Optional[float] = None,
+        verifySchema: bool = True,
+    ) -> DataFrame:
+        """A DataFrame from rows (tuples, Rows, dicts), pandas or pyarrow.
+
+        ``schema`` is a StructType, a DDL string, or a list of column names.
+        """
+        names = None
+        struct: Optional[StructType] = None
+        if isinstance(schema, (list, tuple)):
+            names = list(schema)
+        elif schema is not None:
+            struct = to_struct_type(schema)
+        table = to_table(data, struct, names)
+        return DataFrame(self._native.create_dataframe(table), self)
+
+    def range(
+        self, start: int, end: Optional[int] = None, step: int = 1, numPartitions: Optional[int] = None
+    ) -> DataFrame:
+        """Column ``id`` from ``start`` to ``end`` (exclusive)."""
+        import pyarrow as pa
+
+        if end is None:
+            start, end = 0, start
+        table = pa.table({"id": pa.array(range(start, end, step), pa.int64())})
+        return DataFrame(self._native.create_dataframe(table), self)
+
+    def sql(self, sqlQuery: str, args: Optional[Dict[str, Any]] = None, **kwargs: Any) -> DataFrame:
+        """Run SQL over tables and temp views (streaming views give streaming DataFrames)."""
+        return DataFrame(self._native.sql(sqlQuery), self)
+
+    def table(self, tableName: str) -> DataFrame:
+        """A table or view by name (memory-sink tables included)."""
+        return DataFrame(self._native.table(tableName), self)
+
+    def stop(self) -> None:
+        """Stop every streaming query of this session."""
+        self._native.stop()
+        self._stopped = True
+        with SparkSession._lock:
+            if SparkSession._active is self:
+                SparkSession._active = None
+
+    def __enter__(self) -> "SparkSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,154 @@
+"""Running queries: :class:`StreamingQuery`, :class:`StreamingQueryManager`
+and the progress/status objects, as in :mod:`pyspark.sql.streaming`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from sparklet.errors import PySparkValueError, StreamingQueryException
+
+if TYPE_CHECKING:
+    from sparklet.sql.session import SparkSession
+
+__all__ = ["StreamingQuery", "StreamingQueryManager", "StreamingQueryProgress", "StreamingQueryStatus"]
+
+
+class StreamingQueryProgress(dict):  # type: ignore[type-arg]
+    """One trigger's progress: a dict with Spark's JSON field names, plus
+    attribute access (``p.batchId``), ``json`` and ``prettyJson``."""
+
+    def __getattr__(self, item: str) -> Any:
+        try:
+            return self[item]
+        except KeyError:
+            raise AttributeError(item) from None
+
+    @property
+    def json(self) -> str:
+        """Compact JSON, as Spark's ``StreamingQueryProgress.json``."""
+        return json.dumps(dict(self), separators=(",", ":"))
+
+    @property
+    def prettyJson(self) -> str:
+        """Indented JSON."""
+        return json.dumps(dict(self), indent=2)
+
+
+class StreamingQueryStatus(dict):  # type: ignore[type-arg]
+    """``message``, ``isDataAvailable``, ``isTriggerActive``."""
+
+    def __getattr__(self, item: str) -> Any:
+        try:
+            return self[item]
+        except KeyError:
+            raise AttributeError(item) from None
+
+
+def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
+    if timeout is None:
+        return None
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0:
+        raise PySparkValueError(
+            f"[VALUE_NOT_POSITIVE] Value for `timeout` must be positive, got '{timeout}'.", "VALUE_NOT_POSITIVE"
+        )
+    return int(timeout * 1000)
+
+
+class StreamingQuery:
+    """A handle on a query started with ``writeStream.start()``."""
+
+    def __init__(self, native: Any, session: "SparkSession") -> None:
+        self._native = native
+        self._session = session
+
+    @property
+    def id(self) -> str:
+        """The query id (kept across restarts from a checkpoint)."""
+        return str(self._native.id())
+
+    @property
+    def runId(self) -> str:
+        """The id of this run."""
+        return str(self._native.run_id())
+
+    @property
+    def name(self) -> Optional[str]:
+        """The query name, or ``None``."""
+        return self._native.name()
+
+    @property
+    def isActive(self) -> bool:
+        """Whether the query is running."""
+        return bool(self._native.is_active())
+
+    @property
+    def status(self) -> StreamingQueryStatus:
+        """What the query is doing now."""
+        return StreamingQueryStatus(json.loads(self._native.status_json()))
+
+    @property
+    def lastProgress(self) -> Optional[StreamingQueryProgress]:
+        """The latest progress, or ``None`` before the first."""
+        p = self._native.last_progress_json()
+        return StreamingQueryProgress(json.loads(p)) if p is not None else None
+
+    @property
+    def recentProgress(self) -> List[StreamingQueryProgress]:
+        """Recent progress updates, oldest first."""
+        return [StreamingQueryProgress(json.loads(p)) for p in self._native.recent_progress_json()]
+
+    def awaitTermination(self, timeout: Optional[float] = None) -> Optional[bool]:
+        """Wait for the query to end (``timeout`` in seconds).
+
+        Returns whether it ended when a timeout is given; raises
+        :class:`StreamingQueryException` if the query failed.
+        """
+        ms = _timeout_ms(timeout)
+        ended = self._native.await_termination(ms)
+        return bool(ended) if timeout is not None else None
+
+    def processAllAvailable(self) -> None:
+        """Block until all data available now has been processed (for tests)."""
+        self._native.process_all_available(None)
+
+    def stop(self) -> None:
+        """Stop the query and wait for its thread to finish."""
+        self._native.stop()
+
+    def exception(self) -> Optional[StreamingQueryException]:
+        """The exception that stopped the query, or ``None``."""
+        return self._native.exception()
+
+    def explain(self, extended: bool = False) -> None:
+        """Print the query's plan."""
+        print(self._native.explain())
+
+    def __repr__(self) -> str:
+        return f"<StreamingQuery id={self.id} name={self.name} active={self.isActive}>"
+
+
+class StreamingQueryManager:
+    """``spark.streams``: the session's queries."""
+
+    def __init__(self, session: "SparkSession") -> None:
+        self._session = session
+
+    @property
+    def active(self) -> List[StreamingQuery]:
+        """Running queries."""
+        return [StreamingQuery(q, self._session) for q in self._session._native.active_queries()]
+
+    def get(self, id: str) -> Optional[StreamingQuery]:  # noqa: A002 - PySpark's name
+        """A running query by id, or ``None``."""
+        q = self._session._native.get_query(id)
+        return StreamingQuery(q, self._session) if q is not None else None
+
+    def awaitAnyTermination(self, timeout: Optional[float] = None) -> Optional[bool]:
+        """Wait until any query ends (since the last ``resetTerminated``)."""
+        ended = self._session._native.await_any_termination(_timeout_ms(timeout))
+        return bool(ended) if timeout is not None else None
+
+    def resetTerminated(self) -> None:
+        """Forget ended queries so ``awaitAnyTermination`` waits for new ones."""
+        self._session._native.reset_terminated()

@@ -1,0 +1,230 @@
+"""Streaming I/O: :class:`DataStreamReader` and :class:`DataStreamWriter`."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
+
+from sparklet import _native
+from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql._options import OptionsMixin, to_str
+from sparklet.sql.dataframe import DataFrame
+from sparklet.sql.streaming.query import StreamingQuery
+from sparklet.sql.types import StructType
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from sparklet.sql.session import SparkSession
+
+__all__ = ["DataStreamReader", "DataStreamWriter"]
+
+
+class DataStreamReader(OptionsMixin):
+    """``spark.readStream``: sources ``json``, ``csv``, ``parquet``, ``text``
+    (a watched directory), ``rate`` and ``rate-micro-batch``."""
+
+    def __init__(self, spark: "SparkSession") -> None:
+        self._spark = spark
+        self._init_options()
+
+    def format(self, source: str) -> "DataStreamReader":
+        """Set the source format."""
+        self._format = source
+        return self
+
+    def schema(self, schema: Union[StructType, str]) -> "DataStreamReader":
+        """Set the schema (a StructType or DDL string)."""
+        self._set_schema(schema)
+        return self
+
+    def option(self, key: str, value: Any) -> "DataStreamReader":
+        """Set one option."""
+        self._set(**{key: value})
+        return self
+
+    def options(self, **options: Any) -> "DataStreamReader":
+        """Set several options."""
+        self._set(**options)
+        return self
+
+    def load(
+        self,
+        path: Optional[str] = None,
+        format: Optional[str] = None,  # noqa: A002
+        schema: Union[StructType, str, None] = None,
+        **options: Any,
+    ) -> DataFrame:
+        """Create the streaming DataFrame."""
+        if format is not None:
+            self.format(format)
+        self._set_schema(schema)
+        self._set(**options)
+        if path is not None and not isinstance(path, str):
+            raise PySparkTypeError(
+                f"[NOT_STR] Argument `path` should be a str, got {type(path).__name__}.", "NOT_STR"
+            )
+        if path is not None and path.strip() == "":
+            raise PySparkValueError("[VALUE_NOT_NON_EMPTY_STR] Argument `path` should be a non-empty string.", "VALUE_NOT_NON_EMPTY_STR")
+        native = self._spark._native.read_stream(self._format or "parquet", path, self._arrow_schema(), self._options)
+        return DataFrame(native, self._spark)
+
+    def json(self, path: str, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+        """Stream JSON files arriving in ``path``."""
+        return self.load(path, "json", schema, **options)
+
+    def csv(self, path: str, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+        """Stream CSV files arriving in ``path``."""
+        return self.load(path, "csv", schema, **options)
+
+    def parquet(self, path: str, **options: Any) -> DataFrame:
+        """Stream Parquet files arriving in ``path``."""
+        return self.load(path, "parquet", None, **options)
+
+    def text(self, path: str, **options: Any) -> DataFrame:
+        """Stream text lines of files arriving in ``path``."""
+        return self.load(path, "text", None, **options)
+
+
+def _console_write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+class DataStreamWriter:
+    """``df.writeStream``: sink, output mode, trigger, then ``start()``."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self._df = df
+        self._format: Optional[str] = None
+        self._options: Dict[str, str] = {}
+        self._mode = "append"
+        self._name: Optional[str] = None
+        self._trigger = ("processingTime", 0)
+        self._foreach_batch: Optional[Callable[["pa.Table", int], None]] = None
+
+    def format(self, source: str) -> "DataStreamWriter":
+        """Set the sink: ``console``, ``memory``, ``noop``."""
+        self._format = source
+        return self
+
+    def outputMode(self, outputMode: str) -> "DataStreamWriter":
+        """``append`` (default), ``update`` or ``complete``."""
+        if not isinstance(outputMode, str) or outputMode.strip() == "":
+            raise PySparkValueError(
+                f"[VALUE_NOT_NON_EMPTY_STR] Value for `outputMode` must be a non-empty string. Got '{outputMode}'.",
+                "VALUE_NOT_NON_EMPTY_STR",
+            )
+        self._mode = outputMode
+        return self
+
+    def option(self, key: str, value: Any) -> "DataStreamWriter":
+        """Set one sink option."""
+        s = to_str(value)
+        if s is not None:
+            self._options[key] = s
+        return self
+
+    def options(self, **options: Any) -> "DataStreamWriter":
+        """Set several sink options."""
+        for k, v in options.items():
+            self.option(k, v)
+        return self
+
+    def queryName(self, queryName: str) -> "DataStreamWriter":
+        """Name the query (the memory sink's table name)."""
+        if not isinstance(queryName, str) or queryName.strip() == "":
+            raise PySparkValueError(
+                f"[VALUE_NOT_NON_EMPTY_STR] Value for `queryName` must be a non-empty string. Got '{queryName}'.",
+                "VALUE_NOT_NON_EMPTY_STR",
+            )
+        self._name = queryName
+        return self
+
+    def partitionBy(self, *cols: str) -> "DataStreamWriter":
+        """Accepted for file sinks (a later release); no effect on other sinks."""
+        return self
+
+    def trigger(
+        self,
+        processingTime: Optional[str] = None,
+        once: Optional[bool] = None,
+        continuous: Optional[str] = None,
+        availableNow: Optional[bool] = None,
+    ) -> "DataStreamWriter":
+        """Set when batches run: ``processingTime="10 seconds"``, ``once=True`` or ``availableNow=True``."""
+        given = [x for x in (processingTime, once, continuous, availableNow) if x is not None]
+        if len(given) > 1:
+            raise PySparkValueError("[ONLY_ALLOW_SINGLE_TRIGGER] Only a single trigger is allowed.", "ONLY_ALLOW_SINGLE_TRIGGER")
+        if not given:
+            raise PySparkValueError("[ONLY_ALLOW_SINGLE_TRIGGER] No trigger is set.", "ONLY_ALLOW_SINGLE_TRIGGER")
+        if processingTime is not None:
+            if not isinstance(processingTime, str) or processingTime.strip() == "":
+                raise PySparkValueError(
+                    f"[VALUE_NOT_NON_EMPTY_STR] Value for `processingTime` must be a non-empty string. Got '{processingTime}'.",
+                    "VALUE_NOT_NON_EMPTY_STR",
+                )
+            self._trigger = ("processingTime", _native.parse_interval_ms(processingTime))
+        elif once is not None:
+            if once is not True:
+                raise PySparkValueError(
+                    f"[VALUE_NOT_TRUE] Value for `once` must be True. Got '{once}'.", "VALUE_NOT_TRUE"
+                )
+            self._trigger = ("once", 0)
+        elif availableNow is not None:
+            if availableNow is not True:
+                raise PySparkValueError(
+                    f"[VALUE_NOT_TRUE] Value for `availableNow` must be True. Got '{availableNow}'.", "VALUE_NOT_TRUE"
+                )
+            self._trigger = ("availableNow", 0)
+        else:
+            from sparklet.errors import AnalysisException
+
+            raise AnalysisException(
+                "[UNSUPPORTED_FEATURE] Continuous processing is not supported by sparklet; use processingTime.",
+                "UNSUPPORTED_FEATURE",
+            )
+        return self
+
+    def foreachBatch(self, func: Callable[["pa.Table", int], None]) -> "DataStreamWriter":
+        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a :class:`pyarrow.Table`."""
+        if not callable(func):
+            raise PySparkTypeError(
+                f"[NOT_CALLABLE] Argument `func` should be a callable, got {type(func).__name__}.", "NOT_CALLABLE"
+            )
+        self._foreach_batch = func
+        return self
+
+    def start(
+        self,
+        path: Optional[str] = None,
+        format: Optional[str] = None,  # noqa: A002
+        outputMode: Optional[str] = None,
+        partitionBy: Optional[Any] = None,
+        queryName: Optional[str] = None,
+        **options: Any,
+    ) -> StreamingQuery:
+        """Start the query; returns its :class:`StreamingQuery` handle."""
+        if format is not None:
+            self.format(format)
+        if outputMode is not None:
+            self.outputMode(outputMode)
+        if queryName is not None:
+            self.queryName(queryName)
+        self.options(**options)
+        if path is not None:
+            self._options["path"] = path
+        fmt = self._format or ("foreachBatch" if self._foreach_batch else "parquet")
+        kind, ms = self._trigger
+        native = _native.start_query(
+            self._df._native,
+            fmt,
+            self._options,
+            self._name,
+            kind,
+            ms,
+            self._mode,
+            self._foreach_batch,
+            _console_write if fmt.lower() == "console" else None,
+        )
+        return StreamingQuery(native, self._df.sparkSession)

@@ -1,0 +1,630 @@
+"""Spark SQL data types (as :mod:`pyspark.sql.types`), mapped to Arrow.
+
+Every type converts to and from a :mod:`pyarrow` type; ``TimestampType`` is
+``timestamp[us, tz=UTC]`` and ``TimestampNTZType`` is ``timestamp[us]``.
+DDL strings such as ``"id INT, ts TIMESTAMP"`` parse into a
+:class:`StructType`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+import pyarrow as pa
+
+from sparklet.errors import PySparkTypeError, PySparkValueError
+
+__all__ = [
+    "DataType",
+    "NullType",
+    "StringType",
+    "BinaryType",
+    "BooleanType",
+    "ByteType",
+    "ShortType",
+    "IntegerType",
+    "LongType",
+    "FloatType",
+    "DoubleType",
+    "DecimalType",
+    "DateType",
+    "TimestampType",
+    "TimestampNTZType",
+    "ArrayType",
+    "MapType",
+    "StructField",
+    "StructType",
+    "Row",
+]
+
+
+class DataType:
+    """Base class of data types."""
+
+    def simpleString(self) -> str:
+        """Return the short SQL name, e.g. ``int``."""
+        return self.typeName()
+
+    @classmethod
+    def typeName(cls) -> str:
+        """Return the type's name, e.g. ``integer``."""
+        return cls.__name__[: -len("Type")].lower()
+
+    def _to_arrow(self) -> pa.DataType:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+
+class NullType(DataType):
+    """The type of ``None``."""
+
+    def simpleString(self) -> str:
+        """Return ``void``."""
+        return "void"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.null()
+
+
+class StringType(DataType):
+    """UTF-8 strings."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.string()
+
+
+class BinaryType(DataType):
+    """Byte strings."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.binary()
+
+
+class BooleanType(DataType):
+    """Booleans."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.bool_()
+
+
+class ByteType(DataType):
+    """8-bit integers."""
+
+    def simpleString(self) -> str:
+        """Return ``tinyint``."""
+        return "tinyint"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.int8()
+
+
+class ShortType(DataType):
+    """16-bit integers."""
+
+    def simpleString(self) -> str:
+        """Return ``smallint``."""
+        return "smallint"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.int16()
+
+
+class IntegerType(DataType):
+    """32-bit integers."""
+
+    def simpleString(self) -> str:
+        """Return ``int``."""
+        return "int"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.int32()
+
+
+class LongType(DataType):
+    """64-bit integers."""
+
+    def simpleString(self) -> str:
+        """Return ``bigint``."""
+        return "bigint"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.int64()
+
+
+class FloatType(DataType):
+    """32-bit floats."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.float32()
+
+
+class DoubleType(DataType):
+    """64-bit floats."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.float64()
+
+
+class DecimalType(DataType):
+    """Fixed-point decimals (default ``decimal(10,0)``)."""
+
+    def __init__(self, precision: int = 10, scale: int = 0) -> None:
+        self.precision = precision
+        self.scale = scale
+
+    def simpleString(self) -> str:
+        """Return ``decimal(p,s)``."""
+        return f"decimal({self.precision},{self.scale})"
+
+    def __repr__(self) -> str:
+        return f"DecimalType({self.precision}, {self.scale})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.decimal128(self.precision, self.scale)
+
+
+class DateType(DataType):
+    """Calendar dates."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.date32()
+
+
+class TimestampType(DataType):
+    """Instants (microseconds), shown in the session time zone."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.timestamp("us", tz="UTC")
+
+
+class TimestampNTZType(DataType):
+    """Timestamps without time zone (microseconds)."""
+
+    def simpleString(self) -> str:
+        """Return ``timestamp_ntz``."""
+        return "timestamp_ntz"
+
+    @classmethod
+    def typeName(cls) -> str:
+        """Return ``timestamp_ntz``."""
+        return "timestamp_ntz"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.timestamp("us")
+
+
+class ArrayType(DataType):
+    """Arrays of ``elementType``."""
+
+    def __init__(self, elementType: DataType, containsNull: bool = True) -> None:
+        self.elementType = elementType
+        self.containsNull = containsNull
+
+    def simpleString(self) -> str:
+        """Return ``array<...>``."""
+        return f"array<{self.elementType.simpleString()}>"
+
+    def __repr__(self) -> str:
+        return f"ArrayType({self.elementType!r}, {self.containsNull})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.list_(pa.field("item", self.elementType._to_arrow(), self.containsNull))
+
+
+class MapType(DataType):
+    """Maps from ``keyType`` to ``valueType``."""
+
+    def __init__(self, keyType: DataType, valueType: DataType, valueContainsNull: bool = True) -> None:
+        self.keyType = keyType
+        self.valueType = valueType
+        self.valueContainsNull = valueContainsNull
+
+    def simpleString(self) -> str:
+        """Return ``map<k,v>``."""
+        return f"map<{self.keyType.simpleString()},{self.valueType.simpleString()}>"
+
+    def __repr__(self) -> str:
+        return f"MapType({self.keyType!r}, {self.valueType!r}, {self.valueContainsNull})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.map_(self.keyType._to_arrow(), self.valueType._to_arrow())
+
+
+class StructField(DataType):
+    """A named, typed field of a :class:`StructType`."""
+
+    def __init__(
+        self,
+        name: str,
+        dataType: DataType,
+        nullable: bool = True,
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        if not isinstance(dataType, DataType):
+            raise PySparkTypeError(
+                f"[NOT_DATATYPE] Argument `dataType` should be a DataType, got {type(dataType).__name__}.",
+                "NOT_DATATYPE",
+            )
+        self.name = name
+        self.dataType = dataType
+        self.nullable = nullable
+        self.metadata = metadata or {}
+
+    def simpleString(self) -> str:
+        """Return ``name:type``."""
+        return f"{self.name}:{self.dataType.simpleString()}"
+
+    def __repr__(self) -> str:
+        return f"StructField('{self.name}', {self.dataType!r}, {self.nullable})"
+
+    def _to_arrow_field(self) -> pa.Field:
+        return pa.field(self.name, self.dataType._to_arrow(), self.nullable)
+
+    def _to_arrow(self) -> pa.DataType:
+        return self.dataType._to_arrow()
+
+
+class StructType(DataType):
+    """A row type: an ordered list of :class:`StructField`."""
+
+    def __init__(self, fields: Optional[List[StructField]] = None) -> None:
+        self.fields: List[StructField] = list(fields or [])
+
+    def add(
+        self,
+        field: Union[str, StructField],
+        data_type: Union[str, DataType, None] = None,
+        nullable: bool = True,
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> "StructType":
+        """Append a field (by StructField, or by name and type) and return self."""
+        if isinstance(field, StructField):
+            self.fields.append(field)
+        else:
+            if data_type is None:
+                raise PySparkValueError("[ARGUMENT_REQUIRED] Argument `data_type` is required.", "ARGUMENT_REQUIRED")
+            dt = _parse_datatype_string(data_type) if isinstance(data_type, str) else data_type
+            self.fields.append(StructField(field, dt, nullable, metadata))
+        return self
+
+    @property
+    def names(self) -> List[str]:
+        """Return the field names."""
+        return [f.name for f in self.fields]
+
+    def fieldNames(self) -> List[str]:
+        """Return the field names."""
+        return self.names
+
+    def __iter__(self) -> Iterator[StructField]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __getitem__(self, key: Union[str, int]) -> StructField:
+        if isinstance(key, int):
+            return self.fields[key]
+        for f in self.fields:
+            if f.name == key:
+                return f
+        raise KeyError(f"No StructField named {key}")
+
+    def simpleString(self) -> str:
+        """Return ``struct<a:int,...>``."""
+        return "struct<" + ",".join(f.simpleString() for f in self.fields) + ">"
+
+    def __repr__(self) -> str:
+        return "StructType([" + ", ".join(repr(f) for f in self.fields) + "])"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.struct([f._to_arrow_field() for f in self.fields])
+
+    def _to_arrow_schema(self) -> pa.Schema:
+        return pa.schema([f._to_arrow_field() for f in self.fields])
+
+    def treeString(self) -> str:
+        """Return the schema as ``printSchema`` shows it."""
+        lines = ["root"]
+
+        def walk(dt: DataType, prefix: str) -> None:
+            if isinstance(dt, StructType):
+                for f in dt.fields:
+                    lines.append(
+                        f"{prefix}|-- {f.name}: {_tree_type(f.dataType)} (nullable = {str(f.nullable).lower()})"
+                    )
+                    walk(f.dataType, prefix + "|    ")
+            elif isinstance(dt, ArrayType):
+                lines.append(
+                    f"{prefix}|-- element: {_tree_type(dt.elementType)} (containsNull = {str(dt.containsNull).lower()})"
+                )
+                walk(dt.elementType, prefix + "|    ")
+
+        walk(self, " ")
+        return "\n".join(lines) + "\n"
+
+
+def _tree_type(dt: DataType) -> str:
+    if isinstance(dt, (StructType, ArrayType, MapType)):
+        return dt.typeName()
+    return dt.simpleString() if isinstance(dt, DecimalType) else dt.typeName()
+
+
+def from_arrow_type(t: pa.DataType) -> DataType:
+    """Return the Spark type of Arrow type ``t``."""
+    if pa.types.is_null(t):
+        return NullType()
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return StringType()
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return BinaryType()
+    if pa.types.is_boolean(t):
+        return BooleanType()
+    if t == pa.int8():
+        return ByteType()
+    if t in (pa.int16(), pa.uint8()):
+        return ShortType()
+    if t in (pa.int32(), pa.uint16()):
+        return IntegerType()
+    if pa.types.is_integer(t):
+        return LongType()
+    if pa.types.is_float16(t) or pa.types.is_float32(t):
+        return FloatType()
+    if pa.types.is_float64(t):
+        return DoubleType()
+    if pa.types.is_decimal(t):
+        return DecimalType(t.precision, t.scale)
+    if pa.types.is_date(t):
+        return DateType()
+    if pa.types.is_timestamp(t):
+        return TimestampType() if t.tz is not None else TimestampNTZType()
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        return ArrayType(from_arrow_type(t.value_type), t.value_field.nullable)
+    if pa.types.is_map(t):
+        return MapType(from_arrow_type(t.key_type), from_arrow_type(t.item_type))
+    if pa.types.is_struct(t):
+        return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in t])
+    if pa.types.is_dictionary(t):
+        return from_arrow_type(t.value_type)
+    raise PySparkTypeError(f"[UNSUPPORTED_DATA_TYPE] Unsupported Arrow type {t}.", "UNSUPPORTED_DATA_TYPE")
+
+
+def from_arrow_schema(schema: pa.Schema) -> StructType:
+    """Return the :class:`StructType` of an Arrow schema."""
+    return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in schema])
+
+
+_SIMPLE: Dict[str, DataType] = {
+    "string": StringType(),
+    "varchar": StringType(),
+    "char": StringType(),
+    "binary": BinaryType(),
+    "boolean": BooleanType(),
+    "bool": BooleanType(),
+    "tinyint": ByteType(),
+    "byte": ByteType(),
+    "smallint": ShortType(),
+    "short": ShortType(),
+    "int": IntegerType(),
+    "integer": IntegerType(),
+    "bigint": LongType(),
+    "long": LongType(),
+    "float": FloatType(),
+    "real": FloatType(),
+    "double": DoubleType(),
+    "date": DateType(),
+    "timestamp": TimestampType(),
+    "timestamp_ltz": TimestampType(),
+    "timestamp_ntz": TimestampNTZType(),
+    "void": NullType(),
+    "null": NullType(),
+}
+
+
+class _DDLParser:
+    """Recursive-descent parser for Spark DDL type strings."""
+
+    _TOKEN = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: List[str] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            m = self._TOKEN.match(text, pos)
+            if not m:
+                self._fail(f"unexpected character {text[pos:].strip()[0]!r}")
+            self.tokens.append(m.group(1))
+            pos = m.end()
+        self.i = 0
+
+    def _fail(self, why: str) -> None:
+        raise PySparkValueError(
+            f"[PARSE_SYNTAX_ERROR] Cannot parse the data type {self.text!r}: {why}.", "PARSE_SYNTAX_ERROR"
+        )
+
+    def peek(self) -> Optional[str]:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, expected: Optional[str] = None) -> str:
+        tok = self.peek()
+        if tok is None:
+            self._fail("unexpected end of input")
+        assert tok is not None
+        if expected is not None and tok.lower() != expected:
+            self._fail(f"expected {expected!r}, got {tok!r}")
+        self.i += 1
+        return tok
+
+    def data_type(self) -> DataType:
+        name = self.take().lower()
+        if name == "array":
+            self.take("<")
+            elem = self.data_type()
+            self.take(">")
+            return ArrayType(elem)
+        if name == "map":
+            self.take("<")
+            k = self.data_type()
+            self.take(",")
+            v = self.data_type()
+            self.take(">")
+            return MapType(k, v)
+        if name == "struct":
+            self.take("<")
+            fields = []
+            while self.peek() != ">":
+                fname = self.take().strip("`")
+                if self.peek() == ":":
+                    self.take(":")
+                fields.append(StructField(fname, self.data_type()))
+                if self.peek() == ",":
+                    self.take(",")
+            self.take(">")
+            return StructType(fields)
+        if name in ("decimal", "dec", "numeric"):
+            if self.peek() == "(":
+                self.take("(")
+                p = int(self.take())
+                s = 0
+                if self.peek() == ",":
+                    self.take(",")
+                    s = int(self.take())
+                self.take(")")
+                return DecimalType(p, s)
+            return DecimalType()
+        if name in ("varchar", "char") and self.peek() == "(":
+            self.take("(")
+            self.take()
+            self.take(")")
+        if name not in _SIMPLE:
+            self._fail(f"unknown type {name!r}")
+        return _SIMPLE[name]
+
+    def fields(self) -> StructType:
+        out = []
+        while self.peek() is not None:
+            fname = self.take().strip("`")
+            if self.peek() == ":":
+                self.take(":")
+            dt = self.data_type()
+            nullable = True
+            if self.peek() is not None and self.peek().lower() == "not":  # type: ignore[union-attr]
+                self.take()
+                self.take("null")
+                nullable = False
+            out.append(StructField(fname, dt, nullable))
+            if self.peek() == ",":
+                self.take(",")
+            elif self.peek() is not None:
+                self._fail(f"expected ',' before {self.peek()!r}")
+        return StructType(out)
+
+
+def _parse_datatype_string(s: str) -> DataType:
+    """Parse a DDL string: a type (``"int"``, ``"array<string>"``) or a field list."""
+    text = s.strip()
+    parser = _DDLParser(text)
+    # a single type name, or a field list "a INT, b STRING"
+    if len(parser.tokens) >= 2 and parser.tokens[1] not in ("<", "("):
+        return parser.fields()
+    dt = parser.data_type()
+    if parser.peek() is not None:
+        return _DDLParser(text).fields()
+    return dt
+
+
+def to_struct_type(schema: Union[StructType, str, DataType]) -> StructType:
+    """Return ``schema`` (a StructType or DDL string) as a StructType."""
+    if isinstance(schema, StructType):
+        return schema
+    if isinstance(schema, str):
+        dt = _parse_datatype_string(schema)
+        if isinstance(dt, StructType):
+            return dt
+        return StructType([StructField("value", dt)])
+    if isinstance(schema, DataType):
+        return StructType([StructField("value", schema)])
+    raise PySparkTypeError(
+        f"[NOT_STRUCT_OR_STR] Argument `schema` should be a StructType or str, got {type(schema).__name__}.",
+        "NOT_STRUCT_OR_STR",
+    )
+
+
+class Row(tuple):
+    """A row of data, as :class:`pyspark.sql.Row`.
+
+    ``Row(name="Alice", age=11)`` has fields ``name`` and ``age`` in that
+    order; fields are reachable as attributes, by name and by position.
+    """
+
+    __fields__: Tuple[str, ...]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Row":
+        if args and kwargs:
+            raise PySparkValueError(
+                "[CANNOT_SET_TOGETHER] args and kwargs should not be set together.", "CANNOT_SET_TOGETHER"
+            )
+        if kwargs:
+            row = tuple.__new__(cls, list(kwargs.values()))
+            row.__fields__ = tuple(kwargs.keys())
+            return row
+        row = tuple.__new__(cls, args)
+        row.__fields__ = ()
+        return row
+
+    @classmethod
+    def _from_pairs(cls, names: List[str], values: List[Any]) -> "Row":
+        row = tuple.__new__(cls, values)
+        row.__fields__ = tuple(names)
+        return row
+
+    def asDict(self, recursive: bool = False) -> Dict[str, Any]:
+        """Return the row as a dict (nested Rows too with ``recursive``)."""
+
+        def conv(v: Any) -> Any:
+            if recursive and isinstance(v, Row):
+                return v.asDict(True)
+            if recursive and isinstance(v, list):
+                return [conv(x) for x in v]
+            return v
+
+        return {k: conv(v) for k, v in zip(self.__fields__, self)}
+
+    def __getattr__(self, item: str) -> Any:
+        if item.startswith("__"):
+            raise AttributeError(item)
+        try:
+            return self[self.__fields__.index(item)]
+        except ValueError:
+            raise AttributeError(item) from None
+
+    def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
+        if isinstance(item, str):
+            try:
+                return tuple.__getitem__(self, self.__fields__.index(item))
+            except ValueError:
+                raise KeyError(item) from None
+        return tuple.__getitem__(self, item)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.__fields__ if self.__fields__ else tuple.__contains__(self, item)
+
+    def __repr__(self) -> str:
+        if self.__fields__:
+            return "Row(" + ", ".join(f"{k}={v!r}" for k, v in zip(self.__fields__, self)) + ")"
+        return "<Row(" + ", ".join(repr(v) for v in self) + ")>"
+
+    def __reduce__(self) -> Any:
+        return (Row._from_pairs, (list(self.__fields__), list(self)))

@@ -1,0 +1,98 @@
+//! Session configuration: Spark's keys, Spark's defaults.
+
+use std::collections::BTreeMap;
+
+use parking_lot::RwLock;
+
+/// Spark config keys the engine reads, with their defaults.
+pub mod keys {
+    /// Number of partitions for shuffles (stateful operators, later issues).
+    pub const SHUFFLE_PARTITIONS: &str = "spark.sql.shuffle.partitions";
+    /// Session time zone used to render timestamps.
+    pub const SESSION_TIME_ZONE: &str = "spark.sql.session.timeZone";
+    /// How many progress updates a query keeps in `recentProgress`.
+    pub const NUM_RECENT_PROGRESS: &str = "spark.sql.streaming.numRecentProgressUpdates";
+    /// How often an idle query reports a no-data progress event (ms).
+    pub const NO_DATA_PROGRESS_INTERVAL: &str =
+        "spark.sql.streaming.noDataProgressEventInterval";
+    /// How long the loop sleeps when there is no new data (ms).
+    pub const POLLING_DELAY: &str = "spark.sql.streaming.pollingDelay";
+    /// Default parent folder of checkpoints.
+    pub const CHECKPOINT_LOCATION: &str = "spark.sql.streaming.checkpointLocation";
+    /// Whether streaming file sources may infer their schema.
+    pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
+}
+
+/// Spark's defaults for the keys above (sparklet differs only where noted).
+const DEFAULTS: &[(&str, &str)] = &[
+    (keys::SHUFFLE_PARTITIONS, "200"),
+    // Spark uses the JVM's zone; sparklet defaults to UTC so results do not
+    // depend on the machine (documented in docs/differences.md).
+    (keys::SESSION_TIME_ZONE, "UTC"),
+    (keys::NUM_RECENT_PROGRESS, "100"),
+    (keys::NO_DATA_PROGRESS_INTERVAL, "10000"),
+    (keys::POLLING_DELAY, "10"),
+    (keys::SCHEMA_INFERENCE, "false"),
+];
+
+/// A session's runtime configuration (`spark.conf`).
+#[derive(Debug, Default)]
+pub struct Conf {
+    values: RwLock<BTreeMap<String, String>>,
+}
+
+impl Conf {
+    /// A configuration holding `initial` on top of Spark's defaults.
+    pub fn new(initial: impl IntoIterator<Item = (String, String)>) -> Self {
+        let mut values: BTreeMap<String, String> = DEFAULTS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        values.extend(initial);
+        Conf {
+            values: RwLock::new(values),
+        }
+    }
+
+    /// The value of `key`, if set or defaulted.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.values.read().get(key).cloned()
+    }
+
+    /// Set `key` to `value`.
+    pub fn set(&self, key: &str, value: &str) {
+        self.values.write().insert(key.to_string(), value.to_string());
+    }
+
+    /// Remove `key` (it falls back to its default, if any).
+    pub fn unset(&self, key: &str) {
+        let mut values = self.values.write();
+        values.remove(key);
+        if let Some((k, v)) = DEFAULTS.iter().find(|(k, _)| *k == key) {
+            values.insert(k.to_string(), v.to_string());
+        }
+    }
+
+    /// All settings, sorted by key.
+    pub fn all(&self) -> Vec<(String, String)> {
+        self.values
+            .read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// `key` parsed as an integer, or `default` when unset or unparsable.
+    pub fn get_i64(&self, key: &str, default: i64) -> i64 {
+        self.get(key)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(default)
+    }
+
+    /// `key` parsed as a boolean.
+    pub fn get_bool(&self, key: &str, default: bool) -> bool {
+        self.get(key)
+            .map(|v| v.trim().eq_ignore_ascii_case("true"))
+            .unwrap_or(default)
+    }
+}

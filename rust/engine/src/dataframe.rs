@@ -1,0 +1,231 @@
+//! DataFrame operations with Spark's resolution rules, on top of DataFusion's
+//! `DataFrame`: `F.expr` text resolved against the input, struct access by
+//! dotted name, `explode` in `select`, analysis errors in Spark's terms.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
+use datafusion::dataframe::DataFrame;
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::{ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
+use datafusion::prelude::ident;
+
+use crate::error::{Error, Result};
+
+/// Placeholder for SQL text whose columns resolve only once the DataFrame
+/// it is applied to is known (`F.expr("a + 1")`).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct SqlText {
+    signature: Signature,
+}
+
+/// Placeholder for `explode(col)`, rewritten to an unnest by [`select`].
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Explode {
+    signature: Signature,
+}
+
+macro_rules! placeholder_impl {
+    ($t:ty, $name:expr) => {
+        impl ScalarUDFImpl for $t {
+            fn as_any(&self) -> &dyn Any {
+                self
+            }
+            fn name(&self) -> &str {
+                $name
+            }
+            fn signature(&self) -> &Signature {
+                &self.signature
+            }
+            fn return_type(&self, args: &[DataType]) -> datafusion::error::Result<DataType> {
+                match args.first() {
+                    Some(DataType::List(f)) | Some(DataType::LargeList(f)) => Ok(f.data_type().clone()),
+                    _ => Ok(DataType::Null),
+                }
+            }
+            fn invoke_with_args(&self, _args: ScalarFunctionArgs) -> datafusion::error::Result<ColumnarValue> {
+                Err(datafusion::error::DataFusionError::Plan(format!(
+                    "{} can only be used directly in select()",
+                    $name
+                )))
+            }
+        }
+    };
+}
+placeholder_impl!(SqlText, "__sql_text");
+placeholder_impl!(Explode, "explode");
+
+/// `F.expr(text)`: SQL resolved when applied to a DataFrame.
+pub fn sql_text(text: &str) -> Expr {
+    let f = ScalarUDF::new_from_impl(SqlText {
+        signature: Signature::any(1, Volatility::Immutable),
+    });
+    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![Expr::Literal(ScalarValue::Utf8(Some(text.to_string())), None)]))
+}
+
+/// `F.explode(col)`.
+pub fn explode(e: Expr) -> Expr {
+    let f = ScalarUDF::new_from_impl(Explode {
+        signature: Signature::any(1, Volatility::Immutable),
+    });
+    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![e]))
+}
+
+fn is_fn(e: &Expr, name: &str) -> bool {
+    matches!(e, Expr::ScalarFunction(f) if f.func.name() == name)
+}
+
+/// Parse SQL `text` against `df`'s columns.
+pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
+    df.parse_sql_expr(text).map_err(Error::from_planning)
+}
+
+/// Resolve placeholders and dotted struct access in `e` against `df`.
+pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
+    let schema: &DFSchema = df.schema();
+    let out = e
+        .transform_up(|node| {
+            if let Expr::ScalarFunction(f) = &node {
+                if f.func.name() == "__sql_text" {
+                    if let Some(Expr::Literal(ScalarValue::Utf8(Some(text)), _)) = f.args.first() {
+                        let parsed = df.parse_sql_expr(text)?;
+                        return Ok(Transformed::yes(parsed));
+                    }
+                }
+            }
+            if let Expr::Column(Column { relation: Some(rel), name, .. }) = &node {
+                // `s.a` where `s` is a struct column, not a relation
+                let rel_name = rel.to_string();
+                let is_relation = schema.iter().any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
+                if !is_relation && schema.has_column_with_unqualified_name(&rel_name) {
+                    let getter = datafusion::functions::core::expr_fn::get_field(ident(rel_name), name.as_str());
+                    return Ok(Transformed::yes(getter));
+                }
+            }
+            Ok(Transformed::no(node))
+        })
+        .map_err(Error::from_planning)?;
+    Ok(out.data)
+}
+
+/// The name Spark gives a column for `e` when it has no alias.
+fn output_name(e: &Expr) -> String {
+    match e {
+        Expr::Alias(a) => a.name.clone(),
+        Expr::Column(c) => c.name.clone(),
+        other => other.schema_name().to_string(),
+    }
+}
+
+/// `df.select(*exprs)`, with `explode` turned into an unnest.
+pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
+    let mut resolved = Vec::with_capacity(exprs.len());
+    let mut exploded: Vec<String> = Vec::new();
+    for e in exprs {
+        let e = resolve(&df, e)?;
+        let (inner, alias) = match &e {
+            Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
+            other => (other.clone(), None),
+        };
+        if is_fn(&inner, "explode") {
+            let Expr::ScalarFunction(f) = inner else { unreachable!() };
+            let name = alias.unwrap_or_else(|| "col".to_string());
+            let arg = f.args.into_iter().next().ok_or_else(|| Error::analysis("WRONG_NUM_ARGS", "explode takes one argument"))?;
+            resolved.push(arg.alias(name.clone()));
+            exploded.push(name);
+        } else {
+            resolved.push(e);
+        }
+    }
+    let projected = df.select(resolved).map_err(Error::from_planning)?;
+    if exploded.is_empty() {
+        return Ok(projected);
+    }
+    let names: Vec<&str> = exploded.iter().map(String::as_str).collect();
+    projected
+        .unnest_columns_with_options(&names, UnnestOptions::new().with_preserve_nulls(false))
+        .map_err(Error::from_planning)
+}
+
+/// `df.filter(cond)` / `df.where(cond)`.
+pub fn filter(df: DataFrame, cond: Expr) -> Result<DataFrame> {
+    let cond = resolve(&df, cond)?;
+    df.filter(cond).map_err(Error::from_planning)
+}
+
+/// `df.withColumn(name, e)`: replaces a column of that name or appends one.
+pub fn with_column(df: DataFrame, name: &str, e: Expr) -> Result<DataFrame> {
+    let e = resolve(&df, e)?;
+    if is_fn(&e, "explode") {
+        let mut exprs: Vec<Expr> = df
+            .schema()
+            .columns()
+            .into_iter()
+            .filter(|c| c.name != name)
+            .map(Expr::Column)
+            .collect();
+        exprs.push(e.alias(name));
+        return select(df, exprs);
+    }
+    df.with_column(name, e).map_err(Error::from_planning)
+}
+
+/// `df.withColumnRenamed(old, new)` (a missing `old` is a no-op, as in Spark).
+pub fn with_column_renamed(df: DataFrame, old: &str, new: &str) -> Result<DataFrame> {
+    if !df.schema().has_column_with_unqualified_name(old) {
+        return Ok(df);
+    }
+    df.with_column_renamed(old, new).map_err(Error::from_planning)
+}
+
+/// `df.drop(*names)` (missing names are ignored, as in Spark).
+pub fn drop(df: DataFrame, names: &[String]) -> Result<DataFrame> {
+    let present: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| df.schema().has_column_with_unqualified_name(n))
+        .collect();
+    df.drop_columns(&present).map_err(Error::from_planning)
+}
+
+/// `df.union(other)`: by position; both sides need the same number of columns.
+pub fn union(df: DataFrame, other: DataFrame) -> Result<DataFrame> {
+    let (l, r) = (df.schema().fields().len(), other.schema().fields().len());
+    if l != r {
+        return Err(Error::analysis(
+            "NUM_COLUMNS_MISMATCH",
+            format!("UNION can only be performed on inputs with the same number of columns, but the first input has {l} columns and the second input has {r} columns."),
+        ));
+    }
+    // align names to the left side, as Spark keeps the first input's names
+    let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
+    let renamed: Vec<Expr> = other
+        .schema()
+        .columns()
+        .into_iter()
+        .zip(&names)
+        .map(|(c, n)| Expr::Column(c).alias(n.as_str()))
+        .collect();
+    let other = other.select(renamed).map_err(Error::from_planning)?;
+    df.union(other).map_err(Error::from_planning)
+}
+
+/// `df.unionByName(other, allowMissingColumns)`.
+pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Result<DataFrame> {
+    if !allow_missing {
+        for f in df.schema().fields() {
+            if !other.schema().has_column_with_unqualified_name(f.name()) {
+                return Err(Error::analysis(
+                    "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                    format!("Cannot resolve column name \"{}\" among ({}).", f.name(),
+                        other.schema().fields().iter().map(|f| f.name().clone()).collect::<Vec<_>>().join(", ")),
+                ));
+            }
+        }
+    }
+    let _ = output_name;
+    df.union_by_name(other).map_err(Error::from_planning)
+}

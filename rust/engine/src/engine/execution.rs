@@ -1,0 +1,441 @@
+//! The micro-batch loop (Spark's `MicroBatchExecution`), one OS thread per
+//! query. Per batch, in Spark's order: ask sources for their latest offsets,
+//! read the new data, bind it into the plan, plan and run it with DataFusion,
+//! hand the result to the sink, commit the sources, report progress.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::datasource::{provider_as_source, source_as_provider, MemTable};
+use datafusion::execution::context::SessionState;
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan::{collect, displayable};
+
+use super::progress::{format_timestamp_ms, rate, QueryProgress, QueryStatus, SinkProgress, SourceProgress};
+use super::query::{QueryShared, StreamingQuery};
+use super::trigger::Trigger;
+use super::{global_wake, manager::QueryManager};
+use crate::catalog::stream_tables;
+use crate::conf::{keys, Conf};
+use crate::error::{Error, Result};
+use crate::runtime::block_on;
+use crate::sinks::{Sink, SinkBatch};
+use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
+
+/// Spark's output modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// Only new rows.
+    Append,
+    /// Rows changed in this batch.
+    Update,
+    /// The whole result every batch.
+    Complete,
+}
+
+impl OutputMode {
+    /// Parse `outputMode(...)` (case-insensitive).
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "append" => Ok(OutputMode::Append),
+            "update" => Ok(OutputMode::Update),
+            "complete" => Ok(OutputMode::Complete),
+            _ => Err(Error::illegal_argument(format!(
+                "Unknown output mode {s}. Accepted output modes are 'append', 'complete', 'update'"
+            ))),
+        }
+    }
+}
+
+/// Everything `writeStream.start()` decided.
+pub struct StartOptions {
+    /// `queryName`.
+    pub name: Option<String>,
+    /// The trigger.
+    pub trigger: Trigger,
+    /// The output mode.
+    pub output_mode: OutputMode,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Replace every stream placeholder in `plan` with the batch's data.
+fn bind(plan: &LogicalPlan, factories: &[Arc<dyn SourceFactory>], inputs: &[Arc<dyn datafusion::catalog::TableProvider>]) -> Result<LogicalPlan> {
+    let bound = plan
+        .clone()
+        .transform_up(|node| {
+            if let LogicalPlan::TableScan(scan) = &node {
+                if let Ok(provider) = source_as_provider(&scan.source) {
+                    if let Some(st) = provider.as_any().downcast_ref::<StreamTable>() {
+                        if let Some(i) = factories.iter().position(|f| Arc::ptr_eq(f, &st.factory)) {
+                            let mut scan = scan.clone();
+                            scan.source = provider_as_source(Arc::clone(&inputs[i]));
+                            return Ok(Transformed::yes(LogicalPlan::TableScan(scan)));
+                        }
+                    }
+                }
+            }
+            Ok(Transformed::no(node))
+        })
+        .map_err(Error::from_planning)?;
+    Ok(bound.data)
+}
+
+fn empty_inputs(factories: &[Arc<dyn SourceFactory>]) -> Result<Vec<Arc<dyn datafusion::catalog::TableProvider>>> {
+    factories
+        .iter()
+        .map(|f| Ok(Arc::new(MemTable::try_new(f.schema(), vec![vec![]])?) as Arc<dyn datafusion::catalog::TableProvider>))
+        .collect()
+}
+
+/// Reject plans Structured Streaming does not support (Spark's
+/// `UnsupportedOperationChecker`), at start time.
+fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<()> {
+    let mut has_aggregate = false;
+    let mut unsupported: Option<&'static str> = None;
+    plan.apply(|node| {
+        match node {
+            LogicalPlan::Aggregate(_) | LogicalPlan::Distinct(_) => has_aggregate = true,
+            LogicalPlan::Sort(_) => unsupported = Some("Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode"),
+            LogicalPlan::Window(_) => unsupported = Some("Non-time-based windows are not supported on streaming DataFrames/Datasets"),
+            LogicalPlan::Join(_) => unsupported = Some("Joins on streaming DataFrames are not supported yet in sparklet"),
+            LogicalPlan::Limit(_) => unsupported = Some("Limits are not supported on streaming DataFrames/Datasets yet in sparklet"),
+            _ => {}
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })
+    .map_err(Error::from_planning)?;
+    if let Some(msg) = unsupported {
+        return Err(Error::analysis("UNSUPPORTED_STREAMING_OPERATION", msg));
+    }
+    if has_aggregate {
+        return Err(Error::analysis(
+            "UNSUPPORTED_STREAMING_OPERATION",
+            "Streaming aggregations (groupBy, distinct) are not supported yet in sparklet",
+        ));
+    }
+    if mode == OutputMode::Complete {
+        return Err(Error::analysis(
+            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+            "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
+        ));
+    }
+    Ok(())
+}
+
+/// Start a query over `plan` writing to `sink`. Checks the plan (analysis
+/// errors surface here, before any thread starts), then runs the loop on a
+/// new thread.
+pub fn start(
+    state: SessionState,
+    plan: LogicalPlan,
+    sink: Box<dyn Sink>,
+    opts: StartOptions,
+    conf: &Conf,
+    manager: &Arc<QueryManager>,
+) -> Result<StreamingQuery> {
+    let factories: Vec<Arc<dyn SourceFactory>> = stream_tables(&plan);
+    if factories.is_empty() {
+        return Err(Error::analysis(
+            "WRITE_STREAM_NOT_ALLOWED",
+            "'writeStream' can be called only on streaming Dataset/DataFrame.",
+        ));
+    }
+    check_supported(&plan, opts.output_mode)?;
+    // plan once over empty inputs: type errors are analysis errors at start()
+    let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
+    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
+    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
+    let explain = format!(
+        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
+        optimized.display_indent(),
+        displayable(physical.as_ref()).indent(false)
+    );
+    let id = uuid::Uuid::new_v4().to_string();
+    manager.check_can_start(opts.name.as_deref(), &id)?;
+    let sources = factories
+        .iter()
+        .enumerate()
+        .map(|(index, f)| f.create(&SourceContext { index }))
+        .collect::<Result<Vec<_>>>()?;
+    let shared = Arc::new(QueryShared::new(
+        id,
+        opts.name.clone(),
+        explain,
+        conf.get_i64(keys::NUM_RECENT_PROGRESS, 100).max(1) as usize,
+    ));
+    manager.register(Arc::clone(&shared));
+    let mut exec = Execution {
+        shared: Arc::clone(&shared),
+        state,
+        plan,
+        factories,
+        sources,
+        sink,
+        trigger: opts.trigger,
+        committed: Vec::new(),
+        batch_id: 0,
+        last_trigger_start: None,
+        last_progress_ms: now_ms(),
+        polling_delay: Duration::from_millis(conf.get_i64(keys::POLLING_DELAY, 10).max(1) as u64),
+        no_data_interval_ms: conf.get_i64(keys::NO_DATA_PROGRESS_INTERVAL, 10_000),
+    };
+    exec.committed = vec![None; exec.sources.len()];
+    let thread_manager = Arc::clone(manager);
+    let thread_shared = Arc::clone(&shared);
+    let handle = std::thread::Builder::new()
+        .name(format!("stream execution thread for {}", opts.name.as_deref().unwrap_or(&shared.id)))
+        .spawn(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| exec.run()))
+                .unwrap_or_else(|p| Err(Error::Internal(panic_message(&p))));
+            thread_shared.update(|st| {
+                st.active = false;
+                st.status = QueryStatus::new("Stopped", false, false);
+                if let Err(e) = outcome {
+                    st.exception = Some(Arc::new(e));
+                }
+            });
+            thread_manager.terminated(&thread_shared);
+        })
+        .map_err(|e| Error::Internal(format!("cannot start the query thread: {e}")))?;
+    *shared.thread_id.lock() = Some(handle.thread().id());
+    *shared.thread.lock() = Some(handle);
+    Ok(StreamingQuery { shared })
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    let msg = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    format!("the query thread panicked: {msg}")
+}
+
+struct Execution {
+    shared: Arc<QueryShared>,
+    state: SessionState,
+    plan: LogicalPlan,
+    factories: Vec<Arc<dyn SourceFactory>>,
+    sources: Vec<Box<dyn Source>>,
+    sink: Box<dyn Sink>,
+    trigger: Trigger,
+    committed: Vec<Option<Offset>>,
+    batch_id: i64,
+    last_trigger_start: Option<i64>,
+    last_progress_ms: i64,
+    polling_delay: Duration,
+    no_data_interval_ms: i64,
+}
+
+impl Execution {
+    fn stopping(&self) -> bool {
+        self.shared.stop.load(Ordering::SeqCst)
+    }
+
+    fn run(&mut self) -> Result<()> {
+        if self.trigger == Trigger::AvailableNow {
+            for s in &mut self.sources {
+                s.prepare_for_available_now()?;
+            }
+        }
+        let wake = global_wake();
+        while !self.stopping() {
+            let seen = wake.seq();
+            let trigger_start = Instant::now();
+            let start_ms = now_ms();
+            self.shared.update(|st| st.status = QueryStatus::new("Getting offsets from sources", false, true));
+            let t = Instant::now();
+            let latest = self
+                .sources
+                .iter_mut()
+                .map(|s| s.latest_offset())
+                .collect::<Result<Vec<_>>>()?;
+            let latest_ms = t.elapsed().as_millis() as i64;
+            let has_data = latest
+                .iter()
+                .zip(&self.committed)
+                .any(|(l, c)| l.is_some() && l != c);
+            if !has_data {
+                self.idle(start_ms, latest_ms, trigger_start)?;
+                if matches!(self.trigger, Trigger::Once | Trigger::AvailableNow) {
+                    return Ok(());
+                }
+                self.wait_next(trigger_start, seen);
+                continue;
+            }
+            self.run_batch(latest, start_ms, latest_ms, trigger_start)?;
+            if self.trigger == Trigger::Once {
+                return Ok(());
+            }
+            self.wait_next(trigger_start, wake.seq());
+        }
+        Ok(())
+    }
+
+    /// No new data: tell waiters, and report an idle progress now and then.
+    fn idle(&mut self, start_ms: i64, latest_ms: i64, trigger_start: Instant) -> Result<()> {
+        let message = match self.trigger {
+            Trigger::ProcessingTime { interval_ms: 0 } => "Waiting for data to arrive",
+            _ => "Waiting for next trigger",
+        };
+        if start_ms - self.last_progress_ms >= self.no_data_interval_ms {
+            let mut duration = BTreeMap::new();
+            duration.insert("latestOffset".to_string(), latest_ms);
+            duration.insert("triggerExecution".to_string(), trigger_start.elapsed().as_millis() as i64);
+            let sources = self
+                .sources
+                .iter()
+                .zip(&self.committed)
+                .map(|(s, c)| SourceProgress {
+                    description: s.description(),
+                    start_offset: c.clone(),
+                    end_offset: c.clone(),
+                    latest_offset: c.clone(),
+                    num_input_rows: 0,
+                    input_rows_per_second: 0.0,
+                    processed_rows_per_second: 0.0,
+                })
+                .collect();
+            let p = self.progress(start_ms, 0, duration, sources, 0);
+            self.shared.push_progress(p);
+            self.last_progress_ms = start_ms;
+        }
+        self.shared.update(|st| {
+            st.status = QueryStatus::new(message, false, false);
+            st.idle_checks += 1;
+        });
+        Ok(())
+    }
+
+    /// Sleep until the next trigger (or until woken by new data / stop).
+    fn wait_next(&self, trigger_start: Instant, seen: u64) {
+        let wake = global_wake();
+        match self.trigger {
+            Trigger::ProcessingTime { interval_ms } if interval_ms > 0 => {
+                let next = trigger_start + Duration::from_millis(interval_ms);
+                while !self.stopping() {
+                    let now = Instant::now();
+                    if now >= next {
+                        break;
+                    }
+                    wake.wait(wake.seq(), (next - now).min(Duration::from_millis(100)));
+                }
+            }
+            _ => wake.wait(seen, self.polling_delay),
+        }
+    }
+
+    fn progress(
+        &self,
+        start_ms: i64,
+        num_input_rows: i64,
+        duration_ms: BTreeMap<String, i64>,
+        sources: Vec<SourceProgress>,
+        num_output_rows: i64,
+    ) -> QueryProgress {
+        let trigger_ms = duration_ms.get("triggerExecution").copied().unwrap_or(0);
+        let since_last = self.last_trigger_start.map(|t| start_ms - t).unwrap_or(0);
+        QueryProgress {
+            id: self.shared.id.clone(),
+            run_id: self.shared.run_id.clone(),
+            name: self.shared.name.clone(),
+            timestamp: format_timestamp_ms(start_ms),
+            batch_id: self.batch_id,
+            batch_duration: trigger_ms,
+            num_input_rows,
+            input_rows_per_second: rate(num_input_rows, since_last),
+            processed_rows_per_second: rate(num_input_rows, trigger_ms),
+            duration_ms,
+            event_time: BTreeMap::new(),
+            state_operators: Vec::new(),
+            sources,
+            sink: SinkProgress {
+                description: self.sink.description(),
+                num_output_rows,
+            },
+            observed_metrics: BTreeMap::new(),
+        }
+    }
+
+    fn run_batch(&mut self, latest: Vec<Option<Offset>>, start_ms: i64, latest_ms: i64, trigger_start: Instant) -> Result<()> {
+        self.shared.update(|st| st.status = QueryStatus::new("Processing new data", true, true));
+        let mut duration = BTreeMap::new();
+        duration.insert("latestOffset".to_string(), latest_ms);
+
+        let t = Instant::now();
+        let mut inputs = Vec::with_capacity(self.sources.len());
+        let mut rows = Vec::with_capacity(self.sources.len());
+        for (i, src) in self.sources.iter_mut().enumerate() {
+            let input = match &latest[i] {
+                Some(end) if Some(end) != self.committed[i].as_ref() => src.get_batch(self.committed[i].as_ref(), end)?,
+                _ => BatchInput {
+                    provider: Arc::new(MemTable::try_new(self.factories[i].schema(), vec![vec![]])?),
+                    num_rows: 0,
+                },
+            };
+            rows.push(input.num_rows as i64);
+            inputs.push(input.provider);
+        }
+        duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
+
+        let t = Instant::now();
+        let bound = bind(&self.plan, &self.factories, &inputs)?;
+        let physical = block_on(self.state.create_physical_plan(&bound))?.map_err(Error::from_planning)?;
+        duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
+
+        let t = Instant::now();
+        let task_ctx = Arc::new(TaskContext::from(&self.state));
+        let schema = physical.schema();
+        let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
+        let data = SinkBatch { schema, batches };
+        let num_output = data.num_rows() as i64;
+        self.sink.add_batch(self.batch_id, data)?;
+        duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
+
+        let t = Instant::now();
+        for (i, src) in self.sources.iter_mut().enumerate() {
+            if let Some(end) = &latest[i] {
+                src.commit(end)?;
+            }
+        }
+        duration.insert("commitOffsets".to_string(), t.elapsed().as_millis() as i64);
+        duration.insert("walCommit".to_string(), 0);
+        let trigger_ms = trigger_start.elapsed().as_millis() as i64;
+        duration.insert("triggerExecution".to_string(), trigger_ms);
+
+        let since_last = self.last_trigger_start.map(|t| start_ms - t).unwrap_or(0);
+        let sources = self
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| SourceProgress {
+                description: s.description(),
+                start_offset: self.committed[i].clone(),
+                end_offset: latest[i].clone(),
+                latest_offset: latest[i].clone(),
+                num_input_rows: rows[i],
+                input_rows_per_second: rate(rows[i], since_last),
+                processed_rows_per_second: rate(rows[i], trigger_ms),
+            })
+            .collect();
+        let total_rows = rows.iter().sum();
+        let p = self.progress(start_ms, total_rows, duration, sources, num_output);
+        self.shared.push_progress(p);
+        self.last_progress_ms = start_ms;
+        self.last_trigger_start = Some(start_ms);
+        self.committed = latest;
+        self.batch_id += 1;
+        Ok(())
+    }
+}

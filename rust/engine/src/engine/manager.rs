@@ -1,0 +1,107 @@
+//! `spark.streams`: the session's active queries and termination tracking.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use super::query::{QueryShared, StreamingQuery};
+use crate::error::{Error, Result};
+
+#[derive(Debug, Default)]
+struct ManagerState {
+    active: Vec<Arc<QueryShared>>,
+    /// A query that ended since the last `reset_terminated`.
+    terminated: Option<Arc<QueryShared>>,
+}
+
+/// The session's streaming query manager.
+#[derive(Debug, Default)]
+pub struct QueryManager {
+    state: Mutex<ManagerState>,
+    changed: Condvar,
+}
+
+impl QueryManager {
+    /// Refuse a second active query with the same name or id, as Spark does.
+    pub(crate) fn check_can_start(&self, name: Option<&str>, id: &str) -> Result<()> {
+        let st = self.state.lock();
+        for q in &st.active {
+            if name.is_some() && q.name.as_deref() == name {
+                return Err(Error::illegal_argument(format!(
+                    "Cannot start query with name {} as a query with that name is already active in this SparkSession",
+                    name.unwrap_or_default()
+                )));
+            }
+            if q.id == id {
+                return Err(Error::illegal_argument(format!(
+                    "Cannot start query with id {id} as another query with same id is already active. \
+                     Perhaps you are attempting to restart a query from checkpoint that is already active."
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn register(&self, q: Arc<QueryShared>) {
+        self.state.lock().active.push(q);
+    }
+
+    pub(crate) fn terminated(&self, q: &Arc<QueryShared>) {
+        let mut st = self.state.lock();
+        st.active.retain(|a| !Arc::ptr_eq(a, q));
+        st.terminated = Some(Arc::clone(q));
+        drop(st);
+        self.changed.notify_all();
+    }
+
+    /// Queries still running.
+    pub fn active(&self) -> Vec<StreamingQuery> {
+        self.state
+            .lock()
+            .active
+            .iter()
+            .map(|s| StreamingQuery { shared: Arc::clone(s) })
+            .collect()
+    }
+
+    /// An active query by id.
+    pub fn get(&self, id: &str) -> Option<StreamingQuery> {
+        self.active().into_iter().find(|q| q.id() == id)
+    }
+
+    /// Wait until any query ends (since the last reset). `Ok(true)` if one
+    /// ended, `Ok(false)` on timeout, `Err` if it ended with an error.
+    pub fn await_any_termination(&self, timeout: Option<Duration>) -> Result<bool, Arc<Error>> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = self.state.lock();
+        while st.terminated.is_none() {
+            match deadline {
+                Some(d) => {
+                    if self.changed.wait_until(&mut st, d).timed_out() && st.terminated.is_none() {
+                        return Ok(false);
+                    }
+                }
+                None => self.changed.wait(&mut st),
+            }
+        }
+        let q = st.terminated.clone();
+        drop(st);
+        match q.and_then(|q| q.state.lock().exception.clone()) {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
+    }
+
+    /// Forget ended queries, so `await_any_termination` waits for a new one.
+    pub fn reset_terminated(&self) {
+        self.state.lock().terminated = None;
+    }
+
+    /// Stop every active query (session shutdown).
+    pub fn stop_all(&self) {
+        for q in self.active() {
+            q.stop();
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! `StreamingQuery`: the handle users hold on a running query. It only reads
+//! shared state the engine thread publishes and asks the thread to stop.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{JoinHandle, ThreadId};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use super::progress::{QueryProgress, QueryStatus};
+use crate::error::{Error, Result};
+
+/// What the engine thread publishes.
+#[derive(Debug)]
+pub(crate) struct QueryState {
+    pub active: bool,
+    pub exception: Option<Arc<Error>>,
+    pub status: QueryStatus,
+    pub recent: VecDeque<QueryProgress>,
+    /// Times the loop found no new data (processAllAvailable waits on it).
+    pub idle_checks: u64,
+}
+
+/// State shared between a query's handle(s) and its engine thread.
+#[derive(Debug)]
+pub struct QueryShared {
+    pub(crate) id: String,
+    pub(crate) run_id: String,
+    pub(crate) name: Option<String>,
+    pub(crate) explain: String,
+    pub(crate) state: Mutex<QueryState>,
+    pub(crate) changed: Condvar,
+    pub(crate) stop: AtomicBool,
+    pub(crate) thread: Mutex<Option<JoinHandle<()>>>,
+    pub(crate) thread_id: Mutex<Option<ThreadId>>,
+    pub(crate) max_recent: usize,
+}
+
+impl QueryShared {
+    pub(crate) fn new(id: String, name: Option<String>, explain: String, max_recent: usize) -> Self {
+        QueryShared {
+            id,
+            run_id: uuid::Uuid::new_v4().to_string(),
+            name,
+            explain,
+            state: Mutex::new(QueryState {
+                active: true,
+                exception: None,
+                status: QueryStatus::new("Initializing sources", false, false),
+                recent: VecDeque::new(),
+                idle_checks: 0,
+            }),
+            changed: Condvar::new(),
+            stop: AtomicBool::new(false),
+            thread: Mutex::new(None),
+            thread_id: Mutex::new(None),
+            max_recent: max_recent.max(1),
+        }
+    }
+
+    pub(crate) fn update(&self, f: impl FnOnce(&mut QueryState)) {
+        let mut st = self.state.lock();
+        f(&mut st);
+        drop(st);
+        self.changed.notify_all();
+    }
+
+    pub(crate) fn push_progress(&self, p: QueryProgress) {
+        self.update(|st| {
+            st.recent.push_back(p);
+            while st.recent.len() > self.max_recent {
+                st.recent.pop_front();
+            }
+        });
+    }
+}
+
+/// A handle on a running (or finished) streaming query.
+#[derive(Debug, Clone)]
+pub struct StreamingQuery {
+    pub(crate) shared: Arc<QueryShared>,
+}
+
+impl StreamingQuery {
+    /// The query id, stable across restarts from the same checkpoint.
+    pub fn id(&self) -> &str {
+        &self.shared.id
+    }
+
+    /// The id of this run.
+    pub fn run_id(&self) -> &str {
+        &self.shared.run_id
+    }
+
+    /// The query name, if given with `queryName`.
+    pub fn name(&self) -> Option<&str> {
+        self.shared.name.as_deref()
+    }
+
+    /// Whether the query is still running.
+    pub fn is_active(&self) -> bool {
+        self.shared.state.lock().active
+    }
+
+    /// What the query is doing now.
+    pub fn status(&self) -> QueryStatus {
+        self.shared.state.lock().status.clone()
+    }
+
+    /// The most recent progress, if any.
+    pub fn last_progress(&self) -> Option<QueryProgress> {
+        self.shared.state.lock().recent.back().cloned()
+    }
+
+    /// Recent progress, oldest first.
+    pub fn recent_progress(&self) -> Vec<QueryProgress> {
+        self.shared.state.lock().recent.iter().cloned().collect()
+    }
+
+    /// The error that stopped the query, if it failed.
+    pub fn exception(&self) -> Option<Arc<Error>> {
+        self.shared.state.lock().exception.clone()
+    }
+
+    /// The plan description printed by `explain()`.
+    pub fn explain(&self) -> String {
+        self.shared.explain.clone()
+    }
+
+    /// Wait up to `timeout` for the query to end. `Ok(true)` when it ended
+    /// normally, `Ok(false)` on timeout, `Err` with the failure otherwise.
+    pub fn await_termination(&self, timeout: Option<Duration>) -> Result<bool, Arc<Error>> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = self.shared.state.lock();
+        while st.active {
+            match deadline {
+                Some(d) => {
+                    if self.shared.changed.wait_until(&mut st, d).timed_out() && st.active {
+                        return Ok(false);
+                    }
+                }
+                None => self.shared.changed.wait(&mut st),
+            }
+        }
+        match &st.exception {
+            Some(e) => Err(Arc::clone(e)),
+            None => Ok(true),
+        }
+    }
+
+    /// The idle-check count `process_all_available` must reach for a call
+    /// starting now: two checks, since the first may have begun before it.
+    pub fn idle_target(&self) -> u64 {
+        let target = self.shared.state.lock().idle_checks + 2;
+        super::global_wake().notify();
+        target
+    }
+
+    /// Wait up to `timeout` until the loop has found no new data `target`
+    /// times (see [`Self::idle_target`]): everything available when the
+    /// wait began is processed. `Ok(true)` when done, `Ok(false)` on timeout.
+    pub fn process_all_available(&self, target: u64, timeout: Duration) -> Result<bool, Arc<Error>> {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.shared.state.lock();
+        while st.active && st.idle_checks < target {
+            if self.shared.changed.wait_until(&mut st, deadline).timed_out() {
+                return Ok(false);
+            }
+        }
+        match &st.exception {
+            Some(e) => Err(Arc::clone(e)),
+            None => Ok(true),
+        }
+    }
+
+    /// Ask the query to stop and wait for its thread (unless called from
+    /// that thread, e.g. inside foreachBatch).
+    pub fn stop(&self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        super::global_wake().notify();
+        let on_engine_thread = *self.shared.thread_id.lock() == Some(std::thread::current().id());
+        if on_engine_thread {
+            return;
+        }
+        let handle = self.shared.thread.lock().take();
+        if let Some(h) = handle {
+            let _ = h.join();
+        }
+    }
+}

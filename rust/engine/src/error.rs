@@ -1,0 +1,169 @@
+//! The engine's one error type. Variants are grouped by what the user does
+//! next (fix the query, fix the input, fix their callback), and each carries
+//! Spark's error condition where Spark has one, so the Python layer can raise
+//! the same exception class with the same `getCondition()`.
+
+use datafusion::error::DataFusionError;
+use datafusion::common::SchemaError;
+
+/// Result alias used across the engine.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The query is invalid: unknown column, bad expression, unsupported
+    /// operation. Raised when a DataFrame is built or a query starts.
+    #[error("[{condition}] {message}")]
+    Analysis {
+        /// Spark's error condition, e.g. `UNRESOLVED_COLUMN.WITH_SUGGESTION`.
+        condition: String,
+        /// Human-readable message.
+        message: String,
+    },
+    /// A bad option or argument value (Spark's `IllegalArgumentException`).
+    #[error("{message}")]
+    IllegalArgument {
+        /// Human-readable message naming the argument.
+        message: String,
+    },
+    /// Malformed input data under `mode=FAILFAST`, or a reader failure.
+    #[error("[{condition}] {message}")]
+    Input {
+        /// Spark's error condition, e.g. `MALFORMED_RECORD_IN_PARSING`.
+        condition: String,
+        /// Message naming the file and record.
+        message: String,
+    },
+    /// Filesystem trouble, with the path it happened on.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path being read or written.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A failure inside user code (a foreachBatch function, a UDF). The
+    /// boxed error is the user's exception as the bindings captured it.
+    #[error("{0}")]
+    UserCode(Box<dyn std::error::Error + Send + Sync>),
+    /// A query execution failure from DataFusion.
+    #[error("{0}")]
+    Execution(#[from] DataFusionError),
+    /// A broken invariant inside sparklet (including a caught panic).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// An analysis error with Spark's condition.
+    pub fn analysis(condition: &str, message: impl Into<String>) -> Self {
+        Error::Analysis {
+            condition: condition.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// A bad argument or option value.
+    pub fn illegal_argument(message: impl Into<String>) -> Self {
+        Error::IllegalArgument {
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Spark's error condition for this error, if it has one.
+    pub fn condition(&self) -> Option<&str> {
+        match self {
+            Error::Analysis { condition, .. } | Error::Input { condition, .. } => {
+                Some(condition.as_str())
+            }
+            _ => None,
+        }
+    }
+
+    /// Classify an error DataFusion raised while *planning* (building a
+    /// DataFrame, resolving an expression): those are the user's analysis
+    /// errors in Spark's terms.
+    pub fn from_planning(err: DataFusionError) -> Self {
+        match err {
+            DataFusionError::SchemaError(schema_err, _) => match *schema_err {
+                SchemaError::FieldNotFound {
+                    field,
+                    valid_fields,
+                } => {
+                    let names: Vec<String> = valid_fields
+                        .iter()
+                        .map(|c| format!("`{}`", c.name))
+                        .collect();
+                    Error::analysis(
+                        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                        format!(
+                            "A column, variable, or function parameter with name `{}` cannot be resolved. Did you mean one of the following? [{}].",
+                            field.name,
+                            names.join(", ")
+                        ),
+                    )
+                }
+                other => Error::analysis("AMBIGUOUS_OR_INVALID_REFERENCE", other.to_string()),
+            },
+            DataFusionError::Plan(msg) => {
+                if msg.contains("Invalid function") || msg.contains("not found") {
+                    Error::analysis("UNRESOLVED_ROUTINE", msg)
+                } else {
+                    Error::analysis("DATATYPE_MISMATCH", msg)
+                }
+            }
+            DataFusionError::SQL(e, _) => Error::analysis("PARSE_SYNTAX_ERROR", e.to_string()),
+            DataFusionError::Context(ctx, inner) => match Error::from_planning(*inner) {
+                Error::Analysis { condition, message } => Error::Analysis {
+                    condition,
+                    message: format!("{message} ({ctx})"),
+                },
+                other => other,
+            },
+            DataFusionError::Diagnostic(_, inner) => Error::from_planning(*inner),
+            DataFusionError::NotImplemented(msg) => Error::analysis("UNSUPPORTED_FEATURE", msg),
+            DataFusionError::External(e) => match e.downcast::<Error>() {
+                Ok(ours) => *ours,
+                Err(e) => Error::Execution(DataFusionError::External(e)),
+            },
+            other => Error::Execution(other),
+        }
+    }
+
+    /// Unwrap an engine error that travelled through DataFusion as
+    /// `External` (for example a malformed-record error from a reader).
+    pub fn from_execution(err: DataFusionError) -> Self {
+        match err {
+            DataFusionError::External(e) => match e.downcast::<Error>() {
+                Ok(ours) => *ours,
+                Err(e) => Error::Execution(DataFusionError::External(e)),
+            },
+            DataFusionError::Context(ctx, inner) => match Error::from_execution(*inner) {
+                Error::Execution(e) => Error::Execution(DataFusionError::Context(ctx, Box::new(e))),
+                other => other,
+            },
+            DataFusionError::Shared(shared) => match std::sync::Arc::try_unwrap(shared) {
+                Ok(inner) => Error::from_execution(inner),
+                Err(shared) => Error::Execution(DataFusionError::Shared(shared)),
+            },
+            other => Error::Execution(other),
+        }
+    }
+}
+
+impl From<arrow::error::ArrowError> for Error {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        Error::Execution(DataFusionError::ArrowError(Box::new(e), None))
+    }
+}

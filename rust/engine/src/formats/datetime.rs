@@ -1,0 +1,187 @@
+//! Spark's datetime patterns (Java `DateTimeFormatter` style) and the
+//! string-to-timestamp parsing shared by readers and functions.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Date32Array, StringArray, TimestampMicrosecondArray};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, TimeUnit};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+
+use super::ReadOptions;
+use crate::error::Result;
+
+/// Translate a Java/Spark datetime pattern (`yyyy-MM-dd HH:mm:ss.SSS`) into a
+/// chrono format string (`%Y-%m-%d %H:%M:%S%.3f`).
+pub fn java_to_chrono(pattern: &str) -> String {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\'' {
+            // quoted literal; '' is a single quote
+            i += 1;
+            if i < chars.len() && chars[i] == '\'' {
+                out.push('\'');
+                i += 1;
+                continue;
+            }
+            while i < chars.len() && chars[i] != '\'' {
+                if chars[i] == '%' {
+                    out.push_str("%%");
+                } else {
+                    out.push(chars[i]);
+                }
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let mut n = 1;
+        while i + n < chars.len() && chars[i + n] == c {
+            n += 1;
+        }
+        let spec = match (c, n) {
+            ('y', 2) => "%y".to_string(),
+            ('y', _) | ('u', _) => "%Y".to_string(),
+            ('M', 1) => "%-m".to_string(),
+            ('M', 2) => "%m".to_string(),
+            ('M', 3) => "%b".to_string(),
+            ('M', _) => "%B".to_string(),
+            ('d', 1) => "%-d".to_string(),
+            ('d', _) => "%d".to_string(),
+            ('D', _) => "%j".to_string(),
+            ('H', 1) => "%-H".to_string(),
+            ('H', _) => "%H".to_string(),
+            ('h', 1) => "%-I".to_string(),
+            ('h', _) => "%I".to_string(),
+            ('m', 1) => "%-M".to_string(),
+            ('m', _) => "%M".to_string(),
+            ('s', 1) => "%-S".to_string(),
+            ('s', _) => "%S".to_string(),
+            ('S', k) => match k {
+                1..=3 => "%3f".to_string(),
+                4..=6 => "%6f".to_string(),
+                _ => "%9f".to_string(),
+            },
+            ('a', _) => "%p".to_string(),
+            ('E', 4..) => "%A".to_string(),
+            ('E', _) => "%a".to_string(),
+            ('X', 1) | ('x', 1) => "%#z".to_string(),
+            ('X', _) | ('x', _) | ('Z', 5) => "%:z".to_string(),
+            ('Z', _) => "%z".to_string(),
+            ('z', _) | ('V', _) => "%Z".to_string(),
+            ('%', _) => "%%".repeat(n),
+            (other, k) => std::iter::repeat_n(other, k).collect(),
+        };
+        out.push_str(&spec);
+        i += n;
+    }
+    out
+}
+
+/// Parse `s` as a timestamp in microseconds since the epoch (UTC), with a
+/// Java-style `pattern` or, without one, Spark's default ISO-8601 forms.
+pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
+    let s = s.trim();
+    match pattern {
+        None => arrow::compute::kernels::cast_utils::string_to_timestamp_nanos(s)
+            .ok()
+            .map(|n| n.div_euclid(1000)),
+        Some(p) => {
+            let fmt = java_to_chrono(p);
+            if let Ok(dt) = DateTime::parse_from_str(s, &fmt) {
+                return Some(dt.with_timezone(&Utc).timestamp_micros());
+            }
+            if let Ok(ndt) = NaiveDateTime::parse_from_str(s, &fmt) {
+                return Some(ndt.and_utc().timestamp_micros());
+            }
+            if let Ok(d) = NaiveDate::parse_from_str(s, &fmt) {
+                return Some(d.and_time(NaiveTime::MIN).and_utc().timestamp_micros());
+            }
+            None
+        }
+    }
+}
+
+/// Parse `s` as a date (days since the epoch).
+pub fn parse_date_days(s: &str, pattern: Option<&str>) -> Option<i32> {
+    let s = s.trim();
+    let date = match pattern {
+        None => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()
+            .or_else(|| parse_timestamp_micros(s, None).and_then(|m| DateTime::from_timestamp_micros(m).map(|d| d.date_naive()))),
+        Some(p) => {
+            let fmt = java_to_chrono(p);
+            NaiveDate::parse_from_str(s, &fmt).ok().or_else(|| {
+                NaiveDateTime::parse_from_str(s, &fmt).ok().map(|d| d.date())
+            })
+        }
+    }?;
+    Some((date - NaiveDate::from_ymd_opt(1970, 1, 1)?).num_days() as i32)
+}
+
+/// Format microseconds since the epoch with a Java-style pattern (UTC).
+pub fn format_timestamp_micros(micros: i64, pattern: &str) -> Option<String> {
+    let dt = DateTime::from_timestamp_micros(micros)?;
+    let fmt = java_to_chrono(pattern);
+    let mut out = String::new();
+    use std::fmt::Write;
+    write!(out, "{}", dt.format(&fmt)).ok()?;
+    Some(out)
+}
+
+/// Convert a string column to `target`: timestamps and dates with the reader's
+/// patterns, everything else with Arrow's cast. Values that do not convert
+/// become null (the caller marks their rows malformed).
+pub fn convert_string_column(col: &ArrayRef, target: &DataType, opts: &ReadOptions) -> Result<ArrayRef> {
+    let strings = col.as_string::<i32>();
+    Ok(match target {
+        DataType::Utf8 => Arc::clone(col),
+        DataType::Timestamp(TimeUnit::Microsecond, tz) => {
+            let arr: TimestampMicrosecondArray = strings
+                .iter()
+                .map(|v| v.and_then(|s| parse_timestamp_micros(s, opts.timestamp_format.as_deref())))
+                .collect();
+            Arc::new(arr.with_timezone_opt(tz.clone()))
+        }
+        DataType::Date32 => {
+            let arr: Date32Array = strings
+                .iter()
+                .map(|v| v.and_then(|s| parse_date_days(s, opts.date_format.as_deref())))
+                .collect();
+            Arc::new(arr)
+        }
+        DataType::Boolean => {
+            let arr: arrow::array::BooleanArray = strings
+                .iter()
+                .map(|v| {
+                    v.and_then(|s| match s.trim().to_ascii_lowercase().as_str() {
+                        "true" => Some(true),
+                        "false" => Some(false),
+                        _ => None,
+                    })
+                })
+                .collect();
+            Arc::new(arr)
+        }
+        other => {
+            let trimmed: StringArray = strings.iter().map(|v| v.map(str::trim)).collect();
+            cast_with_options(
+                &trimmed,
+                other,
+                &CastOptions {
+                    safe: true,
+                    ..Default::default()
+                },
+            )?
+        }
+    })
+}
+
+/// Is `t` a type the readers parse from strings themselves?
+pub fn is_datetime(t: &DataType) -> bool {
+    matches!(t, DataType::Timestamp(_, _) | DataType::Date32)
+}
+

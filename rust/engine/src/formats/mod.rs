@@ -1,0 +1,196 @@
+//! File formats with Spark's reading semantics: JSON, CSV and text parsed
+//! here (Spark's parse modes and corrupt-record column need per-record
+//! control), Parquet through DataFusion's reader.
+//!
+//! The same readers serve batch `spark.read` and the streaming file source.
+
+pub mod csv;
+pub mod datetime;
+pub mod json;
+pub mod text;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use crate::error::{Error, Result};
+
+/// Spark's `mode` option for malformed records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseMode {
+    /// Keep the row: nulls for what failed, the raw record in the corrupt-record column.
+    Permissive,
+    /// Drop malformed rows.
+    DropMalformed,
+    /// Fail on the first malformed row.
+    FailFast,
+}
+
+/// Reader options shared by the text formats (keys lower-cased, as Spark's
+/// option keys are case-insensitive).
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Parse mode.
+    pub mode: ParseMode,
+    /// Name of the column receiving malformed records.
+    pub corrupt_column: String,
+    /// CSV: first line is a header.
+    pub header: bool,
+    /// CSV: field separator.
+    pub sep: u8,
+    /// CSV: quote character.
+    pub quote: u8,
+    /// CSV: escape character.
+    pub escape: u8,
+    /// CSV: infer column types when no schema is given.
+    pub infer_schema: bool,
+    /// JSON: the file is one JSON document (object or array) instead of lines.
+    pub multi_line: bool,
+    /// Java-style pattern for timestamps (`timestampFormat`).
+    pub timestamp_format: Option<String>,
+    /// Java-style pattern for dates (`dateFormat`).
+    pub date_format: Option<String>,
+    /// text: one row per file.
+    pub whole_text: bool,
+}
+
+impl ReadOptions {
+    /// Parse Spark's option map (keys already lower-cased).
+    pub fn from_options(options: &HashMap<String, String>) -> Result<Self> {
+        let mode = match options.get("mode").map(|m| m.to_ascii_uppercase()) {
+            None => ParseMode::Permissive,
+            Some(m) => match m.as_str() {
+                "PERMISSIVE" => ParseMode::Permissive,
+                "DROPMALFORMED" => ParseMode::DropMalformed,
+                "FAILFAST" => ParseMode::FailFast,
+                other => {
+                    return Err(Error::illegal_argument(format!(
+                        "Invalid value '{other}' for option 'mode': expected PERMISSIVE, DROPMALFORMED or FAILFAST"
+                    )))
+                }
+            },
+        };
+        let bool_opt = |k: &str, name: &str| -> Result<bool> {
+            options
+                .get(k)
+                .map(|v| crate::sources::parse_bool_option(name, v))
+                .transpose()
+                .map(|v| v.unwrap_or(false))
+        };
+        let char_opt = |k: &str, name: &str, default: u8| -> Result<u8> {
+            match options.get(k) {
+                None => Ok(default),
+                Some(v) => {
+                    let v = if v == "\\t" { "\t" } else { v.as_str() };
+                    if v.len() == 1 {
+                        Ok(v.as_bytes()[0])
+                    } else {
+                        Err(Error::illegal_argument(format!(
+                            "Invalid value '{v}' for option '{name}': expected a single character"
+                        )))
+                    }
+                }
+            }
+        };
+        Ok(ReadOptions {
+            mode,
+            corrupt_column: options
+                .get("columnnameofcorruptrecord")
+                .cloned()
+                .unwrap_or_else(|| "_corrupt_record".to_string()),
+            header: bool_opt("header", "header")?,
+            sep: char_opt("sep", "sep", char_opt("delimiter", "delimiter", b',')?)?,
+            quote: char_opt("quote", "quote", b'"')?,
+            escape: char_opt("escape", "escape", b'\\')?,
+            infer_schema: bool_opt("inferschema", "inferSchema")?,
+            multi_line: bool_opt("multiline", "multiLine")?,
+            timestamp_format: options.get("timestampformat").cloned(),
+            date_format: options.get("dateformat").cloned(),
+            whole_text: bool_opt("wholetext", "wholetext")?,
+        })
+    }
+}
+
+/// The schema the parser fills: the user's schema without the corrupt-record
+/// column, plus where that column goes (if the user asked for it).
+pub(crate) fn split_corrupt_column(schema: &SchemaRef, opts: &ReadOptions) -> (SchemaRef, Option<usize>) {
+    match schema.index_of(&opts.corrupt_column) {
+        Ok(idx) if schema.field(idx).data_type() == &DataType::Utf8 => {
+            let fields: Vec<Field> = schema
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != idx)
+                .map(|(_, f)| f.as_ref().clone())
+                .collect();
+            (Arc::new(Schema::new(fields)), Some(idx))
+        }
+        _ => (Arc::clone(schema), None),
+    }
+}
+
+/// Apply the parse mode to parsed rows: `malformed[i]` is the raw text of row
+/// `i` when it failed to parse. Produces rows in the user's `schema`.
+pub(crate) fn apply_mode(
+    schema: &SchemaRef,
+    data: RecordBatch,
+    corrupt_idx: Option<usize>,
+    malformed: Vec<Option<String>>,
+    opts: &ReadOptions,
+    path: &str,
+) -> Result<RecordBatch> {
+    let any_bad = malformed.iter().any(|m| m.is_some());
+    if any_bad && opts.mode == ParseMode::FailFast {
+        let (row, rec) = malformed
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| m.as_ref().map(|m| (i, m.clone())))
+            .unwrap_or_default();
+        return Err(Error::Input {
+            condition: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION".into(),
+            message: format!(
+                "Malformed records are detected in record parsing: {rec}. Parse Mode: FAILFAST. \
+                 To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE'. \
+                 (file {path}, record {})",
+                row + 1
+            ),
+        });
+    }
+    let mut columns: Vec<ArrayRef> = data.columns().to_vec();
+    if let Some(idx) = corrupt_idx {
+        let corrupt: StringArray = malformed.iter().map(|m| m.as_deref()).collect();
+        columns.insert(idx, Arc::new(corrupt));
+    }
+    let batch = RecordBatch::try_new(Arc::clone(schema), columns)?;
+    if any_bad && opts.mode == ParseMode::DropMalformed {
+        let keep: BooleanArray = malformed.iter().map(|m| Some(m.is_none())).collect();
+        return Ok(filter_record_batch(&batch, &keep)?);
+    }
+    Ok(batch)
+}
+
+/// Convert parsed string columns to the target types; rows where a non-null
+/// string did not convert are marked malformed with `raw(row)`.
+pub(crate) fn convert_columns(
+    target: &SchemaRef,
+    strings: Vec<ArrayRef>,
+    opts: &ReadOptions,
+    malformed: &mut [Option<String>],
+    raw: &dyn Fn(usize) -> String,
+) -> Result<RecordBatch> {
+    let mut out = Vec::with_capacity(strings.len());
+    for (field, col) in target.fields().iter().zip(strings) {
+        let converted = datetime::convert_string_column(&col, field.data_type(), opts)?;
+        for row in 0..col.len() {
+            if col.is_valid(row) && converted.is_null(row) && malformed[row].is_none() {
+                malformed[row] = Some(raw(row));
+            }
+        }
+        out.push(converted);
+    }
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(malformed.len()));
+    Ok(RecordBatch::try_new_with_options(Arc::clone(target), out, &options)?)
+}

@@ -1,0 +1,196 @@
+//! PySpark's `functions` and `Column` operators as DataFusion expressions.
+//!
+//! The bindings call [`call`] with a Spark function name and argument
+//! expressions; names DataFusion shares with Spark resolve through the
+//! session's function registry, the rest are mapped here or implemented as
+//! UDFs in [`udfs`].
+
+pub mod udfs;
+
+use std::sync::Arc;
+
+use datafusion::common::ScalarValue;
+use datafusion::execution::context::SessionState;
+use datafusion::execution::FunctionRegistry;
+use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
+use datafusion::logical_expr::{cast, lit, when, Expr, ExprSchemable, Operator, ScalarUDF};
+use datafusion::prelude::{binary_expr, ident};
+
+use crate::error::{Error, Result};
+
+/// A binary operator by PySpark's name for it.
+pub fn binary(op: &str, left: Expr, right: Expr) -> Result<Expr> {
+    let operator = match op {
+        "+" => Operator::Plus,
+        "-" => Operator::Minus,
+        "*" => Operator::Multiply,
+        "/" => {
+            // Spark's `/` is always fractional
+            let l = cast(left, arrow::datatypes::DataType::Float64);
+            let r = cast(right, arrow::datatypes::DataType::Float64);
+            return Ok(binary_expr(l, Operator::Divide, r));
+        }
+        "%" => Operator::Modulo,
+        "==" => Operator::Eq,
+        "!=" => Operator::NotEq,
+        "<" => Operator::Lt,
+        "<=" => Operator::LtEq,
+        ">" => Operator::Gt,
+        ">=" => Operator::GtEq,
+        "<=>" => Operator::IsNotDistinctFrom,
+        "and" => Operator::And,
+        "or" => Operator::Or,
+        "&" => Operator::BitwiseAnd,
+        "|" => Operator::BitwiseOr,
+        "^" => Operator::BitwiseXor,
+        other => return Err(Error::Internal(format!("unknown binary operator {other}"))),
+    };
+    Ok(binary_expr(left, operator, right))
+}
+
+/// `F.col(name)`: `a.b` is column `b` of relation `a` (resolved against the
+/// DataFrame later), `` `a.b` `` is a column literally named `a.b`.
+pub fn column(name: &str) -> Expr {
+    if name == "*" {
+        #[allow(deprecated)]
+        return Expr::Wildcard {
+            qualifier: None,
+            options: Box::default(),
+        };
+    }
+    if let Some(inner) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+        return ident(inner);
+    }
+    if name.contains('.') {
+        return datafusion::prelude::col(name);
+    }
+    ident(name)
+}
+
+fn udf(state: &SessionState, name: &str) -> Option<Arc<ScalarUDF>> {
+    state.udf(name).ok()
+}
+
+fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let f = udf(state, name).ok_or_else(|| {
+        Error::analysis(
+            "UNRESOLVED_ROUTINE",
+            format!("Cannot resolve routine `{name}` on search path [`system`.`builtin`]."),
+        )
+    })?;
+    Ok(Expr::ScalarFunction(ScalarFunction::new_udf(f, args)))
+}
+
+/// Spark names whose DataFusion function has another name.
+fn renamed(name: &str) -> &str {
+    match name {
+        "length" | "char_length" => "character_length",
+        "substring" => "substr",
+        "instr" => "strpos",
+        "current_timestamp" => "now",
+        "pow" => "power",
+        "nvl" | "ifnull" => "coalesce",
+        "rand" => "random",
+        "array_contains" => "array_has",
+        "size" => "cardinality",
+        "ucase" => "upper",
+        "lcase" => "lower",
+        "sha2" => "sha256",
+        other => other,
+    }
+}
+
+/// Build the expression for Spark function `name` over `args`.
+pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let lower = name.to_ascii_lowercase();
+    match lower.as_str() {
+        "concat" => {
+            // Spark's concat is null if any input is null (DataFusion skips nulls)
+            let any_null = args
+                .iter()
+                .map(|a| a.clone().is_null())
+                .reduce(|a, b| a.or(b))
+                .unwrap_or_else(|| lit(false));
+            let joined = scalar(state, "concat", args)?;
+            Ok(when(any_null, lit(ScalarValue::Utf8(None))).otherwise(joined)?)
+        }
+        "regexp_replace" => {
+            let mut args = args;
+            if args.len() != 3 {
+                return Err(Error::analysis(
+                    "WRONG_NUM_ARGS",
+                    "regexp_replace takes (str, pattern, replacement)",
+                ));
+            }
+            args.push(lit("g")); // Spark replaces every match
+            scalar(state, "regexp_replace", args)
+        }
+        "date_trunc" => {
+            let mut args = args;
+            if let Some(Expr::Literal(ScalarValue::Utf8(Some(unit)), _)) = args.first() {
+                let unit = match unit.to_ascii_lowercase().as_str() {
+                    "yyyy" | "yy" | "year" => "year",
+                    "mm" | "mon" | "month" => "month",
+                    "dd" | "day" => "day",
+                    "hh" | "hour" => "hour",
+                    "minute" => "minute",
+                    "second" => "second",
+                    "week" => "week",
+                    "quarter" => "quarter",
+                    other => return Err(Error::illegal_argument(format!("date_trunc: unknown unit '{other}'"))),
+                };
+                args[0] = lit(unit);
+            }
+            scalar(state, "date_trunc", args)
+        }
+        "isnan" => {
+            let a = args.into_iter().next().ok_or_else(|| Error::analysis("WRONG_NUM_ARGS", "isnan takes one argument"))?;
+            scalar(state, "isnan", vec![a])
+        }
+        "count" | "sum" | "avg" | "mean" | "min" | "max" | "first" | "last" | "collect_list"
+        | "collect_set" | "stddev" | "variance" | "approx_count_distinct" | "count_distinct" => {
+            aggregate(state, &lower, args)
+        }
+        _ => {
+            let target = renamed(&lower);
+            scalar(state, target, args)
+        }
+    }
+}
+
+/// Aggregate functions by Spark name (used by `groupBy().agg()` in later
+/// issues and by batch DataFrames now).
+fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
+    let (df_name, distinct) = match name {
+        "mean" => ("avg", false),
+        "first" => ("first_value", false),
+        "last" => ("last_value", false),
+        "collect_list" => ("array_agg", false),
+        "collect_set" => ("array_agg", true),
+        "stddev" => ("stddev", false),
+        "variance" => ("var", false),
+        "count_distinct" => ("count", true),
+        other => (other, false),
+    };
+    let f = state.udaf(df_name).map_err(|_| {
+        Error::analysis("UNRESOLVED_ROUTINE", format!("Cannot resolve routine `{name}`."))
+    })?;
+    Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
+        f,
+        args,
+        distinct,
+        None,
+        vec![],
+        None,
+    )))
+}
+
+/// `Column.cast(type)` (Spark 4 casts are ANSI: a bad value is an error).
+pub fn cast_to(expr: Expr, to: arrow::datatypes::DataType) -> Expr {
+    cast(expr, to)
+}
+
+/// Whether `expr` has type `t` in `schema` (helper for callers that branch).
+pub fn type_of(expr: &Expr, schema: &datafusion::common::DFSchema) -> Result<arrow::datatypes::DataType> {
+    expr.get_type(schema).map_err(Error::from_planning)
+}

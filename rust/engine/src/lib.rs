@@ -1,0 +1,19 @@
+//! sparklet's engine: Structured Streaming's micro-batch model on DataFusion,
+//! in one process and without Python. The `sparklet-python` crate binds it.
+
+#![deny(missing_docs)]
+
+pub mod catalog;
+pub mod conf;
+pub mod dataframe;
+pub mod engine;
+pub mod error;
+pub mod formats;
+pub mod functions;
+pub mod runtime;
+pub mod session;
+pub mod sinks;
+pub mod sources;
+
+pub use error::{Error, Result};
+pub use session::{Session, SinkSpec};

@@ -1,0 +1,323 @@
+//! A sparklet session: DataFusion context with Spark's functions, the
+//! configuration, the catalog of temp views, and the streaming query manager.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Schema, SchemaRef};
+use datafusion::dataframe::DataFrame;
+use datafusion::datasource::{provider_as_source, MemTable};
+use datafusion::execution::context::SessionState;
+use datafusion::logical_expr::LogicalPlanBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+use crate::conf::{keys, Conf};
+use crate::engine::execution::{self, OutputMode, StartOptions};
+use crate::engine::manager::QueryManager;
+use crate::engine::query::StreamingQuery;
+use crate::engine::trigger::Trigger;
+use crate::error::{Error, Result};
+use crate::runtime::block_on;
+use crate::sinks::{console::ConsoleWriter, foreach_batch::BatchCallback, Sink};
+use crate::sources::file::{self, FileFormat, FileStreamFactory};
+use crate::sources::memory::{MemoryStream, MemoryStreamFactory};
+use crate::sources::rate::{RateFactory, RateMicroBatchFactory};
+use crate::sources::{SourceFactory, StreamTable};
+use crate::formats::{self, ReadOptions};
+
+/// Where a streaming query writes.
+pub enum SinkSpec {
+    /// `console`.
+    Console {
+        /// Rows shown per batch.
+        num_rows: usize,
+        /// Truncate cells to 20 characters.
+        truncate: bool,
+        /// Where the text goes.
+        out: ConsoleWriter,
+    },
+    /// `memory` (table named after the query).
+    Memory,
+    /// `noop`.
+    Noop,
+    /// `foreachBatch(fn)`.
+    ForeachBatch(BatchCallback),
+}
+
+/// One user session (`SparkSession`).
+pub struct Session {
+    ctx: SessionContext,
+    /// `spark.conf`.
+    pub conf: Conf,
+    /// `spark.streams`.
+    pub streams: Arc<QueryManager>,
+    next_stream_id: std::sync::atomic::AtomicUsize,
+}
+
+fn lower_keys(options: &HashMap<String, String>) -> HashMap<String, String> {
+    options.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect()
+}
+
+impl Session {
+    /// A new session with `conf` over Spark's defaults.
+    pub fn new(conf: Vec<(String, String)>) -> Result<Arc<Self>> {
+        let conf = Conf::new(conf);
+        let tz = conf.get(keys::SESSION_TIME_ZONE).unwrap_or_else(|| "UTC".into());
+        let mut config = SessionConfig::new().with_information_schema(true);
+        {
+            let opts = config.options_mut();
+            // Spark resolves identifiers as written; keep case in SQL
+            opts.sql_parser.enable_ident_normalization = false;
+            opts.execution.time_zone = Some(tz);
+        }
+        let ctx = SessionContext::new_with_config(config);
+        for f in crate::functions::udfs::all() {
+            ctx.register_udf(f);
+        }
+        Ok(Arc::new(Session {
+            ctx,
+            conf,
+            streams: Arc::new(QueryManager::default()),
+            next_stream_id: std::sync::atomic::AtomicUsize::new(0),
+        }))
+    }
+
+    /// The DataFusion context (catalog, functions).
+    pub fn ctx(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// A snapshot of the session state for planning.
+    pub fn state(&self) -> SessionState {
+        self.ctx.state()
+    }
+
+    /// `spark.sql(query)`.
+    pub fn sql(&self, query: &str) -> Result<DataFrame> {
+        block_on(self.ctx.sql(query))?.map_err(Error::from_planning)
+    }
+
+    /// `spark.table(name)`.
+    pub fn table(&self, name: &str) -> Result<DataFrame> {
+        block_on(self.ctx.table(name))?.map_err(|e| match e {
+            datafusion::error::DataFusionError::Plan(_) => Error::analysis(
+                "TABLE_OR_VIEW_NOT_FOUND",
+                format!("The table or view `{name}` cannot be found. Verify the spelling and correctness of the schema and catalog."),
+            ),
+            other => Error::from_planning(other),
+        })
+    }
+
+    /// `df.createOrReplaceTempView(name)`.
+    pub fn create_or_replace_temp_view(&self, name: &str, df: DataFrame) -> Result<()> {
+        self.ctx.deregister_table(name)?;
+        self.ctx.register_table(name, df.into_view())?;
+        Ok(())
+    }
+
+    /// `spark.catalog.dropTempView(name)`: whether it existed.
+    pub fn drop_temp_view(&self, name: &str) -> Result<bool> {
+        Ok(self.ctx.deregister_table(name)?.is_some())
+    }
+
+    /// `spark.createDataFrame(...)` from Arrow data.
+    pub fn create_dataframe(&self, schema: SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
+        let table = MemTable::try_new(schema, vec![batches])?;
+        self.ctx.read_table(Arc::new(table)).map_err(Error::from_planning)
+    }
+
+    fn stream_df(&self, factory: Arc<dyn SourceFactory>) -> Result<DataFrame> {
+        let id = self.next_stream_id.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let table = provider_as_source(Arc::new(StreamTable::new(factory)));
+        let plan = LogicalPlanBuilder::scan(format!("stream_{id}"), table, None)
+            .and_then(|b| b.build())
+            .map_err(Error::from_planning)?;
+        Ok(DataFrame::new(self.state(), plan))
+    }
+
+    /// `sparklet.testing.MemoryStream(spark, schema)`.
+    pub fn memory_stream(&self, schema: SchemaRef) -> Result<(Arc<MemoryStream>, DataFrame)> {
+        let id = self.next_stream_id.load(std::sync::atomic::Ordering::SeqCst);
+        let stream = Arc::new(MemoryStream::new(id, schema));
+        let df = self.stream_df(Arc::new(MemoryStreamFactory(Arc::clone(&stream))))?;
+        Ok((stream, df))
+    }
+
+    /// `spark.readStream.format(f).schema(s).options(o).load(path)`.
+    pub fn read_stream(
+        &self,
+        format: &str,
+        path: Option<&str>,
+        schema: Option<SchemaRef>,
+        options: &HashMap<String, String>,
+    ) -> Result<DataFrame> {
+        let options = lower_keys(options);
+        let factory: Arc<dyn SourceFactory> = match format.to_ascii_lowercase().as_str() {
+            "rate" => Arc::new(RateFactory::new(&options)?),
+            "rate-micro-batch" => Arc::new(RateMicroBatchFactory::new(&options)?),
+            f => {
+                let fmt = FileFormat::parse(f).ok_or_else(|| unknown_format(format))?;
+                let path = path.or(options.get("path").map(String::as_str)).ok_or_else(|| {
+                    Error::illegal_argument(format!("'path' is not specified for the {format} stream source"))
+                })?;
+                file::check_path_exists(path)?;
+                let schema = match (fmt, schema) {
+                    (FileFormat::Text, _) => formats::text::text_schema(),
+                    (_, Some(s)) => s,
+                    (_, None) if self.conf.get_bool(keys::SCHEMA_INFERENCE, false) => {
+                        let opts = ReadOptions::from_options(&options)?;
+                        infer_schema(fmt, &file::list_files(path, true, None)?, &opts)?
+                    }
+                    (_, None) => {
+                        return Err(Error::illegal_argument(
+                            "Schema must be specified when creating a streaming source DataFrame. If some files already exist in the directory, then depending on the file format you may be able to create a static DataFrame on that directory with 'spark.read.load(directory)' and infer schema from it.",
+                        ))
+                    }
+                };
+                Arc::new(FileStreamFactory::new(fmt, path, schema, &options)?)
+            }
+        };
+        self.stream_df(factory)
+    }
+
+    /// `spark.read.format(f).schema(s).options(o).load(paths)`.
+    pub fn read(
+        &self,
+        format: &str,
+        paths: &[String],
+        schema: Option<SchemaRef>,
+        options: &HashMap<String, String>,
+    ) -> Result<DataFrame> {
+        let options = lower_keys(options);
+        let fmt = FileFormat::parse(format).ok_or_else(|| unknown_format(format))?;
+        let opts = ReadOptions::from_options(&options)?;
+        let recursive = options
+            .get("recursivefilelookup")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        let filter = options
+            .get("pathglobfilter")
+            .map(|p| glob::Pattern::new(p).map_err(|e| Error::illegal_argument(format!("Invalid pathGlobFilter '{p}': {e}"))))
+            .transpose()?;
+        if paths.is_empty() {
+            return Err(Error::illegal_argument(format!("'path' is not specified for the {format} reader")));
+        }
+        let mut files = Vec::new();
+        for p in paths {
+            file::check_path_exists(p)?;
+            files.extend(file::list_files(p, recursive, filter.as_ref())?);
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let schema = match (fmt, schema) {
+            (FileFormat::Text, _) => formats::text::text_schema(),
+            (_, Some(s)) => s,
+            (_, None) => infer_schema(fmt, &files, &opts)?,
+        };
+        let input = file::read_files(fmt, &files, &schema, &opts)?;
+        self.ctx.read_table(input.provider).map_err(Error::from_planning)
+    }
+
+    /// `df.writeStream....start()`.
+    pub fn start_query(
+        &self,
+        df: DataFrame,
+        sink: SinkSpec,
+        name: Option<String>,
+        trigger: Trigger,
+        output_mode: OutputMode,
+    ) -> Result<StreamingQuery> {
+        let (state, plan) = df.into_parts();
+        let plan = crate::catalog::inline_stream_views(plan)?;
+        let schema: SchemaRef = Arc::new(Schema::from(plan.schema().as_ref().clone()));
+        let sink: Box<dyn Sink> = match sink {
+            SinkSpec::Console { num_rows, truncate, out } => {
+                Box::new(crate::sinks::console::ConsoleSink::new(num_rows, truncate, out))
+            }
+            SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
+            SinkSpec::ForeachBatch(cb) => Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb)),
+            SinkSpec::Memory => {
+                let table = name.as_deref().ok_or_else(|| {
+                    Error::analysis("MEMORY_SINK_QUERY_NAME_REQUIRED", "queryName must be specified for memory sink")
+                })?;
+                Box::new(crate::sinks::memory::MemorySink::new(
+                    table,
+                    self.ctx.clone(),
+                    output_mode == OutputMode::Complete,
+                    schema,
+                )?)
+            }
+        };
+        let _ = state;
+        execution::start(
+            self.state(),
+            plan,
+            sink,
+            StartOptions { name, trigger, output_mode },
+            &self.conf,
+            &self.streams,
+        )
+    }
+
+    /// `spark.stop()`: stop every query.
+    pub fn stop(&self) {
+        self.streams.stop_all();
+    }
+}
+
+fn unknown_format(format: &str) -> Error {
+    match format.to_ascii_lowercase().as_str() {
+        "kafka" | "socket" => Error::analysis(
+            "UNSUPPORTED_DATA_SOURCE",
+            format!("The data source '{format}' is not supported by this version of sparklet yet."),
+        ),
+        _ => Error::analysis(
+            "DATA_SOURCE_NOT_FOUND",
+            format!("Failed to find the data source: {format}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
+        ),
+    }
+}
+
+/// Infer a schema from existing files (batch reads; streaming reads with
+/// `spark.sql.streaming.schemaInference`).
+fn infer_schema(fmt: FileFormat, files: &[file::FileEntry], opts: &ReadOptions) -> Result<SchemaRef> {
+    let first = files.first().ok_or_else(|| {
+        Error::analysis(
+            "UNABLE_TO_INFER_SCHEMA",
+            format!("Unable to infer schema for {fmt:?}. It must be specified manually."),
+        )
+    })?;
+    let read = |f: &file::FileEntry| -> Result<String> {
+        let bytes = std::fs::read(&f.path).map_err(|e| Error::io(f.path.display().to_string(), e))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let schema = match fmt {
+        FileFormat::Text => return Ok(formats::text::text_schema()),
+        FileFormat::Json => {
+            let mut text = String::new();
+            for f in files {
+                text.push_str(&read(f)?);
+                text.push('\n');
+            }
+            if opts.multi_line {
+                // each file is its own document
+                let mut merged: Vec<Schema> = Vec::new();
+                for f in files {
+                    merged.push(formats::json::infer_schema(&read(f)?, opts)?);
+                }
+                Schema::try_merge(merged)?
+            } else {
+                formats::json::infer_schema(&text, opts)?
+            }
+        }
+        FileFormat::Csv => formats::csv::infer_schema(&read(first)?, opts, &first.path.display().to_string())?,
+        FileFormat::Parquet => {
+            let file = std::fs::File::open(&first.path).map_err(|e| Error::io(first.path.display().to_string(), e))?;
+            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| Error::Input {
+                condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+                message: format!("Could not read footer for file: {}: {e}", first.path.display()),
+            })?;
+            builder.schema().as_ref().clone()
+        }
+    };
+    Ok(Arc::new(schema))
+}

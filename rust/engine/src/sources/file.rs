@@ -1,0 +1,441 @@
+//! The file stream source: watches a directory (or glob) for new files and
+//! reads each micro-batch's files with the format's reader.
+//!
+//! Offsets are Spark's `{"logOffset": N}`: the N-th group of files taken.
+//! Files are taken oldest first (newest first with `latestFirst`), limited by
+//! `maxFilesPerTrigger` / `maxBytesPerTrigger`, and never taken twice.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::catalog::TableProvider;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::datasource::MemTable;
+
+use super::{parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory};
+use crate::error::{Error, Result};
+use crate::formats::{self, ReadOptions};
+
+/// The formats the file source and `spark.read` understand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// JSON lines / multi-line JSON.
+    Json,
+    /// CSV.
+    Csv,
+    /// Plain text lines.
+    Text,
+    /// Apache Parquet.
+    Parquet,
+}
+
+impl FileFormat {
+    /// Parse a `format(...)` name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "json" => Some(FileFormat::Json),
+            "csv" => Some(FileFormat::Csv),
+            "text" => Some(FileFormat::Text),
+            "parquet" => Some(FileFormat::Parquet),
+            _ => None,
+        }
+    }
+}
+
+/// A file found by listing.
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Modification time, ms since the epoch.
+    pub mtime_ms: i64,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+fn is_hidden(name: &str) -> bool {
+    name.starts_with('.') || name.starts_with('_')
+}
+
+fn has_glob(s: &str) -> bool {
+    s.contains(['*', '?', '[', '{'])
+}
+
+/// Make `path` absolute without requiring it to exist.
+pub fn absolute(path: &str) -> Result<PathBuf> {
+    std::path::absolute(path).map_err(|e| Error::io(path, e))
+}
+
+/// Error if `path` (or its glob) matches nothing, as Spark's `PATH_NOT_FOUND`.
+pub fn check_path_exists(path: &str) -> Result<()> {
+    let abs = absolute(path)?;
+    let exists = if has_glob(path) {
+        glob::glob(&abs.to_string_lossy())
+            .map(|mut g| g.next().is_some())
+            .unwrap_or(false)
+    } else {
+        abs.exists()
+    };
+    if exists {
+        Ok(())
+    } else {
+        Err(Error::analysis(
+            "PATH_NOT_FOUND",
+            format!("Path does not exist: file:{}.", abs.display()),
+        ))
+    }
+}
+
+fn entry(path: &Path) -> Result<FileEntry> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    Ok(FileEntry {
+        path: path.to_path_buf(),
+        mtime_ms,
+        size: meta.len(),
+    })
+}
+
+fn walk(dir: &Path, recursive: bool, out: &mut Vec<FileEntry>) -> Result<()> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(dir.display().to_string(), e)),
+    };
+    for item in rd {
+        let item = item.map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let name = item.file_name().to_string_lossy().to_string();
+        if is_hidden(&name) {
+            continue;
+        }
+        let path = item.path();
+        let ft = item.file_type().map_err(|e| Error::io(path.display().to_string(), e))?;
+        if ft.is_dir() {
+            if recursive {
+                walk(&path, recursive, out)?;
+            }
+        } else {
+            // a file may vanish between listing and stat (cleanup by a writer)
+            if let Ok(e) = entry(&path) {
+                out.push(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// List the data files under `path` (a file, a directory or a glob).
+pub fn list_files(path: &str, recursive: bool, name_filter: Option<&glob::Pattern>) -> Result<Vec<FileEntry>> {
+    let abs = absolute(path)?;
+    let mut out = Vec::new();
+    if has_glob(path) {
+        let pattern = abs.to_string_lossy().to_string();
+        let paths = glob::glob(&pattern)
+            .map_err(|e| Error::illegal_argument(format!("invalid path glob '{path}': {e}")))?;
+        for p in paths.flatten() {
+            if p.is_dir() {
+                walk(&p, recursive, &mut out)?;
+            } else if let Ok(e) = entry(&p) {
+                out.push(e);
+            }
+        }
+    } else if abs.is_file() {
+        out.push(entry(&abs)?);
+    } else {
+        walk(&abs, recursive, &mut out)?;
+    }
+    if let Some(f) = name_filter {
+        out.retain(|e| {
+            e.path
+                .file_name()
+                .map(|n| f.matches(&n.to_string_lossy()))
+                .unwrap_or(false)
+        });
+    }
+    Ok(out)
+}
+
+/// Read `files` in `format` into a table provider for one batch (or a batch read).
+pub fn read_files(
+    format: FileFormat,
+    files: &[FileEntry],
+    schema: &SchemaRef,
+    opts: &ReadOptions,
+) -> Result<BatchInput> {
+    if format == FileFormat::Parquet {
+        return read_parquet(files, schema);
+    }
+    let read_one = |f: &FileEntry| -> Result<RecordBatch> {
+        let display = f.path.display().to_string();
+        let bytes = std::fs::read(&f.path).map_err(|e| Error::io(&display, e))?;
+        let text = String::from_utf8_lossy(&bytes);
+        match format {
+            FileFormat::Json => formats::json::parse(&text, schema, opts, &display),
+            FileFormat::Csv => formats::csv::parse(&text, schema, opts, &display),
+            FileFormat::Text => formats::text::parse(&text, schema, opts),
+            FileFormat::Parquet => unreachable!("handled above"),
+        }
+    };
+    // parse files in parallel: each file is independent
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let batches: Vec<RecordBatch> = if files.len() > 1 && threads > 1 {
+        let chunk = files.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = files
+                .chunks(chunk)
+                .map(|c| s.spawn(move || c.iter().map(read_one).collect::<Result<Vec<_>>>()))
+                .collect();
+            let mut all = Vec::new();
+            for h in handles {
+                let part = h
+                    .join()
+                    .map_err(|_| Error::Internal("a file reader thread panicked".into()))??;
+                all.extend(part);
+            }
+            Ok::<_, Error>(all)
+        })?
+    } else {
+        files.iter().map(read_one).collect::<Result<Vec<_>>>()?
+    };
+    let num_rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+    let parts = threads.max(1);
+    let mut partitions: Vec<Vec<RecordBatch>> = vec![Vec::new(); parts.min(batches.len().max(1))];
+    let n = partitions.len();
+    for (i, b) in batches.into_iter().enumerate() {
+        partitions[i % n].push(b);
+    }
+    Ok(BatchInput {
+        provider: Arc::new(MemTable::try_new(Arc::clone(schema), partitions)?),
+        num_rows,
+    })
+}
+
+fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
+    let mut num_rows = 0u64;
+    let mut urls = Vec::with_capacity(files.len());
+    for f in files {
+        let display = f.path.display().to_string();
+        let file = std::fs::File::open(&f.path).map_err(|e| Error::io(&display, e))?;
+        let meta = parquet::file::reader::SerializedFileReader::new(file).map_err(|e| Error::Input {
+            condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+            message: format!("Could not read footer for file: {display}: {e}"),
+        })?;
+        num_rows += parquet::file::reader::FileReader::metadata(&meta).file_metadata().num_rows() as u64;
+        urls.push(ListingTableUrl::parse(&display)?);
+    }
+    if urls.is_empty() {
+        return Ok(BatchInput {
+            provider: Arc::new(MemTable::try_new(Arc::clone(schema), vec![vec![]])?),
+            num_rows: 0,
+        });
+    }
+    let options = ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension("");
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(options)
+        .with_schema(Arc::clone(schema));
+    let table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(config)?);
+    Ok(BatchInput {
+        provider: table,
+        num_rows,
+    })
+}
+
+/// Options of a file stream (keys lower-cased).
+#[derive(Debug, Clone)]
+pub struct FileStreamOptions {
+    max_files: Option<u64>,
+    max_bytes: Option<u64>,
+    latest_first: bool,
+    recursive: bool,
+    name_filter: Option<glob::Pattern>,
+}
+
+impl FileStreamOptions {
+    /// Validate the options.
+    pub fn from_options(options: &HashMap<String, String>) -> Result<Self> {
+        let u = |k: &str, name: &str| -> Result<Option<u64>> {
+            options.get(k).map(|v| parse_u64_option(name, v)).transpose()
+        };
+        let max_files = u("maxfilespertrigger", "maxFilesPerTrigger")?;
+        if max_files == Some(0) {
+            return Err(Error::illegal_argument(
+                "Invalid value '0' for option 'maxFilesPerTrigger', must be a positive integer",
+            ));
+        }
+        let name_filter = options
+            .get("pathglobfilter")
+            .map(|p| {
+                glob::Pattern::new(p).map_err(|e| {
+                    Error::illegal_argument(format!("Invalid value '{p}' for option 'pathGlobFilter': {e}"))
+                })
+            })
+            .transpose()?;
+        let b = |k: &str, name: &str| -> Result<bool> {
+            options
+                .get(k)
+                .map(|v| parse_bool_option(name, v))
+                .transpose()
+                .map(|v| v.unwrap_or(false))
+        };
+        Ok(FileStreamOptions {
+            max_files,
+            max_bytes: u("maxbytespertrigger", "maxBytesPerTrigger")?,
+            latest_first: b("latestfirst", "latestFirst")?,
+            recursive: b("recursivefilelookup", "recursiveFileLookup")?,
+            name_filter,
+        })
+    }
+}
+
+/// Factory for `readStream.format(json|csv|text|parquet).load(path)`.
+#[derive(Debug)]
+pub struct FileStreamFactory {
+    format: FileFormat,
+    path: String,
+    schema: SchemaRef,
+    read_opts: ReadOptions,
+    stream_opts: FileStreamOptions,
+}
+
+impl FileStreamFactory {
+    /// Check the path and options, as Spark does when `load()` is called.
+    pub fn new(format: FileFormat, path: &str, schema: SchemaRef, options: &HashMap<String, String>) -> Result<Self> {
+        check_path_exists(path)?;
+        Ok(FileStreamFactory {
+            format,
+            path: path.to_string(),
+            schema,
+            read_opts: ReadOptions::from_options(options)?,
+            stream_opts: FileStreamOptions::from_options(options)?,
+        })
+    }
+}
+
+impl SourceFactory for FileStreamFactory {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn create(&self, _ctx: &SourceContext) -> Result<Box<dyn Source>> {
+        Ok(Box::new(FileStreamSource {
+            format: self.format,
+            path: self.path.clone(),
+            schema: Arc::clone(&self.schema),
+            read_opts: self.read_opts.clone(),
+            stream_opts: self.stream_opts.clone(),
+            seen: HashSet::new(),
+            batches: BTreeMap::new(),
+            available_now: None,
+        }))
+    }
+}
+
+struct FileStreamSource {
+    format: FileFormat,
+    path: String,
+    schema: SchemaRef,
+    read_opts: ReadOptions,
+    stream_opts: FileStreamOptions,
+    /// Files already assigned to a batch.
+    seen: HashSet<PathBuf>,
+    /// logOffset -> files of that batch.
+    batches: BTreeMap<i64, Vec<FileEntry>>,
+    /// With `Trigger.AvailableNow`: the only files this run may take.
+    available_now: Option<HashSet<PathBuf>>,
+}
+
+fn log_offset(offset: Option<&Offset>) -> i64 {
+    offset
+        .and_then(|o| o.get("logOffset"))
+        .and_then(|v| v.as_i64())
+        .unwrap_or(-1)
+}
+
+impl FileStreamSource {
+    fn new_files(&self) -> Result<Vec<FileEntry>> {
+        let mut files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        files.retain(|f| !self.seen.contains(&f.path));
+        if let Some(allowed) = &self.available_now {
+            files.retain(|f| allowed.contains(&f.path));
+        }
+        files.sort_by(|a, b| a.mtime_ms.cmp(&b.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+        if self.stream_opts.latest_first {
+            files.reverse();
+        }
+        if let Some(max) = self.stream_opts.max_files {
+            files.truncate(max as usize);
+        }
+        if let Some(max_bytes) = self.stream_opts.max_bytes {
+            // take files until the limit is reached; always at least one
+            let mut total = 0u64;
+            let mut keep = 0;
+            for f in &files {
+                if keep > 0 && total + f.size > max_bytes {
+                    break;
+                }
+                total += f.size;
+                keep += 1;
+            }
+            files.truncate(keep);
+        }
+        Ok(files)
+    }
+}
+
+impl Source for FileStreamSource {
+    fn description(&self) -> String {
+        let abs = absolute(&self.path).map(|p| p.display().to_string()).unwrap_or_else(|_| self.path.clone());
+        format!("FileStreamSource[file:{abs}]")
+    }
+
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn latest_offset(&mut self) -> Result<Option<Offset>> {
+        let files = self.new_files()?;
+        let last = self.batches.keys().next_back().copied();
+        if files.is_empty() {
+            return Ok(last.map(|n| serde_json::json!({ "logOffset": n })));
+        }
+        let next = last.map_or(0, |n| n + 1);
+        for f in &files {
+            self.seen.insert(f.path.clone());
+        }
+        self.batches.insert(next, files);
+        Ok(Some(serde_json::json!({ "logOffset": next })))
+    }
+
+    fn get_batch(&mut self, start: Option<&Offset>, end: &Offset) -> Result<BatchInput> {
+        let (from, to) = (log_offset(start) + 1, log_offset(Some(end)));
+        let files: Vec<FileEntry> = self
+            .batches
+            .range(from..=to)
+            .flat_map(|(_, f)| f.iter().cloned())
+            .collect();
+        read_files(self.format, &files, &self.schema, &self.read_opts)
+    }
+
+    fn commit(&mut self, end: &Offset) -> Result<()> {
+        // the file lists of committed batches are no longer needed in memory
+        let to = log_offset(Some(end));
+        self.batches.retain(|k, _| *k >= to);
+        Ok(())
+    }
+
+    fn prepare_for_available_now(&mut self) -> Result<()> {
+        let files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        self.available_now = Some(files.into_iter().map(|f| f.path).collect());
+        Ok(())
+    }
+}

@@ -1,0 +1,136 @@
+//! Streaming sources: the `Source` trait the micro-batch loop drives, and the
+//! `StreamTable` placeholder that marks a source inside a DataFusion plan.
+//!
+//! A streaming DataFrame's plan holds a `TableScan` over a [`StreamTable`].
+//! Each query instantiates fresh [`Source`]s from the tables' factories, and
+//! for every micro-batch binds each scan to that batch's data (a
+//! [`BatchInput`]) before planning it with DataFusion.
+
+pub mod file;
+pub mod memory;
+pub mod rate;
+
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use arrow::datatypes::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::{Session as CatalogSession, TableProvider};
+use datafusion::datasource::TableType;
+use datafusion::error::DataFusionError;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::error::Result;
+
+/// A source offset, serialized as Spark does in progress JSON and (later)
+/// in `offsets/<batchId>` files.
+pub type Offset = serde_json::Value;
+
+/// The data of one micro-batch from one source.
+pub struct BatchInput {
+    /// What the batch's scan reads.
+    pub provider: Arc<dyn TableProvider>,
+    /// Rows in the batch (for `numInputRows`).
+    pub num_rows: u64,
+}
+
+/// A streaming source instance owned by one running query.
+pub trait Source: Send {
+    /// Spark-style description, e.g. `MemoryStream[id#0,value#1]`.
+    fn description(&self) -> String;
+    /// The schema of the rows this source produces.
+    fn schema(&self) -> SchemaRef;
+    /// The newest offset with data available, or `None` if there is none yet.
+    fn latest_offset(&mut self) -> Result<Option<Offset>>;
+    /// The data in `(start, end]`.
+    fn get_batch(&mut self, start: Option<&Offset>, end: &Offset) -> Result<BatchInput>;
+    /// Everything up to `end` is processed and will not be asked for again.
+    fn commit(&mut self, _end: &Offset) -> Result<()> {
+        Ok(())
+    }
+    /// `Trigger.AvailableNow` starts: cap the data at what exists now.
+    fn prepare_for_available_now(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Where a query's source instance lives and what it may use.
+#[derive(Debug, Clone, Default)]
+pub struct SourceContext {
+    /// Index of the source within its query (Spark's `sources/<n>`).
+    pub index: usize,
+}
+
+/// Creates a source instance for each query started over a DataFrame.
+pub trait SourceFactory: Send + Sync + Debug {
+    /// Schema of the rows (known when the DataFrame is built).
+    fn schema(&self) -> SchemaRef;
+    /// A fresh source for a starting query.
+    fn create(&self, ctx: &SourceContext) -> Result<Box<dyn Source>>;
+}
+
+/// The plan placeholder for a streaming source.
+#[derive(Debug)]
+pub struct StreamTable {
+    /// Builds this source for each query.
+    pub factory: Arc<dyn SourceFactory>,
+}
+
+impl StreamTable {
+    /// A placeholder for `factory`'s source.
+    pub fn new(factory: Arc<dyn SourceFactory>) -> Self {
+        StreamTable { factory }
+    }
+}
+
+#[async_trait]
+impl TableProvider for StreamTable {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.factory.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Temporary
+    }
+
+    async fn scan(
+        &self,
+        _state: &dyn CatalogSession,
+        _projection: Option<&Vec<usize>>,
+        _filters: &[Expr],
+        _limit: Option<usize>,
+    ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
+        Err(DataFusionError::External(Box::new(
+            crate::error::Error::analysis(
+                "QUERY_MUST_USE_WRITESTREAM",
+                "Queries with streaming sources must be executed with writeStream.start();",
+            ),
+        )))
+    }
+}
+
+/// Parse a Spark-style boolean option.
+pub fn parse_bool_option(name: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(crate::error::Error::illegal_argument(format!(
+            "Invalid value '{value}' for option '{name}': expected true or false"
+        ))),
+    }
+}
+
+/// Parse a Spark-style non-negative integer option.
+pub fn parse_u64_option(name: &str, value: &str) -> Result<u64> {
+    value.trim().parse::<u64>().map_err(|_| {
+        crate::error::Error::illegal_argument(format!(
+            "Invalid value '{value}' for option '{name}': expected a non-negative integer"
+        ))
+    })
+}

@@ -1,0 +1,165 @@
+//! `DataFrame` bindings: argument conversion only; the operations live in
+//! `sparklet_engine::dataframe`.
+
+use std::sync::Arc;
+
+use datafusion::dataframe::DataFrame;
+use datafusion::logical_expr::Expr;
+use pyo3::prelude::*;
+use pyo3_arrow::{PySchema, PyTable};
+use sparklet_engine::{catalog, dataframe, runtime, Error, Session};
+
+use crate::errors::IntoPyResult;
+use crate::expr::PyExpr;
+
+/// A DataFrame handle (an unexecuted plan).
+#[pyclass(name = "DataFrame", module = "sparklet._native", frozen)]
+pub struct PyDataFrame {
+    pub session: Arc<Session>,
+    pub df: DataFrame,
+}
+
+impl PyDataFrame {
+    fn wrap(&self, df: DataFrame) -> PyDataFrame {
+        PyDataFrame {
+            session: Arc::clone(&self.session),
+            df,
+        }
+    }
+
+    fn batch_only(&self, what: &str) -> PyResult<()> {
+        if catalog::is_streaming(self.df.logical_plan()) {
+            return Err(crate::errors::to_py(Error::analysis(
+                "QUERY_MUST_USE_WRITESTREAM",
+                format!("Queries with streaming sources must be executed with writeStream.start(); ({what})"),
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn exprs(args: Vec<PyRef<'_, PyExpr>>) -> Vec<Expr> {
+    args.iter().map(|e| e.expr.clone()).collect()
+}
+
+#[pymethods]
+impl PyDataFrame {
+    fn schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let schema = Arc::new(self.df.schema().as_arrow().clone());
+        Ok(PySchema::new(schema).into_pyarrow(py)?.unbind())
+    }
+
+    fn is_streaming(&self) -> bool {
+        catalog::is_streaming(self.df.logical_plan())
+    }
+
+    fn select(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::select(self.df.clone(), exprs(cols)).py()?))
+    }
+
+    fn filter(&self, cond: PyRef<'_, PyExpr>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::filter(self.df.clone(), cond.expr.clone()).py()?))
+    }
+
+    fn parse_sql(&self, text: &str) -> PyResult<PyExpr> {
+        Ok(PyExpr::new(dataframe::parse_sql(&self.df, text).py()?))
+    }
+
+    fn with_column(&self, name: &str, e: PyRef<'_, PyExpr>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::with_column(self.df.clone(), name, e.expr.clone()).py()?))
+    }
+
+    fn with_column_renamed(&self, old: &str, new: &str) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::with_column_renamed(self.df.clone(), old, new).py()?))
+    }
+
+    fn drop(&self, names: Vec<String>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::drop(self.df.clone(), &names).py()?))
+    }
+
+    fn alias(&self, name: &str) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(self.df.clone().alias(name).map_err(Error::from_planning).py()?))
+    }
+
+    fn union(&self, other: PyRef<'_, PyDataFrame>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::union(self.df.clone(), other.df.clone()).py()?))
+    }
+
+    fn union_by_name(&self, other: PyRef<'_, PyDataFrame>, allow_missing: bool) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::union_by_name(self.df.clone(), other.df.clone(), allow_missing).py()?))
+    }
+
+    fn limit(&self, n: usize) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(self.df.clone().limit(0, Some(n)).map_err(Error::from_planning).py()?))
+    }
+
+    fn distinct(&self) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(self.df.clone().distinct().map_err(Error::from_planning).py()?))
+    }
+
+    fn sort(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+        let sorts = cols.iter().map(|c| c.sort_expr()).collect();
+        Ok(self.wrap(self.df.clone().sort(sorts).map_err(Error::from_planning).py()?))
+    }
+
+    fn aggregate(&self, group: Vec<PyRef<'_, PyExpr>>, aggs: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+        let group = exprs(group)
+            .into_iter()
+            .map(|e| dataframe::resolve(&self.df, e))
+            .collect::<Result<Vec<_>, _>>()
+            .py()?;
+        let aggs = exprs(aggs)
+            .into_iter()
+            .map(|e| dataframe::resolve(&self.df, e))
+            .collect::<Result<Vec<_>, _>>()
+            .py()?;
+        Ok(self.wrap(self.df.clone().aggregate(group, aggs).map_err(Error::from_planning).py()?))
+    }
+
+    fn create_or_replace_temp_view(&self, name: &str) -> PyResult<()> {
+        self.session
+            .create_or_replace_temp_view(name, self.df.clone())
+            .py()
+    }
+
+    /// Execute a batch DataFrame into a pyarrow Table (the GIL is released
+    /// while DataFusion runs).
+    fn collect(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.batch_only("collect")?;
+        let df = self.df.clone();
+        let schema = Arc::new(df.schema().as_arrow().clone());
+        let batches = py
+            .detach(|| {
+                runtime::block_on(df.collect())
+                    .and_then(|r| r.map_err(Error::from_execution))
+            })
+            .py()?;
+        let table = PyTable::try_new(batches, schema)?;
+        Ok(table.into_pyarrow(py)?.unbind())
+    }
+
+    fn count(&self, py: Python<'_>) -> PyResult<usize> {
+        self.batch_only("count")?;
+        let df = self.df.clone();
+        py.detach(|| runtime::block_on(df.count()).and_then(|r| r.map_err(Error::from_execution)))
+            .py()
+    }
+
+    fn explain_string(&self, extended: bool) -> PyResult<String> {
+        let plan = self.df.logical_plan();
+        let logical = format!("{}", plan.display_indent());
+        if !extended {
+            return Ok(format!("== Logical Plan ==\n{logical}"));
+        }
+        let optimized = self
+            .df
+            .clone()
+            .into_optimized_plan()
+            .map_err(Error::from_planning)
+            .py()?;
+        Ok(format!(
+            "== Parsed Logical Plan ==\n{logical}\n\n== Optimized Logical Plan ==\n{}",
+            optimized.display_indent()
+        ))
+    }
+}

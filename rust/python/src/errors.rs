@@ -1,0 +1,105 @@
+//! Engine errors to Python exceptions. The exception classes are defined
+//! once, in pure Python (`sparklet.errors`, mirroring `pyspark.errors`);
+//! this maps each engine error to its class with Spark's condition.
+
+use std::fmt;
+
+use pyo3::prelude::*;
+use sparklet_engine::Error;
+
+pyo3::import_exception!(sparklet.errors, AnalysisException);
+pyo3::import_exception!(sparklet.errors, IllegalArgumentException);
+pyo3::import_exception!(sparklet.errors, StreamingQueryException);
+pyo3::import_exception!(sparklet.errors, SparkRuntimeException);
+
+/// A Python exception raised by user code, carried through the engine.
+pub struct UserError {
+    /// The original exception (becomes `__cause__`).
+    pub err: PyErr,
+    /// Its formatted traceback, for messages.
+    pub text: String,
+}
+
+impl UserError {
+    /// Capture `err` with its traceback text.
+    pub fn new(py: Python<'_>, err: PyErr) -> Self {
+        let text = format_exception(py, &err);
+        UserError { err, text }
+    }
+}
+
+impl fmt::Debug for UserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "UserError({})", self.text)
+    }
+}
+
+impl fmt::Display for UserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for UserError {}
+
+fn format_exception(py: Python<'_>, err: &PyErr) -> String {
+    let formatted = py.import("traceback").and_then(|tb| {
+        let lines = tb.call_method1(
+            "format_exception",
+            (err.get_type(py), err.value(py), err.traceback(py)),
+        )?;
+        let joined: String = "".into_pyobject(py)?.call_method1("join", (lines,))?.extract()?;
+        Ok::<_, PyErr>(joined)
+    });
+    formatted.unwrap_or_else(|_| err.to_string())
+}
+
+/// Convert an engine error into the matching Python exception.
+pub fn to_py(err: Error) -> PyErr {
+    match err {
+        Error::Analysis { condition, message } => {
+            AnalysisException::new_err((format!("[{condition}] {message}"), condition))
+        }
+        Error::IllegalArgument { message } => IllegalArgumentException::new_err((message,)),
+        Error::UserCode(inner) => match inner.downcast::<UserError>() {
+            Ok(user) => user.err,
+            Err(other) => SparkRuntimeException::new_err((other.to_string(),)),
+        },
+        Error::Input { condition, message } => {
+            SparkRuntimeException::new_err((format!("[{condition}] {message}"), condition))
+        }
+        other => SparkRuntimeException::new_err((other.to_string(),)),
+    }
+}
+
+/// The Python error for a query that failed with `err`: a
+/// `StreamingQueryException` (Spark's `STREAM_FAILED`) whose `__cause__` is
+/// the user's own exception when user code failed.
+pub fn query_failed(py: Python<'_>, id: &str, run_id: &str, err: &Error) -> PyErr {
+    let detail = match err {
+        Error::UserCode(inner) => inner.to_string(),
+        other => other.to_string(),
+    };
+    let message = format!(
+        "[STREAM_FAILED] Query [id = {id}, runId = {run_id}] terminated with exception: {detail}"
+    );
+    let exc = StreamingQueryException::new_err((message, "STREAM_FAILED"));
+    if let Error::UserCode(inner) = err {
+        if let Some(user) = inner.downcast_ref::<UserError>() {
+            exc.set_cause(py, Some(user.err.clone_ref(py)));
+        }
+    }
+    exc
+}
+
+/// `Result` extension: engine errors into Python exceptions.
+pub trait IntoPyResult<T> {
+    /// Convert the error side.
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, Error> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}

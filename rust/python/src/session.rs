@@ -1,0 +1,177 @@
+//! `SparkSession` bindings: catalog, conf, readers and the query manager.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3_arrow::{PyRecordBatchReader, PySchema};
+use sparklet_engine::Session;
+
+use crate::dataframe::PyDataFrame;
+use crate::errors::{query_failed, IntoPyResult};
+use crate::streaming::{PyMemoryStream, PyStreamingQuery};
+
+/// A session handle.
+#[pyclass(name = "Session", module = "sparklet._native", frozen)]
+pub struct PySession {
+    pub inner: Arc<Session>,
+}
+
+impl PySession {
+    pub fn df(&self, df: datafusion::dataframe::DataFrame) -> PyDataFrame {
+        PyDataFrame {
+            session: Arc::clone(&self.inner),
+            df,
+        }
+    }
+}
+
+#[pymethods]
+impl PySession {
+    #[new]
+    fn new(conf: Vec<(String, String)>) -> PyResult<Self> {
+        Ok(PySession {
+            inner: Session::new(conf).py()?,
+        })
+    }
+
+    fn conf_get(&self, key: &str) -> Option<String> {
+        self.inner.conf.get(key)
+    }
+
+    fn conf_set(&self, key: &str, value: &str) {
+        self.inner.conf.set(key, value)
+    }
+
+    fn conf_unset(&self, key: &str) {
+        self.inner.conf.unset(key)
+    }
+
+    fn conf_all(&self) -> Vec<(String, String)> {
+        self.inner.conf.all()
+    }
+
+    fn sql(&self, py: Python<'_>, query: &str) -> PyResult<PyDataFrame> {
+        let s = Arc::clone(&self.inner);
+        let df = py.detach(|| s.sql(query)).py()?;
+        Ok(self.df(df))
+    }
+
+    fn table(&self, py: Python<'_>, name: &str) -> PyResult<PyDataFrame> {
+        let s = Arc::clone(&self.inner);
+        let df = py.detach(|| s.table(name)).py()?;
+        Ok(self.df(df))
+    }
+
+    fn drop_temp_view(&self, name: &str) -> PyResult<bool> {
+        self.inner.drop_temp_view(name).py()
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        let ctx = self.inner.ctx();
+        let mut names = Vec::new();
+        if let Some(cat) = ctx.catalog("datafusion") {
+            if let Some(schema) = cat.schema("public") {
+                names = schema.table_names();
+            }
+        }
+        names.sort();
+        names
+    }
+
+    /// Build a DataFrame from any Arrow stream (a pyarrow Table).
+    fn create_dataframe(&self, py: Python<'_>, data: PyRecordBatchReader) -> PyResult<PyDataFrame> {
+        let reader = data.into_reader()?;
+        let schema = reader.schema();
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| crate::errors::to_py(e.into()))?;
+        let s = Arc::clone(&self.inner);
+        let df = py.detach(|| s.create_dataframe(schema, batches)).py()?;
+        Ok(self.df(df))
+    }
+
+    #[pyo3(signature = (format, paths, schema, options))]
+    fn read(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        paths: Vec<String>,
+        schema: Option<PySchema>,
+        options: HashMap<String, String>,
+    ) -> PyResult<PyDataFrame> {
+        let s = Arc::clone(&self.inner);
+        let schema = schema.map(|s| s.into_inner());
+        let df = py.detach(|| s.read(format, &paths, schema, &options)).py()?;
+        Ok(self.df(df))
+    }
+
+    #[pyo3(signature = (format, path, schema, options))]
+    fn read_stream(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        path: Option<String>,
+        schema: Option<PySchema>,
+        options: HashMap<String, String>,
+    ) -> PyResult<PyDataFrame> {
+        let s = Arc::clone(&self.inner);
+        let schema = schema.map(|s| s.into_inner());
+        let df = py
+            .detach(|| s.read_stream(format, path.as_deref(), schema, &options))
+            .py()?;
+        Ok(self.df(df))
+    }
+
+    fn memory_stream(&self, schema: PySchema) -> PyResult<(PyMemoryStream, PyDataFrame)> {
+        let (stream, df) = self.inner.memory_stream(schema.into_inner()).py()?;
+        Ok((PyMemoryStream { inner: stream }, self.df(df)))
+    }
+
+    fn active_queries(&self) -> Vec<PyStreamingQuery> {
+        self.inner
+            .streams
+            .active()
+            .into_iter()
+            .map(|q| PyStreamingQuery { inner: q })
+            .collect()
+    }
+
+    fn get_query(&self, id: &str) -> Option<PyStreamingQuery> {
+        self.inner.streams.get(id).map(|q| PyStreamingQuery { inner: q })
+    }
+
+    /// Wait for any query to end, waking for Ctrl-C every 100 ms.
+    #[pyo3(signature = (timeout_ms=None))]
+    fn await_any_termination(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
+        let deadline = timeout_ms.map(|t| std::time::Instant::now() + Duration::from_millis(t));
+        loop {
+            let slice = match deadline {
+                Some(d) => d
+                    .saturating_duration_since(std::time::Instant::now())
+                    .min(Duration::from_millis(100)),
+                None => Duration::from_millis(100),
+            };
+            let streams = Arc::clone(&self.inner.streams);
+            match py.detach(|| streams.await_any_termination(Some(slice))) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(e) => return Err(query_failed(py, "?", "?", &e)),
+            }
+            py.check_signals()?;
+            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Ok(false);
+            }
+        }
+    }
+
+    fn reset_terminated(&self) {
+        self.inner.streams.reset_terminated()
+    }
+
+    fn stop(&self, py: Python<'_>) {
+        let s = Arc::clone(&self.inner);
+        py.detach(|| s.stop())
+    }
+}

@@ -1,0 +1,232 @@
+//! Streaming bindings: starting queries, the query handle, MemoryStream.
+//! User callbacks (foreachBatch, console output) are the only places the
+//! engine thread takes the GIL.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+use pyo3_arrow::{PyRecordBatchReader, PyTable};
+use sparklet_engine::engine::execution::OutputMode;
+use sparklet_engine::engine::query::StreamingQuery;
+use sparklet_engine::engine::trigger::Trigger;
+use sparklet_engine::sinks::SinkBatch;
+use sparklet_engine::sources::memory::MemoryStream;
+use sparklet_engine::{Error, SinkSpec};
+
+use crate::dataframe::PyDataFrame;
+use crate::errors::{query_failed, IntoPyResult, UserError};
+
+/// The buffer behind `sparklet.testing.MemoryStream`.
+#[pyclass(name = "MemoryStream", module = "sparklet._native", frozen)]
+pub struct PyMemoryStream {
+    pub inner: Arc<MemoryStream>,
+}
+
+#[pymethods]
+impl PyMemoryStream {
+    /// Append rows (any Arrow stream); returns the new offset.
+    fn add_data(&self, py: Python<'_>, data: PyRecordBatchReader) -> PyResult<i64> {
+        let reader = data.into_reader()?;
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| crate::errors::to_py(e.into()))?;
+        let stream = Arc::clone(&self.inner);
+        py.detach(|| stream.add_data(batches)).py()
+    }
+}
+
+/// A running query.
+#[pyclass(name = "StreamingQuery", module = "sparklet._native", frozen)]
+pub struct PyStreamingQuery {
+    pub inner: StreamingQuery,
+}
+
+impl PyStreamingQuery {
+    fn failed(&self, py: Python<'_>, e: &Error) -> PyErr {
+        query_failed(py, self.inner.id(), self.inner.run_id(), e)
+    }
+
+    /// Wait in 100 ms slices so Ctrl-C (SIGINT) interrupts the wait.
+    fn wait<F>(&self, py: Python<'_>, timeout_ms: Option<u64>, f: F) -> PyResult<bool>
+    where
+        F: Fn(&StreamingQuery, Duration) -> Result<bool, Arc<Error>> + Sync,
+    {
+        let deadline = timeout_ms.map(|t| Instant::now() + Duration::from_millis(t));
+        loop {
+            let slice = match deadline {
+                Some(d) => d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)),
+                None => Duration::from_millis(100),
+            };
+            let q = self.inner.clone();
+            match py.detach(|| f(&q, slice)) {
+                Ok(true) => return Ok(true),
+                Ok(false) => {}
+                Err(e) => return Err(self.failed(py, &e)),
+            }
+            py.check_signals()?;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(false);
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PyStreamingQuery {
+    fn id(&self) -> String {
+        self.inner.id().to_string()
+    }
+
+    fn run_id(&self) -> String {
+        self.inner.run_id().to_string()
+    }
+
+    fn name(&self) -> Option<String> {
+        self.inner.name().map(str::to_string)
+    }
+
+    fn is_active(&self) -> bool {
+        self.inner.is_active()
+    }
+
+    fn status_json(&self) -> String {
+        serde_json::to_string(&self.inner.status()).unwrap_or_default()
+    }
+
+    fn last_progress_json(&self) -> Option<String> {
+        self.inner.last_progress().map(|p| p.to_json())
+    }
+
+    fn recent_progress_json(&self) -> Vec<String> {
+        self.inner.recent_progress().iter().map(|p| p.to_json()).collect()
+    }
+
+    fn exception(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.inner
+            .exception()
+            .map(|e| self.failed(py, &e).into_value(py).into_any())
+    }
+
+    fn explain(&self) -> String {
+        self.inner.explain()
+    }
+
+    #[pyo3(signature = (timeout_ms=None))]
+    fn await_termination(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
+        self.wait(py, timeout_ms, |q, slice| q.await_termination(Some(slice)))
+    }
+
+    #[pyo3(signature = (timeout_ms=None))]
+    fn process_all_available(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
+        let target = self.inner.idle_target();
+        self.wait(py, timeout_ms, |q, slice| q.process_all_available(target, slice))
+    }
+
+    fn stop(&self, py: Python<'_>) {
+        let q = self.inner.clone();
+        py.detach(|| q.stop())
+    }
+}
+
+/// Milliseconds in a Spark interval string (`"10 seconds"`).
+#[pyfunction]
+pub fn parse_interval_ms(text: &str) -> PyResult<i64> {
+    sparklet_engine::engine::trigger::parse_duration_ms(text).py()
+}
+
+/// Render rows as `DataFrame.show` / the console sink print them.
+#[pyfunction]
+pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -> PyResult<String> {
+    let reader = data.into_reader()?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| crate::errors::to_py(e.into()))?;
+    sparklet_engine::sinks::console::render_show(&SinkBatch { schema, batches }, num_rows, truncate).py()
+}
+
+fn callback_error(py: Python<'_>, e: PyErr) -> Error {
+    Error::UserCode(Box::new(UserError::new(py, e)))
+}
+
+/// `df.writeStream....start()`.
+#[pyfunction]
+#[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, foreach_batch=None, console_out=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn start_query(
+    py: Python<'_>,
+    df: PyRef<'_, PyDataFrame>,
+    format: &str,
+    options: HashMap<String, String>,
+    query_name: Option<String>,
+    trigger: &str,
+    trigger_ms: u64,
+    output_mode: &str,
+    foreach_batch: Option<Py<PyAny>>,
+    console_out: Option<Py<PyAny>>,
+) -> PyResult<PyStreamingQuery> {
+    let options: HashMap<String, String> = options
+        .into_iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect();
+    let trigger = match trigger {
+        "once" => Trigger::Once,
+        "availableNow" => Trigger::AvailableNow,
+        _ => Trigger::ProcessingTime { interval_ms: trigger_ms },
+    };
+    let output_mode = OutputMode::parse(output_mode).py()?;
+    let sink = if let Some(func) = foreach_batch {
+        SinkSpec::ForeachBatch(Box::new(move |batch_id: i64, data: SinkBatch| {
+            Python::attach(|py| {
+                let run = || -> PyResult<()> {
+                    let table = PyTable::try_new(data.batches, data.schema)?.into_pyarrow(py)?;
+                    func.call1(py, (table, batch_id))?;
+                    Ok(())
+                };
+                run().map_err(|e| callback_error(py, e))
+            })
+        }))
+    } else {
+        match format.to_ascii_lowercase().as_str() {
+            "console" => {
+                let num_rows = options
+                    .get("numrows")
+                    .map(|v| v.parse::<usize>())
+                    .transpose()
+                    .map_err(|_| crate::errors::IllegalArgumentException::new_err(("Invalid value for option 'numRows': expected a positive integer",)))?
+                    .unwrap_or(20);
+                let truncate = options
+                    .get("truncate")
+                    .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
+                let out = console_out.ok_or_else(|| {
+                    crate::errors::IllegalArgumentException::new_err(("console sink needs an output",))
+                })?;
+                SinkSpec::Console {
+                    num_rows,
+                    truncate,
+                    out: Box::new(move |text: &str| {
+                        Python::attach(|py| {
+                            out.call1(py, (text,)).map(|_| ()).map_err(|e| callback_error(py, e))
+                        })
+                    }),
+                }
+            }
+            "memory" => SinkSpec::Memory,
+            "noop" => SinkSpec::Noop,
+            other => {
+                return Err(crate::errors::to_py(Error::analysis(
+                    "DATA_SOURCE_NOT_FOUND",
+                    format!("Failed to find the data source: {other}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
+                )))
+            }
+        }
+    };
+    let session = Arc::clone(&df.session);
+    let frame = df.df.clone();
+    let q = py
+        .detach(|| session.start_query(frame, sink, query_name, trigger, output_mode))
+        .py()?;
+    Ok(PyStreamingQuery { inner: q })
+}
