@@ -1,1 +1,7 @@
+//! Engine integration tests: one binary, a module per area.
 
+mod common;
+mod engine;
+mod formats;
+mod functions;
+mod sources;

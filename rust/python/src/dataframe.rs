@@ -138,6 +138,18 @@ impl PyDataFrame {
         Ok(table.into_pyarrow(py)?.unbind())
     }
 
+    /// Execute and discard the rows; the row count (the batch side of benchmarks).
+    fn run_discard(&self, py: Python<'_>) -> PyResult<usize> {
+        self.batch_only("run_discard")?;
+        let df = self.df.clone();
+        py.detach(|| {
+            runtime::block_on(df.collect())
+                .and_then(|r| r.map_err(Error::from_execution))
+                .map(|b| b.iter().map(|b| b.num_rows()).sum())
+        })
+        .py()
+    }
+
     fn count(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("count")?;
         let df = self.df.clone();

@@ -113,6 +113,11 @@ impl PyStreamingQuery {
         self.inner.explain()
     }
 
+    /// Wall times (ns) of recent no-data triggers (for benchmarks).
+    fn idle_trigger_nanos(&self) -> Vec<u64> {
+        self.inner.idle_trigger_nanos()
+    }
+
     #[pyo3(signature = (timeout_ms=None))]
     fn await_termination(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
         self.wait(py, timeout_ms, |q, slice| q.await_termination(Some(slice)))

@@ -311,9 +311,14 @@ impl Execution {
             self.shared.push_progress(p);
             self.last_progress_ms = start_ms;
         }
+        let nanos = trigger_start.elapsed().as_nanos() as u64;
         self.shared.update(|st| {
             st.status = QueryStatus::new(message, false, false);
             st.idle_checks += 1;
+            st.idle_nanos.push_back(nanos);
+            if st.idle_nanos.len() > 1024 {
+                st.idle_nanos.pop_front();
+            }
         });
         Ok(())
     }

@@ -21,6 +21,8 @@ pub(crate) struct QueryState {
     pub recent: VecDeque<QueryProgress>,
     /// Times the loop found no new data (processAllAvailable waits on it).
     pub idle_checks: u64,
+    /// Wall time of recent no-data triggers, ns (benchmarks read it).
+    pub idle_nanos: VecDeque<u64>,
 }
 
 /// State shared between a query's handle(s) and its engine thread.
@@ -51,6 +53,7 @@ impl QueryShared {
                 status: QueryStatus::new("Initializing sources", false, false),
                 recent: VecDeque::new(),
                 idle_checks: 0,
+                idle_nanos: VecDeque::new(),
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -122,6 +125,11 @@ impl StreamingQuery {
     /// The error that stopped the query, if it failed.
     pub fn exception(&self) -> Option<Arc<Error>> {
         self.shared.state.lock().exception.clone()
+    }
+
+    /// Wall times (ns) of the most recent triggers that found no new data.
+    pub fn idle_trigger_nanos(&self) -> Vec<u64> {
+        self.shared.state.lock().idle_nanos.iter().copied().collect()
     }
 
     /// The plan description printed by `explain()`.

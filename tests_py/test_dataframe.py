@@ -1,0 +1,103 @@
+"""Stateless DataFrame operations on batch DataFrames."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparklet.errors import AnalysisException, PySparkValueError
+from sparklet.sql import DataFrame, Row, SparkSession
+from sparklet.sql import functions as F
+
+
+@pytest.fixture
+def people(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame(
+        [(1, "ann", 31, "NL"), (2, "bob", 17, "DE"), (3, "cy", None, "NL")],
+        "id INT, name STRING, age INT, country STRING",
+    )
+
+
+def test_select_filter_with_column(people: DataFrame) -> None:
+    out = (
+        people.where(F.col("age") >= 18)
+        .withColumn("age_next", F.col("age") + 1)
+        .select("name", "age_next", (F.col("id") * 10).alias("id10"))
+        .collect()
+    )
+    assert out == [Row(name="ann", age_next=32, id10=10)]
+
+
+def test_filter_with_sql_string_and_select_expr(people: DataFrame) -> None:
+    assert [r.name for r in people.filter("age IS NULL OR age < 18").orderBy("id").collect()] == ["bob", "cy"]
+    out = people.selectExpr("upper(name) AS up", "id * 2 AS twice").orderBy("twice").collect()
+    assert out[0] == Row(up="ANN", twice=2)
+
+
+def test_rename_drop_columns_dtypes(people: DataFrame) -> None:
+    df = people.withColumnRenamed("name", "who").drop("age", "no_such_column")
+    assert df.columns == ["id", "who", "country"]
+    assert people.withColumnRenamed("missing", "x").columns == people.columns
+    assert people.dtypes[2] == ("age", "int")
+
+
+def test_unknown_column_names_it_and_lists_the_others(people: DataFrame) -> None:
+    with pytest.raises(AnalysisException) as e:
+        people.select("nme")
+    assert e.value.getCondition() == "UNRESOLVED_COLUMN.WITH_SUGGESTION"
+    assert "`nme`" in str(e.value) and "`name`" in str(e.value)
+    with pytest.raises(AnalysisException):
+        people.filter("agee > 3")
+    with pytest.raises(AnalysisException):
+        people["nope"]
+
+
+def test_union_and_union_by_name(spark: SparkSession) -> None:
+    a = spark.createDataFrame([(1, "x")], "id INT, v STRING")
+    b = spark.createDataFrame([("y", 2)], "v STRING, id INT")
+    assert a.unionByName(b).orderBy("id").collect() == [Row(id=1, v="x"), Row(id=2, v="y")]
+    c = spark.createDataFrame([(3, "z")], "n INT, w STRING")
+    assert a.union(c).columns == ["id", "v"] and a.union(c).count() == 2
+    with pytest.raises(AnalysisException, match="NUM_COLUMNS_MISMATCH"):
+        a.union(spark.createDataFrame([(1,)], "id INT"))
+
+
+def test_alias_qualifies_columns(people: DataFrame) -> None:
+    out = people.alias("p").select(F.col("p.name")).orderBy("name").collect()
+    assert [r.name for r in out] == ["ann", "bob", "cy"]
+
+
+def test_cast_and_limit_and_order(people: DataFrame) -> None:
+    out = people.select(F.col("id").cast("string").alias("s")).orderBy(F.col("s").desc()).limit(2).collect()
+    assert [r.s for r in out] == ["3", "2"]
+
+
+def test_group_by_on_batches(people: DataFrame) -> None:
+    out = people.groupBy("country").agg(F.count("*").alias("n"), F.max("age").alias("oldest")).orderBy("country")
+    assert out.collect() == [Row(country="DE", n=1, oldest=17), Row(country="NL", n=2, oldest=31)]
+
+
+def test_show_and_print_schema(people: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
+    people.orderBy("id").show(2)
+    out = capsys.readouterr().out
+    assert out.splitlines()[:4] == [
+        "+---+----+---+-------+",
+        "| id|name|age|country|",
+        "+---+----+---+-------+",
+        "|  1| ann| 31|     NL|",
+    ]
+    assert "only showing top 2 rows" in out
+    people.printSchema()
+    assert " |-- age: integer (nullable = true)" in capsys.readouterr().out
+
+
+def test_to_pandas_and_arrow(people: DataFrame) -> None:
+    pdf = people.orderBy("id").toPandas()
+    assert list(pdf["name"]) == ["ann", "bob", "cy"]
+    table = people.toArrow()
+    assert table.num_rows == 3 and table.schema.names == ["id", "name", "age", "country"]
+    assert people.first() == Row(id=1, name="ann", age=31, country="NL")
+
+
+def test_column_in_boolean_context_is_an_error(people: DataFrame) -> None:
+    with pytest.raises(PySparkValueError, match="CANNOT_CONVERT_COLUMN_INTO_BOOL"):
+        bool(F.col("a") > 1)

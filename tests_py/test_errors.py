@@ -1,0 +1,122 @@
+"""Errors users hit, raised as PySpark raises them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import (
+    AnalysisException,
+    IllegalArgumentException,
+    PySparkException,
+    PySparkTypeError,
+    PySparkValueError,
+    StreamingQueryException,
+)
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+
+def test_foreach_batch_exception_fails_the_query_with_traceback(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+
+    def explode_on_two(batch, batch_id):  # noqa: ANN001
+        if 2 in batch.column("id").to_pylist():
+            raise ValueError("bad row 2")
+
+    q = ms.toDF().writeStream.foreachBatch(explode_on_two).start()
+    ms.addData([(1,)])
+    q.processAllAvailable()
+    ms.addData([(2,)])
+    with pytest.raises(StreamingQueryException) as e:
+        q.awaitTermination(20)
+    msg = str(e.value)
+    assert "ValueError: bad row 2" in msg and "explode_on_two" in msg  # the Python traceback
+    assert e.value.getCondition() == "STREAM_FAILED" and q.id in msg
+    assert isinstance(e.value.__cause__, ValueError)
+    assert not q.isActive
+    exc = q.exception()
+    assert isinstance(exc, StreamingQueryException) and "bad row 2" in str(exc)
+    assert isinstance(exc, PySparkException)
+    with pytest.raises(StreamingQueryException):
+        q.processAllAvailable()
+
+
+def test_unknown_column_in_a_stream_is_reported_when_built(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    with pytest.raises(AnalysisException, match="`wrd`.*`word`"):
+        ms.toDF().select("wrd")
+    with pytest.raises(AnalysisException):
+        ms.toDF().where("no_such > 1")
+
+
+def test_bad_expressions_are_analysis_errors(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    with pytest.raises(AnalysisException):
+        ms.toDF().select(F.expr("word +* 1"))
+    with pytest.raises(AnalysisException, match="no_such_fn"):
+        ms.toDF().select(F.expr("no_such_fn(word)"))
+
+
+def test_streaming_dataframe_cannot_be_collected(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    with pytest.raises(AnalysisException, match=r"writeStream\.start\(\)"):
+        ms.toDF().collect()
+    with pytest.raises(AnalysisException, match="WRITE_STREAM_NOT_ALLOWED"):
+        spark.range(3).writeStream.format("noop").start()
+
+
+def test_sink_and_writer_validation(spark: SparkSession) -> None:
+    df = MemoryStream(spark, "id INT").toDF()
+    with pytest.raises(AnalysisException, match="queryName must be specified for memory sink"):
+        df.writeStream.format("memory").start()
+    with pytest.raises(AnalysisException, match="DATA_SOURCE_NOT_FOUND.*nosuchsink"):
+        df.writeStream.format("nosuchsink").start()
+    with pytest.raises(AnalysisException, match="Complete output mode not supported"):
+        df.writeStream.format("noop").outputMode("complete").start()
+    with pytest.raises(IllegalArgumentException, match="Unknown output mode"):
+        df.writeStream.format("noop").outputMode("sometimes").start()
+    with pytest.raises(PySparkValueError, match="ONLY_ALLOW_SINGLE_TRIGGER"):
+        df.writeStream.trigger(once=True, availableNow=True)
+    with pytest.raises(PySparkValueError, match="VALUE_NOT_TRUE"):
+        df.writeStream.trigger(once=False)
+    with pytest.raises(IllegalArgumentException, match="Invalid interval"):
+        df.writeStream.trigger(processingTime="every now and then")
+    with pytest.raises(PySparkTypeError, match="NOT_CALLABLE"):
+        df.writeStream.foreachBatch("print")
+
+
+def test_duplicate_active_query_name(spark: SparkSession) -> None:
+    df = MemoryStream(spark, "id INT").toDF()
+    df.writeStream.format("noop").queryName("dup").start()
+    with pytest.raises(IllegalArgumentException, match="already active"):
+        df.writeStream.format("noop").queryName("dup").start()
+
+
+def test_unknown_or_unsupported_stream_format(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(AnalysisException, match="DATA_SOURCE_NOT_FOUND"):
+        spark.readStream.format("carrier-pigeon").load()
+    with pytest.raises(AnalysisException, match="kafka"):
+        spark.readStream.format("kafka").load()
+
+
+def test_await_termination_is_interrupted_by_ctrl_c(spark: SparkSession) -> None:
+    q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        q.awaitTermination()
+    timer.join()
+    assert q.isActive  # interrupting the wait does not stop the query
+    q.stop()
+
+
+def test_bad_timeout(spark: SparkSession) -> None:
+    q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
+    with pytest.raises(PySparkValueError, match="timeout"):
+        q.awaitTermination(-1)

@@ -1,0 +1,69 @@
+"""Batch reads: json, csv, parquet, text, with Spark's parse modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sparklet.errors import AnalysisException, IllegalArgumentException, SparkRuntimeException
+from sparklet.sql import Row, SparkSession
+
+from conftest import write_json
+
+
+def test_json_with_and_without_schema(spark: SparkSession, tmp_path: Path) -> None:
+    write_json(tmp_path, "a.json", [{"b": "x", "a": 1}, {"a": 2}])
+    inferred = spark.read.json(str(tmp_path))
+    assert inferred.dtypes == [("a", "bigint"), ("b", "string")]  # sorted by name, as Spark infers
+    typed = spark.read.schema("a INT, b STRING").json(str(tmp_path))
+    assert typed.orderBy("a").collect() == [Row(a=1, b="x"), Row(a=2, b=None)]
+
+
+def test_json_parse_modes(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "m.json").write_text('{"a": 1}\n{broken\n{"a": 3}\n')
+    schema = "a INT, _corrupt_record STRING"
+    rows = spark.read.schema(schema).json(str(tmp_path)).collect()
+    assert rows == [Row(a=1, _corrupt_record=None), Row(a=None, _corrupt_record="{broken"), Row(a=3, _corrupt_record=None)]
+    dropped = spark.read.schema("a INT").option("mode", "DROPMALFORMED").json(str(tmp_path))
+    assert [r.a for r in dropped.collect()] == [1, 3]
+    with pytest.raises(SparkRuntimeException, match="FAILFAST"):
+        spark.read.schema("a INT").option("mode", "FAILFAST").json(str(tmp_path)).collect()
+
+
+def test_json_multiline(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "doc.json").write_text('[\n {"a": 1},\n {"a": 2}\n]\n')
+    df = spark.read.option("multiLine", True).schema("a INT").json(str(tmp_path))
+    assert [r.a for r in df.collect()] == [1, 2]
+
+
+def test_csv_header_infer_and_sep(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "p.csv").write_text("name|score\nann|1.5\nbob|2\n")
+    as_strings = spark.read.option("header", True).option("sep", "|").csv(str(tmp_path))
+    assert as_strings.dtypes == [("name", "string"), ("score", "string")]
+    inferred = spark.read.csv(str(tmp_path), header=True, sep="|", inferSchema=True)
+    assert inferred.dtypes == [("name", "string"), ("score", "double")]
+    assert inferred.collect()[1] == Row(name="bob", score=2.0)
+    no_header = spark.read.csv(str(tmp_path), sep="|")
+    assert no_header.columns == ["_c0", "_c1"] and no_header.count() == 3
+
+
+def test_parquet_and_text(spark: SparkSession, tmp_path: Path) -> None:
+    pq.write_table(pa.table({"x": [1, 2, 3]}), tmp_path / "t.parquet")
+    assert spark.read.parquet(str(tmp_path)).count() == 3
+    assert spark.read.format("parquet").load(str(tmp_path / "t.parquet")).collect()[0] == Row(x=1)
+    (tmp_path / "lines.txt").write_text("one\ntwo\n")
+    text = spark.read.text(str(tmp_path / "lines.txt"))
+    assert text.columns == ["value"] and [r.value for r in text.collect()] == ["one", "two"]
+
+
+def test_missing_path_unknown_format_bad_option(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(AnalysisException, match="PATH_NOT_FOUND.*nowhere"):
+        spark.read.json(str(tmp_path / "nowhere"))
+    with pytest.raises(AnalysisException, match="DATA_SOURCE_NOT_FOUND.*avro2"):
+        spark.read.format("avro2").load(str(tmp_path))
+    (tmp_path / "x.json").write_text("{}\n")
+    with pytest.raises(IllegalArgumentException, match="mode"):
+        spark.read.option("mode", "SOMETIMES").json(str(tmp_path))

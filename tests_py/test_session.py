@@ -1,0 +1,84 @@
+"""SparkSession: builder, conf, createDataFrame, SQL, views."""
+
+from __future__ import annotations
+
+import datetime
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError, SparkRuntimeException
+from sparklet.sql import Row, SparkSession
+from sparklet.sql.types import LongType, StringType
+
+
+def test_builder_returns_the_active_session_with_config(spark: SparkSession) -> None:
+    s = SparkSession.builder.appName("again").master("local[2]").config("spark.sql.shuffle.partitions", 4).getOrCreate()
+    assert s is spark
+    assert s.conf.get("spark.sql.shuffle.partitions") == "4"
+    assert s.conf.get("spark.app.name") == "again"
+    assert s.version.startswith("4.")
+    assert SparkSession.getActiveSession() is spark
+
+
+def test_conf_get_set_unset(spark: SparkSession) -> None:
+    spark.conf.set("my.key", True)
+    assert spark.conf.get("my.key") == "true"
+    spark.conf.unset("my.key")
+    assert spark.conf.get("my.key", None) is None
+    assert spark.conf.get("spark.sql.streaming.numRecentProgressUpdates") == "100"
+    with pytest.raises(SparkRuntimeException, match="SQL_CONF_NOT_FOUND"):
+        spark.conf.get("no.such.key")
+
+
+def test_create_dataframe_from_tuples_with_ddl(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "a"), (2, None)], "id INT, name STRING")
+    assert df.dtypes == [("id", "int"), ("name", "string")]
+    assert df.collect() == [Row(id=1, name="a"), Row(id=2, name=None)]
+    assert not df.isStreaming
+
+
+def test_create_dataframe_infers_types_like_pyspark(spark: SparkSession) -> None:
+    ts = datetime.datetime(2026, 11, 29, 10, 0, 0)
+    df = spark.createDataFrame([Row(n=1, x=1.5, s="a", b=True, t=ts)])
+    assert df.dtypes == [("n", "bigint"), ("x", "double"), ("s", "string"), ("b", "boolean"), ("t", "timestamp")]
+    assert df.collect()[0].t == ts
+    df2 = spark.createDataFrame([{"k": "a", "v": 1}, {"k": "b", "v": 2}])
+    assert df2.columns == ["k", "v"]
+    df3 = spark.createDataFrame([(1, "x")], ["num", "letter"])
+    assert df3.schema["num"].dataType == LongType() and df3.schema["letter"].dataType == StringType()
+
+
+def test_create_dataframe_from_pandas_and_arrow(spark: SparkSession) -> None:
+    pdf = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+    assert spark.createDataFrame(pdf).count() == 3
+    assert spark.createDataFrame(pdf, "a INT, b STRING").dtypes == [("a", "int"), ("b", "string")]
+    table = pa.table({"v": [1.0, 2.0]})
+    df = spark.createDataFrame(table)
+    assert df.toArrow().column("v").to_pylist() == [1.0, 2.0]
+    out = df.toPandas()
+    assert list(out["v"]) == [1.0, 2.0]
+
+
+def test_create_dataframe_rejects_values_of_the_wrong_type(spark: SparkSession) -> None:
+    with pytest.raises(PySparkTypeError, match="field id"):
+        spark.createDataFrame([("not a number",)], "id INT")
+    with pytest.raises(PySparkValueError, match="CANNOT_DETERMINE_TYPE"):
+        spark.createDataFrame([(None,)])
+
+
+def test_sql_over_temp_views_and_table(spark: SparkSession) -> None:
+    spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], "id INT, name STRING").createOrReplaceTempView("people")
+    out = spark.sql("SELECT name FROM people WHERE id >= 2 ORDER BY id").collect()
+    assert [r.name for r in out] == ["b", "c"]
+    assert spark.table("people").count() == 3
+    assert spark.catalog.tableExists("people")
+    assert spark.catalog.dropTempView("people") is True
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.table("people")
+
+
+def test_range(spark: SparkSession) -> None:
+    assert [r.id for r in spark.range(3).collect()] == [0, 1, 2]
+    assert [r.id for r in spark.range(2, 8, 3).collect()] == [2, 5]

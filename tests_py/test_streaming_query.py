@@ -1,0 +1,133 @@
+"""Sinks, triggers, the StreamingQuery handle and spark.streams."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pyarrow as pa
+import pytest
+
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+
+def test_foreach_batch_gets_a_pyarrow_table_and_batch_ids(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    got: list[tuple[int, pa.Table]] = []
+    q = ms.toDF().select((F.col("id") * 2).alias("twice")).writeStream.foreachBatch(lambda t, i: got.append((i, t))).start()
+    ms.addData([(1,), (2,)])
+    q.processAllAvailable()
+    ms.addData([(3,)])
+    q.processAllAvailable()
+    assert [i for i, _ in got] == [0, 1]
+    assert isinstance(got[0][1], pa.Table)
+    assert got[0][1].column("twice").to_pylist() == [2, 4]
+    assert got[1][1].to_pandas()["twice"].tolist() == [6]
+
+
+def test_console_sink_prints_batches(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    q = ms.toDF().writeStream.format("console").option("numRows", 1).start()
+    ms.addData([(1, "a" * 30), (2, "b")])
+    q.processAllAvailable()
+    q.stop()
+    out = capsys.readouterr().out
+    assert "Batch: 0" in out
+    assert "aaaaaaaaaaaaaaaaa..." in out  # truncated to 20 characters
+    assert "only showing top 1 row" in out
+
+
+def test_noop_sink_counts_rows(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.format("noop").start()
+    ms.addData([(i,) for i in range(10)])
+    q.processAllAvailable()
+    assert q.lastProgress["sink"]["numOutputRows"] == 10
+
+
+def test_trigger_once_and_available_now_stop_by_themselves(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    ms.addData([(1,)])
+    ms.addData([(2,)])
+    q = ms.toDF().writeStream.format("memory").queryName("once_out").trigger(once=True).start()
+    assert q.awaitTermination(20) is True
+    assert not q.isActive
+    assert spark.table("once_out").count() == 2
+    assert len([p for p in q.recentProgress if p["numInputRows"] > 0]) == 1
+
+
+def test_processing_time_trigger_spaces_batches(spark: SparkSession) -> None:
+    df = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).load()
+    q = df.writeStream.format("noop").trigger(processingTime="200 milliseconds").start()
+    time.sleep(1.1)
+    q.stop()
+    n = len([p for p in q.recentProgress if p["numInputRows"] > 0])
+    assert 3 <= n <= 7, n
+    assert q.status["message"] == "Stopped"
+
+
+def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.format("memory").queryName("progress_q").start()
+    assert uuid.UUID(q.id) and uuid.UUID(q.runId) and q.id != q.runId
+    assert q.name == "progress_q" and q.isActive
+    assert q.lastProgress is None
+    ms.addData([(1,), (2,), (3,)])
+    q.processAllAvailable()
+    p = q.lastProgress
+    for key in ["id", "runId", "name", "timestamp", "batchId", "batchDuration", "numInputRows", "inputRowsPerSecond",
+                "processedRowsPerSecond", "durationMs", "stateOperators", "sources", "sink"]:
+        assert key in p, key
+    assert p.id == q.id and p["runId"] == q.runId and p["batchId"] == 0 and p["numInputRows"] == 3
+    assert set(p["durationMs"]) >= {"latestOffset", "getBatch", "queryPlanning", "addBatch", "walCommit", "commitOffsets", "triggerExecution"}
+    assert p["sources"][0]["description"] == "MemoryStream[id]"
+    assert p["sources"][0]["startOffset"] is None and p["sources"][0]["endOffset"] == 0
+    assert p["sink"] == {"description": "MemorySink", "numOutputRows": 3}
+    assert json.loads(p.json)["batchId"] == 0 and "\n" in p.prettyJson
+    assert p["timestamp"].endswith("Z") and "T" in p["timestamp"]
+    status = q.status
+    assert set(status) == {"message", "isDataAvailable", "isTriggerActive"}
+    assert status["message"] == "Waiting for data to arrive" and status["isTriggerActive"] is False
+    assert len(q.recentProgress) == 1
+    q.stop()
+    assert not q.isActive and q.exception() is None
+
+
+def test_recent_progress_is_bounded_by_conf(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.streaming.numRecentProgressUpdates", 2)
+    try:
+        ms = MemoryStream(spark, "id INT")
+        q = ms.toDF().writeStream.format("noop").start()
+        for i in range(4):
+            ms.addData([(i,)])
+            q.processAllAvailable()
+        assert [p["batchId"] for p in q.recentProgress] == [2, 3]
+    finally:
+        spark.conf.unset("spark.sql.streaming.numRecentProgressUpdates")
+
+
+def test_stream_manager_active_get_and_await_any(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    q1 = ms.toDF().writeStream.format("noop").queryName("m1").start()
+    q2 = ms.toDF().writeStream.format("noop").queryName("m2").start()
+    assert {q.name for q in spark.streams.active} == {"m1", "m2"}
+    assert spark.streams.get(q1.id).name == "m1"
+    assert spark.streams.awaitAnyTermination(0.2) is False
+    q1.stop()
+    assert spark.streams.awaitAnyTermination(5) is True
+    assert [q.name for q in spark.streams.active] == ["m2"]
+    spark.streams.resetTerminated()
+    assert spark.streams.awaitAnyTermination(0.1) is False
+    q2.stop()
+    assert spark.streams.get(q2.id) is None
+
+
+def test_explain_prints_the_plan(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().where("id > 1").writeStream.format("noop").start()
+    q.explain()
+    out = capsys.readouterr().out
+    assert "Physical Plan" in out and "id > " in out
