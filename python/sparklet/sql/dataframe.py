@@ -91,7 +91,12 @@ class DataFrame:
     # ---- transformations ---------------------------------------------
     def select(self, *cols: Union[ColumnOrName, List[ColumnOrName]]) -> "DataFrame":
         """Project columns or expressions."""
-        exprs = [_to_col(c)._expr for c in _flatten(cols)]
+        exprs = []
+        for c in _flatten(cols):
+            if isinstance(c, str) and c == "*":
+                exprs.extend(_native.col(n) for n in self.columns)
+            else:
+                exprs.append(_to_col(c)._expr)
         return self._wrap(self._native.select(exprs))
 
     def selectExpr(self, *expr: Union[str, List[str]]) -> "DataFrame":

@@ -13,7 +13,7 @@ fn collect(plan: &LogicalPlan, out: &mut Vec<Arc<dyn SourceFactory>>) {
     let _ = plan.apply_with_subqueries(|node| {
         if let LogicalPlan::TableScan(scan) = node {
             if let Ok(provider) = source_as_provider(&scan.source) {
-                if let Some(st) = provider.as_any().downcast_ref::<StreamTable>() {
+                if let Some(st) = provider.downcast_ref::<StreamTable>() {
                     if !out.iter().any(|f| Arc::ptr_eq(f, &st.factory)) {
                         out.push(Arc::clone(&st.factory));
                     }

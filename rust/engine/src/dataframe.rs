@@ -2,7 +2,6 @@
 //! `DataFrame`: `F.expr` text resolved against the input, struct access by
 //! dotted name, `explode` in `select`, analysis errors in Spark's terms.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use arrow::datatypes::DataType;
@@ -31,9 +30,6 @@ struct Explode {
 macro_rules! placeholder_impl {
     ($t:ty, $name:expr) => {
         impl ScalarUDFImpl for $t {
-            fn as_any(&self) -> &dyn Any {
-                self
-            }
             fn name(&self) -> &str {
                 $name
             }
@@ -109,15 +105,6 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
         })
         .map_err(Error::from_planning)?;
     Ok(out.data)
-}
-
-/// The name Spark gives a column for `e` when it has no alias.
-fn output_name(e: &Expr) -> String {
-    match e {
-        Expr::Alias(a) => a.name.clone(),
-        Expr::Column(c) => c.name.clone(),
-        other => other.schema_name().to_string(),
-    }
 }
 
 /// `df.select(*exprs)`, with `explode` turned into an unnest.
@@ -226,6 +213,5 @@ pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Re
             }
         }
     }
-    let _ = output_name;
     df.union_by_name(other).map_err(Error::from_planning)
 }

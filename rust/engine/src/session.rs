@@ -228,7 +228,7 @@ impl Session {
     ) -> Result<StreamingQuery> {
         let (state, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
-        let schema: SchemaRef = Arc::new(Schema::from(plan.schema().as_ref().clone()));
+        let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
         let sink: Box<dyn Sink> = match sink {
             SinkSpec::Console { num_rows, truncate, out } => {
                 Box::new(crate::sinks::console::ConsoleSink::new(num_rows, truncate, out))

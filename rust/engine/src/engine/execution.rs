@@ -76,7 +76,7 @@ fn bind(plan: &LogicalPlan, factories: &[Arc<dyn SourceFactory>], inputs: &[Arc<
         .transform_up(|node| {
             if let LogicalPlan::TableScan(scan) = &node {
                 if let Ok(provider) = source_as_provider(&scan.source) {
-                    if let Some(st) = provider.as_any().downcast_ref::<StreamTable>() {
+                    if let Some(st) = provider.downcast_ref::<StreamTable>() {
                         if let Some(i) = factories.iter().position(|f| Arc::ptr_eq(f, &st.factory)) {
                             let mut scan = scan.clone();
                             scan.source = provider_as_source(Arc::clone(&inputs[i]));

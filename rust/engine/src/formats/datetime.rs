@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Date32Array, StringArray, TimestampMicrosecondArray};
+use arrow::array::{ArrayRef, AsArray, Date32Array, StringArray, TimestampMicrosecondArray};
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, TimeUnit};
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};

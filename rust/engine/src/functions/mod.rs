@@ -51,13 +51,6 @@ pub fn binary(op: &str, left: Expr, right: Expr) -> Result<Expr> {
 /// `F.col(name)`: `a.b` is column `b` of relation `a` (resolved against the
 /// DataFrame later), `` `a.b` `` is a column literally named `a.b`.
 pub fn column(name: &str) -> Expr {
-    if name == "*" {
-        #[allow(deprecated)]
-        return Expr::Wildcard {
-            qualifier: None,
-            options: Box::default(),
-        };
-    }
     if let Some(inner) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
         return ident(inner);
     }

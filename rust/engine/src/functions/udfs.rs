@@ -2,7 +2,6 @@
 //! scalar UDFs registered under Spark's names: the DataFrame API and SQL
 //! both use them, so there is one implementation.
 
-use std::any::Any;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -38,9 +37,6 @@ impl Hash for SparkFn {
 }
 
 impl ScalarUDFImpl for SparkFn {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn name(&self) -> &str {
         self.name
     }
@@ -370,9 +366,6 @@ impl FromJson {
 }
 
 impl ScalarUDFImpl for FromJson {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
     fn name(&self) -> &str {
         "from_json"
     }

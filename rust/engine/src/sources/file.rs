@@ -186,6 +186,7 @@ pub fn read_files(
             FileFormat::Parquet => unreachable!("handled above"),
         }
     };
+    let read_one = &read_one;
     // parse files in parallel: each file is independent
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let batches: Vec<RecordBatch> = if files.len() > 1 && threads > 1 {

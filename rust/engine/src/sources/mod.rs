@@ -10,7 +10,6 @@ pub mod file;
 pub mod memory;
 pub mod rate;
 
-use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
@@ -87,9 +86,6 @@ impl StreamTable {
 
 #[async_trait]
 impl TableProvider for StreamTable {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 
     fn schema(&self) -> SchemaRef {
         self.factory.schema()
