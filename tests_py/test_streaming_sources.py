@@ -20,7 +20,10 @@ from conftest import write_json
 
 def collect_batches(df, **trigger):  # noqa: ANN001, ANN003, ANN201
     seen: list[tuple[int, list]] = []
-    q = df.writeStream.foreachBatch(lambda t, i: seen.append((i, t.to_pylist()))).trigger(**trigger).start()
+    writer = df.writeStream.foreachBatch(lambda t, i: seen.append((i, t.to_pylist())))
+    if trigger:
+        writer = writer.trigger(**trigger)
+    q = writer.start()
     return q, seen
 
 

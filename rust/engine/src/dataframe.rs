@@ -215,3 +215,17 @@ pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Re
     }
     df.union_by_name(other).map_err(Error::from_planning)
 }
+
+/// Run a batch DataFrame: its rows and their schema (the physical plan's,
+/// which may differ from the logical one in nullability).
+pub fn collect(df: DataFrame) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
+    crate::runtime::block_on(async move {
+        let task_ctx = Arc::new(df.task_ctx());
+        let plan = df.create_physical_plan().await.map_err(Error::from_planning)?;
+        let schema = plan.schema();
+        let batches = datafusion::physical_plan::collect(plan, task_ctx)
+            .await
+            .map_err(Error::from_execution)?;
+        Ok((schema, batches))
+    })?
+}

@@ -127,13 +127,7 @@ impl PyDataFrame {
     fn collect(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.batch_only("collect")?;
         let df = self.df.clone();
-        let schema = Arc::new(df.schema().as_arrow().clone());
-        let batches = py
-            .detach(|| {
-                runtime::block_on(df.collect())
-                    .and_then(|r| r.map_err(Error::from_execution))
-            })
-            .py()?;
+        let (schema, batches) = py.detach(|| dataframe::collect(df)).py()?;
         let table = PyTable::try_new(batches, schema)?;
         Ok(table.into_pyarrow(py)?.unbind())
     }
@@ -142,12 +136,8 @@ impl PyDataFrame {
     fn run_discard(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("run_discard")?;
         let df = self.df.clone();
-        py.detach(|| {
-            runtime::block_on(df.collect())
-                .and_then(|r| r.map_err(Error::from_execution))
-                .map(|b| b.iter().map(|b| b.num_rows()).sum())
-        })
-        .py()
+        py.detach(|| dataframe::collect(df).map(|(_, b)| b.iter().map(|b| b.num_rows()).sum()))
+            .py()
     }
 
     fn count(&self, py: Python<'_>) -> PyResult<usize> {

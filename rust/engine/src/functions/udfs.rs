@@ -342,8 +342,12 @@ fn to_json_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
             out.append_null();
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| DataFusionError::Execution(e.to_string()))?;
-        out.append_value(v.get("v").map(|x| x.to_string()).unwrap_or_else(|| "null".into()));
+        // the writer emits {"v":<value>}; keep <value> as written (field order kept)
+        let value = line
+            .strip_prefix("{\"v\":")
+            .and_then(|rest| rest.strip_suffix('}'))
+            .unwrap_or("null");
+        out.append_value(value);
     }
     Ok(Arc::new(out.finish()))
 }
