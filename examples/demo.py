@@ -55,7 +55,9 @@ def main() -> None:
     q.awaitTermination()
     elapsed = time.perf_counter() - t0
     batches = q.recentProgress
-    print(f"{len(batches)} micro-batches, {sum(p['numInputRows'] for p in batches)} input rows in {elapsed * 1000:.1f} ms")
+    print(
+        f"{len(batches)} micro-batches, {sum(p['numInputRows'] for p in batches)} input rows in {elapsed * 1000:.1f} ms"
+    )
 
     print("\n== foreachBatch into pandas ==")
 

@@ -88,7 +88,15 @@ def test_time_functions(df: DataFrame) -> None:
         F.date_trunc("hour", F.to_timestamp("when_s")).alias("h"),
     )
     ts = datetime.datetime(2026, 11, 29, 10, 30, 5)
-    assert out[0] == (ts, None, datetime.date(2026, 11, 29), "2026/11/29 10:30", 1795948205, "1970-01-01 00:00:00", datetime.datetime(2026, 11, 29, 10, 0))
+    assert out[0] == (
+        ts,
+        None,
+        datetime.date(2026, 11, 29),
+        "2026/11/29 10:30",
+        1795948205,
+        "1970-01-01 00:00:00",
+        datetime.datetime(2026, 11, 29, 10, 0),
+    )
     assert out[1][1] == datetime.datetime(2026, 11, 29) and out[1][0] is None
     now = F.current_timestamp()
     (row,) = df.limit(1).select(now.alias("now")).collect()

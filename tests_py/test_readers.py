@@ -8,10 +8,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException, SparkRuntimeException
 from sparklet.sql import Row, SparkSession
-
-from conftest import write_json
 
 
 def test_json_with_and_without_schema(spark: SparkSession, tmp_path: Path) -> None:
@@ -26,7 +25,11 @@ def test_json_parse_modes(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "m.json").write_text('{"a": 1}\n{broken\n{"a": 3}\n')
     schema = "a INT, _corrupt_record STRING"
     rows = spark.read.schema(schema).json(str(tmp_path)).collect()
-    assert rows == [Row(a=1, _corrupt_record=None), Row(a=None, _corrupt_record="{broken"), Row(a=3, _corrupt_record=None)]
+    assert rows == [
+        Row(a=1, _corrupt_record=None),
+        Row(a=None, _corrupt_record="{broken"),
+        Row(a=3, _corrupt_record=None),
+    ]
     dropped = spark.read.schema("a INT").option("mode", "DROPMALFORMED").json(str(tmp_path))
     assert [r.a for r in dropped.collect()] == [1, 3]
     with pytest.raises(SparkRuntimeException, match="FAILFAST"):

@@ -17,7 +17,12 @@ from sparklet.testing import MemoryStream
 def test_foreach_batch_gets_a_pyarrow_table_and_batch_ids(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     got: list[tuple[int, pa.Table]] = []
-    q = ms.toDF().select((F.col("id") * 2).alias("twice")).writeStream.foreachBatch(lambda t, i: got.append((i, t))).start()
+    q = (
+        ms.toDF()
+        .select((F.col("id") * 2).alias("twice"))
+        .writeStream.foreachBatch(lambda t, i: got.append((i, t)))
+        .start()
+    )
     ms.addData([(1,), (2,)])
     q.processAllAvailable()
     ms.addData([(3,)])
@@ -78,11 +83,32 @@ def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
     ms.addData([(1,), (2,), (3,)])
     q.processAllAvailable()
     p = q.lastProgress
-    for key in ["id", "runId", "name", "timestamp", "batchId", "batchDuration", "numInputRows", "inputRowsPerSecond",
-                "processedRowsPerSecond", "durationMs", "stateOperators", "sources", "sink"]:
+    for key in [
+        "id",
+        "runId",
+        "name",
+        "timestamp",
+        "batchId",
+        "batchDuration",
+        "numInputRows",
+        "inputRowsPerSecond",
+        "processedRowsPerSecond",
+        "durationMs",
+        "stateOperators",
+        "sources",
+        "sink",
+    ]:
         assert key in p, key
     assert p.id == q.id and p["runId"] == q.runId and p["batchId"] == 0 and p["numInputRows"] == 3
-    assert set(p["durationMs"]) >= {"latestOffset", "getBatch", "queryPlanning", "addBatch", "walCommit", "commitOffsets", "triggerExecution"}
+    assert set(p["durationMs"]) >= {
+        "latestOffset",
+        "getBatch",
+        "queryPlanning",
+        "addBatch",
+        "walCommit",
+        "commitOffsets",
+        "triggerExecution",
+    }
     assert p["sources"][0]["description"] == "MemoryStream[id]"
     assert p["sources"][0]["startOffset"] is None and p["sources"][0]["endOffset"] == 0
     assert p["sink"] == {"description": "MemorySink", "numOutputRows": 3}

@@ -10,12 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException
 from sparklet.sql import Row, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
-
-from conftest import write_json
 
 
 def collect_batches(df, **trigger):  # noqa: ANN001, ANN003, ANN201
@@ -63,7 +62,9 @@ def test_max_bytes_glob_filter_and_recursive_lookup(spark: SparkSession, tmp_pat
     q, seen = collect_batches(flat, availableNow=True)
     q.awaitTermination(30)
     assert sorted(r["id"] for _, rows in seen for r in rows) == [1]
-    deep = spark.readStream.schema("id INT").options(recursiveFileLookup=True, pathGlobFilter="*.json", maxBytesPerTrigger=1)
+    deep = spark.readStream.schema("id INT").options(
+        recursiveFileLookup=True, pathGlobFilter="*.json", maxBytesPerTrigger=1
+    )
     q2, seen2 = collect_batches(deep.json(str(tmp_path)), availableNow=True)
     q2.awaitTermination(30)
     assert len(seen2) == 2 and sorted(r["id"] for _, rows in seen2 for r in rows) == [1, 3]
@@ -72,7 +73,11 @@ def test_max_bytes_glob_filter_and_recursive_lookup(spark: SparkSession, tmp_pat
 def test_csv_text_parquet_streams(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "csv").mkdir()
     (tmp_path / "csv" / "a.csv").write_text("id,name\n1,ann\nx,bob\n")
-    csv = spark.readStream.schema("id INT, name STRING, _corrupt_record STRING").option("header", True).csv(str(tmp_path / "csv"))
+    csv = (
+        spark.readStream.schema("id INT, name STRING, _corrupt_record STRING")
+        .option("header", True)
+        .csv(str(tmp_path / "csv"))
+    )
     q, seen = collect_batches(csv, once=True)
     q.awaitTermination(30)
     assert seen[0][1] == [
@@ -101,7 +106,11 @@ def test_file_stream_needs_a_schema_and_an_existing_path(spark: SparkSession, tm
 
 
 def test_rate_micro_batch_is_deterministic(spark: SparkSession) -> None:
-    df = spark.readStream.format("rate-micro-batch").options(rowsPerBatch=3, startTimestamp=1000, advanceMillisPerBatch=500).load()
+    df = (
+        spark.readStream.format("rate-micro-batch")
+        .options(rowsPerBatch=3, startTimestamp=1000, advanceMillisPerBatch=500)
+        .load()
+    )
     assert df.columns == ["timestamp", "value"]
     q, seen = collect_batches(df)
     deadline = time.time() + 20

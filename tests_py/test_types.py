@@ -23,7 +23,9 @@ from sparklet.sql.types import (
 
 
 def test_ddl_field_list_and_nested_types() -> None:
-    st = _parse_datatype_string("id INT, tags array<string>, m map<string,bigint>, p struct<x:double,y:double>, d decimal(10,2) NOT NULL")
+    st = _parse_datatype_string(
+        "id INT, tags array<string>, m map<string,bigint>, p struct<x:double,y:double>, d decimal(10,2) NOT NULL"
+    )
     assert st.names == ["id", "tags", "m", "p", "d"]
     assert st["id"].dataType == IntegerType()
     assert st["tags"].dataType == ArrayType(StringType())

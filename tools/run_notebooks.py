@@ -13,7 +13,9 @@ def main(folder: str) -> int:
     notebooks = sorted(Path(folder).glob("*.ipynb"))
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
         print(f"ok  {path}")
     if not notebooks:
         print(f"no notebooks in {folder}")

@@ -27,9 +27,17 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
     let df = df.filter(col("id").gt(lit(1i64))).unwrap();
     let seen: Seen = Arc::default();
     let q = s
-        .start_query(df, recording_sink(&seen), Some("t1".into()), Trigger::default(), OutputMode::Append)
+        .start_query(
+            df,
+            recording_sink(&seen),
+            Some("t1".into()),
+            Trigger::default(),
+            OutputMode::Append,
+        )
         .unwrap();
-    stream.add_data(vec![batch(&[1, 2, 3], &["a", "b", "c"])]).unwrap();
+    stream
+        .add_data(vec![batch(&[1, 2, 3], &["a", "b", "c"])])
+        .unwrap();
     let target = q.idle_target();
     assert!(q.process_all_available(target, WAIT).unwrap());
     stream.add_data(vec![batch(&[4], &["d"])]).unwrap();
@@ -37,7 +45,10 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
     assert!(q.process_all_available(target, WAIT).unwrap());
     assert_eq!(*seen.lock().unwrap(), vec![(0, 2), (1, 1)]);
     let p = q.last_progress().unwrap();
-    assert_eq!((p.batch_id, p.num_input_rows, p.sink.num_output_rows), (1, 1, 1));
+    assert_eq!(
+        (p.batch_id, p.num_input_rows, p.sink.num_output_rows),
+        (1, 1, 1)
+    );
     assert_eq!(p.sources[0].start_offset, Some(serde_json::json!(0)));
     assert_eq!(p.sources[0].end_offset, Some(serde_json::json!(1)));
     q.stop();
@@ -49,15 +60,31 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
 fn available_now_processes_existing_files_then_stops() {
     let dir = TempDir::new("availnow");
     for i in 0..3 {
-        dir.write(&format!("f{i}.json"), &format!("{{\"id\": {i}, \"word\": \"w{i}\"}}\n"));
+        dir.write(
+            &format!("f{i}.json"),
+            &format!("{{\"id\": {i}, \"word\": \"w{i}\"}}\n"),
+        );
     }
     let s = Session::new(vec![]).unwrap();
     let opts = [("maxFilesPerTrigger".to_string(), "1".to_string())].into();
     let df = s
-        .read_stream("json", Some(dir.path().to_str().unwrap()), Some(schema_id_word()), &opts)
+        .read_stream(
+            "json",
+            Some(dir.path().to_str().unwrap()),
+            Some(schema_id_word()),
+            &opts,
+        )
         .unwrap();
     let seen: Seen = Arc::default();
-    let q = s.start_query(df, recording_sink(&seen), None, Trigger::AvailableNow, OutputMode::Append).unwrap();
+    let q = s
+        .start_query(
+            df,
+            recording_sink(&seen),
+            None,
+            Trigger::AvailableNow,
+            OutputMode::Append,
+        )
+        .unwrap();
     assert!(q.await_termination(Some(WAIT)).unwrap());
     assert_eq!(*seen.lock().unwrap(), vec![(0, 1), (1, 1), (2, 1)]);
 }
@@ -66,8 +93,12 @@ fn available_now_processes_existing_files_then_stops() {
 fn a_failing_sink_stops_the_query_with_its_error() {
     let s = Session::new(vec![]).unwrap();
     let (stream, df) = s.memory_stream(schema_id_word()).unwrap();
-    let sink = SinkSpec::ForeachBatch(Box::new(|_, _| Err(sparklet_engine::Error::Internal("boom".into()))));
-    let q = s.start_query(df, sink, None, Trigger::default(), OutputMode::Append).unwrap();
+    let sink = SinkSpec::ForeachBatch(Box::new(|_, _| {
+        Err(sparklet_engine::Error::Internal("boom".into()))
+    }));
+    let q = s
+        .start_query(df, sink, None, Trigger::default(), OutputMode::Append)
+        .unwrap();
     stream.add_data(vec![batch(&[1], &["a"])]).unwrap();
     let err = q.await_termination(Some(WAIT)).unwrap_err();
     assert!(err.to_string().contains("boom"));
@@ -79,16 +110,42 @@ fn a_failing_sink_stops_the_query_with_its_error() {
 fn complete_mode_without_aggregation_is_rejected_at_start() {
     let s = Session::new(vec![]).unwrap();
     let (_stream, df) = s.memory_stream(schema_id_word()).unwrap();
-    let err = s.start_query(df, SinkSpec::Noop, None, Trigger::default(), OutputMode::Complete).unwrap_err();
-    assert!(err.to_string().contains("Complete output mode not supported"), "{err}");
+    let err = s
+        .start_query(
+            df,
+            SinkSpec::Noop,
+            None,
+            Trigger::default(),
+            OutputMode::Complete,
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Complete output mode not supported"),
+        "{err}"
+    );
 }
 
 #[test]
 fn memory_sink_table_is_queryable_and_names_are_unique() {
     let s = Session::new(vec![]).unwrap();
     let (stream, df) = s.memory_stream(schema_id_word()).unwrap();
-    let q = s.start_query(df.clone(), SinkSpec::Memory, Some("words".into()), Trigger::default(), OutputMode::Append).unwrap();
-    let dup = s.start_query(df, SinkSpec::Memory, Some("words".into()), Trigger::default(), OutputMode::Append);
+    let q = s
+        .start_query(
+            df.clone(),
+            SinkSpec::Memory,
+            Some("words".into()),
+            Trigger::default(),
+            OutputMode::Append,
+        )
+        .unwrap();
+    let dup = s.start_query(
+        df,
+        SinkSpec::Memory,
+        Some("words".into()),
+        Trigger::default(),
+        OutputMode::Append,
+    );
     assert!(dup.unwrap_err().to_string().contains("already active"));
     stream.add_data(vec![batch(&[7, 8], &["x", "y"])]).unwrap();
     let target = q.idle_target();

@@ -8,7 +8,10 @@ use arrow::datatypes::{DataType, Field, Int32Type, Schema, TimeUnit};
 use sparklet_engine::formats::{csv, json, ReadOptions};
 
 fn opts(pairs: &[(&str, &str)]) -> ReadOptions {
-    let m: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let m: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     ReadOptions::from_options(&m).unwrap()
 }
 
@@ -20,7 +23,8 @@ fn schema_with_corrupt() -> Arc<Schema> {
     ]))
 }
 
-const JSON: &str = "{\"a\": 1, \"b\": \"x\"}\nnot json\n{\"a\": \"oops\", \"b\": \"y\"}\n{\"a\": 3}\n";
+const JSON: &str =
+    "{\"a\": 1, \"b\": \"x\"}\nnot json\n{\"a\": \"oops\", \"b\": \"y\"}\n{\"a\": 3}\n";
 
 #[test]
 fn json_permissive_keeps_malformed_rows_in_corrupt_column() {
@@ -39,12 +43,30 @@ fn json_permissive_keeps_malformed_rows_in_corrupt_column() {
 
 #[test]
 fn json_dropmalformed_drops_and_failfast_fails_naming_the_file() {
-    let b = json::parse(JSON, &schema_with_corrupt(), &opts(&[("mode", "DROPMALFORMED")]), "f.json").unwrap();
+    let b = json::parse(
+        JSON,
+        &schema_with_corrupt(),
+        &opts(&[("mode", "DROPMALFORMED")]),
+        "f.json",
+    )
+    .unwrap();
     assert_eq!(b.num_rows(), 2);
-    let err = json::parse(JSON, &schema_with_corrupt(), &opts(&[("mode", "FAILFAST")]), "dir/f.json").unwrap_err();
+    let err = json::parse(
+        JSON,
+        &schema_with_corrupt(),
+        &opts(&[("mode", "FAILFAST")]),
+        "dir/f.json",
+    )
+    .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("FAILFAST") && msg.contains("dir/f.json") && msg.contains("not json"), "{msg}");
-    assert_eq!(err.condition(), Some("MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION"));
+    assert!(
+        msg.contains("FAILFAST") && msg.contains("dir/f.json") && msg.contains("not json"),
+        "{msg}"
+    );
+    assert_eq!(
+        err.condition(),
+        Some("MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION")
+    );
 }
 
 #[test]
@@ -55,8 +77,16 @@ fn json_timestamps_follow_timestamp_format() {
         true,
     )]));
     let text = "{\"ts\": \"29/11/2026 10:30\"}\n";
-    let b = json::parse(text, &schema, &opts(&[("timestampformat", "dd/MM/yyyy HH:mm")]), "t").unwrap();
-    let ts = b.column(0).as_primitive::<arrow::datatypes::TimestampMicrosecondType>();
+    let b = json::parse(
+        text,
+        &schema,
+        &opts(&[("timestampformat", "dd/MM/yyyy HH:mm")]),
+        "t",
+    )
+    .unwrap();
+    let ts = b
+        .column(0)
+        .as_primitive::<arrow::datatypes::TimestampMicrosecondType>();
     // 2026-11-29T10:30:00Z
     assert_eq!(ts.value(0), 1_795_948_200_000_000);
 }
@@ -65,7 +95,13 @@ fn json_timestamps_follow_timestamp_format() {
 fn csv_header_sep_and_bad_field() {
     let schema = schema_with_corrupt();
     let text = "a;b\n1;x\nzz;y\n3;z\n";
-    let b = csv::parse(text, &schema, &opts(&[("header", "true"), ("sep", ";")]), "f.csv").unwrap();
+    let b = csv::parse(
+        text,
+        &schema,
+        &opts(&[("header", "true"), ("sep", ";")]),
+        "f.csv",
+    )
+    .unwrap();
     assert_eq!(b.num_rows(), 3);
     let a = b.column(0).as_primitive::<Int32Type>();
     assert_eq!((a.value(0), a.is_null(1), a.value(2)), (1, true, 3));
@@ -74,8 +110,17 @@ fn csv_header_sep_and_bad_field() {
 
 #[test]
 fn csv_infers_header_names_and_types() {
-    let s = csv::infer_schema("n,name,score\n1,ann,2.5\n2,bob,3\n", &opts(&[("header", "true"), ("inferschema", "true")]), "f").unwrap();
-    let types: Vec<(String, DataType)> = s.fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect();
+    let s = csv::infer_schema(
+        "n,name,score\n1,ann,2.5\n2,bob,3\n",
+        &opts(&[("header", "true"), ("inferschema", "true")]),
+        "f",
+    )
+    .unwrap();
+    let types: Vec<(String, DataType)> = s
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
     assert_eq!(
         types,
         vec![

@@ -1,15 +1,21 @@
 //! Spark function semantics on DataFusion.
 
 use sparklet_engine::engine::trigger::parse_duration_ms;
-use sparklet_engine::formats::datetime::{format_timestamp_micros, java_to_chrono, parse_timestamp_micros};
+use sparklet_engine::formats::datetime::{
+    format_timestamp_micros, java_to_chrono, parse_timestamp_micros,
+};
 use sparklet_engine::Session;
 
 #[test]
 fn java_patterns_translate_to_chrono() {
     assert_eq!(java_to_chrono("yyyy-MM-dd HH:mm:ss"), "%Y-%m-%d %H:%M:%S");
     assert_eq!(java_to_chrono("dd/MM/yyyy'T'HH"), "%d/%m/%YT%H");
-    let micros = parse_timestamp_micros("2026-11-29 10:30:05", Some("yyyy-MM-dd HH:mm:ss")).unwrap();
-    assert_eq!(format_timestamp_micros(micros, "yyyy/MM/dd HH:mm").unwrap(), "2026/11/29 10:30");
+    let micros =
+        parse_timestamp_micros("2026-11-29 10:30:05", Some("yyyy-MM-dd HH:mm:ss")).unwrap();
+    assert_eq!(
+        format_timestamp_micros(micros, "yyyy/MM/dd HH:mm").unwrap(),
+        "2026/11/29 10:30"
+    );
 }
 
 #[test]
@@ -33,15 +39,23 @@ fn spark_sql_functions_are_registered() {
         )
         .unwrap();
     let rows = crate::common::rows(df).join("\n");
-    assert!(rows.contains("| 123 | 2026/11/29 | 6 | 1970-01-01 00:00:00 |"), "{rows}");
+    assert!(
+        rows.contains("| 123 | 2026/11/29 | 6 | 1970-01-01 00:00:00 |"),
+        "{rows}"
+    );
 }
 
 #[test]
 fn unknown_column_is_an_analysis_error_listing_columns() {
     let s = Session::new(vec![]).unwrap();
     let df = s.sql("SELECT 1 AS one, 'x' AS two").unwrap();
-    let err = sparklet_engine::dataframe::select(df, vec![sparklet_engine::functions::column("three")]).unwrap_err();
+    let err =
+        sparklet_engine::dataframe::select(df, vec![sparklet_engine::functions::column("three")])
+            .unwrap_err();
     let msg = err.to_string();
     assert_eq!(err.condition(), Some("UNRESOLVED_COLUMN.WITH_SUGGESTION"));
-    assert!(msg.contains("`three`") && msg.contains("`one`") && msg.contains("`two`"), "{msg}");
+    assert!(
+        msg.contains("`three`") && msg.contains("`one`") && msg.contains("`two`"),
+        "{msg}"
+    );
 }

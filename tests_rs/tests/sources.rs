@@ -10,15 +10,23 @@ use sparklet_engine::sources::{SourceContext, SourceFactory};
 use crate::common::{batch, schema_id_word, TempDir};
 
 fn opts(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 #[test]
 fn memory_stream_offsets_count_add_data_calls() {
     let stream = std::sync::Arc::new(MemoryStream::new(0, schema_id_word()));
-    let mut src = MemoryStreamFactory(stream.clone()).create(&SourceContext::default()).unwrap();
+    let mut src = MemoryStreamFactory(std::sync::Arc::clone(&stream))
+        .create(&SourceContext::default())
+        .unwrap();
     assert_eq!(src.latest_offset().unwrap(), None);
-    assert_eq!(stream.add_data(vec![batch(&[1, 2], &["a", "b"])]).unwrap(), 0);
+    assert_eq!(
+        stream.add_data(vec![batch(&[1, 2], &["a", "b"])]).unwrap(),
+        0
+    );
     assert_eq!(stream.add_data(vec![batch(&[3], &["c"])]).unwrap(), 1);
     let end = src.latest_offset().unwrap().unwrap();
     assert_eq!(end, serde_json::json!(1));
@@ -42,7 +50,12 @@ fn memory_stream_rejects_rows_of_another_schema() {
 
 #[test]
 fn rate_micro_batch_is_deterministic() {
-    let f = RateMicroBatchFactory::new(&opts(&[("rowsperbatch", "5"), ("starttimestamp", "1000"), ("advancemillisperbatch", "100")])).unwrap();
+    let f = RateMicroBatchFactory::new(&opts(&[
+        ("rowsperbatch", "5"),
+        ("starttimestamp", "1000"),
+        ("advancemillisperbatch", "100"),
+    ]))
+    .unwrap();
     let mut src = f.create(&SourceContext::default()).unwrap();
     let end = src.latest_offset().unwrap().unwrap();
     let b = src.get_batch(None, &end).unwrap();
@@ -62,7 +75,13 @@ fn file_source_takes_new_files_in_order_with_max_files() {
     dir.write(".hidden.json", "{\"id\": 9}\n");
     dir.write("_SUCCESS", "");
     let path = dir.path().to_str().unwrap();
-    let f = FileStreamFactory::new(FileFormat::Json, path, schema_id_word(), &opts(&[("maxfilespertrigger", "1")])).unwrap();
+    let f = FileStreamFactory::new(
+        FileFormat::Json,
+        path,
+        schema_id_word(),
+        &opts(&[("maxfilespertrigger", "1")]),
+    )
+    .unwrap();
     let mut src = f.create(&SourceContext::default()).unwrap();
     let first = src.latest_offset().unwrap().unwrap();
     assert_eq!(first, serde_json::json!({"logOffset": 0}));
@@ -75,12 +94,21 @@ fn file_source_takes_new_files_in_order_with_max_files() {
     // nothing new: the offset stays
     assert_eq!(src.latest_offset().unwrap().unwrap(), second);
     dir.write("c.json", "{\"id\": 3, \"word\": \"c\"}\n");
-    assert_eq!(src.latest_offset().unwrap().unwrap(), serde_json::json!({"logOffset": 2}));
+    assert_eq!(
+        src.latest_offset().unwrap().unwrap(),
+        serde_json::json!({"logOffset": 2})
+    );
 }
 
 #[test]
 fn missing_path_is_path_not_found() {
-    let err = FileStreamFactory::new(FileFormat::Json, "/no/such/dir", schema_id_word(), &opts(&[])).unwrap_err();
+    let err = FileStreamFactory::new(
+        FileFormat::Json,
+        "/no/such/dir",
+        schema_id_word(),
+        &opts(&[]),
+    )
+    .unwrap_err();
     assert_eq!(err.condition(), Some("PATH_NOT_FOUND"));
     assert!(err.to_string().contains("/no/such/dir"));
 }

@@ -7,8 +7,6 @@ engine raises the same classes PySpark does, with Spark's error condition
 
 from __future__ import annotations
 
-from typing import Dict, Optional
-
 __all__ = [
     "PySparkException",
     "AnalysisException",
@@ -37,24 +35,24 @@ class PySparkException(Exception):
 
     def __init__(
         self,
-        message: Optional[str] = None,
-        errorClass: Optional[str] = None,
-        messageParameters: Optional[Dict[str, str]] = None,
+        message: str | None = None,
+        errorClass: str | None = None,
+        messageParameters: dict[str, str] | None = None,
     ) -> None:
         self._message = message or ""
         self._errorClass = errorClass
         self._messageParameters = dict(messageParameters or {})
         super().__init__(self._message)
 
-    def getCondition(self) -> Optional[str]:
+    def getCondition(self) -> str | None:
         """Return Spark's error condition (``None`` when there is none)."""
         return self._errorClass
 
-    def getErrorClass(self) -> Optional[str]:
+    def getErrorClass(self) -> str | None:
         """Return the error condition (deprecated name of :meth:`getCondition`)."""
         return self._errorClass
 
-    def getMessageParameters(self) -> Dict[str, str]:
+    def getMessageParameters(self) -> dict[str, str]:
         """Return the message parameters."""
         return dict(self._messageParameters)
 

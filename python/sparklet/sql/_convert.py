@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime
 import decimal
-from typing import Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -75,7 +76,7 @@ def _merge(a: DataType, b: DataType) -> DataType:
     return a
 
 
-def _row_values(row: Any, names: Optional[List[str]]) -> List[Any]:
+def _row_values(row: Any, names: list[str] | None) -> list[Any]:
     if isinstance(row, Row) and row.__fields__ and names is not None:
         return [row[n] if n in row.__fields__ else None for n in names]
     if isinstance(row, dict):
@@ -89,7 +90,7 @@ def _to_arrow_value(v: Any) -> Any:
     if isinstance(v, Row) and v.__fields__:
         return {k: _to_arrow_value(x) for k, x in zip(v.__fields__, v)}
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-        return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return v.astimezone(datetime.UTC).replace(tzinfo=None)
     if isinstance(v, dict):
         return [(k, _to_arrow_value(x)) for k, x in v.items()]
     if isinstance(v, (list, tuple)) and not isinstance(v, Row):
@@ -97,7 +98,7 @@ def _to_arrow_value(v: Any) -> Any:
     return v
 
 
-def rows_to_table(data: Sequence[Any], schema: Optional[StructType], names: Optional[List[str]] = None) -> pa.Table:
+def rows_to_table(data: Sequence[Any], schema: StructType | None, names: list[str] | None = None) -> pa.Table:
     """Build an Arrow table from rows (tuples, lists, Rows, dicts)."""
     rows = list(data)
     if schema is None:
@@ -109,7 +110,7 @@ def rows_to_table(data: Sequence[Any], schema: Optional[StructType], names: Opti
                 names = list(first.keys())
         width = len(names) if names else (len(_row_values(first, None)) if first is not None else 0)
         names = names or [f"_{i + 1}" for i in range(width)]
-        types: List[DataType] = [NullType()] * len(names)
+        types: list[DataType] = [NullType()] * len(names)
         for r in rows:
             for i, v in enumerate(_row_values(r, names)[: len(names)]):
                 types[i] = _merge(types[i], infer_type(v))
@@ -121,7 +122,7 @@ def rows_to_table(data: Sequence[Any], schema: Optional[StructType], names: Opti
                 )
         schema = StructType([StructField(n, t) for n, t in zip(names, types)])
     names = schema.names
-    columns: List[List[Any]] = [[] for _ in names]
+    columns: list[list[Any]] = [[] for _ in names]
     for r in rows:
         values = _row_values(r, names)
         if len(values) != len(names):
@@ -144,7 +145,7 @@ def rows_to_table(data: Sequence[Any], schema: Optional[StructType], names: Opti
     return pa.Table.from_arrays(arrays, schema=schema._to_arrow_schema())
 
 
-def conform(table: pa.Table, schema: Optional[StructType]) -> pa.Table:
+def conform(table: pa.Table, schema: StructType | None) -> pa.Table:
     """Cast ``table`` to ``schema`` (by position, renaming to its names)."""
     if schema is None:
         return table
@@ -164,7 +165,7 @@ def conform(table: pa.Table, schema: Optional[StructType]) -> pa.Table:
         ) from e
 
 
-def to_table(data: Any, schema: Optional[StructType], names: Optional[List[str]] = None) -> pa.Table:
+def to_table(data: Any, schema: StructType | None, names: list[str] | None = None) -> pa.Table:
     """Build an Arrow table from pandas, pyarrow or Python rows."""
     try:
         import pandas as pd
@@ -204,7 +205,7 @@ def to_table(data: Any, schema: Optional[StructType], names: Optional[List[str]]
 
 def _naive(v: Any) -> Any:
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-        return v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return v.astimezone(datetime.UTC).replace(tzinfo=None)
     return v
 
 
@@ -222,15 +223,13 @@ def _py_value(v: Any, t: DataType) -> Any:
     return v
 
 
-def table_to_rows(table: pa.Table) -> List[Row]:
+def table_to_rows(table: pa.Table) -> list[Row]:
     """Rows as ``collect()`` returns them (timestamps naive, in UTC)."""
     schema = from_arrow_schema(table.schema)
     names = schema.names
     types = [f.dataType for f in schema.fields]
     cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
-    return [
-        Row._from_pairs(names, [_py_value(c[r], t) for c, t in zip(cols, types)]) for r in range(table.num_rows)
-    ]
+    return [Row._from_pairs(names, [_py_value(c[r], t) for c, t in zip(cols, types)]) for r in range(table.num_rows)]
 
 
 def table_to_pandas(table: pa.Table, time_zone: str = "UTC") -> Any:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Union
+from typing import Any
 
 from sparklet.sql.types import StructType, to_struct_type
 
 
-def to_str(value: Any) -> Optional[str]:
+def to_str(value: Any) -> str | None:
     """An option value as Spark stores it (booleans lower-case)."""
     if value is None:
         return None
@@ -19,9 +19,9 @@ def to_str(value: Any) -> Optional[str]:
 class OptionsMixin:
     """``format``/``option``/``options``/``schema`` shared by the readers."""
 
-    _format: Optional[str]
-    _options: Dict[str, str]
-    _schema: Optional[StructType]
+    _format: str | None
+    _options: dict[str, str]
+    _schema: StructType | None
 
     def _init_options(self) -> None:
         self._format = None
@@ -34,7 +34,7 @@ class OptionsMixin:
             if s is not None:
                 self._options[k] = s
 
-    def _set_schema(self, schema: Union[StructType, str, None]) -> None:
+    def _set_schema(self, schema: StructType | str | None) -> None:
         if schema is not None:
             self._schema = to_struct_type(schema)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
-from typing import Any, Union
+from typing import Any
 
 import pyarrow as pa
 
@@ -32,7 +32,7 @@ def _lit_expr(value: Any) -> Any:
         arr = pa.array([value], pa.string())
     elif isinstance(value, datetime.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(datetime.UTC).replace(tzinfo=None)
         arr = pa.array([value], pa.timestamp("us", tz="UTC"))
     elif isinstance(value, datetime.date):
         arr = pa.array([value], pa.date32())
@@ -57,7 +57,7 @@ def _to_expr(value: Any) -> Any:
     return _lit_expr(value)
 
 
-def _to_col(value: Union["Column", str]) -> "Column":
+def _to_col(value: "Column" | str) -> "Column":
     """A Column for a Column or a column name."""
     if isinstance(value, Column):
         return value
@@ -166,12 +166,14 @@ class Column:
     def alias(self, *alias: str, **kwargs: Any) -> "Column":
         """Name the column."""
         if len(alias) != 1:
-            raise PySparkValueError("[ONLY_ALLOWED_FOR_SINGLE_COLUMN] alias takes one name.", "ONLY_ALLOWED_FOR_SINGLE_COLUMN")
+            raise PySparkValueError(
+                "[ONLY_ALLOWED_FOR_SINGLE_COLUMN] alias takes one name.", "ONLY_ALLOWED_FOR_SINGLE_COLUMN"
+            )
         return Column(self._expr.alias(alias[0]))
 
     name = alias
 
-    def cast(self, dataType: Union[DataType, str]) -> "Column":
+    def cast(self, dataType: DataType | str) -> "Column":
         """Convert to ``dataType`` (a DataType or a DDL name such as ``"int"``)."""
         dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
         if not isinstance(dt, DataType):
@@ -231,7 +233,7 @@ class Column:
 
         return F._call("strpos", self, _as_col(other)) > 0
 
-    def substr(self, startPos: Union[int, "Column"], length: Union[int, "Column"]) -> "Column":
+    def substr(self, startPos: int | "Column", length: int | "Column") -> "Column":
         """Substring from 1-based ``startPos`` of ``length`` characters."""
         from sparklet.sql import functions as F
 

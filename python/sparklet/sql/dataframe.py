@@ -7,7 +7,7 @@ through ``writeStream``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
 
@@ -26,7 +26,7 @@ ColumnOrName = Union[Column, str]
 __all__ = ["DataFrame", "GroupedData"]
 
 
-def _flatten(cols: Tuple[Any, ...]) -> List[Any]:
+def _flatten(cols: tuple[Any, ...]) -> list[Any]:
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         return list(cols[0])
     return list(cols)
@@ -49,12 +49,12 @@ class DataFrame:
         return from_arrow_schema(self._native.schema())
 
     @property
-    def columns(self) -> List[str]:
+    def columns(self) -> list[str]:
         """The column names."""
         return self.schema.names
 
     @property
-    def dtypes(self) -> List[Tuple[str, str]]:
+    def dtypes(self) -> list[tuple[str, str]]:
         """``(name, simple type)`` pairs."""
         return [(f.name, f.dataType.simpleString()) for f in self.schema.fields]
 
@@ -67,7 +67,7 @@ class DataFrame:
         """Print the schema as a tree."""
         print(self.schema.treeString(), end="")
 
-    def __getitem__(self, item: Union[str, int, Column]) -> Column:
+    def __getitem__(self, item: str | int | Column) -> Column:
         if isinstance(item, str):
             self._check_column(item)
             return Column(_native.col(item))
@@ -89,7 +89,7 @@ class DataFrame:
             self._native.select([_native.col(name)])  # raises AnalysisException naming the columns
 
     # ---- transformations ---------------------------------------------
-    def select(self, *cols: Union[ColumnOrName, List[ColumnOrName]]) -> "DataFrame":
+    def select(self, *cols: ColumnOrName | list[ColumnOrName]) -> "DataFrame":
         """Project columns or expressions."""
         exprs = []
         for c in _flatten(cols):
@@ -99,7 +99,7 @@ class DataFrame:
                 exprs.append(_to_col(c)._expr)
         return self._wrap(self._native.select(exprs))
 
-    def selectExpr(self, *expr: Union[str, List[str]]) -> "DataFrame":
+    def selectExpr(self, *expr: str | list[str]) -> "DataFrame":
         """Project SQL expressions (``"a + 1 AS b"``)."""
         return self._wrap(self._native.select([self._native.parse_sql(e) for e in _flatten(expr)]))
 
@@ -124,7 +124,7 @@ class DataFrame:
             )
         return self._wrap(self._native.with_column(colName, col._expr))
 
-    def withColumns(self, *colsMap: Dict[str, Column]) -> "DataFrame":
+    def withColumns(self, *colsMap: dict[str, Column]) -> "DataFrame":
         """Add or replace several columns."""
         df = self
         for m in colsMap:
@@ -136,7 +136,7 @@ class DataFrame:
         """Rename a column (no-op if it does not exist)."""
         return self._wrap(self._native.with_column_renamed(existing, new))
 
-    def withColumnsRenamed(self, colsMap: Dict[str, str]) -> "DataFrame":
+    def withColumnsRenamed(self, colsMap: dict[str, str]) -> "DataFrame":
         """Rename several columns."""
         df = self
         for old, new in colsMap.items():
@@ -170,7 +170,7 @@ class DataFrame:
         """Distinct rows."""
         return self._wrap(self._native.distinct())
 
-    def orderBy(self, *cols: Union[ColumnOrName, List[ColumnOrName]], ascending: Any = True) -> "DataFrame":
+    def orderBy(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
         """Sort by columns (``Column.desc()`` for descending)."""
         items = [_to_col(c) for c in _flatten(cols)]
         if ascending is False:
@@ -179,7 +179,7 @@ class DataFrame:
 
     sort = orderBy
 
-    def groupBy(self, *cols: Union[ColumnOrName, List[ColumnOrName]]) -> "GroupedData":
+    def groupBy(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
         """Group rows for aggregation."""
         return GroupedData(self, [_to_col(c) for c in _flatten(cols)])
 
@@ -194,7 +194,7 @@ class DataFrame:
         """Run the query; return a :class:`pyarrow.Table`."""
         return self._native.collect()
 
-    def collect(self) -> List[Row]:
+    def collect(self) -> list[Row]:
         """Run the query; return all rows."""
         return table_to_rows(self.toArrow())
 
@@ -207,18 +207,18 @@ class DataFrame:
         """Number of rows."""
         return int(self._native.count())
 
-    def take(self, num: int) -> List[Row]:
+    def take(self, num: int) -> list[Row]:
         """The first ``num`` rows."""
         return self.limit(num).collect()
 
-    def head(self, n: Optional[int] = None) -> Any:
+    def head(self, n: int | None = None) -> Any:
         """The first row (or the first ``n`` rows)."""
         if n is None:
             rows = self.take(1)
             return rows[0] if rows else None
         return self.take(n)
 
-    def first(self) -> Optional[Row]:
+    def first(self) -> Row | None:
         """The first row, or ``None``."""
         return self.head()
 
@@ -226,15 +226,15 @@ class DataFrame:
         """Whether there are no rows."""
         return len(self.take(1)) == 0
 
-    def _show_string(self, n: int = 20, truncate: Union[bool, int] = True) -> str:
+    def _show_string(self, n: int = 20, truncate: bool | int = True) -> str:
         table = self.limit(n + 1).toArrow()
         return _native.show_string(table, n, bool(truncate))
 
-    def show(self, n: int = 20, truncate: Union[bool, int] = True, vertical: bool = False) -> None:
+    def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table."""
         print(self._show_string(n, truncate), end="")
 
-    def explain(self, extended: Optional[Union[bool, str]] = None, mode: Optional[str] = None) -> None:
+    def explain(self, extended: bool | str | None = None, mode: str | None = None) -> None:
         """Print the plan."""
         full = bool(extended) or mode in ("extended", "formatted", "cost")
         print(self._native.explain_string(full))
@@ -268,15 +268,15 @@ class DataFrame:
 class GroupedData:
     """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
 
-    def __init__(self, df: DataFrame, cols: List[Column]) -> None:
+    def __init__(self, df: DataFrame, cols: list[Column]) -> None:
         self._df = df
         self._cols = cols
 
-    def agg(self, *exprs: Union[Column, Dict[str, str]]) -> DataFrame:
+    def agg(self, *exprs: Column | dict[str, str]) -> DataFrame:
         """Aggregate with functions such as ``F.count``, ``F.sum``."""
         from sparklet.sql import functions as F
 
-        aggs: List[Column] = []
+        aggs: list[Column] = []
         for e in exprs:
             if isinstance(e, dict):
                 for colname, fn in e.items():
@@ -292,7 +292,7 @@ class GroupedData:
 
         return self.agg(F.count("*").alias("count"))
 
-    def _simple(self, fn: str, cols: Tuple[str, ...]) -> DataFrame:
+    def _simple(self, fn: str, cols: tuple[str, ...]) -> DataFrame:
         from sparklet.sql import functions as F
 
         return self.agg(*[getattr(F, fn)(c).alias(f"{fn}({c})") for c in cols])

@@ -6,11 +6,11 @@ a pattern, format or literal by nature (``F.regexp_extract(c, "(\\d+)", 1)``).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from sparklet import _native
 from sparklet.sql.column import Column, _as_col, _lit_expr, _to_col
-from sparklet.sql.types import DataType, StructType, to_struct_type
+from sparklet.sql.types import StructType, to_struct_type
 
 ColumnOrName = Union[Column, str]
 
@@ -110,7 +110,7 @@ minute = _part("minute")
 second = _part("second")
 
 
-def log(arg1: Union[ColumnOrName, float], arg2: Optional[ColumnOrName] = None) -> Column:
+def log(arg1: ColumnOrName | float, arg2: ColumnOrName | None = None) -> Column:
     """Natural logarithm, or ``log(base, col)``."""
     if arg2 is None:
         return _call("ln", _to_col(arg1))  # type: ignore[arg-type]
@@ -122,7 +122,7 @@ def round(col: ColumnOrName, scale: int = 0) -> Column:  # noqa: A001
     return _call("round", _to_col(col), lit(scale))
 
 
-def pow(col1: Union[ColumnOrName, float], col2: Union[ColumnOrName, float]) -> Column:  # noqa: A001
+def pow(col1: ColumnOrName | float, col2: ColumnOrName | float) -> Column:  # noqa: A001
     """``col1`` raised to ``col2``."""
     a = _to_col(col1) if isinstance(col1, (str, Column)) else lit(float(col1))
     b = _to_col(col2) if isinstance(col2, (str, Column)) else lit(float(col2))
@@ -154,18 +154,18 @@ def regexp_extract(str: ColumnOrName, pattern: str, idx: int) -> Column:  # noqa
     return _call("regexp_extract", _to_col(str), lit(pattern), lit(idx))
 
 
-def regexp_replace(string: ColumnOrName, pattern: Union[str, Column], replacement: Union[str, Column]) -> Column:
+def regexp_replace(string: ColumnOrName, pattern: str | Column, replacement: str | Column) -> Column:
     """Replace every match of ``pattern`` with ``replacement``."""
     return _call("regexp_replace", _to_col(string), _as_col(pattern), _as_col(replacement))
 
 
-def to_timestamp(col: ColumnOrName, format: Optional[str] = None) -> Column:  # noqa: A002
+def to_timestamp(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002
     """Parse a string into a timestamp (Spark's datetime patterns)."""
     args = [_to_col(col)] + ([lit(format)] if format is not None else [])
     return _call("to_timestamp", *args)
 
 
-def to_date(col: ColumnOrName, format: Optional[str] = None) -> Column:  # noqa: A002
+def to_date(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002
     """Parse a string (or truncate a timestamp) into a date."""
     args = [_to_col(col)] + ([lit(format)] if format is not None else [])
     return _call("to_date", *args)
@@ -186,7 +186,7 @@ def current_date() -> Column:
     return _call("current_date")
 
 
-def unix_timestamp(timestamp: Optional[ColumnOrName] = None, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002
+def unix_timestamp(timestamp: ColumnOrName | None = None, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002
     """Seconds since the epoch (now, or of ``timestamp`` parsed with ``format``)."""
     if timestamp is None:
         return _call("unix_timestamp")
@@ -203,7 +203,7 @@ def date_trunc(format: str, timestamp: ColumnOrName) -> Column:  # noqa: A002
     return _call("date_trunc", lit(format), _to_col(timestamp))
 
 
-def from_json(col: ColumnOrName, schema: Union[StructType, str], options: Optional[dict] = None) -> Column:
+def from_json(col: ColumnOrName, schema: StructType | str, options: dict | None = None) -> Column:
     """Parse a JSON string column into a struct (null when malformed)."""
     st = to_struct_type(schema)
     return Column(_native.from_json(_to_col(col)._expr, st._to_arrow()))
@@ -276,5 +276,3 @@ def countDistinct(col: ColumnOrName, *cols: ColumnOrName) -> Column:
 
 
 count_distinct = countDistinct
-
-

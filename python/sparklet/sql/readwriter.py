@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from sparklet.sql._options import OptionsMixin
 from sparklet.sql.dataframe import DataFrame
@@ -11,7 +11,7 @@ from sparklet.sql.types import StructType
 if TYPE_CHECKING:
     from sparklet.sql.session import SparkSession
 
-PathOrPaths = Union[str, List[str]]
+PathOrPaths = Union[str, list[str]]
 
 __all__ = ["DataFrameReader"]
 
@@ -28,7 +28,7 @@ class DataFrameReader(OptionsMixin):
         self._format = source
         return self
 
-    def schema(self, schema: Union[StructType, str]) -> "DataFrameReader":
+    def schema(self, schema: StructType | str) -> "DataFrameReader":
         """Set the schema (a StructType or DDL string)."""
         self._set_schema(schema)
         return self
@@ -45,9 +45,9 @@ class DataFrameReader(OptionsMixin):
 
     def load(
         self,
-        path: Optional[PathOrPaths] = None,
-        format: Optional[str] = None,  # noqa: A002
-        schema: Union[StructType, str, None] = None,
+        path: PathOrPaths | None = None,
+        format: str | None = None,  # noqa: A002
+        schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
         """Load files at ``path`` (a path, glob, or list of them)."""
@@ -61,11 +61,11 @@ class DataFrameReader(OptionsMixin):
         native = self._spark._native.read(self._format or "parquet", paths, self._arrow_schema(), self._options)
         return DataFrame(native, self._spark)
 
-    def json(self, path: PathOrPaths, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+    def json(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Read JSON lines (or documents with ``multiLine=True``)."""
         return self.load(path, "json", schema, **options)
 
-    def csv(self, path: PathOrPaths, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+    def csv(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Read CSV (``header``, ``sep``, ``inferSchema``, ``mode`` ...)."""
         return self.load(path, "csv", schema, **options)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Dict, List, Optional, Union
+from typing import Any
 
 from sparklet import _native
 from sparklet.errors import PySparkRuntimeError
@@ -27,7 +27,7 @@ class RuntimeConfig:
     def __init__(self, native: Any) -> None:
         self._native = native
 
-    def get(self, key: str, default: Any = _NOT_SET) -> Optional[str]:
+    def get(self, key: str, default: Any = _NOT_SET) -> str | None:
         """The value of ``key`` (``default`` if unset; error without one)."""
         v = self._native.conf_get(key)
         if v is not None:
@@ -36,11 +36,11 @@ class RuntimeConfig:
             from sparklet.errors import SparkRuntimeException
 
             raise SparkRuntimeException(
-                f"[SQL_CONF_NOT_FOUND] The SQL config \"{key}\" cannot be found.", "SQL_CONF_NOT_FOUND"
+                f'[SQL_CONF_NOT_FOUND] The SQL config "{key}" cannot be found.', "SQL_CONF_NOT_FOUND"
             )
         return default
 
-    def set(self, key: str, value: Union[str, int, bool]) -> None:
+    def set(self, key: str, value: str | int | bool) -> None:
         """Set ``key``."""
         self._native.conf_set(key, str(value).lower() if isinstance(value, bool) else str(value))
 
@@ -53,7 +53,7 @@ class RuntimeConfig:
         return True
 
     @property
-    def getAll(self) -> Dict[str, str]:
+    def getAll(self) -> dict[str, str]:
         """All settings."""
         return dict(self._native.conf_all())
 
@@ -68,11 +68,11 @@ class Catalog:
         """Drop a temp view; whether it existed."""
         return bool(self._session._native.drop_temp_view(viewName))
 
-    def tableExists(self, tableName: str, dbName: Optional[str] = None) -> bool:
+    def tableExists(self, tableName: str, dbName: str | None = None) -> bool:
         """Whether a table or view of that name exists."""
         return tableName in self._session._native.table_names()
 
-    def listTables(self, dbName: Optional[str] = None) -> List[str]:
+    def listTables(self, dbName: str | None = None) -> list[str]:
         """Names of the tables and views."""
         return list(self._session._native.table_names())
 
@@ -119,14 +119,14 @@ class SparkSession:
     [Row(id=1, name='a')]
     """
 
-    _active: Optional["SparkSession"] = None
+    _active: "SparkSession" | None = None
     _lock = threading.RLock()
 
     class Builder:
         """Builds or returns the active session (``SparkSession.builder``)."""
 
         def __init__(self) -> None:
-            self._conf: Dict[str, str] = {}
+            self._conf: dict[str, str] = {}
 
         def appName(self, name: str) -> "SparkSession.Builder":
             """Set ``spark.app.name``."""
@@ -138,11 +138,11 @@ class SparkSession:
 
         def config(
             self,
-            key: Optional[str] = None,
+            key: str | None = None,
             value: Any = None,
             conf: Any = None,
             *,
-            map: Optional[Dict[str, Any]] = None,  # noqa: A002 - PySpark's name
+            map: dict[str, Any] | None = None,  # noqa: A002 - PySpark's name
         ) -> "SparkSession.Builder":
             """Set configuration keys."""
             if key is not None:
@@ -183,13 +183,13 @@ class SparkSession:
 
     builder = _BuilderDescriptor()
 
-    def __init__(self, conf: Optional[List[Any]] = None) -> None:
+    def __init__(self, conf: list[Any] | None = None) -> None:
         self._native = _native.Session(list(conf or []))
         self._conf = RuntimeConfig(self._native)
         self._stopped = False
 
     @classmethod
-    def getActiveSession(cls) -> Optional["SparkSession"]:
+    def getActiveSession(cls) -> "SparkSession" | None:
         """The active session, if any."""
         return cls._active
 
@@ -251,8 +251,8 @@ class SparkSession:
     def createDataFrame(
         self,
         data: Any,
-        schema: Union[StructType, str, List[str], None] = None,
-        samplingRatio: Optional[float] = None,
+        schema: StructType | str | list[str] | None = None,
+        samplingRatio: float | None = None,
         verifySchema: bool = True,
     ) -> DataFrame:
         """A DataFrame from rows (tuples, Rows, dicts), pandas or pyarrow.
@@ -260,7 +260,7 @@ class SparkSession:
         ``schema`` is a StructType, a DDL string, or a list of column names.
         """
         names = None
-        struct: Optional[StructType] = None
+        struct: StructType | None = None
         if isinstance(schema, (list, tuple)):
             names = list(schema)
         elif schema is not None:
@@ -268,9 +268,7 @@ class SparkSession:
         table = to_table(data, struct, names)
         return DataFrame(self._native.create_dataframe(table), self)
 
-    def range(
-        self, start: int, end: Optional[int] = None, step: int = 1, numPartitions: Optional[int] = None
-    ) -> DataFrame:
+    def range(self, start: int, end: int | None = None, step: int = 1, numPartitions: int | None = None) -> DataFrame:
         """Column ``id`` from ``start`` to ``end`` (exclusive)."""
         import pyarrow as pa
 
@@ -279,7 +277,7 @@ class SparkSession:
         table = pa.table({"id": pa.array(range(start, end, step), pa.int64())})
         return DataFrame(self._native.create_dataframe(table), self)
 
-    def sql(self, sqlQuery: str, args: Optional[Dict[str, Any]] = None, **kwargs: Any) -> DataFrame:
+    def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:
         """Run SQL over tables and temp views (streaming views give streaming DataFrames)."""
         return DataFrame(self._native.sql(sqlQuery), self)
 

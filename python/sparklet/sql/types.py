@@ -9,7 +9,8 @@ DDL strings such as ``"id INT, ts TIMESTAMP"`` parse into a
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 
@@ -247,7 +248,7 @@ class StructField(DataType):
         name: str,
         dataType: DataType,
         nullable: bool = True,
-        metadata: Optional[Dict[str, Any]] = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(dataType, DataType):
             raise PySparkTypeError(
@@ -276,15 +277,15 @@ class StructField(DataType):
 class StructType(DataType):
     """A row type: an ordered list of :class:`StructField`."""
 
-    def __init__(self, fields: Optional[List[StructField]] = None) -> None:
-        self.fields: List[StructField] = list(fields or [])
+    def __init__(self, fields: list[StructField] | None = None) -> None:
+        self.fields: list[StructField] = list(fields or [])
 
     def add(
         self,
-        field: Union[str, StructField],
-        data_type: Union[str, DataType, None] = None,
+        field: str | StructField,
+        data_type: str | DataType | None = None,
         nullable: bool = True,
-        metadata: Optional[Dict[str, Any]] = None,
+        metadata: dict[str, Any] | None = None,
     ) -> "StructType":
         """Append a field (by StructField, or by name and type) and return self."""
         if isinstance(field, StructField):
@@ -297,11 +298,11 @@ class StructType(DataType):
         return self
 
     @property
-    def names(self) -> List[str]:
+    def names(self) -> list[str]:
         """Return the field names."""
         return [f.name for f in self.fields]
 
-    def fieldNames(self) -> List[str]:
+    def fieldNames(self) -> list[str]:
         """Return the field names."""
         return self.names
 
@@ -311,7 +312,7 @@ class StructType(DataType):
     def __len__(self) -> int:
         return len(self.fields)
 
-    def __getitem__(self, key: Union[str, int]) -> StructField:
+    def __getitem__(self, key: str | int) -> StructField:
         if isinstance(key, int):
             return self.fields[key]
         for f in self.fields:
@@ -403,7 +404,7 @@ def from_arrow_schema(schema: pa.Schema) -> StructType:
     return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in schema])
 
 
-_SIMPLE: Dict[str, DataType] = {
+_SIMPLE: dict[str, DataType] = {
     "string": StringType(),
     "varchar": StringType(),
     "char": StringType(),
@@ -437,7 +438,7 @@ class _DDLParser:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.tokens: List[str] = []
+        self.tokens: list[str] = []
         pos = 0
         while pos < len(text):
             if text[pos:].strip() == "":
@@ -454,10 +455,10 @@ class _DDLParser:
             f"[PARSE_SYNTAX_ERROR] Cannot parse the data type {self.text!r}: {why}.", "PARSE_SYNTAX_ERROR"
         )
 
-    def peek(self) -> Optional[str]:
+    def peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def take(self, expected: Optional[str] = None) -> str:
+    def take(self, expected: str | None = None) -> str:
         tok = self.peek()
         if tok is None:
             self._fail("unexpected end of input")
@@ -545,7 +546,7 @@ def _parse_datatype_string(s: str) -> DataType:
     return dt
 
 
-def to_struct_type(schema: Union[StructType, str, DataType]) -> StructType:
+def to_struct_type(schema: StructType | str | DataType) -> StructType:
     """Return ``schema`` (a StructType or DDL string) as a StructType."""
     if isinstance(schema, StructType):
         return schema
@@ -569,7 +570,7 @@ class Row(tuple):
     order; fields are reachable as attributes, by name and by position.
     """
 
-    __fields__: Tuple[str, ...]
+    __fields__: tuple[str, ...]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Row":
         if args and kwargs:
@@ -585,12 +586,12 @@ class Row(tuple):
         return row
 
     @classmethod
-    def _from_pairs(cls, names: List[str], values: List[Any]) -> "Row":
+    def _from_pairs(cls, names: list[str], values: list[Any]) -> "Row":
         row = tuple.__new__(cls, values)
         row.__fields__ = tuple(names)
         return row
 
-    def asDict(self, recursive: bool = False) -> Dict[str, Any]:
+    def asDict(self, recursive: bool = False) -> dict[str, Any]:
         """Return the row as a dict (nested Rows too with ``recursive``)."""
 
         def conv(v: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from sparklet.sql._convert import to_table
 from sparklet.sql.dataframe import DataFrame
@@ -35,7 +35,7 @@ class MemoryStream:
     >>> q.stop()
     """
 
-    def __init__(self, spark: "SparkSession", schema: Union[StructType, str]) -> None:
+    def __init__(self, spark: "SparkSession", schema: StructType | str) -> None:
         self._spark = spark
         self._schema = to_struct_type(schema)
         self._native, self._df_native = spark._native.memory_stream(self._schema._to_arrow_schema())

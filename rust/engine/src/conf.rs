@@ -13,8 +13,7 @@ pub mod keys {
     /// How many progress updates a query keeps in `recentProgress`.
     pub const NUM_RECENT_PROGRESS: &str = "spark.sql.streaming.numRecentProgressUpdates";
     /// How often an idle query reports a no-data progress event (ms).
-    pub const NO_DATA_PROGRESS_INTERVAL: &str =
-        "spark.sql.streaming.noDataProgressEventInterval";
+    pub const NO_DATA_PROGRESS_INTERVAL: &str = "spark.sql.streaming.noDataProgressEventInterval";
     /// How long the loop sleeps when there is no new data (ms).
     pub const POLLING_DELAY: &str = "spark.sql.streaming.pollingDelay";
     /// Default parent folder of checkpoints.
@@ -61,7 +60,9 @@ impl Conf {
 
     /// Set `key` to `value`.
     pub fn set(&self, key: &str, value: &str) {
-        self.values.write().insert(key.to_string(), value.to_string());
+        self.values
+            .write()
+            .insert(key.to_string(), value.to_string());
     }
 
     /// Remove `key` (it falls back to its default, if any).

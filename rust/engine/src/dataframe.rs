@@ -9,7 +9,9 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::{ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
 use datafusion::prelude::ident;
 
 use crate::error::{Error, Result};
@@ -38,11 +40,16 @@ macro_rules! placeholder_impl {
             }
             fn return_type(&self, args: &[DataType]) -> datafusion::error::Result<DataType> {
                 match args.first() {
-                    Some(DataType::List(f)) | Some(DataType::LargeList(f)) => Ok(f.data_type().clone()),
+                    Some(DataType::List(f)) | Some(DataType::LargeList(f)) => {
+                        Ok(f.data_type().clone())
+                    }
                     _ => Ok(DataType::Null),
                 }
             }
-            fn invoke_with_args(&self, _args: ScalarFunctionArgs) -> datafusion::error::Result<ColumnarValue> {
+            fn invoke_with_args(
+                &self,
+                _args: ScalarFunctionArgs,
+            ) -> datafusion::error::Result<ColumnarValue> {
                 Err(datafusion::error::DataFusionError::Plan(format!(
                     "{} can only be used directly in select()",
                     $name
@@ -59,7 +66,13 @@ pub fn sql_text(text: &str) -> Expr {
     let f = ScalarUDF::new_from_impl(SqlText {
         signature: Signature::any(1, Volatility::Immutable),
     });
-    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![Expr::Literal(ScalarValue::Utf8(Some(text.to_string())), None)]))
+    Expr::ScalarFunction(ScalarFunction::new_udf(
+        Arc::new(f),
+        vec![Expr::Literal(
+            ScalarValue::Utf8(Some(text.to_string())),
+            None,
+        )],
+    ))
 }
 
 /// `F.explode(col)`.
@@ -92,12 +105,22 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                     }
                 }
             }
-            if let Expr::Column(Column { relation: Some(rel), name, .. }) = &node {
+            if let Expr::Column(Column {
+                relation: Some(rel),
+                name,
+                ..
+            }) = &node
+            {
                 // `s.a` where `s` is a struct column, not a relation
                 let rel_name = rel.to_string();
-                let is_relation = schema.iter().any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
+                let is_relation = schema
+                    .iter()
+                    .any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
                 if !is_relation && schema.has_column_with_unqualified_name(&rel_name) {
-                    let getter = datafusion::functions::core::expr_fn::get_field(ident(rel_name), name.as_str());
+                    let getter = datafusion::functions::core::expr_fn::get_field(
+                        ident(rel_name),
+                        name.as_str(),
+                    );
                     return Ok(Transformed::yes(getter));
                 }
             }
@@ -118,9 +141,14 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
             other => (other.clone(), None),
         };
         if is_fn(&inner, "explode") {
-            let Expr::ScalarFunction(f) = inner else { unreachable!() };
+            let Expr::ScalarFunction(f) = inner else {
+                unreachable!()
+            };
             let name = alias.unwrap_or_else(|| "col".to_string());
-            let arg = f.args.into_iter().next().ok_or_else(|| Error::analysis("WRONG_NUM_ARGS", "explode takes one argument"))?;
+            let arg =
+                f.args.into_iter().next().ok_or_else(|| {
+                    Error::analysis("WRONG_NUM_ARGS", "explode takes one argument")
+                })?;
             resolved.push(arg.alias(name.clone()));
             exploded.push(name);
         } else {
@@ -165,7 +193,8 @@ pub fn with_column_renamed(df: DataFrame, old: &str, new: &str) -> Result<DataFr
     if !df.schema().has_column_with_unqualified_name(old) {
         return Ok(df);
     }
-    df.with_column_renamed(old, new).map_err(Error::from_planning)
+    df.with_column_renamed(old, new)
+        .map_err(Error::from_planning)
 }
 
 /// `df.drop(*names)` (missing names are ignored, as in Spark).
@@ -188,7 +217,12 @@ pub fn union(df: DataFrame, other: DataFrame) -> Result<DataFrame> {
         ));
     }
     // align names to the left side, as Spark keeps the first input's names
-    let names: Vec<String> = df.schema().fields().iter().map(|f| f.name().clone()).collect();
+    let names: Vec<String> = df
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
     let renamed: Vec<Expr> = other
         .schema()
         .columns()
@@ -207,8 +241,17 @@ pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Re
             if !other.schema().has_column_with_unqualified_name(f.name()) {
                 return Err(Error::analysis(
                     "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-                    format!("Cannot resolve column name \"{}\" among ({}).", f.name(),
-                        other.schema().fields().iter().map(|f| f.name().clone()).collect::<Vec<_>>().join(", ")),
+                    format!(
+                        "Cannot resolve column name \"{}\" among ({}).",
+                        f.name(),
+                        other
+                            .schema()
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().clone())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 ));
             }
         }
@@ -218,10 +261,15 @@ pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Re
 
 /// Run a batch DataFrame: its rows and their schema (the physical plan's,
 /// which may differ from the logical one in nullability).
-pub fn collect(df: DataFrame) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
+pub fn collect(
+    df: DataFrame,
+) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
     crate::runtime::block_on(async move {
         let task_ctx = Arc::new(df.task_ctx());
-        let plan = df.create_physical_plan().await.map_err(Error::from_planning)?;
+        let plan = df
+            .create_physical_plan()
+            .await
+            .map_err(Error::from_planning)?;
         let schema = plan.schema();
         let batches = datafusion::physical_plan::collect(plan, task_ctx)
             .await

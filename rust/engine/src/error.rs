@@ -3,8 +3,8 @@
 //! Spark's error condition where Spark has one, so the Python layer can raise
 //! the same exception class with the same `getCondition()`.
 
-use datafusion::error::DataFusionError;
 use datafusion::common::SchemaError;
+use datafusion::error::DataFusionError;
 
 /// Result alias used across the engine.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

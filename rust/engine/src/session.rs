@@ -18,13 +18,13 @@ use crate::engine::manager::QueryManager;
 use crate::engine::query::StreamingQuery;
 use crate::engine::trigger::Trigger;
 use crate::error::{Error, Result};
+use crate::formats::{self, ReadOptions};
 use crate::runtime::block_on;
 use crate::sinks::{console::ConsoleWriter, foreach_batch::BatchCallback, Sink};
 use crate::sources::file::{self, FileFormat, FileStreamFactory};
 use crate::sources::memory::{MemoryStream, MemoryStreamFactory};
 use crate::sources::rate::{RateFactory, RateMicroBatchFactory};
 use crate::sources::{SourceFactory, StreamTable};
-use crate::formats::{self, ReadOptions};
 
 /// Where a streaming query writes.
 pub enum SinkSpec {
@@ -56,14 +56,19 @@ pub struct Session {
 }
 
 fn lower_keys(options: &HashMap<String, String>) -> HashMap<String, String> {
-    options.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect()
+    options
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+        .collect()
 }
 
 impl Session {
     /// A new session with `conf` over Spark's defaults.
     pub fn new(conf: Vec<(String, String)>) -> Result<Arc<Self>> {
         let conf = Conf::new(conf);
-        let tz = conf.get(keys::SESSION_TIME_ZONE).unwrap_or_else(|| "UTC".into());
+        let tz = conf
+            .get(keys::SESSION_TIME_ZONE)
+            .unwrap_or_else(|| "UTC".into());
         let mut config = SessionConfig::new().with_information_schema(true);
         {
             let opts = config.options_mut();
@@ -122,13 +127,21 @@ impl Session {
     }
 
     /// `spark.createDataFrame(...)` from Arrow data.
-    pub fn create_dataframe(&self, schema: SchemaRef, batches: Vec<RecordBatch>) -> Result<DataFrame> {
+    pub fn create_dataframe(
+        &self,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+    ) -> Result<DataFrame> {
         let table = MemTable::try_new(schema, vec![batches])?;
-        self.ctx.read_table(Arc::new(table)).map_err(Error::from_planning)
+        self.ctx
+            .read_table(Arc::new(table))
+            .map_err(Error::from_planning)
     }
 
     fn stream_df(&self, factory: Arc<dyn SourceFactory>) -> Result<DataFrame> {
-        let id = self.next_stream_id.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let id = self
+            .next_stream_id
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let table = provider_as_source(Arc::new(StreamTable::new(factory)));
         let plan = LogicalPlanBuilder::scan(format!("stream_{id}"), table, None)
             .and_then(|b| b.build())
@@ -138,7 +151,9 @@ impl Session {
 
     /// `sparklet.testing.MemoryStream(spark, schema)`.
     pub fn memory_stream(&self, schema: SchemaRef) -> Result<(Arc<MemoryStream>, DataFrame)> {
-        let id = self.next_stream_id.load(std::sync::atomic::Ordering::SeqCst);
+        let id = self
+            .next_stream_id
+            .load(std::sync::atomic::Ordering::SeqCst);
         let stream = Arc::new(MemoryStream::new(id, schema));
         let df = self.stream_df(Arc::new(MemoryStreamFactory(Arc::clone(&stream))))?;
         Ok((stream, df))
@@ -158,9 +173,13 @@ impl Session {
             "rate-micro-batch" => Arc::new(RateMicroBatchFactory::new(&options)?),
             f => {
                 let fmt = FileFormat::parse(f).ok_or_else(|| unknown_format(format))?;
-                let path = path.or(options.get("path").map(String::as_str)).ok_or_else(|| {
-                    Error::illegal_argument(format!("'path' is not specified for the {format} stream source"))
-                })?;
+                let path = path
+                    .or(options.get("path").map(String::as_str))
+                    .ok_or_else(|| {
+                        Error::illegal_argument(format!(
+                            "'path' is not specified for the {format} stream source"
+                        ))
+                    })?;
                 file::check_path_exists(path)?;
                 let schema = match (fmt, schema) {
                     (FileFormat::Text, _) => formats::text::text_schema(),
@@ -197,10 +216,16 @@ impl Session {
             .is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let filter = options
             .get("pathglobfilter")
-            .map(|p| glob::Pattern::new(p).map_err(|e| Error::illegal_argument(format!("Invalid pathGlobFilter '{p}': {e}"))))
+            .map(|p| {
+                glob::Pattern::new(p).map_err(|e| {
+                    Error::illegal_argument(format!("Invalid pathGlobFilter '{p}': {e}"))
+                })
+            })
             .transpose()?;
         if paths.is_empty() {
-            return Err(Error::illegal_argument(format!("'path' is not specified for the {format} reader")));
+            return Err(Error::illegal_argument(format!(
+                "'path' is not specified for the {format} reader"
+            )));
         }
         let mut files = Vec::new();
         for p in paths {
@@ -214,7 +239,9 @@ impl Session {
             (_, None) => infer_schema(fmt, &files, &opts)?,
         };
         let input = file::read_files(fmt, &files, &schema, &opts)?;
-        self.ctx.read_table(input.provider).map_err(Error::from_planning)
+        self.ctx
+            .read_table(input.provider)
+            .map_err(Error::from_planning)
     }
 
     /// `df.writeStream....start()`.
@@ -230,14 +257,23 @@ impl Session {
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
         let sink: Box<dyn Sink> = match sink {
-            SinkSpec::Console { num_rows, truncate, out } => {
-                Box::new(crate::sinks::console::ConsoleSink::new(num_rows, truncate, out))
-            }
+            SinkSpec::Console {
+                num_rows,
+                truncate,
+                out,
+            } => Box::new(crate::sinks::console::ConsoleSink::new(
+                num_rows, truncate, out,
+            )),
             SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
-            SinkSpec::ForeachBatch(cb) => Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb)),
+            SinkSpec::ForeachBatch(cb) => {
+                Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb))
+            }
             SinkSpec::Memory => {
                 let table = name.as_deref().ok_or_else(|| {
-                    Error::analysis("MEMORY_SINK_QUERY_NAME_REQUIRED", "queryName must be specified for memory sink")
+                    Error::analysis(
+                        "MEMORY_SINK_QUERY_NAME_REQUIRED",
+                        "queryName must be specified for memory sink",
+                    )
                 })?;
                 Box::new(crate::sinks::memory::MemorySink::new(
                     table,
@@ -252,7 +288,11 @@ impl Session {
             self.state(),
             plan,
             sink,
-            StartOptions { name, trigger, output_mode },
+            StartOptions {
+                name,
+                trigger,
+                output_mode,
+            },
             &self.conf,
             &self.streams,
         )
@@ -279,7 +319,11 @@ fn unknown_format(format: &str) -> Error {
 
 /// Infer a schema from existing files (batch reads; streaming reads with
 /// `spark.sql.streaming.schemaInference`).
-fn infer_schema(fmt: FileFormat, files: &[file::FileEntry], opts: &ReadOptions) -> Result<SchemaRef> {
+fn infer_schema(
+    fmt: FileFormat,
+    files: &[file::FileEntry],
+    opts: &ReadOptions,
+) -> Result<SchemaRef> {
     let first = files.first().ok_or_else(|| {
         Error::analysis(
             "UNABLE_TO_INFER_SCHEMA",
@@ -287,7 +331,8 @@ fn infer_schema(fmt: FileFormat, files: &[file::FileEntry], opts: &ReadOptions) 
         )
     })?;
     let read = |f: &file::FileEntry| -> Result<String> {
-        let bytes = std::fs::read(&f.path).map_err(|e| Error::io(f.path.display().to_string(), e))?;
+        let bytes =
+            std::fs::read(&f.path).map_err(|e| Error::io(f.path.display().to_string(), e))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     };
     let schema = match fmt {
@@ -309,13 +354,21 @@ fn infer_schema(fmt: FileFormat, files: &[file::FileEntry], opts: &ReadOptions) 
                 formats::json::infer_schema(&text, opts)?
             }
         }
-        FileFormat::Csv => formats::csv::infer_schema(&read(first)?, opts, &first.path.display().to_string())?,
+        FileFormat::Csv => {
+            formats::csv::infer_schema(&read(first)?, opts, &first.path.display().to_string())?
+        }
         FileFormat::Parquet => {
-            let file = std::fs::File::open(&first.path).map_err(|e| Error::io(first.path.display().to_string(), e))?;
-            let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| Error::Input {
-                condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
-                message: format!("Could not read footer for file: {}: {e}", first.path.display()),
-            })?;
+            let file = std::fs::File::open(&first.path)
+                .map_err(|e| Error::io(first.path.display().to_string(), e))?;
+            let builder =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+                    .map_err(|e| Error::Input {
+                        condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+                        message: format!(
+                            "Could not read footer for file: {}: {e}",
+                            first.path.display()
+                        ),
+                    })?;
             builder.schema().as_ref().clone()
         }
     };

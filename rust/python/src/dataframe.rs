@@ -78,31 +78,64 @@ impl PyDataFrame {
     }
 
     fn alias(&self, name: &str) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(self.df.clone().alias(name).map_err(Error::from_planning).py()?))
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .alias(name)
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
     }
 
     fn union(&self, other: PyRef<'_, PyDataFrame>) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::union(self.df.clone(), other.df.clone()).py()?))
     }
 
-    fn union_by_name(&self, other: PyRef<'_, PyDataFrame>, allow_missing: bool) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::union_by_name(self.df.clone(), other.df.clone(), allow_missing).py()?))
+    fn union_by_name(
+        &self,
+        other: PyRef<'_, PyDataFrame>,
+        allow_missing: bool,
+    ) -> PyResult<PyDataFrame> {
+        Ok(self
+            .wrap(dataframe::union_by_name(self.df.clone(), other.df.clone(), allow_missing).py()?))
     }
 
     fn limit(&self, n: usize) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(self.df.clone().limit(0, Some(n)).map_err(Error::from_planning).py()?))
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .limit(0, Some(n))
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
     }
 
     fn distinct(&self) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(self.df.clone().distinct().map_err(Error::from_planning).py()?))
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .distinct()
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
     }
 
     fn sort(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
         let sorts = cols.iter().map(|c| c.sort_expr()).collect();
-        Ok(self.wrap(self.df.clone().sort(sorts).map_err(Error::from_planning).py()?))
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .sort(sorts)
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
     }
 
-    fn aggregate(&self, group: Vec<PyRef<'_, PyExpr>>, aggs: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+    fn aggregate(
+        &self,
+        group: Vec<PyRef<'_, PyExpr>>,
+        aggs: Vec<PyRef<'_, PyExpr>>,
+    ) -> PyResult<PyDataFrame> {
         let group = exprs(group)
             .into_iter()
             .map(|e| dataframe::resolve(&self.df, e))
@@ -113,7 +146,13 @@ impl PyDataFrame {
             .map(|e| dataframe::resolve(&self.df, e))
             .collect::<Result<Vec<_>, _>>()
             .py()?;
-        Ok(self.wrap(self.df.clone().aggregate(group, aggs).map_err(Error::from_planning).py()?))
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .aggregate(group, aggs)
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
     }
 
     fn create_or_replace_temp_view(&self, name: &str) -> PyResult<()> {

@@ -48,7 +48,10 @@ fn format_exception(py: Python<'_>, err: &PyErr) -> String {
             "format_exception",
             (err.get_type(py), err.value(py), err.traceback(py)),
         )?;
-        let joined: String = "".into_pyobject(py)?.call_method1("join", (lines,))?.extract()?;
+        let joined: String = ""
+            .into_pyobject(py)?
+            .call_method1("join", (lines,))?
+            .extract()?;
         Ok::<_, PyErr>(joined)
     });
     formatted.unwrap_or_else(|_| err.to_string())

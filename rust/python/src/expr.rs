@@ -55,7 +55,9 @@ impl PyExpr {
     }
 
     fn binary(&self, op: &str, other: PyRef<'_, PyExpr>) -> PyResult<PyExpr> {
-        Ok(PyExpr::new(functions::binary(op, self.expr.clone(), other.expr.clone()).py()?))
+        Ok(PyExpr::new(
+            functions::binary(op, self.expr.clone(), other.expr.clone()).py()?,
+        ))
     }
 
     fn not_(&self) -> PyExpr {
@@ -101,18 +103,27 @@ impl PyExpr {
     }
 
     fn between(&self, low: PyRef<'_, PyExpr>, high: PyRef<'_, PyExpr>) -> PyExpr {
-        PyExpr::new(self.expr.clone().between(low.expr.clone(), high.expr.clone()))
+        PyExpr::new(
+            self.expr
+                .clone()
+                .between(low.expr.clone(), high.expr.clone()),
+        )
     }
 
     fn get_field(&self, name: &str) -> PyExpr {
-        PyExpr::new(datafusion::functions::core::expr_fn::get_field(self.expr.clone(), name))
+        PyExpr::new(datafusion::functions::core::expr_fn::get_field(
+            self.expr.clone(),
+            name,
+        ))
     }
 
     fn get_item(&self, index: PyRef<'_, PyExpr>) -> PyExpr {
         // Spark's getItem on arrays is 0-based; DataFusion's array_element is 1-based
         let idx = self.expr.clone();
         let one_based = index.expr.clone() + lit(1i64);
-        PyExpr::new(datafusion::functions_nested::expr_fn::array_element(idx, one_based))
+        PyExpr::new(datafusion::functions_nested::expr_fn::array_element(
+            idx, one_based,
+        ))
     }
 
     fn sorted(&self, ascending: bool, nulls_first: bool) -> PyExpr {
@@ -177,9 +188,15 @@ pub fn null_of(dtype: PyDataType) -> PyResult<PyExpr> {
 
 /// A Spark function by name.
 #[pyfunction]
-pub fn call(session: PyRef<'_, PySession>, name: &str, args: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyExpr> {
+pub fn call(
+    session: PyRef<'_, PySession>,
+    name: &str,
+    args: Vec<PyRef<'_, PyExpr>>,
+) -> PyResult<PyExpr> {
     let state = session.inner.state();
-    Ok(PyExpr::new(functions::call(&state, name, exprs(args)).py()?))
+    Ok(PyExpr::new(
+        functions::call(&state, name, exprs(args)).py()?,
+    ))
 }
 
 /// `F.when(cond, value)`.

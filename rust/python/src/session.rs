@@ -103,7 +103,9 @@ impl PySession {
     ) -> PyResult<PyDataFrame> {
         let s = Arc::clone(&self.inner);
         let schema = schema.map(|s| s.into_inner());
-        let df = py.detach(|| s.read(format, &paths, schema, &options)).py()?;
+        let df = py
+            .detach(|| s.read(format, &paths, schema, &options))
+            .py()?;
         Ok(self.df(df))
     }
 
@@ -139,7 +141,10 @@ impl PySession {
     }
 
     fn get_query(&self, id: &str) -> Option<PyStreamingQuery> {
-        self.inner.streams.get(id).map(|q| PyStreamingQuery { inner: q })
+        self.inner
+            .streams
+            .get(id)
+            .map(|q| PyStreamingQuery { inner: q })
     }
 
     /// Wait for any query to end, waking for Ctrl-C every 100 ms.

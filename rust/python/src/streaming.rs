@@ -56,7 +56,9 @@ impl PyStreamingQuery {
         let deadline = timeout_ms.map(|t| Instant::now() + Duration::from_millis(t));
         loop {
             let slice = match deadline {
-                Some(d) => d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)),
+                Some(d) => d
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(100)),
                 None => Duration::from_millis(100),
             };
             let q = self.inner.clone();
@@ -100,7 +102,11 @@ impl PyStreamingQuery {
     }
 
     fn recent_progress_json(&self) -> Vec<String> {
-        self.inner.recent_progress().iter().map(|p| p.to_json()).collect()
+        self.inner
+            .recent_progress()
+            .iter()
+            .map(|p| p.to_json())
+            .collect()
     }
 
     fn exception(&self, py: Python<'_>) -> Option<Py<PyAny>> {
@@ -126,7 +132,9 @@ impl PyStreamingQuery {
     #[pyo3(signature = (timeout_ms=None))]
     fn process_all_available(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
         let target = self.inner.idle_target();
-        self.wait(py, timeout_ms, |q, slice| q.process_all_available(target, slice))
+        self.wait(py, timeout_ms, |q, slice| {
+            q.process_all_available(target, slice)
+        })
     }
 
     fn stop(&self, py: Python<'_>) {
@@ -149,7 +157,8 @@ pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -
     let batches = reader
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| crate::errors::to_py(e.into()))?;
-    sparklet_engine::sinks::console::render_show(&SinkBatch { schema, batches }, num_rows, truncate).py()
+    sparklet_engine::sinks::console::render_show(&SinkBatch { schema, batches }, num_rows, truncate)
+        .py()
 }
 
 fn callback_error(py: Python<'_>, e: PyErr) -> Error {
@@ -179,7 +188,9 @@ pub fn start_query(
     let trigger = match trigger {
         "once" => Trigger::Once,
         "availableNow" => Trigger::AvailableNow,
-        _ => Trigger::ProcessingTime { interval_ms: trigger_ms },
+        _ => Trigger::ProcessingTime {
+            interval_ms: trigger_ms,
+        },
     };
     let output_mode = OutputMode::parse(output_mode).py()?;
     let sink = if let Some(func) = foreach_batch {

@@ -4,7 +4,7 @@ and the progress/status objects, as in :mod:`pyspark.sql.streaming`."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any
 
 from sparklet.errors import PySparkValueError, StreamingQueryException
 
@@ -45,7 +45,7 @@ class StreamingQueryStatus(dict):  # type: ignore[type-arg]
             raise AttributeError(item) from None
 
 
-def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
+def _timeout_ms(timeout: float | None) -> int | None:
     if timeout is None:
         return None
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0:
@@ -73,7 +73,7 @@ class StreamingQuery:
         return str(self._native.run_id())
 
     @property
-    def name(self) -> Optional[str]:
+    def name(self) -> str | None:
         """The query name, or ``None``."""
         return self._native.name()
 
@@ -88,17 +88,17 @@ class StreamingQuery:
         return StreamingQueryStatus(json.loads(self._native.status_json()))
 
     @property
-    def lastProgress(self) -> Optional[StreamingQueryProgress]:
+    def lastProgress(self) -> StreamingQueryProgress | None:
         """The latest progress, or ``None`` before the first."""
         p = self._native.last_progress_json()
         return StreamingQueryProgress(json.loads(p)) if p is not None else None
 
     @property
-    def recentProgress(self) -> List[StreamingQueryProgress]:
+    def recentProgress(self) -> list[StreamingQueryProgress]:
         """Recent progress updates, oldest first."""
         return [StreamingQueryProgress(json.loads(p)) for p in self._native.recent_progress_json()]
 
-    def awaitTermination(self, timeout: Optional[float] = None) -> Optional[bool]:
+    def awaitTermination(self, timeout: float | None = None) -> bool | None:
         """Wait for the query to end (``timeout`` in seconds).
 
         Returns whether it ended when a timeout is given; raises
@@ -116,7 +116,7 @@ class StreamingQuery:
         """Stop the query and wait for its thread to finish."""
         self._native.stop()
 
-    def exception(self) -> Optional[StreamingQueryException]:
+    def exception(self) -> StreamingQueryException | None:
         """The exception that stopped the query, or ``None``."""
         return self._native.exception()
 
@@ -135,16 +135,16 @@ class StreamingQueryManager:
         self._session = session
 
     @property
-    def active(self) -> List[StreamingQuery]:
+    def active(self) -> list[StreamingQuery]:
         """Running queries."""
         return [StreamingQuery(q, self._session) for q in self._session._native.active_queries()]
 
-    def get(self, id: str) -> Optional[StreamingQuery]:  # noqa: A002 - PySpark's name
+    def get(self, id: str) -> StreamingQuery | None:  # noqa: A002 - PySpark's name
         """A running query by id, or ``None``."""
         q = self._session._native.get_query(id)
         return StreamingQuery(q, self._session) if q is not None else None
 
-    def awaitAnyTermination(self, timeout: Optional[float] = None) -> Optional[bool]:
+    def awaitAnyTermination(self, timeout: float | None = None) -> bool | None:
         """Wait until any query ends (since the last ``resetTerminated``)."""
         ended = self._session._native.await_any_termination(_timeout_ms(timeout))
         return bool(ended) if timeout is not None else None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
 from sparklet.errors import PySparkTypeError, PySparkValueError
@@ -33,7 +34,7 @@ class DataStreamReader(OptionsMixin):
         self._format = source
         return self
 
-    def schema(self, schema: Union[StructType, str]) -> "DataStreamReader":
+    def schema(self, schema: StructType | str) -> "DataStreamReader":
         """Set the schema (a StructType or DDL string)."""
         self._set_schema(schema)
         return self
@@ -50,9 +51,9 @@ class DataStreamReader(OptionsMixin):
 
     def load(
         self,
-        path: Optional[str] = None,
-        format: Optional[str] = None,  # noqa: A002
-        schema: Union[StructType, str, None] = None,
+        path: str | None = None,
+        format: str | None = None,  # noqa: A002
+        schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
         """Create the streaming DataFrame."""
@@ -61,19 +62,19 @@ class DataStreamReader(OptionsMixin):
         self._set_schema(schema)
         self._set(**options)
         if path is not None and not isinstance(path, str):
-            raise PySparkTypeError(
-                f"[NOT_STR] Argument `path` should be a str, got {type(path).__name__}.", "NOT_STR"
-            )
+            raise PySparkTypeError(f"[NOT_STR] Argument `path` should be a str, got {type(path).__name__}.", "NOT_STR")
         if path is not None and path.strip() == "":
-            raise PySparkValueError("[VALUE_NOT_NON_EMPTY_STR] Argument `path` should be a non-empty string.", "VALUE_NOT_NON_EMPTY_STR")
+            raise PySparkValueError(
+                "[VALUE_NOT_NON_EMPTY_STR] Argument `path` should be a non-empty string.", "VALUE_NOT_NON_EMPTY_STR"
+            )
         native = self._spark._native.read_stream(self._format or "parquet", path, self._arrow_schema(), self._options)
         return DataFrame(native, self._spark)
 
-    def json(self, path: str, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+    def json(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Stream JSON files arriving in ``path``."""
         return self.load(path, "json", schema, **options)
 
-    def csv(self, path: str, schema: Union[StructType, str, None] = None, **options: Any) -> DataFrame:
+    def csv(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Stream CSV files arriving in ``path``."""
         return self.load(path, "csv", schema, **options)
 
@@ -96,12 +97,12 @@ class DataStreamWriter:
 
     def __init__(self, df: DataFrame) -> None:
         self._df = df
-        self._format: Optional[str] = None
-        self._options: Dict[str, str] = {}
+        self._format: str | None = None
+        self._options: dict[str, str] = {}
         self._mode = "append"
-        self._name: Optional[str] = None
+        self._name: str | None = None
         self._trigger = ("processingTime", 0)
-        self._foreach_batch: Optional[Callable[["pa.Table", int], None]] = None
+        self._foreach_batch: Callable[["pa.Table", int], None] | None = None
 
     def format(self, source: str) -> "DataStreamWriter":
         """Set the sink: ``console``, ``memory``, ``noop``."""
@@ -147,15 +148,17 @@ class DataStreamWriter:
 
     def trigger(
         self,
-        processingTime: Optional[str] = None,
-        once: Optional[bool] = None,
-        continuous: Optional[str] = None,
-        availableNow: Optional[bool] = None,
+        processingTime: str | None = None,
+        once: bool | None = None,
+        continuous: str | None = None,
+        availableNow: bool | None = None,
     ) -> "DataStreamWriter":
         """Set when batches run: ``processingTime="10 seconds"``, ``once=True`` or ``availableNow=True``."""
         given = [x for x in (processingTime, once, continuous, availableNow) if x is not None]
         if len(given) > 1:
-            raise PySparkValueError("[ONLY_ALLOW_SINGLE_TRIGGER] Only a single trigger is allowed.", "ONLY_ALLOW_SINGLE_TRIGGER")
+            raise PySparkValueError(
+                "[ONLY_ALLOW_SINGLE_TRIGGER] Only a single trigger is allowed.", "ONLY_ALLOW_SINGLE_TRIGGER"
+            )
         if not given:
             raise PySparkValueError("[ONLY_ALLOW_SINGLE_TRIGGER] No trigger is set.", "ONLY_ALLOW_SINGLE_TRIGGER")
         if processingTime is not None:
@@ -197,11 +200,11 @@ class DataStreamWriter:
 
     def start(
         self,
-        path: Optional[str] = None,
-        format: Optional[str] = None,  # noqa: A002
-        outputMode: Optional[str] = None,
-        partitionBy: Optional[Any] = None,
-        queryName: Optional[str] = None,
+        path: str | None = None,
+        format: str | None = None,  # noqa: A002
+        outputMode: str | None = None,
+        partitionBy: Any | None = None,
+        queryName: str | None = None,
         **options: Any,
     ) -> StreamingQuery:
         """Start the query; returns its :class:`StreamingQuery` handle."""

@@ -16,7 +16,9 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::{collect, displayable};
 
-use super::progress::{format_timestamp_ms, rate, QueryProgress, QueryStatus, SinkProgress, SourceProgress};
+use super::progress::{
+    format_timestamp_ms, rate, QueryProgress, QueryStatus, SinkProgress, SourceProgress,
+};
 use super::query::{QueryShared, StreamingQuery};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
@@ -70,14 +72,19 @@ fn now_ms() -> i64 {
 }
 
 /// Replace every stream placeholder in `plan` with the batch's data.
-fn bind(plan: &LogicalPlan, factories: &[Arc<dyn SourceFactory>], inputs: &[Arc<dyn datafusion::catalog::TableProvider>]) -> Result<LogicalPlan> {
+fn bind(
+    plan: &LogicalPlan,
+    factories: &[Arc<dyn SourceFactory>],
+    inputs: &[Arc<dyn datafusion::catalog::TableProvider>],
+) -> Result<LogicalPlan> {
     let bound = plan
         .clone()
         .transform_up(|node| {
             if let LogicalPlan::TableScan(scan) = &node {
                 if let Ok(provider) = source_as_provider(&scan.source) {
                     if let Some(st) = provider.downcast_ref::<StreamTable>() {
-                        if let Some(i) = factories.iter().position(|f| Arc::ptr_eq(f, &st.factory)) {
+                        if let Some(i) = factories.iter().position(|f| Arc::ptr_eq(f, &st.factory))
+                        {
                             let mut scan = scan.clone();
                             scan.source = provider_as_source(Arc::clone(&inputs[i]));
                             return Ok(Transformed::yes(LogicalPlan::TableScan(scan)));
@@ -91,10 +98,15 @@ fn bind(plan: &LogicalPlan, factories: &[Arc<dyn SourceFactory>], inputs: &[Arc<
     Ok(bound.data)
 }
 
-fn empty_inputs(factories: &[Arc<dyn SourceFactory>]) -> Result<Vec<Arc<dyn datafusion::catalog::TableProvider>>> {
+fn empty_inputs(
+    factories: &[Arc<dyn SourceFactory>],
+) -> Result<Vec<Arc<dyn datafusion::catalog::TableProvider>>> {
     factories
         .iter()
-        .map(|f| Ok(Arc::new(MemTable::try_new(f.schema(), vec![vec![]])?) as Arc<dyn datafusion::catalog::TableProvider>))
+        .map(|f| {
+            Ok(Arc::new(MemTable::try_new(f.schema(), vec![vec![]])?)
+                as Arc<dyn datafusion::catalog::TableProvider>)
+        })
         .collect()
 }
 
@@ -194,7 +206,10 @@ pub fn start(
     let thread_manager = Arc::clone(manager);
     let thread_shared = Arc::clone(&shared);
     let handle = std::thread::Builder::new()
-        .name(format!("stream execution thread for {}", opts.name.as_deref().unwrap_or(&shared.id)))
+        .name(format!(
+            "stream execution thread for {}",
+            opts.name.as_deref().unwrap_or(&shared.id)
+        ))
         .spawn(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| exec.run()))
                 .unwrap_or_else(|p| Err(Error::Internal(panic_message(&p))));
@@ -254,7 +269,9 @@ impl Execution {
             let seen = wake.seq();
             let trigger_start = Instant::now();
             let start_ms = now_ms();
-            self.shared.update(|st| st.status = QueryStatus::new("Getting offsets from sources", false, true));
+            self.shared.update(|st| {
+                st.status = QueryStatus::new("Getting offsets from sources", false, true)
+            });
             let t = Instant::now();
             let latest = self
                 .sources
@@ -292,7 +309,10 @@ impl Execution {
         if start_ms - self.last_progress_ms >= self.no_data_interval_ms {
             let mut duration = BTreeMap::new();
             duration.insert("latestOffset".to_string(), latest_ms);
-            duration.insert("triggerExecution".to_string(), trigger_start.elapsed().as_millis() as i64);
+            duration.insert(
+                "triggerExecution".to_string(),
+                trigger_start.elapsed().as_millis() as i64,
+            );
             let sources = self
                 .sources
                 .iter()
@@ -373,8 +393,15 @@ impl Execution {
         }
     }
 
-    fn run_batch(&mut self, latest: Vec<Option<Offset>>, start_ms: i64, latest_ms: i64, trigger_start: Instant) -> Result<()> {
-        self.shared.update(|st| st.status = QueryStatus::new("Processing new data", true, true));
+    fn run_batch(
+        &mut self,
+        latest: Vec<Option<Offset>>,
+        start_ms: i64,
+        latest_ms: i64,
+        trigger_start: Instant,
+    ) -> Result<()> {
+        self.shared
+            .update(|st| st.status = QueryStatus::new("Processing new data", true, true));
         let mut duration = BTreeMap::new();
         duration.insert("latestOffset".to_string(), latest_ms);
 
@@ -383,9 +410,14 @@ impl Execution {
         let mut rows = Vec::with_capacity(self.sources.len());
         for (i, src) in self.sources.iter_mut().enumerate() {
             let input = match &latest[i] {
-                Some(end) if Some(end) != self.committed[i].as_ref() => src.get_batch(self.committed[i].as_ref(), end)?,
+                Some(end) if Some(end) != self.committed[i].as_ref() => {
+                    src.get_batch(self.committed[i].as_ref(), end)?
+                }
                 _ => BatchInput {
-                    provider: Arc::new(MemTable::try_new(self.factories[i].schema(), vec![vec![]])?),
+                    provider: Arc::new(MemTable::try_new(
+                        self.factories[i].schema(),
+                        vec![vec![]],
+                    )?),
                     num_rows: 0,
                 },
             };
@@ -396,7 +428,8 @@ impl Execution {
 
         let t = Instant::now();
         let bound = bind(&self.plan, &self.factories, &inputs)?;
-        let physical = block_on(self.state.create_physical_plan(&bound))?.map_err(Error::from_planning)?;
+        let physical =
+            block_on(self.state.create_physical_plan(&bound))?.map_err(Error::from_planning)?;
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
         let t = Instant::now();

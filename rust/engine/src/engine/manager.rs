@@ -61,7 +61,9 @@ impl QueryManager {
             .lock()
             .active
             .iter()
-            .map(|s| StreamingQuery { shared: Arc::clone(s) })
+            .map(|s| StreamingQuery {
+                shared: Arc::clone(s),
+            })
             .collect()
     }
 

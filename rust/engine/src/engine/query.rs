@@ -41,7 +41,12 @@ pub struct QueryShared {
 }
 
 impl QueryShared {
-    pub(crate) fn new(id: String, name: Option<String>, explain: String, max_recent: usize) -> Self {
+    pub(crate) fn new(
+        id: String,
+        name: Option<String>,
+        explain: String,
+        max_recent: usize,
+    ) -> Self {
         QueryShared {
             id,
             run_id: uuid::Uuid::new_v4().to_string(),
@@ -129,7 +134,13 @@ impl StreamingQuery {
 
     /// Wall times (ns) of the most recent triggers that found no new data.
     pub fn idle_trigger_nanos(&self) -> Vec<u64> {
-        self.shared.state.lock().idle_nanos.iter().copied().collect()
+        self.shared
+            .state
+            .lock()
+            .idle_nanos
+            .iter()
+            .copied()
+            .collect()
     }
 
     /// The plan description printed by `explain()`.
@@ -169,11 +180,20 @@ impl StreamingQuery {
     /// Wait up to `timeout` until the loop has found no new data `target`
     /// times (see [`Self::idle_target`]): everything available when the
     /// wait began is processed. `Ok(true)` when done, `Ok(false)` on timeout.
-    pub fn process_all_available(&self, target: u64, timeout: Duration) -> Result<bool, Arc<Error>> {
+    pub fn process_all_available(
+        &self,
+        target: u64,
+        timeout: Duration,
+    ) -> Result<bool, Arc<Error>> {
         let deadline = Instant::now() + timeout;
         let mut st = self.shared.state.lock();
         while st.active && st.idle_checks < target {
-            if self.shared.changed.wait_until(&mut st, deadline).timed_out() {
+            if self
+                .shared
+                .changed
+                .wait_until(&mut st, deadline)
+                .timed_out()
+            {
                 return Ok(false);
             }
         }

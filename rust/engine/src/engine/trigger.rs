@@ -35,7 +35,10 @@ pub fn parse_duration_ms(text: &str) -> Result<i64> {
     // split "10seconds" / "10 s" into number and unit tokens
     let mut tokens: Vec<String> = Vec::new();
     for word in body.split_whitespace() {
-        let digits: String = word.chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-').collect();
+        let digits: String = word
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-')
+            .collect();
         if !digits.is_empty() && digits.len() < word.len() {
             tokens.push(digits.clone());
             tokens.push(word[digits.len()..].to_string());
@@ -43,7 +46,7 @@ pub fn parse_duration_ms(text: &str) -> Result<i64> {
             tokens.push(word.to_string());
         }
     }
-    if tokens.is_empty() || tokens.len() % 2 != 0 {
+    if tokens.is_empty() || !tokens.len().is_multiple_of(2) {
         return Err(bad());
     }
     let mut total = 0f64;

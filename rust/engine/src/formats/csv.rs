@@ -49,7 +49,12 @@ fn tokenize(text: &str, opts: &ReadOptions, path: &str) -> Result<Parsed> {
 
 /// Parse CSV `text` (from `path`) into rows of `schema`. Columns are matched
 /// by position, as Spark does with a user schema.
-pub fn parse(text: &str, schema: &SchemaRef, opts: &ReadOptions, path: &str) -> Result<RecordBatch> {
+pub fn parse(
+    text: &str,
+    schema: &SchemaRef,
+    opts: &ReadOptions,
+    path: &str,
+) -> Result<RecordBatch> {
     let parsed = tokenize(text, opts, path)?;
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
     let width = data_schema.fields().len();
@@ -93,7 +98,12 @@ pub fn infer_schema(text: &str, opts: &ReadOptions, path: &str) -> Result<Schema
         .enumerate()
         .map(|(c, name)| {
             let dt = if opts.infer_schema {
-                infer_column(parsed.rows.iter().filter_map(|r| r.0.get(c).map(String::as_str)))
+                infer_column(
+                    parsed
+                        .rows
+                        .iter()
+                        .filter_map(|r| r.0.get(c).map(String::as_str)),
+                )
             } else {
                 DataType::Utf8
             };

@@ -109,13 +109,16 @@ pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
 pub fn parse_date_days(s: &str, pattern: Option<&str>) -> Option<i32> {
     let s = s.trim();
     let date = match pattern {
-        None => NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .ok()
-            .or_else(|| parse_timestamp_micros(s, None).and_then(|m| DateTime::from_timestamp_micros(m).map(|d| d.date_naive()))),
+        None => NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().or_else(|| {
+            parse_timestamp_micros(s, None)
+                .and_then(|m| DateTime::from_timestamp_micros(m).map(|d| d.date_naive()))
+        }),
         Some(p) => {
             let fmt = java_to_chrono(p);
             NaiveDate::parse_from_str(s, &fmt).ok().or_else(|| {
-                NaiveDateTime::parse_from_str(s, &fmt).ok().map(|d| d.date())
+                NaiveDateTime::parse_from_str(s, &fmt)
+                    .ok()
+                    .map(|d| d.date())
             })
         }
     }?;
@@ -135,14 +138,20 @@ pub fn format_timestamp_micros(micros: i64, pattern: &str) -> Option<String> {
 /// Convert a string column to `target`: timestamps and dates with the reader's
 /// patterns, everything else with Arrow's cast. Values that do not convert
 /// become null (the caller marks their rows malformed).
-pub fn convert_string_column(col: &ArrayRef, target: &DataType, opts: &ReadOptions) -> Result<ArrayRef> {
+pub fn convert_string_column(
+    col: &ArrayRef,
+    target: &DataType,
+    opts: &ReadOptions,
+) -> Result<ArrayRef> {
     let strings = col.as_string::<i32>();
     Ok(match target {
         DataType::Utf8 => Arc::clone(col),
         DataType::Timestamp(TimeUnit::Microsecond, tz) => {
             let arr: TimestampMicrosecondArray = strings
                 .iter()
-                .map(|v| v.and_then(|s| parse_timestamp_micros(s, opts.timestamp_format.as_deref())))
+                .map(|v| {
+                    v.and_then(|s| parse_timestamp_micros(s, opts.timestamp_format.as_deref()))
+                })
                 .collect();
             Arc::new(arr.with_timezone_opt(tz.clone()))
         }
@@ -184,4 +193,3 @@ pub fn convert_string_column(col: &ArrayRef, target: &DataType, opts: &ReadOptio
 pub fn is_datetime(t: &DataType) -> bool {
     matches!(t, DataType::Timestamp(_, _) | DataType::Date32)
 }
-

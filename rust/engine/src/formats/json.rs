@@ -50,7 +50,10 @@ fn decode_schema(data: &SchemaRef) -> SchemaRef {
     ))
 }
 
-fn decode(schema: &SchemaRef, recs: &[&str]) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
+fn decode(
+    schema: &SchemaRef,
+    recs: &[&str],
+) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
     let mut decoder = ReaderBuilder::new(Arc::clone(schema))
         .with_batch_size(recs.len().max(1))
         .build_decoder()?;
@@ -64,7 +67,12 @@ fn decode(schema: &SchemaRef, recs: &[&str]) -> std::result::Result<RecordBatch,
 }
 
 /// Parse JSON `text` (from `path`) into rows of `schema`.
-pub fn parse(text: &str, schema: &SchemaRef, opts: &ReadOptions, path: &str) -> Result<RecordBatch> {
+pub fn parse(
+    text: &str,
+    schema: &SchemaRef,
+    opts: &ReadOptions,
+    path: &str,
+) -> Result<RecordBatch> {
     let recs = records(text, opts.multi_line);
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
     let dschema = decode_schema(&data_schema);
@@ -114,7 +122,10 @@ pub fn parse(text: &str, schema: &SchemaRef, opts: &ReadOptions, path: &str) -> 
             .map(|i| data_schema.field(*i).clone())
             .collect();
         let sub_schema = Arc::new(Schema::new(fields));
-        let sub = datetime_cols.iter().map(|i| Arc::clone(&strings[*i])).collect();
+        let sub = datetime_cols
+            .iter()
+            .map(|i| Arc::clone(&strings[*i]))
+            .collect();
         let raw = |row: usize| recs[row].clone();
         let typed = convert_columns(&sub_schema, sub, opts, &mut malformed, &raw)?;
         for (k, i) in datetime_cols.iter().enumerate() {
@@ -135,7 +146,8 @@ pub fn infer_schema(text: &str, opts: &ReadOptions) -> Result<Schema> {
         .filter(|r| serde_json::from_str::<serde_json::Value>(r).is_ok_and(|v| v.is_object()))
         .collect::<Vec<_>>()
         .join("\n");
-    let (schema, _) = arrow::json::reader::infer_json_schema(std::io::Cursor::new(recs.as_bytes()), None)?;
+    let (schema, _) =
+        arrow::json::reader::infer_json_schema(std::io::Cursor::new(recs.as_bytes()), None)?;
     let mut fields: Vec<Field> = schema
         .fields()
         .iter()

@@ -116,7 +116,10 @@ impl ReadOptions {
 
 /// The schema the parser fills: the user's schema without the corrupt-record
 /// column, plus where that column goes (if the user asked for it).
-pub(crate) fn split_corrupt_column(schema: &SchemaRef, opts: &ReadOptions) -> (SchemaRef, Option<usize>) {
+pub(crate) fn split_corrupt_column(
+    schema: &SchemaRef,
+    opts: &ReadOptions,
+) -> (SchemaRef, Option<usize>) {
     match schema.index_of(&opts.corrupt_column) {
         Ok(idx) if schema.field(idx).data_type() == &DataType::Utf8 => {
             let fields: Vec<Field> = schema
@@ -184,13 +187,17 @@ pub(crate) fn convert_columns(
     let mut out = Vec::with_capacity(strings.len());
     for (field, col) in target.fields().iter().zip(strings) {
         let converted = datetime::convert_string_column(&col, field.data_type(), opts)?;
-        for row in 0..col.len() {
-            if col.is_valid(row) && converted.is_null(row) && malformed[row].is_none() {
-                malformed[row] = Some(raw(row));
+        for (row, bad) in malformed.iter_mut().enumerate().take(col.len()) {
+            if col.is_valid(row) && converted.is_null(row) && bad.is_none() {
+                *bad = Some(raw(row));
             }
         }
         out.push(converted);
     }
     let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(malformed.len()));
-    Ok(RecordBatch::try_new_with_options(Arc::clone(target), out, &options)?)
+    Ok(RecordBatch::try_new_with_options(
+        Arc::clone(target),
+        out,
+        &options,
+    )?)
 }

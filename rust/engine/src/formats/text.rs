@@ -26,5 +26,8 @@ pub fn parse(text: &str, schema: &SchemaRef, opts: &ReadOptions) -> Result<Recor
     } else {
         text.lines().map(Some).collect()
     };
-    Ok(RecordBatch::try_new(Arc::clone(schema), vec![Arc::new(values)])?)
+    Ok(RecordBatch::try_new(
+        Arc::clone(schema),
+        vec![Arc::new(values)],
+    )?)
 }

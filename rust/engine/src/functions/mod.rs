@@ -130,20 +130,37 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
                     "second" => "second",
                     "week" => "week",
                     "quarter" => "quarter",
-                    other => return Err(Error::illegal_argument(format!("date_trunc: unknown unit '{other}'"))),
+                    other => {
+                        return Err(Error::illegal_argument(format!(
+                            "date_trunc: unknown unit '{other}'"
+                        )))
+                    }
                 };
                 args[0] = lit(unit);
             }
             scalar(state, "date_trunc", args)
         }
         "isnan" => {
-            let a = args.into_iter().next().ok_or_else(|| Error::analysis("WRONG_NUM_ARGS", "isnan takes one argument"))?;
+            let a = args
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::analysis("WRONG_NUM_ARGS", "isnan takes one argument"))?;
             scalar(state, "isnan", vec![a])
         }
-        "count" | "sum" | "avg" | "mean" | "min" | "max" | "first" | "last" | "collect_list"
-        | "collect_set" | "stddev" | "variance" | "approx_count_distinct" | "count_distinct" => {
-            aggregate(state, &lower, args)
-        }
+        "count"
+        | "sum"
+        | "avg"
+        | "mean"
+        | "min"
+        | "max"
+        | "first"
+        | "last"
+        | "collect_list"
+        | "collect_set"
+        | "stddev"
+        | "variance"
+        | "approx_count_distinct"
+        | "count_distinct" => aggregate(state, &lower, args),
         _ => {
             let target = renamed(&lower);
             scalar(state, target, args)
@@ -166,7 +183,10 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         other => (other, false),
     };
     let f = state.udaf(df_name).map_err(|_| {
-        Error::analysis("UNRESOLVED_ROUTINE", format!("Cannot resolve routine `{name}`."))
+        Error::analysis(
+            "UNRESOLVED_ROUTINE",
+            format!("Cannot resolve routine `{name}`."),
+        )
     })?;
     Ok(Expr::AggregateFunction(AggregateFunction::new_udf(
         f,
@@ -184,6 +204,9 @@ pub fn cast_to(expr: Expr, to: arrow::datatypes::DataType) -> Expr {
 }
 
 /// Whether `expr` has type `t` in `schema` (helper for callers that branch).
-pub fn type_of(expr: &Expr, schema: &datafusion::common::DFSchema) -> Result<arrow::datatypes::DataType> {
+pub fn type_of(
+    expr: &Expr,
+    schema: &datafusion::common::DFSchema,
+) -> Result<arrow::datatypes::DataType> {
     expr.get_type(schema).map_err(Error::from_planning)
 }

@@ -5,11 +5,16 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, ListBuilder, StringArray, StringBuilder, TimestampMicrosecondArray, Date32Array};
+use arrow::array::{
+    Array, ArrayRef, AsArray, Date32Array, Int64Array, ListBuilder, StringArray, StringBuilder,
+    TimestampMicrosecondArray,
+};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, TimeUnit};
 use datafusion::error::{DataFusionError, Result as DFResult};
-use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
 
 use crate::formats::datetime::{format_timestamp_micros, parse_date_days, parse_timestamp_micros};
 
@@ -66,11 +71,20 @@ fn strings(a: &ArrayRef) -> DFResult<StringArray> {
 
 /// The timestamp (µs, UTC) of any timestamp, date or string column.
 fn micros(a: &ArrayRef) -> DFResult<Vec<Option<i64>>> {
-    if matches!(a.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
-        return Ok(strings(a)?.iter().map(|v| v.and_then(|s| parse_timestamp_micros(s, None))).collect());
+    if matches!(
+        a.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        return Ok(strings(a)?
+            .iter()
+            .map(|v| v.and_then(|s| parse_timestamp_micros(s, None)))
+            .collect());
     }
     let c = cast(a, &ts_type())?;
-    let t = c.as_any().downcast_ref::<TimestampMicrosecondArray>().ok_or_else(|| arg_err("timestamp", "a timestamp"))?;
+    let t = c
+        .as_any()
+        .downcast_ref::<TimestampMicrosecondArray>()
+        .ok_or_else(|| arg_err("timestamp", "a timestamp"))?;
     Ok(t.iter().collect())
 }
 
@@ -85,8 +99,15 @@ fn pattern_at(args: &[ArrayRef], i: usize, row: usize) -> DFResult<Option<String
 }
 
 fn to_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
-    let a = args.first().ok_or_else(|| arg_err("to_timestamp", "a column"))?;
-    if args.len() == 1 && !matches!(a.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+    let a = args
+        .first()
+        .ok_or_else(|| arg_err("to_timestamp", "a column"))?;
+    if args.len() == 1
+        && !matches!(
+            a.data_type(),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        )
+    {
         if a.data_type().is_numeric() {
             // numbers are seconds since the epoch, as in Spark
             let secs = cast(a, &DataType::Float64)?;
@@ -103,27 +124,43 @@ fn to_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let mut out = Vec::with_capacity(s.len());
     for row in 0..s.len() {
         let fmt = pattern_at(args, 1, row)?;
-        out.push(if s.is_valid(row) { parse_timestamp_micros(s.value(row), fmt.as_deref()) } else { None });
+        out.push(if s.is_valid(row) {
+            parse_timestamp_micros(s.value(row), fmt.as_deref())
+        } else {
+            None
+        });
     }
-    Ok(Arc::new(TimestampMicrosecondArray::from(out).with_timezone("UTC")))
+    Ok(Arc::new(
+        TimestampMicrosecondArray::from(out).with_timezone("UTC"),
+    ))
 }
 
 fn to_date_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let a = args.first().ok_or_else(|| arg_err("to_date", "a column"))?;
-    if !matches!(a.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+    if !matches!(
+        a.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
         return Ok(cast(a, &DataType::Date32)?);
     }
     let s = strings(a)?;
     let mut out = Vec::with_capacity(s.len());
     for row in 0..s.len() {
         let fmt = pattern_at(args, 1, row)?;
-        out.push(if s.is_valid(row) { parse_date_days(s.value(row), fmt.as_deref()) } else { None });
+        out.push(if s.is_valid(row) {
+            parse_date_days(s.value(row), fmt.as_deref())
+        } else {
+            None
+        });
     }
     Ok(Arc::new(Date32Array::from(out)))
 }
 
 fn date_format_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
-    let ts = micros(args.first().ok_or_else(|| arg_err("date_format", "a column"))?)?;
+    let ts = micros(
+        args.first()
+            .ok_or_else(|| arg_err("date_format", "a column"))?,
+    )?;
     let mut out = StringBuilder::new();
     for (row, v) in ts.iter().enumerate() {
         match (v, pattern_at(args, 1, row)?) {
@@ -139,22 +176,36 @@ fn unix_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         let now = chrono::Utc::now().timestamp();
         return Ok(Arc::new(Int64Array::from(vec![now])));
     };
-    let out: Int64Array = if matches!(a.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+    let out: Int64Array = if matches!(
+        a.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
         let s = strings(a)?;
         let mut v = Vec::with_capacity(s.len());
         for row in 0..s.len() {
             let fmt = pattern_at(args, 1, row)?.unwrap_or_else(|| "yyyy-MM-dd HH:mm:ss".into());
-            v.push(if s.is_valid(row) { parse_timestamp_micros(s.value(row), Some(&fmt)).map(|m| m.div_euclid(1_000_000)) } else { None });
+            v.push(if s.is_valid(row) {
+                parse_timestamp_micros(s.value(row), Some(&fmt)).map(|m| m.div_euclid(1_000_000))
+            } else {
+                None
+            });
         }
         v.into()
     } else {
-        micros(a)?.into_iter().map(|m| m.map(|m| m.div_euclid(1_000_000))).collect()
+        micros(a)?
+            .into_iter()
+            .map(|m| m.map(|m| m.div_euclid(1_000_000)))
+            .collect()
     };
     Ok(Arc::new(out))
 }
 
 fn from_unixtime_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
-    let secs = cast(args.first().ok_or_else(|| arg_err("from_unixtime", "a column"))?, &DataType::Int64)?;
+    let secs = cast(
+        args.first()
+            .ok_or_else(|| arg_err("from_unixtime", "a column"))?,
+        &DataType::Int64,
+    )?;
     let secs = secs.as_primitive::<arrow::datatypes::Int64Type>();
     let mut out = StringBuilder::new();
     for row in 0..secs.len() {
@@ -176,7 +227,9 @@ fn regex_cache() -> impl FnMut(&str) -> DFResult<Arc<regex::Regex>> {
                 return Ok(Arc::clone(re));
             }
         }
-        let re = Arc::new(regex::Regex::new(p).map_err(|e| DataFusionError::Execution(format!("invalid regular expression '{p}': {e}")))?);
+        let re = Arc::new(regex::Regex::new(p).map_err(|e| {
+            DataFusionError::Execution(format!("invalid regular expression '{p}': {e}"))
+        })?);
         last = Some((p.to_string(), Arc::clone(&re)));
         Ok(re)
     }
@@ -189,7 +242,9 @@ fn regexp_extract_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let s = strings(&args[0])?;
     let pats = strings(&args[1])?;
     let idx = match args.get(2) {
-        Some(a) => cast(a, &DataType::Int64)?.as_primitive::<arrow::datatypes::Int64Type>().clone(),
+        Some(a) => cast(a, &DataType::Int64)?
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .clone(),
         None => Int64Array::from(vec![1; s.len()]),
     };
     let mut get = regex_cache();
@@ -225,7 +280,9 @@ fn split_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let s = strings(&args[0])?;
     let pats = strings(&args[1])?;
     let limit = match args.get(2) {
-        Some(a) => cast(a, &DataType::Int64)?.as_primitive::<arrow::datatypes::Int64Type>().clone(),
+        Some(a) => cast(a, &DataType::Int64)?
+            .as_primitive::<arrow::datatypes::Int64Type>()
+            .clone(),
         None => Int64Array::from(vec![-1; s.len()]),
     };
     let mut get = regex_cache();
@@ -236,7 +293,11 @@ fn split_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
             continue;
         }
         let re = get(pats.value(row))?;
-        let lim = if limit.is_valid(row) { limit.value(row) } else { -1 };
+        let lim = if limit.is_valid(row) {
+            limit.value(row)
+        } else {
+            -1
+        };
         let parts: Vec<&str> = if lim > 0 {
             re.splitn(s.value(row), lim as usize).collect()
         } else {
@@ -278,7 +339,9 @@ fn parse_json_path(path: &str) -> Option<Vec<Step>> {
                 if let Ok(n) = inner.parse::<usize>() {
                     steps.push(Step::Index(n));
                 } else {
-                    steps.push(Step::Key(inner.trim_matches('\'').trim_matches('"').to_string()));
+                    steps.push(Step::Key(
+                        inner.trim_matches('\'').trim_matches('"').to_string(),
+                    ));
                 }
                 i = end + 1;
             }
@@ -322,7 +385,9 @@ fn get_json_object_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
 }
 
 fn to_json_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
-    let a = args.first().ok_or_else(|| arg_err("to_json", "a struct, map or array column"))?;
+    let a = args
+        .first()
+        .ok_or_else(|| arg_err("to_json", "a struct, map or array column"))?;
     let mut out = StringBuilder::new();
     // Serialize each row through arrow-json's writer (as a one-field record).
     let field = Field::new("v", a.data_type().clone(), true);
@@ -390,14 +455,28 @@ impl ScalarUDFImpl for FromJson {
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         // one JSON record per row; nulls and malformed rows become null structs
         let text: Vec<String> = (0..s.len())
-            .map(|i| if s.is_valid(i) { s.value(i).replace('\n', " ") } else { "null".into() })
+            .map(|i| {
+                if s.is_valid(i) {
+                    s.value(i).replace('\n', " ")
+                } else {
+                    "null".into()
+                }
+            })
             .collect();
         let parsed = crate::formats::json::parse(&text.join("\n"), &schema, &opts, "from_json")
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         let valid: Vec<bool> = (0..s.len())
-            .map(|i| s.is_valid(i) && s.value(i).trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(s.value(i)).is_ok())
+            .map(|i| {
+                s.is_valid(i)
+                    && s.value(i).trim_start().starts_with('{')
+                    && serde_json::from_str::<serde::de::IgnoredAny>(s.value(i)).is_ok()
+            })
             .collect();
-        let st = arrow::array::StructArray::try_new(fields.clone(), parsed.columns().to_vec(), Some(valid.into()))?;
+        let st = arrow::array::StructArray::try_new(
+            fields.clone(),
+            parsed.columns().to_vec(),
+            Some(valid.into()),
+        )?;
         Ok(ColumnarValue::Array(Arc::new(st)))
     }
 }
@@ -417,7 +496,12 @@ pub fn all() -> Vec<ScalarUDF> {
         f("to_timestamp", ts_type(), to_timestamp_kernel, imm),
         f("to_date", DataType::Date32, to_date_kernel, imm),
         f("date_format", DataType::Utf8, date_format_kernel, imm),
-        f("unix_timestamp", DataType::Int64, unix_timestamp_kernel, Volatility::Volatile),
+        f(
+            "unix_timestamp",
+            DataType::Int64,
+            unix_timestamp_kernel,
+            Volatility::Volatile,
+        ),
         f("from_unixtime", DataType::Utf8, from_unixtime_kernel, imm),
         f("regexp_extract", DataType::Utf8, regexp_extract_kernel, imm),
         f(
@@ -426,7 +510,12 @@ pub fn all() -> Vec<ScalarUDF> {
             split_kernel,
             imm,
         ),
-        f("get_json_object", DataType::Utf8, get_json_object_kernel, imm),
+        f(
+            "get_json_object",
+            DataType::Utf8,
+            get_json_object_kernel,
+            imm,
+        ),
         f("to_json", DataType::Utf8, to_json_kernel, imm),
     ]
 }

@@ -31,10 +31,19 @@ impl ConsoleSink {
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table, cells
 /// truncated to 20 characters, and a "only showing top N rows" footer.
 pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<String> {
-    let names: Vec<String> = data.schema.fields().iter().map(|f| f.name().clone()).collect();
+    let names: Vec<String> = data
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let total = data.num_rows();
-    let opts = FormatOptions::default().with_null("NULL");
+    // Spark renders timestamps as `2026-11-29 10:02:03[.123]` and nulls as NULL
+    let opts = FormatOptions::default()
+        .with_null("NULL")
+        .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
+        .with_timestamp_tz_format(Some("%Y-%m-%d %H:%M:%S%.f"));
     'outer: for batch in &data.batches {
         let formatters = batch
             .columns()
@@ -73,7 +82,11 @@ pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<
         .collect();
     let sep = format!(
         "+{}+\n",
-        widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("+")
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("+")
     );
     let line = |cells: &[String]| -> String {
         let padded: Vec<String> = cells

@@ -22,7 +22,12 @@ pub struct MemorySink {
 
 impl MemorySink {
     /// A memory sink registering table `name` in `ctx`.
-    pub fn new(name: &str, ctx: SessionContext, complete: bool, schema: arrow::datatypes::SchemaRef) -> Result<Self> {
+    pub fn new(
+        name: &str,
+        ctx: SessionContext,
+        complete: bool,
+        schema: arrow::datatypes::SchemaRef,
+    ) -> Result<Self> {
         let sink = MemorySink {
             name: name.to_string(),
             ctx,
@@ -37,7 +42,8 @@ impl MemorySink {
     fn publish(&self, schema: arrow::datatypes::SchemaRef) -> Result<()> {
         let table = MemTable::try_new(schema, vec![self.rows.clone()])?;
         self.ctx.deregister_table(self.name.as_str())?;
-        self.ctx.register_table(self.name.as_str(), Arc::new(table))?;
+        self.ctx
+            .register_table(self.name.as_str(), Arc::new(table))?;
         Ok(())
     }
 }
@@ -54,7 +60,8 @@ impl Sink for MemorySink {
         if self.complete {
             self.rows.clear();
         }
-        self.rows.extend(data.batches.into_iter().filter(|b| b.num_rows() > 0));
+        self.rows
+            .extend(data.batches.into_iter().filter(|b| b.num_rows() > 0));
         self.last_batch = Some(batch_id);
         self.publish(data.schema)
     }

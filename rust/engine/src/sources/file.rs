@@ -14,10 +14,14 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::datasource::MemTable;
 
-use super::{parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory};
+use super::{
+    parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory,
+};
 use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
 
@@ -119,7 +123,9 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<FileEntry>) -> Result<()> {
             continue;
         }
         let path = item.path();
-        let ft = item.file_type().map_err(|e| Error::io(path.display().to_string(), e))?;
+        let ft = item
+            .file_type()
+            .map_err(|e| Error::io(path.display().to_string(), e))?;
         if ft.is_dir() {
             if recursive {
                 walk(&path, recursive, out)?;
@@ -135,7 +141,11 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<FileEntry>) -> Result<()> {
 }
 
 /// List the data files under `path` (a file, a directory or a glob).
-pub fn list_files(path: &str, recursive: bool, name_filter: Option<&glob::Pattern>) -> Result<Vec<FileEntry>> {
+pub fn list_files(
+    path: &str,
+    recursive: bool,
+    name_filter: Option<&glob::Pattern>,
+) -> Result<Vec<FileEntry>> {
     let abs = absolute(path)?;
     let mut out = Vec::new();
     if has_glob(path) {
@@ -188,7 +198,9 @@ pub fn read_files(
     };
     let read_one = &read_one;
     // parse files in parallel: each file is independent
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let batches: Vec<RecordBatch> = if files.len() > 1 && threads > 1 {
         let chunk = files.len().div_ceil(threads);
         std::thread::scope(|s| {
@@ -227,11 +239,14 @@ fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
     for f in files {
         let display = f.path.display().to_string();
         let file = std::fs::File::open(&f.path).map_err(|e| Error::io(&display, e))?;
-        let meta = parquet::file::reader::SerializedFileReader::new(file).map_err(|e| Error::Input {
-            condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
-            message: format!("Could not read footer for file: {display}: {e}"),
-        })?;
-        num_rows += parquet::file::reader::FileReader::metadata(&meta).file_metadata().num_rows() as u64;
+        let meta =
+            parquet::file::reader::SerializedFileReader::new(file).map_err(|e| Error::Input {
+                condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+                message: format!("Could not read footer for file: {display}: {e}"),
+            })?;
+        num_rows += parquet::file::reader::FileReader::metadata(&meta)
+            .file_metadata()
+            .num_rows() as u64;
         urls.push(ListingTableUrl::parse(&display)?);
     }
     if urls.is_empty() {
@@ -265,7 +280,10 @@ impl FileStreamOptions {
     /// Validate the options.
     pub fn from_options(options: &HashMap<String, String>) -> Result<Self> {
         let u = |k: &str, name: &str| -> Result<Option<u64>> {
-            options.get(k).map(|v| parse_u64_option(name, v)).transpose()
+            options
+                .get(k)
+                .map(|v| parse_u64_option(name, v))
+                .transpose()
         };
         let max_files = u("maxfilespertrigger", "maxFilesPerTrigger")?;
         if max_files == Some(0) {
@@ -277,7 +295,9 @@ impl FileStreamOptions {
             .get("pathglobfilter")
             .map(|p| {
                 glob::Pattern::new(p).map_err(|e| {
-                    Error::illegal_argument(format!("Invalid value '{p}' for option 'pathGlobFilter': {e}"))
+                    Error::illegal_argument(format!(
+                        "Invalid value '{p}' for option 'pathGlobFilter': {e}"
+                    ))
                 })
             })
             .transpose()?;
@@ -310,7 +330,12 @@ pub struct FileStreamFactory {
 
 impl FileStreamFactory {
     /// Check the path and options, as Spark does when `load()` is called.
-    pub fn new(format: FileFormat, path: &str, schema: SchemaRef, options: &HashMap<String, String>) -> Result<Self> {
+    pub fn new(
+        format: FileFormat,
+        path: &str,
+        schema: SchemaRef,
+        options: &HashMap<String, String>,
+    ) -> Result<Self> {
         check_path_exists(path)?;
         Ok(FileStreamFactory {
             format,
@@ -364,12 +389,20 @@ fn log_offset(offset: Option<&Offset>) -> i64 {
 
 impl FileStreamSource {
     fn new_files(&self) -> Result<Vec<FileEntry>> {
-        let mut files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        let mut files = list_files(
+            &self.path,
+            self.stream_opts.recursive,
+            self.stream_opts.name_filter.as_ref(),
+        )?;
         files.retain(|f| !self.seen.contains(&f.path));
         if let Some(allowed) = &self.available_now {
             files.retain(|f| allowed.contains(&f.path));
         }
-        files.sort_by(|a, b| a.mtime_ms.cmp(&b.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+        files.sort_by(|a, b| {
+            a.mtime_ms
+                .cmp(&b.mtime_ms)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         if self.stream_opts.latest_first {
             files.reverse();
         }
@@ -395,7 +428,9 @@ impl FileStreamSource {
 
 impl Source for FileStreamSource {
     fn description(&self) -> String {
-        let abs = absolute(&self.path).map(|p| p.display().to_string()).unwrap_or_else(|_| self.path.clone());
+        let abs = absolute(&self.path)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| self.path.clone());
         format!("FileStreamSource[file:{abs}]")
     }
 
@@ -435,7 +470,11 @@ impl Source for FileStreamSource {
     }
 
     fn prepare_for_available_now(&mut self) -> Result<()> {
-        let files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        let files = list_files(
+            &self.path,
+            self.stream_opts.recursive,
+            self.stream_opts.name_filter.as_ref(),
+        )?;
         self.available_now = Some(files.into_iter().map(|f| f.path).collect());
         Ok(())
     }

@@ -41,8 +41,16 @@ impl MemoryStream {
                 return Err(Error::illegal_argument(format!(
                     "MemoryStream[{}] expects rows of schema {:?}, got {:?}",
                     self.id,
-                    self.schema.fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect::<Vec<_>>(),
-                    b.schema().fields().iter().map(|f| format!("{}: {}", f.name(), f.data_type())).collect::<Vec<_>>()
+                    self.schema
+                        .fields()
+                        .iter()
+                        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                        .collect::<Vec<_>>(),
+                    b.schema()
+                        .fields()
+                        .iter()
+                        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                        .collect::<Vec<_>>()
                 )));
             }
         }

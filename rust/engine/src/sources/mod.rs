@@ -86,7 +86,6 @@ impl StreamTable {
 
 #[async_trait]
 impl TableProvider for StreamTable {
-
     fn schema(&self) -> SchemaRef {
         self.factory.schema()
     }

@@ -39,11 +39,7 @@ fn option_u64(options: &HashMap<String, String>, name: &str, default: u64) -> Re
 }
 
 fn rows_batch(values: std::ops::Range<i64>, ts_micros: impl Fn(i64) -> i64) -> Result<RecordBatch> {
-    let ts: TimestampMicrosecondArray = values
-        .clone()
-        .map(&ts_micros)
-        .collect::<Vec<_>>()
-        .into();
+    let ts: TimestampMicrosecondArray = values.clone().map(&ts_micros).collect::<Vec<_>>().into();
     let ts = ts.with_timezone("UTC");
     let vals: Int64Array = values.collect::<Vec<_>>().into();
     Ok(RecordBatch::try_new(
