@@ -23,6 +23,9 @@ import pyarrow.parquet as pq
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 
+# Row groups of 128 Ki rows (Spark writes several per large file); one-group
+# files cap a one-file micro-batch at one core (see --row-group).
+ROW_GROUP = 131_072
 SCHEMA = "id BIGINT, category STRING, amount DOUBLE, ts TIMESTAMP"
 
 
@@ -39,7 +42,7 @@ def generate(folder: Path, files: int, rows: int) -> int:
                 "ts": pa.array(ids * 1_000, pa.timestamp("us", tz="UTC")),
             }
         )
-        pq.write_table(table, folder / f"part-{f:03d}.parquet")
+        pq.write_table(table, folder / f"part-{f:03d}.parquet", row_group_size=ROW_GROUP)
     return files * rows
 
 

@@ -295,7 +295,10 @@ impl Execution {
             if self.trigger == Trigger::Once {
                 return Ok(());
             }
-            self.wait_next(trigger_start, wake.seq());
+            // after a batch with data, the default trigger goes straight on
+            if matches!(self.trigger, Trigger::ProcessingTime { interval_ms } if interval_ms > 0) {
+                self.wait_next(trigger_start, wake.seq());
+            }
         }
         Ok(())
     }
