@@ -157,3 +157,14 @@ def test_explain_prints_the_plan(spark: SparkSession, capsys: pytest.CaptureFixt
     q.explain()
     out = capsys.readouterr().out
     assert "Physical Plan" in out and "id > " in out
+
+
+def test_sql_over_a_streaming_temp_view(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    ms.toDF().createOrReplaceTempView("words_stream")
+    df = spark.sql("SELECT id * 10 AS id10, upper(word) AS w FROM words_stream WHERE id > 1")
+    assert df.isStreaming
+    q = df.withColumns({"n": F.length("w"), "one": F.lit(1)}).writeStream.format("memory").queryName("sql_out").start()
+    ms.addData([(1, "a"), (2, "bb")])
+    q.processAllAvailable()
+    assert [tuple(r) for r in spark.table("sql_out").collect()] == [(20, "BB", 2, 1)]

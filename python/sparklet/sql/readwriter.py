@@ -23,26 +23,6 @@ class DataFrameReader(OptionsMixin):
         self._spark = spark
         self._init_options()
 
-    def format(self, source: str) -> "DataFrameReader":
-        """Set the format (``json``, ``csv``, ``parquet``, ``text``)."""
-        self._format = source
-        return self
-
-    def schema(self, schema: StructType | str) -> "DataFrameReader":
-        """Set the schema (a StructType or DDL string)."""
-        self._set_schema(schema)
-        return self
-
-    def option(self, key: str, value: Any) -> "DataFrameReader":
-        """Set one option."""
-        self._set(**{key: value})
-        return self
-
-    def options(self, **options: Any) -> "DataFrameReader":
-        """Set several options."""
-        self._set(**options)
-        return self
-
     def load(
         self,
         path: PathOrPaths | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 from typing import Any
@@ -19,6 +20,17 @@ __all__ = ["SparkSession", "RuntimeConfig", "Catalog", "SparkContext"]
 SPARK_VERSION = "4.0.0"
 
 _NOT_SET = object()
+
+
+def _stop_active_session() -> None:
+    """At interpreter exit, stop running queries before Python finalizes, so no
+    engine thread calls into a half-torn-down interpreter."""
+    s = SparkSession._active
+    if s is not None:
+        s._native.stop()
+
+
+atexit.register(_stop_active_session)
 
 
 class RuntimeConfig:

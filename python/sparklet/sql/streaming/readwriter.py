@@ -29,26 +29,6 @@ class DataStreamReader(OptionsMixin):
         self._spark = spark
         self._init_options()
 
-    def format(self, source: str) -> "DataStreamReader":
-        """Set the source format."""
-        self._format = source
-        return self
-
-    def schema(self, schema: StructType | str) -> "DataStreamReader":
-        """Set the schema (a StructType or DDL string)."""
-        self._set_schema(schema)
-        return self
-
-    def option(self, key: str, value: Any) -> "DataStreamReader":
-        """Set one option."""
-        self._set(**{key: value})
-        return self
-
-    def options(self, **options: Any) -> "DataStreamReader":
-        """Set several options."""
-        self._set(**options)
-        return self
-
     def load(
         self,
         path: str | None = None,
