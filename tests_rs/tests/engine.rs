@@ -33,6 +33,7 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
             Some("t1".into()),
             Trigger::default(),
             OutputMode::Append,
+            None,
         )
         .unwrap();
     stream
@@ -83,6 +84,7 @@ fn available_now_processes_existing_files_then_stops() {
             None,
             Trigger::AvailableNow,
             OutputMode::Append,
+            None,
         )
         .unwrap();
     assert!(q.await_termination(Some(WAIT)).unwrap());
@@ -97,7 +99,7 @@ fn a_failing_sink_stops_the_query_with_its_error() {
         Err(sparklet_engine::Error::Internal("boom".into()))
     }));
     let q = s
-        .start_query(df, sink, None, Trigger::default(), OutputMode::Append)
+        .start_query(df, sink, None, Trigger::default(), OutputMode::Append, None)
         .unwrap();
     stream.add_data(vec![batch(&[1], &["a"])]).unwrap();
     let err = q.await_termination(Some(WAIT)).unwrap_err();
@@ -117,6 +119,7 @@ fn complete_mode_without_aggregation_is_rejected_at_start() {
             None,
             Trigger::default(),
             OutputMode::Complete,
+            None,
         )
         .unwrap_err();
     assert!(
@@ -137,6 +140,7 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
             Some("words".into()),
             Trigger::default(),
             OutputMode::Append,
+            None,
         )
         .unwrap();
     let dup = s.start_query(
@@ -145,6 +149,7 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
         Some("words".into()),
         Trigger::default(),
         OutputMode::Append,
+        None,
     );
     assert!(dup.unwrap_err().to_string().contains("already active"));
     stream.add_data(vec![batch(&[7, 8], &["x", "y"])]).unwrap();

@@ -18,6 +18,12 @@ pub mod keys {
     pub const POLLING_DELAY: &str = "spark.sql.streaming.pollingDelay";
     /// Default parent folder of checkpoints.
     pub const CHECKPOINT_LOCATION: &str = "spark.sql.streaming.checkpointLocation";
+    /// Log batches kept in a checkpoint.
+    pub const MIN_BATCHES_TO_RETAIN: &str = "spark.sql.streaming.minBatchesToRetain";
+    /// Whether starting a query on an active query's checkpoint stops the old run.
+    pub const STOP_ACTIVE_RUN_ON_RESTART: &str = "spark.sql.streaming.stopActiveRunOnRestart";
+    /// Batches between compactions of the file sink's manifest.
+    pub const FILE_SINK_COMPACT_INTERVAL: &str = "spark.sql.streaming.fileSink.log.compactInterval";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
 }
@@ -32,6 +38,9 @@ const DEFAULTS: &[(&str, &str)] = &[
     (keys::NO_DATA_PROGRESS_INTERVAL, "10000"),
     (keys::POLLING_DELAY, "10"),
     (keys::SCHEMA_INFERENCE, "false"),
+    (keys::MIN_BATCHES_TO_RETAIN, "100"),
+    (keys::STOP_ACTIVE_RUN_ON_RESTART, "true"),
+    (keys::FILE_SINK_COMPACT_INTERVAL, "10"),
 ];
 
 /// A session's runtime configuration (`spark.conf`).

@@ -36,6 +36,15 @@ pub enum Error {
         /// Message naming the file and record.
         message: String,
     },
+    /// A checkpoint that cannot be used: corrupt, from a newer version, or
+    /// written by a differently shaped query. Never repaired silently.
+    #[error("[{condition}] {message}")]
+    Checkpoint {
+        /// What kind of problem, e.g. `CHECKPOINT_FILE_CORRUPT`.
+        condition: String,
+        /// Message naming the file and what is wrong.
+        message: String,
+    },
     /// Filesystem trouble, with the path it happened on.
     #[error("{path}: {source}")]
     Io {
@@ -84,7 +93,9 @@ impl Error {
     /// Spark's error condition for this error, if it has one.
     pub fn condition(&self) -> Option<&str> {
         match self {
-            Error::Analysis { condition, .. } | Error::Input { condition, .. } => {
+            Error::Analysis { condition, .. }
+            | Error::Input { condition, .. }
+            | Error::Checkpoint { condition, .. } => {
                 Some(condition.as_str())
             }
             _ => None,

@@ -6,7 +6,9 @@
 pub mod catalog;
 pub mod conf;
 pub mod dataframe;
+pub mod checkpoint;
 pub mod engine;
+pub mod failpoint;
 pub mod error;
 pub mod formats;
 pub mod functions;

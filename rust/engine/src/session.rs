@@ -13,7 +13,7 @@ use datafusion::logical_expr::LogicalPlanBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::conf::{keys, Conf};
-use crate::engine::execution::{self, OutputMode, StartOptions};
+use crate::engine::execution::{self, CheckpointSpec, OutputMode, StartOptions};
 use crate::engine::manager::QueryManager;
 use crate::engine::query::StreamingQuery;
 use crate::engine::trigger::Trigger;
@@ -43,6 +43,17 @@ pub enum SinkSpec {
     Noop,
     /// `foreachBatch(fn)`.
     ForeachBatch(BatchCallback),
+    /// A file sink (`parquet`, `csv`, `json`, `text`).
+    File {
+        /// The format name.
+        format: String,
+        /// The output folder.
+        path: Option<String>,
+        /// `partitionBy` columns.
+        partition_by: Vec<String>,
+        /// Writer options (`header`, `sep`, ...).
+        options: HashMap<String, String>,
+    },
 }
 
 /// One user session (`SparkSession`).
@@ -230,18 +241,84 @@ impl Session {
         let mut files = Vec::new();
         for p in paths {
             file::check_path_exists(p)?;
-            files.extend(file::list_files(p, recursive, filter.as_ref())?);
+            let root = file::absolute(p)?;
+            // a streaming file sink's output: only files its manifest commits
+            match crate::sinks::file::committed_files(&root)? {
+                Some(committed) => {
+                    for f in committed.iter().filter(|f| f.exists()) {
+                        files.push(file::file_entry(f)?);
+                    }
+                }
+                None => files.extend(file::list_files(p, recursive, filter.as_ref())?),
+            }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        // partition folders (k=v) of a single root become columns
+        let root = match paths {
+            [one] if fmt != FileFormat::Text => Some(file::absolute(one)?),
+            _ => None,
+        };
+        let parts = root
+            .as_ref()
+            .map(|r| formats::partitions::columns(r, &files, schema.as_ref()))
+            .unwrap_or_default();
         let schema = match (fmt, schema) {
             (FileFormat::Text, _) => formats::text::text_schema(),
-            (_, Some(s)) => s,
-            (_, None) => infer_schema(fmt, &files, &opts)?,
+            (_, Some(s)) => {
+                let mut fields: Vec<arrow::datatypes::Field> = s.fields().iter().map(|f| f.as_ref().clone()).collect();
+                for p in &parts {
+                    if s.field_with_name(p.name()).is_err() {
+                        fields.push(p.clone());
+                    }
+                }
+                Arc::new(Schema::new(fields))
+            }
+            (_, None) => {
+                let data = infer_schema(fmt, &files, &opts)?;
+                let mut fields: Vec<arrow::datatypes::Field> = data
+                    .fields()
+                    .iter()
+                    .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
+                    .map(|f| f.as_ref().clone())
+                    .collect();
+                fields.extend(parts.iter().cloned());
+                Arc::new(Schema::new(fields))
+            }
         };
-        let input = file::read_files(fmt, &files, &schema, &opts)?;
-        self.ctx
-            .read_table(input.provider)
-            .map_err(Error::from_planning)
+        let input = match (&root, parts.is_empty()) {
+            (Some(root), false) => file::read_partitioned(fmt, root, &files, &schema, &parts, &opts)?,
+            _ => file::read_files(fmt, &files, &schema, &opts)?,
+        };
+        self.ctx.read_table(input.provider).map_err(Error::from_planning)
+    }
+
+    /// Where a query's checkpoint goes: the writer's `checkpointLocation`,
+    /// else `spark.sql.streaming.checkpointLocation/<queryName or uuid>`, else
+    /// a temporary folder for sinks that allow one (removed at stop).
+    fn checkpoint_for(&self, location: Option<&str>, name: Option<&str>, temp_allowed: bool) -> Result<CheckpointSpec> {
+        if let Some(dir) = location {
+            return Ok(CheckpointSpec {
+                dir: file::absolute(dir)?,
+                temporary: false,
+            });
+        }
+        if let Some(root) = self.conf.get(keys::CHECKPOINT_LOCATION) {
+            let sub = name.map(str::to_string).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            return Ok(CheckpointSpec {
+                dir: file::absolute(&root)?.join(sub),
+                temporary: false,
+            });
+        }
+        if temp_allowed {
+            return Ok(CheckpointSpec {
+                dir: std::env::temp_dir().join(format!("sparklet-temporary-{}", uuid::Uuid::new_v4())),
+                temporary: true,
+            });
+        }
+        Err(Error::analysis(
+            "CHECKPOINT_LOCATION_NOT_SPECIFIED",
+            "checkpointLocation must be specified either through option(\"checkpointLocation\", ...) or SparkSession.conf.set(\"spark.sql.streaming.checkpointLocation\", ...)",
+        ))
     }
 
     /// `df.writeStream....start()`.
@@ -252,38 +329,54 @@ impl Session {
         name: Option<String>,
         trigger: Trigger,
         output_mode: OutputMode,
+        checkpoint_location: Option<String>,
     ) -> Result<StreamingQuery> {
-        let (state, plan) = df.into_parts();
+        let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
+        let temp_allowed = !matches!(sink, SinkSpec::File { .. });
+        let checkpoint = self.checkpoint_for(checkpoint_location.as_deref(), name.as_deref(), temp_allowed)?;
         let sink: Box<dyn Sink> = match sink {
-            SinkSpec::Console {
-                num_rows,
-                truncate,
-                out,
-            } => Box::new(crate::sinks::console::ConsoleSink::new(
-                num_rows, truncate, out,
-            )),
-            SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
-            SinkSpec::ForeachBatch(cb) => {
-                Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb))
+            SinkSpec::Console { num_rows, truncate, out } => {
+                Box::new(crate::sinks::console::ConsoleSink::new(num_rows, truncate, out))
             }
+            SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
+            SinkSpec::ForeachBatch(cb) => Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb)),
             SinkSpec::Memory => {
                 let table = name.as_deref().ok_or_else(|| {
-                    Error::analysis(
-                        "MEMORY_SINK_QUERY_NAME_REQUIRED",
-                        "queryName must be specified for memory sink",
-                    )
+                    Error::analysis("MEMORY_SINK_QUERY_NAME_REQUIRED", "queryName must be specified for memory sink")
                 })?;
                 Box::new(crate::sinks::memory::MemorySink::new(
                     table,
                     self.ctx.clone(),
                     output_mode == OutputMode::Complete,
-                    schema,
+                    Arc::clone(&schema),
+                )?)
+            }
+            SinkSpec::File {
+                format,
+                path,
+                partition_by,
+                options,
+            } => {
+                let fmt = FileFormat::parse(&format).ok_or_else(|| unknown_format(&format))?;
+                let path = path.ok_or_else(|| Error::illegal_argument("'path' is not specified"))?;
+                if output_mode != OutputMode::Append {
+                    return Err(Error::analysis(
+                        "STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE",
+                        format!("Data source {format} does not support {output_mode:?} output mode"),
+                    ));
+                }
+                Box::new(crate::sinks::file::FileSink::new(
+                    fmt,
+                    &path,
+                    partition_by,
+                    &lower_keys(&options),
+                    self.conf.get_i64(keys::FILE_SINK_COMPACT_INTERVAL, 10),
+                    &schema,
                 )?)
             }
         };
-        let _ = state;
         execution::start(
             self.state(),
             plan,
@@ -292,6 +385,7 @@ impl Session {
                 name,
                 trigger,
                 output_mode,
+                checkpoint,
             },
             &self.conf,
             &self.streams,

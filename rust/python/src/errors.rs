@@ -68,6 +68,9 @@ pub fn to_py(err: Error) -> PyErr {
             Ok(user) => user.err,
             Err(other) => SparkRuntimeException::new_err((other.to_string(),)),
         },
+        Error::Checkpoint { condition, message } => {
+            StreamingQueryException::new_err((format!("[{condition}] {message}"), condition))
+        }
         Error::Input { condition, message } => {
             SparkRuntimeException::new_err((format!("[{condition}] {message}"), condition))
         }

@@ -119,6 +119,11 @@ impl PyStreamingQuery {
         self.inner.explain()
     }
 
+    /// Time (ns) spent writing offsets + commit for recent batches (for benchmarks).
+    fn checkpoint_nanos(&self) -> Vec<u64> {
+        self.inner.checkpoint_nanos()
+    }
+
     /// Wall times (ns) of recent no-data triggers (for benchmarks).
     fn idle_trigger_nanos(&self) -> Vec<u64> {
         self.inner.idle_trigger_nanos()
@@ -167,7 +172,7 @@ fn callback_error(py: Python<'_>, e: PyErr) -> Error {
 
 /// `df.writeStream....start()`.
 #[pyfunction]
-#[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, foreach_batch=None, console_out=None))]
+#[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, partition_by, foreach_batch=None, console_out=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn start_query(
     py: Python<'_>,
@@ -178,6 +183,7 @@ pub fn start_query(
     trigger: &str,
     trigger_ms: u64,
     output_mode: &str,
+    partition_by: Vec<String>,
     foreach_batch: Option<Py<PyAny>>,
     console_out: Option<Py<PyAny>>,
 ) -> PyResult<PyStreamingQuery> {
@@ -231,6 +237,12 @@ pub fn start_query(
             }
             "memory" => SinkSpec::Memory,
             "noop" => SinkSpec::Noop,
+            "parquet" | "csv" | "json" | "text" => SinkSpec::File {
+                format: format.to_ascii_lowercase(),
+                path: options.get("path").cloned(),
+                partition_by,
+                options: options.clone(),
+            },
             other => {
                 return Err(crate::errors::to_py(Error::analysis(
                     "DATA_SOURCE_NOT_FOUND",
@@ -241,8 +253,9 @@ pub fn start_query(
     };
     let session = Arc::clone(&df.session);
     let frame = df.df.clone();
+    let checkpoint = options.get("checkpointlocation").cloned();
     let q = py
-        .detach(|| session.start_query(frame, sink, query_name, trigger, output_mode))
+        .detach(|| session.start_query(frame, sink, query_name, trigger, output_mode, checkpoint))
         .py()?;
     Ok(PyStreamingQuery { inner: q })
 }

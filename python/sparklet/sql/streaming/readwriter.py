@@ -83,9 +83,10 @@ class DataStreamWriter:
         self._name: str | None = None
         self._trigger = ("processingTime", 0)
         self._foreach_batch: Callable[["pa.Table", int], None] | None = None
+        self._partition_by: list[str] = []
 
     def format(self, source: str) -> "DataStreamWriter":
-        """Set the sink: ``console``, ``memory``, ``noop``."""
+        """Set the sink: ``parquet``, ``json``, ``csv``, ``text`` (with a path), ``console``, ``memory``, ``noop``."""
         self._format = source
         return self
 
@@ -123,7 +124,10 @@ class DataStreamWriter:
         return self
 
     def partitionBy(self, *cols: str) -> "DataStreamWriter":
-        """Accepted for file sinks (a later release); no effect on other sinks."""
+        """Partition a file sink's output into ``col=value/`` folders."""
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = tuple(cols[0])
+        self._partition_by = list(cols)
         return self
 
     def trigger(
@@ -197,6 +201,8 @@ class DataStreamWriter:
         self.options(**options)
         if path is not None:
             self._options["path"] = path
+        if partitionBy is not None:
+            self.partitionBy(*([partitionBy] if isinstance(partitionBy, str) else partitionBy))
         fmt = self._format or ("foreachBatch" if self._foreach_batch else "parquet")
         kind, ms = self._trigger
         native = _native.start_query(
@@ -207,6 +213,7 @@ class DataStreamWriter:
             kind,
             ms,
             self._mode,
+            self._partition_by,
             self._foreach_batch,
             _console_write if fmt.lower() == "console" else None,
         )

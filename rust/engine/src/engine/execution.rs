@@ -23,6 +23,9 @@ use super::query::{QueryShared, StreamingQuery};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
 use crate::catalog::stream_tables;
+use crate::checkpoint::recovery::{self, Resume};
+use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
+use crate::failpoint;
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::runtime::block_on;
@@ -54,6 +57,15 @@ impl OutputMode {
     }
 }
 
+/// Where the query keeps its checkpoint.
+#[derive(Debug, Clone)]
+pub struct CheckpointSpec {
+    /// The checkpoint folder.
+    pub dir: std::path::PathBuf,
+    /// A temporary folder, removed when the query stops without error.
+    pub temporary: bool,
+}
+
 /// Everything `writeStream.start()` decided.
 pub struct StartOptions {
     /// `queryName`.
@@ -62,6 +74,46 @@ pub struct StartOptions {
     pub trigger: Trigger,
     /// The output mode.
     pub output_mode: OutputMode,
+    /// The checkpoint.
+    pub checkpoint: CheckpointSpec,
+}
+
+fn incompatible(message: String) -> Error {
+    Error::Checkpoint {
+        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+        message,
+    }
+}
+
+/// Where the loop starts: first batch id, committed offsets, a batch to replay.
+type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
+
+/// Read the checkpoint and decide where to resume (Spark's
+/// `populateStartOffsets`), checking it belongs to a query of this shape.
+fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
+    let (offsets, commits) = cp.latest()?;
+    let root = cp.root().display().to_string();
+    let check = |seq: OffsetSeq, batch: i64| -> Result<OffsetSeq> {
+        if seq.offsets.len() != num_sources {
+            return Err(incompatible(format!(
+                "There are [{}] sources in the checkpoint offsets (batch {batch} in {root}) and now there are [{num_sources}] sources requested by the query. Cannot continue: use a new checkpointLocation for a query with other sources.",
+                seq.offsets.len()
+            )));
+        }
+        Ok(seq)
+    };
+    Ok(match recovery::decide(offsets, commits, &root)? {
+        Resume::Fresh => (0, vec![None; num_sources], None),
+        Resume::After { last } => (last + 1, check(cp.read_offsets(last)?, last)?.offsets, None),
+        Resume::Replay { batch } => {
+            let start = if batch > 0 {
+                check(cp.read_offsets(batch - 1)?, batch - 1)?.offsets
+            } else {
+                vec![None; num_sources]
+            };
+            (batch, start, Some(check(cp.read_offsets(batch)?, batch)?))
+        }
+    })
 }
 
 fn now_ms() -> i64 {
@@ -173,13 +225,29 @@ pub fn start(
         optimized.display_indent(),
         displayable(physical.as_ref()).indent(false)
     );
-    let id = uuid::Uuid::new_v4().to_string();
-    manager.check_can_start(opts.name.as_deref(), &id)?;
-    let sources = factories
+    let cp = Checkpoint::open(&opts.checkpoint.dir)?;
+    let id = cp.query_id(&uuid::Uuid::new_v4().to_string())?;
+    manager.prepare_start(
+        opts.name.as_deref(),
+        &id,
+        conf.get_bool(keys::STOP_ACTIVE_RUN_ON_RESTART, true),
+    )?;
+    let (batch_id, committed, replay) = resume_point(&cp, factories.len())?;
+    let retain = conf.get_i64(keys::MIN_BATCHES_TO_RETAIN, 100).max(1);
+    let mut sources = factories
         .iter()
         .enumerate()
-        .map(|(index, f)| f.create(&SourceContext { index }))
+        .map(|(index, f)| {
+            f.create(&SourceContext {
+                index,
+                metadata_dir: Some(cp.source_dir(index)),
+                min_batches_to_retain: retain,
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
+    for (src, c) in sources.iter_mut().zip(&committed) {
+        src.restore(c.as_ref())?;
+    }
     let shared = Arc::new(QueryShared::new(
         id,
         opts.name.clone(),
@@ -187,6 +255,12 @@ pub fn start(
         conf.get_i64(keys::NUM_RECENT_PROGRESS, 100).max(1) as usize,
     ));
     manager.register(Arc::clone(&shared));
+    let mut conf_snapshot = BTreeMap::new();
+    for key in [keys::SHUFFLE_PARTITIONS, keys::SESSION_TIME_ZONE] {
+        if let Some(v) = conf.get(key) {
+            conf_snapshot.insert(key.to_string(), v);
+        }
+    }
     let mut exec = Execution {
         shared: Arc::clone(&shared),
         state,
@@ -195,14 +269,18 @@ pub fn start(
         sources,
         sink,
         trigger: opts.trigger,
-        committed: Vec::new(),
-        batch_id: 0,
+        committed,
+        batch_id,
+        replay,
+        checkpoint: cp,
+        temporary: opts.checkpoint.temporary,
+        retain,
+        conf_snapshot,
         last_trigger_start: None,
         last_progress_ms: now_ms(),
         polling_delay: Duration::from_millis(conf.get_i64(keys::POLLING_DELAY, 10).max(1) as u64),
         no_data_interval_ms: conf.get_i64(keys::NO_DATA_PROGRESS_INTERVAL, 10_000),
     };
-    exec.committed = vec![None; exec.sources.len()];
     let thread_manager = Arc::clone(manager);
     let thread_shared = Arc::clone(&shared);
     let handle = std::thread::Builder::new()
@@ -213,6 +291,10 @@ pub fn start(
         .spawn(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| exec.run()))
                 .unwrap_or_else(|p| Err(Error::Internal(panic_message(&p))));
+            if outcome.is_ok() && exec.temporary {
+                // a temporary checkpoint goes with the query, unless it failed
+                let _ = std::fs::remove_dir_all(exec.checkpoint.root());
+            }
             thread_shared.update(|st| {
                 st.active = false;
                 st.status = QueryStatus::new("Stopped", false, false);
@@ -247,6 +329,14 @@ struct Execution {
     trigger: Trigger,
     committed: Vec<Option<Offset>>,
     batch_id: i64,
+    /// A batch planned by an earlier run but not committed: run it first.
+    replay: Option<OffsetSeq>,
+    checkpoint: Checkpoint,
+    temporary: bool,
+    /// `spark.sql.streaming.minBatchesToRetain`.
+    retain: i64,
+    /// Settings recorded in every `offsets/N`.
+    conf_snapshot: BTreeMap<String, String>,
     last_trigger_start: Option<i64>,
     last_progress_ms: i64,
     polling_delay: Duration,
@@ -262,6 +352,14 @@ impl Execution {
         if self.trigger == Trigger::AvailableNow {
             for s in &mut self.sources {
                 s.prepare_for_available_now()?;
+            }
+        }
+        if let Some(seq) = self.replay.take() {
+            // same offsets, same batch id, same batch timestamp as the first attempt
+            let start_ms = seq.metadata.batch_timestamp_ms;
+            self.run_batch(seq.offsets, start_ms, 0, Instant::now(), false)?;
+            if self.trigger == Trigger::Once {
+                return Ok(());
             }
         }
         let wake = global_wake();
@@ -291,7 +389,7 @@ impl Execution {
                 self.wait_next(trigger_start, seen);
                 continue;
             }
-            self.run_batch(latest, start_ms, latest_ms, trigger_start)?;
+            self.run_batch(latest, start_ms, latest_ms, trigger_start, true)?;
             if self.trigger == Trigger::Once {
                 return Ok(());
             }
@@ -402,11 +500,29 @@ impl Execution {
         start_ms: i64,
         latest_ms: i64,
         trigger_start: Instant,
+        write_wal: bool,
     ) -> Result<()> {
         self.shared
             .update(|st| st.status = QueryStatus::new("Processing new data", true, true));
         let mut duration = BTreeMap::new();
         duration.insert("latestOffset".to_string(), latest_ms);
+
+        // write-ahead: offsets/N before anything reads the batch
+        let t = Instant::now();
+        if write_wal {
+            let seq = OffsetSeq {
+                metadata: OffsetSeqMetadata {
+                    batch_watermark_ms: 0,
+                    batch_timestamp_ms: start_ms,
+                    conf: self.conf_snapshot.clone(),
+                },
+                offsets: latest.clone(),
+            };
+            self.checkpoint.write_offsets(self.batch_id, &seq)?;
+        }
+        let wal_nanos = t.elapsed().as_nanos() as u64;
+        duration.insert("walCommit".to_string(), (wal_nanos / 1_000_000) as i64);
+        failpoint::hit("after-offsets", self.batch_id);
 
         let t = Instant::now();
         let mut inputs = Vec::with_capacity(self.sources.len());
@@ -444,14 +560,28 @@ impl Execution {
         self.sink.add_batch(self.batch_id, data)?;
         duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
 
+        failpoint::hit("after-sink", self.batch_id);
+
+        // commits/N: the batch is done and never delivered again
         let t = Instant::now();
+        self.checkpoint.write_commit(self.batch_id, 0)?;
+        let commit_nanos = t.elapsed().as_nanos() as u64;
+        failpoint::hit("after-commit", self.batch_id);
         for (i, src) in self.sources.iter_mut().enumerate() {
             if let Some(end) = &latest[i] {
                 src.commit(end)?;
             }
         }
+        if self.batch_id % 10 == 0 {
+            self.checkpoint.purge(self.batch_id, self.retain)?;
+        }
         duration.insert("commitOffsets".to_string(), t.elapsed().as_millis() as i64);
-        duration.insert("walCommit".to_string(), 0);
+        self.shared.update(|st| {
+            st.checkpoint_nanos.push_back(wal_nanos + commit_nanos);
+            if st.checkpoint_nanos.len() > 1024 {
+                st.checkpoint_nanos.pop_front();
+            }
+        });
         let trigger_ms = trigger_start.elapsed().as_millis() as i64;
         duration.insert("triggerExecution".to_string(), trigger_ms);
 

@@ -23,22 +23,31 @@ pub struct QueryManager {
 }
 
 impl QueryManager {
-    /// Refuse a second active query with the same name or id, as Spark does.
-    pub(crate) fn check_can_start(&self, name: Option<&str>, id: &str) -> Result<()> {
-        let st = self.state.lock();
-        for q in &st.active {
-            if name.is_some() && q.name.as_deref() == name {
-                return Err(Error::illegal_argument(format!(
-                    "Cannot start query with name {} as a query with that name is already active in this SparkSession",
-                    name.unwrap_or_default()
-                )));
+    /// Before a run starts: refuse a second active query with the same name;
+    /// for one with the same id (the same checkpoint), stop the old run when
+    /// `stop_active` (`spark.sql.streaming.stopActiveRunOnRestart`) or refuse.
+    pub(crate) fn prepare_start(&self, name: Option<&str>, id: &str, stop_active: bool) -> Result<()> {
+        let same_id = {
+            let st = self.state.lock();
+            for q in &st.active {
+                if name.is_some() && q.name.as_deref() == name && q.id != id {
+                    return Err(Error::illegal_argument(format!(
+                        "Cannot start query with name {} as a query with that name is already active in this SparkSession",
+                        name.unwrap_or_default()
+                    )));
+                }
             }
-            if q.id == id {
+            st.active.iter().find(|q| q.id == id).cloned()
+        };
+        if let Some(old) = same_id {
+            if !stop_active {
                 return Err(Error::illegal_argument(format!(
-                    "Cannot start query with id {id} as another query with same id is already active. \
+                    "[CONCURRENT_QUERY] Another instance of this query [id: {id}] was just started by a concurrent session. \
+                     Cannot start query with id {id} as another query with same id is already active. \
                      Perhaps you are attempting to restart a query from checkpoint that is already active."
                 )));
             }
+            StreamingQuery { shared: old }.stop();
         }
         Ok(())
     }

@@ -23,6 +23,8 @@ pub(crate) struct QueryState {
     pub idle_checks: u64,
     /// Wall time of recent no-data triggers, ns (benchmarks read it).
     pub idle_nanos: VecDeque<u64>,
+    /// Time spent writing offsets + commit per recent batch, ns.
+    pub checkpoint_nanos: VecDeque<u64>,
 }
 
 /// State shared between a query's handle(s) and its engine thread.
@@ -59,6 +61,7 @@ impl QueryShared {
                 recent: VecDeque::new(),
                 idle_checks: 0,
                 idle_nanos: VecDeque::new(),
+                checkpoint_nanos: VecDeque::new(),
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -141,6 +144,11 @@ impl StreamingQuery {
             .iter()
             .copied()
             .collect()
+    }
+
+    /// Time (ns) spent writing `offsets/N` + `commits/N` for recent batches.
+    pub fn checkpoint_nanos(&self) -> Vec<u64> {
+        self.shared.state.lock().checkpoint_nanos.iter().copied().collect()
     }
 
     /// The plan description printed by `explain()`.

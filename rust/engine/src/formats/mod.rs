@@ -7,6 +7,7 @@
 pub mod csv;
 pub mod datetime;
 pub mod json;
+pub mod partitions;
 pub mod text;
 
 use std::collections::HashMap;

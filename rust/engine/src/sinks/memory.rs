@@ -1,49 +1,47 @@
 //! `format("memory")`: the query's output as a table named `queryName`,
 //! queryable with `spark.table(name)` and `spark.sql`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
 use datafusion::datasource::MemTable;
 use datafusion::prelude::SessionContext;
 
 use super::{Sink, SinkBatch};
 use crate::error::Result;
 
-/// Appends every batch (append/update mode) or replaces the table (complete
-/// mode) and re-registers it in the session's catalog.
+/// Keeps every batch's rows by batch id (append/update mode) or only the
+/// latest result (complete mode), and re-registers the table after each
+/// batch. A replayed batch id replaces its rows instead of adding them.
 pub struct MemorySink {
     name: String,
     ctx: SessionContext,
     complete: bool,
-    rows: Vec<RecordBatch>,
-    last_batch: Option<i64>,
+    schema: SchemaRef,
+    batches: BTreeMap<i64, Vec<RecordBatch>>,
 }
 
 impl MemorySink {
     /// A memory sink registering table `name` in `ctx`.
-    pub fn new(
-        name: &str,
-        ctx: SessionContext,
-        complete: bool,
-        schema: arrow::datatypes::SchemaRef,
-    ) -> Result<Self> {
+    pub fn new(name: &str, ctx: SessionContext, complete: bool, schema: SchemaRef) -> Result<Self> {
         let sink = MemorySink {
             name: name.to_string(),
             ctx,
             complete,
-            rows: Vec::new(),
-            last_batch: None,
+            schema,
+            batches: BTreeMap::new(),
         };
-        sink.publish(schema)?;
+        sink.publish()?;
         Ok(sink)
     }
 
-    fn publish(&self, schema: arrow::datatypes::SchemaRef) -> Result<()> {
-        let table = MemTable::try_new(schema, vec![self.rows.clone()])?;
+    fn publish(&self) -> Result<()> {
+        let rows: Vec<RecordBatch> = self.batches.values().flatten().cloned().collect();
+        let table = MemTable::try_new(Arc::clone(&self.schema), vec![rows])?;
         self.ctx.deregister_table(self.name.as_str())?;
-        self.ctx
-            .register_table(self.name.as_str(), Arc::new(table))?;
+        self.ctx.register_table(self.name.as_str(), Arc::new(table))?;
         Ok(())
     }
 }
@@ -54,15 +52,12 @@ impl Sink for MemorySink {
     }
 
     fn add_batch(&mut self, batch_id: i64, data: SinkBatch) -> Result<()> {
-        if self.last_batch.is_some_and(|b| batch_id <= b) {
-            return Ok(()); // replayed batch: already applied
-        }
         if self.complete {
-            self.rows.clear();
+            self.batches.clear();
         }
-        self.rows
-            .extend(data.batches.into_iter().filter(|b| b.num_rows() > 0));
-        self.last_batch = Some(batch_id);
-        self.publish(data.schema)
+        self.schema = data.schema;
+        let rows = data.batches.into_iter().filter(|b| b.num_rows() > 0).collect();
+        self.batches.insert(batch_id, rows);
+        self.publish()
     }
 }

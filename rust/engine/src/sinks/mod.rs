@@ -5,6 +5,7 @@
 //! issue), and a sink that already has it must not apply it twice.
 
 pub mod console;
+pub mod file;
 pub mod foreach_batch;
 pub mod memory;
 

@@ -20,6 +20,7 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::MemTable;
 
 use super::{
+    file_log,
     parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory,
 };
 use crate::error::{Error, Result};
@@ -175,6 +176,50 @@ pub fn list_files(
     Ok(out)
 }
 
+/// Parse one JSON, CSV or text file into rows of `schema`.
+pub(crate) fn parse_file(format: FileFormat, f: &FileEntry, schema: &SchemaRef, opts: &ReadOptions) -> Result<RecordBatch> {
+    let display = f.path.display().to_string();
+    let bytes = std::fs::read(&f.path).map_err(|e| Error::io(&display, e))?;
+    let text = String::from_utf8_lossy(&bytes);
+    match format {
+        FileFormat::Json => formats::json::parse(&text, schema, opts, &display),
+        FileFormat::Csv => formats::csv::parse(&text, schema, opts, &display),
+        FileFormat::Text => formats::text::parse(&text, schema, opts),
+        FileFormat::Parquet => Err(Error::Internal("parquet files are not parsed as text".into())),
+    }
+}
+
+/// Read files below `root` whose folders carry partition values (`k=v`):
+/// each file's rows get `parts` as constant columns, giving rows of `schema`.
+pub fn read_partitioned(
+    format: FileFormat,
+    root: &Path,
+    files: &[FileEntry],
+    schema: &SchemaRef,
+    parts: &[arrow::datatypes::Field],
+    opts: &ReadOptions,
+) -> Result<BatchInput> {
+    let data_schema = formats::partitions::split_schema(schema, parts);
+    let mut batches = Vec::new();
+    for f in files {
+        let data = match format {
+            FileFormat::Parquet => formats::partitions::read_parquet_file(&f.path, &data_schema)?,
+            _ => vec![parse_file(format, f, &data_schema, opts)?],
+        };
+        batches.extend(formats::partitions::append(root, &f.path, data, parts, schema)?);
+    }
+    let num_rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+    Ok(BatchInput {
+        provider: Arc::new(MemTable::try_new(Arc::clone(schema), vec![batches])?),
+        num_rows,
+    })
+}
+
+/// The entry of an existing file.
+pub fn file_entry(path: &Path) -> Result<FileEntry> {
+    entry(path)
+}
+
 /// Read `files` in `format` into a table provider for one batch (or a batch read).
 pub fn read_files(
     format: FileFormat,
@@ -185,17 +230,7 @@ pub fn read_files(
     if format == FileFormat::Parquet {
         return read_parquet(files, schema);
     }
-    let read_one = |f: &FileEntry| -> Result<RecordBatch> {
-        let display = f.path.display().to_string();
-        let bytes = std::fs::read(&f.path).map_err(|e| Error::io(&display, e))?;
-        let text = String::from_utf8_lossy(&bytes);
-        match format {
-            FileFormat::Json => formats::json::parse(&text, schema, opts, &display),
-            FileFormat::Csv => formats::csv::parse(&text, schema, opts, &display),
-            FileFormat::Text => formats::text::parse(&text, schema, opts),
-            FileFormat::Parquet => unreachable!("handled above"),
-        }
-    };
+    let read_one = |f: &FileEntry| parse_file(format, f, schema, opts);
     let read_one = &read_one;
     // parse files in parallel: each file is independent
     let threads = std::thread::available_parallelism()
@@ -266,6 +301,17 @@ fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
     })
 }
 
+/// What happens to a file once its batch is committed (`cleanSource`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CleanSource {
+    /// Leave it.
+    Off,
+    /// Delete it.
+    Delete,
+    /// Move it under this folder, keeping its absolute path below it.
+    Archive(PathBuf),
+}
+
 /// Options of a file stream (keys lower-cased).
 #[derive(Debug, Clone)]
 pub struct FileStreamOptions {
@@ -274,16 +320,15 @@ pub struct FileStreamOptions {
     latest_first: bool,
     recursive: bool,
     name_filter: Option<glob::Pattern>,
+    max_file_age_ms: i64,
+    clean: CleanSource,
 }
 
 impl FileStreamOptions {
     /// Validate the options.
     pub fn from_options(options: &HashMap<String, String>) -> Result<Self> {
         let u = |k: &str, name: &str| -> Result<Option<u64>> {
-            options
-                .get(k)
-                .map(|v| parse_u64_option(name, v))
-                .transpose()
+            options.get(k).map(|v| parse_u64_option(name, v)).transpose()
         };
         let max_files = u("maxfilespertrigger", "maxFilesPerTrigger")?;
         if max_files == Some(0) {
@@ -295,9 +340,7 @@ impl FileStreamOptions {
             .get("pathglobfilter")
             .map(|p| {
                 glob::Pattern::new(p).map_err(|e| {
-                    Error::illegal_argument(format!(
-                        "Invalid value '{p}' for option 'pathGlobFilter': {e}"
-                    ))
+                    Error::illegal_argument(format!("Invalid value '{p}' for option 'pathGlobFilter': {e}"))
                 })
             })
             .transpose()?;
@@ -308,12 +351,38 @@ impl FileStreamOptions {
                 .transpose()
                 .map(|v| v.unwrap_or(false))
         };
+        let max_file_age_ms = match options.get("maxfileage") {
+            Some(v) => crate::engine::trigger::parse_duration_ms(v).map_err(|_| {
+                Error::illegal_argument(format!("Invalid value '{v}' for option 'maxFileAge': expected a duration like '7d' or '1 hour'"))
+            })?,
+            None => 7 * 86_400_000,
+        };
+        let clean = match options.get("cleansource").map(|v| v.to_ascii_lowercase()) {
+            None => CleanSource::Off,
+            Some(v) => match v.as_str() {
+                "off" => CleanSource::Off,
+                "delete" => CleanSource::Delete,
+                "archive" => {
+                    let dir = options.get("sourcearchivedir").ok_or_else(|| {
+                        Error::illegal_argument("Archive directory to store completed files should be set: option 'sourceArchiveDir' is required with cleanSource 'archive'")
+                    })?;
+                    CleanSource::Archive(absolute(dir)?)
+                }
+                other => {
+                    return Err(Error::illegal_argument(format!(
+                        "Invalid value '{other}' for option 'cleanSource': expected 'archive', 'delete' or 'off'"
+                    )))
+                }
+            },
+        };
         Ok(FileStreamOptions {
             max_files,
             max_bytes: u("maxbytespertrigger", "maxBytesPerTrigger")?,
             latest_first: b("latestfirst", "latestFirst")?,
             recursive: b("recursivefilelookup", "recursiveFileLookup")?,
             name_filter,
+            max_file_age_ms,
+            clean,
         })
     }
 }
@@ -330,19 +399,25 @@ pub struct FileStreamFactory {
 
 impl FileStreamFactory {
     /// Check the path and options, as Spark does when `load()` is called.
-    pub fn new(
-        format: FileFormat,
-        path: &str,
-        schema: SchemaRef,
-        options: &HashMap<String, String>,
-    ) -> Result<Self> {
+    pub fn new(format: FileFormat, path: &str, schema: SchemaRef, options: &HashMap<String, String>) -> Result<Self> {
         check_path_exists(path)?;
+        let stream_opts = FileStreamOptions::from_options(options)?;
+        if let CleanSource::Archive(dir) = &stream_opts.clean {
+            let src = absolute(path)?;
+            if dir.starts_with(&src) {
+                return Err(Error::illegal_argument(format!(
+                    "'sourceArchiveDir' {} must not be inside the source path {}: archived files would be read again",
+                    dir.display(),
+                    src.display()
+                )));
+            }
+        }
         Ok(FileStreamFactory {
             format,
             path: path.to_string(),
             schema,
             read_opts: ReadOptions::from_options(options)?,
-            stream_opts: FileStreamOptions::from_options(options)?,
+            stream_opts,
         })
     }
 }
@@ -352,17 +427,27 @@ impl SourceFactory for FileStreamFactory {
         Arc::clone(&self.schema)
     }
 
-    fn create(&self, _ctx: &SourceContext) -> Result<Box<dyn Source>> {
-        Ok(Box::new(FileStreamSource {
+    fn create(&self, ctx: &SourceContext) -> Result<Box<dyn Source>> {
+        let mut src = FileStreamSource {
             format: self.format,
             path: self.path.clone(),
             schema: Arc::clone(&self.schema),
             read_opts: self.read_opts.clone(),
             stream_opts: self.stream_opts.clone(),
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             batches: BTreeMap::new(),
+            log_dir: ctx.metadata_dir.clone(),
             available_now: None,
-        }))
+        };
+        if let Some(dir) = &src.log_dir {
+            for (batch, entries) in file_log::read_all(dir)? {
+                for e in &entries {
+                    src.seen.insert(e.path.clone(), e.timestamp);
+                }
+                src.batches.insert(batch, entries);
+            }
+        }
+        Ok(Box::new(src))
     }
 }
 
@@ -372,10 +457,13 @@ struct FileStreamSource {
     schema: SchemaRef,
     read_opts: ReadOptions,
     stream_opts: FileStreamOptions,
-    /// Files already assigned to a batch.
-    seen: HashSet<PathBuf>,
-    /// logOffset -> files of that batch.
-    batches: BTreeMap<i64, Vec<FileEntry>>,
+    /// Files already assigned to a batch, with their modification time.
+    seen: HashMap<PathBuf, i64>,
+    /// logOffset -> files of that batch (uncommitted ones are needed to
+    /// read the batch; committed ones are kept for the compacted log).
+    batches: BTreeMap<i64, Vec<file_log::LogEntry>>,
+    /// `sources/<n>` in the checkpoint.
+    log_dir: Option<PathBuf>,
     /// With `Trigger.AvailableNow`: the only files this run may take.
     available_now: Option<HashSet<PathBuf>>,
 }
@@ -388,21 +476,23 @@ fn log_offset(offset: Option<&Offset>) -> i64 {
 }
 
 impl FileStreamSource {
+    /// Files too old to consider: older than the newest seen minus
+    /// `maxFileAge` (ignored with `latestFirst` + `maxFilesPerTrigger`, as in Spark).
+    fn age_threshold(&self) -> i64 {
+        if self.stream_opts.latest_first && self.stream_opts.max_files.is_some() {
+            return i64::MIN;
+        }
+        self.seen.values().max().map_or(i64::MIN, |m| m - self.stream_opts.max_file_age_ms)
+    }
+
     fn new_files(&self) -> Result<Vec<FileEntry>> {
-        let mut files = list_files(
-            &self.path,
-            self.stream_opts.recursive,
-            self.stream_opts.name_filter.as_ref(),
-        )?;
-        files.retain(|f| !self.seen.contains(&f.path));
+        let mut files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        let threshold = self.age_threshold();
+        files.retain(|f| !self.seen.contains_key(&f.path) && f.mtime_ms >= threshold);
         if let Some(allowed) = &self.available_now {
             files.retain(|f| allowed.contains(&f.path));
         }
-        files.sort_by(|a, b| {
-            a.mtime_ms
-                .cmp(&b.mtime_ms)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        files.sort_by(|a, b| a.mtime_ms.cmp(&b.mtime_ms).then_with(|| a.path.cmp(&b.path)));
         if self.stream_opts.latest_first {
             files.reverse();
         }
@@ -424,13 +514,34 @@ impl FileStreamSource {
         }
         Ok(files)
     }
+
+    /// Apply `cleanSource` to a committed file.
+    fn clean(&self, path: &Path) -> Result<()> {
+        let display = path.display().to_string();
+        match &self.stream_opts.clean {
+            CleanSource::Off => Ok(()),
+            CleanSource::Delete => match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(display, e)),
+                _ => Ok(()),
+            },
+            CleanSource::Archive(dir) => {
+                let rel = path.strip_prefix("/").unwrap_or(path);
+                let target = dir.join(rel);
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent.display().to_string(), e))?;
+                }
+                match std::fs::rename(path, &target) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(display, e)),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
 }
 
 impl Source for FileStreamSource {
     fn description(&self) -> String {
-        let abs = absolute(&self.path)
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| self.path.clone());
+        let abs = absolute(&self.path).map(|p| p.display().to_string()).unwrap_or_else(|_| self.path.clone());
         format!("FileStreamSource[file:{abs}]")
     }
 
@@ -445,10 +556,23 @@ impl Source for FileStreamSource {
             return Ok(last.map(|n| serde_json::json!({ "logOffset": n })));
         }
         let next = last.map_or(0, |n| n + 1);
-        for f in &files {
-            self.seen.insert(f.path.clone());
+        let entries: Vec<file_log::LogEntry> = files
+            .iter()
+            .map(|f| file_log::LogEntry {
+                path: f.path.clone(),
+                timestamp: f.mtime_ms,
+                batch_id: next,
+            })
+            .collect();
+        for e in &entries {
+            self.seen.insert(e.path.clone(), e.timestamp);
         }
-        self.batches.insert(next, files);
+        self.batches.insert(next, entries.clone());
+        // the log entry is written before the engine writes offsets/<N>: a
+        // restart finds the batch's files and reports the same logOffset
+        if let Some(dir) = &self.log_dir {
+            file_log::write_batch(dir, next, &entries, &self.batches)?;
+        }
         Ok(Some(serde_json::json!({ "logOffset": next })))
     }
 
@@ -457,24 +581,49 @@ impl Source for FileStreamSource {
         let files: Vec<FileEntry> = self
             .batches
             .range(from..=to)
-            .flat_map(|(_, f)| f.iter().cloned())
+            .flat_map(|(_, f)| f.iter())
+            .map(|e| FileEntry {
+                path: e.path.clone(),
+                mtime_ms: e.timestamp,
+                size: std::fs::metadata(&e.path).map(|m| m.len()).unwrap_or(0),
+            })
             .collect();
         read_files(self.format, &files, &self.schema, &self.read_opts)
     }
 
     fn commit(&mut self, end: &Offset) -> Result<()> {
-        // the file lists of committed batches are no longer needed in memory
         let to = log_offset(Some(end));
-        self.batches.retain(|k, _| *k >= to);
+        if self.stream_opts.clean != CleanSource::Off {
+            let done: Vec<PathBuf> = self
+                .batches
+                .range(..=to)
+                .flat_map(|(_, f)| f.iter().map(|e| e.path.clone()))
+                .collect();
+            for p in done {
+                self.clean(&p)?;
+            }
+        }
+        // forget files older than maxFileAge: they can no longer be taken
+        let threshold = self.age_threshold();
+        self.seen.retain(|_, ts| *ts >= threshold);
+        self.batches.retain(|k, entries| {
+            *k >= to || {
+                entries.retain(|e| e.timestamp >= threshold);
+                !entries.is_empty()
+            }
+        });
+        Ok(())
+    }
+
+    fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
+        // batches after the committed offset but already logged are taken
+        // again by `latest_offset` (it reports the newest logged batch)
+        let _ = committed;
         Ok(())
     }
 
     fn prepare_for_available_now(&mut self) -> Result<()> {
-        let files = list_files(
-            &self.path,
-            self.stream_opts.recursive,
-            self.stream_opts.name_filter.as_ref(),
-        )?;
+        let files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
         self.available_now = Some(files.into_iter().map(|f| f.path).collect());
         Ok(())
     }

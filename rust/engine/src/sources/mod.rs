@@ -7,6 +7,7 @@
 //! [`BatchInput`]) before planning it with DataFusion.
 
 pub mod file;
+pub mod file_log;
 pub mod memory;
 pub mod rate;
 
@@ -49,6 +50,11 @@ pub trait Source: Send {
     fn commit(&mut self, _end: &Offset) -> Result<()> {
         Ok(())
     }
+    /// The query restarts from a checkpoint: everything up to `committed` was
+    /// processed in an earlier run (`None`: nothing was).
+    fn restore(&mut self, _committed: Option<&Offset>) -> Result<()> {
+        Ok(())
+    }
     /// `Trigger.AvailableNow` starts: cap the data at what exists now.
     fn prepare_for_available_now(&mut self) -> Result<()> {
         Ok(())
@@ -60,6 +66,11 @@ pub trait Source: Send {
 pub struct SourceContext {
     /// Index of the source within its query (Spark's `sources/<n>`).
     pub index: usize,
+    /// The source's own folder in the checkpoint (`sources/<n>`), where it
+    /// keeps what it needs to resume (files taken, start time).
+    pub metadata_dir: Option<std::path::PathBuf>,
+    /// `spark.sql.streaming.minBatchesToRetain`: how much of its log to keep.
+    pub min_batches_to_retain: i64,
 }
 
 /// Creates a source instance for each query started over a DataFrame.

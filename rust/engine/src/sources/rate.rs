@@ -48,6 +48,28 @@ fn rows_batch(values: std::ops::Range<i64>, ts_micros: impl Fn(i64) -> i64) -> R
     )?)
 }
 
+/// The source's start time: kept in its checkpoint folder (`sources/<n>/0`)
+/// so a restarted query continues the same sequence without gaps or repeats.
+fn start_time(ctx: &SourceContext) -> Result<i64> {
+    let Some(dir) = &ctx.metadata_dir else {
+        return Ok(now_ms());
+    };
+    let path = dir.join("0");
+    if path.exists() {
+        let lines = crate::checkpoint::log::read_entries(&path)?;
+        let first = lines
+            .first()
+            .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "it has no start time"))?;
+        return crate::checkpoint::log::parse_json(&path, first)?
+            .get("startTimeMs")
+            .and_then(|v| v.as_i64())
+            .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "it has no \"startTimeMs\""));
+    }
+    let start = now_ms();
+    crate::checkpoint::log::write_entries(&path, &[serde_json::json!({ "startTimeMs": start }).to_string()])?;
+    Ok(start)
+}
+
 /// Options of `format("rate")` (option keys lower-cased).
 #[derive(Debug)]
 pub struct RateFactory {
@@ -102,14 +124,14 @@ impl SourceFactory for RateFactory {
         rate_schema()
     }
 
-    fn create(&self, _ctx: &SourceContext) -> Result<Box<dyn Source>> {
+    fn create(&self, ctx: &SourceContext) -> Result<Box<dyn Source>> {
         Ok(Box::new(RateSource {
             factory: RateFactory {
                 rows_per_second: self.rows_per_second,
                 ramp_up_secs: self.ramp_up_secs,
                 num_partitions: self.num_partitions,
             },
-            start_ms: now_ms(),
+            start_ms: start_time(ctx)?,
             cap: None,
         }))
     }
@@ -263,6 +285,11 @@ impl Source for RateMicroBatchSource {
 
     fn commit(&mut self, end: &Offset) -> Result<()> {
         self.next = end.as_i64().unwrap_or(self.next);
+        Ok(())
+    }
+
+    fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
+        self.next = committed.and_then(|o| o.as_i64()).unwrap_or(0);
         Ok(())
     }
 

@@ -1,0 +1,115 @@
+//! Versioned, atomically written log files (Spark's `HDFSMetadataLog`).
+//!
+//! Each file starts with a version line (`v1`) followed by JSON lines. A file
+//! is written to a temporary name in the same folder, fsynced, renamed into
+//! place and the folder fsynced, so a crash leaves either the old state or
+//! the complete new file, never a torn file that reads as valid.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The log format version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// Error naming a checkpoint file and what is wrong with it.
+pub fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::Checkpoint {
+        condition: "CHECKPOINT_FILE_CORRUPT".into(),
+        message: format!("The checkpoint file {} is corrupt: {what}. Nothing was deleted; restore the file or start the query with a new checkpointLocation.", path.display()),
+    }
+}
+
+fn io(path: &Path, e: std::io::Error) -> Error {
+    Error::io(path.display().to_string(), e)
+}
+
+/// Write `body` to `path` atomically and durably.
+pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4()));
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
+        f.write_all(body).map_err(|e| io(&tmp, e))?;
+        f.sync_all().map_err(|e| io(&tmp, e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
+    sync_dir(dir)
+}
+
+/// Make a rename or create in `dir` durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))
+}
+
+/// Write a versioned log file: `v1`, then one line per entry.
+pub fn write_entries(path: &Path, entries: &[String]) -> Result<()> {
+    let mut body = format!("v{VERSION}");
+    for e in entries {
+        body.push('\n');
+        body.push_str(e);
+    }
+    write_atomic(path, body.as_bytes())
+}
+
+/// Read a versioned log file's entry lines, checking its version.
+pub fn read_entries(path: &Path) -> Result<Vec<String>> {
+    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
+    let text = String::from_utf8(bytes).map_err(|_| corrupt(path, "it is not UTF-8 text"))?;
+    let mut lines = text.lines();
+    let first = lines.next().ok_or_else(|| corrupt(path, "it is empty"))?;
+    let version: u32 = first
+        .strip_prefix('v')
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| corrupt(path, format!("the first line {first:?} is not a version like \"v1\"")))?;
+    if version > VERSION {
+        return Err(Error::Checkpoint {
+            condition: "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION".into(),
+            message: format!(
+                "The checkpoint file {} has log version v{version}, but this sparklet reads at most v{VERSION}. \
+                 It was written by a newer version; upgrade sparklet to continue this query.",
+                path.display()
+            ),
+        });
+    }
+    Ok(lines.map(str::to_string).collect())
+}
+
+/// Parse one JSON line of `path`.
+pub fn parse_json(path: &Path, line: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(line).map_err(|e| corrupt(path, format!("invalid JSON {line:?}: {e}")))
+}
+
+/// Batch ids of the numbered files in `dir` (`0`, `1`, ...; `N.compact` when
+/// `compact` is set), ascending. Temporary files are ignored.
+pub fn batch_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
+    let mut out = Vec::new();
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io(dir, e)),
+    };
+    for item in rd {
+        let item = item.map_err(|e| io(dir, e))?;
+        let name = item.file_name().to_string_lossy().to_string();
+        let id = name.strip_suffix(".compact").unwrap_or(&name);
+        if let Ok(n) = id.parse::<i64>() {
+            out.push((n, item.path()));
+        }
+    }
+    out.sort_by_key(|(n, p)| (*n, p.extension().is_some()));
+    Ok(out)
+}
+
+/// Delete numbered files in `dir` with id below `keep_from` (retention).
+pub fn purge_before(dir: &Path, keep_from: i64) -> Result<()> {
+    for (n, p) in batch_files(dir)? {
+        if n < keep_from {
+            std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
+        }
+    }
+    Ok(())
+}

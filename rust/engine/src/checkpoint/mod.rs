@@ -1,0 +1,170 @@
+//! A query's checkpoint folder, laid out as Spark's:
+//!
+//! ```text
+//! metadata            {"id":"<query id>"}
+//! offsets/<batchId>   v1 / {"batchWatermarkMs":..,"batchTimestampMs":..,"conf":{..}} / one offset line per source ("-" for none)
+//! commits/<batchId>   v1 / {"nextBatchWatermarkMs":..}
+//! sources/<n>/...     each source's own log (files taken, start time, ...)
+//! state/...           state stores (stateful operators)
+//! ```
+//!
+//! Every file is written atomically ([`log::write_atomic`]). Recovery is a
+//! pure decision over what the folder holds ([`recovery`]).
+
+pub mod log;
+pub mod recovery;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::sources::Offset;
+
+/// The metadata line of an `offsets/N` file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OffsetSeqMetadata {
+    /// Event-time watermark in effect for the batch.
+    pub batch_watermark_ms: i64,
+    /// Processing time of the batch (so a replay sees the same `current_timestamp`).
+    pub batch_timestamp_ms: i64,
+    /// Session settings that must not change across restarts.
+    pub conf: BTreeMap<String, String>,
+}
+
+/// One `offsets/N` file: the end offset of every source for batch N.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffsetSeq {
+    /// Batch metadata.
+    pub metadata: OffsetSeqMetadata,
+    /// Per source, in plan order; `None` when a source had no data yet.
+    pub offsets: Vec<Option<Offset>>,
+}
+
+/// A query's checkpoint folder.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    root: PathBuf,
+}
+
+impl Checkpoint {
+    /// Open (and create) the checkpoint folder at `root`.
+    pub fn open(root: &Path) -> Result<Self> {
+        for sub in ["offsets", "commits", "sources"] {
+            let d = root.join(sub);
+            std::fs::create_dir_all(&d).map_err(|e| Error::io(d.display().to_string(), e))?;
+        }
+        Ok(Checkpoint {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// The folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where source `n` keeps its own log.
+    pub fn source_dir(&self, n: usize) -> PathBuf {
+        self.root.join("sources").join(n.to_string())
+    }
+
+    fn offsets_dir(&self) -> PathBuf {
+        self.root.join("offsets")
+    }
+
+    fn commits_dir(&self) -> PathBuf {
+        self.root.join("commits")
+    }
+
+    /// The query id stored in `metadata`, written with `new_id` on first use.
+    pub fn query_id(&self, new_id: &str) -> Result<String> {
+        let path = self.root.join("metadata");
+        if path.exists() {
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+            let v = log::parse_json(&path, text.trim())?;
+            return v
+                .get("id")
+                .and_then(|id| id.as_str())
+                .map(str::to_string)
+                .ok_or_else(|| log::corrupt(&path, "it has no \"id\""));
+        }
+        log::write_atomic(&path, serde_json::json!({ "id": new_id }).to_string().as_bytes())?;
+        Ok(new_id.to_string())
+    }
+
+    /// Write `offsets/<batch>` (the write-ahead log entry of the batch).
+    pub fn write_offsets(&self, batch: i64, seq: &OffsetSeq) -> Result<()> {
+        let meta = serde_json::json!({
+            "batchWatermarkMs": seq.metadata.batch_watermark_ms,
+            "batchTimestampMs": seq.metadata.batch_timestamp_ms,
+            "conf": seq.metadata.conf,
+        });
+        let mut lines = vec![meta.to_string()];
+        for o in &seq.offsets {
+            lines.push(o.as_ref().map_or_else(|| "-".to_string(), |v| v.to_string()));
+        }
+        log::write_entries(&self.offsets_dir().join(batch.to_string()), &lines)
+    }
+
+    /// Read `offsets/<batch>`.
+    pub fn read_offsets(&self, batch: i64) -> Result<OffsetSeq> {
+        let path = self.offsets_dir().join(batch.to_string());
+        let lines = log::read_entries(&path)?;
+        let (first, rest) = lines
+            .split_first()
+            .ok_or_else(|| log::corrupt(&path, "it has no metadata line"))?;
+        let meta = log::parse_json(&path, first)?;
+        let num = |k: &str| meta.get(k).and_then(|v| v.as_i64()).unwrap_or(0);
+        let conf = meta
+            .get("conf")
+            .and_then(|c| c.as_object())
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let offsets = rest
+            .iter()
+            .map(|l| if l.trim() == "-" { Ok(None) } else { log::parse_json(&path, l).map(Some) })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(OffsetSeq {
+            metadata: OffsetSeqMetadata {
+                batch_watermark_ms: num("batchWatermarkMs"),
+                batch_timestamp_ms: num("batchTimestampMs"),
+                conf,
+            },
+            offsets,
+        })
+    }
+
+    /// Write `commits/<batch>`: the batch is done and will never be redelivered.
+    pub fn write_commit(&self, batch: i64, next_watermark_ms: i64) -> Result<()> {
+        let line = serde_json::json!({ "nextBatchWatermarkMs": next_watermark_ms }).to_string();
+        log::write_entries(&self.commits_dir().join(batch.to_string()), &[line])
+    }
+
+    /// Read `commits/<batch>`: the watermark for the next batch.
+    pub fn read_commit(&self, batch: i64) -> Result<i64> {
+        let path = self.commits_dir().join(batch.to_string());
+        let lines = log::read_entries(&path)?;
+        let first = lines.first().ok_or_else(|| log::corrupt(&path, "it has no commit line"))?;
+        Ok(log::parse_json(&path, first)?
+            .get("nextBatchWatermarkMs")
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0))
+    }
+
+    /// Newest batch ids in `offsets/` and `commits/`.
+    pub fn latest(&self) -> Result<(Option<i64>, Option<i64>)> {
+        let last = |dir: PathBuf| -> Result<Option<i64>> { Ok(log::batch_files(&dir)?.last().map(|(n, _)| *n)) };
+        Ok((last(self.offsets_dir())?, last(self.commits_dir())?))
+    }
+
+    /// Keep the newest `retain` batches of `offsets/` and `commits/`.
+    pub fn purge(&self, latest_batch: i64, retain: i64) -> Result<()> {
+        let keep_from = latest_batch - retain.max(1) + 1;
+        log::purge_before(&self.offsets_dir(), keep_from)?;
+        log::purge_before(&self.commits_dir(), keep_from)
+    }
+}
