@@ -1,5 +1,6 @@
 //! Engine integration tests: one binary, a module per area.
 
+mod checkpoint;
 mod common;
 mod engine;
 mod formats;

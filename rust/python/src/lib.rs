@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(streaming::start_query, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::show_string, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::parse_interval_ms, m)?)?;
+    m.add_function(wrap_pyfunction!(streaming::committed_files, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -148,6 +148,14 @@ impl PyStreamingQuery {
     }
 }
 
+/// Data files a streaming file sink at `path` has committed (`None`: no manifest).
+#[pyfunction]
+pub fn committed_files(py: Python<'_>, path: &str) -> PyResult<Option<Vec<String>>> {
+    let root = sparklet_engine::sources::file::absolute(path).py()?;
+    let files = py.detach(|| sparklet_engine::sinks::file::committed_files(&root)).py()?;
+    Ok(files.map(|f| f.into_iter().map(|p| p.display().to_string()).collect()))
+}
+
 /// Milliseconds in a Spark interval string (`"10 seconds"`).
 #[pyfunction]
 pub fn parse_interval_ms(text: &str) -> PyResult<i64> {

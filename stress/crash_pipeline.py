@@ -1,0 +1,55 @@
+"""The pipeline the crash tests kill: run as a child process.
+
+    python crash_pipeline.py WORKDIR
+
+Reads JSON files from WORKDIR/in, keeps even ids, and writes them twice:
+to a Parquet file sink (WORKDIR/out_files, manifest-committed) and through
+foreachBatch to WORKDIR/out_batches/batch-<id>.json (written atomically per
+batch id, so a replayed batch overwrites its own file). Both queries use
+``availableNow`` and exit when the input is processed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+
+
+def main(work: Path) -> None:
+    spark = SparkSession.builder.appName("crash-pipeline").getOrCreate()
+    source = spark.readStream.schema("id BIGINT, payload STRING").option("maxFilesPerTrigger", 1).json(str(work / "in"))
+    evens = source.where(F.col("id") % 2 == 0).select("id", F.upper("payload").alias("payload"))
+
+    files = (
+        evens.writeStream.format("parquet")
+        .option("path", str(work / "out_files"))
+        .option("checkpointLocation", str(work / "ckpt_files"))
+        .trigger(availableNow=True)
+        .start()
+    )
+
+    out = work / "out_batches"
+    out.mkdir(exist_ok=True)
+
+    def write_batch(batch, batch_id):  # noqa: ANN001 - pyarrow.Table, int
+        tmp = out / f".batch-{batch_id}.tmp"
+        tmp.write_text(json.dumps(batch.column("id").to_pylist()))
+        os.replace(tmp, out / f"batch-{batch_id}.json")
+
+    batches = (
+        evens.writeStream.foreachBatch(write_batch)
+        .option("checkpointLocation", str(work / "ckpt_batches"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    files.awaitTermination()
+    batches.awaitTermination()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

@@ -1,0 +1,314 @@
+"""Checkpoints: restart where the query stopped, replay what was not
+committed, refuse checkpoints that do not fit, exactly once through kills."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.sql.streaming.files import committed_files
+from sparklet.testing import MemoryStream
+
+from conftest import write_json
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_available_now(df, ckpt: Path, seen: list):  # noqa: ANN001, ANN201
+    q = (
+        df.writeStream.foreachBatch(lambda t, i: seen.append((i, sorted(t.column("id").to_pylist()))))
+        .option("checkpointLocation", str(ckpt))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert q.awaitTermination(30)
+    return q
+
+
+def test_file_source_restart_continues_batch_ids_and_skips_processed_files(spark: SparkSession, tmp_path: Path) -> None:
+    src, ckpt = tmp_path / "in", tmp_path / "ckpt"
+    src.mkdir()
+    write_json(src, "a.json", [{"id": 1}])
+    df = spark.readStream.schema("id INT").json(str(src))
+    seen: list = []
+    q1 = run_available_now(df, ckpt, seen)
+    write_json(src, "b.json", [{"id": 2}, {"id": 3}])
+    q2 = run_available_now(df, ckpt, seen)
+    assert seen == [(0, [1]), (1, [2, 3])]
+    assert q1.id == q2.id and q1.runId != q2.runId
+    assert json.loads((ckpt / "metadata").read_text())["id"] == q1.id
+    assert sorted(os.listdir(ckpt / "offsets")) == ["0", "1"] and sorted(os.listdir(ckpt / "commits")) == ["0", "1"]
+    offsets = (ckpt / "offsets" / "1").read_text().splitlines()
+    assert offsets[0] == "v1" and json.loads(offsets[2]) == {"logOffset": 1}
+    assert (ckpt / "sources" / "0" / "1").read_text().startswith("v1\n")
+
+
+def test_memory_stream_and_rate_micro_batch_resume(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT")
+    seen: list = []
+    ms.addData([(1,)])
+    run_available_now(ms.toDF(), tmp_path / "m", seen)
+    ms.addData([(2,)])
+    run_available_now(ms.toDF(), tmp_path / "m", seen)
+    assert seen == [(0, [1]), (1, [2])]
+
+    rate = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 2).load()
+    values: list = []
+    for _ in range(2):
+        q = (
+            rate.writeStream.foreachBatch(lambda t, i: values.extend(t.column("value").to_pylist()))
+            .option("checkpointLocation", str(tmp_path / "r"))
+            .start()
+        )
+        while len(values) < 4 * (_ + 1):
+            q.awaitTermination(0.01)
+        q.stop()
+    assert values[: len(set(values))] == list(range(len(set(values))))  # no gaps, no repeats
+
+
+def test_rate_source_keeps_its_start_time(spark: SparkSession, tmp_path: Path) -> None:
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 100).load()
+    q = rate.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+    while not q.recentProgress:
+        q.awaitTermination(0.05)
+    q.stop()
+    start = (tmp_path / "c" / "sources" / "0" / "0").read_text()
+    q2 = rate.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+    while not q2.recentProgress:
+        q2.awaitTermination(0.05)
+    first = q2.recentProgress[0]["sources"][0]
+    q2.stop()
+    assert (tmp_path / "c" / "sources" / "0" / "0").read_text() == start
+    assert first["startOffset"] == q.recentProgress[-1]["sources"][0]["endOffset"]
+
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, sys
+    from sparklet.sql import SparkSession
+    spark = SparkSession.builder.getOrCreate()
+    src, ckpt, out, sink = sys.argv[1:5]
+    df = spark.readStream.schema("id INT").option("maxFilesPerTrigger", 1).json(src)
+    def f(t, i):
+        with open(out, "a") as fh:
+            fh.write(json.dumps([i, sorted(t.column("id").to_pylist())]) + "\\n")
+    q1 = df.writeStream.foreachBatch(f).option("checkpointLocation", ckpt + "/fb").trigger(availableNow=True).start()
+    q2 = (df.writeStream.format("json").option("path", sink).option("checkpointLocation", ckpt + "/fs")
+          .trigger(availableNow=True).start())
+    q1.awaitTermination(); q2.awaitTermination()
+    """
+)
+
+
+def run_child(tmp: Path, failpoint: str | None) -> int:
+    env = dict(os.environ)
+    env.pop("SPARKLET_FAILPOINT", None)
+    if failpoint:
+        env["SPARKLET_FAILPOINT"] = failpoint
+    args = [sys.executable, "-c", CHILD, str(tmp / "in"), str(tmp / "ckpt"), str(tmp / "calls.jsonl"), str(tmp / "sink")]
+    return subprocess.run(args, env=env, capture_output=True, timeout=120).returncode
+
+
+@pytest.mark.parametrize("failpoint", ["after-offsets@1", "mid-sink@1", "after-sink@1"])
+def test_an_uncommitted_batch_is_replayed_with_the_same_offsets(tmp_path: Path, failpoint: str) -> None:
+    (tmp_path / "in").mkdir()
+    for i in range(3):
+        write_json(tmp_path / "in", f"{i}.json", [{"id": i}])
+        os.utime(tmp_path / "in" / f"{i}.json", (1_000 + i, 1_000 + i))
+    assert run_child(tmp_path, failpoint) != 0  # aborted in batch 1
+    assert run_child(tmp_path, None) == 0
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    # foreachBatch sees batch 1 again with exactly the same rows after the crash
+    assert [c for c in calls if c[0] != 1] == [[0, [0]], [2, [2]]]
+    assert all(c == [1, [1]] for c in calls if c[0] == 1)
+    # the file sink holds every row once
+    rows = [json.loads(line)["id"] for f in committed_files(str(tmp_path / "sink")) for line in Path(f).read_text().splitlines()]
+    assert sorted(rows) == [0, 1, 2]
+
+
+def test_changed_sources_fail_at_start_naming_what_changed(spark: SparkSession, tmp_path: Path) -> None:
+    a, b = MemoryStream(spark, "id INT"), MemoryStream(spark, "id INT")
+    a.addData([(1,)])
+    run_available_now(a.toDF(), tmp_path / "c", [])
+    with pytest.raises(StreamingQueryException, match=r"\[1\] sources in the checkpoint.*\[2\] sources") as e:
+        run_available_now(a.toDF().union(b.toDF()), tmp_path / "c", [])
+    assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
+
+
+@pytest.mark.parametrize(
+    "damage,condition,words",
+    [
+        (lambda p: p.write_text("v1\n{\"batchWatermarkMs\": 0, \"batchTim"), "CHECKPOINT_FILE_CORRUPT", "invalid JSON"),
+        (lambda p: p.write_text(""), "CHECKPOINT_FILE_CORRUPT", "empty"),
+        (lambda p: p.write_text("v99\n{}\n0"), "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION", "v99"),
+    ],
+)
+def test_corrupt_checkpoint_files_are_named_and_kept(spark: SparkSession, tmp_path: Path, damage, condition: str, words: str) -> None:  # noqa: ANN001
+    ms = MemoryStream(spark, "id INT")
+    ms.addData([(1,)])
+    run_available_now(ms.toDF(), tmp_path / "c", [])
+    target = tmp_path / "c" / "offsets" / "0"
+    damage(target)
+    before = target.read_bytes()
+    with pytest.raises(StreamingQueryException) as e:
+        run_available_now(ms.toDF(), tmp_path / "c", [])
+    assert e.value.getCondition() == condition
+    assert str(target) in str(e.value) and words in str(e.value)
+    assert target.read_bytes() == before  # nothing deleted or rewritten
+
+
+def test_inconsistent_logs_are_refused(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT")
+    ms.addData([(1,)])
+    run_available_now(ms.toDF(), tmp_path / "c", [])
+    (tmp_path / "c" / "offsets" / "0").unlink()
+    with pytest.raises(StreamingQueryException, match="CHECKPOINT_INCONSISTENT"):
+        run_available_now(ms.toDF(), tmp_path / "c", [])
+
+
+def test_file_sink_needs_a_checkpoint_and_session_default_is_used(spark: SparkSession, tmp_path: Path) -> None:
+    df = MemoryStream(spark, "id INT").toDF()
+    with pytest.raises(AnalysisException, match="checkpointLocation must be specified"):
+        df.writeStream.format("parquet").option("path", str(tmp_path / "out")).start()
+    spark.conf.set("spark.sql.streaming.checkpointLocation", str(tmp_path / "root"))
+    try:
+        q = df.writeStream.format("parquet").queryName("named_sink").start(str(tmp_path / "out"))
+        q.stop()
+        assert (tmp_path / "root" / "named_sink" / "metadata").exists()
+    finally:
+        spark.conf.unset("spark.sql.streaming.checkpointLocation")
+
+
+def test_temporary_checkpoint_is_removed_at_stop(spark: SparkSession) -> None:
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")}
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.format("memory").queryName("tmp_ckpt").start()
+    ms.addData([(1,)])
+    q.processAllAvailable()
+    during = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")} - before
+    assert len(during) == 1
+    q.stop()
+    after = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")} - before
+    assert after == set()
+
+
+def test_second_run_on_an_active_checkpoint(spark: SparkSession, tmp_path: Path) -> None:
+    df = MemoryStream(spark, "id INT").toDF()
+    q1 = df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+    q2 = df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+    assert not q1.isActive and q2.isActive and q1.id == q2.id
+    spark.conf.set("spark.sql.streaming.stopActiveRunOnRestart", "false")
+    try:
+        with pytest.raises(IllegalArgumentException, match="CONCURRENT_QUERY"):
+            df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+        assert q2.isActive
+    finally:
+        spark.conf.unset("spark.sql.streaming.stopActiveRunOnRestart")
+
+
+def test_file_sink_formats_partitioning_and_orphans(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT, country STRING, name STRING")
+    q = (
+        ms.toDF()
+        .writeStream.format("parquet")
+        .partitionBy("country")
+        .option("checkpointLocation", str(tmp_path / "c"))
+        .start(str(tmp_path / "out"))
+    )
+    ms.addData([(1, "NL", "ann"), (2, "DE", "bob")])
+    q.processAllAvailable()
+    ms.addData([(3, "NL", "cy")])
+    q.processAllAvailable()
+    q.stop()
+    assert (tmp_path / "out" / "country=NL").is_dir() and (tmp_path / "out" / "country=DE").is_dir()
+    # a file left by a crashed attempt is not in the manifest and is not read
+    pq.write_table(pq.read_table(committed_files(str(tmp_path / "out"))[0]), tmp_path / "out" / "country=NL" / "orphan.parquet")
+    back = spark.read.parquet(str(tmp_path / "out")).orderBy("id").collect()
+    assert [(r.id, r.name, r.country) for r in back] == [(1, "ann", "NL"), (2, "bob", "DE"), (3, "cy", "NL")]
+    for fmt, reader in [("json", spark.read.schema("id INT, country STRING, name STRING").json), ("csv", spark.read.schema("id INT, country STRING, name STRING").csv)]:
+        ms2 = MemoryStream(spark, "id INT, country STRING, name STRING")
+        q2 = ms2.toDF().writeStream.format(fmt).option("checkpointLocation", str(tmp_path / f"c_{fmt}")).start(str(tmp_path / fmt))
+        ms2.addData([(7, "FR", "dee")])
+        q2.processAllAvailable()
+        q2.stop()
+        assert [tuple(r) for r in reader(str(tmp_path / fmt)).collect()] == [(7, "FR", "dee")]
+
+
+def test_file_sink_manifest_compaction(spark: SparkSession, tmp_path: Path) -> None:
+    spark.conf.set("spark.sql.streaming.fileSink.log.compactInterval", 2)
+    try:
+        ms = MemoryStream(spark, "id INT")
+        q = ms.toDF().writeStream.format("parquet").option("checkpointLocation", str(tmp_path / "c")).start(str(tmp_path / "o"))
+        for i in range(5):
+            ms.addData([(i,)])
+            q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.fileSink.log.compactInterval")
+    names = set(os.listdir(tmp_path / "o" / "_spark_metadata"))
+    assert {"1.compact", "3.compact", "4"} <= names
+    assert sorted(r.id for r in spark.read.parquet(str(tmp_path / "o")).collect()) == [0, 1, 2, 3, 4]
+    assert len(committed_files(str(tmp_path / "o"))) == 5
+
+
+def test_clean_source_delete_and_archive(spark: SparkSession, tmp_path: Path) -> None:
+    src, archive = tmp_path / "in", tmp_path / "archive"
+    src.mkdir()
+    write_json(src, "a.json", [{"id": 1}])
+    df = spark.readStream.schema("id INT").options(cleanSource="archive", sourceArchiveDir=str(archive)).json(str(src))
+    run_available_now(df, tmp_path / "c1", [])
+    assert not (src / "a.json").exists()
+    assert (archive / str(src).lstrip("/") / "a.json").exists()
+    write_json(src, "b.json", [{"id": 2}])
+    run_available_now(spark.readStream.schema("id INT").option("cleanSource", "delete").json(str(src)), tmp_path / "c2", [])
+    assert not (src / "b.json").exists()
+    with pytest.raises(IllegalArgumentException, match="sourceArchiveDir"):
+        spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(src))
+
+
+def test_max_file_age_skips_old_files(spark: SparkSession, tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    write_json(src, "new.json", [{"id": 1}])
+    seen: list = []
+    run_available_now(spark.readStream.schema("id INT").option("maxFileAge", "1h").json(str(src)), tmp_path / "c", seen)
+    write_json(src, "old.json", [{"id": 2}])
+    os.utime(src / "old.json", (0, 0))
+    run_available_now(spark.readStream.schema("id INT").option("maxFileAge", "1h").json(str(src)), tmp_path / "c", seen)
+    assert seen == [(0, [1])]
+
+
+def test_retention_keeps_min_batches(spark: SparkSession, tmp_path: Path) -> None:
+    spark.conf.set("spark.sql.streaming.minBatchesToRetain", 3)
+    try:
+        ms = MemoryStream(spark, "id INT")
+        q = ms.toDF().writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
+        for i in range(12):
+            ms.addData([(i,)])
+            q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.minBatchesToRetain")
+    kept = sorted(int(n) for n in os.listdir(tmp_path / "c" / "offsets"))
+    assert kept[0] >= 8 and kept[-1] == 11
+
+
+def test_exactly_once_through_20_kills(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "stress"))
+    from crash_harness import run
+
+    report = run(tmp_path, kills=20, seed=7)
+    assert report.kills + report.failpoint_aborts >= 20
+    assert report.expected_rows > 0
+    assert report.exactly_once, report
