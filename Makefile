@@ -12,7 +12,7 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv build lint rust-test py-test notebooks bench clean
+.PHONY: demo test venv build lint rust-test py-test notebooks bench stress clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,8 @@ demo: build
 lint: venv
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
-	$(VENV)/bin/ruff check python tests_py bench examples
-	$(VENV)/bin/ruff format --check python tests_py bench examples
+	$(VENV)/bin/ruff check python tests_py bench examples stress tools
+	$(VENV)/bin/ruff format --check python tests_py bench examples stress tools
 
 rust-test:
 	cargo test -q --workspace --exclude sparklet-python
@@ -49,6 +49,10 @@ test: lint rust-test py-test notebooks
 
 bench: build
 	$(PY) bench/stateless.py
+	$(PY) bench/checkpoint.py
+
+stress: build
+	$(PY) stress/crash_stress.py --kills 200
 
 clean:
 	rm -rf $(VENV)

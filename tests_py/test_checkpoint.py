@@ -9,18 +9,17 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import SparkSession
-from sparklet.sql import functions as F
 from sparklet.sql.streaming.files import committed_files
 from sparklet.testing import MemoryStream
-
-from conftest import write_json
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -116,7 +115,15 @@ def run_child(tmp: Path, failpoint: str | None) -> int:
     env.pop("SPARKLET_FAILPOINT", None)
     if failpoint:
         env["SPARKLET_FAILPOINT"] = failpoint
-    args = [sys.executable, "-c", CHILD, str(tmp / "in"), str(tmp / "ckpt"), str(tmp / "calls.jsonl"), str(tmp / "sink")]
+    args = [
+        sys.executable,
+        "-c",
+        CHILD,
+        str(tmp / "in"),
+        str(tmp / "ckpt"),
+        str(tmp / "calls.jsonl"),
+        str(tmp / "sink"),
+    ]
     return subprocess.run(args, env=env, capture_output=True, timeout=120).returncode
 
 
@@ -133,7 +140,11 @@ def test_an_uncommitted_batch_is_replayed_with_the_same_offsets(tmp_path: Path, 
     assert [c for c in calls if c[0] != 1] == [[0, [0]], [2, [2]]]
     assert all(c == [1, [1]] for c in calls if c[0] == 1)
     # the file sink holds every row once
-    rows = [json.loads(line)["id"] for f in committed_files(str(tmp_path / "sink")) for line in Path(f).read_text().splitlines()]
+    rows = [
+        json.loads(line)["id"]
+        for f in committed_files(str(tmp_path / "sink"))
+        for line in Path(f).read_text().splitlines()
+    ]
     assert sorted(rows) == [0, 1, 2]
 
 
@@ -149,12 +160,14 @@ def test_changed_sources_fail_at_start_naming_what_changed(spark: SparkSession, 
 @pytest.mark.parametrize(
     "damage,condition,words",
     [
-        (lambda p: p.write_text("v1\n{\"batchWatermarkMs\": 0, \"batchTim"), "CHECKPOINT_FILE_CORRUPT", "invalid JSON"),
+        (lambda p: p.write_text('v1\n{"batchWatermarkMs": 0, "batchTim'), "CHECKPOINT_FILE_CORRUPT", "invalid JSON"),
         (lambda p: p.write_text(""), "CHECKPOINT_FILE_CORRUPT", "empty"),
         (lambda p: p.write_text("v99\n{}\n0"), "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION", "v99"),
     ],
 )
-def test_corrupt_checkpoint_files_are_named_and_kept(spark: SparkSession, tmp_path: Path, damage, condition: str, words: str) -> None:  # noqa: ANN001
+def test_corrupt_checkpoint_files_are_named_and_kept(
+    spark: SparkSession, tmp_path: Path, damage, condition: str, words: str
+) -> None:  # noqa: ANN001
     ms = MemoryStream(spark, "id INT")
     ms.addData([(1,)])
     run_available_now(ms.toDF(), tmp_path / "c", [])
@@ -233,12 +246,22 @@ def test_file_sink_formats_partitioning_and_orphans(spark: SparkSession, tmp_pat
     q.stop()
     assert (tmp_path / "out" / "country=NL").is_dir() and (tmp_path / "out" / "country=DE").is_dir()
     # a file left by a crashed attempt is not in the manifest and is not read
-    pq.write_table(pq.read_table(committed_files(str(tmp_path / "out"))[0]), tmp_path / "out" / "country=NL" / "orphan.parquet")
+    pq.write_table(
+        pq.read_table(committed_files(str(tmp_path / "out"))[0]), tmp_path / "out" / "country=NL" / "orphan.parquet"
+    )
     back = spark.read.parquet(str(tmp_path / "out")).orderBy("id").collect()
     assert [(r.id, r.name, r.country) for r in back] == [(1, "ann", "NL"), (2, "bob", "DE"), (3, "cy", "NL")]
-    for fmt, reader in [("json", spark.read.schema("id INT, country STRING, name STRING").json), ("csv", spark.read.schema("id INT, country STRING, name STRING").csv)]:
+    for fmt, reader in [
+        ("json", spark.read.schema("id INT, country STRING, name STRING").json),
+        ("csv", spark.read.schema("id INT, country STRING, name STRING").csv),
+    ]:
         ms2 = MemoryStream(spark, "id INT, country STRING, name STRING")
-        q2 = ms2.toDF().writeStream.format(fmt).option("checkpointLocation", str(tmp_path / f"c_{fmt}")).start(str(tmp_path / fmt))
+        q2 = (
+            ms2.toDF()
+            .writeStream.format(fmt)
+            .option("checkpointLocation", str(tmp_path / f"c_{fmt}"))
+            .start(str(tmp_path / fmt))
+        )
         ms2.addData([(7, "FR", "dee")])
         q2.processAllAvailable()
         q2.stop()
@@ -249,7 +272,12 @@ def test_file_sink_manifest_compaction(spark: SparkSession, tmp_path: Path) -> N
     spark.conf.set("spark.sql.streaming.fileSink.log.compactInterval", 2)
     try:
         ms = MemoryStream(spark, "id INT")
-        q = ms.toDF().writeStream.format("parquet").option("checkpointLocation", str(tmp_path / "c")).start(str(tmp_path / "o"))
+        q = (
+            ms.toDF()
+            .writeStream.format("parquet")
+            .option("checkpointLocation", str(tmp_path / "c"))
+            .start(str(tmp_path / "o"))
+        )
         for i in range(5):
             ms.addData([(i,)])
             q.processAllAvailable()
@@ -271,7 +299,9 @@ def test_clean_source_delete_and_archive(spark: SparkSession, tmp_path: Path) ->
     assert not (src / "a.json").exists()
     assert (archive / str(src).lstrip("/") / "a.json").exists()
     write_json(src, "b.json", [{"id": 2}])
-    run_available_now(spark.readStream.schema("id INT").option("cleanSource", "delete").json(str(src)), tmp_path / "c2", [])
+    run_available_now(
+        spark.readStream.schema("id INT").option("cleanSource", "delete").json(str(src)), tmp_path / "c2", []
+    )
     assert not (src / "b.json").exists()
     with pytest.raises(IllegalArgumentException, match="sourceArchiveDir"):
         spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(src))
@@ -300,6 +330,10 @@ def test_retention_keeps_min_batches(spark: SparkSession, tmp_path: Path) -> Non
         q.stop()
     finally:
         spark.conf.unset("spark.sql.streaming.minBatchesToRetain")
+    # retention runs off the batch path: give it a moment
+    deadline = time.time() + 5
+    while min(int(n) for n in os.listdir(tmp_path / "c" / "offsets")) < 8 and time.time() < deadline:
+        time.sleep(0.01)
     kept = sorted(int(n) for n in os.listdir(tmp_path / "c" / "offsets"))
     assert kept[0] >= 8 and kept[-1] == 11
 
@@ -312,3 +346,25 @@ def test_exactly_once_through_20_kills(tmp_path: Path) -> None:
     assert report.kills + report.failpoint_aborts >= 20
     assert report.expected_rows > 0
     assert report.exactly_once, report
+
+
+def test_file_sink_retention_drops_old_entries_when_compacting(spark: SparkSession, tmp_path: Path) -> None:
+    spark.conf.set("spark.sql.streaming.fileSink.log.compactInterval", 2)
+    try:
+        ms = MemoryStream(spark, "id INT")
+        q = (
+            ms.toDF()
+            .writeStream.format("json")
+            .option("retention", "50 milliseconds")
+            .option("checkpointLocation", str(tmp_path / "c"))
+            .start(str(tmp_path / "o"))
+        )
+        ms.addData([(1,)])
+        q.processAllAvailable()
+        time.sleep(0.2)
+        ms.addData([(2,)])
+        q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.fileSink.log.compactInterval")
+    assert [r.id for r in spark.read.schema("id INT").json(str(tmp_path / "o")).collect()] == [2]

@@ -13,9 +13,18 @@ use crate::common::{batch, schema_id_word, TempDir};
 #[test]
 fn recovery_decisions() {
     assert_eq!(decide(None, None, "c").unwrap(), Resume::Fresh);
-    assert_eq!(decide(Some(4), Some(4), "c").unwrap(), Resume::After { last: 4 });
-    assert_eq!(decide(Some(5), Some(4), "c").unwrap(), Resume::Replay { batch: 5 });
-    assert_eq!(decide(Some(0), None, "c").unwrap(), Resume::Replay { batch: 0 });
+    assert_eq!(
+        decide(Some(4), Some(4), "c").unwrap(),
+        Resume::After { last: 4 }
+    );
+    assert_eq!(
+        decide(Some(5), Some(4), "c").unwrap(),
+        Resume::Replay { batch: 5 }
+    );
+    assert_eq!(
+        decide(Some(0), None, "c").unwrap(),
+        Resume::Replay { batch: 0 }
+    );
     let err = decide(Some(3), Some(7), "/ck").unwrap_err();
     assert_eq!(err.condition(), Some("CHECKPOINT_INCONSISTENT"));
     assert!(err.to_string().contains("/ck"));
@@ -31,7 +40,10 @@ fn offsets_round_trip_and_atomic_writes_leave_no_temp_files() {
         metadata: OffsetSeqMetadata {
             batch_watermark_ms: 5,
             batch_timestamp_ms: 1234,
-            conf: BTreeMap::from([("spark.sql.shuffle.partitions".to_string(), "200".to_string())]),
+            conf: BTreeMap::from([(
+                "spark.sql.shuffle.partitions".to_string(),
+                "200".to_string(),
+            )]),
         },
         offsets: vec![Some(serde_json::json!({"logOffset": 3})), None],
     };
@@ -55,7 +67,10 @@ fn unknown_version_and_torn_files_are_errors_naming_the_file() {
     let cp = Checkpoint::open(dir.path()).unwrap();
     dir.write("offsets/0", "v2\n{}\n-");
     let err = cp.read_offsets(0).unwrap_err();
-    assert_eq!(err.condition(), Some("INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION"));
+    assert_eq!(
+        err.condition(),
+        Some("INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION")
+    );
     assert!(err.to_string().contains("offsets/0"));
     dir.write("offsets/1", "v1\n{\"batchWatermarkMs\":");
     let err = cp.read_offsets(1).unwrap_err();

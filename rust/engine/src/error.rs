@@ -95,9 +95,7 @@ impl Error {
         match self {
             Error::Analysis { condition, .. }
             | Error::Input { condition, .. }
-            | Error::Checkpoint { condition, .. } => {
-                Some(condition.as_str())
-            }
+            | Error::Checkpoint { condition, .. } => Some(condition.as_str()),
             _ => None,
         }
     }

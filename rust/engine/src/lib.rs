@@ -4,12 +4,12 @@
 #![deny(missing_docs)]
 
 pub mod catalog;
+pub mod checkpoint;
 pub mod conf;
 pub mod dataframe;
-pub mod checkpoint;
 pub mod engine;
-pub mod failpoint;
 pub mod error;
+pub mod failpoint;
 pub mod formats;
 pub mod functions;
 pub mod runtime;

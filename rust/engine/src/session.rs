@@ -265,7 +265,8 @@ impl Session {
         let schema = match (fmt, schema) {
             (FileFormat::Text, _) => formats::text::text_schema(),
             (_, Some(s)) => {
-                let mut fields: Vec<arrow::datatypes::Field> = s.fields().iter().map(|f| f.as_ref().clone()).collect();
+                let mut fields: Vec<arrow::datatypes::Field> =
+                    s.fields().iter().map(|f| f.as_ref().clone()).collect();
                 for p in &parts {
                     if s.field_with_name(p.name()).is_err() {
                         fields.push(p.clone());
@@ -286,16 +287,25 @@ impl Session {
             }
         };
         let input = match (&root, parts.is_empty()) {
-            (Some(root), false) => file::read_partitioned(fmt, root, &files, &schema, &parts, &opts)?,
+            (Some(root), false) => {
+                file::read_partitioned(fmt, root, &files, &schema, &parts, &opts)?
+            }
             _ => file::read_files(fmt, &files, &schema, &opts)?,
         };
-        self.ctx.read_table(input.provider).map_err(Error::from_planning)
+        self.ctx
+            .read_table(input.provider)
+            .map_err(Error::from_planning)
     }
 
     /// Where a query's checkpoint goes: the writer's `checkpointLocation`,
     /// else `spark.sql.streaming.checkpointLocation/<queryName or uuid>`, else
     /// a temporary folder for sinks that allow one (removed at stop).
-    fn checkpoint_for(&self, location: Option<&str>, name: Option<&str>, temp_allowed: bool) -> Result<CheckpointSpec> {
+    fn checkpoint_for(
+        &self,
+        location: Option<&str>,
+        name: Option<&str>,
+        temp_allowed: bool,
+    ) -> Result<CheckpointSpec> {
         if let Some(dir) = location {
             return Ok(CheckpointSpec {
                 dir: file::absolute(dir)?,
@@ -303,7 +313,9 @@ impl Session {
             });
         }
         if let Some(root) = self.conf.get(keys::CHECKPOINT_LOCATION) {
-            let sub = name.map(str::to_string).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            let sub = name
+                .map(str::to_string)
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
             return Ok(CheckpointSpec {
                 dir: file::absolute(&root)?.join(sub),
                 temporary: false,
@@ -311,7 +323,8 @@ impl Session {
         }
         if temp_allowed {
             return Ok(CheckpointSpec {
-                dir: std::env::temp_dir().join(format!("sparklet-temporary-{}", uuid::Uuid::new_v4())),
+                dir: std::env::temp_dir()
+                    .join(format!("sparklet-temporary-{}", uuid::Uuid::new_v4())),
                 temporary: true,
             });
         }
@@ -335,16 +348,29 @@ impl Session {
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
         let temp_allowed = !matches!(sink, SinkSpec::File { .. });
-        let checkpoint = self.checkpoint_for(checkpoint_location.as_deref(), name.as_deref(), temp_allowed)?;
+        let checkpoint = self.checkpoint_for(
+            checkpoint_location.as_deref(),
+            name.as_deref(),
+            temp_allowed,
+        )?;
         let sink: Box<dyn Sink> = match sink {
-            SinkSpec::Console { num_rows, truncate, out } => {
-                Box::new(crate::sinks::console::ConsoleSink::new(num_rows, truncate, out))
-            }
+            SinkSpec::Console {
+                num_rows,
+                truncate,
+                out,
+            } => Box::new(crate::sinks::console::ConsoleSink::new(
+                num_rows, truncate, out,
+            )),
             SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
-            SinkSpec::ForeachBatch(cb) => Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb)),
+            SinkSpec::ForeachBatch(cb) => {
+                Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb))
+            }
             SinkSpec::Memory => {
                 let table = name.as_deref().ok_or_else(|| {
-                    Error::analysis("MEMORY_SINK_QUERY_NAME_REQUIRED", "queryName must be specified for memory sink")
+                    Error::analysis(
+                        "MEMORY_SINK_QUERY_NAME_REQUIRED",
+                        "queryName must be specified for memory sink",
+                    )
                 })?;
                 Box::new(crate::sinks::memory::MemorySink::new(
                     table,
@@ -360,11 +386,14 @@ impl Session {
                 options,
             } => {
                 let fmt = FileFormat::parse(&format).ok_or_else(|| unknown_format(&format))?;
-                let path = path.ok_or_else(|| Error::illegal_argument("'path' is not specified"))?;
+                let path =
+                    path.ok_or_else(|| Error::illegal_argument("'path' is not specified"))?;
                 if output_mode != OutputMode::Append {
                     return Err(Error::analysis(
                         "STREAMING_OUTPUT_MODE.UNSUPPORTED_DATASOURCE",
-                        format!("Data source {format} does not support {output_mode:?} output mode"),
+                        format!(
+                            "Data source {format} does not support {output_mode:?} output mode"
+                        ),
                     ));
                 }
                 Box::new(crate::sinks::file::FileSink::new(

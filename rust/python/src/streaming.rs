@@ -152,7 +152,9 @@ impl PyStreamingQuery {
 #[pyfunction]
 pub fn committed_files(py: Python<'_>, path: &str) -> PyResult<Option<Vec<String>>> {
     let root = sparklet_engine::sources::file::absolute(path).py()?;
-    let files = py.detach(|| sparklet_engine::sinks::file::committed_files(&root)).py()?;
+    let files = py
+        .detach(|| sparklet_engine::sinks::file::committed_files(&root))
+        .py()?;
     Ok(files.map(|f| f.into_iter().map(|p| p.display().to_string()).collect()))
 }
 

@@ -29,7 +29,10 @@ fn io(path: &Path, e: std::io::Error) -> Error {
 pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4()));
     {
         let mut f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
@@ -42,7 +45,9 @@ pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
 
 /// Make a rename or create in `dir` durable.
 pub fn sync_dir(dir: &Path) -> Result<()> {
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| io(dir, e))
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io(dir, e))
 }
 
 /// Write a versioned log file: `v1`, then one line per entry.
@@ -64,7 +69,12 @@ pub fn read_entries(path: &Path) -> Result<Vec<String>> {
     let version: u32 = first
         .strip_prefix('v')
         .and_then(|v| v.trim().parse().ok())
-        .ok_or_else(|| corrupt(path, format!("the first line {first:?} is not a version like \"v1\"")))?;
+        .ok_or_else(|| {
+            corrupt(
+                path,
+                format!("the first line {first:?} is not a version like \"v1\""),
+            )
+        })?;
     if version > VERSION {
         return Err(Error::Checkpoint {
             condition: "INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION".into(),

@@ -80,7 +80,8 @@ impl Checkpoint {
     pub fn query_id(&self, new_id: &str) -> Result<String> {
         let path = self.root.join("metadata");
         if path.exists() {
-            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Error::io(path.display().to_string(), e))?;
             let v = log::parse_json(&path, text.trim())?;
             return v
                 .get("id")
@@ -88,7 +89,10 @@ impl Checkpoint {
                 .map(str::to_string)
                 .ok_or_else(|| log::corrupt(&path, "it has no \"id\""));
         }
-        log::write_atomic(&path, serde_json::json!({ "id": new_id }).to_string().as_bytes())?;
+        log::write_atomic(
+            &path,
+            serde_json::json!({ "id": new_id }).to_string().as_bytes(),
+        )?;
         Ok(new_id.to_string())
     }
 
@@ -101,7 +105,10 @@ impl Checkpoint {
         });
         let mut lines = vec![meta.to_string()];
         for o in &seq.offsets {
-            lines.push(o.as_ref().map_or_else(|| "-".to_string(), |v| v.to_string()));
+            lines.push(
+                o.as_ref()
+                    .map_or_else(|| "-".to_string(), |v| v.to_string()),
+            );
         }
         log::write_entries(&self.offsets_dir().join(batch.to_string()), &lines)
     }
@@ -120,13 +127,24 @@ impl Checkpoint {
             .and_then(|c| c.as_object())
             .map(|o| {
                 o.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
         let offsets = rest
             .iter()
-            .map(|l| if l.trim() == "-" { Ok(None) } else { log::parse_json(&path, l).map(Some) })
+            .map(|l| {
+                if l.trim() == "-" {
+                    Ok(None)
+                } else {
+                    log::parse_json(&path, l).map(Some)
+                }
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(OffsetSeq {
             metadata: OffsetSeqMetadata {
@@ -148,7 +166,9 @@ impl Checkpoint {
     pub fn read_commit(&self, batch: i64) -> Result<i64> {
         let path = self.commits_dir().join(batch.to_string());
         let lines = log::read_entries(&path)?;
-        let first = lines.first().ok_or_else(|| log::corrupt(&path, "it has no commit line"))?;
+        let first = lines
+            .first()
+            .ok_or_else(|| log::corrupt(&path, "it has no commit line"))?;
         Ok(log::parse_json(&path, first)?
             .get("nextBatchWatermarkMs")
             .and_then(|v| v.as_i64())
@@ -157,7 +177,9 @@ impl Checkpoint {
 
     /// Newest batch ids in `offsets/` and `commits/`.
     pub fn latest(&self) -> Result<(Option<i64>, Option<i64>)> {
-        let last = |dir: PathBuf| -> Result<Option<i64>> { Ok(log::batch_files(&dir)?.last().map(|(n, _)| *n)) };
+        let last = |dir: PathBuf| -> Result<Option<i64>> {
+            Ok(log::batch_files(&dir)?.last().map(|(n, _)| *n))
+        };
         Ok((last(self.offsets_dir())?, last(self.commits_dir())?))
     }
 

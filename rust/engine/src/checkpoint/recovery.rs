@@ -22,7 +22,11 @@ pub enum Resume {
 }
 
 /// Decide from the newest offsets and commit batch ids.
-pub fn decide(latest_offsets: Option<i64>, latest_commit: Option<i64>, root: &str) -> Result<Resume> {
+pub fn decide(
+    latest_offsets: Option<i64>,
+    latest_commit: Option<i64>,
+    root: &str,
+) -> Result<Resume> {
     match (latest_offsets, latest_commit) {
         (None, None) => Ok(Resume::Fresh),
         (Some(o), Some(c)) if o == c => Ok(Resume::After { last: o }),

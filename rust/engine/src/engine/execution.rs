@@ -25,9 +25,9 @@ use super::{global_wake, manager::QueryManager};
 use crate::catalog::stream_tables;
 use crate::checkpoint::recovery::{self, Resume};
 use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
-use crate::failpoint;
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
@@ -573,7 +573,13 @@ impl Execution {
             }
         }
         if self.batch_id % 10 == 0 {
-            self.checkpoint.purge(self.batch_id, self.retain)?;
+            // retention is housekeeping: keep it off the batch's critical path
+            let (cp, batch, retain) = (self.checkpoint.clone(), self.batch_id, self.retain);
+            std::thread::spawn(move || {
+                if let Err(e) = cp.purge(batch, retain) {
+                    log::warn!("checkpoint retention at batch {batch} failed: {e}");
+                }
+            });
         }
         duration.insert("commitOffsets".to_string(), t.elapsed().as_millis() as i64);
         self.shared.update(|st| {

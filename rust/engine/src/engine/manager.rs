@@ -26,7 +26,12 @@ impl QueryManager {
     /// Before a run starts: refuse a second active query with the same name;
     /// for one with the same id (the same checkpoint), stop the old run when
     /// `stop_active` (`spark.sql.streaming.stopActiveRunOnRestart`) or refuse.
-    pub(crate) fn prepare_start(&self, name: Option<&str>, id: &str, stop_active: bool) -> Result<()> {
+    pub(crate) fn prepare_start(
+        &self,
+        name: Option<&str>,
+        id: &str,
+        stop_active: bool,
+    ) -> Result<()> {
         let same_id = {
             let st = self.state.lock();
             for q in &st.active {

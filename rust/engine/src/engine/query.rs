@@ -148,7 +148,13 @@ impl StreamingQuery {
 
     /// Time (ns) spent writing `offsets/N` + `commits/N` for recent batches.
     pub fn checkpoint_nanos(&self) -> Vec<u64> {
-        self.shared.state.lock().checkpoint_nanos.iter().copied().collect()
+        self.shared
+            .state
+            .lock()
+            .checkpoint_nanos
+            .iter()
+            .copied()
+            .collect()
     }
 
     /// The plan description printed by `explain()`.

@@ -85,7 +85,12 @@ pub fn columns(root: &Path, files: &[FileEntry], user: Option<&SchemaRef>) -> Ve
                 .unwrap_or_else(|| {
                     let vals: Vec<Option<String>> = files
                         .iter()
-                        .map(|f| values(root, &f.path).into_iter().find(|(k, _)| *k == name).and_then(|(_, v)| v))
+                        .map(|f| {
+                            values(root, &f.path)
+                                .into_iter()
+                                .find(|(k, _)| *k == name)
+                                .and_then(|(_, v)| v)
+                        })
                         .collect();
                     infer(&vals)
                 });
@@ -113,27 +118,51 @@ pub fn read_parquet_file(path: &Path, schema: &SchemaRef) -> Result<Vec<RecordBa
             .iter()
             .map(|f| match batch.column_by_name(f.name()) {
                 Some(c) if c.data_type() == f.data_type() => Ok(Arc::clone(c)),
-                Some(c) => Ok(cast_with_options(c, f.data_type(), &CastOptions::default())?),
+                Some(c) => Ok(cast_with_options(
+                    c,
+                    f.data_type(),
+                    &CastOptions::default(),
+                )?),
                 None => Ok(new_null_array(f.data_type(), batch.num_rows())),
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-        out.push(RecordBatch::try_new_with_options(Arc::clone(schema), cols, &opts)?);
+        out.push(RecordBatch::try_new_with_options(
+            Arc::clone(schema),
+            cols,
+            &opts,
+        )?);
     }
     Ok(out)
 }
 
 /// Append `parts` (constant per file) to `batches` read from `file`.
-pub fn append(root: &Path, file: &Path, batches: Vec<RecordBatch>, parts: &[Field], out_schema: &SchemaRef) -> Result<Vec<RecordBatch>> {
+pub fn append(
+    root: &Path,
+    file: &Path,
+    batches: Vec<RecordBatch>,
+    parts: &[Field],
+    out_schema: &SchemaRef,
+) -> Result<Vec<RecordBatch>> {
     let vals = values(root, file);
     batches
         .into_iter()
         .map(|b| {
             let mut cols = b.columns().to_vec();
             for f in parts {
-                let v = vals.iter().find(|(k, _)| k == f.name()).and_then(|(_, v)| v.clone());
+                let v = vals
+                    .iter()
+                    .find(|(k, _)| k == f.name())
+                    .and_then(|(_, v)| v.clone());
                 let strings: ArrayRef = Arc::new(StringArray::from(vec![v; b.num_rows()]));
-                cols.push(cast_with_options(&strings, f.data_type(), &CastOptions { safe: true, ..Default::default() })?);
+                cols.push(cast_with_options(
+                    &strings,
+                    f.data_type(),
+                    &CastOptions {
+                        safe: true,
+                        ..Default::default()
+                    },
+                )?);
             }
             Ok(RecordBatch::try_new(Arc::clone(out_schema), cols)?)
         })

@@ -41,21 +41,21 @@ pub fn committed_files(root: &Path) -> Result<Option<Vec<PathBuf>>> {
         return Ok(None);
     }
     let mut out = Vec::new();
-    for line in manifest_entries(&dir)?.into_values().flatten() {
-        out.push(line);
+    for (file, _) in manifest_entries(&dir)?.into_values().flatten() {
+        out.push(file);
     }
     Ok(Some(out))
 }
 
-/// Manifest entries by batch id.
-fn manifest_entries(dir: &Path) -> Result<BTreeMap<i64, Vec<PathBuf>>> {
+/// Manifest entries (file path and the entry as written) by batch id.
+fn manifest_entries(dir: &Path) -> Result<BTreeMap<i64, Vec<(PathBuf, serde_json::Value)>>> {
     let files = log::batch_files(dir)?;
     let last_compact = files
         .iter()
         .filter(|(_, p)| p.extension().is_some_and(|e| e == "compact"))
         .map(|(n, _)| *n)
         .next_back();
-    let mut out: BTreeMap<i64, Vec<PathBuf>> = BTreeMap::new();
+    let mut out: BTreeMap<i64, Vec<(PathBuf, serde_json::Value)>> = BTreeMap::new();
     for (n, path) in &files {
         let is_compact = path.extension().is_some_and(|e| e == "compact");
         let wanted = match last_compact {
@@ -77,8 +77,9 @@ fn manifest_entries(dir: &Path) -> Result<BTreeMap<i64, Vec<PathBuf>>> {
                 .get("path")
                 .and_then(|p| p.as_str())
                 .ok_or_else(|| log::corrupt(path, format!("entry {line:?} has no \"path\"")))?;
+            let file = PathBuf::from(p.strip_prefix("file://").unwrap_or(p));
             // compact files hold several batches; keep them under the compact id
-            out.entry(*n).or_default().push(PathBuf::from(p.strip_prefix("file://").unwrap_or(p)));
+            out.entry(*n).or_default().push((file, v));
         }
     }
     Ok(out)
@@ -92,6 +93,8 @@ pub struct FileSink {
     header: bool,
     sep: u8,
     compact_interval: i64,
+    /// `retention`: entries older than this are dropped when compacting.
+    retention_ms: Option<i64>,
 }
 
 impl FileSink {
@@ -110,13 +113,22 @@ impl FileSink {
                     "UNRESOLVED_COLUMN.WITH_SUGGESTION",
                     format!(
                         "Partition column `{p}` not found in schema [{}].",
-                        schema.fields().iter().map(|f| format!("`{}`", f.name())).collect::<Vec<_>>().join(", ")
+                        schema
+                            .fields()
+                            .iter()
+                            .map(|f| format!("`{}`", f.name()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 ));
             }
         }
         if format == FileFormat::Text {
-            let data: Vec<_> = schema.fields().iter().filter(|f| !partition_by.contains(f.name())).collect();
+            let data: Vec<_> = schema
+                .fields()
+                .iter()
+                .filter(|f| !partition_by.contains(f.name()))
+                .collect();
             if data.len() != 1 || data[0].data_type() != &DataType::Utf8 {
                 return Err(Error::analysis(
                     "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
@@ -130,9 +142,22 @@ impl FileSink {
             format,
             root,
             partition_by,
-            header: options.get("header").is_some_and(|v| v.eq_ignore_ascii_case("true")),
-            sep: options.get("sep").and_then(|s| s.bytes().next()).unwrap_or(b','),
+            header: options
+                .get("header")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true")),
+            sep: options
+                .get("sep")
+                .and_then(|s| s.bytes().next())
+                .unwrap_or(b','),
             compact_interval: compact_interval.max(1),
+            retention_ms: options
+                .get("retention")
+                .map(|v| {
+                    crate::engine::trigger::parse_duration_ms(v).map_err(|_| {
+                        Error::illegal_argument(format!("Invalid value '{v}' for option 'retention': expected a duration like '12h'"))
+                    })
+                })
+                .transpose()?,
         })
     }
 
@@ -142,7 +167,9 @@ impl FileSink {
 
     /// Newest batch id in the manifest.
     fn last_batch(&self) -> Result<Option<i64>> {
-        Ok(log::batch_files(&self.manifest_dir())?.last().map(|(n, _)| *n))
+        Ok(log::batch_files(&self.manifest_dir())?
+            .last()
+            .map(|(n, _)| *n))
     }
 
     fn extension(&self) -> &'static str {
@@ -161,12 +188,17 @@ impl FileSink {
                 let props = parquet::file::properties::WriterProperties::builder()
                     .set_compression(parquet::basic::Compression::SNAPPY)
                     .build();
-                let mut w = parquet::arrow::ArrowWriter::try_new(&file, Arc::clone(schema), Some(props))
-                    .map_err(|e| Error::Internal(format!("parquet writer for {}: {e}", path.display())))?;
+                let mut w =
+                    parquet::arrow::ArrowWriter::try_new(&file, Arc::clone(schema), Some(props))
+                        .map_err(|e| {
+                            Error::Internal(format!("parquet writer for {}: {e}", path.display()))
+                        })?;
                 for b in batches {
-                    w.write(b).map_err(|e| Error::Internal(format!("writing {}: {e}", path.display())))?;
+                    w.write(b)
+                        .map_err(|e| Error::Internal(format!("writing {}: {e}", path.display())))?;
                 }
-                w.close().map_err(|e| Error::Internal(format!("closing {}: {e}", path.display())))?;
+                w.close()
+                    .map_err(|e| Error::Internal(format!("closing {}: {e}", path.display())))?;
             }
             FileFormat::Json => {
                 let mut w = arrow::json::LineDelimitedWriter::new(&file);
@@ -228,7 +260,11 @@ impl FileSink {
                     .iter()
                     .zip(&formatters)
                     .map(|((name, arr), f)| {
-                        let v = if arr.is_null(r) { NULL_PARTITION.to_string() } else { escape(&f.value(r).to_string()) };
+                        let v = if arr.is_null(r) {
+                            NULL_PARTITION.to_string()
+                        } else {
+                            escape(&f.value(r).to_string())
+                        };
                         format!("{}={v}", escape(name))
                     })
                     .collect();
@@ -251,7 +287,6 @@ impl FileSink {
         Ok(groups.into_iter().collect())
     }
 }
-
 
 /// Escape a partition path component as Spark does (`/`, `=`, `%`, ... as `%XX`).
 fn escape(s: &str) -> String {
@@ -280,9 +315,17 @@ impl Sink for FileSink {
             if batches.iter().all(|b| b.num_rows() == 0) {
                 continue; // Spark writes no file for an empty batch
             }
-            let folder = if dir.is_empty() { self.root.clone() } else { self.root.join(&dir) };
+            let folder = if dir.is_empty() {
+                self.root.clone()
+            } else {
+                self.root.join(&dir)
+            };
             std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
-            let name = format!("part-00000-{}-c000.{}", uuid::Uuid::new_v4(), self.extension());
+            let name = format!(
+                "part-00000-{}-c000.{}",
+                uuid::Uuid::new_v4(),
+                self.extension()
+            );
             let path = folder.join(name);
             let schema = batches[0].schema();
             self.write_file(&path, &schema, &batches)?;
@@ -309,23 +352,24 @@ impl Sink for FileSink {
         failpoint::hit("mid-sink", batch_id);
         let dir = self.manifest_dir();
         if (batch_id + 1) % self.compact_interval == 0 {
-            // compact: every live entry so far plus this batch, in one file
-            let mut all: Vec<String> = Vec::new();
-            for p in manifest_entries(&dir)?.into_values().flatten() {
-                let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-                all.push(
-                    serde_json::json!({
-                        "path": format!("file://{}", p.display()),
-                        "size": size,
-                        "isDir": false,
-                        "modificationTime": 0,
-                        "blockReplication": 1,
-                        "blockSize": 33_554_432,
-                        "action": "add",
-                    })
-                    .to_string(),
-                );
-            }
+            // compact: every live entry so far plus this batch, in one file;
+            // with `retention`, entries older than it are dropped
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            let cutoff = self.retention_ms.map_or(i64::MIN, |r| now_ms - r);
+            let all_entries = manifest_entries(&dir)?;
+            let mut all: Vec<String> = all_entries
+                .into_values()
+                .flatten()
+                .filter(|(_, v)| {
+                    v.get("modificationTime")
+                        .and_then(|t| t.as_i64())
+                        .unwrap_or(i64::MAX)
+                        >= cutoff
+                })
+                .map(|(_, v)| v.to_string())
+                .collect();
             all.extend(entries);
             log::write_entries(&dir.join(format!("{batch_id}.compact")), &all)
         } else {

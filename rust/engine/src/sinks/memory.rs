@@ -41,7 +41,8 @@ impl MemorySink {
         let rows: Vec<RecordBatch> = self.batches.values().flatten().cloned().collect();
         let table = MemTable::try_new(Arc::clone(&self.schema), vec![rows])?;
         self.ctx.deregister_table(self.name.as_str())?;
-        self.ctx.register_table(self.name.as_str(), Arc::new(table))?;
+        self.ctx
+            .register_table(self.name.as_str(), Arc::new(table))?;
         Ok(())
     }
 }
@@ -56,7 +57,11 @@ impl Sink for MemorySink {
             self.batches.clear();
         }
         self.schema = data.schema;
-        let rows = data.batches.into_iter().filter(|b| b.num_rows() > 0).collect();
+        let rows = data
+            .batches
+            .into_iter()
+            .filter(|b| b.num_rows() > 0)
+            .collect();
         self.batches.insert(batch_id, rows);
         self.publish()
     }

@@ -20,8 +20,8 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::MemTable;
 
 use super::{
-    file_log,
-    parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory,
+    file_log, parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext,
+    SourceFactory,
 };
 use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
@@ -177,7 +177,12 @@ pub fn list_files(
 }
 
 /// Parse one JSON, CSV or text file into rows of `schema`.
-pub(crate) fn parse_file(format: FileFormat, f: &FileEntry, schema: &SchemaRef, opts: &ReadOptions) -> Result<RecordBatch> {
+pub(crate) fn parse_file(
+    format: FileFormat,
+    f: &FileEntry,
+    schema: &SchemaRef,
+    opts: &ReadOptions,
+) -> Result<RecordBatch> {
     let display = f.path.display().to_string();
     let bytes = std::fs::read(&f.path).map_err(|e| Error::io(&display, e))?;
     let text = String::from_utf8_lossy(&bytes);
@@ -185,7 +190,9 @@ pub(crate) fn parse_file(format: FileFormat, f: &FileEntry, schema: &SchemaRef, 
         FileFormat::Json => formats::json::parse(&text, schema, opts, &display),
         FileFormat::Csv => formats::csv::parse(&text, schema, opts, &display),
         FileFormat::Text => formats::text::parse(&text, schema, opts),
-        FileFormat::Parquet => Err(Error::Internal("parquet files are not parsed as text".into())),
+        FileFormat::Parquet => Err(Error::Internal(
+            "parquet files are not parsed as text".into(),
+        )),
     }
 }
 
@@ -206,7 +213,9 @@ pub fn read_partitioned(
             FileFormat::Parquet => formats::partitions::read_parquet_file(&f.path, &data_schema)?,
             _ => vec![parse_file(format, f, &data_schema, opts)?],
         };
-        batches.extend(formats::partitions::append(root, &f.path, data, parts, schema)?);
+        batches.extend(formats::partitions::append(
+            root, &f.path, data, parts, schema,
+        )?);
     }
     let num_rows = batches.iter().map(|b| b.num_rows() as u64).sum();
     Ok(BatchInput {
@@ -328,7 +337,10 @@ impl FileStreamOptions {
     /// Validate the options.
     pub fn from_options(options: &HashMap<String, String>) -> Result<Self> {
         let u = |k: &str, name: &str| -> Result<Option<u64>> {
-            options.get(k).map(|v| parse_u64_option(name, v)).transpose()
+            options
+                .get(k)
+                .map(|v| parse_u64_option(name, v))
+                .transpose()
         };
         let max_files = u("maxfilespertrigger", "maxFilesPerTrigger")?;
         if max_files == Some(0) {
@@ -340,7 +352,9 @@ impl FileStreamOptions {
             .get("pathglobfilter")
             .map(|p| {
                 glob::Pattern::new(p).map_err(|e| {
-                    Error::illegal_argument(format!("Invalid value '{p}' for option 'pathGlobFilter': {e}"))
+                    Error::illegal_argument(format!(
+                        "Invalid value '{p}' for option 'pathGlobFilter': {e}"
+                    ))
                 })
             })
             .transpose()?;
@@ -399,7 +413,12 @@ pub struct FileStreamFactory {
 
 impl FileStreamFactory {
     /// Check the path and options, as Spark does when `load()` is called.
-    pub fn new(format: FileFormat, path: &str, schema: SchemaRef, options: &HashMap<String, String>) -> Result<Self> {
+    pub fn new(
+        format: FileFormat,
+        path: &str,
+        schema: SchemaRef,
+        options: &HashMap<String, String>,
+    ) -> Result<Self> {
         check_path_exists(path)?;
         let stream_opts = FileStreamOptions::from_options(options)?;
         if let CleanSource::Archive(dir) = &stream_opts.clean {
@@ -482,17 +501,28 @@ impl FileStreamSource {
         if self.stream_opts.latest_first && self.stream_opts.max_files.is_some() {
             return i64::MIN;
         }
-        self.seen.values().max().map_or(i64::MIN, |m| m - self.stream_opts.max_file_age_ms)
+        self.seen
+            .values()
+            .max()
+            .map_or(i64::MIN, |m| m - self.stream_opts.max_file_age_ms)
     }
 
     fn new_files(&self) -> Result<Vec<FileEntry>> {
-        let mut files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        let mut files = list_files(
+            &self.path,
+            self.stream_opts.recursive,
+            self.stream_opts.name_filter.as_ref(),
+        )?;
         let threshold = self.age_threshold();
         files.retain(|f| !self.seen.contains_key(&f.path) && f.mtime_ms >= threshold);
         if let Some(allowed) = &self.available_now {
             files.retain(|f| allowed.contains(&f.path));
         }
-        files.sort_by(|a, b| a.mtime_ms.cmp(&b.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+        files.sort_by(|a, b| {
+            a.mtime_ms
+                .cmp(&b.mtime_ms)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         if self.stream_opts.latest_first {
             files.reverse();
         }
@@ -528,10 +558,13 @@ impl FileStreamSource {
                 let rel = path.strip_prefix("/").unwrap_or(path);
                 let target = dir.join(rel);
                 if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent.display().to_string(), e))?;
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| Error::io(parent.display().to_string(), e))?;
                 }
                 match std::fs::rename(path, &target) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(display, e)),
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        Err(Error::io(display, e))
+                    }
                     _ => Ok(()),
                 }
             }
@@ -541,7 +574,9 @@ impl FileStreamSource {
 
 impl Source for FileStreamSource {
     fn description(&self) -> String {
-        let abs = absolute(&self.path).map(|p| p.display().to_string()).unwrap_or_else(|_| self.path.clone());
+        let abs = absolute(&self.path)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| self.path.clone());
         format!("FileStreamSource[file:{abs}]")
     }
 
@@ -623,7 +658,11 @@ impl Source for FileStreamSource {
     }
 
     fn prepare_for_available_now(&mut self) -> Result<()> {
-        let files = list_files(&self.path, self.stream_opts.recursive, self.stream_opts.name_filter.as_ref())?;
+        let files = list_files(
+            &self.path,
+            self.stream_opts.recursive,
+            self.stream_opts.name_filter.as_ref(),
+        )?;
         self.available_now = Some(files.into_iter().map(|f| f.path).collect());
         Ok(())
     }

@@ -83,7 +83,12 @@ pub fn read_all(dir: &Path) -> Result<BTreeMap<i64, Vec<LogEntry>>> {
 
 /// Record batch `batch_id`'s files; every [`COMPACT_INTERVAL`] batches also
 /// write `<batch_id>.compact` with `all` entries and drop the files it covers.
-pub fn write_batch(dir: &Path, batch_id: i64, files: &[LogEntry], all: &BTreeMap<i64, Vec<LogEntry>>) -> Result<()> {
+pub fn write_batch(
+    dir: &Path,
+    batch_id: i64,
+    files: &[LogEntry],
+    all: &BTreeMap<i64, Vec<LogEntry>>,
+) -> Result<()> {
     let lines: Vec<String> = files.iter().map(to_line).collect();
     if (batch_id + 1) % COMPACT_INTERVAL == 0 {
         let everything: Vec<String> = all.values().flatten().map(to_line).collect();

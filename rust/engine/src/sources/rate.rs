@@ -66,7 +66,10 @@ fn start_time(ctx: &SourceContext) -> Result<i64> {
             .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "it has no \"startTimeMs\""));
     }
     let start = now_ms();
-    crate::checkpoint::log::write_entries(&path, &[serde_json::json!({ "startTimeMs": start }).to_string()])?;
+    crate::checkpoint::log::write_entries(
+        &path,
+        &[serde_json::json!({ "startTimeMs": start }).to_string()],
+    )?;
     Ok(start)
 }
 
