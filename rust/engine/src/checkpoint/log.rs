@@ -123,3 +123,22 @@ pub fn purge_before(dir: &Path, keep_from: i64) -> Result<()> {
     }
     Ok(())
 }
+
+/// The files of a compacting log to read: the newest `<N>.compact` (which
+/// holds every entry up to N) and the plain batch files after it.
+pub fn live_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
+    let files = batch_files(dir)?;
+    let is_compact = |p: &Path| p.extension().is_some_and(|e| e == "compact");
+    let last_compact = files
+        .iter()
+        .filter(|(_, p)| is_compact(p))
+        .map(|(n, _)| *n)
+        .next_back();
+    Ok(files
+        .into_iter()
+        .filter(|(n, p)| match last_compact {
+            Some(c) => (is_compact(p) && *n == c) || (!is_compact(p) && *n > c),
+            None => !is_compact(p),
+        })
+        .collect())
+}

@@ -49,22 +49,8 @@ pub fn committed_files(root: &Path) -> Result<Option<Vec<PathBuf>>> {
 
 /// Manifest entries (file path and the entry as written) by batch id.
 fn manifest_entries(dir: &Path) -> Result<BTreeMap<i64, Vec<(PathBuf, serde_json::Value)>>> {
-    let files = log::batch_files(dir)?;
-    let last_compact = files
-        .iter()
-        .filter(|(_, p)| p.extension().is_some_and(|e| e == "compact"))
-        .map(|(n, _)| *n)
-        .next_back();
     let mut out: BTreeMap<i64, Vec<(PathBuf, serde_json::Value)>> = BTreeMap::new();
-    for (n, path) in &files {
-        let is_compact = path.extension().is_some_and(|e| e == "compact");
-        let wanted = match last_compact {
-            Some(c) => (is_compact && *n == c) || (!is_compact && *n > c),
-            None => !is_compact,
-        };
-        if !wanted {
-            continue;
-        }
+    for (n, path) in &log::live_files(dir)? {
         for line in log::read_entries(path)? {
             if line.trim().is_empty() {
                 continue;

@@ -54,22 +54,8 @@ fn from_line(file: &Path, line: &str) -> Result<LogEntry> {
 
 /// Read every entry: the newest compact file plus the batches after it.
 pub fn read_all(dir: &Path) -> Result<BTreeMap<i64, Vec<LogEntry>>> {
-    let files = log::batch_files(dir)?;
-    let last_compact = files
-        .iter()
-        .filter(|(_, p)| p.extension().is_some_and(|e| e == "compact"))
-        .map(|(n, _)| *n)
-        .next_back();
     let mut out: BTreeMap<i64, Vec<LogEntry>> = BTreeMap::new();
-    for (n, path) in &files {
-        let is_compact = path.extension().is_some_and(|e| e == "compact");
-        let wanted = match last_compact {
-            Some(c) => (is_compact && *n == c) || (!is_compact && *n > c),
-            None => !is_compact,
-        };
-        if !wanted {
-            continue;
-        }
+    for (_, path) in &log::live_files(dir)? {
         for line in log::read_entries(path)? {
             if line.trim().is_empty() {
                 continue;
