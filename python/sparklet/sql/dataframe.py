@@ -179,6 +179,15 @@ class DataFrame:
 
     sort = orderBy
 
+    def withWatermark(self, eventTime: str, delayThreshold: str) -> "DataFrame":
+        """Declare ``eventTime`` as event time, accepting data up to ``delayThreshold`` late.
+
+        On streams the watermark (max event time seen minus the delay) bounds
+        aggregation state and decides when append mode emits a window; on
+        batch DataFrames it has no effect, as in Spark.
+        """
+        return self._wrap(self._native.with_watermark(eventTime, delayThreshold))
+
     def groupBy(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
         """Group rows for aggregation."""
         return GroupedData(self, [_to_col(c) for c in _flatten(cols)])

@@ -214,6 +214,41 @@ def get_json_object(col: ColumnOrName, path: str) -> Column:
     return _call("get_json_object", _to_col(col), lit(path))
 
 
+def _micros(interval: str, what: str) -> int:
+    if not isinstance(interval, str) or not interval.strip():
+        from sparklet.errors import PySparkTypeError
+
+        raise PySparkTypeError(
+            f"[NOT_STR] Argument `{what}` should be a str, got {type(interval).__name__}.", "NOT_STR"
+        )
+    return int(_native.parse_interval_ms(interval)) * 1000
+
+
+def window(
+    timeColumn: ColumnOrName,
+    windowDuration: str,
+    slideDuration: str | None = None,
+    startTime: str | None = None,
+) -> Column:
+    """Event-time windows of ``windowDuration`` (sliding every ``slideDuration``).
+
+    The column is a struct with ``start`` and ``end``, named ``window``.
+    Sliding windows give each row one window per overlapping window.
+    """
+    size = _micros(windowDuration, "windowDuration")
+    slide = _micros(slideDuration, "slideDuration") if slideDuration is not None else size
+    start = _micros(startTime, "startTime") if startTime is not None else 0
+    args = [_to_col(timeColumn), lit(size), lit(slide), lit(start)]
+    if slide == size:
+        return _call("window", *args).alias("window")
+    return Column(_native.explode(_call("window_list", *args)._expr)).alias("window")
+
+
+def window_time(windowColumn: ColumnOrName) -> Column:
+    """The event time of a window: its end minus one microsecond."""
+    return _call("window_time", _to_col(windowColumn)).alias("window_time")
+
+
 def explode(col: ColumnOrName) -> Column:
     """One row per array element (rows with null or empty arrays are dropped)."""
     return Column(_native.explode(_to_col(col)._expr))

@@ -277,3 +277,85 @@ pub fn collect(
         Ok((schema, batches))
     })?
 }
+
+/// `df.withWatermark(eventTime, delayThreshold)`.
+pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFrame> {
+    let delay_ms = crate::engine::trigger::parse_duration_ms(delay)?;
+    let field = df
+        .schema()
+        .field_with_unqualified_name(column)
+        .map_err(|e| Error::from_planning(e.into()))?;
+    if !matches!(field.data_type(), DataType::Timestamp(_, _)) {
+        return Err(Error::analysis(
+            "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE",
+            format!(
+                "The event time `{column}` has the invalid type \"{}\", but expected \"TIMESTAMP\".",
+                field.data_type()
+            ),
+        ));
+    }
+    let (state, plan) = df.into_parts();
+    let node = crate::plan::watermark::WatermarkNode {
+        input: plan,
+        column: column.to_string(),
+        delay_ms,
+        stats: Default::default(),
+    };
+    let plan =
+        datafusion::logical_expr::LogicalPlan::Extension(datafusion::logical_expr::Extension {
+            node: Arc::new(node),
+        });
+    Ok(DataFrame::new(state, plan))
+}
+
+/// `df.groupBy(*group).agg(*aggs)`: grouping expressions that are not plain
+/// columns (`window(...)`, `explode(window_list(...))`, arithmetic) are first
+/// computed as named columns, so the aggregate groups by columns (Spark names
+/// a window grouping column `window`).
+pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
+    let group = group
+        .into_iter()
+        .map(|g| resolve(&df, g))
+        .collect::<Result<Vec<_>>>()?;
+    let aggs = aggs
+        .into_iter()
+        .map(|a| resolve(&df, a))
+        .collect::<Result<Vec<_>>>()?;
+    let mut computed: Vec<Expr> = Vec::new();
+    let mut keys: Vec<Expr> = Vec::new();
+    for g in group {
+        let (inner, alias) = match &g {
+            Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
+            other => (other.clone(), None),
+        };
+        match inner {
+            Expr::Column(_) if alias.is_none() => keys.push(g),
+            other => {
+                let name = alias.unwrap_or_else(|| other.schema_name().to_string());
+                computed.push(other.alias(name.clone()));
+                keys.push(ident(name));
+            }
+        }
+    }
+    let df = if computed.is_empty() {
+        df
+    } else {
+        let names: Vec<String> = computed
+            .iter()
+            .map(|e| match e {
+                Expr::Alias(a) => a.name.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        let mut exprs: Vec<Expr> = df
+            .schema()
+            .columns()
+            .into_iter()
+            .filter(|c| !names.contains(&c.name))
+            .map(Expr::Column)
+            .collect();
+        exprs.extend(computed);
+        select(df, exprs)?
+    };
+    df.aggregate(keys, aggs).map_err(Error::from_planning)
+}

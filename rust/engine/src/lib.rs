@@ -12,6 +12,7 @@ pub mod error;
 pub mod failpoint;
 pub mod formats;
 pub mod functions;
+pub mod plan;
 pub mod runtime;
 pub mod session;
 pub mod sinks;

@@ -87,8 +87,16 @@ impl Session {
             opts.sql_parser.enable_ident_normalization = false;
             opts.execution.time_zone = Some(tz);
         }
-        let ctx = SessionContext::new_with_config(config);
-        for f in crate::functions::udfs::all() {
+        let state = datafusion::execution::session_state::SessionStateBuilder::new()
+            .with_default_features()
+            .with_config(config)
+            .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
+            .build();
+        let ctx = SessionContext::new_with_state(state);
+        for f in crate::functions::udfs::all()
+            .into_iter()
+            .chain(crate::functions::window::all())
+        {
             ctx.register_udf(f);
         }
         Ok(Arc::new(Session {

@@ -136,23 +136,11 @@ impl PyDataFrame {
         group: Vec<PyRef<'_, PyExpr>>,
         aggs: Vec<PyRef<'_, PyExpr>>,
     ) -> PyResult<PyDataFrame> {
-        let group = exprs(group)
-            .into_iter()
-            .map(|e| dataframe::resolve(&self.df, e))
-            .collect::<Result<Vec<_>, _>>()
-            .py()?;
-        let aggs = exprs(aggs)
-            .into_iter()
-            .map(|e| dataframe::resolve(&self.df, e))
-            .collect::<Result<Vec<_>, _>>()
-            .py()?;
-        Ok(self.wrap(
-            self.df
-                .clone()
-                .aggregate(group, aggs)
-                .map_err(Error::from_planning)
-                .py()?,
-        ))
+        Ok(self.wrap(dataframe::aggregate(self.df.clone(), exprs(group), exprs(aggs)).py()?))
+    }
+
+    fn with_watermark(&self, column: &str, delay: &str) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::with_watermark(self.df.clone(), column, delay).py()?))
     }
 
     fn create_or_replace_temp_view(&self, name: &str) -> PyResult<()> {

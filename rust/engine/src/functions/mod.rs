@@ -6,6 +6,7 @@
 //! UDFs in [`udfs`].
 
 pub mod udfs;
+pub mod window;
 
 use std::sync::Arc;
 

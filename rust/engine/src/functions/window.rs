@@ -1,0 +1,221 @@
+//! Event-time windows: `window(ts, size, slide, start)` (a `start`/`end`
+//! struct), its sliding form (a list of the windows containing the row, which
+//! `select`/`groupBy` explode), and `window_time(window)`.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, ListBuilder, StructArray, StructBuilder,
+    TimestampMicrosecondArray, TimestampMicrosecondBuilder,
+};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Fields, Int64Type, TimeUnit};
+use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+
+fn ts_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+}
+
+/// Spark's window struct: `struct<start: timestamp, end: timestamp>`.
+pub fn window_type() -> DataType {
+    DataType::Struct(window_fields())
+}
+
+fn window_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("start", ts_type(), true),
+        Field::new("end", ts_type(), true),
+    ])
+}
+
+/// `(ts, size, slide, start)` arrays as µs values.
+fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> {
+    if args.len() != 4 {
+        return Err(DataFusionError::Plan(format!(
+            "{name} expects (timeColumn, size, slide, start)"
+        )));
+    }
+    let ts = match args[0].data_type() {
+        DataType::Timestamp(_, _) => cast(&cast(&args[0], &ts_type())?, &DataType::Int64)?,
+        other => {
+            return Err(DataFusionError::Plan(format!(
+                "window needs a timestamp column, got {other}"
+            )))
+        }
+    };
+    let scalar = |i: usize| -> DFResult<i64> {
+        let a = cast(&args[i], &DataType::Int64)?;
+        let a = a.as_primitive::<Int64Type>();
+        if a.is_empty() || a.is_null(0) {
+            return Err(DataFusionError::Plan(format!(
+                "{name}: durations must not be null"
+            )));
+        }
+        Ok(a.value(0))
+    };
+    let (size, slide, start) = (scalar(1)?, scalar(2)?, scalar(3)?);
+    if size <= 0 || slide <= 0 {
+        return Err(DataFusionError::Plan(format!(
+            "{name}: window and slide durations must be positive"
+        )));
+    }
+    if slide > size {
+        return Err(DataFusionError::Plan(format!(
+            "The slide duration ({slide} µs) must be less than or equal to the windowDuration ({size} µs)."
+        )));
+    }
+    Ok((ts.as_primitive::<Int64Type>().clone(), size, slide, start))
+}
+
+/// Start of the last window (of step `slide`, offset `start`) containing `ts`.
+fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
+    ts - (ts - start).rem_euclid(slide)
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Tumbling {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Tumbling {
+    fn name(&self) -> &str {
+        "window"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(window_type())
+    }
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let (ts, size, slide, start) = args(&arrays, "window")?;
+        let starts: TimestampMicrosecondArray = ts
+            .iter()
+            .map(|v| v.map(|t| last_start(t, slide, start)))
+            .collect();
+        let ends: TimestampMicrosecondArray = starts.iter().map(|v| v.map(|s| s + size)).collect();
+        let nulls = ts.nulls().cloned();
+        let st = StructArray::try_new(
+            window_fields(),
+            vec![
+                Arc::new(starts.with_timezone("UTC")),
+                Arc::new(ends.with_timezone("UTC")),
+            ],
+            nulls,
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(st)))
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Sliding {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Sliding {
+    fn name(&self) -> &str {
+        "window_list"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::List(Arc::new(Field::new(
+            "item",
+            window_type(),
+            true,
+        ))))
+    }
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let (ts, size, slide, start) = args(&arrays, "window")?;
+        let fields = window_fields();
+        let builder = StructBuilder::new(
+            fields.clone(),
+            vec![
+                Box::new(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
+                Box::new(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
+            ],
+        );
+        let mut out =
+            ListBuilder::new(builder).with_field(Arc::new(Field::new("item", window_type(), true)));
+        let overlapping = (size + slide - 1) / slide;
+        for v in ts.iter() {
+            let Some(t) = v else {
+                out.append_null();
+                continue;
+            };
+            let last = last_start(t, slide, start);
+            // Spark's order: the earliest window first
+            for k in (0..overlapping).rev() {
+                let ws = last - k * slide;
+                if ws <= t && t < ws + size {
+                    let sb = out.values();
+                    sb.field_builder::<TimestampMicrosecondBuilder>(0)
+                        .expect("start field")
+                        .append_value(ws);
+                    sb.field_builder::<TimestampMicrosecondBuilder>(1)
+                        .expect("end field")
+                        .append_value(ws + size);
+                    sb.append(true);
+                }
+            }
+            out.append(true);
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish())))
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct WindowTime {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for WindowTime {
+    fn name(&self) -> &str {
+        "window_time"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(ts_type())
+    }
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let st = arrays[0]
+            .as_struct_opt()
+            .ok_or_else(|| DataFusionError::Plan("window_time expects a window column".into()))?;
+        let end = st.column_by_name("end").ok_or_else(|| {
+            DataFusionError::Plan("window_time expects a window column with an `end`".into())
+        })?;
+        let end = cast(&cast(end, &ts_type())?, &DataType::Int64)?;
+        let out: TimestampMicrosecondArray = end
+            .as_primitive::<Int64Type>()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                if st.is_null(i) {
+                    None
+                } else {
+                    v.map(|e| e - 1)
+                }
+            })
+            .collect();
+        Ok(ColumnarValue::Array(Arc::new(out.with_timezone("UTC"))))
+    }
+}
+
+/// The window UDFs, for registration in a session.
+pub fn all() -> Vec<ScalarUDF> {
+    let sig = || Signature::variadic_any(Volatility::Immutable);
+    vec![
+        ScalarUDF::new_from_impl(Tumbling { signature: sig() }),
+        ScalarUDF::new_from_impl(Sliding { signature: sig() }),
+        ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
+    ]
+}

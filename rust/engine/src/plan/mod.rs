@@ -1,0 +1,5 @@
+//! Streaming-only plan nodes (DataFusion `Extension`s) and the query planner
+//! that turns them into physical operators.
+
+pub mod planner;
+pub mod watermark;

@@ -1,0 +1,253 @@
+//! `withWatermark(col, delay)`: a logical node that passes rows through and,
+//! while a streaming query runs, records event-time statistics (min, max,
+//! avg) of the rows that pass, from which the engine derives the watermark
+//! (Spark's `EventTimeWatermark` / `EventTimeWatermarkExec`).
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::compute::{cast, max, min, sum};
+use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
+use datafusion::common::{DFSchemaRef, Result as DFResult};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
+use futures::StreamExt;
+use parking_lot::Mutex;
+
+/// Event-time statistics of the rows seen in one micro-batch (µs).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct EventTimeStats {
+    /// Earliest event time.
+    pub min: i64,
+    /// Latest event time.
+    pub max: i64,
+    /// Sum of event times (for the average).
+    pub sum: i128,
+    /// Rows counted.
+    pub count: u64,
+}
+
+impl EventTimeStats {
+    fn add(&mut self, other: EventTimeStats) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = other;
+            return;
+        }
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+        self.count += other.count;
+    }
+
+    /// Average event time, µs.
+    pub fn avg(&self) -> Option<i64> {
+        (self.count > 0).then(|| (self.sum / self.count as i128) as i64)
+    }
+}
+
+/// The accumulator a running query reads after each batch.
+#[derive(Debug, Default)]
+pub struct StatsHandle(Mutex<EventTimeStats>);
+
+impl StatsHandle {
+    /// Take (and reset) the statistics gathered so far.
+    pub fn take(&self) -> EventTimeStats {
+        std::mem::take(&mut *self.0.lock())
+    }
+
+    fn record(&self, batch: &RecordBatch, column: usize) -> DFResult<()> {
+        let col = batch.column(column);
+        let micros = match col.data_type() {
+            DataType::Timestamp(TimeUnit::Microsecond, _) => cast(col, &DataType::Int64)?,
+            DataType::Timestamp(_, tz) => cast(
+                &cast(col, &DataType::Timestamp(TimeUnit::Microsecond, tz.clone()))?,
+                &DataType::Int64,
+            )?,
+            _ => return Ok(()),
+        };
+        let arr = micros.as_primitive::<Int64Type>();
+        if arr.len() == arr.null_count() {
+            return Ok(());
+        }
+        let wide: arrow::array::Decimal128Array = arr.iter().map(|v| v.map(i128::from)).collect();
+        let stats = EventTimeStats {
+            min: min(arr).unwrap_or(0),
+            max: max(arr).unwrap_or(0),
+            sum: sum(&wide).unwrap_or(0),
+            count: (arr.len() - arr.null_count()) as u64,
+        };
+        self.0.lock().add(stats);
+        Ok(())
+    }
+}
+
+/// Shared handle compared by identity (plan nodes need Eq/Hash/Ord).
+#[derive(Debug, Clone, Default)]
+pub struct SharedStats(pub Arc<StatsHandle>);
+
+impl PartialEq for SharedStats {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl Eq for SharedStats {}
+impl Hash for SharedStats {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.0) as usize).hash(state)
+    }
+}
+impl PartialOrd for SharedStats {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        (Arc::as_ptr(&self.0) as usize).partial_cmp(&(Arc::as_ptr(&other.0) as usize))
+    }
+}
+
+/// The logical `withWatermark` node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
+pub struct WatermarkNode {
+    /// The input plan.
+    pub input: LogicalPlan,
+    /// The event-time column.
+    pub column: String,
+    /// How late data may arrive, ms.
+    pub delay_ms: i64,
+    /// Where a running query collects event-time statistics.
+    pub stats: SharedStats,
+}
+
+impl WatermarkNode {
+    /// The same node with fresh statistics (one per running query).
+    pub fn with_fresh_stats(&self) -> Self {
+        WatermarkNode {
+            stats: SharedStats::default(),
+            ..self.clone()
+        }
+    }
+}
+
+impl UserDefinedLogicalNodeCore for WatermarkNode {
+    fn name(&self) -> &str {
+        "EventTimeWatermark"
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        self.input.schema()
+    }
+
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "EventTimeWatermark: {}, delay={}ms",
+            self.column, self.delay_ms
+        )
+    }
+
+    fn with_exprs_and_inputs(
+        &self,
+        _exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> DFResult<Self> {
+        Ok(WatermarkNode {
+            input: inputs.swap_remove(0),
+            ..self.clone()
+        })
+    }
+}
+
+/// Physical pass-through that records event-time statistics.
+#[derive(Debug)]
+pub struct WatermarkExec {
+    input: Arc<dyn ExecutionPlan>,
+    column: usize,
+    stats: Arc<StatsHandle>,
+    properties: Arc<PlanProperties>,
+}
+
+impl WatermarkExec {
+    /// Wrap `input`, recording column `column`'s event times into `stats`.
+    pub fn new(input: Arc<dyn ExecutionPlan>, column: usize, stats: Arc<StatsHandle>) -> Self {
+        let properties = Arc::clone(input.properties());
+        WatermarkExec {
+            input,
+            column,
+            stats,
+            properties,
+        }
+    }
+}
+
+impl DisplayAs for WatermarkExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "EventTimeWatermarkExec: column={}", self.column)
+    }
+}
+
+impl ExecutionPlan for WatermarkExec {
+    fn name(&self) -> &str {
+        "EventTimeWatermarkExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(
+            &Arc<dyn datafusion::physical_plan::PhysicalExpr>,
+        ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion>,
+    ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion> {
+        // no expressions of its own
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(WatermarkExec::new(
+            children.swap_remove(0),
+            self.column,
+            Arc::clone(&self.stats),
+        )))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DFResult<SendableRecordBatchStream> {
+        let stream = self.input.execute(partition, context)?;
+        let schema: SchemaRef = stream.schema();
+        let (stats, column) = (Arc::clone(&self.stats), self.column);
+        let mapped = stream.map(move |b| {
+            let b = b?;
+            stats.record(&b, column)?;
+            Ok(b)
+        });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
+    }
+}

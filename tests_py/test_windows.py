@@ -1,0 +1,54 @@
+"""Event-time windows and withWatermark on batch DataFrames (streams: test_streaming_aggregation.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.sql import DataFrame, SparkSession
+from sparklet.sql import functions as F
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+@pytest.fixture
+def events(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([(t(s), "a" if s < 10 else "b") for s in [1, 4, 7, 12, 16]], "ts TIMESTAMP, k STRING")
+
+
+def test_tumbling_window_groups_by_start_and_end(events: DataFrame) -> None:
+    out = events.groupBy(F.window("ts", "10 seconds")).count().orderBy("window").collect()
+    assert [(r.window.start, r.window.end, r["count"]) for r in out] == [(t(0), t(10), 3), (t(10), t(20), 2)]
+    assert events.groupBy(F.window("ts", "10 seconds")).count().columns == ["window", "count"]
+
+
+def test_sliding_window_puts_a_row_in_every_window_containing_it(events: DataFrame) -> None:
+    out = events.groupBy(F.window("ts", "10 seconds", "5 seconds"), "k").agg(F.count("*").alias("n"))
+    rows = sorted((r.window.start, r.k, r.n) for r in out.collect())
+    assert rows == [(t(-5), "a", 2), (t(0), "a", 3), (t(5), "a", 1), (t(5), "b", 1), (t(10), "b", 2), (t(15), "b", 1)]
+
+
+def test_window_start_time_and_window_time(events: DataFrame) -> None:
+    out = events.groupBy(F.window("ts", "10 seconds", startTime="3 seconds")).count().orderBy("window").collect()
+    assert [(r.window.start, r["count"]) for r in out] == [(t(-7), 1), (t(3), 3), (t(13), 1)]
+    (row,) = events.limit(1).select(F.window_time(F.window("ts", "10 seconds"))).collect()
+    assert row.window_time == t(10) - dt.timedelta(microseconds=1)
+
+
+def test_with_watermark_is_a_no_op_on_batches_and_checks_the_column(events: DataFrame) -> None:
+    assert events.withWatermark("ts", "10 seconds").count() == 5
+    with pytest.raises(AnalysisException, match="EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"):
+        events.withWatermark("k", "10 seconds")
+    with pytest.raises(AnalysisException, match="nope"):
+        events.withWatermark("nope", "10 seconds")
+
+
+def test_bad_window_arguments(events: DataFrame) -> None:
+    with pytest.raises(PySparkTypeError):
+        F.window("ts", 10)  # type: ignore[arg-type]
+    with pytest.raises(Exception, match="slide duration"):
+        events.groupBy(F.window("ts", "5 seconds", "10 seconds")).count().collect()
