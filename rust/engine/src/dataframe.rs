@@ -284,7 +284,7 @@ pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFr
     let field = df
         .schema()
         .field_with_unqualified_name(column)
-        .map_err(|e| Error::from_planning(e.into()))?;
+        .map_err(Error::from_planning)?;
     if !matches!(field.data_type(), DataType::Timestamp(_, _)) {
         return Err(Error::analysis(
             "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE",
