@@ -24,13 +24,21 @@ pub mod keys {
     pub const STOP_ACTIVE_RUN_ON_RESTART: &str = "spark.sql.streaming.stopActiveRunOnRestart";
     /// Batches between compactions of the file sink's manifest.
     pub const FILE_SINK_COMPACT_INTERVAL: &str = "spark.sql.streaming.fileSink.log.compactInterval";
+    /// `min` or `max`: how several watermarks combine.
+    pub const MULTIPLE_WATERMARK_POLICY: &str = "spark.sql.streaming.multipleWatermarkPolicy";
+    /// Versions between state store snapshots.
+    pub const MIN_DELTAS_FOR_SNAPSHOT: &str = "spark.sql.streaming.stateStore.minDeltasForSnapshot";
+    /// Whether a batch runs without data when the watermark moved.
+    pub const NO_DATA_MICRO_BATCHES: &str = "spark.sql.streaming.noDataMicroBatches.enabled";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
 }
 
 /// Spark's defaults for the keys above (sparklet differs only where noted).
 const DEFAULTS: &[(&str, &str)] = &[
-    (keys::SHUFFLE_PARTITIONS, "200"),
+    // Spark's 200 suits a cluster; one machine wants about one partition per
+    // core (each partition is a state store instance). Documented.
+    (keys::SHUFFLE_PARTITIONS, "4"),
     // Spark uses the JVM's zone; sparklet defaults to UTC so results do not
     // depend on the machine (documented in docs/differences.md).
     (keys::SESSION_TIME_ZONE, "UTC"),
@@ -41,6 +49,9 @@ const DEFAULTS: &[(&str, &str)] = &[
     (keys::MIN_BATCHES_TO_RETAIN, "100"),
     (keys::STOP_ACTIVE_RUN_ON_RESTART, "true"),
     (keys::FILE_SINK_COMPACT_INTERVAL, "10"),
+    (keys::MULTIPLE_WATERMARK_POLICY, "min"),
+    (keys::MIN_DELTAS_FOR_SNAPSHOT, "10"),
+    (keys::NO_DATA_MICRO_BATCHES, "true"),
 ];
 
 /// A session's runtime configuration (`spark.conf`).

@@ -9,6 +9,7 @@ pub mod conf;
 pub mod dataframe;
 pub mod engine;
 pub mod error;
+pub mod exec;
 pub mod failpoint;
 pub mod formats;
 pub mod functions;
@@ -17,6 +18,7 @@ pub mod runtime;
 pub mod session;
 pub mod sinks;
 pub mod sources;
+pub mod state;
 
 pub use error::{Error, Result};
 pub use session::{Session, SinkSpec};

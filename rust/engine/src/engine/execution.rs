@@ -27,10 +27,14 @@ use crate::checkpoint::recovery::{self, Resume};
 use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
+use crate::exec::stateful_agg::{find_aggregate, replace, EventTimeKey, StatefulAggregate};
 use crate::failpoint;
+use crate::plan::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
 use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
+use crate::state::memory::MemoryProvider;
+use arrow::datatypes::DataType;
 
 /// Spark's output modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +87,20 @@ fn incompatible(message: String) -> Error {
         condition: "CHECKPOINT_INCOMPATIBLE".into(),
         message,
     }
+}
+
+/// `spark.sql.shuffle.partitions` recorded by the newest batch of the checkpoint.
+fn recorded_partitions(cp: &Checkpoint, next_batch: i64) -> Result<Option<i64>> {
+    let (latest, _) = cp.latest()?;
+    let Some(batch) = latest.filter(|_| next_batch > 0 || latest == Some(0)) else {
+        return Ok(None);
+    };
+    Ok(cp
+        .read_offsets(batch)?
+        .metadata
+        .conf
+        .get(keys::SHUFFLE_PARTITIONS)
+        .and_then(|v| v.parse().ok()))
 }
 
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
@@ -164,13 +182,15 @@ fn empty_inputs(
 
 /// Reject plans Structured Streaming does not support (Spark's
 /// `UnsupportedOperationChecker`), at start time.
-fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<()> {
-    let mut has_aggregate = false;
+fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
+    let mut aggregates = 0;
+    let mut sorts = 0;
     let mut unsupported: Option<&'static str> = None;
     plan.apply(|node| {
         match node {
-            LogicalPlan::Aggregate(_) | LogicalPlan::Distinct(_) => has_aggregate = true,
-            LogicalPlan::Sort(_) => unsupported = Some("Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode"),
+            LogicalPlan::Aggregate(_) => aggregates += 1,
+            LogicalPlan::Distinct(_) => unsupported = Some("distinct() on streaming DataFrames is not supported yet in sparklet; use dropDuplicates in a later release"),
+            LogicalPlan::Sort(_) => sorts += 1,
             LogicalPlan::Window(_) => unsupported = Some("Non-time-based windows are not supported on streaming DataFrames/Datasets"),
             LogicalPlan::Join(_) => unsupported = Some("Joins on streaming DataFrames are not supported yet in sparklet"),
             LogicalPlan::Limit(_) => unsupported = Some("Limits are not supported on streaming DataFrames/Datasets yet in sparklet"),
@@ -182,19 +202,105 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<()> {
     if let Some(msg) = unsupported {
         return Err(Error::analysis("UNSUPPORTED_STREAMING_OPERATION", msg));
     }
-    if has_aggregate {
+    if aggregates > 1 {
         return Err(Error::analysis(
             "UNSUPPORTED_STREAMING_OPERATION",
-            "Streaming aggregations (groupBy, distinct) are not supported yet in sparklet",
+            "Multiple streaming aggregations are not supported with streaming DataFrames/Datasets yet in sparklet",
         ));
     }
-    if mode == OutputMode::Complete {
+    if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
+        return Err(Error::analysis(
+            "UNSUPPORTED_STREAMING_OPERATION",
+            "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
+        ));
+    }
+    if aggregates == 0 && mode == OutputMode::Complete {
         return Err(Error::analysis(
             "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
             "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
         ));
     }
-    Ok(())
+    Ok(aggregates == 1)
+}
+
+/// The watermark nodes of a running query: fresh statistics per run.
+struct Watermarks {
+    /// (statistics, delay ms, column) per `withWatermark`.
+    nodes: Vec<(Arc<StatsHandle>, i64, String)>,
+    /// Each node's own watermark, ms.
+    per_node: Vec<i64>,
+    max_policy: bool,
+}
+
+impl Watermarks {
+    /// Give every watermark node of `plan` its own statistics for this run.
+    fn attach(plan: LogicalPlan, max_policy: bool) -> Result<(LogicalPlan, Self)> {
+        let mut nodes = Vec::new();
+        let plan = plan
+            .transform_up(|node| {
+                if let LogicalPlan::Extension(ext) = &node {
+                    if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
+                        let fresh = wm.with_fresh_stats();
+                        nodes.push((
+                            Arc::clone(&fresh.stats.0),
+                            fresh.delay_ms,
+                            fresh.column.clone(),
+                        ));
+                        return Ok(Transformed::yes(LogicalPlan::Extension(
+                            datafusion::logical_expr::Extension {
+                                node: Arc::new(fresh),
+                            },
+                        )));
+                    }
+                }
+                Ok(Transformed::no(node))
+            })
+            .map_err(Error::from_planning)?
+            .data;
+        let per_node = vec![0; nodes.len()];
+        Ok((
+            plan,
+            Watermarks {
+                nodes,
+                per_node,
+                max_policy,
+            },
+        ))
+    }
+
+    fn defined(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
+    fn columns(&self) -> Vec<String> {
+        self.nodes.iter().map(|(_, _, c)| c.clone()).collect()
+    }
+
+    /// Fold this batch's statistics in; returns (combined stats, watermark for the next batch).
+    fn advance(&mut self, current: i64) -> (EventTimeStats, i64) {
+        let mut all = EventTimeStats::default();
+        for (i, (stats, delay, _)) in self.nodes.iter().enumerate() {
+            let s = stats.take();
+            if s.count > 0 {
+                self.per_node[i] = self.per_node[i].max(s.max.div_euclid(1000) - delay);
+                if all.count == 0 {
+                    all = s;
+                } else {
+                    all.min = all.min.min(s.min);
+                    all.max = all.max.max(s.max);
+                    all.sum += s.sum;
+                    all.count += s.count;
+                }
+            }
+        }
+        let combined = if self.max_policy {
+            self.per_node.iter().copied().max()
+        } else {
+            self.per_node.iter().copied().min()
+        }
+        .unwrap_or(0);
+        (all, combined.max(current))
+    }
 }
 
 /// Start a query over `plan` writing to `sink`. Checks the plan (analysis
@@ -215,7 +321,11 @@ pub fn start(
             "'writeStream' can be called only on streaming Dataset/DataFrame.",
         ));
     }
-    check_supported(&plan, opts.output_mode)?;
+    let stateful = check_supported(&plan, opts.output_mode)?;
+    let max_policy = conf
+        .get(keys::MULTIPLE_WATERMARK_POLICY)
+        .is_some_and(|p| p.eq_ignore_ascii_case("max"));
+    let (plan, watermarks) = Watermarks::attach(plan, max_policy)?;
     // plan once over empty inputs: type errors are analysis errors at start()
     let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
     let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
@@ -248,6 +358,64 @@ pub fn start(
     for (src, c) in sources.iter_mut().zip(&committed) {
         src.restore(c.as_ref())?;
     }
+    let watermark_ms = match (&replay, batch_id) {
+        (Some(seq), _) => seq.metadata.batch_watermark_ms,
+        (None, 0) => 0,
+        (None, b) => cp.read_commit(b - 1)?,
+    };
+    let partitions = conf.get_i64(keys::SHUFFLE_PARTITIONS, 2).max(1);
+    let agg = if stateful {
+        if let Some(recorded) = recorded_partitions(&cp, batch_id)? {
+            if recorded != partitions {
+                return Err(incompatible(format!(
+                    "spark.sql.shuffle.partitions is {partitions} but the checkpoint at {} was written with {recorded}; \
+                     stateful queries cannot change it. Set it back to {recorded} or use a new checkpointLocation.",
+                    cp.root().display()
+                )));
+            }
+        }
+        let parts = find_aggregate(&physical).ok_or_else(|| {
+            Error::Internal("the planned streaming aggregation has no aggregate node".into())
+        })?;
+        let schema = parts.top.schema();
+        let num_keys = parts.group_by.expr().len();
+        let columns = watermarks.columns();
+        let event_time = (0..num_keys).find_map(|i| {
+            let f = schema.field(i);
+            match f.data_type() {
+                DataType::Struct(fields)
+                    if f.name() == "window" && fields.find("end").is_some() =>
+                {
+                    Some(EventTimeKey::Window(i))
+                }
+                DataType::Timestamp(_, _) if columns.contains(f.name()) => {
+                    Some(EventTimeKey::Timestamp(i))
+                }
+                _ => None,
+            }
+        });
+        let event_time = event_time.filter(|_| watermarks.defined());
+        if opts.output_mode == OutputMode::Append && event_time.is_none() {
+            return Err(Error::analysis(
+                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark: \
+                 add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
+            ));
+        }
+        Some(StatefulAggregate::open(
+            &parts,
+            opts.output_mode,
+            event_time,
+            &MemoryProvider,
+            &cp.root().join("state").join("0"),
+            partitions as usize,
+            batch_id,
+            conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
+            retain,
+        )?)
+    } else {
+        None
+    };
     let shared = Arc::new(QueryShared::new(
         id,
         opts.name.clone(),
@@ -272,6 +440,11 @@ pub fn start(
         committed,
         batch_id,
         replay,
+        agg,
+        watermarks,
+        watermark_ms,
+        next_watermark_ms: watermark_ms,
+        no_data_batches: conf.get_bool(keys::NO_DATA_MICRO_BATCHES, true),
         checkpoint: cp,
         temporary: opts.checkpoint.temporary,
         retain,
@@ -331,6 +504,15 @@ struct Execution {
     batch_id: i64,
     /// A batch planned by an earlier run but not committed: run it first.
     replay: Option<OffsetSeq>,
+    /// The streaming aggregation, if the query has one.
+    agg: Option<StatefulAggregate>,
+    watermarks: Watermarks,
+    /// Watermark of the last batch run, ms.
+    watermark_ms: i64,
+    /// Watermark the next batch will run with, ms.
+    next_watermark_ms: i64,
+    /// `spark.sql.streaming.noDataMicroBatches.enabled`.
+    no_data_batches: bool,
     checkpoint: Checkpoint,
     temporary: bool,
     /// `spark.sql.streaming.minBatchesToRetain`.
@@ -344,6 +526,16 @@ struct Execution {
 }
 
 impl Execution {
+    /// Spark's `shouldRunAnotherBatch`: a stateful query whose watermark
+    /// advanced since its last batch has state to evict or emit.
+    fn needs_no_data_batch(&self) -> bool {
+        self.no_data_batches
+            && self.trigger != Trigger::Once
+            && self.agg.is_some()
+            && self.watermarks.defined()
+            && self.next_watermark_ms > self.watermark_ms
+    }
+
     fn stopping(&self) -> bool {
         self.shared.stop.load(Ordering::SeqCst)
     }
@@ -381,6 +573,12 @@ impl Execution {
                 .iter()
                 .zip(&self.committed)
                 .any(|(l, c)| l.is_some() && l != c);
+            if !has_data && self.needs_no_data_batch() {
+                // the watermark moved: run a batch without data so windows close
+                let latest = self.committed.clone();
+                self.run_batch(latest, start_ms, latest_ms, trigger_start, true)?;
+                continue;
+            }
             if !has_data {
                 self.idle(start_ms, latest_ms, trigger_start)?;
                 if matches!(self.trigger, Trigger::Once | Trigger::AvailableNow) {
@@ -512,7 +710,7 @@ impl Execution {
         if write_wal {
             let seq = OffsetSeq {
                 metadata: OffsetSeqMetadata {
-                    batch_watermark_ms: 0,
+                    batch_watermark_ms: self.next_watermark_ms,
                     batch_timestamp_ms: start_ms,
                     conf: self.conf_snapshot.clone(),
                 },
@@ -551,20 +749,49 @@ impl Execution {
             block_on(self.state.create_physical_plan(&bound))?.map_err(Error::from_planning)?;
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
+        // this batch runs with the watermark computed after the previous one
+        self.watermark_ms = self.next_watermark_ms;
         let t = Instant::now();
         let task_ctx = Arc::new(TaskContext::from(&self.state));
+        let physical = match &mut self.agg {
+            Some(agg) => {
+                let parts = find_aggregate(&physical).ok_or_else(|| {
+                    Error::Internal(
+                        "the planned streaming aggregation has no aggregate node".into(),
+                    )
+                })?;
+                let wm = self
+                    .watermarks
+                    .defined()
+                    .then_some(self.watermark_ms * 1000);
+                let emitted = agg.process(&parts, Arc::clone(&task_ctx), wm)?;
+                let rows: Arc<dyn datafusion::physical_plan::ExecutionPlan> =
+                    datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
+                        &[emitted],
+                        parts.top.schema(),
+                        None,
+                    )?;
+                replace(&physical, &parts.top, &rows)?
+            }
+            None => physical,
+        };
         let schema = physical.schema();
         let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
         let data = SinkBatch { schema, batches };
         let num_output = data.num_rows() as i64;
         self.sink.add_batch(self.batch_id, data)?;
+        if let Some(agg) = &mut self.agg {
+            agg.commit()?;
+        }
         duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
-
+        let (stats, next_wm) = self.watermarks.advance(self.watermark_ms);
+        self.next_watermark_ms = next_wm;
         failpoint::hit("after-sink", self.batch_id);
 
         // commits/N: the batch is done and never delivered again
         let t = Instant::now();
-        self.checkpoint.write_commit(self.batch_id, 0)?;
+        self.checkpoint
+            .write_commit(self.batch_id, self.next_watermark_ms)?;
         let commit_nanos = t.elapsed().as_nanos() as u64;
         failpoint::hit("after-commit", self.batch_id);
         for (i, src) in self.sources.iter_mut().enumerate() {
@@ -607,7 +834,21 @@ impl Execution {
             })
             .collect();
         let total_rows = rows.iter().sum();
-        let p = self.progress(start_ms, total_rows, duration, sources, num_output);
+        let mut p = self.progress(start_ms, total_rows, duration, sources, num_output);
+        if self.watermarks.defined() {
+            let fmt = |us: i64| format_timestamp_ms(us.div_euclid(1000));
+            if stats.count > 0 {
+                p.event_time.insert("min".into(), fmt(stats.min));
+                p.event_time.insert("max".into(), fmt(stats.max));
+                p.event_time
+                    .insert("avg".into(), fmt(stats.avg().unwrap_or(0)));
+            }
+            p.event_time
+                .insert("watermark".into(), format_timestamp_ms(self.watermark_ms));
+        }
+        if let Some(agg) = &self.agg {
+            p.state_operators.push(agg.progress());
+        }
         self.shared.push_progress(p);
         self.last_progress_ms = start_ms;
         self.last_trigger_start = Some(start_ms);

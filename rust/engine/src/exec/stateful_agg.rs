@@ -1,0 +1,494 @@
+//! Streaming aggregation (Spark's `StateStoreRestoreExec` + `StateStoreSaveExec`).
+//!
+//! Per micro-batch, DataFusion plans the query; this operator takes the plan's
+//! aggregate apart: it runs the aggregate's input, drops rows behind the
+//! watermark, lets DataFusion compute *partial* aggregate states for the
+//! batch, and merges them per group key into the stored accumulator states
+//! (ARCHITECTURE.md decision 2: any DataFusion aggregate streams). It then
+//! emits rows for the output mode and hands them to the rest of the plan in
+//! place of the aggregate.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
+use arrow::compute::{cast, filter_record_batch};
+use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::ScalarValue;
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::execution::TaskContext;
+use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
+use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
+use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
+
+use crate::engine::execution::OutputMode;
+use crate::error::{Error, Result};
+use crate::runtime::block_on;
+use crate::state::{StateRow, StateStore, StateStoreProvider, StoreSpec};
+
+/// How a group key carries event time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventTimeKey {
+    /// A `window` struct at this key position: its `end` is compared.
+    Window(usize),
+    /// A timestamp at this key position.
+    Timestamp(usize),
+}
+
+/// The aggregate of a planned batch, taken apart.
+pub struct AggregateParts {
+    /// The aggregate node (its output schema is what the operator emits).
+    pub top: Arc<dyn ExecutionPlan>,
+    /// The aggregate's raw input.
+    pub input: Arc<dyn ExecutionPlan>,
+    /// Grouping, over `input`'s schema.
+    pub group_by: PhysicalGroupBy,
+    /// The aggregate functions.
+    pub aggr: Vec<Arc<AggregateFunctionExpr>>,
+    /// Their FILTER clauses.
+    pub filters: Vec<Option<Arc<dyn PhysicalExpr>>>,
+}
+
+/// Find the (single) aggregate in `plan` and its raw input.
+pub fn find_aggregate(plan: &Arc<dyn ExecutionPlan>) -> Option<AggregateParts> {
+    if let Some(agg) = plan.downcast_ref::<AggregateExec>() {
+        return Some(match agg.mode() {
+            AggregateMode::Partial | AggregateMode::PartialReduce => return None,
+            AggregateMode::Single | AggregateMode::SinglePartitioned => AggregateParts {
+                top: Arc::clone(plan),
+                input: Arc::clone(agg.input()),
+                group_by: agg.group_expr().clone(),
+                aggr: agg.aggr_expr().to_vec(),
+                filters: agg.filter_expr().to_vec(),
+            },
+            AggregateMode::Final | AggregateMode::FinalPartitioned => {
+                let partial = find_partial(agg.input())?;
+                let p = partial.downcast_ref::<AggregateExec>()?;
+                AggregateParts {
+                    top: Arc::clone(plan),
+                    input: Arc::clone(p.input()),
+                    group_by: p.group_expr().clone(),
+                    aggr: p.aggr_expr().to_vec(),
+                    filters: p.filter_expr().to_vec(),
+                }
+            }
+        });
+    }
+    plan.children().into_iter().find_map(find_aggregate)
+}
+
+fn find_partial(plan: &Arc<dyn ExecutionPlan>) -> Option<Arc<dyn ExecutionPlan>> {
+    if plan
+        .downcast_ref::<AggregateExec>()
+        .is_some_and(|a| *a.mode() == AggregateMode::Partial)
+    {
+        return Some(Arc::clone(plan));
+    }
+    plan.children().into_iter().find_map(find_partial)
+}
+
+/// `plan` with the node `target` replaced by `with`.
+pub fn replace(
+    plan: &Arc<dyn ExecutionPlan>,
+    target: &Arc<dyn ExecutionPlan>,
+    with: &Arc<dyn ExecutionPlan>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    if Arc::ptr_eq(plan, target) {
+        return Ok(Arc::clone(with));
+    }
+    let children = plan.children();
+    if children.is_empty() {
+        return Ok(Arc::clone(plan));
+    }
+    let new_children = children
+        .into_iter()
+        .map(|c| replace(c, target, with))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(
+        datafusion::physical_plan::execution_plan::replace_children_if_necessary(
+            Arc::clone(plan),
+            new_children,
+        )?,
+    )
+}
+
+/// What one batch did to the state (for `stateOperators` progress).
+#[derive(Debug, Default, Clone)]
+pub struct AggMetrics {
+    /// Keys written this batch.
+    pub rows_updated: u64,
+    /// Keys evicted this batch.
+    pub rows_removed: u64,
+    /// Input rows behind the watermark.
+    pub rows_dropped_by_watermark: u64,
+    /// Time merging partial states, ms.
+    pub all_updates_ms: i64,
+    /// Time evicting, ms.
+    pub all_removals_ms: i64,
+    /// Time committing the stores, ms.
+    pub commit_ms: i64,
+}
+
+/// The stateful aggregation operator of one running query.
+pub struct StatefulAggregate {
+    mode: OutputMode,
+    stores: Vec<Box<dyn StateStore>>,
+    aggr: Vec<Arc<AggregateFunctionExpr>>,
+    /// State fields per aggregate (how to split a stored row).
+    widths: Vec<usize>,
+    converter: RowConverter,
+    num_keys: usize,
+    event_time: Option<EventTimeKey>,
+    out_schema: SchemaRef,
+    /// Late rows of the last batch (for the late-data output).
+    pub late_rows: Vec<RecordBatch>,
+    /// The last batch's metrics.
+    pub metrics: AggMetrics,
+}
+
+fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
+    let c = cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
+    let c = cast(&c, &DataType::Int64)?;
+    Ok(c.as_primitive::<Int64Type>().iter().collect())
+}
+
+fn event_times(col: &ArrayRef, kind: EventTimeKey) -> Result<Vec<Option<i64>>> {
+    match kind {
+        EventTimeKey::Timestamp(_) => micros(col),
+        EventTimeKey::Window(_) => {
+            let st = col
+                .as_struct_opt()
+                .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
+            let end = st
+                .column_by_name("end")
+                .ok_or_else(|| Error::Internal("window key has no end".into()))?;
+            micros(end)
+        }
+    }
+}
+
+impl StatefulAggregate {
+    /// Build the operator from the first plan of the query and open its
+    /// stores at `version` (the number of batches committed).
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        parts: &AggregateParts,
+        mode: OutputMode,
+        event_time: Option<EventTimeKey>,
+        provider: &dyn StateStoreProvider,
+        state_dir: &std::path::Path,
+        partitions: usize,
+        version: i64,
+        min_deltas_for_snapshot: i64,
+        min_versions_to_retain: i64,
+    ) -> Result<Self> {
+        let out_schema = parts.top.schema();
+        let num_keys = parts.group_by.expr().len();
+        let key_fields: Vec<SortField> = (0..num_keys)
+            .map(|i| SortField::new(out_schema.field(i).data_type().clone()))
+            .collect();
+        let converter = RowConverter::new(key_fields)?;
+        let mut widths = Vec::new();
+        let mut value_fields = Vec::new();
+        for a in &parts.aggr {
+            let fields = a.state_fields()?;
+            widths.push(fields.len());
+            value_fields.extend(fields);
+        }
+        let stores = (0..partitions.max(1))
+            .map(|p| {
+                provider.open(
+                    &StoreSpec {
+                        dir: state_dir.join(p.to_string()),
+                        value_fields: value_fields.clone(),
+                        min_deltas_for_snapshot,
+                        min_versions_to_retain,
+                    },
+                    version,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(StatefulAggregate {
+            mode,
+            stores,
+            aggr: parts.aggr.clone(),
+            widths,
+            converter,
+            num_keys,
+            event_time,
+            out_schema,
+            late_rows: Vec::new(),
+            metrics: AggMetrics::default(),
+        })
+    }
+
+    /// Shuffle partitions (state store instances).
+    pub fn num_partitions(&self) -> usize {
+        self.stores.len()
+    }
+
+    /// Keys and approximate bytes across partitions.
+    pub fn totals(&self) -> (u64, u64) {
+        self.stores.iter().fold((0, 0), |(k, b), s| {
+            let m = s.metrics();
+            (k + m.num_keys, b + m.memory_bytes)
+        })
+    }
+
+    fn partition_of(&self, key: &[u8]) -> usize {
+        let mut h = DefaultHasher::new();
+        key.hash(&mut h);
+        (h.finish() % self.stores.len() as u64) as usize
+    }
+
+    fn new_accumulators(&self) -> Result<Vec<Box<dyn datafusion::logical_expr::Accumulator>>> {
+        Ok(self
+            .aggr
+            .iter()
+            .map(|a| a.create_accumulator())
+            .collect::<std::result::Result<Vec<_>, _>>()?)
+    }
+
+    /// Merge a stored state row into fresh accumulators.
+    fn accumulators_for(
+        &self,
+        state: Option<&StateRow>,
+    ) -> Result<Vec<Box<dyn datafusion::logical_expr::Accumulator>>> {
+        let mut accs = self.new_accumulators()?;
+        if let Some(row) = state {
+            let mut at = 0;
+            for (acc, w) in accs.iter_mut().zip(&self.widths) {
+                let arrays = row[at..at + w]
+                    .iter()
+                    .map(|v| v.to_array())
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                acc.merge_batch(&arrays)?;
+                at += w;
+            }
+        }
+        Ok(accs)
+    }
+
+    fn evaluate(&self, state: &StateRow) -> Result<Vec<ScalarValue>> {
+        let mut accs = self.accumulators_for(Some(state))?;
+        Ok(accs
+            .iter_mut()
+            .map(|a| a.evaluate())
+            .collect::<std::result::Result<Vec<_>, _>>()?)
+    }
+
+    /// Run one batch: returns the rows to emit (schema of the aggregate).
+    pub fn process(
+        &mut self,
+        parts: &AggregateParts,
+        task_ctx: Arc<TaskContext>,
+        watermark_us: Option<i64>,
+    ) -> Result<Vec<RecordBatch>> {
+        self.metrics = AggMetrics::default();
+        self.late_rows.clear();
+        let input = block_on(collect(Arc::clone(&parts.input), Arc::clone(&task_ctx)))?
+            .map_err(Error::from_execution)?;
+        let input_schema = parts.input.schema();
+        // drop rows behind the watermark (Spark: event time <= watermark is late)
+        let mut kept = Vec::with_capacity(input.len());
+        for b in input {
+            match (self.event_time, watermark_us) {
+                (Some(kind), Some(wm)) if b.num_rows() > 0 => {
+                    let idx = match kind {
+                        EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
+                    };
+                    let (expr, _) = &parts.group_by.expr()[idx];
+                    let key_col = expr.evaluate(&b)?.into_array(b.num_rows())?;
+                    let times = event_times(&key_col, kind)?;
+                    let keep: BooleanArray = times
+                        .iter()
+                        .map(|t| Some(t.is_none_or(|t| t > wm)))
+                        .collect();
+                    let late: BooleanArray = keep.iter().map(|k| k.map(|k| !k)).collect();
+                    let dropped = late.true_count();
+                    if dropped > 0 {
+                        self.metrics.rows_dropped_by_watermark += dropped as u64;
+                        self.late_rows.push(filter_record_batch(&b, &late)?);
+                    }
+                    kept.push(filter_record_batch(&b, &keep)?);
+                }
+                _ => kept.push(b),
+            }
+        }
+        let t = Instant::now();
+        let source = MemorySourceConfig::try_new_exec(&[kept], Arc::clone(&input_schema), None)?;
+        let partial: Arc<dyn ExecutionPlan> = Arc::new(AggregateExec::try_new(
+            AggregateMode::Partial,
+            parts.group_by.clone(),
+            parts.aggr.clone(),
+            parts.filters.clone(),
+            source,
+            input_schema,
+        )?);
+        let partial_out = block_on(collect(partial, task_ctx))?.map_err(Error::from_execution)?;
+        let mut updated: Vec<Vec<u8>> = Vec::new();
+        for b in &partial_out {
+            let rows = self
+                .converter
+                .convert_columns(&b.columns()[..self.num_keys])?;
+            for r in 0..b.num_rows() {
+                let key = rows.row(r).as_ref().to_vec();
+                let p = self.partition_of(&key);
+                let mut accs = self.accumulators_for(self.stores[p].get(&key))?;
+                let mut at = self.num_keys;
+                for (acc, w) in accs.iter_mut().zip(&self.widths) {
+                    let slice: Vec<ArrayRef> = b.columns()[at..at + w]
+                        .iter()
+                        .map(|c| c.slice(r, 1))
+                        .collect();
+                    acc.merge_batch(&slice)?;
+                    at += w;
+                }
+                let mut state = Vec::new();
+                for acc in accs.iter_mut() {
+                    state.extend(acc.state()?);
+                }
+                self.stores[p].put(key.clone(), state);
+                updated.push(key);
+            }
+        }
+        self.metrics.rows_updated = updated.len() as u64;
+        self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
+
+        let t = Instant::now();
+        let mut emit: Vec<(Vec<u8>, Vec<ScalarValue>)> = Vec::new();
+        match self.mode {
+            OutputMode::Complete => {
+                for s in &self.stores {
+                    for (k, v) in s.iter() {
+                        emit.push((k.to_vec(), self.evaluate(v)?));
+                    }
+                }
+            }
+            OutputMode::Update => {
+                updated.sort();
+                updated.dedup();
+                for k in &updated {
+                    let p = self.partition_of(k);
+                    if let Some(v) = self.stores[p].get(k) {
+                        emit.push((k.clone(), self.evaluate(v)?));
+                    }
+                }
+            }
+            OutputMode::Append => {}
+        }
+        // evict what the watermark has passed (append mode emits it now)
+        if let (Some(kind), Some(wm)) = (self.event_time, watermark_us) {
+            for p in 0..self.stores.len() {
+                let expired = self.expired(p, kind, wm)?;
+                for k in expired {
+                    if self.mode == OutputMode::Append {
+                        if let Some(v) = self.stores[p].get(&k) {
+                            let vals = self.evaluate(v)?;
+                            emit.push((k.clone(), vals));
+                        }
+                    }
+                    self.stores[p].remove(&k);
+                    self.metrics.rows_removed += 1;
+                }
+            }
+        }
+        self.metrics.all_removals_ms = t.elapsed().as_millis() as i64;
+        emit.sort_by(|a, b| a.0.cmp(&b.0));
+        self.rows(emit)
+    }
+
+    /// Keys of partition `p` whose event time is at or below the watermark.
+    /// Keys are ordered by their first column: when that is the event time,
+    /// the scan stops at the first key still open.
+    fn expired(&self, p: usize, kind: EventTimeKey, wm: i64) -> Result<Vec<Vec<u8>>> {
+        let leading = matches!(kind, EventTimeKey::Window(0) | EventTimeKey::Timestamp(0));
+        let idx = match kind {
+            EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
+        };
+        let keys: Vec<&[u8]> = self.stores[p].iter().map(|(k, _)| k).collect();
+        let mut out = Vec::new();
+        for chunk in keys.chunks(1024) {
+            let parser = self.converter.parser();
+            let rows: Vec<_> = chunk.iter().map(|k| parser.parse(k)).collect();
+            let cols = self.converter.convert_rows(rows)?;
+            let times = event_times(&cols[idx], kind)?;
+            for (k, t) in chunk.iter().zip(times) {
+                if t.is_some_and(|t| t <= wm) {
+                    out.push(k.to_vec());
+                } else if leading {
+                    return Ok(out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn rows(&self, emit: Vec<(Vec<u8>, Vec<ScalarValue>)>) -> Result<Vec<RecordBatch>> {
+        if emit.is_empty() {
+            return Ok(vec![]);
+        }
+        let parser = self.converter.parser();
+        let rows: Vec<_> = emit.iter().map(|(k, _)| parser.parse(k)).collect();
+        let mut cols = self.converter.convert_rows(rows)?;
+        for i in 0..self.aggr.len() {
+            let vals = emit.iter().map(|(_, v)| v[i].clone());
+            let arr = ScalarValue::iter_to_array(vals)?;
+            let want = self.out_schema.field(self.num_keys + i).data_type();
+            cols.push(if arr.data_type() == want {
+                arr
+            } else {
+                cast(&arr, want)?
+            });
+        }
+        // keys come back with the converter's types; match the aggregate's schema
+        for (i, c) in cols.iter_mut().enumerate().take(self.num_keys) {
+            let want = self.out_schema.field(i).data_type();
+            if c.data_type() != want {
+                *c = cast(c, want)?;
+            }
+        }
+        Ok(vec![RecordBatch::try_new(
+            Arc::clone(&self.out_schema),
+            cols,
+        )?])
+    }
+
+    /// Commit every partition's store (version = batches committed).
+    pub fn commit(&mut self) -> Result<()> {
+        let t = Instant::now();
+        for s in &mut self.stores {
+            s.commit()?;
+        }
+        self.metrics.commit_ms = t.elapsed().as_millis() as i64;
+        Ok(())
+    }
+
+    /// The `stateOperators` progress entry.
+    pub fn progress(&self) -> serde_json::Value {
+        let (total, bytes) = self.totals();
+        let m = &self.metrics;
+        serde_json::json!({
+            "operatorName": "stateStoreSave",
+            "numRowsTotal": total,
+            "numRowsUpdated": m.rows_updated,
+            "allUpdatesTimeMs": m.all_updates_ms,
+            "numRowsRemoved": m.rows_removed,
+            "allRemovalsTimeMs": m.all_removals_ms,
+            "commitTimeMs": m.commit_ms,
+            "memoryUsedBytes": bytes,
+            "numRowsDroppedByWatermark": m.rows_dropped_by_watermark,
+            "numShufflePartitions": self.stores.len(),
+            "numStateStoreInstances": self.stores.len(),
+            "customMetrics": {},
+        })
+    }
+}
+
+/// Rows of `batches` (for counting late rows in tests).
+pub fn count_rows(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
+}

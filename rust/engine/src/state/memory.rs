@@ -1,0 +1,340 @@
+//! The default state store: a sorted map in memory, made durable by a delta
+//! file per committed version and a snapshot every `minDeltasForSnapshot`
+//! versions (Spark's HDFS-backed provider), both Arrow IPC files:
+//!
+//! ```text
+//! state/<op>/<partition>/<version>.delta      key, deleted, value columns
+//! state/<op>/<partition>/<version>.snapshot   key, value columns
+//! ```
+//!
+//! Opening version N loads the newest snapshot at or below N and the deltas
+//! after it. Snapshots and cleanup of old files run on a side thread.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use arrow::ipc::reader::FileReader;
+use arrow::ipc::writer::FileWriter;
+use datafusion::common::ScalarValue;
+
+use super::{StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
+use crate::checkpoint::log;
+use crate::error::{Error, Result};
+
+/// The in-memory provider.
+#[derive(Debug, Default)]
+pub struct MemoryProvider;
+
+impl StateStoreProvider for MemoryProvider {
+    fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
+        let map = load(spec, version)?;
+        Ok(Box::new(MemoryStore {
+            spec: spec.clone(),
+            version,
+            map,
+            changed: BTreeSet::new(),
+            removed: BTreeSet::new(),
+        }))
+    }
+}
+
+struct MemoryStore {
+    spec: StoreSpec,
+    version: i64,
+    map: BTreeMap<Vec<u8>, StateRow>,
+    changed: BTreeSet<Vec<u8>>,
+    removed: BTreeSet<Vec<u8>>,
+}
+
+fn schema(spec: &StoreSpec, with_deleted: bool) -> SchemaRef {
+    let mut fields: Vec<FieldRef> = vec![Arc::new(Field::new("key", DataType::Binary, false))];
+    if with_deleted {
+        fields.push(Arc::new(Field::new("deleted", DataType::Boolean, false)));
+    }
+    for (i, f) in spec.value_fields.iter().enumerate() {
+        // state field names may repeat across aggregates: number them
+        fields.push(Arc::new(Field::new(
+            format!("v{i}_{}", f.name()),
+            f.data_type().clone(),
+            true,
+        )));
+    }
+    Arc::new(Schema::new(fields))
+}
+
+fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
+    log::corrupt(path, what)
+}
+
+fn write_ipc(path: &Path, schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<()> {
+    let batch = RecordBatch::try_new(Arc::clone(&schema), columns)?;
+    let mut buf = Vec::new();
+    {
+        let mut w = FileWriter::try_new(&mut buf, &schema)?;
+        w.write(&batch)?;
+        w.finish()?;
+    }
+    log::write_atomic(path, &buf)
+}
+
+fn value_columns(spec: &StoreSpec, rows: &[&StateRow]) -> Result<Vec<ArrayRef>> {
+    (0..spec.value_fields.len())
+        .map(|c| {
+            if rows.is_empty() {
+                return Ok(arrow::array::new_empty_array(
+                    spec.value_fields[c].data_type(),
+                ));
+            }
+            let values = rows.iter().map(|r| r[c].clone());
+            Ok(ScalarValue::iter_to_array(values)?)
+        })
+        .collect()
+}
+
+fn write_snapshot(spec: &StoreSpec, version: i64, map: &BTreeMap<Vec<u8>, StateRow>) -> Result<()> {
+    let keys: BinaryArray = map.keys().map(|k| Some(k.as_slice())).collect();
+    let rows: Vec<&StateRow> = map.values().collect();
+    let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
+    cols.extend(value_columns(spec, &rows)?);
+    write_ipc(
+        &spec.dir.join(format!("{version}.snapshot")),
+        schema(spec, false),
+        cols,
+    )
+}
+
+/// Read an IPC state file: (key, deleted, values) per row.
+fn read_file(
+    spec: &StoreSpec,
+    path: &Path,
+    with_deleted: bool,
+) -> Result<Vec<(Vec<u8>, bool, StateRow)>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let reader = FileReader::try_new(file, None).map_err(|e| corrupt(path, e))?;
+    let expected = schema(spec, with_deleted);
+    let mut out = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| corrupt(path, e))?;
+        if batch.schema().fields().len() != expected.fields().len()
+            || batch
+                .schema()
+                .fields()
+                .iter()
+                .zip(expected.fields())
+                .any(|(a, b)| a.data_type() != b.data_type())
+        {
+            return Err(Error::Checkpoint {
+                condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                message: format!(
+                    "The state file {} has schema {:?} but the query's state needs {:?}: the stateful operator changed. Use a new checkpointLocation.",
+                    path.display(),
+                    batch.schema().fields().iter().map(|f| f.data_type().to_string()).collect::<Vec<_>>(),
+                    expected.fields().iter().map(|f| f.data_type().to_string()).collect::<Vec<_>>()
+                ),
+            });
+        }
+        let keys = batch.column(0).as_binary::<i32>();
+        let offset = if with_deleted { 2 } else { 1 };
+        for r in 0..batch.num_rows() {
+            let deleted = with_deleted && batch.column(1).as_boolean().value(r);
+            let values = (offset..batch.num_columns())
+                .map(|c| ScalarValue::try_from_array(batch.column(c), r))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            out.push((keys.value(r).to_vec(), deleted, values));
+        }
+    }
+    Ok(out)
+}
+
+fn files(dir: &Path, ext: &str) -> Result<Vec<(i64, PathBuf)>> {
+    let mut out = Vec::new();
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(Error::io(dir.display().to_string(), e)),
+    };
+    for item in rd {
+        let item = item.map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let name = item.file_name().to_string_lossy().to_string();
+        if let Some(v) = name.strip_suffix(ext).and_then(|v| v.parse::<i64>().ok()) {
+            out.push((v, item.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The state at `version`: newest snapshot at or below it plus later deltas.
+fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow>> {
+    let mut map = BTreeMap::new();
+    if version == 0 {
+        return Ok(map);
+    }
+    let snapshot = files(&spec.dir, ".snapshot")?
+        .into_iter()
+        .rfind(|(v, _)| *v <= version);
+    let base = match &snapshot {
+        Some((v, path)) => {
+            for (k, _, row) in read_file(spec, path, false)? {
+                map.insert(k, row);
+            }
+            *v
+        }
+        None => 0,
+    };
+    let deltas: BTreeMap<i64, PathBuf> = files(&spec.dir, ".delta")?.into_iter().collect();
+    for v in base + 1..=version {
+        let path = deltas.get(&v).ok_or_else(|| Error::Checkpoint {
+            condition: "CHECKPOINT_FILE_CORRUPT".into(),
+            message: format!(
+                "The state of version {version} in {} cannot be loaded: {v}.delta is missing. Nothing was deleted.",
+                spec.dir.display()
+            ),
+        })?;
+        for (k, deleted, row) in read_file(spec, path, true)? {
+            if deleted {
+                map.remove(&k);
+            } else {
+                map.insert(k, row);
+            }
+        }
+    }
+    Ok(map)
+}
+
+impl StateStore for MemoryStore {
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    fn get(&self, key: &[u8]) -> Option<&StateRow> {
+        self.map.get(key)
+    }
+
+    fn put(&mut self, key: Vec<u8>, value: StateRow) {
+        self.removed.remove(&key);
+        self.changed.insert(key.clone());
+        self.map.insert(key, value);
+    }
+
+    fn remove(&mut self, key: &[u8]) {
+        if self.map.remove(key).is_some() {
+            self.changed.remove(key);
+            self.removed.insert(key.to_vec());
+        }
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &StateRow)> + '_> {
+        Box::new(self.map.iter().map(|(k, v)| (k.as_slice(), v)))
+    }
+
+    fn commit(&mut self) -> Result<i64> {
+        let version = self.version + 1;
+        std::fs::create_dir_all(&self.spec.dir)
+            .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
+        let mut keys: Vec<Option<&[u8]>> = Vec::new();
+        let mut deleted: Vec<bool> = Vec::new();
+        let mut rows: Vec<&StateRow> = Vec::new();
+        let empty: StateRow = self
+            .spec
+            .value_fields
+            .iter()
+            .map(|f| ScalarValue::try_from(f.data_type()))
+            .collect::<std::result::Result<_, _>>()?;
+        for k in &self.changed {
+            if let Some(v) = self.map.get(k) {
+                keys.push(Some(k.as_slice()));
+                deleted.push(false);
+                rows.push(v);
+            }
+        }
+        for k in &self.removed {
+            keys.push(Some(k.as_slice()));
+            deleted.push(true);
+            rows.push(&empty);
+        }
+        let mut cols: Vec<ArrayRef> = vec![
+            Arc::new(BinaryArray::from(keys)),
+            Arc::new(BooleanArray::from(deleted)),
+        ];
+        cols.extend(value_columns(&self.spec, &rows)?);
+        write_ipc(
+            &self.spec.dir.join(format!("{version}.delta")),
+            schema(&self.spec, true),
+            cols,
+        )?;
+        if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
+            write_snapshot(&self.spec, version, &self.map)?;
+            // cleanup of versions no longer needed is housekeeping: a side thread
+            let (dir, keep_from) = (
+                self.spec.dir.clone(),
+                version - self.spec.min_versions_to_retain.max(1),
+            );
+            std::thread::spawn(move || cleanup(&dir, keep_from));
+        }
+        self.changed.clear();
+        self.removed.clear();
+        self.version = version;
+        Ok(version)
+    }
+
+    fn abort(&mut self) {
+        // reload the committed version: uncommitted changes vanish
+        if let Ok(map) = load(&self.spec, self.version) {
+            self.map = map;
+        }
+        self.changed.clear();
+        self.removed.clear();
+    }
+
+    fn metrics(&self) -> StoreMetrics {
+        let memory_bytes = self
+            .map
+            .iter()
+            .map(|(k, v)| (k.len() + v.iter().map(ScalarValue::size).sum::<usize>() + 48) as u64)
+            .sum();
+        StoreMetrics {
+            num_keys: self.map.len() as u64,
+            memory_bytes,
+        }
+    }
+}
+
+/// Remove snapshots and deltas older than the newest snapshot before `keep_from`.
+fn cleanup(dir: &Path, keep_from: i64) {
+    let Ok(snaps) = files(dir, ".snapshot") else {
+        return;
+    };
+    let Some(base) = snaps
+        .iter()
+        .map(|(v, _)| *v)
+        .filter(|v| *v <= keep_from)
+        .max()
+    else {
+        return;
+    };
+    for ext in [".snapshot", ".delta"] {
+        if let Ok(fs) = files(dir, ext) {
+            for (v, p) in fs {
+                if v < base || (ext == ".delta" && v == base) {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "MemoryStore({} @ v{}, {} keys)",
+            self.spec.dir.display(),
+            self.version,
+            self.map.len()
+        )
+    }
+}

@@ -1,0 +1,67 @@
+//! State stores: versioned key/value state of one stateful operator
+//! partition, committed once per micro-batch (Spark's `StateStore`).
+//!
+//! Keys are byte strings in Arrow's row format (order-preserving, so a key
+//! that leads with event time is scanned in event-time order); values are
+//! the operator's state row (`ScalarValue`s of its state schema). Version N
+//! is the state after batch N; a restart opens the last committed version.
+
+pub mod memory;
+
+use std::path::PathBuf;
+
+use arrow::datatypes::FieldRef;
+use datafusion::common::ScalarValue;
+
+use crate::error::Result;
+
+/// A state row.
+pub type StateRow = Vec<ScalarValue>;
+
+/// Sizes reported in `stateOperators` progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreMetrics {
+    /// Keys in the store.
+    pub num_keys: u64,
+    /// Approximate bytes held in memory.
+    pub memory_bytes: u64,
+}
+
+/// One operator partition's state at one version.
+pub trait StateStore: Send {
+    /// The version this store was opened at (committing makes `version + 1`).
+    fn version(&self) -> i64;
+    /// The value of `key`.
+    fn get(&self, key: &[u8]) -> Option<&StateRow>;
+    /// Set `key` to `value`.
+    fn put(&mut self, key: Vec<u8>, value: StateRow);
+    /// Remove `key`.
+    fn remove(&mut self, key: &[u8]);
+    /// All entries in key order.
+    fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &StateRow)> + '_>;
+    /// Make the changes durable as version `version() + 1`; returns it.
+    fn commit(&mut self) -> Result<i64>;
+    /// Drop uncommitted changes.
+    fn abort(&mut self);
+    /// Current sizes.
+    fn metrics(&self) -> StoreMetrics;
+}
+
+/// Where and how a partition's store lives.
+#[derive(Debug, Clone)]
+pub struct StoreSpec {
+    /// `state/<operator>/<partition>` in the checkpoint.
+    pub dir: PathBuf,
+    /// The value columns (the operator's state schema).
+    pub value_fields: Vec<FieldRef>,
+    /// `spark.sql.streaming.stateStore.minDeltasForSnapshot`.
+    pub min_deltas_for_snapshot: i64,
+    /// `spark.sql.streaming.minBatchesToRetain`.
+    pub min_versions_to_retain: i64,
+}
+
+/// Opens stores (`spark.sql.streaming.stateStore.providerClass`).
+pub trait StateStoreProvider: Send + Sync {
+    /// Open `spec`'s store at committed `version` (0: empty).
+    fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>>;
+}

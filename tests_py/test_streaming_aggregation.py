@@ -1,0 +1,198 @@
+"""Streaming aggregation: watermarks, windows, output modes, state across restarts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import AnalysisException, StreamingQueryException
+from sparklet.sql import DataFrame, SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+SCHEMA = "ts TIMESTAMP, k STRING, v INT"
+
+
+def windowed(ms: MemoryStream, size: str = "10 seconds", slide: str | None = None) -> DataFrame:
+    return (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .groupBy(F.window("ts", size, slide), "k")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    )
+
+
+class Collector:
+    """foreachBatch target: rows per batch as (window start second, k, n, total)."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[int, list[tuple]]] = []
+
+    def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
+        rows = []
+        for r in table.to_pylist():
+            start = r["window"]["start"].replace(tzinfo=None) if "window" in r else None
+            rows.append(((start - t(0)).total_seconds() if start else None, r["k"], r.get("n"), r.get("total")))
+        self.batches.append((batch_id, sorted(rows, key=lambda r: (r[0] or 0.0, r[1]))))
+
+    def rows(self) -> list[tuple]:
+        return [row for _, rows in self.batches for row in rows]
+
+
+def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
+    ms.addData(rows)
+    q.processAllAvailable()
+
+
+def test_append_emits_each_window_once_when_the_watermark_passes(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = windowed(ms).writeStream.outputMode("append").foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (t(3), "a", 2), (t(12), "b", 5)])
+    assert out.rows() == []  # watermark 0: nothing can close yet
+    step(q, ms, [(t(25), "a", 1)])  # watermark -> 15: window [0,10) closes
+    assert out.rows() == [(0.0, "a", 2, 3)]
+    step(q, ms, [(t(2), "a", 100)])  # late for the closed window: dropped
+    step(q, ms, [(t(45), "a", 1)])  # watermark -> 35
+    assert out.rows() == [(0.0, "a", 2, 3), (10.0, "b", 1, 5), (20.0, "a", 1, 1)]
+    dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress)
+    assert dropped == 1
+    # the no-data batch that closed the windows is its own batch, as in Spark
+    assert [n for n, rows in out.batches if rows][-1] == out.batches[-1][0]
+
+
+def test_update_emits_changed_rows_and_evicts_silently(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = windowed(ms).writeStream.outputMode("update").foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (t(12), "b", 5)])
+    step(q, ms, [(t(3), "a", 2)])
+    assert out.batches[0][1] == [(0.0, "a", 1, 1), (10.0, "b", 1, 5)]
+    changed = [rows for _, rows in out.batches if rows][-1]
+    assert changed == [(0.0, "a", 2, 3)]
+    step(q, ms, [(t(40), "c", 1)])  # watermark 30: [0,10) and [10,20) evicted, not re-emitted
+    assert out.rows()[-1] == (40.0, "c", 1, 1)
+    assert q.lastProgress["stateOperators"][0]["numRowsTotal"] == 1
+
+
+def test_complete_emits_the_whole_table_every_batch(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = (
+        ms.toDF()
+        .groupBy("k")
+        .agg(F.count("*").alias("n"), F.max("v").alias("top"))
+        .writeStream.outputMode("complete")
+        .format("memory")
+        .queryName("complete_out")
+        .start()
+    )
+    step(q, ms, [(t(1), "a", 1), (t(2), "b", 7)])
+    step(q, ms, [(t(3), "a", 4)])
+    assert sorted(tuple(r) for r in spark.table("complete_out").collect()) == [("a", 2, 4), ("b", 1, 7)]
+
+
+def test_sliding_windows_count_each_row_in_every_window(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = windowed(ms, "10 seconds", "5 seconds").writeStream.outputMode("append").foreachBatch(out).start()
+    step(q, ms, [(t(7), "a", 1), (t(12), "a", 2)])
+    step(q, ms, [(t(40), "a", 0)])  # watermark 30 closes the windows ending at 10, 15 and 20
+    assert out.rows() == [(0.0, "a", 1, 1), (5.0, "a", 2, 3), (10.0, "a", 1, 2)]
+
+
+def test_state_continues_after_restart(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+
+    def start():  # noqa: ANN202
+        return (
+            windowed(ms)
+            .writeStream.outputMode("update")
+            .foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [(t(1), "a", 1)])
+    q.stop()
+    q = start()
+    step(q, ms, [(t(2), "a", 10)])
+    q.stop()
+    assert out.rows()[-1] == (0.0, "a", 2, 11)  # the first run's count survived the restart
+    assert sorted((tmp_path / "state" / "0").iterdir())  # state files on disk
+
+
+def test_no_data_batches_can_be_disabled(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "false")
+    try:
+        ms = MemoryStream(spark, SCHEMA)
+        out = Collector()
+        q = windowed(ms).writeStream.outputMode("append").foreachBatch(out).start()
+        step(q, ms, [(t(1), "a", 1)])
+        step(q, ms, [(t(30), "a", 1)])  # watermark moves to 20, but no batch runs until data arrives
+        assert out.rows() == []
+        step(q, ms, [(t(31), "a", 1)])
+        assert out.rows() == [(0.0, "a", 1, 1)]
+    finally:
+        spark.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled")
+
+
+def test_progress_reports_event_time_and_state(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = windowed(ms).writeStream.outputMode("update").format("noop").start()
+    step(q, ms, [(t(1), "a", 1), (t(3), "b", 1)])
+    p = q.recentProgress[0]
+    assert p["eventTime"] == {
+        "min": "2024-01-01T00:00:01.000Z",
+        "max": "2024-01-01T00:00:03.000Z",
+        "avg": "2024-01-01T00:00:02.000Z",
+        "watermark": "1970-01-01T00:00:00.000Z",
+    }
+    op = p["stateOperators"][0]
+    assert op["operatorName"] == "stateStoreSave" and op["numRowsTotal"] == 2 and op["numRowsUpdated"] == 2
+    for key in [
+        "numRowsRemoved",
+        "numRowsDroppedByWatermark",
+        "memoryUsedBytes",
+        "commitTimeMs",
+        "numShufflePartitions",
+        "numStateStoreInstances",
+        "customMetrics",
+    ]:
+        assert key in op
+    assert op["memoryUsedBytes"] > 0
+
+
+def test_analysis_errors_at_start(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    counts = ms.toDF().groupBy("k").count()
+    with pytest.raises(AnalysisException, match="Append output mode not supported.*without watermark"):
+        counts.writeStream.outputMode("append").format("noop").start()
+    with pytest.raises(AnalysisException, match="Sorting is not supported"):
+        counts.orderBy("k").writeStream.outputMode("update").format("noop").start()
+    counts.orderBy("k").writeStream.outputMode("complete").format("noop").start().stop()
+    with pytest.raises(AnalysisException, match="Multiple streaming aggregations"):
+        counts.groupBy("count").agg(F.count("*").alias("c")).writeStream.outputMode("complete").format("noop").start()
+
+
+def test_changed_shuffle_partitions_are_refused(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    ms.addData([(t(1), "a", 1)])
+    counts = ms.toDF().groupBy("k").count()
+    q = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path)).start()
+    q.processAllAvailable()
+    q.stop()
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        with pytest.raises(StreamingQueryException, match="shuffle.partitions is 3.*written with 4"):
+            counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path)).start()
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
