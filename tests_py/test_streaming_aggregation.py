@@ -196,3 +196,47 @@ def test_changed_shuffle_partitions_are_refused(spark: SparkSession, tmp_path: P
             counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path)).start()
     finally:
         spark.conf.unset("spark.sql.shuffle.partitions")
+
+
+def test_every_aggregate_function_streams(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    aggs = ms.toDF().groupBy("k").agg(
+        F.count("v").alias("count"),
+        F.countDistinct("v").alias("distinct"),
+        F.approx_count_distinct("v").alias("approx"),
+        F.sum("v").alias("sum"),
+        F.avg("v").alias("avg"),
+        F.min("v").alias("min"),
+        F.max("v").alias("max"),
+        F.first("v").alias("first"),
+        F.last("v").alias("last"),
+        F.collect_list("v").alias("list"),
+        F.collect_set("v").alias("set"),
+        F.stddev("v").alias("stddev"),
+        F.variance("v").alias("variance"),
+    )
+    q = aggs.writeStream.outputMode("complete").format("memory").queryName("all_aggs").start()
+    step(q, ms, [(t(1), "a", 1), (t(2), "a", 2)])
+    step(q, ms, [(t(3), "a", 2), (t(4), "a", 7)])  # merged into the state of the first batch
+    (row,) = spark.table("all_aggs").collect()
+    assert (row["count"], row.distinct, row.approx, row["sum"], row.avg, row["min"], row["max"]) == (4, 3, 3, 12, 3.0, 1, 7)
+    assert (row.first, row.last) == (1, 7)
+    assert sorted(row.list) == [1, 2, 2, 7] and sorted(row.set) == [1, 2, 7]
+    assert row.variance == pytest.approx(7.333333, rel=1e-5) and row.stddev == pytest.approx(7.333333**0.5, rel=1e-5)
+
+
+@pytest.mark.parametrize("policy,expected", [("min", "1970-01-01T00:00:11.000Z"), ("max", "1970-01-01T00:00:40.000Z")])
+def test_multiple_watermark_policy(spark: SparkSession, policy: str, expected: str) -> None:
+    spark.conf.set("spark.sql.streaming.multipleWatermarkPolicy", policy)
+    try:
+        a, b = MemoryStream(spark, SCHEMA), MemoryStream(spark, SCHEMA)
+        both = a.toDF().withWatermark("ts", "10 seconds").union(b.toDF().withWatermark("ts", "10 seconds"))
+        q = both.groupBy(F.window("ts", "10 seconds")).count().writeStream.outputMode("update").format("noop").start()
+        a.addData([(dt.datetime(1970, 1, 1, 0, 0, 20), "x", 1)])
+        b.addData([(dt.datetime(1970, 1, 1, 0, 0, 50), "y", 1)])
+        q.processAllAvailable()
+        a.addData([(dt.datetime(1970, 1, 1, 0, 0, 21), "x", 1)])
+        q.processAllAvailable()
+        assert q.lastProgress["eventTime"]["watermark"] == expected
+    finally:
+        spark.conf.unset("spark.sql.streaming.multipleWatermarkPolicy")

@@ -6,3 +6,4 @@ mod engine;
 mod formats;
 mod functions;
 mod sources;
+mod state;

@@ -181,6 +181,9 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         "stddev" => ("stddev", false),
         "variance" => ("var", false),
         "count_distinct" => ("count", true),
+        // exact distinct counting: within any error bound, and its state merges
+        // across micro-batches (approx_distinct's HLL state does not round-trip)
+        "approx_count_distinct" => ("count", true),
         other => (other, false),
     };
     let f = state.udaf(df_name).map_err(|_| {
