@@ -200,26 +200,38 @@ def test_changed_shuffle_partitions_are_refused(spark: SparkSession, tmp_path: P
 
 def test_every_aggregate_function_streams(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
-    aggs = ms.toDF().groupBy("k").agg(
-        F.count("v").alias("count"),
-        F.countDistinct("v").alias("distinct"),
-        F.approx_count_distinct("v").alias("approx"),
-        F.sum("v").alias("sum"),
-        F.avg("v").alias("avg"),
-        F.min("v").alias("min"),
-        F.max("v").alias("max"),
-        F.first("v").alias("first"),
-        F.last("v").alias("last"),
-        F.collect_list("v").alias("list"),
-        F.collect_set("v").alias("set"),
-        F.stddev("v").alias("stddev"),
-        F.variance("v").alias("variance"),
+    aggs = (
+        ms.toDF()
+        .groupBy("k")
+        .agg(
+            F.count("v").alias("count"),
+            F.countDistinct("v").alias("distinct"),
+            F.approx_count_distinct("v").alias("approx"),
+            F.sum("v").alias("sum"),
+            F.avg("v").alias("avg"),
+            F.min("v").alias("min"),
+            F.max("v").alias("max"),
+            F.first("v").alias("first"),
+            F.last("v").alias("last"),
+            F.collect_list("v").alias("list"),
+            F.collect_set("v").alias("set"),
+            F.stddev("v").alias("stddev"),
+            F.variance("v").alias("variance"),
+        )
     )
     q = aggs.writeStream.outputMode("complete").format("memory").queryName("all_aggs").start()
     step(q, ms, [(t(1), "a", 1), (t(2), "a", 2)])
     step(q, ms, [(t(3), "a", 2), (t(4), "a", 7)])  # merged into the state of the first batch
     (row,) = spark.table("all_aggs").collect()
-    assert (row["count"], row.distinct, row.approx, row["sum"], row.avg, row["min"], row["max"]) == (4, 3, 3, 12, 3.0, 1, 7)
+    assert (row["count"], row.distinct, row.approx, row["sum"], row.avg, row["min"], row["max"]) == (
+        4,
+        3,
+        3,
+        12,
+        3.0,
+        1,
+        7,
+    )
     assert (row.first, row.last) == (1, 7)
     assert sorted(row.list) == [1, 2, 2, 7] and sorted(row.set) == [1, 2, 7]
     assert row.variance == pytest.approx(7.333333, rel=1e-5) and row.stddev == pytest.approx(7.333333**0.5, rel=1e-5)
@@ -240,3 +252,17 @@ def test_multiple_watermark_policy(spark: SparkSession, policy: str, expected: s
         assert q.lastProgress["eventTime"]["watermark"] == expected
     finally:
         spark.conf.unset("spark.sql.streaming.multipleWatermarkPolicy")
+
+
+def test_late_rows_are_kept_in_a_table_when_asked(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = windowed(ms).writeStream.outputMode("update").format("noop").option("lateRowsTable", "late_rows").start()
+    step(q, ms, [(t(1), "a", 1)])
+    step(q, ms, [(t(30), "a", 1)])  # watermark 20
+    step(q, ms, [(t(2), "a", 99), (t(31), "b", 1)])  # t(2) is late
+    late = spark.table("late_rows").collect()
+    assert len(late) == 1
+    dropping = [p["batchId"] for p in q.recentProgress if p["stateOperators"][0]["numRowsDroppedByWatermark"]]
+    assert [late[0].batchId] == dropping
+    assert late[0].window.start == t(0) and late[0].k == "a"
+    assert sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress) == 1

@@ -34,6 +34,7 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
             Trigger::default(),
             OutputMode::Append,
             None,
+            None,
         )
         .unwrap();
     stream
@@ -85,6 +86,7 @@ fn available_now_processes_existing_files_then_stops() {
             Trigger::AvailableNow,
             OutputMode::Append,
             None,
+            None,
         )
         .unwrap();
     assert!(q.await_termination(Some(WAIT)).unwrap());
@@ -99,7 +101,15 @@ fn a_failing_sink_stops_the_query_with_its_error() {
         Err(sparklet_engine::Error::Internal("boom".into()))
     }));
     let q = s
-        .start_query(df, sink, None, Trigger::default(), OutputMode::Append, None)
+        .start_query(
+            df,
+            sink,
+            None,
+            Trigger::default(),
+            OutputMode::Append,
+            None,
+            None,
+        )
         .unwrap();
     stream.add_data(vec![batch(&[1], &["a"])]).unwrap();
     let err = q.await_termination(Some(WAIT)).unwrap_err();
@@ -119,6 +129,7 @@ fn complete_mode_without_aggregation_is_rejected_at_start() {
             None,
             Trigger::default(),
             OutputMode::Complete,
+            None,
             None,
         )
         .unwrap_err();
@@ -141,6 +152,7 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
             Trigger::default(),
             OutputMode::Append,
             None,
+            None,
         )
         .unwrap();
     let dup = s.start_query(
@@ -149,6 +161,7 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
         Some("words".into()),
         Trigger::default(),
         OutputMode::Append,
+        None,
         None,
     );
     assert!(dup.unwrap_err().to_string().contains("already active"));

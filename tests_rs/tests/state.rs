@@ -36,7 +36,10 @@ fn versions_reload_from_snapshot_plus_deltas() {
     }
     assert!(dir.path().join("3.snapshot").exists());
     let reopened = MemoryProvider.open(&s, 5).unwrap();
-    let keys: Vec<String> = reopened.iter().map(|(k, _)| String::from_utf8(k.to_vec()).unwrap()).collect();
+    let keys: Vec<String> = reopened
+        .iter()
+        .map(|(k, _)| String::from_utf8(k.to_vec()).unwrap())
+        .collect();
     assert_eq!(keys, vec!["k2", "k3", "k4", "k5"]);
     assert_eq!(reopened.get(b"k5"), Some(&v(5)));
     // an older version is still readable (replay of an uncommitted batch)
@@ -67,6 +70,9 @@ fn a_missing_delta_is_an_error_naming_the_folder() {
     store.put(b"a".to_vec(), v(1));
     store.commit().unwrap();
     std::fs::remove_file(dir.path().join("1.delta")).unwrap();
-    let err = MemoryProvider.open(&s, 1).err().expect("missing delta must fail");
+    let err = MemoryProvider
+        .open(&s, 1)
+        .err()
+        .expect("missing delta must fail");
     assert!(err.to_string().contains("1.delta"), "{err}");
 }

@@ -351,6 +351,7 @@ impl Session {
         trigger: Trigger,
         output_mode: OutputMode,
         checkpoint_location: Option<String>,
+        late_rows_table: Option<String>,
     ) -> Result<StreamingQuery> {
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
@@ -414,6 +415,19 @@ impl Session {
                 )?)
             }
         };
+        // beyond Spark: rows dropped as late can be kept in a queryable table
+        let late_rows: Option<Box<dyn Sink>> = match late_rows_table {
+            Some(table) => {
+                let empty = Arc::new(Schema::empty());
+                Some(Box::new(crate::sinks::memory::MemorySink::new(
+                    &table,
+                    self.ctx.clone(),
+                    false,
+                    empty,
+                )?))
+            }
+            None => None,
+        };
         execution::start(
             self.state(),
             plan,
@@ -423,6 +437,7 @@ impl Session {
                 trigger,
                 output_mode,
                 checkpoint,
+                late_rows,
             },
             &self.conf,
             &self.streams,

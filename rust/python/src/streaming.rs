@@ -264,8 +264,19 @@ pub fn start_query(
     let session = Arc::clone(&df.session);
     let frame = df.df.clone();
     let checkpoint = options.get("checkpointlocation").cloned();
+    let late = options.get("laterowstable").cloned();
     let q = py
-        .detach(|| session.start_query(frame, sink, query_name, trigger, output_mode, checkpoint))
+        .detach(|| {
+            session.start_query(
+                frame,
+                sink,
+                query_name,
+                trigger,
+                output_mode,
+                checkpoint,
+                late,
+            )
+        })
         .py()?;
     Ok(PyStreamingQuery { inner: q })
 }

@@ -80,6 +80,8 @@ pub struct StartOptions {
     pub output_mode: OutputMode,
     /// The checkpoint.
     pub checkpoint: CheckpointSpec,
+    /// Where rows dropped behind the watermark go (`lateRowsTable`).
+    pub late_rows: Option<Box<dyn Sink>>,
 }
 
 fn incompatible(message: String) -> Error {
@@ -87,6 +89,37 @@ fn incompatible(message: String) -> Error {
         condition: "CHECKPOINT_INCOMPATIBLE".into(),
         message,
     }
+}
+
+/// Late rows with the batch that dropped them, as `batchId` (first column).
+fn late_rows(
+    rows: &[arrow::array::RecordBatch],
+    schema: arrow::datatypes::SchemaRef,
+    batch_id: i64,
+) -> Result<SinkBatch> {
+    let mut fields = vec![Arc::new(arrow::datatypes::Field::new(
+        "batchId",
+        DataType::Int64,
+        false,
+    ))];
+    fields.extend(schema.fields().iter().cloned());
+    let out_schema = Arc::new(arrow::datatypes::Schema::new(fields));
+    let batches = rows
+        .iter()
+        .map(|b| {
+            let mut cols: Vec<arrow::array::ArrayRef> =
+                vec![Arc::new(arrow::array::Int64Array::from(vec![
+                    batch_id;
+                    b.num_rows()
+                ]))];
+            cols.extend(b.columns().iter().cloned());
+            arrow::array::RecordBatch::try_new(Arc::clone(&out_schema), cols).map_err(Error::from)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SinkBatch {
+        schema: out_schema,
+        batches,
+    })
 }
 
 /// `spark.sql.shuffle.partitions` recorded by the newest batch of the checkpoint.
@@ -441,6 +474,7 @@ pub fn start(
         batch_id,
         replay,
         agg,
+        late_sink: opts.late_rows,
         watermarks,
         watermark_ms,
         next_watermark_ms: watermark_ms,
@@ -506,6 +540,8 @@ struct Execution {
     replay: Option<OffsetSeq>,
     /// The streaming aggregation, if the query has one.
     agg: Option<StatefulAggregate>,
+    /// Receives the rows the aggregation dropped as late, per batch.
+    late_sink: Option<Box<dyn Sink>>,
     watermarks: Watermarks,
     /// Watermark of the last batch run, ms.
     watermark_ms: i64,
@@ -765,6 +801,12 @@ impl Execution {
                     .defined()
                     .then_some(self.watermark_ms * 1000);
                 let emitted = agg.process(&parts, Arc::clone(&task_ctx), wm)?;
+                if let Some(late) = &mut self.late_sink {
+                    late.add_batch(
+                        self.batch_id,
+                        late_rows(&agg.late_rows, parts.input.schema(), self.batch_id)?,
+                    )?;
+                }
                 let rows: Arc<dyn datafusion::physical_plan::ExecutionPlan> =
                     datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
                         &[emitted],
