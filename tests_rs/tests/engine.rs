@@ -6,7 +6,7 @@ use datafusion::prelude::{col, lit};
 use sparklet_engine::engine::execution::OutputMode;
 use sparklet_engine::engine::trigger::Trigger;
 use sparklet_engine::sinks::SinkBatch;
-use sparklet_engine::{Session, SinkSpec};
+use sparklet_engine::{QueryOptions, Session, SinkSpec};
 
 use crate::common::{batch, schema_id_word, TempDir, WAIT};
 
@@ -30,11 +30,12 @@ fn memory_stream_to_foreach_batch_filters_each_batch() {
         .start_query(
             df,
             recording_sink(&seen),
-            Some("t1".into()),
-            Trigger::default(),
-            OutputMode::Append,
-            None,
-            None,
+            QueryOptions {
+                name: Some("t1".into()),
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Append,
+                ..Default::default()
+            },
         )
         .unwrap();
     stream
@@ -82,11 +83,12 @@ fn available_now_processes_existing_files_then_stops() {
         .start_query(
             df,
             recording_sink(&seen),
-            None,
-            Trigger::AvailableNow,
-            OutputMode::Append,
-            None,
-            None,
+            QueryOptions {
+                name: None,
+                trigger: Trigger::AvailableNow,
+                output_mode: OutputMode::Append,
+                ..Default::default()
+            },
         )
         .unwrap();
     assert!(q.await_termination(Some(WAIT)).unwrap());
@@ -104,11 +106,12 @@ fn a_failing_sink_stops_the_query_with_its_error() {
         .start_query(
             df,
             sink,
-            None,
-            Trigger::default(),
-            OutputMode::Append,
-            None,
-            None,
+            QueryOptions {
+                name: None,
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Append,
+                ..Default::default()
+            },
         )
         .unwrap();
     stream.add_data(vec![batch(&[1], &["a"])]).unwrap();
@@ -126,11 +129,12 @@ fn complete_mode_without_aggregation_is_rejected_at_start() {
         .start_query(
             df,
             SinkSpec::Noop,
-            None,
-            Trigger::default(),
-            OutputMode::Complete,
-            None,
-            None,
+            QueryOptions {
+                name: None,
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Complete,
+                ..Default::default()
+            },
         )
         .unwrap_err();
     assert!(
@@ -148,21 +152,23 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
         .start_query(
             df.clone(),
             SinkSpec::Memory,
-            Some("words".into()),
-            Trigger::default(),
-            OutputMode::Append,
-            None,
-            None,
+            QueryOptions {
+                name: Some("words".into()),
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Append,
+                ..Default::default()
+            },
         )
         .unwrap();
     let dup = s.start_query(
         df,
         SinkSpec::Memory,
-        Some("words".into()),
-        Trigger::default(),
-        OutputMode::Append,
-        None,
-        None,
+        QueryOptions {
+            name: Some("words".into()),
+            trigger: Trigger::default(),
+            output_mode: OutputMode::Append,
+            ..Default::default()
+        },
     );
     assert!(dup.unwrap_err().to_string().contains("already active"));
     stream.add_data(vec![batch(&[7, 8], &["x", "y"])]).unwrap();

@@ -21,4 +21,4 @@ pub mod sources;
 pub mod state;
 
 pub use error::{Error, Result};
-pub use session::{Session, SinkSpec};
+pub use session::{QueryOptions, Session, SinkSpec};

@@ -56,6 +56,21 @@ pub enum SinkSpec {
     },
 }
 
+/// What `writeStream` was told besides the sink.
+#[derive(Debug, Clone, Default)]
+pub struct QueryOptions {
+    /// `queryName`.
+    pub name: Option<String>,
+    /// The trigger.
+    pub trigger: Trigger,
+    /// The output mode.
+    pub output_mode: OutputMode,
+    /// The writer's `checkpointLocation`.
+    pub checkpoint_location: Option<String>,
+    /// `lateRowsTable`: keep rows dropped behind the watermark in this table.
+    pub late_rows_table: Option<String>,
+}
+
 /// One user session (`SparkSession`).
 pub struct Session {
     ctx: SessionContext,
@@ -347,12 +362,15 @@ impl Session {
         &self,
         df: DataFrame,
         sink: SinkSpec,
-        name: Option<String>,
-        trigger: Trigger,
-        output_mode: OutputMode,
-        checkpoint_location: Option<String>,
-        late_rows_table: Option<String>,
+        opts: QueryOptions,
     ) -> Result<StreamingQuery> {
+        let QueryOptions {
+            name,
+            trigger,
+            output_mode,
+            checkpoint_location,
+            late_rows_table,
+        } = opts;
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());

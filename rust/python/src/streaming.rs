@@ -13,7 +13,7 @@ use sparklet_engine::engine::query::StreamingQuery;
 use sparklet_engine::engine::trigger::Trigger;
 use sparklet_engine::sinks::SinkBatch;
 use sparklet_engine::sources::memory::MemoryStream;
-use sparklet_engine::{Error, SinkSpec};
+use sparklet_engine::{Error, QueryOptions, SinkSpec};
 
 use crate::dataframe::PyDataFrame;
 use crate::errors::{query_failed, IntoPyResult, UserError};
@@ -267,15 +267,14 @@ pub fn start_query(
     let late = options.get("laterowstable").cloned();
     let q = py
         .detach(|| {
-            session.start_query(
-                frame,
-                sink,
-                query_name,
+            let opts = QueryOptions {
+                name: query_name,
                 trigger,
                 output_mode,
-                checkpoint,
-                late,
-            )
+                checkpoint_location: checkpoint,
+                late_rows_table: late,
+            };
+            session.start_query(frame, sink, opts)
         })
         .py()?;
     Ok(PyStreamingQuery { inner: q })

@@ -37,9 +37,10 @@ use crate::state::memory::MemoryProvider;
 use arrow::datatypes::DataType;
 
 /// Spark's output modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OutputMode {
     /// Only new rows.
+    #[default]
     Append,
     /// Rows changed in this batch.
     Update,
