@@ -1,0 +1,143 @@
+"""Windowed streaming aggregation: sparklet vs PySpark on the same files.
+
+    python bench/windowed.py [--events 2000000] [--files 10] [--pyspark-python PATH]
+
+Writes Parquet event files, then runs a tumbling (10 s) and a sliding
+(10 s every 5 s) window count+sum with a 5 s watermark, append mode,
+``maxFilesPerTrigger=1`` (one micro-batch per file) and ``availableNow``.
+Prints events/s and the state memory against the raw key + accumulator
+bytes. With ``--pyspark-python`` (an interpreter that has PySpark and Java),
+the same queries run on PySpark over the same files: the script prints the
+throughput ratio and whether the results are identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERIES = {"tumbling": ("10 seconds", None), "sliding": ("10 seconds", "5 seconds")}
+SCHEMA = "ts TIMESTAMP, category STRING, amount DOUBLE"
+
+
+def generate(folder: Path, events: int, files: int) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    per_file = events // files
+    start_us = 1_704_067_200_000_000  # 2024-01-01T00:00:00Z
+    for f in range(files):
+        idx = np.arange(f * per_file, (f + 1) * per_file)
+        # ~1000 events per second, up to 3 s out of order
+        ts = start_us + idx * 1_000 + rng.integers(-3_000_000, 1, per_file)
+        table = pa.table(
+            {
+                "ts": pa.array(ts, pa.timestamp("us", tz="UTC")),
+                "category": pa.array([f"cat{c:02d}" for c in rng.integers(0, 20, per_file)]),
+                "amount": rng.integers(0, 10_000, per_file) / 100.0,
+            }
+        )
+        pq.write_table(table, folder / f"events-{f:03d}.parquet", row_group_size=65_536)
+
+
+def run(engine: str, folder: Path, kind: str) -> dict:
+    if engine == "pyspark":
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+    else:
+        from sparklet.sql import SparkSession
+        from sparklet.sql import functions as F
+
+        spark = SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate()
+    size, slide = QUERIES[kind]
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "in"))
+    agg = (
+        stream.withWatermark("ts", "5 seconds")
+        .groupBy(F.window("ts", size, slide), "category")
+        .agg(F.count(F.lit(1)).alias("cnt"), F.sum("amount").alias("sum_amount"))
+    )
+    name = f"bench_{kind}"
+    t0 = time.perf_counter()
+    q = (
+        agg.writeStream.format("memory")
+        .queryName(name)
+        .outputMode("append")
+        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination()
+    elapsed = time.perf_counter() - t0
+    progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
+    rows = [
+        (r["window"]["start"].isoformat(), r["window"]["end"].isoformat(), r["category"], int(r["cnt"]), round(float(r["sum_amount"]), 6))
+        for r in spark.table(name).collect()
+    ]
+    ops = [p["stateOperators"][0] for p in progress if p.get("stateOperators")]
+    return {
+        "elapsed": elapsed,
+        "events": sum(p["numInputRows"] for p in progress),
+        "rows": sorted(rows),
+        "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
+        "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=2_000_000)
+    ap.add_argument("--files", type=int, default=10)
+    ap.add_argument("--pyspark-python", default=None)
+    ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
+    ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.folder:  # child mode: one engine, one query, JSON out
+        print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "in").mkdir()
+        generate(folder / "in", args.events, args.files)
+        for kind in QUERIES:
+            mine = run("sparklet", folder, kind)
+            # raw bytes per key: window (2 x 8) + category (~5) + count (8) + sum (8)
+            raw = mine["max_state_keys"] * (16 + 5 + 8 + 8)
+            print(
+                f"{kind:9s} sparklet: {mine['events'] / mine['elapsed']:12,.0f} events/s "
+                f"({mine['events']:,} events, {mine['elapsed']:.2f} s, {len(mine['rows'])} windows out); "
+                f"state {mine['max_state_bytes']:,} B for {mine['max_state_keys']} keys = {mine['max_state_bytes'] / max(raw, 1):.1f}x raw"
+            )
+            if args.pyspark_python:
+                out = subprocess.run(
+                    [args.pyspark_python, __file__, "--engine", "pyspark", "--folder", str(folder), "--kind", kind],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                theirs = json.loads(out.stdout.strip().splitlines()[-1])
+                rate = theirs["events"] / theirs["elapsed"]
+                print(
+                    f"{kind:9s} PySpark : {rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
+                    f"{(mine['events'] / mine['elapsed']) / rate:.1f}x; identical results: {mine['rows'] == theirs['rows']}"
+                )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
