@@ -86,7 +86,7 @@ def run(engine: str, folder: Path, kind: str) -> dict:
     elapsed = time.perf_counter() - t0
     progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
     rows = [
-        (r["window"]["start"].isoformat(), r["window"]["end"].isoformat(), r["category"], int(r["cnt"]), round(float(r["sum_amount"]), 6))
+        (r["window"]["start"].isoformat(), r["window"]["end"].isoformat(), r["category"], int(r["cnt"]), round(float(r["sum_amount"]), 2))
         for r in spark.table(name).collect()
     ]
     ops = [p["stateOperators"][0] for p in progress if p.get("stateOperators")]

@@ -319,7 +319,17 @@ impl StatefulAggregate {
             }
         }
         let t = Instant::now();
-        let source = MemorySourceConfig::try_new_exec(&[kept], Arc::clone(&input_schema), None)?;
+        // spread the batch over the cores for the partial aggregation
+        let lanes = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(kept.len())
+            .max(1);
+        let mut partitions: Vec<Vec<RecordBatch>> = vec![Vec::new(); lanes];
+        for (i, b) in kept.into_iter().enumerate() {
+            partitions[i % lanes].push(b);
+        }
+        let source =
+            MemorySourceConfig::try_new_exec(&partitions, Arc::clone(&input_schema), None)?;
         let partial: Arc<dyn ExecutionPlan> = Arc::new(AggregateExec::try_new(
             AggregateMode::Partial,
             parts.group_by.clone(),

@@ -93,12 +93,16 @@ impl ScalarUDFImpl for Tumbling {
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
-        let starts: TimestampMicrosecondArray = ts
-            .iter()
-            .map(|v| v.map(|t| last_start(t, slide, start)))
-            .collect();
-        let ends: TimestampMicrosecondArray = starts.iter().map(|v| v.map(|s| s + size)).collect();
+        // a tight loop over the values; nulls are carried by the null buffer
         let nulls = ts.nulls().cloned();
+        let starts_v: Vec<i64> = ts
+            .values()
+            .iter()
+            .map(|t| last_start(*t, slide, start))
+            .collect();
+        let ends_v: Vec<i64> = starts_v.iter().map(|s| s + size).collect();
+        let starts = TimestampMicrosecondArray::new(starts_v.into(), nulls.clone());
+        let ends = TimestampMicrosecondArray::new(ends_v.into(), nulls.clone());
         let st = StructArray::try_new(
             window_fields(),
             vec![

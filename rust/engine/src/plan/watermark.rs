@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::compute::{cast, max, min, sum};
+use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use datafusion::common::{DFSchemaRef, Result as DFResult};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -76,12 +76,20 @@ impl StatsHandle {
         if arr.len() == arr.null_count() {
             return Ok(());
         }
-        let wide: arrow::array::Decimal128Array = arr.iter().map(|v| v.map(i128::from)).collect();
+        let (mut lo, mut hi, mut total, mut n) = (i64::MAX, i64::MIN, 0i128, 0u64);
+        for (i, v) in arr.values().iter().enumerate() {
+            if arr.is_valid(i) {
+                lo = lo.min(*v);
+                hi = hi.max(*v);
+                total += *v as i128;
+                n += 1;
+            }
+        }
         let stats = EventTimeStats {
-            min: min(arr).unwrap_or(0),
-            max: max(arr).unwrap_or(0),
-            sum: sum(&wide).unwrap_or(0),
-            count: (arr.len() - arr.null_count()) as u64,
+            min: lo,
+            max: hi,
+            sum: total,
+            count: n,
         };
         self.0.lock().add(stats);
         Ok(())
