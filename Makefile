@@ -50,6 +50,7 @@ test: lint rust-test py-test notebooks
 bench: build
 	$(PY) bench/stateless.py
 	$(PY) bench/checkpoint.py
+	$(PY) bench/windowed.py
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200

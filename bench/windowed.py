@@ -86,7 +86,13 @@ def run(engine: str, folder: Path, kind: str) -> dict:
     elapsed = time.perf_counter() - t0
     progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
     rows = [
-        (r["window"]["start"].isoformat(), r["window"]["end"].isoformat(), r["category"], int(r["cnt"]), round(float(r["sum_amount"]), 2))
+        (
+            r["window"]["start"].isoformat(),
+            r["window"]["end"].isoformat(),
+            r["category"],
+            int(r["cnt"]),
+            round(float(r["sum_amount"]), 2),
+        )
         for r in spark.table(name).collect()
     ]
     ops = [p["stateOperators"][0] for p in progress if p.get("stateOperators")]
@@ -135,7 +141,7 @@ def main() -> None:
                 rate = theirs["events"] / theirs["elapsed"]
                 print(
                     f"{kind:9s} PySpark : {rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
-                    f"{(mine['events'] / mine['elapsed']) / rate:.1f}x; identical results: {mine['rows'] == theirs['rows']}"
+                    f"{(mine['events'] / mine['elapsed']) / rate:.1f}x; identical results: {json.loads(json.dumps(mine['rows'])) == theirs['rows']}"
                 )
 
 

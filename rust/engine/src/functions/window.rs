@@ -4,10 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{
-    Array, ArrayRef, AsArray, Int64Array, ListBuilder, StructArray, StructBuilder,
-    TimestampMicrosecondArray, TimestampMicrosecondBuilder,
-};
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array, StructArray, TimestampMicrosecondArray};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Field, Fields, Int64Type, TimeUnit};
 use datafusion::error::{DataFusionError, Result as DFResult};
@@ -137,40 +134,40 @@ impl ScalarUDFImpl for Sliding {
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
-        let fields = window_fields();
-        let builder = StructBuilder::new(
-            fields.clone(),
-            vec![
-                Box::new(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
-                Box::new(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
-            ],
-        );
-        let mut out =
-            ListBuilder::new(builder).with_field(Arc::new(Field::new("item", window_type(), true)));
+        // flat start/end vectors plus list offsets: no per-value builder calls
         let overlapping = (size + slide - 1) / slide;
-        for v in ts.iter() {
-            let Some(t) = v else {
-                out.append_null();
-                continue;
-            };
-            let last = last_start(t, slide, start);
-            // Spark's order: the earliest window first
-            for k in (0..overlapping).rev() {
-                let ws = last - k * slide;
-                if ws <= t && t < ws + size {
-                    let sb = out.values();
-                    sb.field_builder::<TimestampMicrosecondBuilder>(0)
-                        .expect("start field")
-                        .append_value(ws);
-                    sb.field_builder::<TimestampMicrosecondBuilder>(1)
-                        .expect("end field")
-                        .append_value(ws + size);
-                    sb.append(true);
+        let mut starts: Vec<i64> = Vec::with_capacity(ts.len() * overlapping as usize);
+        let mut offsets: Vec<i32> = Vec::with_capacity(ts.len() + 1);
+        offsets.push(0);
+        for (i, t) in ts.values().iter().enumerate() {
+            if ts.is_valid(i) {
+                let last = last_start(*t, slide, start);
+                // Spark's order: the earliest window first
+                for k in (0..overlapping).rev() {
+                    let ws = last - k * slide;
+                    if ws <= *t && *t < ws + size {
+                        starts.push(ws);
+                    }
                 }
             }
-            out.append(true);
+            offsets.push(starts.len() as i32);
         }
-        Ok(ColumnarValue::Array(Arc::new(out.finish())))
+        let ends: Vec<i64> = starts.iter().map(|s| s + size).collect();
+        let st = StructArray::try_new(
+            window_fields(),
+            vec![
+                Arc::new(TimestampMicrosecondArray::from(starts).with_timezone("UTC")),
+                Arc::new(TimestampMicrosecondArray::from(ends).with_timezone("UTC")),
+            ],
+            None,
+        )?;
+        let list = arrow::array::ListArray::try_new(
+            Arc::new(Field::new("item", window_type(), true)),
+            arrow::buffer::OffsetBuffer::new(offsets.into()),
+            Arc::new(st),
+            ts.nulls().cloned(),
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(list)))
     }
 }
 
