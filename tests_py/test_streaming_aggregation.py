@@ -266,3 +266,102 @@ def test_late_rows_are_kept_in_a_table_when_asked(spark: SparkSession) -> None:
     assert [late[0].batchId] == dropping
     assert late[0].window.start == t(0) and late[0].k == "a"
     assert sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress) == 1
+
+
+def sessions(ms: MemoryStream, gap) -> DataFrame:  # noqa: ANN001
+    return (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .groupBy(F.session_window("ts", gap), "k")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    )
+
+
+def session_rows(table) -> list[tuple]:  # noqa: ANN001
+    out = []
+    for r in table.to_pylist():
+        w = r["session_window"]
+        out.append(
+            (
+                (w["start"].replace(tzinfo=None) - t(0)).seconds,
+                (w["end"].replace(tzinfo=None) - t(0)).seconds,
+                r["k"],
+                r["n"],
+                r["total"],
+            )
+        )
+    return sorted(out)
+
+
+def test_session_windows_merge_rows_closer_than_the_gap(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    got: list = []
+    q = (
+        sessions(ms, "5 seconds")
+        .writeStream.outputMode("update")
+        .foreachBatch(lambda tb, i: got.append(session_rows(tb)))
+        .start()
+    )
+    step(q, ms, [(t(1), "a", 1), (t(3), "a", 2), (t(12), "b", 5)])
+    assert got[0] == [(1, 8, "a", 2, 3), (12, 17, "b", 1, 5)]
+    step(q, ms, [(t(6), "a", 4)])  # extends a's session to [1, 11)
+    assert [rows for rows in got if rows][-1] == [(1, 11, "a", 3, 7)]
+    step(q, ms, [(t(4), "b", 1), (t(16), "b", 1)])  # [4, 9) stands alone; [16, 21) merges into [12, 21)
+    assert [rows for rows in got if rows][-1] == [(4, 9, "b", 1, 1), (12, 21, "b", 2, 6)]
+
+
+def test_session_windows_in_append_mode_close_with_the_watermark(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    got: list = []
+    q = (
+        sessions(ms, "5 seconds")
+        .writeStream.outputMode("append")
+        .foreachBatch(lambda tb, i: got.extend(session_rows(tb)))
+        .start()
+    )
+    step(q, ms, [(t(1), "a", 1), (t(4), "a", 1)])
+    assert got == []
+    step(q, ms, [(t(30), "a", 1)])  # watermark 20: [1, 9) closes
+    assert got == [(1, 9, "a", 2, 2)]
+
+
+def test_session_gap_per_row(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    gap = F.when(F.col("k") == "slow", "20 seconds").otherwise("2 seconds")
+    got: list = []
+    q = (
+        sessions(ms, gap)
+        .writeStream.outputMode("complete")
+        .foreachBatch(lambda tb, i: got.append(session_rows(tb)))
+        .start()
+    )
+    step(q, ms, [(t(0), "slow", 1), (t(15), "slow", 1), (t(0), "fast", 1), (t(5), "fast", 1)])
+    assert got[-1] == [(0, 2, "fast", 1, 1), (0, 35, "slow", 2, 2), (5, 7, "fast", 1, 1)]
+
+
+def test_session_window_on_a_batch_dataframe_is_refused(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(t(1), "a", 1)], SCHEMA)
+    with pytest.raises(AnalysisException, match="session_window"):
+        df.groupBy(F.session_window("ts", "5 seconds")).count()
+
+
+def test_sessions_survive_a_restart(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    got: list = []
+
+    def start():  # noqa: ANN202
+        return (
+            sessions(ms, "5 seconds")
+            .writeStream.outputMode("update")
+            .foreachBatch(lambda tb, i: got.append(session_rows(tb)))
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [(t(1), "a", 1)])
+    q.stop()
+    q = start()
+    step(q, ms, [(t(4), "a", 2)])
+    q.stop()
+    assert [rows for rows in got if rows][-1] == [(1, 9, "a", 2, 3)]

@@ -244,6 +244,19 @@ def window(
     return Column(_native.explode(_call("window_list", *args)._expr)).alias("window")
 
 
+def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Column:
+    """Session windows: rows of a key whose event times are less than
+    ``gapDuration`` apart fall in one session (``start`` to last event + gap).
+
+    ``gapDuration`` is an interval string or a Column giving each row's gap
+    (e.g. ``F.when(F.col("kind") == "slow", "1 minute").otherwise("10 seconds")``);
+    rows with a gap that is not positive get no session. Supported in
+    streaming aggregations.
+    """
+    gap = lit(_micros(gapDuration, "gapDuration")) if isinstance(gapDuration, str) else gapDuration
+    return _call("session_window", _to_col(timeColumn), gap).alias("session_window")
+
+
 def window_time(windowColumn: ColumnOrName) -> Column:
     """The event time of a window: its end minus one microsecond."""
     return _call("window_time", _to_col(windowColumn)).alias("window_time")

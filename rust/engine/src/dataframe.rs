@@ -317,6 +317,19 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         .into_iter()
         .map(|g| resolve(&df, g))
         .collect::<Result<Vec<_>>>()?;
+    let sessions = group.iter().any(|g| {
+        let inner = match g {
+            Expr::Alias(a) => a.expr.as_ref(),
+            other => other,
+        };
+        is_fn(inner, "session_window")
+    });
+    if sessions && !crate::catalog::is_streaming(df.logical_plan()) {
+        return Err(Error::analysis(
+            "UNSUPPORTED_FEATURE",
+            "session_window is supported in streaming aggregations; on batch DataFrames it is not supported yet in sparklet",
+        ));
+    }
     let aggs = aggs
         .into_iter()
         .map(|a| resolve(&df, a))

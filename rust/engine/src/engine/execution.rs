@@ -429,6 +429,15 @@ pub fn start(
             }
         });
         let event_time = event_time.filter(|_| watermarks.defined());
+        let session = (0..num_keys).find(|i| {
+            let f = schema.field(*i);
+            f.name() == "session_window" && matches!(f.data_type(), DataType::Struct(_))
+        });
+        // a session's end decides lateness and eviction, as a window's does
+        let event_time = match (event_time, session) {
+            (None, Some(si)) if watermarks.defined() => Some(EventTimeKey::Window(si)),
+            (et, _) => et,
+        };
         if opts.output_mode == OutputMode::Append && event_time.is_none() {
             return Err(Error::analysis(
                 "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
@@ -440,6 +449,7 @@ pub fn start(
             &parts,
             opts.output_mode,
             event_time,
+            session,
             &MemoryProvider,
             &cp.root().join("state").join("0"),
             partitions as usize,

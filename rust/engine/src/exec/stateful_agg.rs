@@ -115,6 +115,23 @@ pub fn replace(
     )
 }
 
+/// A session of one key while merging: stored or new, and which stored keys it absorbed.
+struct SessionPiece {
+    start: i64,
+    end: i64,
+    state: StateRow,
+    changed: bool,
+    keys: Vec<Vec<u8>>,
+}
+
+/// The `Int64` at `i` of a stored row (session bounds).
+fn int_at(row: &[ScalarValue], i: usize) -> i64 {
+    match row.get(i) {
+        Some(ScalarValue::Int64(Some(x))) => *x,
+        _ => 0,
+    }
+}
+
 /// What one batch did to the state (for `stateOperators` progress).
 #[derive(Debug, Default, Clone)]
 pub struct AggMetrics {
@@ -142,6 +159,10 @@ pub struct StatefulAggregate {
     converter: RowConverter,
     num_keys: usize,
     event_time: Option<EventTimeKey>,
+    /// Session windows: the key position of `session_window`, and a
+    /// converter for the other keys (the stored key is their encoding
+    /// followed by the session start, so a key's sessions are contiguous).
+    session: Option<(usize, RowConverter)>,
     out_schema: SchemaRef,
     /// Late rows of the last batch (for the late-data output).
     pub late_rows: Vec<RecordBatch>,
@@ -178,6 +199,7 @@ impl StatefulAggregate {
         parts: &AggregateParts,
         mode: OutputMode,
         event_time: Option<EventTimeKey>,
+        session: Option<usize>,
         provider: &dyn StateStoreProvider,
         state_dir: &std::path::Path,
         partitions: usize,
@@ -198,6 +220,24 @@ impl StatefulAggregate {
             widths.push(fields.len());
             value_fields.extend(fields);
         }
+        let session = match session {
+            Some(si) => {
+                // stored rows end with the session's start and end
+                for name in ["session_start", "session_end"] {
+                    value_fields.push(Arc::new(arrow::datatypes::Field::new(
+                        name,
+                        DataType::Int64,
+                        true,
+                    )));
+                }
+                let others: Vec<SortField> = (0..num_keys)
+                    .filter(|i| *i != si)
+                    .map(|i| SortField::new(out_schema.field(i).data_type().clone()))
+                    .collect();
+                Some((si, RowConverter::new(others)?))
+            }
+            None => None,
+        };
         let stores = (0..partitions.max(1))
             .map(|p| {
                 provider.open(
@@ -219,6 +259,7 @@ impl StatefulAggregate {
             converter,
             num_keys,
             event_time,
+            session,
             out_schema,
             late_rows: Vec::new(),
             metrics: AggMetrics::default(),
@@ -339,6 +380,11 @@ impl StatefulAggregate {
             input_schema,
         )?);
         let partial_out = block_on(collect(partial, task_ctx))?.map_err(Error::from_execution)?;
+        if self.session.is_some() {
+            let out = self.process_sessions(&partial_out, watermark_us);
+            self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
+            return out;
+        }
         let mut updated: Vec<Vec<u8>> = Vec::new();
         for b in &partial_out {
             let rows = self
@@ -435,6 +481,235 @@ impl StatefulAggregate {
             }
         }
         Ok(out)
+    }
+
+    /// Merge two state rows of the same aggregates.
+    fn merge_states(&self, a: &[ScalarValue], b: &[ScalarValue]) -> Result<StateRow> {
+        let mut accs = self.accumulators_for(Some(&a.to_vec()))?;
+        let mut at = 0;
+        for (acc, w) in accs.iter_mut().zip(&self.widths) {
+            let arrays = b[at..at + w]
+                .iter()
+                .map(|v| v.to_array())
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            acc.merge_batch(&arrays)?;
+            at += w;
+        }
+        let mut state = Vec::new();
+        for acc in accs.iter_mut() {
+            state.extend(acc.state()?);
+        }
+        Ok(state)
+    }
+
+    /// Session windows (Spark's `MergingSessionsExec` + session state store):
+    /// each partial row is a row's own session `[ts, ts + gap)` for a key; it
+    /// is merged with the key's stored sessions wherever they overlap.
+    fn process_sessions(
+        &mut self,
+        partial: &[RecordBatch],
+        watermark_us: Option<i64>,
+    ) -> Result<Vec<RecordBatch>> {
+        let Some((si, prefix_conv)) = &self.session else {
+            return Ok(vec![]);
+        };
+        let si = *si;
+        let width: usize = self.widths.iter().sum();
+        type Piece = (i64, i64, StateRow);
+        let mut by_prefix: std::collections::BTreeMap<Vec<u8>, Vec<Piece>> =
+            std::collections::BTreeMap::new();
+        for b in partial {
+            let others: Vec<ArrayRef> = (0..self.num_keys)
+                .filter(|i| *i != si)
+                .map(|i| Arc::clone(b.column(i)))
+                .collect();
+            let prefixes = prefix_conv.convert_columns(&others)?;
+            let sess = b
+                .column(si)
+                .as_struct_opt()
+                .ok_or_else(|| Error::Internal("session_window key is not a struct".into()))?;
+            let starts = micros(sess.column(0))?;
+            let ends = micros(sess.column(1))?;
+            for r in 0..b.num_rows() {
+                if sess.is_null(r) {
+                    continue; // a row without a valid gap has no session
+                }
+                let (Some(start), Some(end)) = (starts[r], ends[r]) else {
+                    continue;
+                };
+                let state = (self.num_keys..self.num_keys + width)
+                    .map(|c| ScalarValue::try_from_array(b.column(c), r))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                by_prefix
+                    .entry(prefixes.row(r).as_ref().to_vec())
+                    .or_default()
+                    .push((start, end, state));
+            }
+        }
+        let session_key = |prefix: &[u8], start: i64| {
+            let mut k = prefix.to_vec();
+            k.extend_from_slice(&((start as u64) ^ (1u64 << 63)).to_be_bytes());
+            k
+        };
+        let mut updated: Vec<Vec<u8>> = Vec::new();
+        for (prefix, new) in by_prefix {
+            let p = self.partition_of(&prefix);
+            let stored = self.stores[p].scan_prefix(&prefix);
+            let mut all: Vec<SessionPiece> = stored
+                .into_iter()
+                .map(|(k, v)| SessionPiece {
+                    start: int_at(&v, width),
+                    end: int_at(&v, width + 1),
+                    state: v[..width].to_vec(),
+                    changed: false,
+                    keys: vec![k],
+                })
+                .collect();
+            all.extend(new.into_iter().map(|(start, end, state)| SessionPiece {
+                start,
+                end,
+                state,
+                changed: true,
+                keys: vec![],
+            }));
+            all.sort_by_key(|x| x.start);
+            let mut merged: Vec<SessionPiece> = Vec::new();
+            for piece in all {
+                match merged.last_mut() {
+                    Some(cur) if piece.start < cur.end => {
+                        cur.end = cur.end.max(piece.end);
+                        cur.state = self.merge_states(&cur.state, &piece.state)?;
+                        cur.changed = true;
+                        cur.keys.extend(piece.keys);
+                    }
+                    _ => merged.push(piece),
+                }
+            }
+            for piece in merged.into_iter().filter(|m| m.changed) {
+                for k in &piece.keys {
+                    self.stores[p].remove(k);
+                }
+                let key = session_key(&prefix, piece.start);
+                let mut value = piece.state;
+                value.push(ScalarValue::Int64(Some(piece.start)));
+                value.push(ScalarValue::Int64(Some(piece.end)));
+                self.stores[p].put(key.clone(), value);
+                updated.push(key);
+            }
+        }
+        self.metrics.rows_updated = updated.len() as u64;
+        // what to emit, then evict sessions the watermark has passed
+        let mut emit: Vec<(Vec<u8>, StateRow)> = Vec::new();
+        match self.mode {
+            OutputMode::Complete => {
+                for st in &self.stores {
+                    emit.extend(st.iter().map(|(k, v)| (k.to_vec(), v.clone())));
+                }
+            }
+            OutputMode::Update => {
+                for k in &updated {
+                    let p = self.partition_of(&k[..k.len() - 8]);
+                    if let Some(v) = self.stores[p].get(k) {
+                        emit.push((k.clone(), v.clone()));
+                    }
+                }
+            }
+            OutputMode::Append => {}
+        }
+        if let Some(wm) = watermark_us {
+            for p in 0..self.stores.len() {
+                let expired: Vec<(Vec<u8>, StateRow)> = self.stores[p]
+                    .iter()
+                    .filter(
+                        |(_, v)| matches!(&v[width + 1], ScalarValue::Int64(Some(e)) if *e <= wm),
+                    )
+                    .map(|(k, v)| (k.to_vec(), v.clone()))
+                    .collect();
+                for (k, v) in expired {
+                    if self.mode == OutputMode::Append {
+                        emit.push((k.clone(), v));
+                    }
+                    self.stores[p].remove(&k);
+                    self.metrics.rows_removed += 1;
+                }
+            }
+        }
+        emit.sort_by(|a, b| a.0.cmp(&b.0));
+        self.session_rows(emit, width)
+    }
+
+    fn session_rows(
+        &self,
+        emit: Vec<(Vec<u8>, StateRow)>,
+        width: usize,
+    ) -> Result<Vec<RecordBatch>> {
+        let Some((si, prefix_conv)) = &self.session else {
+            return Ok(vec![]);
+        };
+        if emit.is_empty() {
+            return Ok(vec![]);
+        }
+        let parser = prefix_conv.parser();
+        let rows: Vec<_> = emit
+            .iter()
+            .map(|(k, _)| parser.parse(&k[..k.len() - 8]))
+            .collect();
+        let others = prefix_conv.convert_rows(rows)?;
+        let bound = |i: usize| -> arrow::array::TimestampMicrosecondArray {
+            emit.iter()
+                .map(|(_, v)| match &v[width + i] {
+                    ScalarValue::Int64(x) => *x,
+                    _ => None,
+                })
+                .collect::<arrow::array::TimestampMicrosecondArray>()
+                .with_timezone("UTC")
+        };
+        let session = arrow::array::StructArray::try_new(
+            match self.out_schema.field(*si).data_type() {
+                DataType::Struct(f) => f.clone(),
+                _ => {
+                    return Err(Error::Internal(
+                        "session_window column is not a struct".into(),
+                    ))
+                }
+            },
+            vec![Arc::new(bound(0)), Arc::new(bound(1))],
+            None,
+        )?;
+        let mut cols: Vec<ArrayRef> = Vec::new();
+        let mut other = others.into_iter();
+        for i in 0..self.num_keys {
+            cols.push(if i == *si {
+                Arc::new(session.clone())
+            } else {
+                other
+                    .next()
+                    .ok_or_else(|| Error::Internal("session key columns".into()))?
+            });
+        }
+        for i in 0..self.aggr.len() {
+            let vals = emit
+                .iter()
+                .map(|(_, v)| self.evaluate(&v[..width].to_vec()).map(|r| r[i].clone()))
+                .collect::<Result<Vec<_>>>()?;
+            let arr = ScalarValue::iter_to_array(vals)?;
+            let want = self.out_schema.field(self.num_keys + i).data_type();
+            cols.push(if arr.data_type() == want {
+                arr
+            } else {
+                cast(&arr, want)?
+            });
+        }
+        for (i, c) in cols.iter_mut().enumerate().take(self.num_keys) {
+            let want = self.out_schema.field(i).data_type();
+            if c.data_type() != want {
+                *c = cast(c, want)?;
+            }
+        }
+        Ok(vec![RecordBatch::try_new(
+            Arc::clone(&self.out_schema),
+            cols,
+        )?])
     }
 
     fn rows(&self, emit: Vec<(Vec<u8>, Vec<ScalarValue>)>) -> Result<Vec<RecordBatch>> {

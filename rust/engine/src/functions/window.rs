@@ -211,6 +211,78 @@ impl ScalarUDFImpl for WindowTime {
     }
 }
 
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Session {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Session {
+    fn name(&self) -> &str {
+        "session_window"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(window_type())
+    }
+    /// A row's own session `[ts, ts + gap)`; the aggregation merges overlapping ones.
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        if arrays.len() != 2 {
+            return Err(DataFusionError::Plan(
+                "session_window expects (timeColumn, gapDuration)".into(),
+            ));
+        }
+        let ts = match arrays[0].data_type() {
+            DataType::Timestamp(_, _) => cast(&cast(&arrays[0], &ts_type())?, &DataType::Int64)?,
+            other => {
+                return Err(DataFusionError::Plan(format!(
+                    "session_window needs a timestamp column, got {other}"
+                )))
+            }
+        };
+        let ts = ts.as_primitive::<Int64Type>();
+        // the gap: microseconds, or per-row interval text like "10 seconds"
+        let gaps: Vec<Option<i64>> = match arrays[1].data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                let text = cast(&arrays[1], &DataType::Utf8)?;
+                text.as_string::<i32>()
+                    .iter()
+                    .map(|v| {
+                        v.and_then(|s| crate::engine::trigger::parse_duration_ms(s).ok())
+                            .map(|ms| ms * 1000)
+                    })
+                    .collect()
+            }
+            _ => cast(&arrays[1], &DataType::Int64)?
+                .as_primitive::<Int64Type>()
+                .iter()
+                .collect(),
+        };
+        let mut starts = Vec::with_capacity(ts.len());
+        let mut ends = Vec::with_capacity(ts.len());
+        let mut valid = Vec::with_capacity(ts.len());
+        for (i, g) in gaps.iter().enumerate() {
+            // Spark drops rows whose gap is not positive
+            let ok = ts.is_valid(i) && g.is_some_and(|g| g > 0);
+            let t = ts.value(i);
+            starts.push(t);
+            ends.push(t + g.unwrap_or(0));
+            valid.push(ok);
+        }
+        let st = StructArray::try_new(
+            window_fields(),
+            vec![
+                Arc::new(TimestampMicrosecondArray::from(starts).with_timezone("UTC")),
+                Arc::new(TimestampMicrosecondArray::from(ends).with_timezone("UTC")),
+            ],
+            Some(valid.into()),
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(st)))
+    }
+}
+
 /// The window UDFs, for registration in a session.
 pub fn all() -> Vec<ScalarUDF> {
     let sig = || Signature::variadic_any(Volatility::Immutable);
@@ -218,5 +290,6 @@ pub fn all() -> Vec<ScalarUDF> {
         ScalarUDF::new_from_impl(Tumbling { signature: sig() }),
         ScalarUDF::new_from_impl(Sliding { signature: sig() }),
         ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
+        ScalarUDF::new_from_impl(Session { signature: sig() }),
     ]
 }

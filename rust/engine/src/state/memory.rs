@@ -231,6 +231,14 @@ impl StateStore for MemoryStore {
         Box::new(self.map.iter().map(|(k, v)| (k.as_slice(), v)))
     }
 
+    fn scan_prefix(&self, prefix: &[u8]) -> Vec<(Vec<u8>, StateRow)> {
+        self.map
+            .range(prefix.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     fn commit(&mut self) -> Result<i64> {
         let version = self.version + 1;
         std::fs::create_dir_all(&self.spec.dir)

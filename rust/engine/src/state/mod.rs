@@ -39,6 +39,8 @@ pub trait StateStore: Send {
     fn remove(&mut self, key: &[u8]);
     /// All entries in key order.
     fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &StateRow)> + '_>;
+    /// Entries whose key starts with `prefix`, in key order.
+    fn scan_prefix(&self, prefix: &[u8]) -> Vec<(Vec<u8>, StateRow)>;
     /// Make the changes durable as version `version() + 1`; returns it.
     fn commit(&mut self) -> Result<i64>;
     /// Drop uncommitted changes.
