@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparklet.errors import AnalysisException, StreamingQueryException
+from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -365,3 +365,19 @@ def test_sessions_survive_a_restart(spark: SparkSession, tmp_path: Path) -> None
     step(q, ms, [(t(4), "a", 2)])
     q.stop()
     assert [rows for rows in got if rows][-1] == [(1, 9, "a", 2, 3)]
+
+
+def test_state_store_provider_names(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    counts = ms.toDF().groupBy("k").count()
+    spark.conf.set(
+        "spark.sql.streaming.stateStore.providerClass",
+        "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    )
+    try:
+        counts.writeStream.outputMode("complete").format("noop").start().stop()
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", "com.example.NoSuchProvider")
+        with pytest.raises(IllegalArgumentException, match="Unknown state store provider 'com.example.NoSuchProvider'"):
+            counts.writeStream.outputMode("complete").format("noop").start()
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.providerClass")

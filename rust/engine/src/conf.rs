@@ -30,6 +30,8 @@ pub mod keys {
     pub const MIN_DELTAS_FOR_SNAPSHOT: &str = "spark.sql.streaming.stateStore.minDeltasForSnapshot";
     /// Whether a batch runs without data when the watermark moved.
     pub const NO_DATA_MICRO_BATCHES: &str = "spark.sql.streaming.noDataMicroBatches.enabled";
+    /// The state store implementation (Spark's class names or short names).
+    pub const STATE_STORE_PROVIDER: &str = "spark.sql.streaming.stateStore.providerClass";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
 }

@@ -123,6 +123,23 @@ fn late_rows(
     })
 }
 
+/// The provider `spark.sql.streaming.stateStore.providerClass` names.
+fn state_store_provider(conf: &Conf) -> Result<Box<dyn crate::state::StateStoreProvider>> {
+    let name = conf.get(keys::STATE_STORE_PROVIDER).unwrap_or_default();
+    let short = name
+        .rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match short.as_str() {
+        "" | "memory" | "hdfs" | "hdfsbackedstatestoreprovider" => Ok(Box::new(MemoryProvider)),
+        _ => Err(Error::illegal_argument(format!(
+            "Unknown state store provider '{name}' for spark.sql.streaming.stateStore.providerClass: \
+             sparklet has 'memory' (Spark's HDFSBackedStateStoreProvider, the default); RocksDB comes in a later release"
+        ))),
+    }
+}
+
 /// `spark.sql.shuffle.partitions` recorded by the newest batch of the checkpoint.
 fn recorded_partitions(cp: &Checkpoint, next_batch: i64) -> Result<Option<i64>> {
     let (latest, _) = cp.latest()?;
@@ -445,12 +462,13 @@ pub fn start(
                  add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
             ));
         }
+        let provider = state_store_provider(conf)?;
         Some(StatefulAggregate::open(
             &parts,
             opts.output_mode,
             event_time,
             session,
-            &MemoryProvider,
+            provider.as_ref(),
             &cp.root().join("state").join("0"),
             partitions as usize,
             batch_id,
