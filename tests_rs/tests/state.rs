@@ -28,7 +28,9 @@ fn versions_reload_from_snapshot_plus_deltas() {
     let s = spec(dir.path());
     let mut store = MemoryProvider.open(&s, 0).unwrap();
     for version in 1..=5i64 {
-        store.put(format!("k{version}").into_bytes(), v(version));
+        store
+            .put(format!("k{version}").into_bytes(), v(version))
+            .unwrap();
         if version == 4 {
             store.remove(b"k1");
         }
@@ -37,14 +39,14 @@ fn versions_reload_from_snapshot_plus_deltas() {
     assert!(dir.path().join("3.snapshot").exists());
     let reopened = MemoryProvider.open(&s, 5).unwrap();
     let keys: Vec<String> = reopened
-        .iter()
-        .map(|(k, _)| String::from_utf8(k.to_vec()).unwrap())
+        .keys()
+        .map(|k| String::from_utf8(k.to_vec()).unwrap())
         .collect();
     assert_eq!(keys, vec!["k2", "k3", "k4", "k5"]);
-    assert_eq!(reopened.get(b"k5"), Some(&v(5)));
+    assert_eq!(reopened.get(b"k5").unwrap(), Some(v(5)));
     // an older version is still readable (replay of an uncommitted batch)
     let at2 = MemoryProvider.open(&s, 2).unwrap();
-    assert_eq!(at2.iter().count(), 2);
+    assert_eq!(at2.entries().unwrap().len(), 2);
     assert_eq!(at2.metrics().num_keys, 2);
 }
 
@@ -53,13 +55,13 @@ fn abort_drops_uncommitted_changes() {
     let dir = TempDir::new("state-abort");
     let s = spec(dir.path());
     let mut store = MemoryProvider.open(&s, 0).unwrap();
-    store.put(b"a".to_vec(), v(1));
+    store.put(b"a".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
-    store.put(b"b".to_vec(), v(2));
+    store.put(b"b".to_vec(), v(2)).unwrap();
     store.remove(b"a");
     store.abort();
-    assert_eq!(store.get(b"a"), Some(&v(1)));
-    assert!(store.get(b"b").is_none());
+    assert_eq!(store.get(b"a").unwrap(), Some(v(1)));
+    assert!(store.get(b"b").unwrap().is_none());
 }
 
 #[test]
@@ -67,7 +69,7 @@ fn a_missing_delta_is_an_error_naming_the_folder() {
     let dir = TempDir::new("state-missing");
     let s = spec(dir.path());
     let mut store = MemoryProvider.open(&s, 0).unwrap();
-    store.put(b"a".to_vec(), v(1));
+    store.put(b"a".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
     std::fs::remove_file(dir.path().join("1.delta")).unwrap();
     let err = MemoryProvider

@@ -393,7 +393,8 @@ impl StatefulAggregate {
             for r in 0..b.num_rows() {
                 let key = rows.row(r).as_ref().to_vec();
                 let p = self.partition_of(&key);
-                let mut accs = self.accumulators_for(self.stores[p].get(&key))?;
+                let stored = self.stores[p].get(&key)?;
+                let mut accs = self.accumulators_for(stored.as_ref())?;
                 let mut at = self.num_keys;
                 for (acc, w) in accs.iter_mut().zip(&self.widths) {
                     let slice: Vec<ArrayRef> = b.columns()[at..at + w]
@@ -407,7 +408,7 @@ impl StatefulAggregate {
                 for acc in accs.iter_mut() {
                     state.extend(acc.state()?);
                 }
-                self.stores[p].put(key.clone(), state);
+                self.stores[p].put(key.clone(), state)?;
                 updated.push(key);
             }
         }
@@ -419,8 +420,8 @@ impl StatefulAggregate {
         match self.mode {
             OutputMode::Complete => {
                 for s in &self.stores {
-                    for (k, v) in s.iter() {
-                        emit.push((k.to_vec(), self.evaluate(v)?));
+                    for (k, v) in s.entries()? {
+                        emit.push((k, self.evaluate(&v)?));
                     }
                 }
             }
@@ -429,8 +430,8 @@ impl StatefulAggregate {
                 updated.dedup();
                 for k in &updated {
                     let p = self.partition_of(k);
-                    if let Some(v) = self.stores[p].get(k) {
-                        emit.push((k.clone(), self.evaluate(v)?));
+                    if let Some(v) = self.stores[p].get(k)? {
+                        emit.push((k.clone(), self.evaluate(&v)?));
                     }
                 }
             }
@@ -442,8 +443,8 @@ impl StatefulAggregate {
                 let expired = self.expired(p, kind, wm)?;
                 for k in expired {
                     if self.mode == OutputMode::Append {
-                        if let Some(v) = self.stores[p].get(&k) {
-                            let vals = self.evaluate(v)?;
+                        if let Some(v) = self.stores[p].get(&k)? {
+                            let vals = self.evaluate(&v)?;
                             emit.push((k.clone(), vals));
                         }
                     }
@@ -465,7 +466,7 @@ impl StatefulAggregate {
         let idx = match kind {
             EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
         };
-        let keys: Vec<&[u8]> = self.stores[p].iter().map(|(k, _)| k).collect();
+        let keys: Vec<&[u8]> = self.stores[p].keys().collect();
         let mut out = Vec::new();
         for chunk in keys.chunks(1024) {
             let parser = self.converter.parser();
@@ -554,7 +555,7 @@ impl StatefulAggregate {
         let mut updated: Vec<Vec<u8>> = Vec::new();
         for (prefix, new) in by_prefix {
             let p = self.partition_of(&prefix);
-            let stored = self.stores[p].scan_prefix(&prefix);
+            let stored = self.stores[p].scan_prefix(&prefix)?;
             let mut all: Vec<SessionPiece> = stored
                 .into_iter()
                 .map(|(k, v)| SessionPiece {
@@ -593,7 +594,7 @@ impl StatefulAggregate {
                 let mut value = piece.state;
                 value.push(ScalarValue::Int64(Some(piece.start)));
                 value.push(ScalarValue::Int64(Some(piece.end)));
-                self.stores[p].put(key.clone(), value);
+                self.stores[p].put(key.clone(), value)?;
                 updated.push(key);
             }
         }
@@ -603,14 +604,14 @@ impl StatefulAggregate {
         match self.mode {
             OutputMode::Complete => {
                 for st in &self.stores {
-                    emit.extend(st.iter().map(|(k, v)| (k.to_vec(), v.clone())));
+                    emit.extend(st.entries()?);
                 }
             }
             OutputMode::Update => {
                 for k in &updated {
                     let p = self.partition_of(&k[..k.len() - 8]);
-                    if let Some(v) = self.stores[p].get(k) {
-                        emit.push((k.clone(), v.clone()));
+                    if let Some(v) = self.stores[p].get(k)? {
+                        emit.push((k.clone(), v));
                     }
                 }
             }
@@ -619,11 +620,9 @@ impl StatefulAggregate {
         if let Some(wm) = watermark_us {
             for p in 0..self.stores.len() {
                 let expired: Vec<(Vec<u8>, StateRow)> = self.stores[p]
-                    .iter()
-                    .filter(
-                        |(_, v)| matches!(&v[width + 1], ScalarValue::Int64(Some(e)) if *e <= wm),
-                    )
-                    .map(|(k, v)| (k.to_vec(), v.clone()))
+                    .entries()?
+                    .into_iter()
+                    .filter(|(_, v)| int_at(v, width + 1) <= wm)
                     .collect();
                 for (k, v) in expired {
                     if self.mode == OutputMode::Append {

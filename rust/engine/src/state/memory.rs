@@ -18,6 +18,7 @@ use arrow::array::{ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
 use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::FileWriter;
+use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
 use super::{StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
@@ -30,11 +31,16 @@ pub struct MemoryProvider;
 
 impl StateStoreProvider for MemoryProvider {
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
-        let map = load(spec, version)?;
+        let codec = Codec::new(&spec.value_fields)?;
+        let map = load(spec, version)?
+            .into_iter()
+            .map(|(k, v)| Ok((k, codec.encode(v)?)))
+            .collect::<Result<BTreeMap<_, _>>>()?;
         Ok(Box::new(MemoryStore {
             spec: spec.clone(),
             version,
             map,
+            codec,
             changed: BTreeSet::new(),
             removed: BTreeSet::new(),
         }))
@@ -44,9 +50,69 @@ impl StateStoreProvider for MemoryProvider {
 struct MemoryStore {
     spec: StoreSpec,
     version: i64,
-    map: BTreeMap<Vec<u8>, StateRow>,
+    map: BTreeMap<Vec<u8>, Value>,
+    codec: Codec,
     changed: BTreeSet<Vec<u8>>,
     removed: BTreeSet<Vec<u8>>,
+}
+
+/// A value as held in memory: compact row-format bytes when the state types
+/// allow it, else the scalars themselves.
+enum Value {
+    Encoded(Box<[u8]>),
+    Scalars(StateRow),
+}
+
+/// Encodes state rows as Arrow row-format bytes (a few bytes per value
+/// instead of a `ScalarValue` each).
+struct Codec(Option<RowConverter>);
+
+impl Codec {
+    fn new(fields: &[FieldRef]) -> Result<Self> {
+        let sort: Vec<SortField> = fields
+            .iter()
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect();
+        if fields.is_empty() || !RowConverter::supports_fields(&sort) {
+            return Ok(Codec(None));
+        }
+        Ok(Codec(Some(RowConverter::new(sort)?)))
+    }
+
+    fn encode(&self, row: StateRow) -> Result<Value> {
+        let Some(conv) = &self.0 else {
+            return Ok(Value::Scalars(row));
+        };
+        let arrays = row
+            .iter()
+            .map(|v| v.to_array())
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let rows = conv.convert_columns(&arrays)?;
+        Ok(Value::Encoded(rows.row(0).as_ref().into()))
+    }
+
+    fn decode(&self, value: &Value) -> Result<StateRow> {
+        match (value, &self.0) {
+            (Value::Scalars(row), _) => Ok(row.clone()),
+            (Value::Encoded(bytes), Some(conv)) => {
+                let arrays = conv.convert_rows([conv.parser().parse(bytes)])?;
+                Ok(arrays
+                    .iter()
+                    .map(|a| ScalarValue::try_from_array(a, 0))
+                    .collect::<std::result::Result<Vec<_>, _>>()?)
+            }
+            (Value::Encoded(_), None) => {
+                Err(Error::Internal("encoded state without a codec".into()))
+            }
+        }
+    }
+
+    fn size(value: &Value) -> usize {
+        match value {
+            Value::Encoded(b) => b.len() + 16,
+            Value::Scalars(r) => r.iter().map(ScalarValue::size).sum::<usize>() + 24,
+        }
+    }
 }
 
 fn schema(spec: &StoreSpec, with_deleted: bool) -> SchemaRef {
@@ -94,9 +160,9 @@ fn value_columns(spec: &StoreSpec, rows: &[&StateRow]) -> Result<Vec<ArrayRef>> 
         .collect()
 }
 
-fn write_snapshot(spec: &StoreSpec, version: i64, map: &BTreeMap<Vec<u8>, StateRow>) -> Result<()> {
-    let keys: BinaryArray = map.keys().map(|k| Some(k.as_slice())).collect();
-    let rows: Vec<&StateRow> = map.values().collect();
+fn write_snapshot(spec: &StoreSpec, version: i64, entries: &[(Vec<u8>, StateRow)]) -> Result<()> {
+    let keys: BinaryArray = entries.iter().map(|(k, _)| Some(k.as_slice())).collect();
+    let rows: Vec<&StateRow> = entries.iter().map(|(_, v)| v).collect();
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
     cols.extend(value_columns(spec, &rows)?);
     write_ipc(
@@ -210,14 +276,16 @@ impl StateStore for MemoryStore {
         self.version
     }
 
-    fn get(&self, key: &[u8]) -> Option<&StateRow> {
-        self.map.get(key)
+    fn get(&self, key: &[u8]) -> Result<Option<StateRow>> {
+        self.map.get(key).map(|v| self.codec.decode(v)).transpose()
     }
 
-    fn put(&mut self, key: Vec<u8>, value: StateRow) {
+    fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()> {
+        let value = self.codec.encode(value)?;
         self.removed.remove(&key);
         self.changed.insert(key.clone());
         self.map.insert(key, value);
+        Ok(())
     }
 
     fn remove(&mut self, key: &[u8]) {
@@ -227,15 +295,22 @@ impl StateStore for MemoryStore {
         }
     }
 
-    fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &StateRow)> + '_> {
-        Box::new(self.map.iter().map(|(k, v)| (k.as_slice(), v)))
+    fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
+        Box::new(self.map.keys().map(Vec::as_slice))
     }
 
-    fn scan_prefix(&self, prefix: &[u8]) -> Vec<(Vec<u8>, StateRow)> {
+    fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>> {
+        self.map
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), self.codec.decode(v)?)))
+            .collect()
+    }
+
+    fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>> {
         self.map
             .range(prefix.to_vec()..)
             .take_while(|(k, _)| k.starts_with(prefix))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| Ok((k.clone(), self.codec.decode(v)?)))
             .collect()
     }
 
@@ -245,7 +320,7 @@ impl StateStore for MemoryStore {
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
         let mut keys: Vec<Option<&[u8]>> = Vec::new();
         let mut deleted: Vec<bool> = Vec::new();
-        let mut rows: Vec<&StateRow> = Vec::new();
+        let mut decoded: Vec<StateRow> = Vec::new();
         let empty: StateRow = self
             .spec
             .value_fields
@@ -256,14 +331,15 @@ impl StateStore for MemoryStore {
             if let Some(v) = self.map.get(k) {
                 keys.push(Some(k.as_slice()));
                 deleted.push(false);
-                rows.push(v);
+                decoded.push(self.codec.decode(v)?);
             }
         }
         for k in &self.removed {
             keys.push(Some(k.as_slice()));
             deleted.push(true);
-            rows.push(&empty);
+            decoded.push(empty.clone());
         }
+        let rows: Vec<&StateRow> = decoded.iter().collect();
         let mut cols: Vec<ArrayRef> = vec![
             Arc::new(BinaryArray::from(keys)),
             Arc::new(BooleanArray::from(deleted)),
@@ -275,7 +351,7 @@ impl StateStore for MemoryStore {
             cols,
         )?;
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
-            write_snapshot(&self.spec, version, &self.map)?;
+            write_snapshot(&self.spec, version, &self.entries()?)?;
             // cleanup of versions no longer needed is housekeeping: a side thread
             let (dir, keep_from) = (
                 self.spec.dir.clone(),
@@ -292,17 +368,25 @@ impl StateStore for MemoryStore {
     fn abort(&mut self) {
         // reload the committed version: uncommitted changes vanish
         if let Ok(map) = load(&self.spec, self.version) {
-            self.map = map;
+            let codec = &self.codec;
+            if let Ok(encoded) = map
+                .into_iter()
+                .map(|(k, v)| Ok((k, codec.encode(v)?)))
+                .collect::<Result<BTreeMap<_, _>>>()
+            {
+                self.map = encoded;
+            }
         }
         self.changed.clear();
         self.removed.clear();
     }
 
     fn metrics(&self) -> StoreMetrics {
+        // payloads plus the key's Vec header and the map's per-entry share
         let memory_bytes = self
             .map
             .iter()
-            .map(|(k, v)| (k.len() + v.iter().map(ScalarValue::size).sum::<usize>() + 48) as u64)
+            .map(|(k, v)| (k.len() + 24 + Codec::size(v) + 16) as u64)
             .sum();
         StoreMetrics {
             num_keys: self.map.len() as u64,

@@ -32,15 +32,17 @@ pub trait StateStore: Send {
     /// The version this store was opened at (committing makes `version + 1`).
     fn version(&self) -> i64;
     /// The value of `key`.
-    fn get(&self, key: &[u8]) -> Option<&StateRow>;
+    fn get(&self, key: &[u8]) -> Result<Option<StateRow>>;
     /// Set `key` to `value`.
-    fn put(&mut self, key: Vec<u8>, value: StateRow);
+    fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()>;
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
+    /// All keys in order (no values decoded).
+    fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_>;
     /// All entries in key order.
-    fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &StateRow)> + '_>;
+    fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>>;
     /// Entries whose key starts with `prefix`, in key order.
-    fn scan_prefix(&self, prefix: &[u8]) -> Vec<(Vec<u8>, StateRow)>;
+    fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>>;
     /// Make the changes durable as version `version() + 1`; returns it.
     fn commit(&mut self) -> Result<i64>;
     /// Drop uncommitted changes.
