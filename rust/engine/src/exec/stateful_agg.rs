@@ -686,41 +686,22 @@ impl StatefulAggregate {
                     .ok_or_else(|| Error::Internal("session key columns".into()))?
             });
         }
-        for i in 0..self.aggr.len() {
-            let vals = emit
-                .iter()
-                .map(|(_, v)| self.evaluate(&v[..width].to_vec()).map(|r| r[i].clone()))
-                .collect::<Result<Vec<_>>>()?;
-            let arr = ScalarValue::iter_to_array(vals)?;
-            let want = self.out_schema.field(self.num_keys + i).data_type();
-            cols.push(if arr.data_type() == want {
-                arr
-            } else {
-                cast(&arr, want)?
-            });
-        }
-        for (i, c) in cols.iter_mut().enumerate().take(self.num_keys) {
-            let want = self.out_schema.field(i).data_type();
-            if c.data_type() != want {
-                *c = cast(c, want)?;
-            }
-        }
-        Ok(vec![RecordBatch::try_new(
-            Arc::clone(&self.out_schema),
-            cols,
-        )?])
+        let values = emit
+            .iter()
+            .map(|(_, v)| self.evaluate(&v[..width].to_vec()))
+            .collect::<Result<Vec<_>>>()?;
+        self.output_batch(cols, &values)
     }
 
-    fn rows(&self, emit: Vec<(Vec<u8>, Vec<ScalarValue>)>) -> Result<Vec<RecordBatch>> {
-        if emit.is_empty() {
-            return Ok(vec![]);
-        }
-        let parser = self.converter.parser();
-        let rows: Vec<_> = emit.iter().map(|(k, _)| parser.parse(k)).collect();
-        let mut cols = self.converter.convert_rows(rows)?;
+    /// The aggregate's output rows: key columns plus one column per aggregate,
+    /// cast to the aggregate's schema.
+    fn output_batch(
+        &self,
+        mut cols: Vec<ArrayRef>,
+        values: &[Vec<ScalarValue>],
+    ) -> Result<Vec<RecordBatch>> {
         for i in 0..self.aggr.len() {
-            let vals = emit.iter().map(|(_, v)| v[i].clone());
-            let arr = ScalarValue::iter_to_array(vals)?;
+            let arr = ScalarValue::iter_to_array(values.iter().map(|v| v[i].clone()))?;
             let want = self.out_schema.field(self.num_keys + i).data_type();
             cols.push(if arr.data_type() == want {
                 arr
@@ -739,6 +720,17 @@ impl StatefulAggregate {
             Arc::clone(&self.out_schema),
             cols,
         )?])
+    }
+
+    fn rows(&self, emit: Vec<(Vec<u8>, Vec<ScalarValue>)>) -> Result<Vec<RecordBatch>> {
+        if emit.is_empty() {
+            return Ok(vec![]);
+        }
+        let parser = self.converter.parser();
+        let rows: Vec<_> = emit.iter().map(|(k, _)| parser.parse(k)).collect();
+        let cols = self.converter.convert_rows(rows)?;
+        let values: Vec<Vec<ScalarValue>> = emit.into_iter().map(|(_, v)| v).collect();
+        self.output_batch(cols, &values)
     }
 
     /// Commit every partition's store (version = batches committed).
