@@ -9,6 +9,9 @@ Prints events/s and the state memory against the raw key + accumulator
 bytes. With ``--pyspark-python`` (an interpreter that has PySpark and Java),
 the same queries run on PySpark over the same files: the script prints the
 throughput ratio and whether the results are identical.
+
+Measure with a release build of sparklet (``maturin build --release`` and
+install the wheel), as users get it from PyPI; ``make test`` builds debug.
 """
 
 from __future__ import annotations
