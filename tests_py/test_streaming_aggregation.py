@@ -381,3 +381,22 @@ def test_state_store_provider_names(spark: SparkSession) -> None:
             counts.writeStream.outputMode("complete").format("noop").start()
     finally:
         spark.conf.unset("spark.sql.streaming.stateStore.providerClass")
+
+
+def test_a_changed_stateful_operator_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    ms.addData([(t(1), "a", 1)])
+    grouped = ms.toDF().groupBy("k")
+    q = (
+        grouped.agg(F.sum("v"))
+        .writeStream.outputMode("update")
+        .format("noop")
+        .option("checkpointLocation", str(tmp_path))
+        .start()
+    )
+    q.processAllAvailable()
+    q.stop()
+    changed = grouped.agg(F.collect_list("v")).writeStream.outputMode("update").format("noop")
+    with pytest.raises(StreamingQueryException, match="stateful operator changed") as e:
+        changed.option("checkpointLocation", str(tmp_path)).start()
+    assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
