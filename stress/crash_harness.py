@@ -36,11 +36,19 @@ class Report:
     duplicated_rows: int = 0
     lost_batch_rows: int = 0
     duplicated_batch_rows: int = 0
+    windows_expected: int = 0
+    windows_wrong: int = 0
 
     @property
     def exactly_once(self) -> bool:
         """True when both outputs hold every expected row exactly once."""
-        return not (self.lost_rows or self.duplicated_rows or self.lost_batch_rows or self.duplicated_batch_rows)
+        return not (
+            self.lost_rows
+            or self.duplicated_rows
+            or self.lost_batch_rows
+            or self.duplicated_batch_rows
+            or self.windows_wrong
+        )
 
 
 def add_input(work: Path, file_no: int, rows: int = 20) -> list[int]:
@@ -49,9 +57,16 @@ def add_input(work: Path, file_no: int, rows: int = 20) -> list[int]:
     folder = work / "in"
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".f{file_no:05d}.tmp"
-    tmp.write_text("".join(json.dumps({"id": i, "payload": f"p{i}"}) + "\n" for i in ids))
+    # event time = id seconds after the epoch: every 10 ids fill one 10 s window
+    tmp.write_text(
+        "".join(json.dumps({"id": i, "payload": f"p{i}", "ts": f"1970-01-01T{_hms(i)}"}) + "\n" for i in ids)
+    )
     os.replace(tmp, folder / f"f{file_no:05d}.json")
     return ids
+
+
+def _hms(seconds: int) -> str:
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z"
 
 
 def _start(work: Path, failpoint: str | None) -> subprocess.Popen:
@@ -112,6 +127,15 @@ def run(work: Path, kills: int, seed: int = 0, files_per_round: int = 3, max_del
     report.expected_rows = sum(want.values())
     report.lost_rows, report.duplicated_rows = _compare(want, _file_sink_ids(work / "out_files"))
     report.lost_batch_rows, report.duplicated_batch_rows = _compare(want, _batch_ids(work / "out_batches"))
+    # windows: with watermark = newest event time, every window ending at or
+    # before the last id is emitted once, with 10 rows
+    last = max(expected)
+    want_windows = {(k * 10, 10) for k in range(last // 10) if k * 10 + 10 <= last}
+    got_windows = _window_counts(work / "out_windows")
+    report.windows_expected = len(want_windows)
+    report.windows_wrong = sum((Counter(got_windows) - Counter(want_windows)).values()) + len(
+        want_windows - set(got_windows)
+    )
     return report
 
 
@@ -130,6 +154,18 @@ def _file_sink_ids(path: Path) -> Counter:
     for f in committed_files(str(path)):
         ids.update(pq.read_table(f).column("id").to_pylist())
     return ids
+
+
+def _window_counts(path: Path) -> list[tuple[int, int]]:
+    import pyarrow.parquet as pq
+
+    from sparklet.sql.streaming.files import committed_files
+
+    out = []
+    for f in committed_files(str(path)):
+        t = pq.read_table(f).to_pylist()
+        out.extend((int(r["window"]["start"].timestamp()), r["count"]) for r in t)
+    return out
 
 
 def _batch_ids(path: Path) -> Counter:

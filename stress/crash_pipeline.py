@@ -5,8 +5,10 @@
 Reads JSON files from WORKDIR/in, keeps even ids, and writes them twice:
 to a Parquet file sink (WORKDIR/out_files, manifest-committed) and through
 foreachBatch to WORKDIR/out_batches/batch-<id>.json (written atomically per
-batch id, so a replayed batch overwrites its own file). Both queries use
-``availableNow`` and exit when the input is processed.
+batch id, so a replayed batch overwrites its own file). A third query counts
+rows per 10-second event-time window (watermark 0 s, append mode) into a
+Parquet file sink (WORKDIR/out_windows), so state recovery is killed too.
+All queries use ``availableNow`` and exit when the input is processed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ from sparklet.sql import functions as F
 
 def main(work: Path) -> None:
     spark = SparkSession.builder.appName("crash-pipeline").getOrCreate()
-    source = spark.readStream.schema("id BIGINT, payload STRING").option("maxFilesPerTrigger", 1).json(str(work / "in"))
+    source = (
+        spark.readStream.schema("id BIGINT, payload STRING, ts TIMESTAMP")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(work / "in"))
+    )
     evens = source.where(F.col("id") % 2 == 0).select("id", F.upper("payload").alias("payload"))
 
     files = (
@@ -47,8 +53,20 @@ def main(work: Path) -> None:
         .trigger(availableNow=True)
         .start()
     )
+    windows = (
+        source.withWatermark("ts", "0 seconds")
+        .groupBy(F.window("ts", "10 seconds"))
+        .count()
+        .writeStream.format("parquet")
+        .outputMode("append")
+        .option("path", str(work / "out_windows"))
+        .option("checkpointLocation", str(work / "ckpt_windows"))
+        .trigger(availableNow=True)
+        .start()
+    )
     files.awaitTermination()
     batches.awaitTermination()
+    windows.awaitTermination()
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def main() -> int:
     print(f"expected rows: {r.expected_rows}")
     print(f"file sink: lost {r.lost_rows}, duplicated {r.duplicated_rows}")
     print(f"foreachBatch: lost {r.lost_batch_rows}, duplicated {r.duplicated_batch_rows}")
+    print(f"windowed counts: {r.windows_expected} windows expected, {r.windows_wrong} missing, duplicated or wrong")
     print(f"exactly once: {r.exactly_once} ({time.time() - t0:.0f} s)")
     return 0 if r.exactly_once else 1
 
