@@ -400,3 +400,22 @@ def test_a_changed_stateful_operator_is_refused(spark: SparkSession, tmp_path: P
     with pytest.raises(StreamingQueryException, match="stateful operator changed") as e:
         changed.option("checkpointLocation", str(tmp_path)).start()
     assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
+
+
+def test_many_keys_merge_in_parallel_partitions(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = (
+        ms.toDF()
+        .groupBy("k")
+        .agg(F.sum("v").alias("s"))
+        .writeStream.outputMode("complete")
+        .format("memory")
+        .queryName("many_keys")
+        .start()
+    )
+    step(q, ms, [(t(i), f"key{i % 1000}", 1) for i in range(3000)])
+    step(q, ms, [(t(i), f"key{i % 1000}", 2) for i in range(1000)])
+    rows = spark.table("many_keys").collect()
+    assert len(rows) == 1000 and {r.s for r in rows} == {5}
+    op = q.lastProgress["stateOperators"][0]
+    assert op["numRowsTotal"] == 1000 and op["numRowsUpdated"] == 1000 and op["numStateStoreInstances"] == 4

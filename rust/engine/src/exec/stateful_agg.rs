@@ -115,6 +115,65 @@ pub fn replace(
     )
 }
 
+type Accumulators = Vec<Box<dyn datafusion::logical_expr::Accumulator>>;
+
+/// Fresh accumulators for `aggr`, with a stored state row merged in.
+fn accumulators_for(
+    aggr: &[Arc<AggregateFunctionExpr>],
+    widths: &[usize],
+    state: Option<&StateRow>,
+) -> Result<Accumulators> {
+    let mut accs = aggr
+        .iter()
+        .map(|a| a.create_accumulator())
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    if let Some(row) = state {
+        let mut at = 0;
+        for (acc, w) in accs.iter_mut().zip(widths) {
+            let arrays = row[at..at + w]
+                .iter()
+                .map(|v| v.to_array())
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            acc.merge_batch(&arrays)?;
+            at += w;
+        }
+    }
+    Ok(accs)
+}
+
+/// Merge partial-state rows (batch index, row, key) of one partition into its store.
+fn merge_partition(
+    store: &mut dyn StateStore,
+    items: Vec<(usize, usize, Vec<u8>)>,
+    partial: &[RecordBatch],
+    aggr: &[Arc<AggregateFunctionExpr>],
+    widths: &[usize],
+    num_keys: usize,
+) -> Result<Vec<Vec<u8>>> {
+    let mut updated = Vec::with_capacity(items.len());
+    for (bi, r, key) in items {
+        let b = &partial[bi];
+        let stored = store.get(&key)?;
+        let mut accs = accumulators_for(aggr, widths, stored.as_ref())?;
+        let mut at = num_keys;
+        for (acc, w) in accs.iter_mut().zip(widths) {
+            let slice: Vec<ArrayRef> = b.columns()[at..at + w]
+                .iter()
+                .map(|c| c.slice(r, 1))
+                .collect();
+            acc.merge_batch(&slice)?;
+            at += w;
+        }
+        let mut state = Vec::new();
+        for acc in accs.iter_mut() {
+            state.extend(acc.state()?);
+        }
+        store.put(key.clone(), state)?;
+        updated.push(key);
+    }
+    Ok(updated)
+}
+
 /// A session of one key while merging: stored or new, and which stored keys it absorbed.
 struct SessionPiece {
     start: i64,
@@ -285,32 +344,9 @@ impl StatefulAggregate {
         (h.finish() % self.stores.len() as u64) as usize
     }
 
-    fn new_accumulators(&self) -> Result<Vec<Box<dyn datafusion::logical_expr::Accumulator>>> {
-        Ok(self
-            .aggr
-            .iter()
-            .map(|a| a.create_accumulator())
-            .collect::<std::result::Result<Vec<_>, _>>()?)
-    }
-
     /// Merge a stored state row into fresh accumulators.
-    fn accumulators_for(
-        &self,
-        state: Option<&StateRow>,
-    ) -> Result<Vec<Box<dyn datafusion::logical_expr::Accumulator>>> {
-        let mut accs = self.new_accumulators()?;
-        if let Some(row) = state {
-            let mut at = 0;
-            for (acc, w) in accs.iter_mut().zip(&self.widths) {
-                let arrays = row[at..at + w]
-                    .iter()
-                    .map(|v| v.to_array())
-                    .collect::<std::result::Result<Vec<_>, _>>()?;
-                acc.merge_batch(&arrays)?;
-                at += w;
-            }
-        }
-        Ok(accs)
+    fn accumulators_for(&self, state: Option<&StateRow>) -> Result<Accumulators> {
+        accumulators_for(&self.aggr, &self.widths, state)
     }
 
     fn evaluate(&self, state: &StateRow) -> Result<Vec<ScalarValue>> {
@@ -385,32 +421,53 @@ impl StatefulAggregate {
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
             return out;
         }
-        let mut updated: Vec<Vec<u8>> = Vec::new();
-        for b in &partial_out {
+        // route each partial row to its partition; partitions merge in parallel
+        let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.stores.len()];
+        for (bi, b) in partial_out.iter().enumerate() {
             let rows = self
                 .converter
                 .convert_columns(&b.columns()[..self.num_keys])?;
             for r in 0..b.num_rows() {
                 let key = rows.row(r).as_ref().to_vec();
-                let p = self.partition_of(&key);
-                let stored = self.stores[p].get(&key)?;
-                let mut accs = self.accumulators_for(stored.as_ref())?;
-                let mut at = self.num_keys;
-                for (acc, w) in accs.iter_mut().zip(&self.widths) {
-                    let slice: Vec<ArrayRef> = b.columns()[at..at + w]
-                        .iter()
-                        .map(|c| c.slice(r, 1))
-                        .collect();
-                    acc.merge_batch(&slice)?;
-                    at += w;
-                }
-                let mut state = Vec::new();
-                for acc in accs.iter_mut() {
-                    state.extend(acc.state()?);
-                }
-                self.stores[p].put(key.clone(), state)?;
-                updated.push(key);
+                work[self.partition_of(&key)].push((bi, r, key));
             }
+        }
+        let (aggr, widths, num_keys) = (&self.aggr, &self.widths, self.num_keys);
+        let total: usize = work.iter().map(Vec::len).sum();
+        let results: Vec<Result<Vec<Vec<u8>>>> = if total >= 256 && self.stores.len() > 1 {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .stores
+                    .iter_mut()
+                    .zip(work)
+                    .map(|(store, items)| {
+                        let partial = &partial_out;
+                        scope.spawn(move || {
+                            merge_partition(store.as_mut(), items, partial, aggr, widths, num_keys)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(Error::Internal("a state partition thread panicked".into()))
+                        })
+                    })
+                    .collect()
+            })
+        } else {
+            self.stores
+                .iter_mut()
+                .zip(work)
+                .map(|(store, items)| {
+                    merge_partition(store.as_mut(), items, &partial_out, aggr, widths, num_keys)
+                })
+                .collect()
+        };
+        let mut updated: Vec<Vec<u8>> = Vec::new();
+        for r in results {
+            updated.extend(r?);
         }
         self.metrics.rows_updated = updated.len() as u64;
         self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
