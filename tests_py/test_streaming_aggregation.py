@@ -339,10 +339,20 @@ def test_session_gap_per_row(spark: SparkSession) -> None:
     assert got[-1] == [(0, 2, "fast", 1, 1), (0, 35, "slow", 2, 2), (5, 7, "fast", 1, 1)]
 
 
-def test_session_window_on_a_batch_dataframe_is_refused(spark: SparkSession) -> None:
-    df = spark.createDataFrame([(t(1), "a", 1)], SCHEMA)
-    with pytest.raises(AnalysisException, match="session_window"):
-        df.groupBy(F.session_window("ts", "5 seconds")).count()
+def test_session_windows_on_batch_dataframes(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(t(1), "a", 1), (t(3), "a", 2), (t(12), "b", 5), (t(6), "a", 4), (t(20), "a", 1), (t(13), "b", 1)], SCHEMA
+    )
+    out = df.groupBy(F.session_window("ts", "5 seconds"), "k").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    assert out.columns == ["session_window", "k", "n", "total"]
+    rows = sorted((r.session_window.start, r.session_window.end, r.k, r.n, r.total) for r in out.collect())
+    assert rows == [(t(1), t(11), "a", 3, 7), (t(12), t(18), "b", 2, 6), (t(20), t(25), "a", 1, 1)]
+    gap = F.when(F.col("k") == "b", "1 second").otherwise("10 seconds")
+    per_row = sorted(
+        (r.session_window.start, r.k, r["count"])
+        for r in df.groupBy(F.session_window("ts", gap), "k").count().collect()
+    )
+    assert per_row == [(t(1), "a", 3), (t(12), "b", 1), (t(13), "b", 1), (t(20), "a", 1)]
 
 
 def test_sessions_survive_a_restart(spark: SparkSession, tmp_path: Path) -> None:

@@ -250,8 +250,7 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Colum
 
     ``gapDuration`` is an interval string or a Column giving each row's gap
     (e.g. ``F.when(F.col("kind") == "slow", "1 minute").otherwise("10 seconds")``);
-    rows with a gap that is not positive get no session. Supported in
-    streaming aggregations.
+    rows with a gap that is not positive get no session.
     """
     gap = lit(_micros(gapDuration, "gapDuration")) if isinstance(gapDuration, str) else gapDuration
     return _call("session_window", _to_col(timeColumn), gap).alias("session_window")

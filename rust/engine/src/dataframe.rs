@@ -324,12 +324,7 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         };
         is_fn(inner, "session_window")
     });
-    if sessions && !crate::catalog::is_streaming(df.logical_plan()) {
-        return Err(Error::analysis(
-            "UNSUPPORTED_FEATURE",
-            "session_window is supported in streaming aggregations; on batch DataFrames it is not supported yet in sparklet",
-        ));
-    }
+    let batch_sessions = sessions && !crate::catalog::is_streaming(df.logical_plan());
     let aggs = aggs
         .into_iter()
         .map(|a| resolve(&df, a))
@@ -370,5 +365,117 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         exprs.extend(computed);
         select(df, exprs)?
     };
+    if batch_sessions {
+        return session_aggregate(df, keys, aggs);
+    }
     df.aggregate(keys, aggs).map_err(Error::from_planning)
+}
+
+/// Session windows on a batch DataFrame: per key, rows ordered by start form
+/// one session while each starts before the latest end so far (window
+/// functions number the sessions), then the aggregate runs per session.
+fn session_aggregate(df: DataFrame, keys: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
+    use datafusion::functions_aggregate::expr_fn::{max, min};
+    use datafusion::logical_expr::expr::WindowFunction;
+    use datafusion::logical_expr::{
+        lit, when, ExprFunctionExt, WindowFrame, WindowFrameBound, WindowFrameUnits,
+        WindowFunctionDefinition,
+    };
+
+    let plan = |e: datafusion::error::DataFusionError| Error::from_planning(e);
+    let name_of = |e: &Expr| match e {
+        Expr::Column(c) => c.name.clone(),
+        other => other.schema_name().to_string(),
+    };
+    let others: Vec<Expr> = keys
+        .iter()
+        .filter(|k| name_of(k) != "session_window")
+        .cloned()
+        .collect();
+    let field =
+        |f: &str| datafusion::functions::core::expr_fn::get_field(ident("session_window"), f);
+    let df = df
+        .filter(ident("session_window").is_not_null())
+        .and_then(|d| d.with_column("__s", field("start")))
+        .and_then(|d| d.with_column("__e", field("end")))
+        .map_err(plan)?;
+    let order = vec![
+        ident("__s").sort(true, false),
+        ident("__e").sort(true, false),
+    ];
+    let over = |f: std::sync::Arc<datafusion::logical_expr::AggregateUDF>,
+                arg: Expr,
+                end: WindowFrameBound| {
+        Expr::from(WindowFunction::new(
+            WindowFunctionDefinition::AggregateUDF(f),
+            vec![arg],
+        ))
+        .partition_by(others.clone())
+        .order_by(order.clone())
+        .window_frame(WindowFrame::new_bounds(
+            WindowFrameUnits::Rows,
+            WindowFrameBound::Preceding(ScalarValue::UInt64(None)),
+            end,
+        ))
+        .build()
+    };
+    let prev_end = over(
+        datafusion::functions_aggregate::min_max::max_udaf(),
+        ident("__e"),
+        WindowFrameBound::Preceding(ScalarValue::UInt64(Some(1))),
+    )
+    .map_err(plan)?
+    .alias("__prev_end");
+    let df = df.window(vec![prev_end]).map_err(plan)?;
+    let starts_new = when(
+        ident("__prev_end")
+            .is_null()
+            .or(ident("__s").gt_eq(ident("__prev_end"))),
+        lit(1i64),
+    )
+    .otherwise(lit(0i64))
+    .map_err(plan)?;
+    let df = df.with_column("__new", starts_new).map_err(plan)?;
+    let sid = over(
+        datafusion::functions_aggregate::sum::sum_udaf(),
+        ident("__new"),
+        WindowFrameBound::CurrentRow,
+    )
+    .map_err(plan)?
+    .alias("__sid");
+    let df = df.window(vec![sid]).map_err(plan)?;
+    let mut group = others.clone();
+    group.push(ident("__sid"));
+    let n_aggs = aggs.len();
+    let mut all_aggs = aggs;
+    all_aggs.push(min(ident("__s")).alias("__start"));
+    all_aggs.push(max(ident("__e")).alias("__end"));
+    let df = df.aggregate(group, all_aggs).map_err(plan)?;
+    // Spark's columns: the grouping keys in their order, then the aggregates
+    let agg_names: Vec<String> = df
+        .schema()
+        .fields()
+        .iter()
+        .skip(others.len() + 1)
+        .take(n_aggs)
+        .map(|f| f.name().clone())
+        .collect();
+    let mut out: Vec<Expr> = keys
+        .iter()
+        .map(|k| {
+            if name_of(k) == "session_window" {
+                datafusion::functions::core::expr_fn::named_struct(vec![
+                    lit("start"),
+                    ident("__start"),
+                    lit("end"),
+                    ident("__end"),
+                ])
+                .alias("session_window")
+            } else {
+                k.clone()
+            }
+        })
+        .collect();
+    out.extend(agg_names.iter().map(|n| ident(n.as_str())));
+    df.select(out).map_err(plan)
 }
