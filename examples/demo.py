@@ -69,6 +69,23 @@ def main() -> None:
     q2.awaitTermination()
     print("\nlast progress:")
     print(q2.lastProgress.prettyJson)
+
+    print("\n== clicks per page per minute (event time, watermark 30 s, append mode) ==")
+    per_minute = (
+        clicks.where(F.col("_corrupt_record").isNull())
+        .withWatermark("ts", "30 seconds")
+        .groupBy(F.window("ts", "1 minute"), "page")
+        .agg(F.count("*").alias("clicks"), F.max("ms").alias("slowest_ms"))
+    )
+    q3 = (
+        per_minute.writeStream.outputMode("append")
+        .format("console")
+        .option("truncate", False)
+        .trigger(availableNow=True)
+        .start()
+    )
+    q3.awaitTermination()
+    print(f"watermark at the end: {q3.lastProgress['eventTime']['watermark']}")
     spark.stop()
 
 
