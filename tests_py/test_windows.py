@@ -52,3 +52,9 @@ def test_bad_window_arguments(events: DataFrame) -> None:
         F.window("ts", 10)  # type: ignore[arg-type]
     with pytest.raises(Exception, match="slide duration"):
         events.groupBy(F.window("ts", "5 seconds", "10 seconds")).count().collect()
+
+
+def test_show_renders_structs_and_arrays_as_spark(events: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
+    events.limit(1).select(F.window("ts", "10 seconds"), F.split(F.lit("a b"), " ").alias("parts")).show(truncate=False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[3] == "|{2024-01-01 00:00:00, 2024-01-01 00:00:10}|[a, b]|"

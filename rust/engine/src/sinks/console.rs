@@ -1,6 +1,7 @@
 //! `format("console")`: prints each batch as Spark does, to a writer the
 //! bindings choose (Python's `sys.stdout`, so output shows in notebooks).
 
+use arrow::array::{Array, AsArray};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::{Sink, SinkBatch};
@@ -28,6 +29,29 @@ impl ConsoleSink {
     }
 }
 
+/// One value as Spark shows it: structs as `{a, b}`, arrays as `[a, b]`.
+fn cell(array: &dyn Array, row: usize, opts: &FormatOptions) -> Result<String> {
+    if array.is_null(row) {
+        return Ok("NULL".to_string());
+    }
+    if let Some(st) = array.as_struct_opt() {
+        let parts = st
+            .columns()
+            .iter()
+            .map(|c| cell(c.as_ref(), row, opts))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(format!("{{{}}}", parts.join(", ")));
+    }
+    if let Some(list) = array.as_list_opt::<i32>() {
+        let values = list.value(row);
+        let parts = (0..values.len())
+            .map(|i| cell(values.as_ref(), i, opts))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(format!("[{}]", parts.join(", ")));
+    }
+    Ok(ArrayFormatter::try_new(array, opts)?.value(row).to_string())
+}
+
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table, cells
 /// truncated to 20 characters, and a "only showing top N rows" footer.
 pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<String> {
@@ -45,27 +69,23 @@ pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<
         .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
         .with_timestamp_tz_format(Some("%Y-%m-%d %H:%M:%S%.f"));
     'outer: for batch in &data.batches {
-        let formatters = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
         for r in 0..batch.num_rows() {
             if rows.len() >= num_rows {
                 break 'outer;
             }
             rows.push(
-                formatters
+                batch
+                    .columns()
                     .iter()
-                    .map(|f| {
-                        let s = f.value(r).to_string();
-                        if truncate && s.chars().count() > 20 {
+                    .map(|c| {
+                        let s = cell(c.as_ref(), r, &opts)?;
+                        Ok(if truncate && s.chars().count() > 20 {
                             format!("{}...", s.chars().take(17).collect::<String>())
                         } else {
                             s
-                        }
+                        })
                     })
-                    .collect(),
+                    .collect::<Result<Vec<String>>>()?,
             );
         }
     }
