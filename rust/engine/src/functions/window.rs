@@ -28,6 +28,22 @@ fn window_fields() -> Fields {
     ])
 }
 
+/// A `window` struct array from start and end microseconds.
+fn window_struct(
+    starts: TimestampMicrosecondArray,
+    ends: TimestampMicrosecondArray,
+    nulls: Option<arrow::buffer::NullBuffer>,
+) -> DFResult<StructArray> {
+    Ok(StructArray::try_new(
+        window_fields(),
+        vec![
+            Arc::new(starts.with_timezone("UTC")),
+            Arc::new(ends.with_timezone("UTC")),
+        ],
+        nulls,
+    )?)
+}
+
 /// `(ts, size, slide, start)` arrays as µs values.
 fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> {
     if args.len() != 4 {
@@ -100,15 +116,9 @@ impl ScalarUDFImpl for Tumbling {
         let ends_v: Vec<i64> = starts_v.iter().map(|s| s + size).collect();
         let starts = TimestampMicrosecondArray::new(starts_v.into(), nulls.clone());
         let ends = TimestampMicrosecondArray::new(ends_v.into(), nulls.clone());
-        let st = StructArray::try_new(
-            window_fields(),
-            vec![
-                Arc::new(starts.with_timezone("UTC")),
-                Arc::new(ends.with_timezone("UTC")),
-            ],
-            nulls,
-        )?;
-        Ok(ColumnarValue::Array(Arc::new(st)))
+        Ok(ColumnarValue::Array(Arc::new(window_struct(
+            starts, ends, nulls,
+        )?)))
     }
 }
 
@@ -153,14 +163,7 @@ impl ScalarUDFImpl for Sliding {
             offsets.push(starts.len() as i32);
         }
         let ends: Vec<i64> = starts.iter().map(|s| s + size).collect();
-        let st = StructArray::try_new(
-            window_fields(),
-            vec![
-                Arc::new(TimestampMicrosecondArray::from(starts).with_timezone("UTC")),
-                Arc::new(TimestampMicrosecondArray::from(ends).with_timezone("UTC")),
-            ],
-            None,
-        )?;
+        let st = window_struct(starts.into(), ends.into(), None)?;
         let list = arrow::array::ListArray::try_new(
             Arc::new(Field::new("item", window_type(), true)),
             arrow::buffer::OffsetBuffer::new(offsets.into()),
@@ -271,14 +274,7 @@ impl ScalarUDFImpl for Session {
             ends.push(t + g.unwrap_or(0));
             valid.push(ok);
         }
-        let st = StructArray::try_new(
-            window_fields(),
-            vec![
-                Arc::new(TimestampMicrosecondArray::from(starts).with_timezone("UTC")),
-                Arc::new(TimestampMicrosecondArray::from(ends).with_timezone("UTC")),
-            ],
-            Some(valid.into()),
-        )?;
+        let st = window_struct(starts.into(), ends.into(), Some(valid.into()))?;
         Ok(ColumnarValue::Array(Arc::new(st)))
     }
 }
