@@ -3,7 +3,7 @@
 
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::{lit, when, Expr, Like, SortExpr};
+use datafusion::logical_expr::{cast, lit, when, Expr, Like, SortExpr};
 use pyo3::prelude::*;
 use pyo3_arrow::{PyArray, PyDataType};
 use sparklet_engine::{dataframe, functions};
@@ -77,7 +77,8 @@ impl PyExpr {
     }
 
     fn cast(&self, to: PyDataType) -> PyExpr {
-        PyExpr::new(functions::cast_to(self.expr.clone(), to.into_inner()))
+        // Spark 4 casts are ANSI: a bad value is an error, as DataFusion's cast is
+        PyExpr::new(cast(self.expr.clone(), to.into_inner()))
     }
 
     fn isin(&self, values: Vec<PyRef<'_, PyExpr>>) -> PyExpr {

@@ -820,8 +820,3 @@ impl StatefulAggregate {
         })
     }
 }
-
-/// Rows of `batches` (for counting late rows in tests).
-pub fn count_rows(batches: &[RecordBatch]) -> usize {
-    batches.iter().map(|b| b.num_rows()).sum()
-}

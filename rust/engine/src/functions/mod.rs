@@ -14,7 +14,7 @@ use datafusion::common::ScalarValue;
 use datafusion::execution::context::SessionState;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
-use datafusion::logical_expr::{cast, lit, when, Expr, ExprSchemable, Operator, ScalarUDF};
+use datafusion::logical_expr::{cast, lit, when, Expr, Operator, ScalarUDF};
 use datafusion::prelude::{binary_expr, ident};
 
 use crate::error::{Error, Result};
@@ -200,17 +200,4 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         vec![],
         None,
     )))
-}
-
-/// `Column.cast(type)` (Spark 4 casts are ANSI: a bad value is an error).
-pub fn cast_to(expr: Expr, to: arrow::datatypes::DataType) -> Expr {
-    cast(expr, to)
-}
-
-/// Whether `expr` has type `t` in `schema` (helper for callers that branch).
-pub fn type_of(
-    expr: &Expr,
-    schema: &datafusion::common::DFSchema,
-) -> Result<arrow::datatypes::DataType> {
-    expr.get_type(schema).map_err(Error::from_planning)
 }

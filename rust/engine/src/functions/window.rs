@@ -28,6 +28,18 @@ fn window_fields() -> Fields {
     ])
 }
 
+/// A timestamp column as µs since the epoch (UTC); `what` names the caller.
+fn timestamp_micros(a: &ArrayRef, what: &str) -> DFResult<Int64Array> {
+    match a.data_type() {
+        DataType::Timestamp(_, _) => Ok(cast(&cast(a, &ts_type())?, &DataType::Int64)?
+            .as_primitive::<Int64Type>()
+            .clone()),
+        other => Err(DataFusionError::Plan(format!(
+            "{what} needs a timestamp column, got {other}"
+        ))),
+    }
+}
+
 /// A `window` struct array from start and end microseconds.
 fn window_struct(
     starts: TimestampMicrosecondArray,
@@ -51,14 +63,7 @@ fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> 
             "{name} expects (timeColumn, size, slide, start)"
         )));
     }
-    let ts = match args[0].data_type() {
-        DataType::Timestamp(_, _) => cast(&cast(&args[0], &ts_type())?, &DataType::Int64)?,
-        other => {
-            return Err(DataFusionError::Plan(format!(
-                "window needs a timestamp column, got {other}"
-            )))
-        }
-    };
+    let ts = timestamp_micros(&args[0], "window")?;
     let scalar = |i: usize| -> DFResult<i64> {
         let a = cast(&args[i], &DataType::Int64)?;
         let a = a.as_primitive::<Int64Type>();
@@ -80,7 +85,7 @@ fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> 
             "The slide duration ({slide} µs) must be less than or equal to the windowDuration ({size} µs)."
         )));
     }
-    Ok((ts.as_primitive::<Int64Type>().clone(), size, slide, start))
+    Ok((ts, size, slide, start))
 }
 
 /// Start of the last window (of step `slide`, offset `start`) containing `ts`.
@@ -237,15 +242,7 @@ impl ScalarUDFImpl for Session {
                 "session_window expects (timeColumn, gapDuration)".into(),
             ));
         }
-        let ts = match arrays[0].data_type() {
-            DataType::Timestamp(_, _) => cast(&cast(&arrays[0], &ts_type())?, &DataType::Int64)?,
-            other => {
-                return Err(DataFusionError::Plan(format!(
-                    "session_window needs a timestamp column, got {other}"
-                )))
-            }
-        };
-        let ts = ts.as_primitive::<Int64Type>();
+        let ts = timestamp_micros(&arrays[0], "session_window")?;
         // the gap: microseconds, or per-row interval text like "10 seconds"
         let gaps: Vec<Option<i64>> = match arrays[1].data_type() {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {

@@ -650,13 +650,6 @@ impl Source for FileStreamSource {
         Ok(())
     }
 
-    fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
-        // batches after the committed offset but already logged are taken
-        // again by `latest_offset` (it reports the newest logged batch)
-        let _ = committed;
-        Ok(())
-    }
-
     fn prepare_for_available_now(&mut self) -> Result<()> {
         let files = list_files(
             &self.path,
