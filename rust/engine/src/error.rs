@@ -142,11 +142,8 @@ impl Error {
             },
             DataFusionError::Diagnostic(_, inner) => Error::from_planning(*inner),
             DataFusionError::NotImplemented(msg) => Error::analysis("UNSUPPORTED_FEATURE", msg),
-            DataFusionError::External(e) => match e.downcast::<Error>() {
-                Ok(ours) => *ours,
-                Err(e) => Error::Execution(DataFusionError::External(e)),
-            },
-            other => Error::Execution(other),
+            // our own errors travelling through DataFusion, and everything else
+            other => Error::from_execution(other),
         }
     }
 

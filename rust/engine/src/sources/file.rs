@@ -620,7 +620,8 @@ impl Source for FileStreamSource {
             .map(|e| FileEntry {
                 path: e.path.clone(),
                 mtime_ms: e.timestamp,
-                size: std::fs::metadata(&e.path).map(|m| m.len()).unwrap_or(0),
+                // sizes only matter when choosing files (maxBytesPerTrigger)
+                size: 0,
             })
             .collect();
         read_files(self.format, &files, &self.schema, &self.read_opts)
