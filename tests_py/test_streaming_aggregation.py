@@ -107,6 +107,46 @@ def test_sliding_windows_count_each_row_in_every_window(spark: SparkSession) -> 
     assert out.rows() == [(0.0, "a", 1, 1), (5.0, "a", 2, 3), (10.0, "a", 1, 2)]
 
 
+def test_a_row_late_for_one_sliding_window_still_counts_in_the_next(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = (
+        windowed(ms, "10 seconds", "5 seconds")
+        .writeStream.outputMode("update")
+        .option("lateRowsTable", "late_sliding")
+        .foreachBatch(out)
+        .start()
+    )
+    step(q, ms, [(t(27), "a", 1)])  # watermark -> 17
+    out.batches.clear()
+    step(q, ms, [(t(12), "b", 5), (t(3), "b", 7)])  # t(12): [5,15) closed, [10,20) open; t(3): all closed
+    assert out.rows() == [(10.0, "b", 1, 5)]
+    late = sorted((r.window.start, r.v) for r in spark.table("late_sliding").collect())
+    assert late == [(t(-5), 7), (t(0), 7), (t(5), 5)]
+    assert q.lastProgress["stateOperators"][0]["numRowsDroppedByWatermark"] == 3
+    q.stop()
+
+
+@pytest.mark.parametrize(("size", "slide", "start"), [("10 seconds", "4 seconds", None), ("9 seconds", "3 seconds", "1 second")])
+def test_streaming_sliding_windows_equal_the_batch_result(
+    spark: SparkSession, size: str, slide: str, start: str | None
+) -> None:
+    rows = [(t(s), k, s) for s, k in [(0, "a"), (3, "a"), (4, "b"), (9, "a"), (13, "b"), (17, "a"), (22, "a"), (23, "b")]]
+    ms = MemoryStream(spark, SCHEMA)
+    agg = ms.toDF().groupBy(F.window("ts", size, slide, start), "k").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    q = agg.writeStream.outputMode("complete").format("memory").queryName("sliding_complete").start()
+    for part in (rows[:3], rows[3:6], rows[6:]):
+        step(q, ms, part)
+    q.stop()
+    batch = spark.createDataFrame(rows, SCHEMA)
+    expected = batch.groupBy(F.window("ts", size, slide, start), "k").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+
+    def key(r):  # noqa: ANN001, ANN202
+        return (r.window.start, r.window.end, r.k, r.n, r.total)
+
+    assert sorted(map(key, spark.table("sliding_complete").collect())) == sorted(map(key, expected.collect()))
+
+
 def test_state_continues_after_restart(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, SCHEMA)
     out = Collector()

@@ -324,7 +324,8 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         };
         is_fn(inner, "session_window")
     });
-    let batch_sessions = sessions && !crate::catalog::is_streaming(df.logical_plan());
+    let streaming = crate::catalog::is_streaming(df.logical_plan());
+    let batch_sessions = sessions && !streaming;
     let aggs = aggs
         .into_iter()
         .map(|a| resolve(&df, a))
@@ -335,6 +336,12 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         let (inner, alias) = match &g {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
             other => (other.clone(), None),
+        };
+        // a streaming sliding window groups by pane; the stateful operator
+        // merges each pane into the windows holding it
+        let inner = match sliding_window_args(&inner) {
+            Some(args) if streaming => crate::functions::window::pane_udf().call(args),
+            _ => inner,
         };
         match inner {
             Expr::Column(_) if alias.is_none() => keys.push(g),
@@ -369,6 +376,17 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
         return session_aggregate(df, keys, aggs);
     }
     df.aggregate(keys, aggs).map_err(Error::from_planning)
+}
+
+/// The arguments of `explode(window_list(...))` (a sliding `F.window`).
+fn sliding_window_args(e: &Expr) -> Option<Vec<Expr>> {
+    match e {
+        Expr::ScalarFunction(f) if f.func.name() == "explode" => match f.args.first() {
+            Some(Expr::ScalarFunction(w)) if w.func.name() == "window_list" => Some(w.args.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Session windows on a batch DataFrame: per key, rows ordered by start form

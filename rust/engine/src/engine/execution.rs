@@ -27,7 +27,9 @@ use crate::checkpoint::recovery::{self, Resume};
 use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
-use crate::exec::stateful_agg::{find_aggregate, replace, EventTimeKey, StatefulAggregate};
+use crate::exec::stateful_agg::{
+    find_aggregate, replace, EventTimeKey, PaneSpec, StatefulAggregate,
+};
 use crate::failpoint;
 use crate::plan::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
 use crate::runtime::block_on;
@@ -462,12 +464,16 @@ pub fn start(
                  add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
             ));
         }
+        let pane = (0..num_keys)
+            .find(|i| schema.field(*i).name() == "window")
+            .and_then(|i| PaneSpec::find(&plan, i));
         let provider = state_store_provider(conf)?;
         Some(StatefulAggregate::open(
             &parts,
             opts.output_mode,
             event_time,
             session,
+            pane,
             provider.as_ref(),
             &cp.root().join("state").join("0"),
             partitions as usize,

@@ -17,15 +17,18 @@ use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{cast, filter_record_batch};
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, SortField};
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::ScalarValue;
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::execution::TaskContext;
 use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
+use crate::functions::window::{window_struct, windows_of_pane};
 use crate::runtime::block_on;
 use crate::state::{StateRow, StateStore, StateStoreProvider, StoreSpec};
 
@@ -36,6 +39,72 @@ pub enum EventTimeKey {
     Window(usize),
     /// A timestamp at this key position.
     Timestamp(usize),
+}
+
+/// A sliding window aggregated by panes (`window_pane`): the key position of
+/// the pane and the window's shape, in µs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaneSpec {
+    /// Position of the pane among the group keys.
+    pub key: usize,
+    /// Window size.
+    pub size: i64,
+    /// Window slide.
+    pub slide: i64,
+    /// Window start offset.
+    pub start: i64,
+}
+
+impl PaneSpec {
+    /// The sliding window a streaming aggregation groups by, if it does: the
+    /// `window_pane(ts, size, slide, start)` call in `plan`, its pane at `key`.
+    pub fn find(plan: &LogicalPlan, key: usize) -> Option<Self> {
+        let mut found = None;
+        let _ = plan.apply(|node| {
+            for e in node.expressions() {
+                let _ = e.apply(|x| {
+                    if let Expr::ScalarFunction(f) = x {
+                        if f.func.name() == "window_pane" {
+                            found = pane_args(&f.args);
+                        }
+                    }
+                    Ok(if found.is_some() {
+                        TreeNodeRecursion::Stop
+                    } else {
+                        TreeNodeRecursion::Continue
+                    })
+                });
+            }
+            Ok(if found.is_some() {
+                TreeNodeRecursion::Stop
+            } else {
+                TreeNodeRecursion::Continue
+            })
+        });
+        found.map(|(size, slide, start)| PaneSpec {
+            key,
+            size,
+            slide,
+            start,
+        })
+    }
+
+    /// Starts of the windows holding the pane that starts at `pane_start`.
+    fn windows(&self, pane_start: i64) -> Vec<i64> {
+        windows_of_pane(pane_start, self.size, self.slide, self.start)
+    }
+}
+
+/// `(size, slide, start)` from literal `window_pane` arguments.
+fn pane_args(args: &[Expr]) -> Option<(i64, i64, i64)> {
+    let lit = |e: &Expr| match e {
+        Expr::Literal(v, _) => match v.cast_to(&DataType::Int64).ok()? {
+            ScalarValue::Int64(x) => x,
+            _ => None,
+        },
+        _ => None,
+    };
+    Some((lit(args.get(1)?)?, lit(args.get(2)?)?, lit(args.get(3)?)?))
 }
 
 /// The aggregate of a planned batch, taken apart.
@@ -222,6 +291,8 @@ pub struct StatefulAggregate {
     /// converter for the other keys (the stored key is their encoding
     /// followed by the session start, so a key's sessions are contiguous).
     session: Option<(usize, RowConverter)>,
+    /// Sliding windows aggregated by panes.
+    pane: Option<PaneSpec>,
     out_schema: SchemaRef,
     /// Late rows of the last batch (for the late-data output).
     pub late_rows: Vec<RecordBatch>,
@@ -250,6 +321,26 @@ fn event_times(col: &ArrayRef, kind: EventTimeKey) -> Result<Vec<Option<i64>>> {
     }
 }
 
+/// The `start`s of a window struct column, in µs.
+fn window_starts(col: &ArrayRef) -> Result<Vec<Option<i64>>> {
+    let st = col
+        .as_struct_opt()
+        .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
+    let mut starts = micros(st.column(0))?;
+    for (i, s) in starts.iter_mut().enumerate() {
+        if st.is_null(i) {
+            *s = None;
+        }
+    }
+    Ok(starts)
+}
+
+/// Windows of `size` starting at `starts`.
+fn window_array(starts: &[i64], size: i64) -> Result<arrow::array::StructArray> {
+    let ends: Vec<i64> = starts.iter().map(|s| s + size).collect();
+    Ok(window_struct(starts.to_vec().into(), ends.into(), None)?)
+}
+
 impl StatefulAggregate {
     /// Build the operator from the first plan of the query and open its
     /// stores at `version` (the number of batches committed).
@@ -259,6 +350,7 @@ impl StatefulAggregate {
         mode: OutputMode,
         event_time: Option<EventTimeKey>,
         session: Option<usize>,
+        pane: Option<PaneSpec>,
         provider: &dyn StateStoreProvider,
         state_dir: &std::path::Path,
         partitions: usize,
@@ -319,6 +411,7 @@ impl StatefulAggregate {
             num_keys,
             event_time,
             session,
+            pane,
             out_schema,
             late_rows: Vec::new(),
             metrics: AggMetrics::default(),
@@ -369,28 +462,11 @@ impl StatefulAggregate {
         let input = block_on(collect(Arc::clone(&parts.input), Arc::clone(&task_ctx)))?
             .map_err(Error::from_execution)?;
         let input_schema = parts.input.schema();
-        // drop rows behind the watermark (Spark: event time <= watermark is late)
         let mut kept = Vec::with_capacity(input.len());
         for b in input {
             match (self.event_time, watermark_us) {
                 (Some(kind), Some(wm)) if b.num_rows() > 0 => {
-                    let idx = match kind {
-                        EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
-                    };
-                    let (expr, _) = &parts.group_by.expr()[idx];
-                    let key_col = expr.evaluate(&b)?.into_array(b.num_rows())?;
-                    let times = event_times(&key_col, kind)?;
-                    let keep: BooleanArray = times
-                        .iter()
-                        .map(|t| Some(t.is_none_or(|t| t > wm)))
-                        .collect();
-                    let late: BooleanArray = keep.iter().map(|k| k.map(|k| !k)).collect();
-                    let dropped = late.true_count();
-                    if dropped > 0 {
-                        self.metrics.rows_dropped_by_watermark += dropped as u64;
-                        self.late_rows.push(filter_record_batch(&b, &late)?);
-                    }
-                    kept.push(filter_record_batch(&b, &keep)?);
+                    kept.push(self.drop_late(b, parts, kind, wm)?);
                 }
                 _ => kept.push(b),
             }
@@ -421,15 +497,19 @@ impl StatefulAggregate {
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
             return out;
         }
-        // route each partial row to its partition; partitions merge in parallel
+        // route each partial row (for panes: each window holding it) to its
+        // partition; partitions merge in parallel
         let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.stores.len()];
         for (bi, b) in partial_out.iter().enumerate() {
-            let rows = self
-                .converter
-                .convert_columns(&b.columns()[..self.num_keys])?;
-            for r in 0..b.num_rows() {
+            let (source_rows, keys) = match self.pane {
+                Some(pane) => self.pane_keys(b, pane, watermark_us)?,
+                None => (None, b.columns()[..self.num_keys].to_vec()),
+            };
+            let rows = self.converter.convert_columns(&keys)?;
+            for r in 0..rows.num_rows() {
                 let key = rows.row(r).as_ref().to_vec();
-                work[self.partition_of(&key)].push((bi, r, key));
+                let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
+                work[self.partition_of(&key)].push((bi, src, key));
             }
         }
         let (aggr, widths, num_keys) = (&self.aggr, &self.widths, self.num_keys);
@@ -513,6 +593,122 @@ impl StatefulAggregate {
         self.metrics.all_removals_ms = t.elapsed().as_millis() as i64;
         emit.sort_by(|a, b| a.0.cmp(&b.0));
         self.rows(emit)
+    }
+
+    /// `b` without its rows behind the watermark (Spark: event time <= watermark
+    /// is late), which are counted and kept for the late-data output. With
+    /// panes, a row is late for each window holding its pane that the
+    /// watermark has passed; it is dropped when all of them are.
+    fn drop_late(
+        &mut self,
+        b: RecordBatch,
+        parts: &AggregateParts,
+        kind: EventTimeKey,
+        wm: i64,
+    ) -> Result<RecordBatch> {
+        let idx = match kind {
+            EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
+        };
+        let (expr, _) = &parts.group_by.expr()[idx];
+        let key_col = expr.evaluate(&b)?.into_array(b.num_rows())?;
+        let pane = self.pane.filter(|p| p.key == idx);
+        let (keep, late_count, late): (BooleanArray, usize, Option<RecordBatch>) = match pane {
+            None => {
+                let times = event_times(&key_col, kind)?;
+                let keep: BooleanArray = times
+                    .iter()
+                    .map(|t| Some(t.is_none_or(|t| t > wm)))
+                    .collect();
+                let n = keep.len() - keep.true_count();
+                let late = if n > 0 {
+                    Some(filter_record_batch(&b, &arrow::compute::not(&keep)?)?)
+                } else {
+                    None
+                };
+                (keep, n, late)
+            }
+            Some(pane) => {
+                let starts = window_starts(&key_col)?;
+                let mut keep = Vec::with_capacity(starts.len());
+                // (row, window start) of each late pairing
+                let (mut rows, mut late_starts) = (Vec::new(), Vec::new());
+                for (r, ps) in starts.iter().enumerate() {
+                    let Some(ps) = ps else {
+                        keep.push(true);
+                        continue;
+                    };
+                    let windows = pane.windows(*ps);
+                    let n = windows.iter().filter(|w| *w + pane.size <= wm).count();
+                    for w in &windows[..n] {
+                        rows.push(r as u32);
+                        late_starts.push(*w);
+                    }
+                    keep.push(n < windows.len());
+                }
+                let late = if rows.is_empty() {
+                    None
+                } else {
+                    let taken = arrow::compute::take_record_batch(&b, &arrow::array::UInt32Array::from(rows))?;
+                    Some(self.with_windows(taken, &late_starts, pane, expr.as_ref())?)
+                };
+                (keep.into(), late_starts.len(), late)
+            }
+        };
+        if late_count == 0 {
+            return Ok(b);
+        }
+        self.metrics.rows_dropped_by_watermark += late_count as u64;
+        self.late_rows.extend(late);
+        Ok(filter_record_batch(&b, &keep)?)
+    }
+
+    /// `b` with its pane column (when it is one) replaced by the windows starting at `starts`.
+    fn with_windows(
+        &self,
+        b: RecordBatch,
+        starts: &[i64],
+        pane: PaneSpec,
+        expr: &dyn PhysicalExpr,
+    ) -> Result<RecordBatch> {
+        let Some(col) = expr.downcast_ref::<datafusion::physical_expr::expressions::Column>()
+        else {
+            return Ok(b);
+        };
+        let mut cols = b.columns().to_vec();
+        cols[col.index()] = Arc::new(window_array(starts, pane.size)?);
+        Ok(RecordBatch::try_new(b.schema(), cols)?)
+    }
+
+    /// Key columns of a partial batch with each pane row expanded into the
+    /// windows holding it that the watermark has not passed, and for each
+    /// expanded row the partial row it came from.
+    fn pane_keys(
+        &self,
+        b: &RecordBatch,
+        pane: PaneSpec,
+        watermark_us: Option<i64>,
+    ) -> Result<(Option<Vec<u32>>, Vec<ArrayRef>)> {
+        let starts = window_starts(b.column(pane.key))?;
+        let (mut rows, mut window_starts_v) = (Vec::new(), Vec::new());
+        for (r, ps) in starts.iter().enumerate() {
+            let Some(ps) = ps else { continue };
+            for w in pane.windows(*ps) {
+                if watermark_us.is_none_or(|wm| w + pane.size > wm) {
+                    rows.push(r as u32);
+                    window_starts_v.push(w);
+                }
+            }
+        }
+        let indices = arrow::array::UInt32Array::from(rows.clone());
+        let mut keys = Vec::with_capacity(self.num_keys);
+        for (i, c) in b.columns()[..self.num_keys].iter().enumerate() {
+            keys.push(if i == pane.key {
+                Arc::new(window_array(&window_starts_v, pane.size)?) as ArrayRef
+            } else {
+                arrow::compute::take(c.as_ref(), &indices, None)?
+            });
+        }
+        Ok((Some(rows), keys))
     }
 
     /// Keys of partition `p` whose event time is at or below the watermark.

@@ -41,7 +41,7 @@ fn timestamp_micros(a: &ArrayRef, what: &str) -> DFResult<Int64Array> {
 }
 
 /// A `window` struct array from start and end microseconds.
-fn window_struct(
+pub(crate) fn window_struct(
     starts: TimestampMicrosecondArray,
     ends: TimestampMicrosecondArray,
     nulls: Option<arrow::buffer::NullBuffer>,
@@ -93,6 +93,24 @@ fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
     ts - (ts - start).rem_euclid(slide)
 }
 
+/// For each `ts`, the window of `width` starting at the last multiple of
+/// `step` (offset `start`) at or before it. A tight loop over the values;
+/// nulls are carried by the null buffer.
+fn aligned_windows(ts: &Int64Array, step: i64, width: i64, start: i64) -> DFResult<ColumnarValue> {
+    let nulls = ts.nulls().cloned();
+    let starts_v: Vec<i64> = ts
+        .values()
+        .iter()
+        .map(|t| last_start(*t, step, start))
+        .collect();
+    let ends_v: Vec<i64> = starts_v.iter().map(|s| s + width).collect();
+    let starts = TimestampMicrosecondArray::new(starts_v.into(), nulls.clone());
+    let ends = TimestampMicrosecondArray::new(ends_v.into(), nulls.clone());
+    Ok(ColumnarValue::Array(Arc::new(window_struct(
+        starts, ends, nulls,
+    )?)))
+}
+
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct Tumbling {
     signature: Signature,
@@ -111,19 +129,7 @@ impl ScalarUDFImpl for Tumbling {
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
-        // a tight loop over the values; nulls are carried by the null buffer
-        let nulls = ts.nulls().cloned();
-        let starts_v: Vec<i64> = ts
-            .values()
-            .iter()
-            .map(|t| last_start(*t, slide, start))
-            .collect();
-        let ends_v: Vec<i64> = starts_v.iter().map(|s| s + size).collect();
-        let starts = TimestampMicrosecondArray::new(starts_v.into(), nulls.clone());
-        let ends = TimestampMicrosecondArray::new(ends_v.into(), nulls.clone());
-        Ok(ColumnarValue::Array(Arc::new(window_struct(
-            starts, ends, nulls,
-        )?)))
+        aligned_windows(&ts, slide, size, start)
     }
 }
 
@@ -176,6 +182,57 @@ impl ScalarUDFImpl for Sliding {
             ts.nulls().cloned(),
         )?;
         Ok(ColumnarValue::Array(Arc::new(list)))
+    }
+}
+
+/// Width of the panes a sliding window is cut into: every window is a whole
+/// number of panes and every pane lies wholly inside each window covering it.
+pub fn pane_width(size: i64, slide: i64) -> i64 {
+    let (mut a, mut b) = (size, slide);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Starts of the windows (of `size` every `slide`, offset `start`) that hold
+/// the pane beginning at `pane_start`, earliest first.
+pub fn windows_of_pane(pane_start: i64, size: i64, slide: i64, start: i64) -> Vec<i64> {
+    let pane_end = pane_start + pane_width(size, slide);
+    let mut ws = last_start(pane_start, slide, start);
+    let mut out = Vec::with_capacity((size / slide) as usize + 1);
+    while ws + size >= pane_end {
+        out.push(ws);
+        ws -= slide;
+    }
+    out.reverse();
+    out
+}
+
+/// `window_pane(ts, size, slide, start)`: the pane of a sliding window holding
+/// `ts`. A streaming aggregation over sliding windows groups rows by pane and
+/// merges each pane into its windows in the state (one aggregation pass over
+/// the input instead of one per overlapping window).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Pane {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Pane {
+    fn name(&self) -> &str {
+        "window_pane"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(window_type())
+    }
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let (ts, size, slide, start) = args(&arrays, "window")?;
+        let width = pane_width(size, slide);
+        aligned_windows(&ts, width, width, start)
     }
 }
 
@@ -276,12 +333,20 @@ impl ScalarUDFImpl for Session {
     }
 }
 
+/// `window_pane` (see [`Pane`]).
+pub fn pane_udf() -> ScalarUDF {
+    ScalarUDF::new_from_impl(Pane {
+        signature: Signature::variadic_any(Volatility::Immutable),
+    })
+}
+
 /// The window UDFs, for registration in a session.
 pub fn all() -> Vec<ScalarUDF> {
     let sig = || Signature::variadic_any(Volatility::Immutable);
     vec![
         ScalarUDF::new_from_impl(Tumbling { signature: sig() }),
         ScalarUDF::new_from_impl(Sliding { signature: sig() }),
+        pane_udf(),
         ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
         ScalarUDF::new_from_impl(Session { signature: sig() }),
     ]
