@@ -127,19 +127,29 @@ def test_a_row_late_for_one_sliding_window_still_counts_in_the_next(spark: Spark
     q.stop()
 
 
-@pytest.mark.parametrize(("size", "slide", "start"), [("10 seconds", "4 seconds", None), ("9 seconds", "3 seconds", "1 second")])
+@pytest.mark.parametrize(
+    ("size", "slide", "start"), [("10 seconds", "4 seconds", None), ("9 seconds", "3 seconds", "1 second")]
+)
 def test_streaming_sliding_windows_equal_the_batch_result(
     spark: SparkSession, size: str, slide: str, start: str | None
 ) -> None:
-    rows = [(t(s), k, s) for s, k in [(0, "a"), (3, "a"), (4, "b"), (9, "a"), (13, "b"), (17, "a"), (22, "a"), (23, "b")]]
+    rows = [
+        (t(s), k, s) for s, k in [(0, "a"), (3, "a"), (4, "b"), (9, "a"), (13, "b"), (17, "a"), (22, "a"), (23, "b")]
+    ]
     ms = MemoryStream(spark, SCHEMA)
-    agg = ms.toDF().groupBy(F.window("ts", size, slide, start), "k").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    agg = (
+        ms.toDF()
+        .groupBy(F.window("ts", size, slide, start), "k")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    )
     q = agg.writeStream.outputMode("complete").format("memory").queryName("sliding_complete").start()
     for part in (rows[:3], rows[3:6], rows[6:]):
         step(q, ms, part)
     q.stop()
     batch = spark.createDataFrame(rows, SCHEMA)
-    expected = batch.groupBy(F.window("ts", size, slide, start), "k").agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    expected = batch.groupBy(F.window("ts", size, slide, start), "k").agg(
+        F.count("*").alias("n"), F.sum("v").alias("total")
+    )
 
     def key(r):  # noqa: ANN001, ANN202
         return (r.window.start, r.window.end, r.k, r.n, r.total)
@@ -209,6 +219,30 @@ def test_progress_reports_event_time_and_state(spark: SparkSession) -> None:
     ]:
         assert key in op
     assert op["memoryUsedBytes"] > 0
+    custom = op["customMetrics"]
+    assert custom["stateOnCurrentVersionSizeBytes"] == op["memoryUsedBytes"]
+    assert custom["loadedMapCacheMissCount"] == 0  # a fresh query loads nothing from disk
+    parts = op["numShufflePartitions"]
+    assert custom["loadedMapCacheHitCount"] == parts
+    assert [custom[f"SnapshotLastUploaded.partition_{i}_default"] for i in range(parts)] == [-1] * parts
+    step(q, ms, [(t(4), "a", 1)])
+    # each batch (no-data batches too) finds the previous version in memory
+    batches = len(q.recentProgress)
+    assert q.lastProgress["stateOperators"][0]["customMetrics"]["loadedMapCacheHitCount"] == batches * parts
+    q.stop()
+
+
+def test_state_memory_follows_puts_and_evictions(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = windowed(ms).writeStream.outputMode("update").format("noop").start()
+    step(q, ms, [(t(1), "a", 1), (t(3), "b", 1), (t(12), "a", 1)])
+    three = q.lastProgress["stateOperators"][0]["memoryUsedBytes"]
+    step(q, ms, [(t(2), "a", 5)])  # an update: same keys, same size
+    assert q.lastProgress["stateOperators"][0]["memoryUsedBytes"] == three
+    step(q, ms, [(t(40), "c", 1)])  # watermark 30: the three windows before 30 go
+    op = q.lastProgress["stateOperators"][0]
+    assert op["numRowsTotal"] == 1 and 0 < op["memoryUsedBytes"] < three
+    q.stop()
 
 
 def test_analysis_errors_at_start(spark: SparkSession) -> None:

@@ -36,6 +36,8 @@ fn versions_reload_from_snapshot_plus_deltas() {
         }
         assert_eq!(store.commit().unwrap(), version);
     }
+    assert_eq!(store.metrics().cache_hits, 5);
+    drop(store); // waits for the snapshot written off the batch's path
     assert!(dir.path().join("3.snapshot").exists());
     let reopened = MemoryProvider.open(&s, 5).unwrap();
     let keys: Vec<String> = reopened

@@ -32,6 +32,19 @@ def _flatten(cols: tuple[Any, ...]) -> list[Any]:
     return list(cols)
 
 
+def _subset(subset: Any, method: str) -> list[str] | None:
+    """``subset`` as a list of column names (PySpark also takes a tuple)."""
+    if subset is None:
+        return None
+    if isinstance(subset, (list, tuple)) and all(isinstance(c, str) for c in subset):
+        return list(subset)
+    raise PySparkTypeError(
+        f"[NOT_LIST_OR_TUPLE] Argument `subset` of {method} should be a list or tuple of column names, "
+        f"got {type(subset).__name__}.",
+        "NOT_LIST_OR_TUPLE",
+    )
+
+
 class DataFrame:
     """A distributed-collection-shaped plan over rows (here: one process)."""
 
@@ -70,7 +83,7 @@ class DataFrame:
     def __getitem__(self, item: str | int | Column) -> Column:
         if isinstance(item, str):
             self._check_column(item)
-            return Column(_native.col(item))
+            return Column(self._native.column(item) if "." not in item else _native.col(item))
         if isinstance(item, int):
             return Column(_native.col(self.columns[item]))
         if isinstance(item, Column):
@@ -82,7 +95,7 @@ class DataFrame:
             raise AttributeError(name)
         if name not in self.columns:
             raise AttributeError(f"'DataFrame' object has no attribute '{name}'")
-        return Column(_native.col(name))
+        return Column(self._native.column(name))
 
     def _check_column(self, name: str) -> None:
         if "." not in name and name != "*" and name not in self.columns:
@@ -152,6 +165,38 @@ class DataFrame:
         """Name the DataFrame so columns can be qualified (``alias.col``)."""
         return self._wrap(self._native.alias(alias))
 
+    def join(
+        self,
+        other: "DataFrame",
+        on: str | list[str] | Column | list[Column] | None = None,
+        how: str | None = None,
+    ) -> "DataFrame":
+        """Join with ``other`` on column names (each output once) or a condition.
+
+        ``how``: ``inner`` (default), ``cross``, ``outer``/``full``/``fullouter``,
+        ``left``/``leftouter``, ``right``/``rightouter``, ``semi``/``leftsemi``,
+        ``anti``/``leftanti``. On streams: stream-static joins as Spark allows them.
+        """
+        how = how or "inner"
+        if on is None:
+            return self._wrap(self._native.join(other._native, None, None, how))
+        items = on if isinstance(on, list) else [on]
+        if all(isinstance(c, str) for c in items):
+            return self._wrap(self._native.join(other._native, list(items), None, how))
+        if all(isinstance(c, Column) for c in items):
+            cond = items[0]
+            for c in items[1:]:
+                cond = cond & c
+            return self._wrap(self._native.join(other._native, None, cond._expr, how))
+        raise PySparkTypeError(
+            f"[NOT_COLUMN_OR_LIST_OR_STR] Argument `on` should be a Column, str or list, got {type(on).__name__}.",
+            "NOT_COLUMN_OR_LIST_OR_STR",
+        )
+
+    def crossJoin(self, other: "DataFrame") -> "DataFrame":
+        """Every pair of rows of this DataFrame and ``other``."""
+        return self.join(other, how="cross")
+
     def union(self, other: "DataFrame") -> "DataFrame":
         """Rows of both, matched by position (duplicates kept)."""
         return self._wrap(self._native.union(other._native))
@@ -167,8 +212,29 @@ class DataFrame:
         return self._wrap(self._native.limit(num))
 
     def distinct(self) -> "DataFrame":
-        """Distinct rows."""
+        """Distinct rows (on a stream, the same as :meth:`dropDuplicates`)."""
         return self._wrap(self._native.distinct())
+
+    def dropDuplicates(self, subset: list[str] | None = None) -> "DataFrame":
+        """Rows with duplicates (on ``subset`` columns, or all) removed.
+
+        On a stream every key seen is remembered; when the watermarked
+        event-time column is in ``subset`` a key is forgotten once the
+        watermark passes its event time (later copies would be late anyway).
+        """
+        return self._wrap(self._native.drop_duplicates(_subset(subset, "dropDuplicates"), False))
+
+    drop_duplicates = dropDuplicates
+
+    def dropDuplicatesWithinWatermark(self, subset: list[str] | None = None) -> "DataFrame":
+        """Drop rows duplicating one seen within the watermark delay.
+
+        A key is remembered until the watermark passes its first event time
+        plus the delay of ``withWatermark``, which a stream must have.
+        """
+        return self._wrap(self._native.drop_duplicates(_subset(subset, "dropDuplicatesWithinWatermark"), True))
+
+    drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
     def orderBy(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
         """Sort by columns (``Column.desc()`` for descending)."""

@@ -10,7 +10,8 @@ use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{
-    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, JoinType, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
 use datafusion::prelude::ident;
 
@@ -123,11 +124,24 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                     );
                     return Ok(Transformed::yes(getter));
                 }
+                // `df["a"]` of a parent DataFrame whose qualifier a projection dropped
+                if !is_relation && schema.has_column_with_unqualified_name(name) {
+                    return Ok(Transformed::yes(ident(name.as_str())));
+                }
             }
             Ok(Transformed::no(node))
         })
         .map_err(Error::from_planning)?;
     Ok(out.data)
+}
+
+/// `df["name"]`: the column qualified by its relation, so that it stays
+/// unambiguous in a join of `df` with another DataFrame.
+pub fn qualified_column(df: &DataFrame, name: &str) -> Expr {
+    match df.schema().qualified_field_with_unqualified_name(name) {
+        Ok((Some(q), f)) => Expr::Column(Column::new(Some(q.clone()), f.name())),
+        _ => ident(name),
+    }
 }
 
 /// `df.select(*exprs)`, with `explode` turned into an unnest.
@@ -234,25 +248,152 @@ pub fn union(df: DataFrame, other: DataFrame) -> Result<DataFrame> {
     df.union(other).map_err(Error::from_planning)
 }
 
+/// Spark's error for a column name not in `schema`.
+pub fn unresolved_column(name: &str, schema: &DFSchema) -> Error {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    Error::analysis(
+        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+        format!(
+            "Cannot resolve column name \"{name}\" among ({}).",
+            names.join(", ")
+        ),
+    )
+}
+
+/// `df.dropDuplicates(subset)` / `dropDuplicatesWithinWatermark(subset)`:
+/// on a stream a stateful [`DedupNode`]; on a batch the first row per key.
+pub fn drop_duplicates(
+    df: DataFrame,
+    subset: Option<Vec<String>>,
+    within_watermark: bool,
+) -> Result<DataFrame> {
+    let all: Vec<String> = df
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let keys = subset.unwrap_or_else(|| all.clone());
+    for k in &keys {
+        if !df.schema().has_column_with_unqualified_name(k) {
+            return Err(unresolved_column(k, df.schema()));
+        }
+    }
+    let (state, plan) = df.into_parts();
+    if crate::catalog::is_streaming(&plan) {
+        let node = crate::exec::dedup::DedupNode::new(plan, keys, within_watermark);
+        let plan = LogicalPlan::Extension(datafusion::logical_expr::Extension {
+            node: Arc::new(node),
+        });
+        return Ok(DataFrame::new(state, plan));
+    }
+    let df = DataFrame::new(state, plan);
+    let on: Vec<Expr> = keys.iter().map(|k| ident(k.as_str())).collect();
+    let select: Vec<Expr> = all.iter().map(|k| ident(k.as_str())).collect();
+    df.distinct_on(on, select, None)
+        .map_err(Error::from_planning)
+}
+
+/// What `df.join(other, on)` joins on.
+pub enum JoinOn {
+    /// Column names present on both sides (Spark's using-join: one output column each).
+    Using(Vec<String>),
+    /// A boolean condition over both sides' columns (`None`: every pair).
+    Condition(Option<Expr>),
+}
+
+/// Spark's join type names.
+pub fn join_type(how: &str) -> Result<JoinType> {
+    Ok(match how.to_ascii_lowercase().replace('_', "").as_str() {
+        "inner" | "cross" => JoinType::Inner,
+        "outer" | "full" | "fullouter" => JoinType::Full,
+        "left" | "leftouter" => JoinType::Left,
+        "right" | "rightouter" => JoinType::Right,
+        "semi" | "leftsemi" => JoinType::LeftSemi,
+        "anti" | "leftanti" => JoinType::LeftAnti,
+        _ => {
+            return Err(Error::illegal_argument(format!(
+                "Unsupported join type '{how}'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', \
+                 'full_outer', 'leftouter', 'left', 'left_outer', 'rightouter', 'right', 'right_outer', 'leftsemi', \
+                 'left_semi', 'semi', 'leftanti', 'left_anti', 'anti', 'cross'."
+            )))
+        }
+    })
+}
+
+/// `df.join(other, on, how)`. A using-join outputs each key once (from the
+/// left, the right for a right join, either for a full join), then the
+/// other columns of the left and of the right side, as Spark does.
+pub fn join(left: DataFrame, right: DataFrame, on: JoinOn, how: &str) -> Result<DataFrame> {
+    let kind = join_type(how)?;
+    match on {
+        JoinOn::Condition(cond) => left
+            .join_on(right, kind, cond)
+            .map_err(Error::from_planning),
+        JoinOn::Using(keys) => {
+            let qualified = |df: &DataFrame, k: &str| -> Result<Column> {
+                let (q, f) = df
+                    .schema()
+                    .qualified_field_with_unqualified_name(k)
+                    .map_err(|_| unresolved_column(k, df.schema()))?;
+                Ok(Column::new(q.cloned(), f.name()))
+            };
+            let lk = keys
+                .iter()
+                .map(|k| qualified(&left, k))
+                .collect::<Result<Vec<_>>>()?;
+            let rk = keys
+                .iter()
+                .map(|k| qualified(&right, k))
+                .collect::<Result<Vec<_>>>()?;
+            let others = |df: &DataFrame| -> Vec<Expr> {
+                df.schema()
+                    .columns()
+                    .into_iter()
+                    .filter(|c| !keys.contains(&c.name))
+                    .map(Expr::Column)
+                    .collect()
+            };
+            let (left_rest, right_rest) = (others(&left), others(&right));
+            let cond = lk
+                .iter()
+                .zip(&rk)
+                .map(|(l, r)| Expr::Column(l.clone()).eq(Expr::Column(r.clone())))
+                .reduce(Expr::and);
+            let joined = left
+                .join_on(right, kind, cond)
+                .map_err(Error::from_planning)?;
+            if matches!(kind, JoinType::LeftSemi | JoinType::LeftAnti) {
+                return Ok(joined);
+            }
+            let mut out: Vec<Expr> = keys
+                .iter()
+                .zip(lk.into_iter().zip(rk))
+                .map(|(k, (l, r))| {
+                    let (l, r) = (Expr::Column(l), Expr::Column(r));
+                    match kind {
+                        JoinType::Right => r.alias(k.as_str()),
+                        JoinType::Full => {
+                            datafusion::functions::core::expr_fn::coalesce(vec![l, r])
+                                .alias(k.as_str())
+                        }
+                        _ => l.alias(k.as_str()),
+                    }
+                })
+                .collect();
+            out.extend(left_rest);
+            out.extend(right_rest);
+            joined.select(out).map_err(Error::from_planning)
+        }
+    }
+}
+
 /// `df.unionByName(other, allowMissingColumns)`.
 pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Result<DataFrame> {
     if !allow_missing {
         for f in df.schema().fields() {
             if !other.schema().has_column_with_unqualified_name(f.name()) {
-                return Err(Error::analysis(
-                    "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-                    format!(
-                        "Cannot resolve column name \"{}\" among ({}).",
-                        f.name(),
-                        other
-                            .schema()
-                            .fields()
-                            .iter()
-                            .map(|f| f.name().clone())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
+                return Err(unresolved_column(f.name(), other.schema()));
             }
         }
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::TableProvider;
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::execution::context::SessionState;
@@ -79,6 +80,8 @@ pub struct Session {
     /// `spark.streams`.
     pub streams: Arc<QueryManager>,
     next_stream_id: std::sync::atomic::AtomicUsize,
+    /// Numbers batch relations (`df_N`) so that joined DataFrames never share a qualifier.
+    next_table_id: std::sync::atomic::AtomicUsize,
 }
 
 fn lower_keys(options: &HashMap<String, String>) -> HashMap<String, String> {
@@ -119,6 +122,7 @@ impl Session {
             conf,
             streams: Arc::new(QueryManager::default()),
             next_stream_id: std::sync::atomic::AtomicUsize::new(0),
+            next_table_id: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 
@@ -167,9 +171,18 @@ impl Session {
         batches: Vec<RecordBatch>,
     ) -> Result<DataFrame> {
         let table = MemTable::try_new(schema, vec![batches])?;
-        self.ctx
-            .read_table(Arc::new(table))
-            .map_err(Error::from_planning)
+        self.batch_df(Arc::new(table))
+    }
+
+    /// A batch DataFrame scanning `provider` under a relation name of its own.
+    fn batch_df(&self, provider: Arc<dyn TableProvider>) -> Result<DataFrame> {
+        let id = self
+            .next_table_id
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let plan = LogicalPlanBuilder::scan(format!("df_{id}"), provider_as_source(provider), None)
+            .and_then(|b| b.build())
+            .map_err(Error::from_planning)?;
+        Ok(DataFrame::new(self.state(), plan))
     }
 
     fn stream_df(&self, factory: Arc<dyn SourceFactory>) -> Result<DataFrame> {
@@ -315,9 +328,7 @@ impl Session {
             }
             _ => file::read_files(fmt, &files, &schema, &opts)?,
         };
-        self.ctx
-            .read_table(input.provider)
-            .map_err(Error::from_planning)
+        self.batch_df(input.provider)
     }
 
     /// Where a query's checkpoint goes: the writer's `checkpointLocation`,

@@ -87,6 +87,27 @@ impl PyDataFrame {
         ))
     }
 
+    /// `df["name"]`, qualified by the DataFrame's relation.
+    fn column(&self, name: &str) -> PyExpr {
+        PyExpr::new(dataframe::qualified_column(&self.df, name))
+    }
+
+    /// `df.join(other, on, how)`: `using` column names or a `condition`.
+    #[pyo3(signature = (other, using, condition, how))]
+    fn join(
+        &self,
+        other: PyRef<'_, PyDataFrame>,
+        using: Option<Vec<String>>,
+        condition: Option<PyRef<'_, PyExpr>>,
+        how: &str,
+    ) -> PyResult<PyDataFrame> {
+        let on = match using {
+            Some(keys) => dataframe::JoinOn::Using(keys),
+            None => dataframe::JoinOn::Condition(condition.map(|c| c.expr.clone())),
+        };
+        Ok(self.wrap(dataframe::join(self.df.clone(), other.df.clone(), on, how).py()?))
+    }
+
     fn union(&self, other: PyRef<'_, PyDataFrame>) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::union(self.df.clone(), other.df.clone()).py()?))
     }
@@ -111,13 +132,17 @@ impl PyDataFrame {
     }
 
     fn distinct(&self) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(
-            self.df
-                .clone()
-                .distinct()
-                .map_err(Error::from_planning)
-                .py()?,
-        ))
+        // on a stream, distinct() is dropDuplicates() (Spark's Deduplicate)
+        Ok(self.wrap(dataframe::drop_duplicates(self.df.clone(), None, false).py()?))
+    }
+
+    #[pyo3(signature = (subset, within_watermark))]
+    fn drop_duplicates(
+        &self,
+        subset: Option<Vec<String>>,
+        within_watermark: bool,
+    ) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::drop_duplicates(self.df.clone(), subset, within_watermark).py()?))
     }
 
     fn sort(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {

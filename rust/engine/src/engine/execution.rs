@@ -22,11 +22,14 @@ use super::progress::{
 use super::query::{QueryShared, StreamingQuery};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
-use crate::catalog::stream_tables;
+use crate::catalog::{is_streaming, stream_tables};
 use crate::checkpoint::recovery::{self, Resume};
 use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
+use crate::exec::dedup::DedupNode;
+use crate::exec::limit::StreamLimitNode;
+use crate::exec::operator::{OpenContext, OperatorControl};
 use crate::exec::stateful_agg::{
     find_aggregate, replace, EventTimeKey, PaneSpec, StatefulAggregate,
 };
@@ -36,6 +39,7 @@ use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
 use crate::state::memory::MemoryProvider;
+use crate::state::partitioned::OperatorStateSpec;
 use arrow::datatypes::DataType;
 
 /// Spark's output modes.
@@ -238,15 +242,38 @@ fn empty_inputs(
 fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     let mut aggregates = 0;
     let mut sorts = 0;
-    let mut unsupported: Option<&'static str> = None;
+    let mut unsupported: Option<String> = None;
     plan.apply(|node| {
+        if !is_streaming(node) {
+            return Ok(TreeNodeRecursion::Jump); // the static side of a join is a batch plan
+        }
         match node {
             LogicalPlan::Aggregate(_) => aggregates += 1,
-            LogicalPlan::Distinct(_) => unsupported = Some("distinct() on streaming DataFrames is not supported yet in sparklet; use dropDuplicates in a later release"),
+            LogicalPlan::Distinct(_) => unsupported = Some("distinct() on streaming DataFrames: use dropDuplicates()".into()),
             LogicalPlan::Sort(_) => sorts += 1,
-            LogicalPlan::Window(_) => unsupported = Some("Non-time-based windows are not supported on streaming DataFrames/Datasets"),
-            LogicalPlan::Join(_) => unsupported = Some("Joins on streaming DataFrames are not supported yet in sparklet"),
-            LogicalPlan::Limit(_) => unsupported = Some("Limits are not supported on streaming DataFrames/Datasets yet in sparklet"),
+            LogicalPlan::Window(_) => unsupported = Some("Non-time-based windows are not supported on streaming DataFrames/Datasets".into()),
+            LogicalPlan::Join(j) => {
+                use datafusion::logical_expr::JoinType::*;
+                let name = |t| match t {
+                    Left => "LeftOuter",
+                    Right => "RightOuter",
+                    Full => "FullOuter",
+                    LeftSemi => "LeftSemi",
+                    LeftAnti => "LeftAnti",
+                    _ => "This",
+                };
+                match (is_streaming(&j.left), is_streaming(&j.right)) {
+                    (true, true) => unsupported = Some("Stream-stream joins are not supported yet in sparklet".into()),
+                    (true, false) if matches!(j.join_type, Right | Full | RightSemi | RightAnti) => {
+                        unsupported = Some(format!("{} join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right is not supported", name(j.join_type)))
+                    }
+                    (false, true) if matches!(j.join_type, Left | Full | LeftSemi | LeftAnti) => {
+                        unsupported = Some(format!("{} join with a streaming DataFrame/Dataset on the right and a static DataFrame/DataSet on the left is not supported", name(j.join_type)))
+                    }
+                    _ => {}
+                }
+            }
+            LogicalPlan::Limit(_) if mode == OutputMode::Update => unsupported = Some("Limits are not supported on streaming DataFrames/Datasets in Update output mode".into()),
             _ => {}
         }
         Ok(TreeNodeRecursion::Continue)
@@ -274,6 +301,97 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
         ));
     }
     Ok(aggregates == 1)
+}
+
+/// Whether `plan` holds stateful extension nodes (deduplication, ...).
+fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
+    plan.exists(|node| {
+        Ok(matches!(node, LogicalPlan::Extension(ext)
+            if ext.node.as_any().downcast_ref::<DedupNode>().is_some()))
+    })
+    .unwrap_or(false)
+}
+
+/// The watermarked columns (name, delay ms) under `plan`.
+fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    let _ = plan.apply(|node| {
+        if let LogicalPlan::Extension(ext) = node {
+            if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
+                out.push((wm.column.clone(), wm.delay_ms));
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    out
+}
+
+type OpenedOperators = (LogicalPlan, Vec<(usize, Arc<dyn OperatorControl>)>, usize);
+
+/// Open the state of every stateful node, numbering stateful operators top
+/// down as Spark does (the aggregation included, whose id is returned).
+/// A limit in append mode becomes the stateful streaming limit.
+fn open_operators(
+    plan: LogicalPlan,
+    mode: OutputMode,
+    provider: &dyn crate::state::StateStoreProvider,
+    spec: &dyn Fn(usize) -> OperatorStateSpec,
+) -> Result<OpenedOperators> {
+    use datafusion::error::DataFusionError;
+    use datafusion::logical_expr::{Extension, FetchType, SkipType};
+    let mut next_id = 0;
+    let mut agg_id = 0;
+    let mut operators = Vec::new();
+    let external = |e: Error| DataFusionError::External(Box::new(e));
+    let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
+        Transformed::yes(LogicalPlan::Extension(Extension { node }))
+    };
+    let plan = plan
+        .transform_down(|node| {
+            if !is_streaming(&node) {
+                return Ok(Transformed::new(node, false, TreeNodeRecursion::Jump));
+            }
+            let ctx = |input: &LogicalPlan, id: usize| OpenContext {
+                provider,
+                spec: spec(id),
+                watermarks: watermarks_under(input),
+            };
+            match &node {
+                LogicalPlan::Aggregate(_) => {
+                    agg_id = next_id;
+                    next_id += 1;
+                }
+                LogicalPlan::Limit(limit) if mode == OutputMode::Append => {
+                    let (Ok(SkipType::Literal(0)), Ok(FetchType::Literal(Some(n)))) =
+                        (limit.get_skip_type(), limit.get_fetch_type())
+                    else {
+                        return Err(external(Error::analysis(
+                            "UNSUPPORTED_STREAMING_OPERATION",
+                            "Only limit(n) with a literal n is supported on streaming DataFrames/Datasets",
+                        )));
+                    };
+                    let node = StreamLimitNode::new(limit.input.as_ref().clone(), n);
+                    let (opened, control) =
+                        node.open(&ctx(&node.input, next_id)).map_err(external)?;
+                    operators.push((next_id, control));
+                    next_id += 1;
+                    return Ok(extension(Arc::new(opened)));
+                }
+                LogicalPlan::Extension(ext) => {
+                    if let Some(dedup) = ext.node.as_any().downcast_ref::<DedupNode>() {
+                        let (opened, control) =
+                            dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
+                        operators.push((next_id, control));
+                        next_id += 1;
+                        return Ok(extension(Arc::new(opened)));
+                    }
+                }
+                _ => {}
+            }
+            Ok(Transformed::no(node))
+        })
+        .map_err(Error::from_planning)?;
+    Ok((plan.data, operators, agg_id))
 }
 
 /// The watermark nodes of a running query: fresh statistics per run.
@@ -374,7 +492,8 @@ pub fn start(
             "'writeStream' can be called only on streaming Dataset/DataFrame.",
         ));
     }
-    let stateful = check_supported(&plan, opts.output_mode)?;
+    let aggregating = check_supported(&plan, opts.output_mode)?;
+    let stateful = aggregating || has_stateful_nodes(&plan);
     let max_policy = conf
         .get(keys::MULTIPLE_WATERMARK_POLICY)
         .is_some_and(|p| p.eq_ignore_ascii_case("max"));
@@ -417,7 +536,7 @@ pub fn start(
         (None, b) => cp.read_commit(b - 1)?,
     };
     let partitions = conf.get_i64(keys::SHUFFLE_PARTITIONS, 2).max(1);
-    let agg = if stateful {
+    if stateful {
         if let Some(recorded) = recorded_partitions(&cp, batch_id)? {
             if recorded != partitions {
                 return Err(incompatible(format!(
@@ -427,6 +546,18 @@ pub fn start(
                 )));
             }
         }
+    }
+    let provider = state_store_provider(conf)?;
+    let op_spec = |id: usize| OperatorStateSpec {
+        dir: cp.root().join("state").join(id.to_string()),
+        partitions: partitions as usize,
+        version: batch_id,
+        min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
+        min_versions_to_retain: retain,
+    };
+    let (plan, operators, agg_id) =
+        open_operators(plan, opts.output_mode, provider.as_ref(), &op_spec)?;
+    let agg = if aggregating {
         let parts = find_aggregate(&physical).ok_or_else(|| {
             Error::Internal("the planned streaming aggregation has no aggregate node".into())
         })?;
@@ -467,7 +598,6 @@ pub fn start(
         let pane = (0..num_keys)
             .find(|i| schema.field(*i).name() == "window")
             .and_then(|i| PaneSpec::find(&plan, i));
-        let provider = state_store_provider(conf)?;
         Some(StatefulAggregate::open(
             &parts,
             opts.output_mode,
@@ -475,11 +605,7 @@ pub fn start(
             session,
             pane,
             provider.as_ref(),
-            &cp.root().join("state").join("0"),
-            partitions as usize,
-            batch_id,
-            conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
-            retain,
+            &op_spec(agg_id),
         )?)
     } else {
         None
@@ -508,7 +634,8 @@ pub fn start(
         committed,
         batch_id,
         replay,
-        agg,
+        agg: agg.map(|a| (agg_id, a)),
+        operators,
         late_sink: opts.late_rows,
         watermarks,
         watermark_ms,
@@ -574,7 +701,10 @@ struct Execution {
     /// A batch planned by an earlier run but not committed: run it first.
     replay: Option<OffsetSeq>,
     /// The streaming aggregation, if the query has one.
-    agg: Option<StatefulAggregate>,
+    /// The streaming aggregation and its operator id.
+    agg: Option<(usize, StatefulAggregate)>,
+    /// The other stateful operators, with their operator ids.
+    operators: Vec<(usize, Arc<dyn OperatorControl>)>,
     /// Receives the rows the aggregation dropped as late, per batch.
     late_sink: Option<Box<dyn Sink>>,
     watermarks: Watermarks,
@@ -602,7 +732,7 @@ impl Execution {
     fn needs_no_data_batch(&self) -> bool {
         self.no_data_batches
             && self.trigger != Trigger::Once
-            && self.agg.is_some()
+            && (self.agg.is_some() || !self.operators.is_empty())
             && self.watermarks.defined()
             && self.next_watermark_ms > self.watermark_ms
     }
@@ -824,18 +954,21 @@ impl Execution {
         self.watermark_ms = self.next_watermark_ms;
         let t = Instant::now();
         let task_ctx = Arc::new(TaskContext::from(&self.state));
+        let wm_us = self
+            .watermarks
+            .defined()
+            .then_some(self.watermark_ms * 1000);
+        for (_, op) in &self.operators {
+            op.begin_batch(wm_us);
+        }
         let physical = match &mut self.agg {
-            Some(agg) => {
+            Some((_, agg)) => {
                 let parts = find_aggregate(&physical).ok_or_else(|| {
                     Error::Internal(
                         "the planned streaming aggregation has no aggregate node".into(),
                     )
                 })?;
-                let wm = self
-                    .watermarks
-                    .defined()
-                    .then_some(self.watermark_ms * 1000);
-                let emitted = agg.process(&parts, Arc::clone(&task_ctx), wm)?;
+                let emitted = agg.process(&parts, Arc::clone(&task_ctx), wm_us)?;
                 if let Some(late) = &mut self.late_sink {
                     late.add_batch(
                         self.batch_id,
@@ -857,8 +990,11 @@ impl Execution {
         let data = SinkBatch { schema, batches };
         let num_output = data.num_rows() as i64;
         self.sink.add_batch(self.batch_id, data)?;
-        if let Some(agg) = &mut self.agg {
+        if let Some((_, agg)) = &mut self.agg {
             agg.commit()?;
+        }
+        for (_, op) in &self.operators {
+            op.commit()?;
         }
         duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
         let (stats, next_wm) = self.watermarks.advance(self.watermark_ms);
@@ -923,9 +1059,17 @@ impl Execution {
             p.event_time
                 .insert("watermark".into(), format_timestamp_ms(self.watermark_ms));
         }
-        if let Some(agg) = &self.agg {
-            p.state_operators.push(agg.progress());
+        // stateOperators in operator id order, as Spark lists them
+        let mut ops: Vec<(usize, serde_json::Value)> = self
+            .operators
+            .iter()
+            .map(|(id, op)| (*id, op.progress()))
+            .collect();
+        if let Some((id, agg)) = &self.agg {
+            ops.push((*id, agg.progress()));
         }
+        ops.sort_by_key(|(id, _)| *id);
+        p.state_operators.extend(ops.into_iter().map(|(_, v)| v));
         self.shared.push_progress(p);
         self.last_progress_ms = start_ms;
         self.last_trigger_start = Some(start_ms);

@@ -1,3 +1,6 @@
 //! Stateful physical operators run by the micro-batch loop.
 
+pub mod dedup;
+pub mod limit;
+pub mod operator;
 pub mod stateful_agg;

@@ -8,8 +8,6 @@
 //! emits rows for the output mode and hands them to the rest of the plan in
 //! place of the aggregate.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,16 +19,17 @@ use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::ScalarValue;
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
-use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
 use crate::runtime::block_on;
-use crate::state::{StateRow, StateStore, StateStoreProvider, StoreSpec};
+use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
+use crate::state::{StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,27 +259,10 @@ fn int_at(row: &[ScalarValue], i: usize) -> i64 {
     }
 }
 
-/// What one batch did to the state (for `stateOperators` progress).
-#[derive(Debug, Default, Clone)]
-pub struct AggMetrics {
-    /// Keys written this batch.
-    pub rows_updated: u64,
-    /// Keys evicted this batch.
-    pub rows_removed: u64,
-    /// Input rows behind the watermark.
-    pub rows_dropped_by_watermark: u64,
-    /// Time merging partial states, ms.
-    pub all_updates_ms: i64,
-    /// Time evicting, ms.
-    pub all_removals_ms: i64,
-    /// Time committing the stores, ms.
-    pub commit_ms: i64,
-}
-
 /// The stateful aggregation operator of one running query.
 pub struct StatefulAggregate {
     mode: OutputMode,
-    stores: Vec<Box<dyn StateStore>>,
+    state: PartitionedState,
     aggr: Vec<Arc<AggregateFunctionExpr>>,
     /// State fields per aggregate (how to split a stored row).
     widths: Vec<usize>,
@@ -297,10 +279,11 @@ pub struct StatefulAggregate {
     /// Late rows of the last batch (for the late-data output).
     pub late_rows: Vec<RecordBatch>,
     /// The last batch's metrics.
-    pub metrics: AggMetrics,
+    pub metrics: OperatorMetrics,
 }
 
-fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
+/// A timestamp column as µs values.
+pub(crate) fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
     let c = cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
     let c = cast(&c, &DataType::Int64)?;
     Ok(c.as_primitive::<Int64Type>().iter().collect())
@@ -352,11 +335,7 @@ impl StatefulAggregate {
         session: Option<usize>,
         pane: Option<PaneSpec>,
         provider: &dyn StateStoreProvider,
-        state_dir: &std::path::Path,
-        partitions: usize,
-        version: i64,
-        min_deltas_for_snapshot: i64,
-        min_versions_to_retain: i64,
+        spec: &OperatorStateSpec,
     ) -> Result<Self> {
         let out_schema = parts.top.schema();
         let num_keys = parts.group_by.expr().len();
@@ -389,22 +368,10 @@ impl StatefulAggregate {
             }
             None => None,
         };
-        let stores = (0..partitions.max(1))
-            .map(|p| {
-                provider.open(
-                    &StoreSpec {
-                        dir: state_dir.join(p.to_string()),
-                        value_fields: value_fields.clone(),
-                        min_deltas_for_snapshot,
-                        min_versions_to_retain,
-                    },
-                    version,
-                )
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let state = PartitionedState::open(provider, spec, &value_fields)?;
         Ok(StatefulAggregate {
             mode,
-            stores,
+            state,
             aggr: parts.aggr.clone(),
             widths,
             converter,
@@ -414,27 +381,17 @@ impl StatefulAggregate {
             pane,
             out_schema,
             late_rows: Vec::new(),
-            metrics: AggMetrics::default(),
+            metrics: OperatorMetrics::default(),
         })
     }
 
     /// Shuffle partitions (state store instances).
     pub fn num_partitions(&self) -> usize {
-        self.stores.len()
-    }
-
-    /// Keys and approximate bytes across partitions.
-    pub fn totals(&self) -> (u64, u64) {
-        self.stores.iter().fold((0, 0), |(k, b), s| {
-            let m = s.metrics();
-            (k + m.num_keys, b + m.memory_bytes)
-        })
+        self.state.len()
     }
 
     fn partition_of(&self, key: &[u8]) -> usize {
-        let mut h = DefaultHasher::new();
-        key.hash(&mut h);
-        (h.finish() % self.stores.len() as u64) as usize
+        self.state.partition_of(key)
     }
 
     /// Merge a stored state row into fresh accumulators.
@@ -457,7 +414,7 @@ impl StatefulAggregate {
         task_ctx: Arc<TaskContext>,
         watermark_us: Option<i64>,
     ) -> Result<Vec<RecordBatch>> {
-        self.metrics = AggMetrics::default();
+        self.metrics = OperatorMetrics::default();
         self.late_rows.clear();
         let input = block_on(collect(Arc::clone(&parts.input), Arc::clone(&task_ctx)))?
             .map_err(Error::from_execution)?;
@@ -499,7 +456,7 @@ impl StatefulAggregate {
         }
         // route each partial row (for panes: each window holding it) to its
         // partition; partitions merge in parallel
-        let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.stores.len()];
+        let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.state.len()];
         for (bi, b) in partial_out.iter().enumerate() {
             let (source_rows, keys) = match self.pane {
                 Some(pane) => self.pane_keys(b, pane, watermark_us)?,
@@ -514,10 +471,11 @@ impl StatefulAggregate {
         }
         let (aggr, widths, num_keys) = (&self.aggr, &self.widths, self.num_keys);
         let total: usize = work.iter().map(Vec::len).sum();
-        let results: Vec<Result<Vec<Vec<u8>>>> = if total >= 256 && self.stores.len() > 1 {
+        let results: Vec<Result<Vec<Vec<u8>>>> = if total >= 256 && self.state.len() > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = self
-                    .stores
+                    .state
+                    .stores_mut()
                     .iter_mut()
                     .zip(work)
                     .map(|(store, items)| {
@@ -537,7 +495,8 @@ impl StatefulAggregate {
                     .collect()
             })
         } else {
-            self.stores
+            self.state
+                .stores_mut()
                 .iter_mut()
                 .zip(work)
                 .map(|(store, items)| {
@@ -556,8 +515,8 @@ impl StatefulAggregate {
         let mut emit: Vec<(Vec<u8>, Vec<ScalarValue>)> = Vec::new();
         match self.mode {
             OutputMode::Complete => {
-                for s in &self.stores {
-                    for (k, v) in s.entries()? {
+                for p in 0..self.state.len() {
+                    for (k, v) in self.state.store(p).entries()? {
                         emit.push((k, self.evaluate(&v)?));
                     }
                 }
@@ -567,7 +526,7 @@ impl StatefulAggregate {
                 updated.dedup();
                 for k in &updated {
                     let p = self.partition_of(k);
-                    if let Some(v) = self.stores[p].get(k)? {
+                    if let Some(v) = self.state.store(p).get(k)? {
                         emit.push((k.clone(), self.evaluate(&v)?));
                     }
                 }
@@ -576,16 +535,16 @@ impl StatefulAggregate {
         }
         // evict what the watermark has passed (append mode emits it now)
         if let (Some(kind), Some(wm)) = (self.event_time, watermark_us) {
-            for p in 0..self.stores.len() {
+            for p in 0..self.state.len() {
                 let expired = self.expired(p, kind, wm)?;
                 for k in expired {
                     if self.mode == OutputMode::Append {
-                        if let Some(v) = self.stores[p].get(&k)? {
+                        if let Some(v) = self.state.store(p).get(&k)? {
                             let vals = self.evaluate(&v)?;
                             emit.push((k.clone(), vals));
                         }
                     }
-                    self.stores[p].remove(&k);
+                    self.state.store_mut(p).remove(&k);
                     self.metrics.rows_removed += 1;
                 }
             }
@@ -648,7 +607,10 @@ impl StatefulAggregate {
                 let late = if rows.is_empty() {
                     None
                 } else {
-                    let taken = arrow::compute::take_record_batch(&b, &arrow::array::UInt32Array::from(rows))?;
+                    let taken = arrow::compute::take_record_batch(
+                        &b,
+                        &arrow::array::UInt32Array::from(rows),
+                    )?;
                     Some(self.with_windows(taken, &late_starts, pane, expr.as_ref())?)
                 };
                 (keep.into(), late_starts.len(), late)
@@ -719,7 +681,7 @@ impl StatefulAggregate {
         let idx = match kind {
             EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
         };
-        let keys: Vec<&[u8]> = self.stores[p].keys().collect();
+        let keys: Vec<&[u8]> = self.state.store(p).keys().collect();
         let mut out = Vec::new();
         for chunk in keys.chunks(1024) {
             let parser = self.converter.parser();
@@ -808,7 +770,7 @@ impl StatefulAggregate {
         let mut updated: Vec<Vec<u8>> = Vec::new();
         for (prefix, new) in by_prefix {
             let p = self.partition_of(&prefix);
-            let stored = self.stores[p].scan_prefix(&prefix)?;
+            let stored = self.state.store(p).scan_prefix(&prefix)?;
             let mut all: Vec<SessionPiece> = stored
                 .into_iter()
                 .map(|(k, v)| SessionPiece {
@@ -841,13 +803,13 @@ impl StatefulAggregate {
             }
             for piece in merged.into_iter().filter(|m| m.changed) {
                 for k in &piece.keys {
-                    self.stores[p].remove(k);
+                    self.state.store_mut(p).remove(k);
                 }
                 let key = session_key(&prefix, piece.start);
                 let mut value = piece.state;
                 value.push(ScalarValue::Int64(Some(piece.start)));
                 value.push(ScalarValue::Int64(Some(piece.end)));
-                self.stores[p].put(key.clone(), value)?;
+                self.state.store_mut(p).put(key.clone(), value)?;
                 updated.push(key);
             }
         }
@@ -856,14 +818,14 @@ impl StatefulAggregate {
         let mut emit: Vec<(Vec<u8>, StateRow)> = Vec::new();
         match self.mode {
             OutputMode::Complete => {
-                for st in &self.stores {
-                    emit.extend(st.entries()?);
+                for p in 0..self.state.len() {
+                    emit.extend(self.state.store(p).entries()?);
                 }
             }
             OutputMode::Update => {
                 for k in &updated {
                     let p = self.partition_of(&k[..k.len() - 8]);
-                    if let Some(v) = self.stores[p].get(k)? {
+                    if let Some(v) = self.state.store(p).get(k)? {
                         emit.push((k.clone(), v));
                     }
                 }
@@ -871,8 +833,10 @@ impl StatefulAggregate {
             OutputMode::Append => {}
         }
         if let Some(wm) = watermark_us {
-            for p in 0..self.stores.len() {
-                let expired: Vec<(Vec<u8>, StateRow)> = self.stores[p]
+            for p in 0..self.state.len() {
+                let expired: Vec<(Vec<u8>, StateRow)> = self
+                    .state
+                    .store(p)
                     .entries()?
                     .into_iter()
                     .filter(|(_, v)| int_at(v, width + 1) <= wm)
@@ -881,7 +845,7 @@ impl StatefulAggregate {
                     if self.mode == OutputMode::Append {
                         emit.push((k.clone(), v));
                     }
-                    self.stores[p].remove(&k);
+                    self.state.store_mut(p).remove(&k);
                     self.metrics.rows_removed += 1;
                 }
             }
@@ -988,31 +952,12 @@ impl StatefulAggregate {
 
     /// Commit every partition's store (version = batches committed).
     pub fn commit(&mut self) -> Result<()> {
-        let t = Instant::now();
-        for s in &mut self.stores {
-            s.commit()?;
-        }
-        self.metrics.commit_ms = t.elapsed().as_millis() as i64;
+        self.metrics.commit_ms = self.state.commit()?;
         Ok(())
     }
 
     /// The `stateOperators` progress entry.
     pub fn progress(&self) -> serde_json::Value {
-        let (total, bytes) = self.totals();
-        let m = &self.metrics;
-        serde_json::json!({
-            "operatorName": "stateStoreSave",
-            "numRowsTotal": total,
-            "numRowsUpdated": m.rows_updated,
-            "allUpdatesTimeMs": m.all_updates_ms,
-            "numRowsRemoved": m.rows_removed,
-            "allRemovalsTimeMs": m.all_removals_ms,
-            "commitTimeMs": m.commit_ms,
-            "memoryUsedBytes": bytes,
-            "numRowsDroppedByWatermark": m.rows_dropped_by_watermark,
-            "numShufflePartitions": self.stores.len(),
-            "numStateStoreInstances": self.stores.len(),
-            "customMetrics": {},
-        })
+        self.state.progress("stateStoreSave", &self.metrics)
     }
 }

@@ -10,8 +10,10 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
 use super::watermark::{WatermarkExec, WatermarkNode};
+use crate::exec::dedup::DedupNode;
+use crate::exec::limit::StreamLimitNode;
 
-/// Plans [`WatermarkNode`] as [`WatermarkExec`].
+/// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).
 #[derive(Debug, Default)]
 pub struct StreamingExtensionPlanner;
 
@@ -26,6 +28,14 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         _session: &dyn CatalogSession,
         _planning_ctx: &datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext,
     ) -> DFResult<Option<Arc<dyn ExecutionPlan>>> {
+        if let Some(dedup) = node.as_any().downcast_ref::<DedupNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(crate::exec::dedup::plan(dedup, input)?)));
+        }
+        if let Some(limit) = node.as_any().downcast_ref::<StreamLimitNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(crate::exec::limit::plan(limit, input))));
+        }
         let Some(wm) = node.as_any().downcast_ref::<WatermarkNode>() else {
             return Ok(None);
         };

@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
@@ -39,10 +40,15 @@ impl StateStoreProvider for MemoryProvider {
         Ok(Box::new(MemoryStore {
             spec: spec.clone(),
             version,
+            bytes: map_bytes(&map),
             map,
-            codec,
+            codec: Arc::new(codec),
             changed: BTreeSet::new(),
             removed: BTreeSet::new(),
+            snapshotting: None,
+            last_snapshot: Arc::new(AtomicI64::new(-1)),
+            cache_hits: 0,
+            cache_misses: u64::from(version > 0),
         }))
     }
 }
@@ -51,13 +57,21 @@ struct MemoryStore {
     spec: StoreSpec,
     version: i64,
     map: BTreeMap<Vec<u8>, Value>,
-    codec: Codec,
+    /// Approximate bytes held, kept as entries change (no scan per batch).
+    bytes: u64,
+    codec: Arc<Codec>,
     changed: BTreeSet<Vec<u8>>,
     removed: BTreeSet<Vec<u8>>,
+    /// The snapshot (and cleanup) being written off the batch's path.
+    snapshotting: Option<std::thread::JoinHandle<()>>,
+    last_snapshot: Arc<AtomicI64>,
+    cache_hits: u64,
+    cache_misses: u64,
 }
 
 /// A value as held in memory: compact row-format bytes when the state types
 /// allow it, else the scalars themselves.
+#[derive(Clone)]
 enum Value {
     Encoded(Box<[u8]>),
     Scalars(StateRow),
@@ -113,6 +127,15 @@ impl Codec {
             Value::Scalars(r) => r.iter().map(ScalarValue::size).sum::<usize>() + 24,
         }
     }
+}
+
+/// An entry's payloads plus the key's Vec header and the map's per-entry share.
+fn entry_bytes(key_len: usize, value: &Value) -> u64 {
+    (key_len + 24 + Codec::size(value) + 16) as u64
+}
+
+fn map_bytes(map: &BTreeMap<Vec<u8>, Value>) -> u64 {
+    map.iter().map(|(k, v)| entry_bytes(k.len(), v)).sum()
 }
 
 fn schema(spec: &StoreSpec, with_deleted: bool) -> SchemaRef {
@@ -284,12 +307,17 @@ impl StateStore for MemoryStore {
         let value = self.codec.encode(value)?;
         self.removed.remove(&key);
         self.changed.insert(key.clone());
-        self.map.insert(key, value);
+        let key_len = key.len();
+        self.bytes += entry_bytes(key_len, &value);
+        if let Some(old) = self.map.insert(key, value) {
+            self.bytes -= entry_bytes(key_len, &old);
+        }
         Ok(())
     }
 
     fn remove(&mut self, key: &[u8]) {
-        if self.map.remove(key).is_some() {
+        if let Some(old) = self.map.remove(key) {
+            self.bytes -= entry_bytes(key.len(), &old);
             self.changed.remove(key);
             self.removed.insert(key.to_vec());
         }
@@ -351,17 +379,12 @@ impl StateStore for MemoryStore {
             cols,
         )?;
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
-            write_snapshot(&self.spec, version, &self.entries()?)?;
-            // cleanup of versions no longer needed is housekeeping: a side thread
-            let (dir, keep_from) = (
-                self.spec.dir.clone(),
-                version - self.spec.min_versions_to_retain.max(1),
-            );
-            std::thread::spawn(move || cleanup(&dir, keep_from));
+            self.snapshot_in_background(version);
         }
         self.changed.clear();
         self.removed.clear();
         self.version = version;
+        self.cache_hits += 1; // the next batch finds this version in memory
         Ok(version)
     }
 
@@ -375,6 +398,7 @@ impl StateStore for MemoryStore {
                 .collect::<Result<BTreeMap<_, _>>>()
             {
                 self.map = encoded;
+                self.bytes = map_bytes(&self.map);
             }
         }
         self.changed.clear();
@@ -382,16 +406,67 @@ impl StateStore for MemoryStore {
     }
 
     fn metrics(&self) -> StoreMetrics {
-        // payloads plus the key's Vec header and the map's per-entry share
-        let memory_bytes = self
-            .map
-            .iter()
-            .map(|(k, v)| (k.len() + 24 + Codec::size(v) + 16) as u64)
-            .sum();
+        let (last_snapshot_version, cache_hits, cache_misses) = (
+            self.last_snapshot.load(Ordering::Relaxed),
+            self.cache_hits,
+            self.cache_misses,
+        );
         StoreMetrics {
             num_keys: self.map.len() as u64,
-            memory_bytes,
+            memory_bytes: self.bytes,
+            last_snapshot_version,
+            cache_hits,
+            cache_misses,
         }
+    }
+}
+
+impl MemoryStore {
+    /// Write `version` as a snapshot, then drop versions no longer needed, on
+    /// a side thread: a snapshot is an optimisation of recovery (the delta
+    /// files already hold the version), so it stays off the batch's path. A
+    /// crash before it lands only means a restart replays more deltas.
+    fn snapshot_in_background(&mut self, version: i64) {
+        self.wait_for_snapshot(); // at most one in flight
+        let entries: Vec<(Vec<u8>, Value)> = self
+            .map
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let (spec, codec, last) = (
+            self.spec.clone(),
+            Arc::clone(&self.codec),
+            Arc::clone(&self.last_snapshot),
+        );
+        let keep_from = version - spec.min_versions_to_retain.max(1);
+        self.snapshotting = Some(std::thread::spawn(move || {
+            let decoded = entries
+                .into_iter()
+                .map(|(k, v)| Ok((k, codec.decode(&v)?)))
+                .collect::<Result<Vec<_>>>();
+            match decoded.and_then(|e| write_snapshot(&spec, version, &e)) {
+                Ok(()) => {
+                    last.store(version, Ordering::Relaxed);
+                    cleanup(&spec.dir, keep_from);
+                }
+                Err(e) => ::log::warn!(
+                    "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
+                    spec.dir.display()
+                ),
+            }
+        }));
+    }
+
+    fn wait_for_snapshot(&mut self) {
+        if let Some(h) = self.snapshotting.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for MemoryStore {
+    fn drop(&mut self) {
+        self.wait_for_snapshot();
     }
 }
 

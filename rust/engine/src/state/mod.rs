@@ -7,6 +7,7 @@
 //! is the state after batch N; a restart opens the last committed version.
 
 pub mod memory;
+pub mod partitioned;
 
 use std::path::PathBuf;
 
@@ -25,6 +26,13 @@ pub struct StoreMetrics {
     pub num_keys: u64,
     /// Approximate bytes held in memory.
     pub memory_bytes: u64,
+    /// The last version written as a snapshot by this instance (-1: none).
+    pub last_snapshot_version: i64,
+    /// Versions served from memory since the store was opened (Spark's
+    /// `loadedMapCacheHitCount`).
+    pub cache_hits: u64,
+    /// Versions loaded from the checkpoint files (`loadedMapCacheMissCount`).
+    pub cache_misses: u64,
 }
 
 /// One operator partition's state at one version.

@@ -1,0 +1,303 @@
+//! Streaming deduplication (Spark's `StreamingDeduplicateExec` and
+//! `StreamingDeduplicateWithinWatermarkExec`).
+//!
+//! `dropDuplicates(cols)` keeps the first row of each key ever seen. When the
+//! watermarked event-time column is among the keys, a key is forgotten once
+//! the watermark passes its event time (later duplicates would be late and
+//! dropped anyway); the stored key leads with that time, so eviction is an
+//! ordered scan that stops at the first live key. Without it state grows
+//! forever, as in Spark. `dropDuplicatesWithinWatermark(cols)` keeps a key
+//! until the watermark passes its first event time plus the watermark delay.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{ArrayRef, BooleanArray, RecordBatch};
+use arrow::compute::filter_record_batch;
+use arrow::datatypes::{DataType, Field};
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::{DFSchemaRef, Result as DFResult, ScalarValue};
+use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::physical_plan::ExecutionPlan;
+
+use super::operator::{
+    prefix_time, time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl,
+    OperatorSlot, StatefulOperator,
+};
+use super::stateful_agg::micros;
+use crate::error::{Error, Result};
+use crate::state::partitioned::{OperatorMetrics, PartitionedState};
+
+/// The logical `dropDuplicates` / `dropDuplicatesWithinWatermark` of a stream.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
+pub struct DedupNode {
+    /// The input plan.
+    pub input: LogicalPlan,
+    /// Key columns (all columns for `dropDuplicates()`).
+    pub keys: Vec<String>,
+    /// `dropDuplicatesWithinWatermark`.
+    pub within_watermark: bool,
+    /// The running query's operator.
+    pub slot: OperatorSlot<Dedup>,
+}
+
+impl DedupNode {
+    /// A node over `input` deduplicating on `keys` (columns of its schema).
+    pub fn new(input: LogicalPlan, keys: Vec<String>, within_watermark: bool) -> Self {
+        DedupNode {
+            input,
+            keys,
+            within_watermark,
+            slot: OperatorSlot::empty(),
+        }
+    }
+
+    fn operator_name(&self) -> &'static str {
+        if self.within_watermark {
+            "dedupeWithinWatermark"
+        } else {
+            "dedupe"
+        }
+    }
+
+    /// The node with its operator opened for a running query.
+    pub fn open(&self, ctx: &OpenContext) -> Result<(Self, Arc<dyn OperatorControl>)> {
+        // the event time: for plain dedup a watermarked key column; within
+        // the watermark, the input's watermarked column (required)
+        let time = ctx
+            .watermarks
+            .iter()
+            .find(|(c, _)| self.within_watermark || self.keys.contains(c))
+            .cloned();
+        if self.within_watermark && time.is_none() {
+            return Err(Error::analysis(
+                "UNSUPPORTED_STREAMING_OPERATION",
+                "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/Datasets without watermark: \
+                 call withWatermark() before it.",
+            ));
+        }
+        let schema = self.input.schema().as_arrow();
+        let key_fields: Vec<SortField> = self
+            .keys
+            .iter()
+            .filter(|k| self.within_watermark || Some(*k) != time.as_ref().map(|t| &t.0))
+            .map(|k| {
+                let f = schema.field_with_name(k)?;
+                Ok(SortField::new(f.data_type().clone()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Int64, true))];
+        let dedup = Dedup {
+            name: self.operator_name(),
+            state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields)?,
+            converter: RowConverter::new(key_fields)?,
+            time_in_key: !self.within_watermark && time.is_some(),
+            delay_us: time.as_ref().map(|t| t.1 * 1000),
+            time_column: time.map(|t| t.0),
+            watermark: None,
+            metrics: OperatorMetrics::default(),
+        };
+        let node = DedupNode {
+            slot: OperatorSlot::empty(),
+            ..self.clone()
+        };
+        let control = node.slot.open(dedup);
+        Ok((node, control))
+    }
+}
+
+impl UserDefinedLogicalNodeCore for DedupNode {
+    fn name(&self) -> &str {
+        if self.within_watermark {
+            "DeduplicateWithinWatermark"
+        } else {
+            "Deduplicate"
+        }
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        self.input.schema()
+    }
+
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: [{}]", self.name(), self.keys.join(", "))
+    }
+
+    fn with_exprs_and_inputs(
+        &self,
+        _exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> DFResult<Self> {
+        Ok(DedupNode {
+            input: inputs.swap_remove(0),
+            ..self.clone()
+        })
+    }
+}
+
+/// A running query's deduplication state.
+pub struct Dedup {
+    name: &'static str,
+    state: PartitionedState,
+    /// Encodes the key columns other than a leading event time.
+    converter: RowConverter,
+    /// Stored keys lead with the event time (evicted by ordered scan).
+    time_in_key: bool,
+    /// The watermark delay (µs): keys live until event time + delay within the watermark.
+    delay_us: Option<i64>,
+    time_column: Option<String>,
+    watermark: Option<i64>,
+    metrics: OperatorMetrics,
+}
+
+impl Dedup {
+    /// The rows of `b` not seen before (and not late), remembering them.
+    fn process(
+        &mut self,
+        b: &RecordBatch,
+        keys: &[usize],
+        time: Option<usize>,
+    ) -> Result<RecordBatch> {
+        let t0 = Instant::now();
+        let times = time.map(|i| micros(b.column(i))).transpose()?;
+        let cols: Vec<ArrayRef> = keys
+            .iter()
+            .filter(|i| !(self.time_in_key && Some(**i) == time))
+            .map(|i| Arc::clone(b.column(*i)))
+            .collect();
+        let rows = self.converter.convert_columns(&cols)?;
+        let within = !self.time_in_key && self.delay_us.is_some();
+        let mut keep = Vec::with_capacity(b.num_rows());
+        for r in 0..b.num_rows() {
+            let t = times.as_ref().and_then(|ts| ts[r]);
+            if let (Some(wm), Some(t)) = (self.watermark, t) {
+                if t <= wm {
+                    self.metrics.rows_dropped_by_watermark += 1;
+                    keep.push(false);
+                    continue;
+                }
+            }
+            let key = if self.time_in_key {
+                let mut k = time_prefix(t.unwrap_or(i64::MIN)).to_vec();
+                k.extend_from_slice(rows.row(r).as_ref());
+                k
+            } else {
+                rows.row(r).as_ref().to_vec()
+            };
+            let p = self.state.partition_of(&key);
+            let store = self.state.store_mut(p);
+            if store.get(&key)?.is_some() {
+                keep.push(false);
+                continue;
+            }
+            // within the watermark the value is when the key expires
+            let value = if within {
+                t.zip(self.delay_us).map(|(t, d)| t + d)
+            } else {
+                t
+            };
+            store.put(key, vec![ScalarValue::Int64(value)])?;
+            self.metrics.rows_updated += 1;
+            keep.push(true);
+        }
+        self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
+        Ok(filter_record_batch(b, &BooleanArray::from(keep))?)
+    }
+
+    fn evict(&mut self, wm: i64) -> Result<()> {
+        let t = Instant::now();
+        for p in 0..self.state.len() {
+            let store = self.state.store_mut(p);
+            let expired: Vec<Vec<u8>> = if self.time_in_key {
+                store
+                    .keys()
+                    .take_while(|k| prefix_time(k).is_some_and(|t| t <= wm))
+                    .map(<[u8]>::to_vec)
+                    .collect()
+            } else if self.delay_us.is_some() {
+                store
+                    .entries()?
+                    .into_iter()
+                    .filter(
+                        |(_, v)| matches!(v.first(), Some(ScalarValue::Int64(Some(e))) if *e <= wm),
+                    )
+                    .map(|(k, _)| k)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for k in expired {
+                store.remove(&k);
+                self.metrics.rows_removed += 1;
+            }
+        }
+        self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
+        Ok(())
+    }
+}
+
+impl StatefulOperator for Dedup {
+    fn begin_batch(&mut self, watermark_us: Option<i64>) {
+        self.watermark = watermark_us.filter(|_| self.time_column.is_some());
+        self.metrics = OperatorMetrics::default();
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if let Some(wm) = self.watermark {
+            self.evict(wm)?;
+        }
+        self.metrics.commit_ms = self.state.commit()?;
+        Ok(())
+    }
+
+    fn progress(&self) -> serde_json::Value {
+        self.state.progress(self.name, &self.metrics)
+    }
+}
+
+/// Where a batch's key and event-time columns are.
+#[derive(Debug, Clone)]
+pub struct DedupColumns {
+    keys: Vec<usize>,
+    time: Option<usize>,
+}
+
+impl BatchOperator for Dedup {
+    type Params = DedupColumns;
+    const NAME: &'static str = "StreamingDeduplicateExec";
+
+    fn process(&mut self, b: &RecordBatch, p: &DedupColumns) -> Result<RecordBatch> {
+        self.process(b, &p.keys, p.time)
+    }
+}
+
+/// Plan `node` over its physical `input`.
+pub fn plan(node: &DedupNode, input: Arc<dyn ExecutionPlan>) -> DFResult<MapStateExec<Dedup>> {
+    let schema = input.schema();
+    let keys = node
+        .keys
+        .iter()
+        .map(|k| schema.index_of(k))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let time_column = node
+        .slot
+        .0
+        .lock()
+        .as_ref()
+        .and_then(|d| d.time_column.clone());
+    let time = time_column.map(|c| schema.index_of(&c)).transpose()?;
+    Ok(MapStateExec::new(
+        input,
+        DedupColumns { keys, time },
+        node.slot.clone(),
+    ))
+}

@@ -1,0 +1,149 @@
+//! `limit(n)` on a stream in append mode (Spark's `StreamingGlobalLimitExec`):
+//! at most `n` rows over the whole life of the query, the count so far kept
+//! in state so that a restart continues it. In complete mode the limit
+//! applies to each batch's result table and needs no state.
+
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{DataType, Field};
+use datafusion::common::{DFSchemaRef, Result as DFResult, ScalarValue};
+use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::physical_plan::ExecutionPlan;
+
+use super::operator::{
+    BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
+};
+use crate::error::Result;
+use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
+
+/// The logical streaming limit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
+pub struct StreamLimitNode {
+    /// The input plan.
+    pub input: LogicalPlan,
+    /// Rows to let through over the query's life.
+    pub limit: usize,
+    /// The running query's operator.
+    pub slot: OperatorSlot<StreamLimit>,
+}
+
+impl StreamLimitNode {
+    /// A limit of `limit` rows over `input`.
+    pub fn new(input: LogicalPlan, limit: usize) -> Self {
+        StreamLimitNode {
+            input,
+            limit,
+            slot: OperatorSlot::empty(),
+        }
+    }
+
+    /// The node with its operator opened for a running query.
+    pub fn open(&self, ctx: &OpenContext) -> Result<(Self, Arc<dyn OperatorControl>)> {
+        // one count for the whole stream: a single partition, as Spark's global limit
+        let spec = OperatorStateSpec {
+            partitions: 1,
+            ..ctx.spec.clone()
+        };
+        let fields = vec![Arc::new(Field::new("count", DataType::Int64, false))];
+        let state = PartitionedState::open(ctx.provider, &spec, &fields)?;
+        let emitted = match state.get(COUNT_KEY)?.as_deref() {
+            Some([ScalarValue::Int64(Some(n))]) => *n as usize,
+            _ => 0,
+        };
+        let node = StreamLimitNode {
+            slot: OperatorSlot::empty(),
+            ..self.clone()
+        };
+        let control = node.slot.open(StreamLimit {
+            limit: self.limit,
+            emitted,
+            state,
+            metrics: OperatorMetrics::default(),
+        });
+        Ok((node, control))
+    }
+}
+
+impl UserDefinedLogicalNodeCore for StreamLimitNode {
+    fn name(&self) -> &str {
+        "StreamingGlobalLimit"
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        self.input.schema()
+    }
+
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "StreamingGlobalLimit: {}", self.limit)
+    }
+
+    fn with_exprs_and_inputs(
+        &self,
+        _exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> DFResult<Self> {
+        Ok(StreamLimitNode {
+            input: inputs.swap_remove(0),
+            ..self.clone()
+        })
+    }
+}
+
+const COUNT_KEY: &[u8] = b"count";
+
+/// A running query's limit: rows let through so far.
+pub struct StreamLimit {
+    limit: usize,
+    emitted: usize,
+    state: PartitionedState,
+    metrics: OperatorMetrics,
+}
+
+impl StatefulOperator for StreamLimit {
+    fn begin_batch(&mut self, _watermark_us: Option<i64>) {
+        self.metrics = OperatorMetrics::default();
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        self.metrics.commit_ms = self.state.commit()?;
+        Ok(())
+    }
+
+    fn progress(&self) -> serde_json::Value {
+        self.state.progress("globalLimit", &self.metrics)
+    }
+}
+
+impl BatchOperator for StreamLimit {
+    type Params = ();
+    const NAME: &'static str = "StreamingGlobalLimitExec";
+
+    fn process(&mut self, b: &RecordBatch, _params: &()) -> Result<RecordBatch> {
+        let take = b.num_rows().min(self.limit - self.emitted);
+        if take > 0 {
+            self.emitted += take;
+            let p = self.state.partition_of(COUNT_KEY);
+            self.state.store_mut(p).put(
+                COUNT_KEY.to_vec(),
+                vec![ScalarValue::Int64(Some(self.emitted as i64))],
+            )?;
+            self.metrics.rows_updated = 1;
+        }
+        Ok(b.slice(0, take))
+    }
+}
+
+/// Plan `node` over its physical `input`.
+pub fn plan(node: &StreamLimitNode, input: Arc<dyn ExecutionPlan>) -> MapStateExec<StreamLimit> {
+    MapStateExec::new(input, (), node.slot.clone())
+}

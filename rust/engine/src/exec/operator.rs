@@ -1,0 +1,236 @@
+//! Stateful operators as plan nodes (deduplication, stream joins, limits).
+//!
+//! Each is a logical `Extension` node holding an [`OperatorSlot`]: the state
+//! of the running query's operator, shared with the physical node planned
+//! from it every batch and with the micro-batch loop, which opens it at
+//! start, tells it each batch's watermark and commits it after the sink.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
+};
+use futures::StreamExt;
+use parking_lot::Mutex;
+
+use crate::error::{Error, Result};
+use crate::state::partitioned::OperatorStateSpec;
+use crate::state::StateStoreProvider;
+
+/// A stateful operator as the micro-batch loop drives it.
+pub trait StatefulOperator: Send {
+    /// Before the batch runs: its watermark (µs, `None` without one).
+    fn begin_batch(&mut self, watermark_us: Option<i64>);
+    /// After the sink: evict what the watermark passed and commit the state.
+    fn commit(&mut self) -> Result<()>;
+    /// The `stateOperators` progress entry.
+    fn progress(&self) -> serde_json::Value;
+}
+
+/// What the loop holds for each operator.
+pub trait OperatorControl: Send + Sync {
+    /// See [`StatefulOperator::begin_batch`].
+    fn begin_batch(&self, watermark_us: Option<i64>);
+    /// See [`StatefulOperator::commit`].
+    fn commit(&self) -> Result<()>;
+    /// See [`StatefulOperator::progress`].
+    fn progress(&self) -> serde_json::Value;
+}
+
+/// An operator's state shared by its logical node, the physical plans made
+/// from it and the loop; empty until the query opens it. Compared by identity
+/// (plan nodes need `Eq`/`Hash`).
+pub struct OperatorSlot<T>(pub Arc<Mutex<Option<T>>>);
+
+impl<T> OperatorSlot<T> {
+    /// An empty slot.
+    pub fn empty() -> Self {
+        OperatorSlot(Arc::new(Mutex::new(None)))
+    }
+
+    /// Run `f` on the open operator.
+    pub fn with<R>(&self, f: impl FnOnce(&mut T) -> Result<R>) -> Result<R> {
+        match self.0.lock().as_mut() {
+            Some(op) => f(op),
+            None => Err(Error::Internal(
+                "a stateful operator ran outside a started query".into(),
+            )),
+        }
+    }
+}
+
+impl<T: StatefulOperator + 'static> OperatorSlot<T> {
+    /// Put the opened operator in the slot; the loop's handle to it.
+    pub fn open(&self, op: T) -> Arc<dyn OperatorControl> {
+        *self.0.lock() = Some(op);
+        Arc::new(OperatorSlot(Arc::clone(&self.0)))
+    }
+}
+
+impl<T: StatefulOperator> OperatorControl for OperatorSlot<T> {
+    fn begin_batch(&self, watermark_us: Option<i64>) {
+        if let Some(op) = self.0.lock().as_mut() {
+            op.begin_batch(watermark_us);
+        }
+    }
+    fn commit(&self) -> Result<()> {
+        self.with(|op| op.commit())
+    }
+    fn progress(&self) -> serde_json::Value {
+        self.0
+            .lock()
+            .as_ref()
+            .map_or(serde_json::Value::Null, |op| op.progress())
+    }
+}
+
+impl<T> Clone for OperatorSlot<T> {
+    fn clone(&self) -> Self {
+        OperatorSlot(Arc::clone(&self.0))
+    }
+}
+impl<T> fmt::Debug for OperatorSlot<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OperatorSlot({:p})", Arc::as_ptr(&self.0))
+    }
+}
+impl<T> PartialEq for OperatorSlot<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl<T> Eq for OperatorSlot<T> {}
+impl<T> Hash for OperatorSlot<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.0) as usize).hash(state)
+    }
+}
+impl<T> PartialOrd for OperatorSlot<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        (Arc::as_ptr(&self.0) as usize).partial_cmp(&(Arc::as_ptr(&other.0) as usize))
+    }
+}
+
+/// What a node needs to open its operator's state at query start.
+pub struct OpenContext<'a> {
+    /// The configured state store provider.
+    pub provider: &'a dyn StateStoreProvider,
+    /// Where and how this operator's state is kept.
+    pub spec: OperatorStateSpec,
+    /// Watermarked columns of the node's input: (name, delay ms).
+    pub watermarks: Vec<(String, i64)>,
+}
+
+/// `(key, value)` time prefix: 8 bytes that sort as the signed µs value does.
+pub fn time_prefix(us: i64) -> [u8; 8] {
+    ((us as u64) ^ (1u64 << 63)).to_be_bytes()
+}
+
+/// The µs value of a [`time_prefix`] at the start of `key`.
+pub fn prefix_time(key: &[u8]) -> Option<i64> {
+    let bytes: [u8; 8] = key.get(..8)?.try_into().ok()?;
+    Some((u64::from_be_bytes(bytes) ^ (1u64 << 63)) as i64)
+}
+
+/// A stateful operator that maps each input batch to an output batch.
+pub trait BatchOperator: StatefulOperator + 'static {
+    /// Where its columns are in the planned input.
+    type Params: Clone + fmt::Debug + Send + Sync + 'static;
+    /// The physical node's name (Spark's).
+    const NAME: &'static str;
+    /// The output for input batch `b`, updating state.
+    fn process(&mut self, b: &RecordBatch, params: &Self::Params) -> Result<RecordBatch>;
+}
+
+/// The physical node of a [`BatchOperator`]: its input's batches, mapped
+/// through the running query's operator.
+pub struct MapStateExec<T: BatchOperator> {
+    input: Arc<dyn ExecutionPlan>,
+    params: T::Params,
+    slot: OperatorSlot<T>,
+    properties: Arc<PlanProperties>,
+}
+
+impl<T: BatchOperator> MapStateExec<T> {
+    /// Map `input` through the operator in `slot`.
+    pub fn new(input: Arc<dyn ExecutionPlan>, params: T::Params, slot: OperatorSlot<T>) -> Self {
+        MapStateExec {
+            properties: Arc::clone(input.properties()),
+            input,
+            params,
+            slot,
+        }
+    }
+}
+
+impl<T: BatchOperator> fmt::Debug for MapStateExec<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {:?}", T::NAME, self.params)
+    }
+}
+
+impl<T: BatchOperator> DisplayAs for MapStateExec<T> {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}: {:?}", T::NAME, self.params)
+    }
+}
+
+impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
+    ) -> DFResult<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(MapStateExec::new(
+            children.swap_remove(0),
+            self.params.clone(),
+            self.slot.clone(),
+        )))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DFResult<SendableRecordBatchStream> {
+        let stream = self.input.execute(partition, context)?;
+        let schema: SchemaRef = stream.schema();
+        let (slot, params) = (self.slot.clone(), self.params.clone());
+        let mapped = stream.map(move |b| {
+            let b = b?;
+            slot.with(|op| op.process(&b, &params))
+                .map_err(|e| DataFusionError::External(Box::new(e)))
+        });
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
+    }
+}

@@ -1,0 +1,164 @@
+//! The state of one stateful operator: one store per shuffle partition
+//! (`state/<operator>/<partition>`), keys routed to a partition by hash, and
+//! the `stateOperators` progress entry Spark reports for it.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use arrow::datatypes::FieldRef;
+
+use super::{StateRow, StateStore, StateStoreProvider, StoreSpec};
+use crate::error::Result;
+
+/// Where an operator's state lives and how it is kept.
+#[derive(Debug, Clone)]
+pub struct OperatorStateSpec {
+    /// `state/<operator id>` in the checkpoint.
+    pub dir: PathBuf,
+    /// `spark.sql.shuffle.partitions`.
+    pub partitions: usize,
+    /// The version to open (batches committed).
+    pub version: i64,
+    /// `spark.sql.streaming.stateStore.minDeltasForSnapshot`.
+    pub min_deltas_for_snapshot: i64,
+    /// `spark.sql.streaming.minBatchesToRetain`.
+    pub min_versions_to_retain: i64,
+}
+
+/// What one batch did to an operator's state (for `stateOperators` progress).
+#[derive(Debug, Default, Clone)]
+pub struct OperatorMetrics {
+    /// Keys written this batch.
+    pub rows_updated: u64,
+    /// Keys evicted this batch.
+    pub rows_removed: u64,
+    /// Input rows behind the watermark.
+    pub rows_dropped_by_watermark: u64,
+    /// Time updating state, ms.
+    pub all_updates_ms: i64,
+    /// Time evicting, ms.
+    pub all_removals_ms: i64,
+    /// Time committing the stores, ms.
+    pub commit_ms: i64,
+}
+
+/// One store per partition.
+pub struct PartitionedState {
+    stores: Vec<Box<dyn StateStore>>,
+}
+
+impl PartitionedState {
+    /// Open every partition's store with `value_fields` as the state schema.
+    pub fn open(
+        provider: &dyn StateStoreProvider,
+        spec: &OperatorStateSpec,
+        value_fields: &[FieldRef],
+    ) -> Result<Self> {
+        let stores = (0..spec.partitions.max(1))
+            .map(|p| {
+                provider.open(
+                    &StoreSpec {
+                        dir: spec.dir.join(p.to_string()),
+                        value_fields: value_fields.to_vec(),
+                        min_deltas_for_snapshot: spec.min_deltas_for_snapshot,
+                        min_versions_to_retain: spec.min_versions_to_retain,
+                    },
+                    spec.version,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PartitionedState { stores })
+    }
+
+    /// Number of partitions (state store instances).
+    pub fn len(&self) -> usize {
+        self.stores.len()
+    }
+
+    /// Whether there are no partitions (never: at least one is opened).
+    pub fn is_empty(&self) -> bool {
+        self.stores.is_empty()
+    }
+
+    /// The partition owning `key` (or a key's routing prefix).
+    pub fn partition_of(&self, key: &[u8]) -> usize {
+        let mut h = DefaultHasher::new();
+        key.hash(&mut h);
+        (h.finish() % self.stores.len() as u64) as usize
+    }
+
+    /// Partition `p`'s store.
+    pub fn store(&self, p: usize) -> &dyn StateStore {
+        self.stores[p].as_ref()
+    }
+
+    /// Partition `p`'s store, to change.
+    pub fn store_mut(&mut self, p: usize) -> &mut dyn StateStore {
+        self.stores[p].as_mut()
+    }
+
+    /// All stores, to change in parallel.
+    pub fn stores_mut(&mut self) -> &mut [Box<dyn StateStore>] {
+        &mut self.stores
+    }
+
+    /// The value of `key` in its partition.
+    pub fn get(&self, key: &[u8]) -> Result<Option<StateRow>> {
+        self.stores[self.partition_of(key)].get(key)
+    }
+
+    /// Commit every partition (version = batches committed); returns the time taken, ms.
+    pub fn commit(&mut self) -> Result<i64> {
+        let t = Instant::now();
+        for s in &mut self.stores {
+            s.commit()?;
+        }
+        Ok(t.elapsed().as_millis() as i64)
+    }
+
+    /// Keys and approximate bytes across partitions.
+    pub fn totals(&self) -> (u64, u64) {
+        self.stores.iter().fold((0, 0), |(k, b), s| {
+            let m = s.metrics();
+            (k + m.num_keys, b + m.memory_bytes)
+        })
+    }
+
+    /// Spark's `stateOperators` entry for an operator named `name`.
+    pub fn progress(&self, name: &str, m: &OperatorMetrics) -> serde_json::Value {
+        let (total, bytes) = self.totals();
+        // the provider's metrics: sums over partitions, snapshots per partition
+        let mut custom = serde_json::Map::new();
+        let (mut hits, mut misses) = (0, 0);
+        for (p, s) in self.stores.iter().enumerate() {
+            let sm = s.metrics();
+            hits += sm.cache_hits;
+            misses += sm.cache_misses;
+            custom.insert(
+                format!("SnapshotLastUploaded.partition_{p}_default"),
+                sm.last_snapshot_version.into(),
+            );
+        }
+        custom.insert("forceSnapshotCount".into(), 0.into());
+        custom.insert("loadedMapCacheHitCount".into(), hits.into());
+        custom.insert("loadedMapCacheMissCount".into(), misses.into());
+        custom.insert("numSnapshotsAutoRepaired".into(), 0.into());
+        custom.insert("stateOnCurrentVersionSizeBytes".into(), bytes.into());
+        serde_json::json!({
+            "operatorName": name,
+            "numRowsTotal": total,
+            "numRowsUpdated": m.rows_updated,
+            "allUpdatesTimeMs": m.all_updates_ms,
+            "numRowsRemoved": m.rows_removed,
+            "allRemovalsTimeMs": m.all_removals_ms,
+            "commitTimeMs": m.commit_ms,
+            "memoryUsedBytes": bytes,
+            "numRowsDroppedByWatermark": m.rows_dropped_by_watermark,
+            "numShufflePartitions": self.stores.len(),
+            "numStateStoreInstances": self.stores.len(),
+            "customMetrics": custom,
+        })
+    }
+}

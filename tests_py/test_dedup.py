@@ -1,0 +1,202 @@
+"""dropDuplicates / dropDuplicatesWithinWatermark on batches and streams."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+SCHEMA = "ts TIMESTAMP, user STRING, v INT"
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+class Rows:
+    """foreachBatch target: (user, v) rows per batch with rows (no-data batches left out)."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[tuple]] = []
+
+    def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
+        if table.num_rows:
+            self.batches.append(sorted((r["user"], r["v"]) for r in table.to_pylist()))
+
+    def all(self) -> list[tuple]:
+        return [r for b in self.batches for r in b]
+
+
+def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
+    ms.addData(rows)
+    q.processAllAvailable()
+
+
+def op(q) -> dict:  # noqa: ANN001
+    return q.lastProgress["stateOperators"][0]
+
+
+def test_batch_drop_duplicates(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(t(1), "a", 1), (t(1), "a", 1), (t(2), "a", 2), (t(3), "b", 2)], SCHEMA)
+    assert df.dropDuplicates().count() == 3
+    assert df.distinct().count() == 3
+    assert sorted(r.user for r in df.dropDuplicates(["user"]).collect()) == ["a", "b"]
+    assert df.drop_duplicates(["v"]).count() == 2
+    with pytest.raises(AnalysisException, match='"nope"'):
+        df.dropDuplicates(["nope"])
+    with pytest.raises(PySparkTypeError, match="NOT_LIST_OR_TUPLE"):
+        df.dropDuplicates("user")  # type: ignore[arg-type]
+
+
+def test_stream_dedup_without_watermark_remembers_every_key(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = ms.toDF().dropDuplicates(["user"]).writeStream.foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (t(2), "a", 2), (t(3), "b", 3)])
+    step(q, ms, [(t(4), "a", 4), (t(5), "c", 5)])
+    assert out.batches == [[("a", 1), ("b", 3)], [("c", 5)]]
+    s = op(q)
+    assert s["operatorName"] == "dedupe"
+    assert s["numRowsTotal"] == 3 and s["numRowsUpdated"] == 1 and s["numRowsRemoved"] == 0
+    q.stop()
+
+
+def test_stream_distinct_is_dedup_on_all_columns(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = ms.toDF().distinct().writeStream.foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (t(1), "a", 1)])
+    step(q, ms, [(t(1), "a", 1), (t(1), "a", 2)])
+    assert out.all() == [("a", 1), ("a", 2)]
+    q.stop()
+
+
+def test_dedup_on_the_event_time_evicts_with_the_watermark(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = ms.toDF().withWatermark("ts", "10 seconds").dropDuplicates(["user", "ts"]).writeStream.foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (t(1), "a", 2), (t(5), "b", 3)])
+    assert out.batches == [[("a", 1), ("b", 3)]]
+    assert op(q)["numRowsTotal"] == 2
+    step(q, ms, [(t(30), "c", 4)])  # watermark -> 20: keys at 1 s and 5 s can go
+    assert op(q)["numRowsTotal"] == 1 and op(q)["numRowsRemoved"] == 2
+    step(q, ms, [(t(1), "a", 9), (t(31), "d", 5)])  # t(1) is behind the watermark: dropped
+    assert out.all() == [("a", 1), ("b", 3), ("c", 4), ("d", 5)]
+    dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress)
+    assert dropped == 1
+    q.stop()
+
+
+def test_drop_duplicates_within_watermark(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .dropDuplicatesWithinWatermark(["user"])
+        .writeStream.foreachBatch(out)
+        .start()
+    )
+    step(q, ms, [(t(5), "a", 1)])  # kept until the watermark passes 5 + 10 = 15
+    step(q, ms, [(t(12), "a", 2), (t(20), "b", 3)])  # a duplicate within the delay; watermark -> 10
+    assert out.all() == [("a", 1), ("b", 3)]
+    step(q, ms, [(t(40), "c", 4)])  # watermark -> 30: both keys expire
+    step(q, ms, [(t(35), "a", 5)])  # a again, after its key expired: a new row
+    assert out.all() == [("a", 1), ("b", 3), ("c", 4), ("a", 5)]
+    assert q.lastProgress["stateOperators"][0]["operatorName"] == "dedupeWithinWatermark"
+    q.stop()
+
+
+def test_within_watermark_needs_a_watermark(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    with pytest.raises(AnalysisException, match="without watermark"):
+        ms.toDF().dropDuplicatesWithinWatermark(["user"]).writeStream.format("noop").start()
+
+
+def test_dedup_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .dropDuplicates(["user"])
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [(t(1), "a", 1), (t(2), "b", 2)])
+    q.stop()
+    q = start()
+    step(q, ms, [(t(3), "a", 3), (t(4), "c", 4)])
+    assert out.all() == [("a", 1), ("b", 2), ("c", 4)]
+    assert op(q)["numRowsTotal"] == 3
+    q.stop()
+
+
+def test_aggregation_over_a_dedup(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    agg = (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .dropDuplicates(["user", "ts"])
+        .groupBy(F.window("ts", "10 seconds"))
+        .agg(F.count("*").alias("n"))
+    )
+    q = agg.writeStream.outputMode("complete").format("memory").queryName("dedup_counts").start()
+    step(q, ms, [(t(1), "a", 1), (t(1), "a", 1), (t(2), "b", 1)])
+    step(q, ms, [(t(2), "b", 7), (t(12), "a", 1)])
+    rows = sorted((r.window.start, r.n) for r in spark.table("dedup_counts").collect())
+    assert rows == [(t(0), 2), (t(10), 1)]
+    names = [s["operatorName"] for s in q.lastProgress["stateOperators"]]
+    assert names == ["stateStoreSave", "dedupe"]  # Spark numbers operators top down
+    q.stop()
+
+
+def test_stream_limit_counts_rows_across_batches_and_restarts(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .limit(3)
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [(t(1), "a", 1), (t(2), "b", 2)])
+    q.stop()
+    q = start()
+    step(q, ms, [(t(3), "c", 3), (t(4), "d", 4)])
+    step(q, ms, [(t(5), "e", 5)])
+    assert out.all() == [("a", 1), ("b", 2), ("c", 3)]
+    assert q.lastProgress["stateOperators"][0]["operatorName"] == "globalLimit"
+    q.stop()
+
+
+def test_limit_in_complete_mode_applies_to_each_result(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    top = ms.toDF().groupBy("user").agg(F.sum("v").alias("total")).orderBy(F.col("total").desc()).limit(2)
+    q = top.writeStream.outputMode("complete").format("memory").queryName("top_users").start()
+    step(q, ms, [(t(1), "a", 1), (t(2), "b", 5), (t(3), "c", 3)])
+    assert [(r.user, r.total) for r in spark.table("top_users").collect()] == [("b", 5), ("c", 3)]
+    step(q, ms, [(t(4), "a", 9)])
+    assert [(r.user, r.total) for r in spark.table("top_users").collect()] == [("a", 10), ("b", 5)]
+    q.stop()
+
+
+def test_limit_in_update_mode_is_an_analysis_error(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    with pytest.raises(AnalysisException, match="Update output mode"):
+        ms.toDF().limit(2).writeStream.outputMode("update").format("noop").start()

@@ -1,0 +1,95 @@
+"""Joins: batch DataFrames and stream-static joins."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparklet.errors import AnalysisException, IllegalArgumentException
+from sparklet.sql import DataFrame, SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+
+@pytest.fixture
+def people(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([(1, "ann"), (2, "bob"), (3, "cid")], "id INT, name STRING")
+
+
+@pytest.fixture
+def orders(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame([(1, 10.0), (1, 5.0), (4, 7.0)], "id INT, amount DOUBLE")
+
+
+def rows(df: DataFrame) -> list[tuple]:
+    """Rows in a fixed order (nulls included)."""
+    return sorted((tuple(r) for r in df.collect()), key=lambda r: [(v is None, v) for v in r])
+
+
+@pytest.mark.parametrize(
+    ("how", "expected"),
+    [
+        ("inner", [(1, "ann", 5.0), (1, "ann", 10.0)]),
+        ("left", [(1, "ann", 5.0), (1, "ann", 10.0), (2, "bob", None), (3, "cid", None)]),
+        ("right_outer", [(1, "ann", 5.0), (1, "ann", 10.0), (4, None, 7.0)]),
+        ("full", [(1, "ann", 5.0), (1, "ann", 10.0), (2, "bob", None), (3, "cid", None), (4, None, 7.0)]),
+    ],
+)
+def test_using_join_outputs_each_key_once(people: DataFrame, orders: DataFrame, how: str, expected: list) -> None:
+    joined = people.join(orders, "id", how)
+    assert joined.columns == ["id", "name", "amount"]
+    assert rows(joined) == expected
+
+
+def test_semi_and_anti_joins_keep_left_columns(people: DataFrame, orders: DataFrame) -> None:
+    assert rows(people.join(orders, ["id"], "left_semi")) == [(1, "ann")]
+    assert rows(people.join(orders, "id", "anti")) == [(2, "bob"), (3, "cid")]
+
+
+def test_join_on_a_condition_keeps_both_sides(people: DataFrame, orders: DataFrame) -> None:
+    joined = people.join(orders, people["id"] == orders["id"], "inner").select(people["name"], orders["amount"])
+    assert rows(joined) == [("ann", 5.0), ("ann", 10.0)]
+    big = people.join(orders, [people.id == orders.id, orders.amount > 6], "left")
+    assert rows(big.select("name", "amount")) == [("ann", 10.0), ("bob", None), ("cid", None)]
+
+
+def test_cross_join(people: DataFrame, orders: DataFrame) -> None:
+    assert people.crossJoin(orders).count() == 9
+
+
+def test_bad_join_arguments(people: DataFrame, orders: DataFrame) -> None:
+    with pytest.raises(IllegalArgumentException, match="Unsupported join type 'sideways'"):
+        people.join(orders, "id", "sideways")
+    with pytest.raises(AnalysisException, match='"nope"'):
+        people.join(orders, "nope")
+
+
+def test_stream_static_join_enriches_each_batch(spark: SparkSession, people: DataFrame) -> None:
+    ms = MemoryStream(spark, "id INT, clicks INT")
+    enriched = ms.toDF().join(people, "id", "left")
+    q = enriched.writeStream.format("memory").queryName("enriched").start()
+    ms.addData([(1, 3), (9, 1)])
+    q.processAllAvailable()
+    ms.addData([(2, 4)])
+    q.processAllAvailable()
+    assert rows(spark.table("enriched")) == [(1, 3, "ann"), (2, 4, "bob"), (9, 1, None)]
+    q.stop()
+
+
+def test_stream_static_aggregation(spark: SparkSession, people: DataFrame) -> None:
+    ms = MemoryStream(spark, "id INT, clicks INT")
+    per_name = ms.toDF().join(people, "id").groupBy("name").agg(F.sum("clicks").alias("clicks"))
+    q = per_name.writeStream.outputMode("complete").format("memory").queryName("per_name").start()
+    ms.addData([(1, 3), (2, 1), (1, 2)])
+    q.processAllAvailable()
+    assert rows(spark.table("per_name")) == [("ann", 5), ("bob", 1)]
+    q.stop()
+
+
+@pytest.mark.parametrize(
+    ("stream_left", "how"), [(True, "right"), (True, "full"), (False, "left"), (False, "left_anti")]
+)
+def test_unsupported_stream_static_joins(spark: SparkSession, people: DataFrame, stream_left: bool, how: str) -> None:
+    stream = MemoryStream(spark, "id INT, clicks INT").toDF()
+    joined = stream.join(people, "id", how) if stream_left else people.join(stream, "id", how)
+    with pytest.raises(AnalysisException, match="static DataFrame"):
+        joined.writeStream.format("noop").start()
