@@ -327,10 +327,39 @@ pub fn join_type(how: &str) -> Result<JoinType> {
 pub fn join(left: DataFrame, right: DataFrame, on: JoinOn, how: &str) -> Result<DataFrame> {
     let kind = join_type(how)?;
     match on {
-        JoinOn::Condition(cond) => left
-            .join_on(right, kind, cond)
-            .map_err(Error::from_planning),
+        JoinOn::Condition(cond) => {
+            // `F.expr` text in the condition resolves against both sides' columns
+            let cond = match cond {
+                Some(c) => {
+                    let both = left
+                        .clone()
+                        .join_on(right.clone(), JoinType::Inner, None)
+                        .map_err(Error::from_planning)?;
+                    Some(resolve(&both, c)?)
+                }
+                None => None,
+            };
+            left.join_on(right, kind, cond)
+                .map_err(Error::from_planning)
+        }
         JoinOn::Using(keys) => {
+            // keys computed on both sides (no relation) need one to tell them apart
+            let unqualified = |df: &DataFrame| {
+                keys.iter().any(|k| {
+                    matches!(
+                        df.schema().qualified_field_with_unqualified_name(k),
+                        Ok((None, _))
+                    )
+                })
+            };
+            let (left, right) = if unqualified(&left) && unqualified(&right) {
+                (
+                    left.alias("__left").map_err(Error::from_planning)?,
+                    right.alias("__right").map_err(Error::from_planning)?,
+                )
+            } else {
+                (left, right)
+            };
             let qualified = |df: &DataFrame, k: &str| -> Result<Column> {
                 let (q, f) = df
                     .schema()

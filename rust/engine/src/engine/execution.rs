@@ -28,6 +28,7 @@ use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::exec::dedup::DedupNode;
+use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::operator::{OpenContext, OperatorControl};
 use crate::exec::stateful_agg::{
@@ -263,7 +264,7 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
                     _ => "This",
                 };
                 match (is_streaming(&j.left), is_streaming(&j.right)) {
-                    (true, true) => unsupported = Some("Stream-stream joins are not supported yet in sparklet".into()),
+                    (true, true) => {} // checked when the join's operator opens
                     (true, false) if matches!(j.join_type, Right | Full | RightSemi | RightAnti) => {
                         unsupported = Some(format!("{} join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right is not supported", name(j.join_type)))
                     }
@@ -373,6 +374,20 @@ fn open_operators(
                     let node = StreamLimitNode::new(limit.input.as_ref().clone(), n);
                     let (opened, control) =
                         node.open(&ctx(&node.input, next_id)).map_err(external)?;
+                    operators.push((next_id, control));
+                    next_id += 1;
+                    return Ok(extension(Arc::new(opened)));
+                }
+                LogicalPlan::Join(join) if is_streaming(&join.left) && is_streaming(&join.right) => {
+                    let node = StreamJoinNode::from_join(join).map_err(external)?;
+                    let mut watermarks = watermarks_under(&node.left);
+                    watermarks.extend(watermarks_under(&node.right));
+                    let ctx = OpenContext {
+                        provider,
+                        spec: spec(next_id),
+                        watermarks,
+                    };
+                    let (opened, control) = node.open(&ctx).map_err(external)?;
                     operators.push((next_id, control));
                     next_id += 1;
                     return Ok(extension(Arc::new(opened)));

@@ -1,6 +1,7 @@
 //! Stateful physical operators run by the micro-batch loop.
 
 pub mod dedup;
+pub mod join;
 pub mod limit;
 pub mod operator;
 pub mod stateful_agg;

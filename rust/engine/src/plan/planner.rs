@@ -11,6 +11,7 @@ use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, Phy
 
 use super::watermark::{WatermarkExec, WatermarkNode};
 use crate::exec::dedup::DedupNode;
+use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 
 /// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).
@@ -25,12 +26,21 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         node: &dyn UserDefinedLogicalNode,
         _logical_inputs: &[&LogicalPlan],
         physical_inputs: &[Arc<dyn ExecutionPlan>],
-        _session: &dyn CatalogSession,
+        session: &dyn CatalogSession,
         _planning_ctx: &datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext,
     ) -> DFResult<Option<Arc<dyn ExecutionPlan>>> {
         if let Some(dedup) = node.as_any().downcast_ref::<DedupNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::dedup::plan(dedup, input)?)));
+        }
+        if let Some(join) = node.as_any().downcast_ref::<StreamJoinNode>() {
+            let (left, right) = (
+                Arc::clone(&physical_inputs[0]),
+                Arc::clone(&physical_inputs[1]),
+            );
+            return Ok(Some(Arc::new(crate::exec::join::plan(
+                join, left, right, session,
+            )?)));
         }
         if let Some(limit) = node.as_any().downcast_ref::<StreamLimitNode>() {
             let input = Arc::clone(&physical_inputs[0]);

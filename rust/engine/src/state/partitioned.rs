@@ -56,11 +56,23 @@ impl PartitionedState {
         spec: &OperatorStateSpec,
         value_fields: &[FieldRef],
     ) -> Result<Self> {
+        Self::open_named(provider, spec, None, value_fields)
+    }
+
+    /// Open the stores named `name` (`state/<op>/<partition>/<name>`, for
+    /// operators with several stores, as a join's sides).
+    pub fn open_named(
+        provider: &dyn StateStoreProvider,
+        spec: &OperatorStateSpec,
+        name: Option<&str>,
+        value_fields: &[FieldRef],
+    ) -> Result<Self> {
         let stores = (0..spec.partitions.max(1))
             .map(|p| {
+                let dir = spec.dir.join(p.to_string());
                 provider.open(
                     &StoreSpec {
-                        dir: spec.dir.join(p.to_string()),
+                        dir: name.map_or_else(|| dir.clone(), |n| dir.join(n)),
                         value_fields: value_fields.to_vec(),
                         min_deltas_for_snapshot: spec.min_deltas_for_snapshot,
                         min_versions_to_retain: spec.min_versions_to_retain,
@@ -128,37 +140,52 @@ impl PartitionedState {
 
     /// Spark's `stateOperators` entry for an operator named `name`.
     pub fn progress(&self, name: &str, m: &OperatorMetrics) -> serde_json::Value {
-        let (total, bytes) = self.totals();
-        // the provider's metrics: sums over partitions, snapshots per partition
-        let mut custom = serde_json::Map::new();
-        let (mut hits, mut misses) = (0, 0);
-        for (p, s) in self.stores.iter().enumerate() {
+        progress(name, &[("default", self)], m)
+    }
+}
+
+/// The `stateOperators` entry of an operator with the named stores `states`.
+pub fn progress(
+    name: &str,
+    states: &[(&str, &PartitionedState)],
+    m: &OperatorMetrics,
+) -> serde_json::Value {
+    let (mut total, mut bytes) = (0, 0);
+    // the provider's metrics: sums over partitions, snapshots per partition and store
+    let mut custom = serde_json::Map::new();
+    let (mut hits, mut misses) = (0, 0);
+    let partitions = states.first().map_or(0, |(_, s)| s.len());
+    for (store_name, state) in states {
+        let (k, b) = state.totals();
+        total += k;
+        bytes += b;
+        for (p, s) in state.stores.iter().enumerate() {
             let sm = s.metrics();
             hits += sm.cache_hits;
             misses += sm.cache_misses;
             custom.insert(
-                format!("SnapshotLastUploaded.partition_{p}_default"),
+                format!("SnapshotLastUploaded.partition_{p}_{store_name}"),
                 sm.last_snapshot_version.into(),
             );
         }
-        custom.insert("forceSnapshotCount".into(), 0.into());
-        custom.insert("loadedMapCacheHitCount".into(), hits.into());
-        custom.insert("loadedMapCacheMissCount".into(), misses.into());
-        custom.insert("numSnapshotsAutoRepaired".into(), 0.into());
-        custom.insert("stateOnCurrentVersionSizeBytes".into(), bytes.into());
-        serde_json::json!({
-            "operatorName": name,
-            "numRowsTotal": total,
-            "numRowsUpdated": m.rows_updated,
-            "allUpdatesTimeMs": m.all_updates_ms,
-            "numRowsRemoved": m.rows_removed,
-            "allRemovalsTimeMs": m.all_removals_ms,
-            "commitTimeMs": m.commit_ms,
-            "memoryUsedBytes": bytes,
-            "numRowsDroppedByWatermark": m.rows_dropped_by_watermark,
-            "numShufflePartitions": self.stores.len(),
-            "numStateStoreInstances": self.stores.len(),
-            "customMetrics": custom,
-        })
     }
+    custom.insert("forceSnapshotCount".into(), 0.into());
+    custom.insert("loadedMapCacheHitCount".into(), hits.into());
+    custom.insert("loadedMapCacheMissCount".into(), misses.into());
+    custom.insert("numSnapshotsAutoRepaired".into(), 0.into());
+    custom.insert("stateOnCurrentVersionSizeBytes".into(), bytes.into());
+    serde_json::json!({
+        "operatorName": name,
+        "numRowsTotal": total,
+        "numRowsUpdated": m.rows_updated,
+        "allUpdatesTimeMs": m.all_updates_ms,
+        "numRowsRemoved": m.rows_removed,
+        "allRemovalsTimeMs": m.all_removals_ms,
+        "commitTimeMs": m.commit_ms,
+        "memoryUsedBytes": bytes,
+        "numRowsDroppedByWatermark": m.rows_dropped_by_watermark,
+        "numShufflePartitions": partitions,
+        "numStateStoreInstances": partitions * states.len(),
+        "customMetrics": custom,
+    })
 }

@@ -1,0 +1,978 @@
+//! Stream-stream joins (Spark's `StreamingSymmetricHashJoinExec`).
+//!
+//! Both sides keep their rows in state, keyed by the equi-join key. Per
+//! batch: each new left row is joined with the right rows in state, then
+//! stored; each new right row is joined with the left rows in state (this
+//! batch's included), then stored; so every matching pair is output once.
+//! Rows behind the watermark are dropped. State is evicted when no future
+//! row can match it: for a watermarked key column (a window or event time)
+//! once the watermark passes it, and for a time-range condition such as
+//! `r.ts BETWEEN l.ts AND l.ts + INTERVAL 1 HOUR` once the watermark passes
+//! the row's time plus the range. Outer joins emit a row that never matched,
+//! padded with nulls, when it is evicted; left semi joins emit a left row on
+//! its first match.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
+};
+use arrow::compute::{cast, concat_batches, filter_record_batch, take};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
+use datafusion::error::DataFusionError;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{
+    BinaryExpr, Expr, ExprSchemable, JoinType, LogicalPlan, Operator, UserDefinedLogicalNodeCore,
+};
+use datafusion::physical_expr::EquivalenceProperties;
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    collect, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PhysicalExpr,
+    PlanProperties,
+};
+
+use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
+use super::stateful_agg::micros;
+use crate::error::{Error, Result};
+use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
+use crate::state::StateRow;
+
+/// The logical stream-stream join.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StreamJoinNode {
+    /// Left input.
+    pub left: LogicalPlan,
+    /// Right input.
+    pub right: LogicalPlan,
+    /// Inner, left/right/full outer or left semi.
+    pub join_type: JoinType,
+    /// Equi-join keys (left expression, right expression).
+    pub on: Vec<(Expr, Expr)>,
+    /// The rest of the condition, over both sides' columns.
+    pub filter: Option<Expr>,
+    /// The output schema (the logical join's).
+    pub schema: DFSchemaRef,
+    /// The running query's operator.
+    pub slot: OperatorSlot<StreamJoin>,
+}
+
+impl PartialOrd for StreamJoinNode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        (&self.left, &self.right).partial_cmp(&(&other.left, &other.right))
+    }
+}
+
+/// How a side's stored rows expire: a column of the side (µs) plus an offset,
+/// at or below the watermark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    /// The column (in the side's schema); a window struct's `end` is used.
+    pub column: usize,
+    /// Added to the column's time before comparing with the watermark.
+    pub offset_us: i64,
+}
+
+impl StreamJoinNode {
+    /// A stream-stream join from a logical join whose inputs are both streams.
+    pub fn from_join(join: &datafusion::logical_expr::Join) -> Result<Self> {
+        let mut on = join.on.clone();
+        let mut rest = Vec::new();
+        // equalities between the two sides are keys; the rest is a filter
+        if let Some(f) = &join.filter {
+            for c in split_conjunction(f) {
+                match equi_pair(&c, join.left.schema(), join.right.schema()) {
+                    Some(pair) => on.push(pair),
+                    None => rest.push(c),
+                }
+            }
+        }
+        let supported = matches!(
+            join.join_type,
+            JoinType::Inner
+                | JoinType::Left
+                | JoinType::Right
+                | JoinType::Full
+                | JoinType::LeftSemi
+        );
+        if !supported {
+            return Err(Error::analysis(
+                "UNSUPPORTED_STREAMING_OPERATION",
+                format!(
+                    "{} join between two streaming DataFrames/Datasets is not supported",
+                    join.join_type
+                ),
+            ));
+        }
+        if on.is_empty() {
+            return Err(Error::analysis(
+                "UNSUPPORTED_STREAMING_OPERATION",
+                "Stream-stream joins need at least one equality between the two sides' columns",
+            ));
+        }
+        Ok(StreamJoinNode {
+            left: join.left.as_ref().clone(),
+            right: join.right.as_ref().clone(),
+            join_type: join.join_type,
+            on,
+            filter: rest.into_iter().reduce(Expr::and),
+            schema: Arc::clone(&join.schema),
+            slot: OperatorSlot::empty(),
+        })
+    }
+
+    /// When each side's rows can go: from watermarked key columns, or from
+    /// a time range between the sides' watermarked columns.
+    fn expiries(&self, watermarked: &[(String, i64)]) -> (Option<Expiry>, Option<Expiry>) {
+        let is_wm = |name: &str| watermarked.iter().any(|(c, _)| c == name);
+        let (ls, rs) = (self.left.schema(), self.right.schema());
+        // a key that is a watermarked column (or a window) on both sides
+        for (l, r) in &self.on {
+            if let (Expr::Column(lc), Expr::Column(rc)) = (l, r) {
+                let window = |s: &DFSchema, name: &str| {
+                    s.index_of_column_by_name(None, name).is_some() && name == "window"
+                };
+                if (is_wm(&lc.name) || window(ls, &lc.name))
+                    && (is_wm(&rc.name) || window(rs, &rc.name))
+                {
+                    if let (Ok(li), Ok(ri)) = (ls.index_of_column(lc), rs.index_of_column(rc)) {
+                        return (
+                            Some(Expiry {
+                                column: li,
+                                offset_us: 0,
+                            }),
+                            Some(Expiry {
+                                column: ri,
+                                offset_us: 0,
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+        // bounds on leftTime - rightTime from the filter
+        let Some(filter) = &self.filter else {
+            return (None, None);
+        };
+        let mut bounds = TimeBounds::default();
+        for c in split_conjunction(filter) {
+            bounds.add(&c, ls, rs, &is_wm);
+        }
+        let side = |col: Option<usize>, offset: Option<i64>| match (col, offset) {
+            (Some(column), Some(offset_us)) => Some(Expiry { column, offset_us }),
+            _ => None,
+        };
+        // a left row can match future right rows (time > wm) while left - lo > wm
+        (
+            side(bounds.left_col, bounds.lo.map(|lo| -lo)),
+            side(bounds.right_col, bounds.hi),
+        )
+    }
+
+    /// The node with its operator opened for a running query.
+    pub fn open(&self, ctx: &OpenContext) -> Result<(Self, Arc<dyn OperatorControl>)> {
+        let watermarked = &ctx.watermarks;
+        let (left_expiry, right_expiry) = self.expiries(watermarked);
+        let needs = |side_nullable: bool, expiry: Option<Expiry>| side_nullable && expiry.is_none();
+        let (outer_left, outer_right) = match self.join_type {
+            JoinType::Left => (true, false),
+            JoinType::Right => (false, true),
+            JoinType::Full => (true, true),
+            _ => (false, false),
+        };
+        if needs(outer_left, left_expiry) || needs(outer_right, right_expiry) {
+            return Err(Error::analysis(
+                "UNSUPPORTED_STREAMING_OPERATION",
+                format!(
+                    "Stream-stream {} join between two streaming DataFrame/Datasets is not supported without a watermark \
+                     in the join keys, or a watermark on the nullable side and an appropriate range condition",
+                    outer_name(self.join_type)
+                ),
+            ));
+        }
+        if left_expiry.is_none() || right_expiry.is_none() {
+            log::warn!(
+                "stream-stream join without a watermark and time range on both sides: its state grows without bound"
+            );
+        }
+        let fields = |s: &DFSchema| -> Vec<FieldRef> {
+            let mut f: Vec<FieldRef> = s.fields().iter().cloned().collect();
+            f.push(Arc::new(Field::new("__matched", DataType::Boolean, true)));
+            f
+        };
+        let side_time = |s: &DFSchema| {
+            s.fields()
+                .iter()
+                .position(|f| watermarked.iter().any(|(c, _)| c == f.name()))
+        };
+        let join = StreamJoin {
+            join_type: self.join_type,
+            left: SideState {
+                state: PartitionedState::open_named(
+                    ctx.provider,
+                    &ctx.spec,
+                    Some("left"),
+                    &fields(self.left.schema()),
+                )?,
+                expiry: left_expiry,
+                late_column: side_time(self.left.schema()),
+            },
+            right: SideState {
+                state: PartitionedState::open_named(
+                    ctx.provider,
+                    &ctx.spec,
+                    Some("right"),
+                    &fields(self.right.schema()),
+                )?,
+                expiry: right_expiry,
+                late_column: side_time(self.right.schema()),
+            },
+            version: ctx.spec.version,
+            watermark: None,
+            metrics: OperatorMetrics::default(),
+        };
+        let node = StreamJoinNode {
+            slot: OperatorSlot::empty(),
+            ..self.clone()
+        };
+        let control = node.slot.open(join);
+        Ok((node, control))
+    }
+}
+
+fn outer_name(t: JoinType) -> &'static str {
+    match t {
+        JoinType::Left => "LeftOuter",
+        JoinType::Right => "RightOuter",
+        _ => "FullOuter",
+    }
+}
+
+/// `a AND b AND c` as `[a, b, c]` (BETWEEN as its two comparisons).
+fn split_conjunction(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: Operator::And,
+            right,
+        }) => {
+            let mut v = split_conjunction(left);
+            v.extend(split_conjunction(right));
+            v
+        }
+        Expr::Between(b) if !b.negated => vec![
+            b.expr.as_ref().clone().gt_eq(b.low.as_ref().clone()),
+            b.expr.as_ref().clone().lt_eq(b.high.as_ref().clone()),
+        ],
+        other => vec![other.clone()],
+    }
+}
+
+/// Which side's columns `e` uses: Some(true) left only, Some(false) right only.
+fn side_of(e: &Expr, ls: &DFSchema, rs: &DFSchema) -> Option<bool> {
+    let cols = e.column_refs();
+    if cols.is_empty() {
+        return None;
+    }
+    if cols.iter().all(|c| ls.has_column(c)) {
+        Some(true)
+    } else if cols.iter().all(|c| rs.has_column(c)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// `l = r` with one side's columns on each side, as (left, right).
+fn equi_pair(e: &Expr, ls: &DFSchema, rs: &DFSchema) -> Option<(Expr, Expr)> {
+    let Expr::BinaryExpr(BinaryExpr {
+        left,
+        op: Operator::Eq,
+        right,
+    }) = e
+    else {
+        return None;
+    };
+    match (side_of(left, ls, rs), side_of(right, ls, rs)) {
+        (Some(true), Some(false)) => Some((left.as_ref().clone(), right.as_ref().clone())),
+        (Some(false), Some(true)) => Some((right.as_ref().clone(), left.as_ref().clone())),
+        _ => None,
+    }
+}
+
+/// `col` or `col ± interval` as (column, µs offset).
+fn time_term(e: &Expr) -> Option<(&datafusion::common::Column, i64)> {
+    match e {
+        Expr::Column(c) => Some((c, 0)),
+        Expr::Cast(c) => time_term(&c.expr),
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if matches!(op, Operator::Plus | Operator::Minus) =>
+        {
+            let (c, base) = time_term(left)?;
+            let d = interval_us(right)?;
+            Some((
+                c,
+                if *op == Operator::Plus {
+                    base + d
+                } else {
+                    base - d
+                },
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A fixed-length interval literal in µs.
+fn interval_us(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Literal(v, _) => match v {
+            ScalarValue::IntervalMonthDayNano(Some(i)) if i.months == 0 => {
+                Some(i.days as i64 * 86_400_000_000 + i.nanoseconds / 1000)
+            }
+            ScalarValue::IntervalDayTime(Some(i)) => {
+                Some(i.days as i64 * 86_400_000_000 + i.milliseconds as i64 * 1000)
+            }
+            ScalarValue::DurationMicrosecond(Some(d)) => Some(*d),
+            ScalarValue::DurationMillisecond(Some(d)) => Some(d * 1000),
+            ScalarValue::DurationSecond(Some(d)) => Some(d * 1_000_000),
+            _ => None,
+        },
+        Expr::Cast(c) => interval_us(&c.expr),
+        _ => None,
+    }
+}
+
+/// Bounds on `leftTime - rightTime` (µs) from range conditions.
+#[derive(Default)]
+struct TimeBounds {
+    left_col: Option<usize>,
+    right_col: Option<usize>,
+    lo: Option<i64>,
+    hi: Option<i64>,
+}
+
+impl TimeBounds {
+    fn add(&mut self, c: &Expr, ls: &DFSchema, rs: &DFSchema, is_wm: &dyn Fn(&str) -> bool) {
+        let Expr::BinaryExpr(BinaryExpr { left, op, right }) = c else {
+            return;
+        };
+        let (Some((a, da)), Some((b, db))) = (time_term(left), time_term(right)) else {
+            return;
+        };
+        if !is_wm(&a.name) || !is_wm(&b.name) {
+            return;
+        }
+        // normalise to leftTime + dl  op  rightTime + dr
+        let (l, dl, r, dr, op) = match (ls.index_of_column(a), rs.index_of_column(b)) {
+            (Ok(li), Ok(ri)) => (li, da, ri, db, *op),
+            _ => match (ls.index_of_column(b), rs.index_of_column(a)) {
+                (Ok(li), Ok(ri)) => (li, db, ri, da, flip(*op)),
+                _ => return,
+            },
+        };
+        self.left_col = Some(l);
+        self.right_col = Some(r);
+        // leftTime - rightTime  op  dr - dl
+        let k = dr - dl;
+        match op {
+            Operator::Gt | Operator::GtEq => self.lo = Some(self.lo.map_or(k, |x| x.max(k))),
+            Operator::Lt | Operator::LtEq => self.hi = Some(self.hi.map_or(k, |x| x.min(k))),
+            _ => {}
+        }
+    }
+}
+
+fn flip(op: Operator) -> Operator {
+    match op {
+        Operator::Gt => Operator::Lt,
+        Operator::GtEq => Operator::LtEq,
+        Operator::Lt => Operator::Gt,
+        Operator::LtEq => Operator::GtEq,
+        o => o,
+    }
+}
+
+impl UserDefinedLogicalNodeCore for StreamJoinNode {
+    fn name(&self) -> &str {
+        "StreamingSymmetricHashJoin"
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.left, &self.right]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        &self.schema
+    }
+
+    /// The keys and the filter, so that the analyzer coerces their types.
+    fn expressions(&self) -> Vec<Expr> {
+        let mut v: Vec<Expr> = self
+            .on
+            .iter()
+            .flat_map(|(l, r)| [l.clone(), r.clone()])
+            .collect();
+        v.extend(self.filter.clone());
+        v
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "StreamingSymmetricHashJoin: {} on {:?}",
+            self.join_type, self.on
+        )?;
+        if let Some(filter) = &self.filter {
+            write!(f, " filter {filter}")?;
+        }
+        Ok(())
+    }
+
+    fn with_exprs_and_inputs(
+        &self,
+        mut exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> DFResult<Self> {
+        let filter = if exprs.len() > self.on.len() * 2 {
+            exprs.pop()
+        } else {
+            None
+        };
+        let on = exprs
+            .chunks(2)
+            .map(|p| (p[0].clone(), p[1].clone()))
+            .collect();
+        let right = inputs
+            .pop()
+            .ok_or_else(|| DataFusionError::Internal("join needs two inputs".into()))?;
+        let left = inputs
+            .pop()
+            .ok_or_else(|| DataFusionError::Internal("join needs two inputs".into()))?;
+        Ok(StreamJoinNode {
+            left,
+            right,
+            on,
+            filter,
+            ..self.clone()
+        })
+    }
+}
+
+/// One side's stored rows.
+struct SideState {
+    state: PartitionedState,
+    expiry: Option<Expiry>,
+    /// The side's watermarked event-time column: rows behind the watermark are late.
+    late_column: Option<usize>,
+}
+
+/// A running query's stream-stream join.
+pub struct StreamJoin {
+    join_type: JoinType,
+    left: SideState,
+    right: SideState,
+    /// The state version this batch writes (unique row ids in state keys).
+    version: i64,
+    watermark: Option<i64>,
+    metrics: OperatorMetrics,
+}
+
+/// The physical expressions and schemas of a planned join.
+#[derive(Debug)]
+pub struct JoinExprs {
+    left_schema: SchemaRef,
+    right_schema: SchemaRef,
+    left_keys: Vec<Arc<dyn PhysicalExpr>>,
+    right_keys: Vec<Arc<dyn PhysicalExpr>>,
+    /// Over the left columns followed by the right columns.
+    filter: Option<Arc<dyn PhysicalExpr>>,
+    /// Left columns followed by right columns, all nullable (outer rows).
+    pair_schema: SchemaRef,
+    out_schema: SchemaRef,
+}
+
+impl JoinExprs {
+    fn side_fields(&self, left: bool) -> Vec<FieldRef> {
+        let s = if left {
+            &self.left_schema
+        } else {
+            &self.right_schema
+        };
+        s.fields().iter().cloned().collect()
+    }
+}
+
+/// Event times (µs) of a side's batch for `column` (a window's end).
+fn times_of(b: &RecordBatch, column: usize) -> Result<Vec<Option<i64>>> {
+    let col = b.column(column);
+    match col.as_struct_opt() {
+        Some(st) => {
+            let end = st
+                .column_by_name("end")
+                .ok_or_else(|| Error::Internal("window key has no end".into()))?;
+            micros(end)
+        }
+        None => micros(col),
+    }
+}
+
+/// Rows of a side batch: its key bytes (None: a null key never matches).
+fn key_rows(
+    b: &RecordBatch,
+    keys: &[Arc<dyn PhysicalExpr>],
+    conv: &RowConverter,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let cols = keys
+        .iter()
+        .map(|k| Ok(k.evaluate(b)?.into_array(b.num_rows())?))
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let rows = conv.convert_columns(&cols)?;
+    Ok((0..b.num_rows())
+        .map(|r| {
+            if cols.iter().any(|c| c.is_null(r)) {
+                None
+            } else {
+                Some(rows.row(r).as_ref().to_vec())
+            }
+        })
+        .collect())
+}
+
+/// Arrays from stored rows (the side's columns, without the matched flag).
+fn rows_to_arrays(rows: &[StateRow], fields: &[FieldRef]) -> Result<Vec<ArrayRef>> {
+    (0..fields.len())
+        .map(|c| {
+            if rows.is_empty() {
+                return Ok(arrow::array::new_empty_array(fields[c].data_type()));
+            }
+            let a = ScalarValue::iter_to_array(rows.iter().map(|r| r[c].clone()))?;
+            Ok(if a.data_type() == fields[c].data_type() {
+                a
+            } else {
+                cast(&a, fields[c].data_type())?
+            })
+        })
+        .collect()
+}
+
+/// A row of `b` as a stored state row with its matched flag.
+fn state_row(b: &RecordBatch, r: usize, matched: bool) -> Result<StateRow> {
+    let mut row = b
+        .columns()
+        .iter()
+        .map(|c| ScalarValue::try_from_array(c, r))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    row.push(ScalarValue::Boolean(Some(matched)));
+    Ok(row)
+}
+
+impl StreamJoin {
+    /// Drop late rows of a side batch.
+    fn drop_late(&mut self, b: RecordBatch, left: bool) -> Result<RecordBatch> {
+        let side = if left { &self.left } else { &self.right };
+        let (Some(wm), Some(col)) = (self.watermark, side.late_column) else {
+            return Ok(b);
+        };
+        let keep: BooleanArray = times_of(&b, col)?
+            .iter()
+            .map(|t| Some(t.is_none_or(|t| t > wm)))
+            .collect();
+        let dropped = keep.len() - keep.true_count();
+        if dropped == 0 {
+            return Ok(b);
+        }
+        self.metrics.rows_dropped_by_watermark += dropped as u64;
+        Ok(filter_record_batch(&b, &keep)?)
+    }
+
+    /// Join a batch of one side (`left`) with the other side's state, store
+    /// its rows, and return the output rows (pair schema, or left rows for semi).
+    fn join_side(
+        &mut self,
+        b: &RecordBatch,
+        left: bool,
+        exprs: &JoinExprs,
+        conv: &RowConverter,
+    ) -> Result<Vec<RecordBatch>> {
+        let keys = key_rows(
+            b,
+            if left {
+                &exprs.left_keys
+            } else {
+                &exprs.right_keys
+            },
+            conv,
+        )?;
+        let semi = self.join_type == JoinType::LeftSemi;
+        let other_fields = exprs.side_fields(!left);
+        // candidates: (row of b, stored key, stored row) per matching key
+        let mut this_idx: Vec<u32> = Vec::new();
+        let mut cand_keys: Vec<Vec<u8>> = Vec::new();
+        let mut cand_rows: Vec<StateRow> = Vec::new();
+        {
+            let other = if left { &self.right } else { &self.left };
+            for (r, key) in keys.iter().enumerate() {
+                let Some(key) = key else { continue };
+                let p = other.state.partition_of(key);
+                for (k, v) in other.state.store(p).scan_prefix(key)? {
+                    // a semi join emits a left row once
+                    if semi && !left && matches!(v.last(), Some(ScalarValue::Boolean(Some(true)))) {
+                        continue;
+                    }
+                    this_idx.push(r as u32);
+                    cand_keys.push(k);
+                    cand_rows.push(v);
+                }
+            }
+        }
+        let idx = UInt32Array::from(this_idx.clone());
+        let this_cols = b
+            .columns()
+            .iter()
+            .map(|c| Ok(take(c.as_ref(), &idx, None)?))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let other_cols = rows_to_arrays(&cand_rows, &other_fields)?;
+        let cols: Vec<ArrayRef> = if left {
+            this_cols.into_iter().chain(other_cols).collect()
+        } else {
+            other_cols.into_iter().chain(this_cols).collect()
+        };
+        let pairs = RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?;
+        let mask = match &exprs.filter {
+            Some(f) => f
+                .evaluate(&pairs)?
+                .into_array(pairs.num_rows())?
+                .as_boolean()
+                .clone(),
+            None => BooleanArray::from(vec![true; pairs.num_rows()]),
+        };
+        let mut matched_rows = vec![false; b.num_rows()];
+        let mut touched: Vec<(Vec<u8>, StateRow)> = Vec::new();
+        for (i, ok) in mask.iter().enumerate() {
+            if ok == Some(true) {
+                matched_rows[this_idx[i] as usize] = true;
+                let stored = &cand_rows[i];
+                if !matches!(stored.last(), Some(ScalarValue::Boolean(Some(true)))) {
+                    let mut row = stored.clone();
+                    if let Some(last) = row.last_mut() {
+                        *last = ScalarValue::Boolean(Some(true));
+                    }
+                    touched.push((cand_keys[i].clone(), row));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if semi {
+            if left {
+                // left rows with a match in the right state: emitted now, once
+                let first: BooleanArray = matched_rows.iter().map(|m| Some(*m)).collect();
+                out.push(filter_record_batch(b, &first)?);
+            } else {
+                // stored left rows matched for the first time by this right batch
+                let mut seen = std::collections::BTreeSet::new();
+                let rows: Vec<StateRow> = touched
+                    .iter()
+                    .filter(|(k, _)| seen.insert(k.clone()))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                let cols = rows_to_arrays(&rows, &other_fields)?;
+                out.push(RecordBatch::try_new(Arc::clone(&exprs.out_schema), cols)?);
+            }
+        } else {
+            out.push(filter_record_batch(&pairs, &mask)?);
+        }
+        // mark stored rows that matched, then store this batch's rows
+        {
+            let other = if left {
+                &mut self.right
+            } else {
+                &mut self.left
+            };
+            for (k, v) in touched {
+                let p = other.state.partition_of(&k[..k.len() - 8]);
+                other.state.store_mut(p).put(k, v)?;
+            }
+        }
+        let version = self.version as u64;
+        let this = if left {
+            &mut self.left
+        } else {
+            &mut self.right
+        };
+        for (r, key) in keys.iter().enumerate() {
+            if semi && left && matched_rows[r] {
+                continue; // emitted already; never emitted again
+            }
+            let prefix = key.clone().unwrap_or_default();
+            let p = this.state.partition_of(&prefix);
+            let mut k = prefix;
+            k.extend_from_slice(&((version << 32) | r as u64).to_be_bytes());
+            this.state
+                .store_mut(p)
+                .put(k, state_row(b, r, matched_rows[r])?)?;
+            self.metrics.rows_updated += 1;
+        }
+        Ok(out)
+    }
+
+    /// Evict both sides' expired rows; outer joins emit the unmatched ones.
+    fn evict(&mut self, exprs: &JoinExprs) -> Result<Vec<RecordBatch>> {
+        let Some(wm) = self.watermark else {
+            return Ok(vec![]);
+        };
+        let t = Instant::now();
+        let mut out = Vec::new();
+        for left in [true, false] {
+            let emit = match self.join_type {
+                JoinType::Left => left,
+                JoinType::Right => !left,
+                JoinType::Full => true,
+                _ => false,
+            };
+            let side = if left {
+                &mut self.left
+            } else {
+                &mut self.right
+            };
+            let Some(exp) = side.expiry else { continue };
+            let fields = exprs.side_fields(left);
+            let mut unmatched: Vec<StateRow> = Vec::new();
+            for p in 0..side.state.len() {
+                let entries = side.state.store(p).entries()?;
+                let rows: Vec<StateRow> = entries.iter().map(|(_, v)| v.clone()).collect();
+                let arrays = rows_to_arrays(&rows, &fields)?;
+                let batch = RecordBatch::try_new(Arc::new(Schema::new(fields.to_vec())), arrays)?;
+                let times = times_of(&batch, exp.column)?;
+                for ((k, v), t) in entries.into_iter().zip(times) {
+                    if t.is_some_and(|t| t + exp.offset_us <= wm) {
+                        if emit && !matches!(v.last(), Some(ScalarValue::Boolean(Some(true)))) {
+                            unmatched.push(v);
+                        }
+                        side.state.store_mut(p).remove(&k);
+                        self.metrics.rows_removed += 1;
+                    }
+                }
+            }
+            if !unmatched.is_empty() {
+                let own = rows_to_arrays(&unmatched, &fields)?;
+                let other = exprs.side_fields(!left);
+                let nulls = other
+                    .iter()
+                    .map(|f| new_null_array(f.data_type(), unmatched.len()));
+                let cols: Vec<ArrayRef> = if left {
+                    own.into_iter().chain(nulls).collect()
+                } else {
+                    nulls.chain(own).collect()
+                };
+                out.push(RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?);
+            }
+        }
+        self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
+        Ok(out)
+    }
+
+    /// One batch of both sides: the join's output rows.
+    fn process(
+        &mut self,
+        left: Vec<RecordBatch>,
+        right: Vec<RecordBatch>,
+        exprs: &JoinExprs,
+    ) -> Result<RecordBatch> {
+        let t = Instant::now();
+        let key_types: Vec<SortField> = exprs
+            .left_keys
+            .iter()
+            .map(|k| Ok(SortField::new(k.data_type(&exprs.left_schema)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let conv = RowConverter::new(key_types)?;
+        let mut out = Vec::new();
+        let l = concat_batches(&exprs.left_schema, &left)?;
+        let l = self.drop_late(l, true)?;
+        out.extend(self.join_side(&l, true, exprs, &conv)?);
+        let r = concat_batches(&exprs.right_schema, &right)?;
+        let r = self.drop_late(r, false)?;
+        out.extend(self.join_side(&r, false, exprs, &conv)?);
+        self.metrics.all_updates_ms += t.elapsed().as_millis() as i64;
+        out.extend(self.evict(exprs)?);
+        // pairs to the output schema (semi output is the left rows already)
+        let out: Vec<RecordBatch> = out
+            .into_iter()
+            .map(|b| RecordBatch::try_new(Arc::clone(&exprs.out_schema), b.columns().to_vec()))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(concat_batches(&exprs.out_schema, &out)?)
+    }
+}
+
+impl StatefulOperator for StreamJoin {
+    fn begin_batch(&mut self, watermark_us: Option<i64>) {
+        self.watermark = watermark_us;
+        self.metrics = OperatorMetrics::default();
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let ms = self.left.state.commit()? + self.right.state.commit()?;
+        self.metrics.commit_ms = ms;
+        self.version += 1;
+        Ok(())
+    }
+
+    fn progress(&self) -> serde_json::Value {
+        progress(
+            "symmetricHashJoin",
+            &[("left", &self.left.state), ("right", &self.right.state)],
+            &self.metrics,
+        )
+    }
+}
+
+/// The physical stream-stream join of one batch: runs both inputs, joins
+/// them with the state, and outputs one partition.
+#[derive(Debug)]
+pub struct StreamJoinExec {
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    exprs: Arc<JoinExprs>,
+    slot: OperatorSlot<StreamJoin>,
+    properties: Arc<PlanProperties>,
+}
+
+/// Plan `node` over its physical inputs.
+pub fn plan(
+    node: &StreamJoinNode,
+    left: Arc<dyn ExecutionPlan>,
+    right: Arc<dyn ExecutionPlan>,
+    session: &dyn datafusion::catalog::Session,
+) -> DFResult<StreamJoinExec> {
+    let (ls, rs) = (node.left.schema(), node.right.schema());
+    let left_keys = node
+        .on
+        .iter()
+        .map(|(l, _)| session.create_physical_expr(l.clone(), ls))
+        .collect::<DFResult<Vec<_>>>()?;
+    // right keys cast to the left keys' types, so equal values encode alike
+    let right_keys = node
+        .on
+        .iter()
+        .map(|(l, r)| {
+            let want = l.get_type(ls)?;
+            let r = if r.get_type(rs)? == want {
+                r.clone()
+            } else {
+                Expr::Cast(datafusion::logical_expr::Cast::new(
+                    Box::new(r.clone()),
+                    want,
+                ))
+            };
+            session.create_physical_expr(r, rs)
+        })
+        .collect::<DFResult<Vec<_>>>()?;
+    let both = ls.join(rs)?;
+    let filter = node
+        .filter
+        .as_ref()
+        .map(|f| session.create_physical_expr(f.clone(), &both))
+        .transpose()?;
+    let nullable = |s: &DFSchema| -> Vec<FieldRef> {
+        s.fields()
+            .iter()
+            .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
+            .collect()
+    };
+    let mut pair: Vec<FieldRef> = nullable(ls);
+    pair.extend(nullable(rs));
+    let out_schema: SchemaRef = Arc::new(node.schema.as_arrow().clone());
+    let exprs = JoinExprs {
+        left_schema: Arc::clone(ls.inner()),
+        right_schema: Arc::clone(rs.inner()),
+        left_keys,
+        right_keys,
+        filter,
+        pair_schema: Arc::new(Schema::new(pair)),
+        out_schema: Arc::clone(&out_schema),
+    };
+    let properties = Arc::new(PlanProperties::new(
+        EquivalenceProperties::new(out_schema),
+        Partitioning::UnknownPartitioning(1),
+        EmissionType::Final,
+        Boundedness::Bounded,
+    ));
+    Ok(StreamJoinExec {
+        left,
+        right,
+        exprs: Arc::new(exprs),
+        slot: node.slot.clone(),
+        properties,
+    })
+}
+
+impl DisplayAs for StreamJoinExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "StreamingSymmetricHashJoinExec")
+    }
+}
+
+impl ExecutionPlan for StreamJoinExec {
+    fn name(&self) -> &str {
+        "StreamingSymmetricHashJoinExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.left, &self.right]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
+    ) -> DFResult<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        let right = children
+            .pop()
+            .ok_or_else(|| DataFusionError::Internal("join needs two inputs".into()))?;
+        let left = children
+            .pop()
+            .ok_or_else(|| DataFusionError::Internal("join needs two inputs".into()))?;
+        Ok(Arc::new(StreamJoinExec {
+            left,
+            right,
+            exprs: Arc::clone(&self.exprs),
+            slot: self.slot.clone(),
+            properties: Arc::clone(&self.properties),
+        }))
+    }
+
+    fn execute(
+        &self,
+        _partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DFResult<SendableRecordBatchStream> {
+        let (left, right) = (Arc::clone(&self.left), Arc::clone(&self.right));
+        let (exprs, slot) = (Arc::clone(&self.exprs), self.slot.clone());
+        let schema = Arc::clone(&self.exprs.out_schema);
+        let fut = async move {
+            let l = collect(left, Arc::clone(&context)).await?;
+            let r = collect(right, context).await?;
+            slot.with(|j| j.process(l, r, &exprs))
+                .map_err(|e| DataFusionError::External(Box::new(e)))
+        };
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            schema,
+            futures::stream::once(fut),
+        )))
+    }
+}

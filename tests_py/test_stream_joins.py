@@ -1,0 +1,213 @@
+"""Stream-stream joins: rows on either side in any order, watermarks, outer rows, state."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.sql import DataFrame, SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+IMPRESSIONS = "adId INT, impTime TIMESTAMP"
+CLICKS = "clickAdId INT, clickTime TIMESTAMP"
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+def sec(v: dt.datetime | None) -> int | None:
+    return None if v is None else int((v.replace(tzinfo=None) - t(0)).total_seconds())
+
+
+class Out:
+    """foreachBatch target: (adId, impTime s, clickAdId, clickTime s) rows per batch id."""
+
+    def __init__(self) -> None:
+        self.by_batch: dict[int, list[tuple]] = {}
+
+    def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
+        rows = [
+            (r.get("adId"), sec(r.get("impTime")), r.get("clickAdId"), sec(r.get("clickTime")))
+            for r in table.to_pylist()
+        ]
+        self.by_batch[batch_id] = sorted(rows, key=repr)
+
+    def all(self) -> list[tuple]:
+        return sorted((r for rows in self.by_batch.values() for r in rows), key=repr)
+
+
+class Streams:
+    def __init__(self, spark: SparkSession) -> None:
+        self.imp = MemoryStream(spark, IMPRESSIONS)
+        self.clk = MemoryStream(spark, CLICKS)
+
+    def watermarked(self, delay: str = "10 seconds") -> tuple[DataFrame, DataFrame]:
+        return (
+            self.imp.toDF().withWatermark("impTime", delay),
+            self.clk.toDF().withWatermark("clickTime", delay),
+        )
+
+
+def run(q, streams: Streams, imp: list | None = None, clk: list | None = None) -> None:  # noqa: ANN001
+    if imp:
+        streams.imp.addData(imp)
+    if clk:
+        streams.clk.addData(clk)
+    q.processAllAvailable()
+
+
+def op(q) -> dict:  # noqa: ANN001
+    return q.lastProgress["stateOperators"][0]
+
+
+RANGE = "clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 20 seconds"
+
+
+def test_inner_join_matches_rows_arriving_in_any_order(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    joined = s.imp.toDF().join(s.clk.toDF(), F.col("adId") == F.col("clickAdId"))
+    q = joined.writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(1, t(1)), (2, t(2))])
+    run(q, s, clk=[(1, t(5))])  # the impression came first
+    run(q, s, clk=[(3, t(6))])
+    run(q, s, imp=[(3, t(7))])  # the click came first
+    run(q, s, imp=[(4, t(8))], clk=[(4, t(9))])  # both in one batch
+    assert out.all() == [(1, 1, 1, 5), (3, 7, 3, 6), (4, 8, 4, 9)]
+    assert op(q)["operatorName"] == "symmetricHashJoin"
+    assert op(q)["numRowsTotal"] == 7  # no watermark: every row stays
+    q.stop()
+
+
+def test_inner_join_with_a_time_range_evicts_state(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    q = imp.join(clk, F.expr(RANGE)).writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(30))])  # 30 s is outside the 20 s range
+    run(q, s, clk=[(2, t(15))])
+    assert out.all() == [(2, 1, 2, 15)]
+    before = op(q)["numRowsTotal"]
+    run(q, s, imp=[(9, t(100))], clk=[(9, t(101))])  # watermark -> 90: everything older can go
+    assert out.all() == [(2, 1, 2, 15), (9, 100, 9, 101)]
+    assert op(q)["numRowsTotal"] < before
+    assert op(q)["numRowsRemoved"] > 0
+    q.stop()
+
+
+def test_left_outer_join_emits_unmatched_rows_when_the_watermark_passes(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    q = imp.join(clk, F.expr(RANGE), "leftOuter").writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3))])
+    assert out.all() == [(1, 0, 1, 3)]  # 2 may still get a click within 20 s
+    # the watermark is the minimum of both sides' (multipleWatermarkPolicy min)
+    run(q, s, imp=[(3, t(40))], clk=[(3, t(45))])  # watermark -> 30: impression 2 can no longer match
+    assert (2, 1, None, None) in out.all()
+    assert (1, 0, None, None) not in out.all()  # matched rows never come out padded
+    dropped_before = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress)
+    run(q, s, clk=[(2, t(5))])  # behind the watermark: dropped
+    dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress)
+    assert dropped == dropped_before + 1
+    assert out.all() == sorted([(1, 0, 1, 3), (2, 1, None, None), (3, 40, 3, 45)], key=repr)
+    q.stop()
+
+
+def test_right_and_full_outer_joins(spark: SparkSession) -> None:
+    for how, expected in [
+        ("right", [(1, 0, 1, 3), (None, None, 5, 2)]),
+        ("full", [(1, 0, 1, 3), (2, 1, None, None), (None, None, 5, 2)]),
+    ]:
+        s = Streams(spark)
+        out = Out()
+        imp, clk = s.watermarked()
+        q = imp.join(clk, F.expr(RANGE), how).writeStream.foreachBatch(out).start()
+        run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3)), (5, t(2))])
+        run(q, s, imp=[(7, t(60))], clk=[(7, t(61))])  # watermark -> 50: the rest can go
+        assert [r for r in out.all() if r[0] != 7] == sorted(expected, key=repr), how
+        q.stop()
+
+
+def test_left_semi_join_emits_each_left_row_once(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    q = imp.join(clk, F.expr(RANGE), "left_semi").writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))])
+    run(q, s, clk=[(1, t(3)), (1, t(4))])  # two clicks: impression 1 comes out once
+    run(q, s, clk=[(1, t(5))])
+    assert out.all() == [(1, 0, None, None)]
+    assert all(set(rows) <= {(1, 0, None, None)} for rows in out.by_batch.values())
+    q.stop()
+
+
+def test_window_equality_join(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    left = imp.select("adId", "impTime", F.window("impTime", "10 seconds").alias("window")).alias("l")
+    right = clk.select("clickAdId", "clickTime", F.window("clickTime", "10 seconds").alias("window")).alias("r")
+    cond = (F.col("adId") == F.col("clickAdId")) & (F.col("l.window") == F.col("r.window"))
+    q = (
+        left.join(right, cond, "left")
+        .select("adId", "impTime", "clickAdId", "clickTime")
+        .writeStream.foreachBatch(out)
+        .start()
+    )
+    run(q, s, imp=[(1, t(1)), (2, t(2))], clk=[(1, t(8)), (2, t(12))])  # click 2 is in the next window
+    run(q, s, imp=[(3, t(40))], clk=[(4, t(40))])  # watermark -> 30: the [0, 10) window closes
+    assert [r for r in out.all() if r[0] in (1, 2)] == sorted([(1, 1, 1, 8), (2, 2, None, None)], key=repr)
+    q.stop()
+
+
+def test_window_equality_using_join(spark: SparkSession) -> None:
+    s = Streams(spark)
+    imp, clk = s.watermarked()
+    left = imp.select(F.col("adId").alias("id"), F.window("impTime", "10 seconds").alias("window"))
+    right = clk.select(F.col("clickAdId").alias("id"), "clickTime", F.window("clickTime", "10 seconds").alias("window"))
+    joined = left.join(right, ["id", "window"], "left")
+    assert joined.columns == ["id", "window", "clickTime"]
+    rows: list[tuple] = []
+    q = joined.writeStream.foreachBatch(
+        lambda tbl, _: rows.extend((r["id"], sec(r["clickTime"])) for r in tbl.to_pylist())
+    ).start()
+    run(q, s, imp=[(1, t(1)), (2, t(2))], clk=[(1, t(8)), (2, t(12))])
+    run(q, s, imp=[(3, t(40))], clk=[(4, t(40))])
+    assert sorted((r for r in rows if r[0] in (1, 2)), key=repr) == [(1, 8), (2, None)]
+    q.stop()
+
+
+def test_outer_join_without_watermark_is_an_analysis_error(spark: SparkSession) -> None:
+    s = Streams(spark)
+    joined = s.imp.toDF().join(s.clk.toDF(), F.col("adId") == F.col("clickAdId"), "left")
+    with pytest.raises(AnalysisException, match="LeftOuter join between two streaming"):
+        joined.writeStream.format("noop").start()
+
+
+def test_join_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> None:
+    s = Streams(spark)
+    out = Out()
+
+    def start():  # noqa: ANN202
+        imp, clk = s.watermarked()
+        return (
+            imp.join(clk, F.expr(RANGE), "leftOuter")
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))])
+    q.stop()
+    q = start()
+    run(q, s, clk=[(1, t(5))])  # matches the impression stored before the restart
+    run(q, s, imp=[(3, t(60))], clk=[(3, t(61))])  # impression 2 expires unmatched
+    assert (1, 0, 1, 5) in out.all() and (2, 1, None, None) in out.all()
+    q.stop()
