@@ -211,3 +211,30 @@ def test_join_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> N
     run(q, s, imp=[(3, t(60))], clk=[(3, t(61))])  # impression 2 expires unmatched
     assert (1, 0, 1, 5) in out.all() and (2, 1, None, None) in out.all()
     q.stop()
+
+
+def test_watermarks_follow_renamed_columns(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    imp = imp.withColumnRenamed("impTime", "shown")
+    cond = F.expr("clickAdId = adId AND clickTime >= shown AND clickTime <= shown + interval 20 seconds")
+    q = imp.join(clk, cond, "left").withColumnRenamed("shown", "impTime").writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3))])
+    run(q, s, imp=[(3, t(40))], clk=[(3, t(45))])  # watermark -> 30: impression 2 expires
+    assert (2, 1, None, None) in out.all()
+    q.stop()
+
+
+def test_union_of_streams_combines_their_watermarks(spark: SparkSession) -> None:
+    a = MemoryStream(spark, IMPRESSIONS)
+    b = MemoryStream(spark, IMPRESSIONS)
+    both = a.toDF().withWatermark("impTime", "10 seconds").union(b.toDF().withWatermark("impTime", "20 seconds"))
+    q = both.groupBy(F.window("impTime", "10 seconds")).count().writeStream.outputMode("append").format("noop").start()
+    a.addData([(1, t(100))])
+    b.addData([(2, t(100))])
+    q.processAllAvailable()
+    a.addData([(1, t(101))])  # the slower watermark (b: 100 - 20) holds the combined one back
+    q.processAllAvailable()
+    assert q.lastProgress["eventTime"]["watermark"] == "2024-01-01T00:01:20.000Z"
+    q.stop()

@@ -13,7 +13,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::datasource::{provider_as_source, source_as_provider, MemTable};
 use datafusion::execution::context::SessionState;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::LogicalPlan;
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::{collect, displayable};
 
 use super::progress::{
@@ -313,18 +313,48 @@ fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
     .unwrap_or(false)
 }
 
-/// The watermarked columns (name, delay ms) under `plan`.
+/// The output columns of `plan` that carry a watermark (name, delay ms),
+/// followed through projections, renames and aliases (Spark tracks the
+/// watermark on the attribute).
 fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
-    let mut out = Vec::new();
-    let _ = plan.apply(|node| {
-        if let LogicalPlan::Extension(ext) = node {
+    let from_inputs = || -> Vec<(String, i64)> {
+        plan.inputs()
+            .into_iter()
+            .flat_map(watermarks_under)
+            .collect()
+    };
+    match plan {
+        LogicalPlan::Extension(ext) => {
+            let mut out = from_inputs();
             if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
                 out.push((wm.column.clone(), wm.delay_ms));
             }
+            out
         }
-        Ok(TreeNodeRecursion::Continue)
-    });
-    out
+        LogicalPlan::Projection(p) => {
+            let below = watermarks_under(&p.input);
+            p.expr
+                .iter()
+                .filter_map(|e| {
+                    let (inner, name) = match e {
+                        Expr::Alias(a) => (a.expr.as_ref(), a.name.clone()),
+                        Expr::Column(c) => (e, c.name.clone()),
+                        _ => return None,
+                    };
+                    let Expr::Column(c) = inner else { return None };
+                    below
+                        .iter()
+                        .find(|(n, _)| *n == c.name)
+                        .map(|(_, d)| (name, *d))
+                })
+                .collect()
+        }
+        // other nodes keep the columns of their inputs that they output
+        _ => from_inputs()
+            .into_iter()
+            .filter(|(n, _)| plan.schema().has_column_with_unqualified_name(n))
+            .collect(),
+    }
 }
 
 type OpenedOperators = (LogicalPlan, Vec<(usize, Arc<dyn OperatorControl>)>, usize);
@@ -578,7 +608,8 @@ pub fn start(
         })?;
         let schema = parts.top.schema();
         let num_keys = parts.group_by.expr().len();
-        let columns = watermarks.columns();
+        let mut columns = watermarks.columns();
+        columns.extend(watermarks_under(&plan).into_iter().map(|(c, _)| c));
         let event_time = (0..num_keys).find_map(|i| {
             let f = schema.field(i);
             match f.data_type() {

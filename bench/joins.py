@@ -1,0 +1,183 @@
+"""Stream-stream join and deduplication: sparklet vs PySpark on the same files.
+
+    python bench/joins.py [--bids 1000000] [--files 10] [--pyspark-python PATH]
+
+Writes Nexmark-style Parquet files: auctions (200 a second) and bids (1000 a
+second, each for an auction opened in the 10 s before it, 20% of them sent
+twice). Then runs, with ``maxFilesPerTrigger=1`` and ``availableNow``:
+
+- ``join``: bids joined to their auction within 10 s of its opening
+  (watermarks of 5 s on both streams), inner join;
+- ``dedup``: bids with a 5 s watermark, ``dropDuplicates(["bidId", "ts"])``.
+
+Prints events/s, the largest state, and, with ``--pyspark-python`` (an
+interpreter with PySpark and Java), the same queries on PySpark over the same
+files: the throughput ratio and whether the results are identical (row
+count and checksums gathered in ``foreachBatch``). Measure with a release
+build of sparklet (see bench/windowed.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
+BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
+START_US = 1_704_067_200_000_000  # 2024-01-01T00:00:00Z
+
+
+def generate(folder: Path, bids: int, files: int) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(11)
+    seconds = bids // 1000
+    auctions = seconds * 200
+    a_ts = START_US + np.arange(auctions, dtype=np.int64) * 5_000  # one every 5 ms
+    b_ts = START_US + 10_000_000 + np.arange(bids, dtype=np.int64) * (seconds - 10) * 1_000_000 // bids
+    # each bid is for an auction opened up to 10 s before it
+    opened = b_ts - rng.integers(0, 10_000_000, bids)
+    auction = np.clip((opened - START_US) // 5_000, 0, auctions - 1)
+    dup = rng.random(bids) < 0.2
+    bid_ids = np.arange(bids, dtype=np.int64)
+    order = np.argsort(np.concatenate([b_ts, b_ts[dup]]), kind="stable")
+    all_bids = {
+        "bidId": np.concatenate([bid_ids, bid_ids[dup]])[order],
+        "auction": np.concatenate([auction, auction[dup]])[order],
+        "bidder": rng.integers(0, 50_000, bids + int(dup.sum()))[order],
+        "price": rng.integers(1, 10_000, bids + int(dup.sum()))[order],
+        "ts": np.concatenate([b_ts, b_ts[dup]])[order],
+    }
+    for name, cols, n in [
+        ("auctions", {"id": np.arange(auctions, dtype=np.int64), "seller": rng.integers(0, 10_000, auctions),
+                      "category": rng.integers(0, 20, auctions).astype(np.int32), "ts": a_ts}, auctions),
+        ("bids", all_bids, len(all_bids["ts"])),
+    ]:  # fmt: skip
+        (folder / name).mkdir()
+        per = -(-n // files)
+        for f in range(files):
+            part = {k: v[f * per : (f + 1) * per] for k, v in cols.items()}
+            part["ts"] = pa.array(part["ts"], pa.timestamp("us", tz="UTC"))
+            pq.write_table(pa.table(part), folder / name / f"part-{f:03d}.parquet")
+
+
+def run(engine: str, folder: Path, kind: str) -> dict:
+    if engine == "pyspark":
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+    else:
+        from sparklet.sql import SparkSession
+        from sparklet.sql import functions as F
+
+        spark = SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate()
+
+    def stream(name: str, schema: str):  # noqa: ANN202
+        return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(folder / name))
+
+    bids = stream("bids", BIDS).withWatermark("ts", "5 seconds")
+    if kind == "join":
+        auctions = (
+            stream("auctions", AUCTIONS).withWatermark("ts", "5 seconds").withColumnRenamed("ts", "opened")
+        )
+        bids = bids.withColumnRenamed("ts", "bidTime")
+        query = auctions.join(
+            bids,
+            F.expr("auction = id AND bidTime >= opened AND bidTime <= opened + interval 10 seconds"),
+        ).select("bidId", "auction", "bidder", "price", "category")
+    else:
+        query = bids.dropDuplicates(["bidId", "ts"]).select("bidId", "auction", "bidder", "price")
+    totals = {"rows": 0, "price": 0, "check": 0}
+
+    def gather(batch, batch_id: int) -> None:  # noqa: ANN001
+        if engine == "pyspark":
+            r = batch.agg(
+                F.count(F.lit(1)), F.sum("price"), F.sum((F.col("bidId") * 31 + F.col("bidder")) % 1_000_003)
+            ).collect()[0]
+            n, price, check = r[0], r[1] or 0, r[2] or 0
+        else:
+            import pyarrow.compute as pc
+
+            n = batch.num_rows
+            price = pc.sum(batch["price"]).as_py() or 0
+            mixed = pc.add(pc.multiply(batch["bidId"], 31), batch["bidder"])
+            check = pc.sum(pc.subtract(mixed, pc.multiply(pc.divide(mixed, 1_000_003), 1_000_003))).as_py() or 0
+        totals["rows"] += n
+        totals["price"] += price
+        totals["check"] += check
+
+    t0 = time.perf_counter()
+    q = (
+        query.writeStream.foreachBatch(gather)
+        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination()
+    elapsed = time.perf_counter() - t0
+    progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
+    ops = [o for p in progress for o in p.get("stateOperators", [])]
+    return {
+        "elapsed": elapsed,
+        "events": sum(p["numInputRows"] for p in progress),
+        "result": totals,
+        "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
+        "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bids", type=int, default=1_000_000)
+    ap.add_argument("--files", type=int, default=10)
+    ap.add_argument("--pyspark-python", default=None)
+    ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
+    ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.folder:  # child mode: one engine, one query, JSON out
+        print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        generate(folder, args.bids, args.files)
+        for kind in ("join", "dedup"):
+            mine = run("sparklet", folder, kind)
+            rate = mine["events"] / mine["elapsed"]
+            print(
+                f"{kind:6s} sparklet: {rate:12,.0f} events/s ({mine['events']:,} events, {mine['elapsed']:.2f} s, "
+                f"{mine['result']['rows']:,} rows out); largest state {mine['max_state_keys']:,} rows, "
+                f"{mine['max_state_bytes']:,} B"
+            )
+            if args.pyspark_python:
+                out = subprocess.run(
+                    [args.pyspark_python, __file__, "--engine", "pyspark", "--folder", str(folder), "--kind", kind],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                theirs = json.loads(out.stdout.strip().splitlines()[-1])
+                their_rate = theirs["events"] / theirs["elapsed"]
+                print(
+                    f"{kind:6s} PySpark : {their_rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
+                    f"{rate / their_rate:.1f}x; identical results: {mine['result'] == theirs['result']}"
+                )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
