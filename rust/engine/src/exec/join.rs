@@ -12,6 +12,7 @@
 //! padded with nulls, when it is evicted; left semi joins emit a left row on
 //! its first match.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -200,38 +201,18 @@ impl StreamJoinNode {
                 "stream-stream join without a watermark and time range on both sides: its state grows without bound"
             );
         }
-        let fields = |s: &DFSchema| -> Vec<FieldRef> {
-            let mut f: Vec<FieldRef> = s.fields().iter().cloned().collect();
-            f.push(Arc::new(Field::new("__matched", DataType::Boolean, true)));
-            f
-        };
         let side_time = |s: &DFSchema| {
             s.fields()
                 .iter()
                 .position(|f| watermarked.iter().any(|(c, _)| c == f.name()))
         };
+        let open_side = |name: &str, schema: &DFSchema, expiry: Option<Expiry>| {
+            SideState::open(ctx, name, schema.as_arrow(), expiry, side_time(schema))
+        };
         let join = StreamJoin {
             join_type: self.join_type,
-            left: SideState {
-                state: PartitionedState::open_named(
-                    ctx.provider,
-                    &ctx.spec,
-                    Some("left"),
-                    &fields(self.left.schema()),
-                )?,
-                expiry: left_expiry,
-                late_column: side_time(self.left.schema()),
-            },
-            right: SideState {
-                state: PartitionedState::open_named(
-                    ctx.provider,
-                    &ctx.spec,
-                    Some("right"),
-                    &fields(self.right.schema()),
-                )?,
-                expiry: right_expiry,
-                late_column: side_time(self.right.schema()),
-            },
+            left: open_side("left", self.left.schema(), left_expiry)?,
+            right: open_side("right", self.right.schema(), right_expiry)?,
             version: ctx.spec.version,
             watermark: None,
             metrics: OperatorMetrics::default(),
@@ -464,12 +445,107 @@ impl UserDefinedLogicalNodeCore for StreamJoinNode {
     }
 }
 
-/// One side's stored rows.
+/// One side's stored rows: values are the row in Arrow's row format after a
+/// matched flag byte, so a batch is encoded and candidates decoded in one call.
 struct SideState {
     state: PartitionedState,
+    /// Encodes the side's columns.
+    conv: RowConverter,
     expiry: Option<Expiry>,
     /// The side's watermarked event-time column: rows behind the watermark are late.
     late_column: Option<usize>,
+    /// (expiry time, key) of stored rows, for eviction without a scan.
+    by_expiry: BTreeSet<(i64, Vec<u8>)>,
+}
+
+const MATCHED: u8 = 1;
+
+/// A stored value's bytes.
+fn value_bytes(row: &StateRow) -> &[u8] {
+    match row.first() {
+        Some(ScalarValue::Binary(Some(b))) => b,
+        _ => &[],
+    }
+}
+
+fn is_matched(row: &StateRow) -> bool {
+    value_bytes(row).first() == Some(&MATCHED)
+}
+
+impl SideState {
+    fn open(
+        ctx: &OpenContext,
+        name: &str,
+        schema: &Schema,
+        expiry: Option<Expiry>,
+        late_column: Option<usize>,
+    ) -> Result<Self> {
+        let fields = vec![Arc::new(Field::new("row", DataType::Binary, true))];
+        let state = PartitionedState::open_named(ctx.provider, &ctx.spec, Some(name), &fields)?;
+        let conv = RowConverter::new(
+            schema
+                .fields()
+                .iter()
+                .map(|f| SortField::new(f.data_type().clone()))
+                .collect(),
+        )?;
+        let mut side = SideState {
+            state,
+            conv,
+            expiry,
+            late_column,
+            by_expiry: BTreeSet::new(),
+        };
+        // rebuild the eviction index from the restored state
+        if let Some(exp) = expiry {
+            for p in 0..side.state.len() {
+                let entries = side.state.store(p).entries()?;
+                if entries.is_empty() {
+                    continue;
+                }
+                let batch = side.decode(entries.iter().map(|(_, v)| v), schema)?;
+                let times = times_of(&batch, exp.column)?;
+                for ((k, _), t) in entries.into_iter().zip(times) {
+                    side.by_expiry
+                        .insert((t.unwrap_or(i64::MIN).saturating_add(exp.offset_us), k));
+                }
+            }
+        }
+        Ok(side)
+    }
+
+    /// Stored values back to a batch of the side's columns.
+    fn decode<'a>(
+        &self,
+        values: impl Iterator<Item = &'a StateRow>,
+        schema: &Schema,
+    ) -> Result<RecordBatch> {
+        let parser = self.conv.parser();
+        let rows: Vec<_> = values
+            .map(|v| parser.parse(value_bytes(v).get(1..).unwrap_or(&[])))
+            .collect();
+        let cols = self.conv.convert_rows(rows)?;
+        Ok(RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            cols.into_iter()
+                .zip(schema.fields())
+                .map(|(c, f)| {
+                    if c.data_type() == f.data_type() {
+                        Ok(c)
+                    } else {
+                        Ok(cast(&c, f.data_type())?)
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?,
+        )?)
+    }
+
+    fn put(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
+        let p = self.state.partition_of(&key[..key.len() - 8]);
+        self.state
+            .store_mut(p)
+            .put(key, vec![ScalarValue::Binary(Some(value))])
+    }
 }
 
 /// A running query's stream-stream join.
@@ -498,13 +574,12 @@ pub struct JoinExprs {
 }
 
 impl JoinExprs {
-    fn side_fields(&self, left: bool) -> Vec<FieldRef> {
-        let s = if left {
+    fn side_schema(&self, left: bool) -> &Schema {
+        if left {
             &self.left_schema
         } else {
             &self.right_schema
-        };
-        s.fields().iter().cloned().collect()
+        }
     }
 }
 
@@ -544,39 +619,18 @@ fn key_rows(
         .collect())
 }
 
-/// Arrays from stored rows (the side's columns, without the matched flag).
-fn rows_to_arrays(rows: &[StateRow], fields: &[FieldRef]) -> Result<Vec<ArrayRef>> {
-    (0..fields.len())
-        .map(|c| {
-            if rows.is_empty() {
-                return Ok(arrow::array::new_empty_array(fields[c].data_type()));
-            }
-            let a = ScalarValue::iter_to_array(rows.iter().map(|r| r[c].clone()))?;
-            Ok(if a.data_type() == fields[c].data_type() {
-                a
-            } else {
-                cast(&a, fields[c].data_type())?
-            })
-        })
-        .collect()
-}
-
-/// A row of `b` as a stored state row with its matched flag.
-fn state_row(b: &RecordBatch, r: usize, matched: bool) -> Result<StateRow> {
-    let mut row = b
-        .columns()
-        .iter()
-        .map(|c| ScalarValue::try_from_array(c, r))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    row.push(ScalarValue::Boolean(Some(matched)));
-    Ok(row)
-}
-
 impl StreamJoin {
+    fn side(&mut self, left: bool) -> &mut SideState {
+        if left {
+            &mut self.left
+        } else {
+            &mut self.right
+        }
+    }
+
     /// Drop late rows of a side batch.
     fn drop_late(&mut self, b: RecordBatch, left: bool) -> Result<RecordBatch> {
-        let side = if left { &self.left } else { &self.right };
-        let (Some(wm), Some(col)) = (self.watermark, side.late_column) else {
+        let (Some(wm), Some(col)) = (self.watermark, self.side(left).late_column) else {
             return Ok(b);
         };
         let keep: BooleanArray = times_of(&b, col)?
@@ -591,14 +645,14 @@ impl StreamJoin {
         Ok(filter_record_batch(&b, &keep)?)
     }
 
-    /// Join a batch of one side (`left`) with the other side's state, store
-    /// its rows, and return the output rows (pair schema, or left rows for semi).
+    /// Join a batch of one side with the other side's state, store its rows,
+    /// and return the output rows (pair schema, or left rows for semi).
     fn join_side(
         &mut self,
         b: &RecordBatch,
         left: bool,
         exprs: &JoinExprs,
-        conv: &RowConverter,
+        key_conv: &RowConverter,
     ) -> Result<Vec<RecordBatch>> {
         let keys = key_rows(
             b,
@@ -607,27 +661,24 @@ impl StreamJoin {
             } else {
                 &exprs.right_keys
             },
-            conv,
+            key_conv,
         )?;
         let semi = self.join_type == JoinType::LeftSemi;
-        let other_fields = exprs.side_fields(!left);
-        // candidates: (row of b, stored key, stored row) per matching key
+        // candidates: (row of b, stored key, stored value) per matching key
         let mut this_idx: Vec<u32> = Vec::new();
-        let mut cand_keys: Vec<Vec<u8>> = Vec::new();
-        let mut cand_rows: Vec<StateRow> = Vec::new();
+        let mut cand: Vec<(Vec<u8>, StateRow)> = Vec::new();
         {
-            let other = if left { &self.right } else { &self.left };
+            let other = self.side(!left);
             for (r, key) in keys.iter().enumerate() {
                 let Some(key) = key else { continue };
                 let p = other.state.partition_of(key);
                 for (k, v) in other.state.store(p).scan_prefix(key)? {
                     // a semi join emits a left row once
-                    if semi && !left && matches!(v.last(), Some(ScalarValue::Boolean(Some(true)))) {
+                    if semi && !left && is_matched(&v) {
                         continue;
                     }
                     this_idx.push(r as u32);
-                    cand_keys.push(k);
-                    cand_rows.push(v);
+                    cand.push((k, v));
                 }
             }
         }
@@ -637,7 +688,10 @@ impl StreamJoin {
             .iter()
             .map(|c| Ok(take(c.as_ref(), &idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
-        let other_cols = rows_to_arrays(&cand_rows, &other_fields)?;
+        let other_batch = self
+            .side(!left)
+            .decode(cand.iter().map(|(_, v)| v), exprs.side_schema(!left))?;
+        let other_cols = other_batch.columns().to_vec();
         let cols: Vec<ArrayRef> = if left {
             this_cols.into_iter().chain(other_cols).collect()
         } else {
@@ -653,51 +707,43 @@ impl StreamJoin {
             None => BooleanArray::from(vec![true; pairs.num_rows()]),
         };
         let mut matched_rows = vec![false; b.num_rows()];
-        let mut touched: Vec<(Vec<u8>, StateRow)> = Vec::new();
+        // stored rows matched for the first time: (candidate index)
+        let mut first_matches: Vec<usize> = Vec::new();
+        let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
         for (i, ok) in mask.iter().enumerate() {
             if ok == Some(true) {
                 matched_rows[this_idx[i] as usize] = true;
-                let stored = &cand_rows[i];
-                if !matches!(stored.last(), Some(ScalarValue::Boolean(Some(true)))) {
-                    let mut row = stored.clone();
-                    if let Some(last) = row.last_mut() {
-                        *last = ScalarValue::Boolean(Some(true));
-                    }
-                    touched.push((cand_keys[i].clone(), row));
+                if !is_matched(&cand[i].1) && seen.insert(&cand[i].0) {
+                    first_matches.push(i);
                 }
             }
         }
         let mut out = Vec::new();
-        if semi {
-            if left {
-                // left rows with a match in the right state: emitted now, once
-                let first: BooleanArray = matched_rows.iter().map(|m| Some(*m)).collect();
-                out.push(filter_record_batch(b, &first)?);
-            } else {
-                // stored left rows matched for the first time by this right batch
-                let mut seen = std::collections::BTreeSet::new();
-                let rows: Vec<StateRow> = touched
-                    .iter()
-                    .filter(|(k, _)| seen.insert(k.clone()))
-                    .map(|(_, v)| v.clone())
-                    .collect();
-                let cols = rows_to_arrays(&rows, &other_fields)?;
-                out.push(RecordBatch::try_new(Arc::clone(&exprs.out_schema), cols)?);
-            }
+        if semi && left {
+            // left rows with a match in the right state: emitted now, once
+            let first: BooleanArray = matched_rows.iter().map(|m| Some(*m)).collect();
+            out.push(filter_record_batch(b, &first)?);
+        } else if semi {
+            // stored left rows matched for the first time by this right batch
+            let idx =
+                UInt32Array::from(first_matches.iter().map(|i| *i as u32).collect::<Vec<_>>());
+            let cols = other_batch
+                .columns()
+                .iter()
+                .map(|c| Ok(take(c.as_ref(), &idx, None)?))
+                .collect::<Result<Vec<ArrayRef>>>()?;
+            out.push(RecordBatch::try_new(Arc::clone(&exprs.out_schema), cols)?);
         } else {
             out.push(filter_record_batch(&pairs, &mask)?);
         }
         // mark stored rows that matched, then store this batch's rows
-        {
-            let other = if left {
-                &mut self.right
-            } else {
-                &mut self.left
-            };
-            for (k, v) in touched {
-                let p = other.state.partition_of(&k[..k.len() - 8]);
-                other.state.store_mut(p).put(k, v)?;
+        for i in first_matches {
+            let (k, v) = &cand[i];
+            let mut bytes = value_bytes(v).to_vec();
+            if let Some(flag) = bytes.first_mut() {
+                *flag = MATCHED;
             }
+            self.side(!left).put(k.clone(), bytes)?;
         }
         let version = self.version as u64;
         let this = if left {
@@ -705,19 +751,29 @@ impl StreamJoin {
         } else {
             &mut self.right
         };
+        let rows = this.conv.convert_columns(b.columns())?;
+        let times = match this.expiry {
+            Some(exp) => Some((times_of(b, exp.column)?, exp.offset_us)),
+            None => None,
+        };
+        let mut stored = 0;
         for (r, key) in keys.iter().enumerate() {
             if semi && left && matched_rows[r] {
                 continue; // emitted already; never emitted again
             }
-            let prefix = key.clone().unwrap_or_default();
-            let p = this.state.partition_of(&prefix);
-            let mut k = prefix;
+            let mut k = key.clone().unwrap_or_default();
             k.extend_from_slice(&((version << 32) | r as u64).to_be_bytes());
-            this.state
-                .store_mut(p)
-                .put(k, state_row(b, r, matched_rows[r])?)?;
-            self.metrics.rows_updated += 1;
+            let mut value = Vec::with_capacity(rows.row(r).as_ref().len() + 1);
+            value.push(u8::from(matched_rows[r]));
+            value.extend_from_slice(rows.row(r).as_ref());
+            if let Some((ts, offset)) = &times {
+                let t = ts[r].unwrap_or(i64::MIN).saturating_add(*offset);
+                this.by_expiry.insert((t, k.clone()));
+            }
+            this.put(k, value)?;
+            stored += 1;
         }
+        self.metrics.rows_updated += stored;
         Ok(out)
     }
 
@@ -735,40 +791,43 @@ impl StreamJoin {
                 JoinType::Full => true,
                 _ => false,
             };
-            let side = if left {
-                &mut self.left
-            } else {
-                &mut self.right
-            };
-            let Some(exp) = side.expiry else { continue };
-            let fields = exprs.side_fields(left);
+            let side = self.side(left);
+            // expiry times at or below the watermark: a prefix of the index
+            let mut expired = side
+                .by_expiry
+                .split_off(&(wm.saturating_add(1), Vec::new()));
+            std::mem::swap(&mut expired, &mut side.by_expiry);
             let mut unmatched: Vec<StateRow> = Vec::new();
-            for p in 0..side.state.len() {
-                let entries = side.state.store(p).entries()?;
-                let rows: Vec<StateRow> = entries.iter().map(|(_, v)| v.clone()).collect();
-                let arrays = rows_to_arrays(&rows, &fields)?;
-                let batch = RecordBatch::try_new(Arc::new(Schema::new(fields.to_vec())), arrays)?;
-                let times = times_of(&batch, exp.column)?;
-                for ((k, v), t) in entries.into_iter().zip(times) {
-                    if t.is_some_and(|t| t + exp.offset_us <= wm) {
-                        if emit && !matches!(v.last(), Some(ScalarValue::Boolean(Some(true)))) {
+            for (_, k) in &expired {
+                let p = side.state.partition_of(&k[..k.len() - 8]);
+                let store = side.state.store_mut(p);
+                if emit {
+                    if let Some(v) = store.get(k)? {
+                        if !is_matched(&v) {
                             unmatched.push(v);
                         }
-                        side.state.store_mut(p).remove(&k);
-                        self.metrics.rows_removed += 1;
                     }
                 }
+                store.remove(k);
             }
-            if !unmatched.is_empty() {
-                let own = rows_to_arrays(&unmatched, &fields)?;
-                let other = exprs.side_fields(!left);
-                let nulls = other
+            let removed = expired.len() as u64;
+            let own = if unmatched.is_empty() {
+                None
+            } else {
+                Some(side.decode(unmatched.iter(), exprs.side_schema(left))?)
+            };
+            self.metrics.rows_removed += removed;
+            if let Some(own) = own {
+                let n = own.num_rows();
+                let nulls = exprs
+                    .side_schema(!left)
+                    .fields()
                     .iter()
-                    .map(|f| new_null_array(f.data_type(), unmatched.len()));
+                    .map(|f| new_null_array(f.data_type(), n));
                 let cols: Vec<ArrayRef> = if left {
-                    own.into_iter().chain(nulls).collect()
+                    own.columns().iter().cloned().chain(nulls).collect()
                 } else {
-                    nulls.chain(own).collect()
+                    nulls.chain(own.columns().iter().cloned()).collect()
                 };
                 out.push(RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?);
             }

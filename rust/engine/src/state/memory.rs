@@ -74,26 +74,35 @@ struct MemoryStore {
 #[derive(Clone)]
 enum Value {
     Encoded(Box<[u8]>),
+    Raw(Box<[u8]>),
     Scalars(StateRow),
 }
 
 /// Encodes state rows as Arrow row-format bytes (a few bytes per value
-/// instead of a `ScalarValue` each).
-struct Codec(Option<RowConverter>);
+/// instead of a `ScalarValue` each). A single binary value (an operator's
+/// own encoding) is kept as its bytes.
+struct Codec(Option<RowConverter>, bool);
 
 impl Codec {
     fn new(fields: &[FieldRef]) -> Result<Self> {
+        let raw = fields.len() == 1 && *fields[0].data_type() == DataType::Binary;
         let sort: Vec<SortField> = fields
             .iter()
             .map(|f| SortField::new(f.data_type().clone()))
             .collect();
-        if fields.is_empty() || !RowConverter::supports_fields(&sort) {
-            return Ok(Codec(None));
+        if raw || fields.is_empty() || !RowConverter::supports_fields(&sort) {
+            return Ok(Codec(None, raw));
         }
-        Ok(Codec(Some(RowConverter::new(sort)?)))
+        Ok(Codec(Some(RowConverter::new(sort)?), false))
     }
 
-    fn encode(&self, row: StateRow) -> Result<Value> {
+    fn encode(&self, mut row: StateRow) -> Result<Value> {
+        if self.1 {
+            if let Some(ScalarValue::Binary(Some(bytes))) = row.pop() {
+                return Ok(Value::Raw(bytes.into()));
+            }
+            return Err(Error::Internal("a binary state value expected".into()));
+        }
         let Some(conv) = &self.0 else {
             return Ok(Value::Scalars(row));
         };
@@ -107,6 +116,7 @@ impl Codec {
 
     fn decode(&self, value: &Value) -> Result<StateRow> {
         match (value, &self.0) {
+            (Value::Raw(bytes), _) => Ok(vec![ScalarValue::Binary(Some(bytes.to_vec()))]),
             (Value::Scalars(row), _) => Ok(row.clone()),
             (Value::Encoded(bytes), Some(conv)) => {
                 let arrays = conv.convert_rows([conv.parser().parse(bytes)])?;
@@ -123,7 +133,7 @@ impl Codec {
 
     fn size(value: &Value) -> usize {
         match value {
-            Value::Encoded(b) => b.len() + 16,
+            Value::Encoded(b) | Value::Raw(b) => b.len() + 16,
             Value::Scalars(r) => r.iter().map(ScalarValue::size).sum::<usize>() + 24,
         }
     }
