@@ -9,6 +9,11 @@ mod streaming;
 
 use pyo3::prelude::*;
 
+/// The engine allocates and frees many small buffers per row of state;
+/// mimalloc handles that pattern far better than glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // engine `log` records reach Python's `logging` under "sparklet"

@@ -87,7 +87,8 @@ impl DedupNode {
                 Ok(SortField::new(f.data_type().clone()))
             })
             .collect::<Result<Vec<_>>>()?;
-        let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Int64, true))];
+        // the event time (within the watermark: the expiry) as 8 bytes, or none
+        let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Binary, true))];
         let dedup = Dedup {
             name: self.operator_name(),
             state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields)?,
@@ -195,7 +196,7 @@ impl Dedup {
             };
             let p = self.state.partition_of(&key);
             let store = self.state.store_mut(p);
-            if store.get(&key)?.is_some() {
+            if store.contains(&key)? {
                 keep.push(false);
                 continue;
             }
@@ -205,7 +206,8 @@ impl Dedup {
             } else {
                 t
             };
-            store.put(key, vec![ScalarValue::Int64(value)])?;
+            let bytes = value.map_or_else(Vec::new, |v| v.to_be_bytes().to_vec());
+            store.put(key, vec![ScalarValue::Binary(Some(bytes))])?;
             self.metrics.rows_updated += 1;
             keep.push(true);
         }
@@ -227,9 +229,7 @@ impl Dedup {
                 store
                     .entries()?
                     .into_iter()
-                    .filter(
-                        |(_, v)| matches!(v.first(), Some(ScalarValue::Int64(Some(e))) if *e <= wm),
-                    )
+                    .filter(|(_, v)| expires_at(v).is_some_and(|e| e <= wm))
                     .map(|(k, _)| k)
                     .collect()
             } else {
@@ -242,6 +242,16 @@ impl Dedup {
         }
         self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
         Ok(())
+    }
+}
+
+/// The expiry (µs) a `dropDuplicatesWithinWatermark` value holds.
+fn expires_at(v: &[ScalarValue]) -> Option<i64> {
+    match v.first() {
+        Some(ScalarValue::Binary(Some(b))) => {
+            Some(i64::from_be_bytes(b.as_slice().try_into().ok()?))
+        }
+        _ => None,
     }
 }
 

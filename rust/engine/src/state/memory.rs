@@ -10,7 +10,7 @@
 //! Opening version N loads the newest snapshot at or below N and the deltas
 //! after it. Snapshots and cleanup of old files run on a side thread.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -43,8 +43,7 @@ impl StateStoreProvider for MemoryProvider {
             bytes: map_bytes(&map),
             map,
             codec: Arc::new(codec),
-            changed: BTreeSet::new(),
-            removed: BTreeSet::new(),
+            touched: Vec::new(),
             snapshotting: None,
             last_snapshot: Arc::new(AtomicI64::new(-1)),
             cache_hits: 0,
@@ -60,8 +59,9 @@ struct MemoryStore {
     /// Approximate bytes held, kept as entries change (no scan per batch).
     bytes: u64,
     codec: Arc<Codec>,
-    changed: BTreeSet<Vec<u8>>,
-    removed: BTreeSet<Vec<u8>>,
+    /// Keys put or removed since the last commit (in any order, repeats
+    /// allowed): the delta holds each one's final value or its removal.
+    touched: Vec<Vec<u8>>,
     /// The snapshot (and cleanup) being written off the batch's path.
     snapshotting: Option<std::thread::JoinHandle<()>>,
     last_snapshot: Arc<AtomicI64>,
@@ -131,6 +131,35 @@ impl Codec {
         }
     }
 
+    /// Values as columns of the state schema, decoded in one pass.
+    fn columns(&self, spec: &StoreSpec, values: &[&Value]) -> Result<Vec<ArrayRef>> {
+        if self.1 {
+            let bytes: BinaryArray = values
+                .iter()
+                .map(|v| match v {
+                    Value::Raw(b) => Some(b.as_ref()),
+                    _ => None,
+                })
+                .collect();
+            return Ok(vec![Arc::new(bytes)]);
+        }
+        if let Some(conv) = &self.0 {
+            if values.iter().all(|v| matches!(v, Value::Encoded(_))) {
+                let parser = conv.parser();
+                let rows = values.iter().map(|v| match v {
+                    Value::Encoded(b) => parser.parse(b),
+                    _ => parser.parse(&[]),
+                });
+                return Ok(conv.convert_rows(rows)?);
+            }
+        }
+        let rows = values
+            .iter()
+            .map(|v| self.decode(v))
+            .collect::<Result<Vec<_>>>()?;
+        value_columns(spec, &rows.iter().collect::<Vec<_>>())
+    }
+
     fn size(value: &Value) -> usize {
         match value {
             Value::Encoded(b) | Value::Raw(b) => b.len() + 16,
@@ -191,18 +220,6 @@ fn value_columns(spec: &StoreSpec, rows: &[&StateRow]) -> Result<Vec<ArrayRef>> 
             Ok(ScalarValue::iter_to_array(values)?)
         })
         .collect()
-}
-
-fn write_snapshot(spec: &StoreSpec, version: i64, entries: &[(Vec<u8>, StateRow)]) -> Result<()> {
-    let keys: BinaryArray = entries.iter().map(|(k, _)| Some(k.as_slice())).collect();
-    let rows: Vec<&StateRow> = entries.iter().map(|(_, v)| v).collect();
-    let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
-    cols.extend(value_columns(spec, &rows)?);
-    write_ipc(
-        &spec.dir.join(format!("{version}.snapshot")),
-        schema(spec, false),
-        cols,
-    )
 }
 
 /// Read an IPC state file: (key, deleted, values) per row.
@@ -313,10 +330,13 @@ impl StateStore for MemoryStore {
         self.map.get(key).map(|v| self.codec.decode(v)).transpose()
     }
 
+    fn contains(&self, key: &[u8]) -> Result<bool> {
+        Ok(self.map.contains_key(key))
+    }
+
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()> {
         let value = self.codec.encode(value)?;
-        self.removed.remove(&key);
-        self.changed.insert(key.clone());
+        self.touched.push(key.clone());
         let key_len = key.len();
         self.bytes += entry_bytes(key_len, &value);
         if let Some(old) = self.map.insert(key, value) {
@@ -328,8 +348,7 @@ impl StateStore for MemoryStore {
     fn remove(&mut self, key: &[u8]) {
         if let Some(old) = self.map.remove(key) {
             self.bytes -= entry_bytes(key.len(), &old);
-            self.changed.remove(key);
-            self.removed.insert(key.to_vec());
+            self.touched.push(key.to_vec());
         }
     }
 
@@ -356,33 +375,30 @@ impl StateStore for MemoryStore {
         let version = self.version + 1;
         std::fs::create_dir_all(&self.spec.dir)
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
-        let mut keys: Vec<Option<&[u8]>> = Vec::new();
-        let mut deleted: Vec<bool> = Vec::new();
-        let mut decoded: Vec<StateRow> = Vec::new();
-        let empty: StateRow = self
-            .spec
-            .value_fields
-            .iter()
-            .map(|f| ScalarValue::try_from(f.data_type()))
-            .collect::<std::result::Result<_, _>>()?;
-        for k in &self.changed {
-            if let Some(v) = self.map.get(k) {
-                keys.push(Some(k.as_slice()));
-                deleted.push(false);
-                decoded.push(self.codec.decode(v)?);
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        // present keys first (their final values), then the removed ones
+        let (present, removed): (Vec<&Vec<u8>>, Vec<&Vec<u8>>) =
+            touched.iter().partition(|k| self.map.contains_key(*k));
+        let values: Vec<&Value> = present.iter().filter_map(|k| self.map.get(*k)).collect();
+        let mut value_cols = self.codec.columns(&self.spec, &values)?;
+        if !removed.is_empty() {
+            for (c, f) in value_cols.iter_mut().zip(&self.spec.value_fields) {
+                let nulls = arrow::array::new_null_array(f.data_type(), removed.len());
+                *c = arrow::compute::concat(&[c.as_ref(), nulls.as_ref()])?;
             }
         }
-        for k in &self.removed {
-            keys.push(Some(k.as_slice()));
-            deleted.push(true);
-            decoded.push(empty.clone());
-        }
-        let rows: Vec<&StateRow> = decoded.iter().collect();
-        let mut cols: Vec<ArrayRef> = vec![
-            Arc::new(BinaryArray::from(keys)),
-            Arc::new(BooleanArray::from(deleted)),
-        ];
-        cols.extend(value_columns(&self.spec, &rows)?);
+        let keys: BinaryArray = present
+            .iter()
+            .chain(&removed)
+            .map(|k| Some(k.as_slice()))
+            .collect();
+        let deleted: BooleanArray = std::iter::repeat_n(Some(false), present.len())
+            .chain(std::iter::repeat_n(Some(true), removed.len()))
+            .collect();
+        let mut cols: Vec<ArrayRef> = vec![Arc::new(keys), Arc::new(deleted)];
+        cols.extend(value_cols);
         write_ipc(
             &self.spec.dir.join(format!("{version}.delta")),
             schema(&self.spec, true),
@@ -391,8 +407,6 @@ impl StateStore for MemoryStore {
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version);
         }
-        self.changed.clear();
-        self.removed.clear();
         self.version = version;
         self.cache_hits += 1; // the next batch finds this version in memory
         Ok(version)
@@ -411,8 +425,7 @@ impl StateStore for MemoryStore {
                 self.bytes = map_bytes(&self.map);
             }
         }
-        self.changed.clear();
-        self.removed.clear();
+        self.touched.clear();
     }
 
     fn metrics(&self) -> StoreMetrics {
@@ -450,11 +463,18 @@ impl MemoryStore {
         );
         let keep_from = version - spec.min_versions_to_retain.max(1);
         self.snapshotting = Some(std::thread::spawn(move || {
-            let decoded = entries
-                .into_iter()
-                .map(|(k, v)| Ok((k, codec.decode(&v)?)))
-                .collect::<Result<Vec<_>>>();
-            match decoded.and_then(|e| write_snapshot(&spec, version, &e)) {
+            let written = (|| {
+                let keys: BinaryArray = entries.iter().map(|(k, _)| Some(k.as_slice())).collect();
+                let values: Vec<&Value> = entries.iter().map(|(_, v)| v).collect();
+                let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
+                cols.extend(codec.columns(&spec, &values)?);
+                write_ipc(
+                    &spec.dir.join(format!("{version}.snapshot")),
+                    schema(&spec, false),
+                    cols,
+                )
+            })();
+            match written {
                 Ok(()) => {
                     last.store(version, Ordering::Relaxed);
                     cleanup(&spec.dir, keep_from);

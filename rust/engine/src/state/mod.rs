@@ -41,6 +41,10 @@ pub trait StateStore: Send {
     fn version(&self) -> i64;
     /// The value of `key`.
     fn get(&self, key: &[u8]) -> Result<Option<StateRow>>;
+    /// Whether `key` has a value.
+    fn contains(&self, key: &[u8]) -> Result<bool> {
+        Ok(self.get(key)?.is_some())
+    }
     /// Set `key` to `value`.
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()>;
     /// Remove `key`.
