@@ -92,9 +92,7 @@ def run(engine: str, folder: Path, kind: str) -> dict:
 
     bids = stream("bids", BIDS).withWatermark("ts", "5 seconds")
     if kind == "join":
-        auctions = (
-            stream("auctions", AUCTIONS).withWatermark("ts", "5 seconds").withColumnRenamed("ts", "opened")
-        )
+        auctions = stream("auctions", AUCTIONS).withWatermark("ts", "5 seconds").withColumnRenamed("ts", "opened")
         bids = bids.withColumnRenamed("ts", "bidTime")
         query = auctions.join(
             bids,

@@ -93,3 +93,45 @@ def test_unsupported_stream_static_joins(spark: SparkSession, people: DataFrame,
     joined = stream.join(people, "id", how) if stream_left else people.join(stream, "id", how)
     with pytest.raises(AnalysisException, match="static DataFrame"):
         joined.writeStream.format("noop").start()
+
+
+def write_users(folder, name: str, rows: list[tuple]) -> None:  # noqa: ANN001
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text("".join(f'{{"id": {i}, "name": "{n}"}}\n' for i, n in rows))
+
+
+@pytest.mark.parametrize("option", [("sparklet.refreshOnChange", "true"), ("sparklet.refreshInterval", "1")])
+def test_static_side_can_follow_its_files(spark: SparkSession, tmp_path, option: tuple) -> None:  # noqa: ANN001
+    users_dir = tmp_path / "users"
+    write_users(users_dir, "a.json", [(1, "ann")])
+    users = spark.read.schema("id INT, name STRING").option(*option).json(str(users_dir))
+    ms = MemoryStream(spark, "id INT, clicks INT")
+    q = ms.toDF().join(users, "id", "left").writeStream.format("memory").queryName("followed").start()
+    ms.addData([(1, 1), (2, 1)])
+    q.processAllAvailable()
+    write_users(users_dir, "b.json", [(2, "bob")])  # reference data grows
+    ms.addData([(2, 5)])
+    q.processAllAvailable()
+    assert rows(spark.table("followed")) == [(1, 1, "ann"), (2, 1, None), (2, 5, "bob")]
+    q.stop()
+
+
+def test_static_side_is_a_snapshot_by_default(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    users_dir = tmp_path / "users"
+    write_users(users_dir, "a.json", [(1, "ann")])
+    users = spark.read.schema("id INT, name STRING").json(str(users_dir))
+    ms = MemoryStream(spark, "id INT, clicks INT")
+    q = ms.toDF().join(users, "id", "left").writeStream.format("memory").queryName("snapshot").start()
+    ms.addData([(1, 1)])
+    q.processAllAvailable()
+    write_users(users_dir, "b.json", [(2, "bob")])
+    ms.addData([(2, 5)])
+    q.processAllAvailable()
+    assert rows(spark.table("snapshot")) == [(1, 1, "ann"), (2, 5, None)]  # as Spark: files listed at read time
+    q.stop()
+
+
+def test_bad_refresh_option(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    write_users(tmp_path / "u", "a.json", [(1, "ann")])
+    with pytest.raises(IllegalArgumentException, match="refreshInterval"):
+        spark.read.option("sparklet.refreshInterval", "0").json(str(tmp_path / "u"))

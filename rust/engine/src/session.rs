@@ -256,79 +256,38 @@ impl Session {
         options: &HashMap<String, String>,
     ) -> Result<DataFrame> {
         let options = lower_keys(options);
-        let fmt = FileFormat::parse(format).ok_or_else(|| unknown_format(format))?;
-        let opts = ReadOptions::from_options(&options)?;
-        let recursive = options
-            .get("recursivefilelookup")
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-        let filter = options
-            .get("pathglobfilter")
-            .map(|p| {
-                glob::Pattern::new(p).map_err(|e| {
-                    Error::illegal_argument(format!("Invalid pathGlobFilter '{p}': {e}"))
+        let (schema, input) = load_files(format, paths, schema, &options)?;
+        let refresh = crate::sources::refresh::RefreshPolicy::from_options(&options)?;
+        if !refresh.enabled() {
+            return self.batch_df(input.provider);
+        }
+        // beyond Spark: a static side that follows its files (see docs/stateful-operators.md)
+        let (format, paths) = (format.to_string(), paths.to_vec());
+        let reload_schema = Arc::clone(&schema);
+        let (list_format, list_paths, list_options) =
+            (format.clone(), paths.clone(), options.clone());
+        let reload = move || {
+            load_files(&format, &paths, Some(Arc::clone(&reload_schema)), &options)
+                .map(|(_, input)| input.provider)
+        };
+        // a file that cannot be listed right now counts as a change
+        let list = move || {
+            discover_files(&list_format, &list_paths, &list_options)
+                .map(|fs| {
+                    fs.into_iter()
+                        .map(|f| (f.path, f.size, f.mtime_ms))
+                        .collect()
                 })
-            })
-            .transpose()?;
-        if paths.is_empty() {
-            return Err(Error::illegal_argument(format!(
-                "'path' is not specified for the {format} reader"
-            )));
-        }
-        let mut files = Vec::new();
-        for p in paths {
-            file::check_path_exists(p)?;
-            let root = file::absolute(p)?;
-            // a streaming file sink's output: only files its manifest commits
-            match crate::sinks::file::committed_files(&root)? {
-                Some(committed) => {
-                    for f in committed.iter().filter(|f| f.exists()) {
-                        files.push(file::file_entry(f)?);
-                    }
-                }
-                None => files.extend(file::list_files(p, recursive, filter.as_ref())?),
-            }
-        }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        // partition folders (k=v) of a single root become columns
-        let root = match paths {
-            [one] if fmt != FileFormat::Text => Some(file::absolute(one)?),
-            _ => None,
+                .unwrap_or_default()
         };
-        let parts = root
-            .as_ref()
-            .map(|r| formats::partitions::columns(r, &files, schema.as_ref()))
-            .unwrap_or_default();
-        let schema = match (fmt, schema) {
-            (FileFormat::Text, _) => formats::text::text_schema(),
-            (_, Some(s)) => {
-                let mut fields: Vec<arrow::datatypes::Field> =
-                    s.fields().iter().map(|f| f.as_ref().clone()).collect();
-                for p in &parts {
-                    if s.field_with_name(p.name()).is_err() {
-                        fields.push(p.clone());
-                    }
-                }
-                Arc::new(Schema::new(fields))
-            }
-            (_, None) => {
-                let data = infer_schema(fmt, &files, &opts)?;
-                let mut fields: Vec<arrow::datatypes::Field> = data
-                    .fields()
-                    .iter()
-                    .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
-                    .map(|f| f.as_ref().clone())
-                    .collect();
-                fields.extend(parts.iter().cloned());
-                Arc::new(Schema::new(fields))
-            }
-        };
-        let input = match (&root, parts.is_empty()) {
-            (Some(root), false) => {
-                file::read_partitioned(fmt, root, &files, &schema, &parts, &opts)?
-            }
-            _ => file::read_files(fmt, &files, &schema, &opts)?,
-        };
-        self.batch_df(input.provider)
+        let table = crate::sources::refresh::RefreshingTable::new(
+            schema,
+            input.provider,
+            refresh,
+            reload,
+            list,
+        );
+        self.batch_df(Arc::new(table))
     }
 
     /// Where a query's checkpoint goes: the writer's `checkpointLocation`,
@@ -548,4 +507,94 @@ fn infer_schema(
         }
     };
     Ok(Arc::new(schema))
+}
+
+/// Discover and read the files of a batch read: the schema (with partition
+/// columns) and the data.
+fn load_files(
+    format: &str,
+    paths: &[String],
+    schema: Option<SchemaRef>,
+    options: &HashMap<String, String>,
+) -> Result<(SchemaRef, crate::sources::BatchInput)> {
+    let fmt = FileFormat::parse(format).ok_or_else(|| unknown_format(format))?;
+    let opts = ReadOptions::from_options(options)?;
+    let files = discover_files(format, paths, options)?;
+    // partition folders (k=v) of a single root become columns
+    let root = match paths {
+        [one] if fmt != FileFormat::Text => Some(file::absolute(one)?),
+        _ => None,
+    };
+    let parts = root
+        .as_ref()
+        .map(|r| formats::partitions::columns(r, &files, schema.as_ref()))
+        .unwrap_or_default();
+    let schema = match (fmt, schema) {
+        (FileFormat::Text, _) => formats::text::text_schema(),
+        (_, Some(s)) => {
+            let mut fields: Vec<arrow::datatypes::Field> =
+                s.fields().iter().map(|f| f.as_ref().clone()).collect();
+            for p in &parts {
+                if s.field_with_name(p.name()).is_err() {
+                    fields.push(p.clone());
+                }
+            }
+            Arc::new(Schema::new(fields))
+        }
+        (_, None) => {
+            let data = infer_schema(fmt, &files, &opts)?;
+            let mut fields: Vec<arrow::datatypes::Field> = data
+                .fields()
+                .iter()
+                .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.extend(parts.iter().cloned());
+            Arc::new(Schema::new(fields))
+        }
+    };
+    let input = match (&root, parts.is_empty()) {
+        (Some(root), false) => file::read_partitioned(fmt, root, &files, &schema, &parts, &opts)?,
+        _ => file::read_files(fmt, &files, &schema, &opts)?,
+    };
+    Ok((schema, input))
+}
+
+/// The files a batch read of `paths` covers, in path order.
+fn discover_files(
+    format: &str,
+    paths: &[String],
+    options: &HashMap<String, String>,
+) -> Result<Vec<file::FileEntry>> {
+    let recursive = options
+        .get("recursivefilelookup")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let filter = options
+        .get("pathglobfilter")
+        .map(|p| {
+            glob::Pattern::new(p)
+                .map_err(|e| Error::illegal_argument(format!("Invalid pathGlobFilter '{p}': {e}")))
+        })
+        .transpose()?;
+    if paths.is_empty() {
+        return Err(Error::illegal_argument(format!(
+            "'path' is not specified for the {format} reader"
+        )));
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        file::check_path_exists(p)?;
+        let root = file::absolute(p)?;
+        // a streaming file sink's output: only files its manifest commits
+        match crate::sinks::file::committed_files(&root)? {
+            Some(committed) => {
+                for f in committed.iter().filter(|f| f.exists()) {
+                    files.push(file::file_entry(f)?);
+                }
+            }
+            None => files.extend(file::list_files(p, recursive, filter.as_ref())?),
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
 }

@@ -10,6 +10,7 @@ pub mod file;
 pub mod file_log;
 pub mod memory;
 pub mod rate;
+pub mod refresh;
 
 use std::fmt::Debug;
 use std::sync::Arc;

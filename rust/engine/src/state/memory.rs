@@ -379,9 +379,16 @@ impl StateStore for MemoryStore {
         touched.sort_unstable();
         touched.dedup();
         // present keys first (their final values), then the removed ones
-        let (present, removed): (Vec<&Vec<u8>>, Vec<&Vec<u8>>) =
-            touched.iter().partition(|k| self.map.contains_key(*k));
-        let values: Vec<&Value> = present.iter().filter_map(|k| self.map.get(*k)).collect();
+        let (mut present, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
+        for k in &touched {
+            match self.map.get(k) {
+                Some(v) => {
+                    present.push(k);
+                    values.push(v);
+                }
+                None => removed.push(k),
+            }
+        }
         let mut value_cols = self.codec.columns(&self.spec, &values)?;
         if !removed.is_empty() {
             for (c, f) in value_cols.iter_mut().zip(&self.spec.value_fields) {
