@@ -30,9 +30,10 @@ use crate::error::{Error, Result};
 use crate::exec::dedup::DedupNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
+use crate::exec::operator::OperatorSlot;
 use crate::exec::operator::{OpenContext, OperatorControl};
 use crate::exec::stateful_agg::{
-    find_aggregate, replace, EventTimeKey, PaneSpec, StatefulAggregate,
+    find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
 };
 use crate::failpoint;
 use crate::plan::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
@@ -283,10 +284,10 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     if let Some(msg) = unsupported {
         return Err(Error::analysis("UNSUPPORTED_STREAMING_OPERATION", msg));
     }
-    if aggregates > 1 {
+    if aggregates > 1 && mode != OutputMode::Append {
         return Err(Error::analysis(
-            "UNSUPPORTED_STREAMING_OPERATION",
-            "Multiple streaming aggregations are not supported with streaming DataFrames/Datasets yet in sparklet",
+            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+            "Multiple streaming aggregations are only supported in Append output mode",
         ));
     }
     if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
@@ -357,10 +358,17 @@ fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
     }
 }
 
-type OpenedOperators = (LogicalPlan, Vec<(usize, Arc<dyn OperatorControl>)>, usize);
+/// The plan with its stateful nodes, the opened operators and the
+/// aggregations still to open (they need the physical plan) with their ids.
+type OpenedOperators = (
+    LogicalPlan,
+    Vec<(usize, Arc<dyn OperatorControl>)>,
+    Vec<(usize, OperatorSlot<StatefulAggregate>)>,
+);
 
 /// Open the state of every stateful node, numbering stateful operators top
-/// down as Spark does (the aggregation included, whose id is returned).
+/// down as Spark does; streaming aggregations get their node here and are
+/// opened by [`open_aggregates`].
 /// A limit in append mode becomes the stateful streaming limit.
 fn open_operators(
     plan: LogicalPlan,
@@ -371,8 +379,10 @@ fn open_operators(
     use datafusion::error::DataFusionError;
     use datafusion::logical_expr::{Extension, FetchType, SkipType};
     let mut next_id = 0;
-    let mut agg_id = 0;
+    let mut aggregates = Vec::new();
     let mut operators = Vec::new();
+    // the Aggregate visited right after its new wrapper is not wrapped again
+    let mut wrapped = false;
     let external = |e: Error| DataFusionError::External(Box::new(e));
     let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
         Transformed::yes(LogicalPlan::Extension(Extension { node }))
@@ -388,9 +398,16 @@ fn open_operators(
                 watermarks: watermarks_under(input),
             };
             match &node {
+                LogicalPlan::Aggregate(_) if wrapped => wrapped = false,
                 LogicalPlan::Aggregate(_) => {
-                    agg_id = next_id;
+                    let node = StatefulAggNode {
+                        input: node.clone(),
+                        slot: OperatorSlot::empty(),
+                    };
+                    aggregates.push((next_id, node.slot.clone()));
                     next_id += 1;
+                    wrapped = true;
+                    return Ok(extension(Arc::new(node)));
                 }
                 LogicalPlan::Limit(limit) if mode == OutputMode::Append => {
                     let (Ok(SkipType::Literal(0)), Ok(FetchType::Literal(Some(n)))) =
@@ -436,7 +453,98 @@ fn open_operators(
             Ok(Transformed::no(node))
         })
         .map_err(Error::from_planning)?;
-    Ok((plan.data, operators, agg_id))
+    Ok((plan.data, operators, aggregates))
+}
+
+/// What opening a streaming aggregation needs from the query.
+struct AggSettings<'a> {
+    mode: OutputMode,
+    watermarks: &'a Watermarks,
+    /// Watermarked columns as the plan's nodes see them (renames followed).
+    watermarked: Vec<(String, i64)>,
+    provider: &'a dyn crate::state::StateStoreProvider,
+}
+
+/// Open every streaming aggregation of the planned query (`physical`): its
+/// event-time key, session or sliding window, and state. Chained aggregations
+/// run in append mode.
+fn open_aggregates(
+    physical: &Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+    aggregates: &[(usize, OperatorSlot<StatefulAggregate>)],
+    settings: &AggSettings,
+    spec: &dyn Fn(usize) -> OperatorStateSpec,
+    operators: &mut Vec<(usize, Arc<dyn OperatorControl>)>,
+) -> Result<()> {
+    let mut execs = Vec::new();
+    let _ = physical.apply(|node| {
+        if let Some(exec) = node.downcast_ref::<StatefulAggExec>() {
+            execs.push((
+                Arc::clone(&exec.input),
+                Arc::clone(&exec.logical),
+                exec.slot.clone(),
+            ));
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    for (input, logical, slot) in execs {
+        let Some((id, _)) = aggregates.iter().find(|(_, s)| *s == slot) else {
+            continue;
+        };
+        let parts = find_aggregate(&input).ok_or_else(|| {
+            Error::Internal("the planned streaming aggregation has no aggregate node".into())
+        })?;
+        let schema = parts.top.schema();
+        let num_keys = parts.group_by.expr().len();
+        let mut columns = settings.watermarks.columns();
+        columns.extend(settings.watermarked.iter().map(|(c, _)| c.clone()));
+        columns.extend(watermarks_under(&logical).into_iter().map(|(c, _)| c));
+        let defined = settings.watermarks.defined();
+        let event_time = (0..num_keys).find_map(|i| {
+            let f = schema.field(i);
+            match f.data_type() {
+                DataType::Struct(fields)
+                    if f.name() == "window" && fields.find("end").is_some() =>
+                {
+                    Some(EventTimeKey::Window(i))
+                }
+                DataType::Timestamp(_, _) if columns.contains(f.name()) => {
+                    Some(EventTimeKey::Timestamp(i))
+                }
+                _ => None,
+            }
+        });
+        let event_time = event_time.filter(|_| defined);
+        let session = (0..num_keys).find(|i| {
+            let f = schema.field(*i);
+            f.name() == "session_window" && matches!(f.data_type(), DataType::Struct(_))
+        });
+        // a session's end decides lateness and eviction, as a window's does
+        let event_time = match (event_time, session) {
+            (None, Some(si)) if defined => Some(EventTimeKey::Window(si)),
+            (et, _) => et,
+        };
+        if settings.mode == OutputMode::Append && event_time.is_none() {
+            return Err(Error::analysis(
+                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark: \
+                 add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
+            ));
+        }
+        let pane = (0..num_keys)
+            .find(|i| schema.field(*i).name() == "window")
+            .and_then(|i| PaneSpec::find(&logical, i));
+        let agg = StatefulAggregate::open(
+            &parts,
+            settings.mode,
+            event_time,
+            session,
+            pane,
+            settings.provider,
+            &spec(*id),
+        )?;
+        operators.push((*id, slot.open(agg)));
+    }
+    Ok(())
 }
 
 /// The watermark nodes of a running query: fresh statistics per run.
@@ -600,62 +708,24 @@ pub fn start(
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
     };
-    let (plan, operators, agg_id) =
+    let (plan, mut operators, aggregates) =
         open_operators(plan, opts.output_mode, provider.as_ref(), &op_spec)?;
-    let agg = if aggregating {
-        let parts = find_aggregate(&physical).ok_or_else(|| {
-            Error::Internal("the planned streaming aggregation has no aggregate node".into())
-        })?;
-        let schema = parts.top.schema();
-        let num_keys = parts.group_by.expr().len();
-        let mut columns = watermarks.columns();
-        columns.extend(watermarks_under(&plan).into_iter().map(|(c, _)| c));
-        let event_time = (0..num_keys).find_map(|i| {
-            let f = schema.field(i);
-            match f.data_type() {
-                DataType::Struct(fields)
-                    if f.name() == "window" && fields.find("end").is_some() =>
-                {
-                    Some(EventTimeKey::Window(i))
-                }
-                DataType::Timestamp(_, _) if columns.contains(f.name()) => {
-                    Some(EventTimeKey::Timestamp(i))
-                }
-                _ => None,
-            }
-        });
-        let event_time = event_time.filter(|_| watermarks.defined());
-        let session = (0..num_keys).find(|i| {
-            let f = schema.field(*i);
-            f.name() == "session_window" && matches!(f.data_type(), DataType::Struct(_))
-        });
-        // a session's end decides lateness and eviction, as a window's does
-        let event_time = match (event_time, session) {
-            (None, Some(si)) if watermarks.defined() => Some(EventTimeKey::Window(si)),
-            (et, _) => et,
+    let late_agg = if aggregating || !aggregates.is_empty() {
+        let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
+        let physical =
+            block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
+        let settings = AggSettings {
+            mode: opts.output_mode,
+            watermarks: &watermarks,
+            watermarked: watermarks_under(&plan),
+            provider: provider.as_ref(),
         };
-        if opts.output_mode == OutputMode::Append && event_time.is_none() {
-            return Err(Error::analysis(
-                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark: \
-                 add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
-            ));
-        }
-        let pane = (0..num_keys)
-            .find(|i| schema.field(*i).name() == "window")
-            .and_then(|i| PaneSpec::find(&plan, i));
-        Some(StatefulAggregate::open(
-            &parts,
-            opts.output_mode,
-            event_time,
-            session,
-            pane,
-            provider.as_ref(),
-            &op_spec(agg_id),
-        )?)
+        open_aggregates(&physical, &aggregates, &settings, &op_spec, &mut operators)?;
+        aggregates.last().map(|(_, slot)| slot.clone())
     } else {
         None
     };
+    operators.sort_by_key(|(id, _)| *id);
     let shared = Arc::new(QueryShared::new(
         id,
         opts.name.clone(),
@@ -680,11 +750,12 @@ pub fn start(
         committed,
         batch_id,
         replay,
-        agg: agg.map(|a| (agg_id, a)),
+        late_agg,
         operators,
         late_sink: opts.late_rows,
         watermarks,
         watermark_ms,
+        late_watermark_ms: watermark_ms,
         next_watermark_ms: watermark_ms,
         no_data_batches: conf.get_bool(keys::NO_DATA_MICRO_BATCHES, true),
         checkpoint: cp,
@@ -747,8 +818,10 @@ struct Execution {
     /// A batch planned by an earlier run but not committed: run it first.
     replay: Option<OffsetSeq>,
     /// The streaming aggregation, if the query has one.
-    /// The streaming aggregation and its operator id.
-    agg: Option<(usize, StatefulAggregate)>,
+    /// The streaming aggregation reading the input (its late rows go to the late-rows sink).
+    late_agg: Option<OperatorSlot<StatefulAggregate>>,
+    /// The watermark of the previous batch, ms (rows at or below it are late).
+    late_watermark_ms: i64,
     /// The other stateful operators, with their operator ids.
     operators: Vec<(usize, Arc<dyn OperatorControl>)>,
     /// Receives the rows the aggregation dropped as late, per batch.
@@ -778,7 +851,7 @@ impl Execution {
     fn needs_no_data_batch(&self) -> bool {
         self.no_data_batches
             && self.trigger != Trigger::Once
-            && (self.agg.is_some() || !self.operators.is_empty())
+            && !self.operators.is_empty()
             && self.watermarks.defined()
             && self.next_watermark_ms > self.watermark_ms
     }
@@ -997,48 +1070,33 @@ impl Execution {
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
         // this batch runs with the watermark computed after the previous one
+        self.late_watermark_ms = self.watermark_ms;
         self.watermark_ms = self.next_watermark_ms;
         let t = Instant::now();
         let task_ctx = Arc::new(TaskContext::from(&self.state));
-        let wm_us = self
-            .watermarks
-            .defined()
-            .then_some(self.watermark_ms * 1000);
+        let defined = self.watermarks.defined();
+        let late_us = defined.then_some(self.late_watermark_ms * 1000);
+        let evict_us = defined.then_some(self.watermark_ms * 1000);
         for (_, op) in &self.operators {
-            op.begin_batch(wm_us);
+            op.begin_batch(late_us, evict_us);
         }
-        let physical = match &mut self.agg {
-            Some((_, agg)) => {
-                let parts = find_aggregate(&physical).ok_or_else(|| {
-                    Error::Internal(
-                        "the planned streaming aggregation has no aggregate node".into(),
-                    )
-                })?;
-                let emitted = agg.process(&parts, Arc::clone(&task_ctx), wm_us)?;
-                if let Some(late) = &mut self.late_sink {
-                    late.add_batch(
-                        self.batch_id,
-                        late_rows(&agg.late_rows, parts.input.schema(), self.batch_id)?,
-                    )?;
-                }
-                let rows: Arc<dyn datafusion::physical_plan::ExecutionPlan> =
-                    datafusion::datasource::memory::MemorySourceConfig::try_new_exec(
-                        &[emitted],
-                        parts.top.schema(),
-                        None,
-                    )?;
-                replace(&physical, &parts.top, &rows)?
-            }
-            None => physical,
-        };
         let schema = physical.schema();
         let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
+        if let (Some(late), Some(agg)) = (&mut self.late_sink, &self.late_agg) {
+            let (rows, input_schema) = agg.with(|a| {
+                Ok((
+                    std::mem::take(&mut a.late_rows),
+                    Arc::clone(&a.input_schema),
+                ))
+            })?;
+            late.add_batch(
+                self.batch_id,
+                late_rows(&rows, input_schema, self.batch_id)?,
+            )?;
+        }
         let data = SinkBatch { schema, batches };
         let num_output = data.num_rows() as i64;
         self.sink.add_batch(self.batch_id, data)?;
-        if let Some((_, agg)) = &mut self.agg {
-            agg.commit()?;
-        }
         for (_, op) in &self.operators {
             op.commit()?;
         }
@@ -1106,16 +1164,8 @@ impl Execution {
                 .insert("watermark".into(), format_timestamp_ms(self.watermark_ms));
         }
         // stateOperators in operator id order, as Spark lists them
-        let mut ops: Vec<(usize, serde_json::Value)> = self
-            .operators
-            .iter()
-            .map(|(id, op)| (*id, op.progress()))
-            .collect();
-        if let Some((id, agg)) = &self.agg {
-            ops.push((*id, agg.progress()));
-        }
-        ops.sort_by_key(|(id, _)| *id);
-        p.state_operators.extend(ops.into_iter().map(|(_, v)| v));
+        p.state_operators
+            .extend(self.operators.iter().map(|(_, op)| op.progress()));
         self.shared.push_progress(p);
         self.last_progress_ms = start_ms;
         self.last_trigger_start = Some(start_ms);

@@ -97,6 +97,7 @@ impl DedupNode {
             delay_us: time.as_ref().map(|t| t.1 * 1000),
             time_column: time.map(|t| t.0),
             watermark: None,
+            evict_wm: None,
             metrics: OperatorMetrics::default(),
         };
         let node = DedupNode {
@@ -156,7 +157,10 @@ pub struct Dedup {
     /// The watermark delay (µs): keys live until event time + delay within the watermark.
     delay_us: Option<i64>,
     time_column: Option<String>,
+    /// Rows at or below it are late.
     watermark: Option<i64>,
+    /// State at or below it is evicted.
+    evict_wm: Option<i64>,
     metrics: OperatorMetrics,
 }
 
@@ -256,13 +260,15 @@ fn expires_at(v: &[ScalarValue]) -> Option<i64> {
 }
 
 impl StatefulOperator for Dedup {
-    fn begin_batch(&mut self, watermark_us: Option<i64>) {
-        self.watermark = watermark_us.filter(|_| self.time_column.is_some());
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
+        let timed = self.time_column.is_some();
+        self.watermark = late_us.filter(|_| timed);
+        self.evict_wm = evict_us.filter(|_| timed);
         self.metrics = OperatorMetrics::default();
     }
 
     fn commit(&mut self) -> Result<()> {
-        if let Some(wm) = self.watermark {
+        if let Some(wm) = self.evict_wm {
             self.evict(wm)?;
         }
         self.metrics.commit_ms = self.state.commit()?;

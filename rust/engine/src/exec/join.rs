@@ -215,6 +215,7 @@ impl StreamJoinNode {
             right: open_side("right", self.right.schema(), right_expiry)?,
             version: ctx.spec.version,
             watermark: None,
+            evict_wm: None,
             metrics: OperatorMetrics::default(),
         };
         let node = StreamJoinNode {
@@ -555,7 +556,10 @@ pub struct StreamJoin {
     right: SideState,
     /// The state version this batch writes (unique row ids in state keys).
     version: i64,
+    /// Rows at or below it are late.
     watermark: Option<i64>,
+    /// State at or below it is evicted.
+    evict_wm: Option<i64>,
     metrics: OperatorMetrics,
 }
 
@@ -779,7 +783,7 @@ impl StreamJoin {
 
     /// Evict both sides' expired rows; outer joins emit the unmatched ones.
     fn evict(&mut self, exprs: &JoinExprs) -> Result<Vec<RecordBatch>> {
-        let Some(wm) = self.watermark else {
+        let Some(wm) = self.evict_wm else {
             return Ok(vec![]);
         };
         let t = Instant::now();
@@ -869,8 +873,9 @@ impl StreamJoin {
 }
 
 impl StatefulOperator for StreamJoin {
-    fn begin_batch(&mut self, watermark_us: Option<i64>) {
-        self.watermark = watermark_us;
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
+        self.watermark = late_us;
+        self.evict_wm = evict_us;
         self.metrics = OperatorMetrics::default();
     }
 

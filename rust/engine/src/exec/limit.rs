@@ -110,7 +110,7 @@ pub struct StreamLimit {
 }
 
 impl StatefulOperator for StreamLimit {
-    fn begin_batch(&mut self, _watermark_us: Option<i64>) {
+    fn begin_batch(&mut self, _late_us: Option<i64>, _evict_us: Option<i64>) {
         self.metrics = OperatorMetrics::default();
     }
 

@@ -27,8 +27,11 @@ use crate::state::StateStoreProvider;
 
 /// A stateful operator as the micro-batch loop drives it.
 pub trait StatefulOperator: Send {
-    /// Before the batch runs: its watermark (µs, `None` without one).
-    fn begin_batch(&mut self, watermark_us: Option<i64>);
+    /// Before the batch runs, its watermarks (µs, `None` without one): rows
+    /// at or below `late_us` are late (the previous batch's watermark, as in
+    /// Spark 3.4+, so that rows a chained operator emits in this batch are
+    /// not late downstream); state at or below `evict_us` can go.
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>);
     /// After the sink: evict what the watermark passed and commit the state.
     fn commit(&mut self) -> Result<()>;
     /// The `stateOperators` progress entry.
@@ -38,7 +41,7 @@ pub trait StatefulOperator: Send {
 /// What the loop holds for each operator.
 pub trait OperatorControl: Send + Sync {
     /// See [`StatefulOperator::begin_batch`].
-    fn begin_batch(&self, watermark_us: Option<i64>);
+    fn begin_batch(&self, late_us: Option<i64>, evict_us: Option<i64>);
     /// See [`StatefulOperator::commit`].
     fn commit(&self) -> Result<()>;
     /// See [`StatefulOperator::progress`].
@@ -76,9 +79,9 @@ impl<T: StatefulOperator + 'static> OperatorSlot<T> {
 }
 
 impl<T: StatefulOperator> OperatorControl for OperatorSlot<T> {
-    fn begin_batch(&self, watermark_us: Option<i64>) {
+    fn begin_batch(&self, late_us: Option<i64>, evict_us: Option<i64>) {
         if let Some(op) = self.0.lock().as_mut() {
-            op.begin_batch(watermark_us);
+            op.begin_batch(late_us, evict_us);
         }
     }
     fn commit(&self) -> Result<()> {

@@ -24,6 +24,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
+use super::operator::{OperatorSlot, StatefulOperator};
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
@@ -278,6 +279,12 @@ pub struct StatefulAggregate {
     out_schema: SchemaRef,
     /// Late rows of the last batch (for the late-data output).
     pub late_rows: Vec<RecordBatch>,
+    /// The aggregate input's schema (of the late rows).
+    pub input_schema: SchemaRef,
+    /// This batch's watermarks (µs): for dropping late rows (the previous
+    /// batch's, as Spark 3.4+) and for evicting state.
+    late_wm: Option<i64>,
+    evict_wm: Option<i64>,
     /// The last batch's metrics.
     pub metrics: OperatorMetrics,
 }
@@ -381,6 +388,9 @@ impl StatefulAggregate {
             pane,
             out_schema,
             late_rows: Vec::new(),
+            input_schema: parts.input.schema(),
+            late_wm: None,
+            evict_wm: None,
             metrics: OperatorMetrics::default(),
         })
     }
@@ -412,8 +422,8 @@ impl StatefulAggregate {
         &mut self,
         parts: &AggregateParts,
         task_ctx: Arc<TaskContext>,
-        watermark_us: Option<i64>,
     ) -> Result<Vec<RecordBatch>> {
+        let (late_us, watermark_us) = (self.late_wm, self.evict_wm);
         self.metrics = OperatorMetrics::default();
         self.late_rows.clear();
         let input = block_on(collect(Arc::clone(&parts.input), Arc::clone(&task_ctx)))?
@@ -421,7 +431,7 @@ impl StatefulAggregate {
         let input_schema = parts.input.schema();
         let mut kept = Vec::with_capacity(input.len());
         for b in input {
-            match (self.event_time, watermark_us) {
+            match (self.event_time, late_us) {
                 (Some(kind), Some(wm)) if b.num_rows() > 0 => {
                     kept.push(self.drop_late(b, parts, kind, wm)?);
                 }
@@ -459,7 +469,7 @@ impl StatefulAggregate {
         let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.state.len()];
         for (bi, b) in partial_out.iter().enumerate() {
             let (source_rows, keys) = match self.pane {
-                Some(pane) => self.pane_keys(b, pane, watermark_us)?,
+                Some(pane) => self.pane_keys(b, pane, late_us)?,
                 None => (None, b.columns()[..self.num_keys].to_vec()),
             };
             let rows = self.converter.convert_columns(&keys)?;
@@ -959,5 +969,167 @@ impl StatefulAggregate {
     /// The `stateOperators` progress entry.
     pub fn progress(&self) -> serde_json::Value {
         self.state.progress("stateStoreSave", &self.metrics)
+    }
+}
+
+impl StatefulOperator for StatefulAggregate {
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
+        self.late_wm = late_us;
+        self.evict_wm = evict_us;
+    }
+    fn commit(&mut self) -> Result<()> {
+        StatefulAggregate::commit(self)
+    }
+    fn progress(&self) -> serde_json::Value {
+        StatefulAggregate::progress(self)
+    }
+}
+
+/// The logical marker of a streaming aggregation: its input is the
+/// `Aggregate`, which DataFusion plans; [`StatefulAggExec`] runs it against
+/// the state (Spark's `StateStoreRestore`/`StateStoreSave` around it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
+pub struct StatefulAggNode {
+    /// The `Aggregate`.
+    pub input: LogicalPlan,
+    /// The running query's operator (opened once the query has planned it).
+    pub slot: OperatorSlot<StatefulAggregate>,
+}
+
+impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
+    fn name(&self) -> &str {
+        "StateStoreSave"
+    }
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+    fn schema(&self) -> &datafusion::common::DFSchemaRef {
+        self.input.schema()
+    }
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+    fn fmt_for_explain(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "StateStoreSave")
+    }
+    fn with_exprs_and_inputs(
+        &self,
+        _exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> datafusion::common::Result<Self> {
+        Ok(StatefulAggNode {
+            input: inputs.swap_remove(0),
+            slot: self.slot.clone(),
+        })
+    }
+}
+
+/// The physical streaming aggregation of one batch.
+#[derive(Debug)]
+pub struct StatefulAggExec {
+    /// DataFusion's planned aggregate (taken apart each batch).
+    pub input: Arc<dyn ExecutionPlan>,
+    /// The aggregate's logical plan (for its window shape).
+    pub logical: Arc<LogicalPlan>,
+    /// The running query's operator.
+    pub slot: OperatorSlot<StatefulAggregate>,
+    properties: Arc<datafusion::physical_plan::PlanProperties>,
+}
+
+impl StatefulAggExec {
+    /// Plan `node` over its planned aggregate.
+    pub fn new(node: &StatefulAggNode, input: Arc<dyn ExecutionPlan>) -> Self {
+        use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+        let properties = Arc::new(datafusion::physical_plan::PlanProperties::new(
+            datafusion::physical_expr::EquivalenceProperties::new(input.schema()),
+            datafusion::physical_plan::Partitioning::UnknownPartitioning(1),
+            EmissionType::Final,
+            Boundedness::Bounded,
+        ));
+        StatefulAggExec {
+            input,
+            logical: Arc::new(node.input.clone()),
+            slot: node.slot.clone(),
+            properties,
+        }
+    }
+}
+
+impl datafusion::physical_plan::DisplayAs for StatefulAggExec {
+    fn fmt_as(
+        &self,
+        _t: datafusion::physical_plan::DisplayFormatType,
+        f: &mut std::fmt::Formatter,
+    ) -> std::fmt::Result {
+        write!(f, "StateStoreSaveExec")
+    }
+}
+
+impl ExecutionPlan for StatefulAggExec {
+    fn name(&self) -> &str {
+        "StateStoreSaveExec"
+    }
+
+    fn properties(&self) -> &Arc<datafusion::physical_plan::PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> datafusion::common::Result<TreeNodeRecursion>,
+    ) -> datafusion::common::Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(StatefulAggExec {
+            input: children.swap_remove(0),
+            logical: Arc::clone(&self.logical),
+            slot: self.slot.clone(),
+            properties: Arc::clone(&self.properties),
+        }))
+    }
+
+    fn execute(
+        &self,
+        _partition: usize,
+        context: Arc<TaskContext>,
+    ) -> datafusion::common::Result<datafusion::execution::SendableRecordBatchStream> {
+        use datafusion::error::DataFusionError;
+        let parts = find_aggregate(&self.input).ok_or_else(|| {
+            DataFusionError::Internal("a streaming aggregation without its aggregate".into())
+        })?;
+        let schema = self.input.schema();
+        let (slot, input) = (self.slot.clone(), Arc::clone(&self.input));
+        let out_schema = Arc::clone(&schema);
+        // the operator blocks on its input: off the async workers
+        let fut = async move {
+            let batches = tokio::task::spawn_blocking(move || -> Result<Vec<RecordBatch>> {
+                let emitted = slot.with(|agg| agg.process(&parts, Arc::clone(&context)))?;
+                // what the optimizer put above the aggregate (a projection of
+                // common subexpressions, ...) runs over the emitted rows
+                let rows: Arc<dyn ExecutionPlan> =
+                    MemorySourceConfig::try_new_exec(&[emitted], parts.top.schema(), None)?;
+                let plan = replace(&input, &parts.top, &rows)?;
+                block_on(collect(plan, context))?.map_err(Error::from_execution)
+            })
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            Ok(arrow::compute::concat_batches(&out_schema, &batches)?)
+        };
+        Ok(Box::pin(
+            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
+                schema,
+                futures::stream::once(fut),
+            ),
+        ))
     }
 }

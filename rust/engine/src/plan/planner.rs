@@ -13,6 +13,7 @@ use super::watermark::{WatermarkExec, WatermarkNode};
 use crate::exec::dedup::DedupNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
+use crate::exec::stateful_agg::{StatefulAggExec, StatefulAggNode};
 
 /// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).
 #[derive(Debug, Default)]
@@ -32,6 +33,10 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         if let Some(dedup) = node.as_any().downcast_ref::<DedupNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::dedup::plan(dedup, input)?)));
+        }
+        if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));
         }
         if let Some(join) = node.as_any().downcast_ref::<StreamJoinNode>() {
             let (left, right) = (
