@@ -238,3 +238,59 @@ def test_union_of_streams_combines_their_watermarks(spark: SparkSession) -> None
     q.processAllAvailable()
     assert q.lastProgress["eventTime"]["watermark"] == "2024-01-01T00:01:20.000Z"
     q.stop()
+
+
+def test_chained_window_aggregations_in_append_mode(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, IMPRESSIONS)
+    per_10s = (
+        ms.toDF()
+        .withWatermark("impTime", "5 seconds")
+        .groupBy(F.window("impTime", "10 seconds"), "adId")
+        .agg(F.count("*").alias("n"))
+    )
+    per_minute = per_10s.groupBy(F.window(F.window_time("window"), "1 minute")).agg(
+        F.sum("n").alias("n"), F.count("*").alias("windows")
+    )
+    out: list[tuple] = []
+    q = (
+        per_minute.writeStream.outputMode("append")
+        .foreachBatch(
+            lambda tbl, _: out.extend((sec(r["window"]["start"]), r["n"], r["windows"]) for r in tbl.to_pylist())
+        )
+        .start()
+    )
+    ms.addData([(1, t(1)), (1, t(2)), (2, t(15)), (1, t(59))])
+    q.processAllAvailable()
+    assert out == []  # nothing closed yet
+    ms.addData([(3, t(70))])  # watermark -> 65: the 10 s windows up to 60 close, then the minute [0, 60)
+    q.processAllAvailable()
+    assert out == [(0, 4, 3)]
+    names = [o["operatorName"] for o in q.lastProgress["stateOperators"]]
+    assert names == ["stateStoreSave", "stateStoreSave"]
+    q.stop()
+
+
+def test_aggregation_over_a_stream_stream_join(spark: SparkSession) -> None:
+    s = Streams(spark)
+    imp, clk = s.watermarked()
+    joined = imp.join(clk, F.expr(RANGE))
+    counts = joined.groupBy(F.window("clickTime", "10 seconds")).agg(F.count("*").alias("clicks"))
+    out: list[tuple] = []
+    q = (
+        counts.writeStream.outputMode("append")
+        .foreachBatch(lambda tbl, _: out.extend((sec(r["window"]["start"]), r["clicks"]) for r in tbl.to_pylist()))
+        .start()
+    )
+    run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3)), (2, t(4))])
+    run(q, s, imp=[(9, t(40))], clk=[(9, t(41))])  # watermark -> 30: the [0, 10) window closes
+    assert out == [(0, 2)]
+    assert [o["operatorName"] for o in q.lastProgress["stateOperators"]] == ["stateStoreSave", "symmetricHashJoin"]
+    q.stop()
+
+
+def test_chained_aggregations_need_append_mode(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, IMPRESSIONS)
+    inner = ms.toDF().withWatermark("impTime", "5 seconds").groupBy(F.window("impTime", "10 seconds")).count()
+    outer = inner.groupBy(F.window(F.window_time("window"), "1 minute")).count()
+    with pytest.raises(AnalysisException, match="Append output mode"):
+        outer.writeStream.outputMode("update").format("noop").start()
