@@ -51,6 +51,7 @@ bench: build
 	$(PY) bench/stateless.py
 	$(PY) bench/checkpoint.py
 	$(PY) bench/windowed.py
+	$(PY) bench/joins.py
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from side_by_side import report, run_pyspark
 
 AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
 BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
@@ -163,18 +164,8 @@ def main() -> None:
                 f"{mine['max_state_bytes']:,} B"
             )
             if args.pyspark_python:
-                out = subprocess.run(
-                    [args.pyspark_python, __file__, "--engine", "pyspark", "--folder", str(folder), "--kind", kind],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                theirs = json.loads(out.stdout.strip().splitlines()[-1])
-                their_rate = theirs["events"] / theirs["elapsed"]
-                print(
-                    f"{kind:6s} PySpark : {their_rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
-                    f"{rate / their_rate:.1f}x; identical results: {mine['result'] == theirs['result']}"
-                )
+                theirs = run_pyspark(args.pyspark_python, __file__, str(folder), kind)
+                report(kind, 6, mine, theirs, mine["result"] == theirs["result"])
 
 
 if __name__ == "__main__":

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from side_by_side import report, run_pyspark
 
 QUERIES = {"tumbling": ("10 seconds", None), "sliding": ("10 seconds", "5 seconds")}
 SCHEMA = "ts TIMESTAMP, category STRING, amount DOUBLE"
@@ -134,18 +135,9 @@ def main() -> None:
                 f"state {mine['max_state_bytes']:,} B for {mine['max_state_keys']} keys = {mine['max_state_bytes'] / max(raw, 1):.1f}x raw"
             )
             if args.pyspark_python:
-                out = subprocess.run(
-                    [args.pyspark_python, __file__, "--engine", "pyspark", "--folder", str(folder), "--kind", kind],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                theirs = json.loads(out.stdout.strip().splitlines()[-1])
-                rate = theirs["events"] / theirs["elapsed"]
-                print(
-                    f"{kind:9s} PySpark : {rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
-                    f"{(mine['events'] / mine['elapsed']) / rate:.1f}x; identical results: {json.loads(json.dumps(mine['rows'])) == theirs['rows']}"
-                )
+                theirs = run_pyspark(args.pyspark_python, __file__, str(folder), kind)
+                same = json.loads(json.dumps(mine["rows"])) == theirs["rows"]
+                report(kind, 9, mine, theirs, same)
 
 
 if __name__ == "__main__":

@@ -111,14 +111,24 @@ fn aligned_windows(ts: &Int64Array, step: i64, width: i64, start: i64) -> DFResu
     )?)))
 }
 
+/// `window(ts, size, slide, start)` (the window holding `ts`, one per row),
+/// and `window_pane(ts, size, slide, start)`: the pane of a sliding window
+/// holding `ts`. A streaming aggregation over sliding windows groups rows by
+/// pane and merges each pane into its windows in the state (one aggregation
+/// pass over the input instead of one per overlapping window).
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct Tumbling {
+struct Fixed {
     signature: Signature,
+    pane: bool,
 }
 
-impl ScalarUDFImpl for Tumbling {
+impl ScalarUDFImpl for Fixed {
     fn name(&self) -> &str {
-        "window"
+        if self.pane {
+            "window_pane"
+        } else {
+            "window"
+        }
     }
     fn signature(&self) -> &Signature {
         &self.signature
@@ -129,7 +139,12 @@ impl ScalarUDFImpl for Tumbling {
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
-        aligned_windows(&ts, slide, size, start)
+        if self.pane {
+            let width = pane_width(size, slide);
+            aligned_windows(&ts, width, width, start)
+        } else {
+            aligned_windows(&ts, slide, size, start)
+        }
     }
 }
 
@@ -207,33 +222,6 @@ pub fn windows_of_pane(pane_start: i64, size: i64, slide: i64, start: i64) -> Ve
     }
     out.reverse();
     out
-}
-
-/// `window_pane(ts, size, slide, start)`: the pane of a sliding window holding
-/// `ts`. A streaming aggregation over sliding windows groups rows by pane and
-/// merges each pane into its windows in the state (one aggregation pass over
-/// the input instead of one per overlapping window).
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct Pane {
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for Pane {
-    fn name(&self) -> &str {
-        "window_pane"
-    }
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
-        Ok(window_type())
-    }
-    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
-        let (ts, size, slide, start) = args(&arrays, "window")?;
-        let width = pane_width(size, slide);
-        aligned_windows(&ts, width, width, start)
-    }
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -333,10 +321,11 @@ impl ScalarUDFImpl for Session {
     }
 }
 
-/// `window_pane` (see [`Pane`]).
+/// `window_pane` (see [`Fixed`]).
 pub fn pane_udf() -> ScalarUDF {
-    ScalarUDF::new_from_impl(Pane {
+    ScalarUDF::new_from_impl(Fixed {
         signature: Signature::variadic_any(Volatility::Immutable),
+        pane: true,
     })
 }
 
@@ -344,7 +333,10 @@ pub fn pane_udf() -> ScalarUDF {
 pub fn all() -> Vec<ScalarUDF> {
     let sig = || Signature::variadic_any(Volatility::Immutable);
     vec![
-        ScalarUDF::new_from_impl(Tumbling { signature: sig() }),
+        ScalarUDF::new_from_impl(Fixed {
+            signature: sig(),
+            pane: false,
+        }),
         ScalarUDF::new_from_impl(Sliding { signature: sig() }),
         pane_udf(),
         ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
