@@ -178,3 +178,54 @@ fn memory_sink_table_is_queryable_and_names_are_unique() {
     assert!(rows.contains("| 2 |"), "{rows}");
     q.stop();
 }
+
+#[test]
+fn dedup_and_stream_join_run_as_plan_nodes() {
+    use sparklet_engine::dataframe::{drop_duplicates, join, JoinOn};
+    let s = Session::new(vec![]).unwrap();
+    let (left, ldf) = s.memory_stream(schema_id_word()).unwrap();
+    let (right, rdf) = s.memory_stream(schema_id_word()).unwrap();
+    let rdf = rdf
+        .select(vec![col("id").alias("rid"), col("word").alias("rword")])
+        .unwrap();
+    let ldf = drop_duplicates(ldf, Some(vec!["id".into()]), false).unwrap();
+    let joined = join(
+        ldf,
+        rdf,
+        JoinOn::Condition(Some(col("id").eq(col("rid")))),
+        "inner",
+    )
+    .unwrap();
+    let seen: Seen = Arc::default();
+    let q = s
+        .start_query(
+            joined,
+            recording_sink(&seen),
+            QueryOptions {
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Append,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    left.add_data(vec![batch(&[1, 1, 2], &["a", "a2", "b"])])
+        .unwrap();
+    let target = q.idle_target();
+    assert!(q.process_all_available(target, WAIT).unwrap());
+    right
+        .add_data(vec![batch(&[1, 2, 2], &["x", "y", "z"])])
+        .unwrap();
+    let target = q.idle_target();
+    assert!(q.process_all_available(target, WAIT).unwrap());
+    // the second id 1 is a duplicate; id 2 meets both right rows
+    let rows: usize = seen.lock().unwrap().iter().map(|(_, n)| n).sum();
+    assert_eq!(rows, 3);
+    let p = q.last_progress().unwrap();
+    let names: Vec<String> = p
+        .state_operators
+        .iter()
+        .map(|o| o["operatorName"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(names, vec!["symmetricHashJoin", "dedupe"]);
+    q.stop();
+}

@@ -80,3 +80,94 @@ fn a_missing_delta_is_an_error_naming_the_folder() {
         .expect("missing delta must fail");
     assert!(err.to_string().contains("1.delta"), "{err}");
 }
+
+#[test]
+fn changes_within_a_version_keep_the_last_one() {
+    let dir = TempDir::new("state-last");
+    let s = spec(dir.path());
+    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    store.put(b"a".to_vec(), v(1)).unwrap();
+    store.put(b"b".to_vec(), v(1)).unwrap();
+    store.commit().unwrap();
+    // removed then put again, put then removed, updated twice
+    store.remove(b"a");
+    store.put(b"a".to_vec(), v(2)).unwrap();
+    store.put(b"c".to_vec(), v(3)).unwrap();
+    store.remove(b"c");
+    store.put(b"b".to_vec(), v(4)).unwrap();
+    store.put(b"b".to_vec(), v(5)).unwrap();
+    store.commit().unwrap();
+    let reopened = MemoryProvider.open(&s, 2).unwrap();
+    assert_eq!(
+        reopened.entries().unwrap(),
+        vec![(b"a".to_vec(), v(2)), (b"b".to_vec(), v(5))]
+    );
+    assert!(reopened.contains(b"a").unwrap() && !reopened.contains(b"c").unwrap());
+    assert_eq!(reopened.metrics().cache_misses, 1);
+}
+
+#[test]
+fn binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots() {
+    let dir = TempDir::new("state-raw");
+    let s = StoreSpec {
+        value_fields: vec![Arc::new(Field::new("row", DataType::Binary, true))],
+        ..spec(dir.path())
+    };
+    let bytes = |n: u8| vec![ScalarValue::Binary(Some(vec![n; n as usize]))];
+    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    for version in 1..=4u8 {
+        store.put(vec![version], bytes(version)).unwrap();
+        store.commit().unwrap();
+    }
+    let size = store.metrics().memory_bytes;
+    drop(store); // the snapshot of version 3 lands
+    let reopened = MemoryProvider.open(&s, 4).unwrap();
+    assert_eq!(reopened.get(&[4]).unwrap(), Some(bytes(4)));
+    assert_eq!(reopened.get(&[1]).unwrap(), Some(bytes(1)));
+    assert_eq!(reopened.metrics().memory_bytes, size);
+}
+
+#[test]
+fn partitioned_state_reports_every_store_in_progress() {
+    use sparklet_engine::state::partitioned::{
+        progress, OperatorMetrics, OperatorStateSpec, PartitionedState,
+    };
+    let dir = TempDir::new("state-partitioned");
+    let spec = OperatorStateSpec {
+        dir: dir.path().to_path_buf(),
+        partitions: 3,
+        version: 0,
+        min_deltas_for_snapshot: 10,
+        min_versions_to_retain: 2,
+    };
+    let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
+    let mut left =
+        PartitionedState::open_named(&MemoryProvider, &spec, Some("left"), &fields).unwrap();
+    let right =
+        PartitionedState::open_named(&MemoryProvider, &spec, Some("right"), &fields).unwrap();
+    let key = b"k".to_vec();
+    let p = left.partition_of(&key);
+    left.store_mut(p).put(key, v(1)).unwrap();
+    left.commit().unwrap();
+    assert!(dir
+        .path()
+        .join(p.to_string())
+        .join("left")
+        .join("1.delta")
+        .exists());
+    let m = OperatorMetrics {
+        rows_updated: 1,
+        ..Default::default()
+    };
+    let json = progress(
+        "symmetricHashJoin",
+        &[("left", &left), ("right", &right)],
+        &m,
+    );
+    assert_eq!(json["numRowsTotal"], 1);
+    assert_eq!(json["numStateStoreInstances"], 6);
+    assert_eq!(json["numShufflePartitions"], 3);
+    let custom = &json["customMetrics"];
+    assert_eq!(custom["SnapshotLastUploaded.partition_2_right"], -1);
+    assert_eq!(custom["loadedMapCacheHitCount"], 3); // left's three stores committed once
+}
