@@ -22,8 +22,8 @@ use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::operator::{
-    prefix_time, time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl,
-    OperatorSlot, StatefulOperator,
+    time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot,
+    StatefulOperator,
 };
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
@@ -223,13 +223,13 @@ impl Dedup {
         let t = Instant::now();
         for p in 0..self.state.len() {
             let store = self.state.store_mut(p);
-            let expired: Vec<Vec<u8>> = if self.time_in_key {
-                store
-                    .keys()
-                    .take_while(|k| prefix_time(k).is_some_and(|t| t <= wm))
-                    .map(<[u8]>::to_vec)
-                    .collect()
-            } else if self.delay_us.is_some() {
+            if self.time_in_key {
+                // keys lead with their event time: everything before wm + 1 goes
+                let bound = time_prefix(wm.saturating_add(1));
+                self.metrics.rows_removed += store.remove_below(&bound) as u64;
+                continue;
+            }
+            let expired: Vec<Vec<u8>> = if self.delay_us.is_some() {
                 store
                     .entries()?
                     .into_iter()

@@ -137,12 +137,6 @@ pub fn time_prefix(us: i64) -> [u8; 8] {
     ((us as u64) ^ (1u64 << 63)).to_be_bytes()
 }
 
-/// The µs value of a [`time_prefix`] at the start of `key`.
-pub fn prefix_time(key: &[u8]) -> Option<i64> {
-    let bytes: [u8; 8] = key.get(..8)?.try_into().ok()?;
-    Some((u64::from_be_bytes(bytes) ^ (1u64 << 63)) as i64)
-}
-
 /// A stateful operator that maps each input batch to an output batch.
 pub trait BatchOperator: StatefulOperator + 'static {
     /// Where its columns are in the planned input.

@@ -774,7 +774,7 @@ impl StatefulAggregate {
         }
         let session_key = |prefix: &[u8], start: i64| {
             let mut k = prefix.to_vec();
-            k.extend_from_slice(&((start as u64) ^ (1u64 << 63)).to_be_bytes());
+            k.extend_from_slice(&super::operator::time_prefix(start));
             k
         };
         let mut updated: Vec<Vec<u8>> = Vec::new();

@@ -352,6 +352,18 @@ impl StateStore for MemoryStore {
         }
     }
 
+    fn remove_below(&mut self, bound: &[u8]) -> usize {
+        // one split instead of a lookup per key
+        let keep = self.map.split_off(bound);
+        let gone = std::mem::replace(&mut self.map, keep);
+        let n = gone.len();
+        for (k, v) in gone {
+            self.bytes -= entry_bytes(k.len(), &v);
+            self.touched.push(k);
+        }
+        n
+    }
+
     fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
         Box::new(self.map.keys().map(Vec::as_slice))
     }
@@ -375,12 +387,13 @@ impl StateStore for MemoryStore {
         let version = self.version + 1;
         std::fs::create_dir_all(&self.spec.dir)
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
-        touched.dedup();
+        let touched = std::mem::take(&mut self.touched);
+        // each key once (hashing is cheaper than sorting long keys)
+        let mut seen: std::collections::HashSet<&[u8]> =
+            std::collections::HashSet::with_capacity(touched.len());
         // present keys first (their final values), then the removed ones
         let (mut present, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
-        for k in &touched {
+        for k in touched.iter().filter(|k| seen.insert(k.as_slice())) {
             match self.map.get(k) {
                 Some(v) => {
                     present.push(k);

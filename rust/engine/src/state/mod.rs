@@ -49,6 +49,18 @@ pub trait StateStore: Send {
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()>;
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
+    /// Remove every key ordered before `bound`; returns how many went.
+    fn remove_below(&mut self, bound: &[u8]) -> usize {
+        let gone: Vec<Vec<u8>> = self
+            .keys()
+            .take_while(|k| *k < bound)
+            .map(<[u8]>::to_vec)
+            .collect();
+        for k in &gone {
+            self.remove(k);
+        }
+        gone.len()
+    }
     /// All keys in order (no values decoded).
     fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_>;
     /// All entries in key order.
