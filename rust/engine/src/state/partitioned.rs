@@ -2,8 +2,6 @@
 //! (`state/<operator>/<partition>`), keys routed to a partition by hash, and
 //! the `stateOperators` progress entry Spark reports for it.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -94,11 +92,11 @@ impl PartitionedState {
         self.stores.is_empty()
     }
 
-    /// The partition owning `key` (or a key's routing prefix).
+    /// The partition owning `key` (or a key's routing prefix): xxHash32, a
+    /// specified function, so a restarted query finds its keys where it left
+    /// them whatever the build.
     pub fn partition_of(&self, key: &[u8]) -> usize {
-        let mut h = DefaultHasher::new();
-        key.hash(&mut h);
-        (h.finish() % self.stores.len() as u64) as usize
+        (twox_hash::XxHash32::oneshot(0, key) as usize) % self.stores.len()
     }
 
     /// Partition `p`'s store.
