@@ -200,3 +200,22 @@ def test_limit_in_update_mode_is_an_analysis_error(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
     with pytest.raises(AnalysisException, match="Update output mode"):
         ms.toDF().limit(2).writeStream.outputMode("update").format("noop").start()
+
+
+def test_nulls_in_keys_are_equal_for_dedup(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = ms.toDF().dropDuplicates(["user"]).writeStream.foreachBatch(out).start()
+    step(q, ms, [(t(1), None, 1), (t(2), None, 2)])
+    step(q, ms, [(t(3), None, 3), (t(4), "a", 4)])
+    assert out.all() == [(None, 1), ("a", 4)]
+    q.stop()
+
+
+def test_limit_zero_emits_nothing(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    q = ms.toDF().limit(0).writeStream.foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1)])
+    assert out.all() == []
+    q.stop()

@@ -294,3 +294,15 @@ def test_chained_aggregations_need_append_mode(spark: SparkSession) -> None:
     outer = inner.groupBy(F.window(F.window_time("window"), "1 minute")).count()
     with pytest.raises(AnalysisException, match="Append output mode"):
         outer.writeStream.outputMode("update").format("noop").start()
+
+
+def test_null_keys_never_match_but_outer_rows_still_come_out(spark: SparkSession) -> None:
+    s = Streams(spark)
+    out = Out()
+    imp, clk = s.watermarked()
+    q = imp.join(clk, F.expr(RANGE), "left").writeStream.foreachBatch(out).start()
+    run(q, s, imp=[(None, t(0)), (1, t(0))], clk=[(None, t(2)), (1, t(2))])
+    run(q, s, imp=[(5, t(60))], clk=[(5, t(61))])  # watermark -> 50: the null-keyed impression expires
+    rows = [r for r in out.all() if r[0] != 5]
+    assert rows == sorted([(1, 0, 1, 2), (None, 0, None, None)], key=repr)
+    q.stop()
