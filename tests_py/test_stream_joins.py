@@ -306,3 +306,25 @@ def test_null_keys_never_match_but_outer_rows_still_come_out(spark: SparkSession
     rows = [r for r in out.all() if r[0] != 5]
     assert rows == sorted([(1, 0, 1, 2), (None, 0, None, None)], key=repr)
     q.stop()
+
+
+def test_a_join_refuses_changed_shuffle_partitions(spark: SparkSession, tmp_path: Path) -> None:
+    from sparklet.errors import StreamingQueryException
+
+    s = Streams(spark)
+    s.imp.addData([(1, t(0))])
+    s.clk.addData([(1, t(1))])
+    joined = s.imp.toDF().join(s.clk.toDF(), F.col("adId") == F.col("clickAdId"))
+
+    def start():  # noqa: ANN202
+        return joined.writeStream.format("noop").option("checkpointLocation", str(tmp_path)).start()
+
+    q = start()
+    q.processAllAvailable()
+    q.stop()
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        with pytest.raises(StreamingQueryException, match="shuffle.partitions is 3"):
+            start()
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")

@@ -305,11 +305,15 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     Ok(aggregates == 1)
 }
 
-/// Whether `plan` holds stateful extension nodes (deduplication, ...).
+/// Whether `plan` holds partitioned state other than an aggregation's
+/// (a deduplication or a stream-stream join).
 fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
     plan.exists(|node| {
-        Ok(matches!(node, LogicalPlan::Extension(ext)
-            if ext.node.as_any().downcast_ref::<DedupNode>().is_some()))
+        Ok(match node {
+            LogicalPlan::Extension(ext) => ext.node.as_any().downcast_ref::<DedupNode>().is_some(),
+            LogicalPlan::Join(j) => is_streaming(&j.left) && is_streaming(&j.right),
+            _ => false,
+        })
     })
     .unwrap_or(false)
 }
