@@ -219,3 +219,13 @@ def test_limit_zero_emits_nothing(spark: SparkSession) -> None:
     step(q, ms, [(t(1), "a", 1)])
     assert out.all() == []
     q.stop()
+
+
+def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    counts = ms.toDF().withWatermark("ts", "10 seconds").dropDuplicates(["user", "ts"]).groupBy("user").count()
+    q = counts.writeStream.outputMode("update").format("noop").start()
+    q.explain()
+    plan = capsys.readouterr().out
+    assert "StateStoreSaveExec" in plan and "StreamingDeduplicateExec" in plan and "EventTimeWatermarkExec" in plan
+    q.stop()

@@ -657,13 +657,7 @@ pub fn start(
     let (plan, watermarks) = Watermarks::attach(plan, max_policy)?;
     // plan once over empty inputs: type errors are analysis errors at start()
     let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
-    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
-    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
-    let explain = format!(
-        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
-        optimized.display_indent(),
-        displayable(physical.as_ref()).indent(false)
-    );
+    block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
     let cp = Checkpoint::open(&opts.checkpoint.dir)?;
     let id = cp.query_id(&uuid::Uuid::new_v4().to_string())?;
     manager.prepare_start(
@@ -714,10 +708,17 @@ pub fn start(
     };
     let (plan, mut operators, aggregates) =
         open_operators(plan, opts.output_mode, provider.as_ref(), &op_spec)?;
+    // the plan with its stateful operators: what explain() shows, and where
+    // the aggregations find their planned aggregates
+    let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
+    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
+    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
+    let explain = format!(
+        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
+        optimized.display_indent(),
+        displayable(physical.as_ref()).indent(false)
+    );
     let late_agg = if aggregating || !aggregates.is_empty() {
-        let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
-        let physical =
-            block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
         let settings = AggSettings {
             mode: opts.output_mode,
             watermarks: &watermarks,
