@@ -229,3 +229,20 @@ def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytes
     plan = capsys.readouterr().out
     assert "StateStoreSaveExec" in plan and "StreamingDeduplicateExec" in plan and "EventTimeWatermarkExec" in plan
     q.stop()
+
+
+def test_another_stateful_operator_on_the_same_checkpoint_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    from sparklet.errors import StreamingQueryException
+
+    ms = MemoryStream(spark, SCHEMA)
+    ms.addData([(t(1), "a", 1)])
+    ckpt = str(tmp_path / "ckpt")
+    q = ms.toDF().dropDuplicates(["user"]).writeStream.format("noop").option("checkpointLocation", ckpt).start()
+    q.processAllAvailable()
+    q.stop()
+    metadata = (tmp_path / "ckpt" / "state" / "0" / "_metadata" / "metadata").read_text().splitlines()
+    assert metadata[0] == "v1" and '"operatorName":"dedupe"' in metadata[1]
+    limited = ms.toDF().limit(5).writeStream.format("noop").option("checkpointLocation", ckpt)
+    with pytest.raises(StreamingQueryException, match="stateful operator changed") as e:
+        limited.start()
+    assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"

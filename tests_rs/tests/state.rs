@@ -134,6 +134,7 @@ fn partitioned_state_reports_every_store_in_progress() {
     };
     let dir = TempDir::new("state-partitioned");
     let spec = OperatorStateSpec {
+        id: 0,
         dir: dir.path().to_path_buf(),
         partitions: 3,
         version: 0,

@@ -700,6 +700,7 @@ pub fn start(
     }
     let provider = state_store_provider(conf)?;
     let op_spec = |id: usize| OperatorStateSpec {
+        id,
         dir: cp.root().join("state").join(id.to_string()),
         partitions: partitions as usize,
         version: batch_id,

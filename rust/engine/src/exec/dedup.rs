@@ -89,6 +89,7 @@ impl DedupNode {
             .collect::<Result<Vec<_>>>()?;
         // the event time (within the watermark: the expiry) as 8 bytes, or none
         let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Binary, true))];
+        ctx.spec.claim(self.operator_name(), &["default"])?;
         let dedup = Dedup {
             name: self.operator_name(),
             state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields)?,

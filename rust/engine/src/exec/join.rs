@@ -209,6 +209,7 @@ impl StreamJoinNode {
         let open_side = |name: &str, schema: &DFSchema, expiry: Option<Expiry>| {
             SideState::open(ctx, name, schema.as_arrow(), expiry, side_time(schema))
         };
+        ctx.spec.claim("symmetricHashJoin", &["left", "right"])?;
         let join = StreamJoin {
             join_type: self.join_type,
             left: open_side("left", self.left.schema(), left_expiry)?,

@@ -46,6 +46,7 @@ impl StreamLimitNode {
             partitions: 1,
             ..ctx.spec.clone()
         };
+        spec.claim("globalLimit", &["default"])?;
         let fields = vec![Arc::new(Field::new("count", DataType::Int64, false))];
         let state = PartitionedState::open(ctx.provider, &spec, &fields)?;
         let emitted = match state.get(COUNT_KEY)?.as_deref() {

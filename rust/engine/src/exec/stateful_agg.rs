@@ -375,6 +375,7 @@ impl StatefulAggregate {
             }
             None => None,
         };
+        spec.claim("stateStoreSave", &["default"])?;
         let state = PartitionedState::open(provider, spec, &value_fields)?;
         Ok(StatefulAggregate {
             mode,

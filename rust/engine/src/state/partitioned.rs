@@ -8,11 +8,13 @@ use std::time::Instant;
 use arrow::datatypes::FieldRef;
 
 use super::{StateRow, StateStore, StateStoreProvider, StoreSpec};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Where an operator's state lives and how it is kept.
 #[derive(Debug, Clone)]
 pub struct OperatorStateSpec {
+    /// The operator id (Spark numbers stateful operators from the top).
+    pub id: usize,
     /// `state/<operator id>` in the checkpoint.
     pub dir: PathBuf,
     /// `spark.sql.shuffle.partitions`.
@@ -23,6 +25,66 @@ pub struct OperatorStateSpec {
     pub min_deltas_for_snapshot: i64,
     /// `spark.sql.streaming.minBatchesToRetain`.
     pub min_versions_to_retain: i64,
+}
+
+impl OperatorStateSpec {
+    /// Record which operator keeps its state here (Spark's
+    /// `state/<id>/_metadata/metadata`, v1), or check that it is the one
+    /// recorded: a query restarted with another stateful operator in this
+    /// place would otherwise start from empty state or misread it.
+    pub fn claim(&self, name: &str, stores: &[&str]) -> Result<()> {
+        let path = self.dir.join("_metadata").join("metadata");
+        let stores_json: Vec<serde_json::Value> = stores
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "storeName": s,
+                    "numColsPrefixKey": 0,
+                    "numPartitions": self.partitions,
+                })
+            })
+            .collect();
+        let wanted = serde_json::json!({
+            "operatorInfo": {"operatorId": self.id, "operatorName": name},
+            "stateStoreInfo": stores_json,
+        });
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let recorded: serde_json::Value = text
+                    .lines()
+                    .nth(1)
+                    .and_then(|l| serde_json::from_str(l).ok())
+                    .ok_or_else(|| {
+                        crate::checkpoint::log::corrupt(&path, "not operator metadata v1")
+                    })?;
+                let (was, was_stores) = (
+                    &recorded["operatorInfo"]["operatorName"],
+                    &recorded["stateStoreInfo"],
+                );
+                let same_stores = was_stores.as_array().is_some_and(|a| {
+                    a.iter()
+                        .map(|s| s["storeName"].as_str())
+                        .eq(stores.iter().map(|s| Some(*s)))
+                });
+                if was.as_str() != Some(name) || !same_stores {
+                    return Err(Error::Checkpoint {
+                        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                        message: format!(
+                            "The state at {} belongs to a {} operator but the query now has {name} there: \
+                             the stateful operator changed. Use a new checkpointLocation.",
+                            self.dir.display(),
+                            was.as_str().unwrap_or("different")
+                        ),
+                    });
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                crate::checkpoint::log::write_atomic(&path, format!("v1\n{wanted}\n").as_bytes())
+            }
+            Err(e) => Err(Error::io(path.display().to_string(), e)),
+        }
+    }
 }
 
 /// What one batch did to an operator's state (for `stateOperators` progress).
