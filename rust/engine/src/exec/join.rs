@@ -12,7 +12,7 @@
 //! padded with nulls, when it is evicted; left semi joins emit a left row on
 //! its first match.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -669,21 +669,34 @@ impl StreamJoin {
             key_conv,
         )?;
         let semi = self.join_type == JoinType::LeftSemi;
-        // candidates: (row of b, stored key, stored value) per matching key
+        // the stored rows of each distinct key, scanned once per batch
+        // (`stored`), and the candidate pairs as (row of b, index in `stored`)
+        let mut stored: Vec<(Vec<u8>, StateRow)> = Vec::new();
+        let mut by_key: HashMap<&[u8], std::ops::Range<usize>> = HashMap::new();
         let mut this_idx: Vec<u32> = Vec::new();
-        let mut cand: Vec<(Vec<u8>, StateRow)> = Vec::new();
+        let mut cand: Vec<u32> = Vec::new();
         {
             let other = self.side(!left);
             for (r, key) in keys.iter().enumerate() {
                 let Some(key) = key else { continue };
-                let p = other.state.partition_of(key);
-                for (k, v) in other.state.store(p).scan_prefix(key)? {
-                    // a semi join emits a left row once
-                    if semi && !left && is_matched(&v) {
-                        continue;
+                let range = match by_key.get(key.as_slice()) {
+                    Some(range) => range.clone(),
+                    None => {
+                        let start = stored.len();
+                        let p = other.state.partition_of(key);
+                        for (k, v) in other.state.store(p).scan_prefix(key)? {
+                            // a semi join emits a left row once
+                            if !(semi && !left && is_matched(&v)) {
+                                stored.push((k, v));
+                            }
+                        }
+                        by_key.insert(key.as_slice(), start..stored.len());
+                        start..stored.len()
                     }
+                };
+                for i in range {
                     this_idx.push(r as u32);
-                    cand.push((k, v));
+                    cand.push(i as u32);
                 }
             }
         }
@@ -693,10 +706,16 @@ impl StreamJoin {
             .iter()
             .map(|c| Ok(take(c.as_ref(), &idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
+        // each stored row decoded once, then repeated for its pairs
         let other_batch = self
             .side(!left)
-            .decode(cand.iter().map(|(_, v)| v), exprs.side_schema(!left))?;
-        let other_cols = other_batch.columns().to_vec();
+            .decode(stored.iter().map(|(_, v)| v), exprs.side_schema(!left))?;
+        let cand_idx = UInt32Array::from(cand.clone());
+        let other_cols = other_batch
+            .columns()
+            .iter()
+            .map(|c| Ok(take(c.as_ref(), &cand_idx, None)?))
+            .collect::<Result<Vec<ArrayRef>>>()?;
         let cols: Vec<ArrayRef> = if left {
             this_cols.into_iter().chain(other_cols).collect()
         } else {
@@ -712,14 +731,16 @@ impl StreamJoin {
             None => BooleanArray::from(vec![true; pairs.num_rows()]),
         };
         let mut matched_rows = vec![false; b.num_rows()];
-        // stored rows matched for the first time: (candidate index)
+        // stored rows matched for the first time (indices in `stored`)
         let mut first_matches: Vec<usize> = Vec::new();
-        let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
+        let mut newly = vec![false; stored.len()];
         for (i, ok) in mask.iter().enumerate() {
             if ok == Some(true) {
                 matched_rows[this_idx[i] as usize] = true;
-                if !is_matched(&cand[i].1) && seen.insert(&cand[i].0) {
-                    first_matches.push(i);
+                let s = cand[i] as usize;
+                if !newly[s] && !is_matched(&stored[s].1) {
+                    newly[s] = true;
+                    first_matches.push(s);
                 }
             }
         }
@@ -743,7 +764,7 @@ impl StreamJoin {
         }
         // mark stored rows that matched, then store this batch's rows
         for i in first_matches {
-            let (k, v) = &cand[i];
+            let (k, v) = &stored[i];
             let mut bytes = value_bytes(v).to_vec();
             if let Some(flag) = bytes.first_mut() {
                 *flag = MATCHED;
