@@ -97,20 +97,22 @@ CHILD = textwrap.dedent(
     import json, os, sys
     from sparklet.sql import SparkSession
     spark = SparkSession.builder.getOrCreate()
-    src, ckpt, out, sink = sys.argv[1:5]
+    src, ckpt, out, sink, which = sys.argv[1:6]
     df = spark.readStream.schema("id INT").option("maxFilesPerTrigger", 1).json(src)
     def f(t, i):
         with open(out, "a") as fh:
             fh.write(json.dumps([i, sorted(t.column("id").to_pylist())]) + "\\n")
-    q1 = df.writeStream.foreachBatch(f).option("checkpointLocation", ckpt + "/fb").trigger(availableNow=True).start()
-    q2 = (df.writeStream.format("json").option("path", sink).option("checkpointLocation", ckpt + "/fs")
-          .trigger(availableNow=True).start())
-    q1.awaitTermination(); q2.awaitTermination()
+    # one query per process: a failpoint stops the process, so it must be this query's batch
+    if which == "foreachBatch":
+        q = df.writeStream.foreachBatch(f).option("checkpointLocation", ckpt + "/fb")
+    else:
+        q = df.writeStream.format("json").option("path", sink).option("checkpointLocation", ckpt + "/fs")
+    q.trigger(availableNow=True).start().awaitTermination()
     """
 )
 
 
-def run_child(tmp: Path, failpoint: str | None) -> int:
+def run_child(tmp: Path, failpoint: str | None, which: str) -> int:
     env = dict(os.environ)
     env.pop("SPARKLET_FAILPOINT", None)
     if failpoint:
@@ -123,6 +125,7 @@ def run_child(tmp: Path, failpoint: str | None) -> int:
         str(tmp / "ckpt"),
         str(tmp / "calls.jsonl"),
         str(tmp / "sink"),
+        which,
     ]
     return subprocess.run(args, env=env, capture_output=True, timeout=120).returncode
 
@@ -133,8 +136,12 @@ def test_an_uncommitted_batch_is_replayed_with_the_same_offsets(tmp_path: Path, 
     for i in range(3):
         write_json(tmp_path / "in", f"{i}.json", [{"id": i}])
         os.utime(tmp_path / "in" / f"{i}.json", (1_000 + i, 1_000 + i))
-    assert run_child(tmp_path, failpoint) != 0  # aborted in batch 1
-    assert run_child(tmp_path, None) == 0
+    for which in ("foreachBatch", "file"):
+        if failpoint.startswith("mid-sink") and which == "foreachBatch":
+            assert run_child(tmp_path, failpoint, which) == 0  # the point is inside the file sink
+            continue
+        assert run_child(tmp_path, failpoint, which) != 0  # aborted in batch 1
+        assert run_child(tmp_path, None, which) == 0
     calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     # foreachBatch sees batch 1 again with exactly the same rows after the crash
     assert [c for c in calls if c[0] != 1] == [[0, [0]], [2, [2]]]
