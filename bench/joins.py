@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import report, run_pyspark
+from side_by_side import arguments, report, run_pyspark, summary
 
 AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
 BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
@@ -49,11 +49,14 @@ def generate(folder: Path, bids: int, files: int) -> None:
     dup = rng.random(bids) < 0.2
     bid_ids = np.arange(bids, dtype=np.int64)
     order = np.argsort(np.concatenate([b_ts, b_ts[dup]]), kind="stable")
+    bidder = rng.integers(0, 50_000, bids)
+    price = rng.integers(1, 10_000, bids)
+    # a duplicate is a redelivery: the same bid again
     all_bids = {
         "bidId": np.concatenate([bid_ids, bid_ids[dup]])[order],
         "auction": np.concatenate([auction, auction[dup]])[order],
-        "bidder": rng.integers(0, 50_000, bids + int(dup.sum()))[order],
-        "price": rng.integers(1, 10_000, bids + int(dup.sum()))[order],
+        "bidder": np.concatenate([bidder, bidder[dup]])[order],
+        "price": np.concatenate([price, price[dup]])[order],
         "ts": np.concatenate([b_ts, b_ts[dup]])[order],
     }
     for name, cols, n in [
@@ -129,26 +132,14 @@ def run(engine: str, folder: Path, kind: str) -> dict:
     )
     q.awaitTermination()
     elapsed = time.perf_counter() - t0
-    progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
-    ops = [o for p in progress for o in p.get("stateOperators", [])]
-    return {
-        "elapsed": elapsed,
-        "events": sum(p["numInputRows"] for p in progress),
-        "result": totals,
-        "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
-        "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
-    }
+    return {**summary(q, elapsed), "result": totals}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bids", type=int, default=1_000_000)
     ap.add_argument("--files", type=int, default=10)
-    ap.add_argument("--pyspark-python", default=None)
-    ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
-    ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = arguments(ap)
     if args.folder:  # child mode: one engine, one query, JSON out
         print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
         return

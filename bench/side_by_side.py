@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 
@@ -25,3 +26,24 @@ def report(kind: str, width: int, mine: dict, theirs: dict, same: bool) -> None:
         f"{kind:{width}s} PySpark : {rate:12,.0f} events/s ({theirs['elapsed']:.2f} s) -> sparklet is "
         f"{ratio:.1f}x; identical results: {same}"
     )
+
+
+def arguments(ap: argparse.ArgumentParser) -> argparse.Namespace:
+    """Parse ``ap`` plus ``--pyspark-python`` and the hidden child-mode options."""
+    ap.add_argument("--pyspark-python", default=None)
+    ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
+    ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
+    return ap.parse_args()
+
+
+def summary(query, elapsed: float) -> dict:  # noqa: ANN001
+    """Seconds, input events and the largest state of a finished query (either engine)."""
+    progress = [p if isinstance(p, dict) else json.loads(p.json) for p in query.recentProgress]
+    ops = [o for p in progress for o in p.get("stateOperators", [])]
+    return {
+        "elapsed": elapsed,
+        "events": sum(p["numInputRows"] for p in progress),
+        "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
+        "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
+    }

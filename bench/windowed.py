@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import report, run_pyspark
+from side_by_side import arguments, report, run_pyspark, summary
 
 QUERIES = {"tumbling": ("10 seconds", None), "sliding": ("10 seconds", "5 seconds")}
 SCHEMA = "ts TIMESTAMP, category STRING, amount DOUBLE"
@@ -88,7 +88,6 @@ def run(engine: str, folder: Path, kind: str) -> dict:
     )
     q.awaitTermination()
     elapsed = time.perf_counter() - t0
-    progress = [p if isinstance(p, dict) else json.loads(p.json) for p in q.recentProgress]
     rows = [
         (
             r["window"]["start"].isoformat(),
@@ -99,25 +98,14 @@ def run(engine: str, folder: Path, kind: str) -> dict:
         )
         for r in spark.table(name).collect()
     ]
-    ops = [p["stateOperators"][0] for p in progress if p.get("stateOperators")]
-    return {
-        "elapsed": elapsed,
-        "events": sum(p["numInputRows"] for p in progress),
-        "rows": sorted(rows),
-        "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
-        "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
-    }
+    return {**summary(q, elapsed), "rows": sorted(rows)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=2_000_000)
     ap.add_argument("--files", type=int, default=10)
-    ap.add_argument("--pyspark-python", default=None)
-    ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
-    ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = arguments(ap)
     if args.folder:  # child mode: one engine, one query, JSON out
         print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
         return
