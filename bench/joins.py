@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import arguments, report, run_pyspark, summary
+from side_by_side import arguments, report, run_pyspark, session, summary
 
 AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
 BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
@@ -73,23 +73,7 @@ def generate(folder: Path, bids: int, files: int) -> None:
 
 
 def run(engine: str, folder: Path, kind: str) -> dict:
-    if engine == "pyspark":
-        from pyspark.sql import SparkSession
-        from pyspark.sql import functions as F
-
-        spark = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate()
-        )
-        spark.sparkContext.setLogLevel("ERROR")
-    else:
-        from sparklet.sql import SparkSession
-        from sparklet.sql import functions as F
-
-        spark = SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate()
+    spark, F = session(engine)
 
     def stream(name: str, schema: str):  # noqa: ANN202
         return spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(folder / name))

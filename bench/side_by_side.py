@@ -47,3 +47,24 @@ def summary(query, elapsed: float) -> dict:  # noqa: ANN001
         "max_state_keys": max((o["numRowsTotal"] for o in ops), default=0),
         "max_state_bytes": max((o["memoryUsedBytes"] for o in ops), default=0),
     }
+
+
+def session(engine: str):  # noqa: ANN201
+    """A session and its ``functions`` module: PySpark local[2] or sparklet, same settings."""
+    if engine == "pyspark":
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark, F
+    from sparklet.sql import SparkSession
+    from sparklet.sql import functions as F
+
+    return SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate(), F

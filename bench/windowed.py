@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import arguments, report, run_pyspark, summary
+from side_by_side import arguments, report, run_pyspark, session, summary
 
 QUERIES = {"tumbling": ("10 seconds", None), "sliding": ("10 seconds", "5 seconds")}
 SCHEMA = "ts TIMESTAMP, category STRING, amount DOUBLE"
@@ -52,23 +52,7 @@ def generate(folder: Path, events: int, files: int) -> None:
 
 
 def run(engine: str, folder: Path, kind: str) -> dict:
-    if engine == "pyspark":
-        from pyspark.sql import SparkSession
-        from pyspark.sql import functions as F
-
-        spark = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate()
-        )
-        spark.sparkContext.setLogLevel("ERROR")
-    else:
-        from sparklet.sql import SparkSession
-        from sparklet.sql import functions as F
-
-        spark = SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate()
+    spark, F = session(engine)
     size, slide = QUERIES[kind]
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "in"))
     agg = (

@@ -39,7 +39,7 @@ use datafusion::physical_plan::{
 };
 
 use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
-use super::stateful_agg::micros;
+use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
 use crate::state::StateRow;
@@ -590,16 +590,7 @@ impl JoinExprs {
 
 /// Event times (µs) of a side's batch for `column` (a window's end).
 fn times_of(b: &RecordBatch, column: usize) -> Result<Vec<Option<i64>>> {
-    let col = b.column(column);
-    match col.as_struct_opt() {
-        Some(st) => {
-            let end = st
-                .column_by_name("end")
-                .ok_or_else(|| Error::Internal("window key has no end".into()))?;
-            micros(end)
-        }
-        None => micros(col),
-    }
+    event_times(b.column(column))
 }
 
 /// Rows of a side batch: its key bytes (None: a null key never matches).

@@ -296,18 +296,16 @@ pub(crate) fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
     Ok(c.as_primitive::<Int64Type>().iter().collect())
 }
 
-fn event_times(col: &ArrayRef, kind: EventTimeKey) -> Result<Vec<Option<i64>>> {
-    match kind {
-        EventTimeKey::Timestamp(_) => micros(col),
-        EventTimeKey::Window(_) => {
-            let st = col
-                .as_struct_opt()
-                .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
+/// Event times (µs) of an event-time column: a timestamp, or a window's `end`.
+pub(crate) fn event_times(col: &ArrayRef) -> Result<Vec<Option<i64>>> {
+    match col.as_struct_opt() {
+        Some(st) => {
             let end = st
                 .column_by_name("end")
                 .ok_or_else(|| Error::Internal("window key has no end".into()))?;
             micros(end)
         }
+        None => micros(col),
     }
 }
 
@@ -584,7 +582,7 @@ impl StatefulAggregate {
         let pane = self.pane.filter(|p| p.key == idx);
         let (keep, late_count, late): (BooleanArray, usize, Option<RecordBatch>) = match pane {
             None => {
-                let times = event_times(&key_col, kind)?;
+                let times = event_times(&key_col)?;
                 let keep: BooleanArray = times
                     .iter()
                     .map(|t| Some(t.is_none_or(|t| t > wm)))
@@ -602,13 +600,20 @@ impl StatefulAggregate {
                 let mut keep = Vec::with_capacity(starts.len());
                 // (row, window start) of each late pairing
                 let (mut rows, mut late_starts) = (Vec::new(), Vec::new());
+                // a batch holds few panes: their windows once each, not per row
+                let mut by_pane: std::collections::HashMap<i64, (Vec<i64>, usize)> =
+                    std::collections::HashMap::new();
                 for (r, ps) in starts.iter().enumerate() {
                     let Some(ps) = ps else {
                         keep.push(true);
                         continue;
                     };
-                    let windows = pane.windows(*ps);
-                    let n = windows.iter().filter(|w| *w + pane.size <= wm).count();
+                    let (windows, n) = by_pane.entry(*ps).or_insert_with(|| {
+                        let windows = pane.windows(*ps);
+                        let n = windows.iter().filter(|w| *w + pane.size <= wm).count();
+                        (windows, n)
+                    });
+                    let n = *n;
                     for w in &windows[..n] {
                         rows.push(r as u32);
                         late_starts.push(*w);
@@ -698,7 +703,7 @@ impl StatefulAggregate {
             let parser = self.converter.parser();
             let rows: Vec<_> = chunk.iter().map(|k| parser.parse(k)).collect();
             let cols = self.converter.convert_rows(rows)?;
-            let times = event_times(&cols[idx], kind)?;
+            let times = event_times(&cols[idx])?;
             for (k, t) in chunk.iter().zip(times) {
                 if t.is_some_and(|t| t <= wm) {
                     out.push(k.to_vec());
