@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use arrow::datatypes::{DataType, Field};
 use datafusion::common::ScalarValue;
+use sparklet_engine::exec::operator::time_prefix;
 use sparklet_engine::state::memory::MemoryProvider;
-use sparklet_engine::state::{StateStoreProvider, StoreSpec};
+use sparklet_engine::state::{KeyOrder, StateStoreProvider, StoreSpec};
 
 use crate::common::TempDir;
 
@@ -15,6 +16,7 @@ fn spec(dir: &std::path::Path) -> StoreSpec {
         value_fields: vec![Arc::new(Field::new("count", DataType::Int64, true))],
         min_deltas_for_snapshot: 3,
         min_versions_to_retain: 2,
+        key_order: KeyOrder::Sorted,
     }
 }
 
@@ -143,9 +145,9 @@ fn partitioned_state_reports_every_store_in_progress() {
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
     let mut left =
-        PartitionedState::open_named(&MemoryProvider, &spec, Some("left"), &fields).unwrap();
+        PartitionedState::open_named(&MemoryProvider, &spec, Some("left"), &fields, KeyOrder::Sorted).unwrap();
     let right =
-        PartitionedState::open_named(&MemoryProvider, &spec, Some("right"), &fields).unwrap();
+        PartitionedState::open_named(&MemoryProvider, &spec, Some("right"), &fields, KeyOrder::Sorted).unwrap();
     let key = b"k".to_vec();
     let p = left.partition_of(&key);
     left.store_mut(p).put(key, v(1)).unwrap();
@@ -171,4 +173,88 @@ fn partitioned_state_reports_every_store_in_progress() {
     let custom = &json["customMetrics"];
     assert_eq!(custom["SnapshotLastUploaded.partition_2_right"], -1);
     assert_eq!(custom["loadedMapCacheHitCount"], 3); // left's three stores committed once
+}
+
+/// A binary-valued store with `order`, for the operators' own encodings.
+fn raw_spec(dir: &std::path::Path, order: KeyOrder) -> StoreSpec {
+    StoreSpec {
+        value_fields: vec![Arc::new(Field::new("row", DataType::Binary, true))],
+        key_order: order,
+        ..spec(dir)
+    }
+}
+
+fn timed(t: i64, rest: &[u8]) -> Vec<u8> {
+    let mut k = time_prefix(t).to_vec();
+    k.extend_from_slice(rest);
+    k
+}
+
+#[test]
+fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
+    let dir = TempDir::new("state-timed");
+    let s = raw_spec(dir.path(), KeyOrder::TimePrefixed);
+    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    for (t, rest) in [(-5, b"a"), (3, b"b"), (3, b"c"), (7, b"d"), (10, b"e")] {
+        store.put_bytes(timed(t, rest), rest.to_vec()).unwrap();
+    }
+    // removed then put again: still removed once, by time
+    store.remove(&timed(3, b"b"));
+    store.put_bytes(timed(3, b"b"), b"b2".to_vec()).unwrap();
+    let bound = time_prefix(8);
+    assert_eq!(store.remove_below(&bound), 4);
+    assert_eq!(store.metrics().num_keys, 1);
+    assert!(store.contains(&timed(10, b"e")).unwrap());
+    store.commit().unwrap();
+    // the delta records the removals: a restart sees the same state
+    let reopened = MemoryProvider.open(&s, 1).unwrap();
+    let keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
+    assert_eq!(keys, vec![timed(10, b"e")]);
+    assert_eq!(
+        reopened.get_bytes(&timed(10, b"e")).unwrap().as_deref(),
+        Some(&b"e"[..])
+    );
+}
+
+#[test]
+fn unordered_store_answers_scans_by_filtering_and_survives_restarts() {
+    let dir = TempDir::new("state-unordered");
+    let s = raw_spec(dir.path(), KeyOrder::Unordered);
+    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    for k in [b"b2", b"a1", b"b1", b"c1"] {
+        store.put_bytes(k.to_vec(), k.to_vec()).unwrap();
+    }
+    let scanned: Vec<Vec<u8>> = store
+        .scan_prefix(b"b")
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(scanned, vec![b"b1".to_vec(), b"b2".to_vec()]);
+    assert_eq!(store.remove_below(b"b"), 1);
+    store.commit().unwrap();
+    let reopened = MemoryProvider.open(&s, 1).unwrap();
+    let mut keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
+    keys.sort();
+    assert_eq!(keys, vec![b"b1".to_vec(), b"b2".to_vec(), b"c1".to_vec()]);
+}
+
+#[test]
+fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint() {
+    let dir = TempDir::new("state-renamed");
+    let mut store = MemoryProvider
+        .open(&raw_spec(dir.path(), KeyOrder::Unordered), 0)
+        .unwrap();
+    store.put_bytes(b"k".to_vec(), b"v".to_vec()).unwrap();
+    store.commit().unwrap();
+    let renamed = StoreSpec {
+        value_fields: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
+        ..raw_spec(dir.path(), KeyOrder::Unordered)
+    };
+    let Err(err) = MemoryProvider.open(&renamed, 1) else {
+        panic!("a renamed state column must not load")
+    };
+    let err = err.to_string();
+    assert!(err.contains("CHECKPOINT_INCOMPATIBLE"), "{err}");
+    assert!(err.contains("v0_row") && err.contains("v0_rows"), "{err}");
 }

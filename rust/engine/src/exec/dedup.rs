@@ -28,6 +28,7 @@ use super::operator::{
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{OperatorMetrics, PartitionedState};
+use crate::state::KeyOrder;
 
 /// The logical `dropDuplicates` / `dropDuplicatesWithinWatermark` of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
@@ -90,11 +91,19 @@ impl DedupNode {
         // the event time (within the watermark: the expiry) as 8 bytes, or none
         let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Binary, true))];
         ctx.spec.claim(self.operator_name(), &["default"])?;
+        let time_in_key = !self.within_watermark && time.is_some();
+        // keys leading with event time are evicted by time; the others are
+        // only looked up (within the watermark, eviction reads the values)
+        let order = if time_in_key {
+            KeyOrder::TimePrefixed
+        } else {
+            KeyOrder::Unordered
+        };
         let dedup = Dedup {
             name: self.operator_name(),
-            state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields)?,
+            state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields, order)?,
             converter: RowConverter::new(key_fields)?,
-            time_in_key: !self.within_watermark && time.is_some(),
+            time_in_key,
             delay_us: time.as_ref().map(|t| t.1 * 1000),
             time_column: time.map(|t| t.0),
             watermark: None,
@@ -193,8 +202,10 @@ impl Dedup {
                 }
             }
             let key = if self.time_in_key {
-                let mut k = time_prefix(t.unwrap_or(i64::MIN)).to_vec();
-                k.extend_from_slice(rows.row(r).as_ref());
+                let row = rows.row(r);
+                let mut k = Vec::with_capacity(8 + row.as_ref().len());
+                k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
+                k.extend_from_slice(row.as_ref());
                 k
             } else {
                 rows.row(r).as_ref().to_vec()
@@ -212,7 +223,7 @@ impl Dedup {
                 t
             };
             let bytes = value.map_or_else(Vec::new, |v| v.to_be_bytes().to_vec());
-            store.put(key, vec![ScalarValue::Binary(Some(bytes))])?;
+            store.put_bytes(key, bytes)?;
             self.metrics.rows_updated += 1;
             keep.push(true);
         }

@@ -22,7 +22,7 @@ use arrow::array::{
 };
 use arrow::compute::{cast, concat_batches, filter_record_batch, take};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
-use arrow::row::{RowConverter, SortField};
+use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
 use datafusion::error::DataFusionError;
@@ -42,7 +42,7 @@ use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperat
 use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
-use crate::state::StateRow;
+use crate::state::KeyOrder;
 
 /// The logical stream-stream join.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -447,8 +447,10 @@ impl UserDefinedLogicalNodeCore for StreamJoinNode {
     }
 }
 
-/// One side's stored rows: values are the row in Arrow's row format after a
-/// matched flag byte, so a batch is encoded and candidates decoded in one call.
+/// One side's stored rows, by join key. A key's value packs its rows, each
+/// as a matched flag, its expiry time and its bytes in Arrow's row format,
+/// so a batch reads and writes each distinct key once and eviction reads no
+/// row. (A key with very many rows is rewritten whole when it changes.)
 struct SideState {
     state: PartitionedState,
     /// Encodes the side's columns.
@@ -456,22 +458,54 @@ struct SideState {
     expiry: Option<Expiry>,
     /// The side's watermarked event-time column: rows behind the watermark are late.
     late_column: Option<usize>,
-    /// (expiry time, key) of stored rows, for eviction without a scan.
-    by_expiry: BTreeSet<(i64, Vec<u8>)>,
+    /// (earliest expiry of a key's rows, key): the keys eviction visits when
+    /// the watermark passes that time (a key may be listed more than once).
+    by_expiry: BTreeSet<(i64, Box<[u8]>)>,
+    /// Rows stored (`numRowsTotal`).
+    rows: u64,
 }
 
 const MATCHED: u8 = 1;
+/// Flag, expiry (i64) and length (u32) before each packed row.
+const HEADER: usize = 13;
 
-/// A stored value's bytes.
-fn value_bytes(row: &StateRow) -> &[u8] {
-    match row.first() {
-        Some(ScalarValue::Binary(Some(b))) => b,
-        _ => &[],
-    }
+/// A row inside a key's packed value.
+struct Packed<'a> {
+    /// Where its flag byte is in the value.
+    at: usize,
+    matched: bool,
+    /// When it expires (µs; `i64::MAX`: never).
+    expiry: i64,
+    row: &'a [u8],
 }
 
-fn is_matched(row: &StateRow) -> bool {
-    value_bytes(row).first() == Some(&MATCHED)
+fn packed_at(list: &[u8], at: usize) -> Option<Packed<'_>> {
+    let head = list.get(at..at + HEADER)?;
+    let expiry = i64::from_le_bytes(head[1..9].try_into().ok()?);
+    let len = u32::from_le_bytes(head[9..13].try_into().ok()?) as usize;
+    Some(Packed {
+        at,
+        matched: head[0] == MATCHED,
+        expiry,
+        row: list.get(at + HEADER..at + HEADER + len)?,
+    })
+}
+
+/// The rows packed in a key's value, in the order they were stored.
+fn unpack(list: &[u8]) -> impl Iterator<Item = Packed<'_>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let p = packed_at(list, at)?;
+        at += HEADER + p.row.len();
+        Some(p)
+    })
+}
+
+fn pack(list: &mut Vec<u8>, matched: bool, expiry: i64, row: &[u8]) {
+    list.push(u8::from(matched));
+    list.extend_from_slice(&expiry.to_le_bytes());
+    list.extend_from_slice(&(row.len() as u32).to_le_bytes());
+    list.extend_from_slice(row);
 }
 
 impl SideState {
@@ -482,8 +516,14 @@ impl SideState {
         expiry: Option<Expiry>,
         late_column: Option<usize>,
     ) -> Result<Self> {
-        let fields = vec![Arc::new(Field::new("row", DataType::Binary, true))];
-        let state = PartitionedState::open_named(ctx.provider, &ctx.spec, Some(name), &fields)?;
+        let fields = vec![Arc::new(Field::new("rows", DataType::Binary, true))];
+        let state = PartitionedState::open_named(
+            ctx.provider,
+            &ctx.spec,
+            Some(name),
+            &fields,
+            KeyOrder::Unordered,
+        )?;
         let conv = RowConverter::new(
             schema
                 .fields()
@@ -497,35 +537,32 @@ impl SideState {
             expiry,
             late_column,
             by_expiry: BTreeSet::new(),
+            rows: 0,
         };
-        // rebuild the eviction index from the restored state
-        if let Some(exp) = expiry {
-            for p in 0..side.state.len() {
-                let entries = side.state.store(p).entries()?;
-                if entries.is_empty() {
+        // count the restored rows and rebuild the eviction index
+        for p in 0..side.state.len() {
+            for (key, _) in side.state.store(p).entries()? {
+                let Some(list) = side.state.store(p).get_bytes(&key)? else {
                     continue;
-                }
-                let batch = side.decode(entries.iter().map(|(_, v)| v), schema)?;
-                let times = times_of(&batch, exp.column)?;
-                for ((k, _), t) in entries.into_iter().zip(times) {
-                    side.by_expiry
-                        .insert((t.unwrap_or(i64::MIN).saturating_add(exp.offset_us), k));
+                };
+                let (n, earliest) = unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
+                side.rows += n;
+                if expiry.is_some() {
+                    side.by_expiry.insert((earliest, key.into()));
                 }
             }
         }
         Ok(side)
     }
 
-    /// Stored values back to a batch of the side's columns.
+    /// Stored rows back to a batch of the side's columns.
     fn decode<'a>(
         &self,
-        values: impl Iterator<Item = &'a StateRow>,
+        rows: impl Iterator<Item = &'a [u8]>,
         schema: &Schema,
     ) -> Result<RecordBatch> {
         let parser = self.conv.parser();
-        let rows: Vec<_> = values
-            .map(|v| parser.parse(value_bytes(v).get(1..).unwrap_or(&[])))
-            .collect();
+        let rows: Vec<_> = rows.map(|r| parser.parse(r)).collect();
         let cols = self.conv.convert_rows(rows)?;
         Ok(RecordBatch::try_new(
             Arc::new(schema.clone()),
@@ -542,11 +579,26 @@ impl SideState {
         )?)
     }
 
-    fn put(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
-        let p = self.state.partition_of(&key[..key.len() - 8]);
-        self.state
-            .store_mut(p)
-            .put(key, vec![ScalarValue::Binary(Some(value))])
+    /// A key's packed rows (empty if none), copied out of the store.
+    fn list(&self, key: &[u8]) -> Result<Vec<u8>> {
+        let p = self.state.partition_of(key);
+        Ok(self
+            .state
+            .store(p)
+            .get_bytes(key)?
+            .map(|l| l.into_owned())
+            .unwrap_or_default())
+    }
+
+    fn put(&mut self, key: &[u8], list: Vec<u8>) -> Result<()> {
+        let p = self.state.partition_of(key);
+        let store = self.state.store_mut(p);
+        if list.is_empty() {
+            store.remove(key);
+            Ok(())
+        } else {
+            store.put_bytes(key.to_vec(), list)
+        }
     }
 }
 
@@ -593,28 +645,89 @@ fn times_of(b: &RecordBatch, column: usize) -> Result<Vec<Option<i64>>> {
     event_times(b.column(column))
 }
 
-/// Rows of a side batch: its key bytes (None: a null key never matches).
+/// The key bytes of a side batch's rows, and which rows have a key (a null
+/// key never matches).
 fn key_rows(
     b: &RecordBatch,
     keys: &[Arc<dyn PhysicalExpr>],
     conv: &RowConverter,
-) -> Result<Vec<Option<Vec<u8>>>> {
+) -> Result<(Rows, Vec<bool>)> {
     let cols = keys
         .iter()
         .map(|k| Ok(k.evaluate(b)?.into_array(b.num_rows())?))
         .collect::<Result<Vec<ArrayRef>>>()?;
     let rows = conv.convert_columns(&cols)?;
-    Ok((0..b.num_rows())
-        .map(|r| {
-            if cols.iter().any(|c| c.is_null(r)) {
-                None
-            } else {
-                Some(rows.row(r).as_ref().to_vec())
-            }
-        })
-        .collect())
+    let valid = (0..b.num_rows())
+        .map(|r| !cols.iter().any(|c| c.is_null(r)))
+        .collect();
+    Ok((rows, valid))
 }
 
+/// A batch's rows grouped by key: the distinct keys in first-seen order and
+/// each one's rows, in row order.
+struct KeyGroups<'a> {
+    keys: Vec<&'a [u8]>,
+    /// Rows of group g: `rows[starts[g]..starts[g + 1]]`.
+    starts: Vec<usize>,
+    rows: Vec<u32>,
+    /// Each row's group (`u32::MAX`: no key).
+    group_of: Vec<u32>,
+    /// The rows with a null key: stored (an outer join emits them) under
+    /// the empty key, which no key's row format equals, so they never match.
+    nulls: Vec<u32>,
+}
+
+impl<'a> KeyGroups<'a> {
+    fn new(keys: &'a Rows, valid: &[bool]) -> Self {
+        let mut ids: HashMap<&[u8], u32, foldhash::fast::FixedState> = HashMap::default();
+        let mut distinct = Vec::new();
+        let group_of: Vec<u32> = (0..keys.num_rows())
+            .map(|r| {
+                if !valid[r] {
+                    return u32::MAX;
+                }
+                let k = keys.row(r).data();
+                *ids.entry(k).or_insert_with(|| {
+                    distinct.push(k);
+                    (distinct.len() - 1) as u32
+                })
+            })
+            .collect();
+        // a counting sort of the rows by group
+        let mut starts = vec![0usize; distinct.len() + 1];
+        for g in group_of.iter().filter(|g| **g != u32::MAX) {
+            starts[*g as usize + 1] += 1;
+        }
+        for g in 0..distinct.len() {
+            starts[g + 1] += starts[g];
+        }
+        let mut next = starts.clone();
+        let mut rows = vec![0u32; starts[distinct.len()]];
+        for (r, g) in group_of.iter().enumerate() {
+            if *g != u32::MAX {
+                rows[next[*g as usize]] = r as u32;
+                next[*g as usize] += 1;
+            }
+        }
+        let nulls = (0..group_of.len() as u32)
+            .filter(|r| group_of[*r as usize] == u32::MAX)
+            .collect();
+        KeyGroups {
+            keys: distinct,
+            starts,
+            rows,
+            group_of,
+            nulls,
+        }
+    }
+
+    /// Each key with its rows, then the null-keyed rows under the empty key.
+    fn with_rows(&self) -> impl Iterator<Item = (&'a [u8], &[u32])> + '_ {
+        let keyed = (0..self.keys.len())
+            .map(|g| (self.keys[g], &self.rows[self.starts[g]..self.starts[g + 1]]));
+        keyed.chain(std::iter::once((&[][..], self.nulls.as_slice())))
+    }
+}
 impl StreamJoin {
     fn side(&mut self, left: bool) -> &mut SideState {
         if left {
@@ -650,44 +763,47 @@ impl StreamJoin {
         exprs: &JoinExprs,
         key_conv: &RowConverter,
     ) -> Result<Vec<RecordBatch>> {
-        let keys = key_rows(
-            b,
-            if left {
-                &exprs.left_keys
-            } else {
-                &exprs.right_keys
-            },
-            key_conv,
-        )?;
+        let key_exprs = if left {
+            &exprs.left_keys
+        } else {
+            &exprs.right_keys
+        };
+        let (keys, valid) = key_rows(b, key_exprs, key_conv)?;
+        let groups = KeyGroups::new(&keys, &valid);
         let semi = self.join_type == JoinType::LeftSemi;
-        // the stored rows of each distinct key, scanned once per batch
-        // (`stored`), and the candidate pairs as (row of b, index in `stored`)
-        let mut stored: Vec<(Vec<u8>, StateRow)> = Vec::new();
-        let mut by_key: HashMap<&[u8], std::ops::Range<usize>> = HashMap::new();
-        let mut this_idx: Vec<u32> = Vec::new();
-        let mut cand: Vec<u32> = Vec::new();
+        // the other side's rows of each distinct key: their packed values
+        // (`lists`), and per candidate row (list, offset) and its flag
+        let mut lists: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut stored: Vec<(u32, usize)> = Vec::new();
+        let mut stored_matched: Vec<bool> = Vec::new();
+        let mut range_of = vec![0..0; groups.keys.len()];
         {
             let other = self.side(!left);
-            for (r, key) in keys.iter().enumerate() {
-                let Some(key) = key else { continue };
-                let range = match by_key.get(key.as_slice()) {
-                    Some(range) => range.clone(),
-                    None => {
-                        let start = stored.len();
-                        let p = other.state.partition_of(key);
-                        for (k, v) in other.state.store(p).scan_prefix(key)? {
-                            // a semi join emits a left row once
-                            if !(semi && !left && is_matched(&v)) {
-                                stored.push((k, v));
-                            }
-                        }
-                        by_key.insert(key.as_slice(), start..stored.len());
-                        start..stored.len()
+            for (g, key) in groups.keys.iter().enumerate() {
+                let list = other.list(key)?;
+                if list.is_empty() {
+                    continue;
+                }
+                let start = stored.len();
+                for row in unpack(&list) {
+                    // a semi join emits a left row once
+                    if !(semi && !left && row.matched) {
+                        stored.push((lists.len() as u32, row.at));
+                        stored_matched.push(row.matched);
                     }
-                };
-                for i in range {
+                }
+                range_of[g] = start..stored.len();
+                lists.push((g, list));
+            }
+        }
+        // candidate pairs: (row of b, index in `stored`), in b's row order
+        let mut this_idx: Vec<u32> = Vec::new();
+        let mut cand: Vec<u32> = Vec::new();
+        for (r, g) in groups.group_of.iter().enumerate() {
+            if *g != u32::MAX {
+                for s in range_of[*g as usize].clone() {
                     this_idx.push(r as u32);
-                    cand.push(i as u32);
+                    cand.push(s as u32);
                 }
             }
         }
@@ -698,9 +814,12 @@ impl StreamJoin {
             .map(|c| Ok(take(c.as_ref(), &idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
         // each stored row decoded once, then repeated for its pairs
-        let other_batch = self
-            .side(!left)
-            .decode(stored.iter().map(|(_, v)| v), exprs.side_schema(!left))?;
+        let other_batch = self.side(!left).decode(
+            stored.iter().filter_map(|(l, at)| {
+                packed_at(&lists[*l as usize].1, *at).map(|p| p.row)
+            }),
+            exprs.side_schema(!left),
+        )?;
         let cand_idx = UInt32Array::from(cand.clone());
         let other_cols = other_batch
             .columns()
@@ -724,13 +843,12 @@ impl StreamJoin {
         let mut matched_rows = vec![false; b.num_rows()];
         // stored rows matched for the first time (indices in `stored`)
         let mut first_matches: Vec<usize> = Vec::new();
-        let mut newly = vec![false; stored.len()];
         for (i, ok) in mask.iter().enumerate() {
             if ok == Some(true) {
                 matched_rows[this_idx[i] as usize] = true;
                 let s = cand[i] as usize;
-                if !newly[s] && !is_matched(&stored[s].1) {
-                    newly[s] = true;
+                if !stored_matched[s] {
+                    stored_matched[s] = true;
                     first_matches.push(s);
                 }
             }
@@ -753,44 +871,51 @@ impl StreamJoin {
         } else {
             out.push(filter_record_batch(&pairs, &mask)?);
         }
-        // mark stored rows that matched, then store this batch's rows
-        for i in first_matches {
-            let (k, v) = &stored[i];
-            let mut bytes = value_bytes(v).to_vec();
-            if let Some(flag) = bytes.first_mut() {
-                *flag = MATCHED;
-            }
-            self.side(!left).put(k.clone(), bytes)?;
+        // flag the stored rows that matched, then store this batch's rows
+        let mut changed = vec![false; lists.len()];
+        for s in first_matches {
+            let (l, at) = stored[s];
+            lists[l as usize].1[at] = MATCHED;
+            changed[l as usize] = true;
         }
-        let version = self.version as u64;
-        let this = if left {
-            &mut self.left
-        } else {
-            &mut self.right
-        };
+        for ((g, list), _) in lists.into_iter().zip(changed).filter(|(_, c)| *c) {
+            self.side(!left).put(groups.keys[g], list)?;
+        }
+        let this = self.side(left);
         let rows = this.conv.convert_columns(b.columns())?;
         let times = match this.expiry {
             Some(exp) => Some((times_of(b, exp.column)?, exp.offset_us)),
             None => None,
         };
-        let mut stored = 0;
-        for (r, key) in keys.iter().enumerate() {
-            if semi && left && matched_rows[r] {
-                continue; // emitted already; never emitted again
+        let mut added = 0;
+        for (key, key_rows) in groups.with_rows() {
+            if key_rows.is_empty() {
+                continue;
             }
-            let mut k = key.clone().unwrap_or_default();
-            k.extend_from_slice(&((version << 32) | r as u64).to_be_bytes());
-            let mut value = Vec::with_capacity(rows.row(r).as_ref().len() + 1);
-            value.push(u8::from(matched_rows[r]));
-            value.extend_from_slice(rows.row(r).as_ref());
-            if let Some((ts, offset)) = &times {
-                let t = ts[r].unwrap_or(i64::MIN).saturating_add(*offset);
-                this.by_expiry.insert((t, k.clone()));
+            let mut list = this.list(key)?;
+            let before = list.len();
+            let mut earliest = i64::MAX;
+            for r in key_rows.iter().map(|r| *r as usize) {
+                if semi && left && matched_rows[r] {
+                    continue; // emitted already; never emitted again
+                }
+                let expiry = times.as_ref().map_or(i64::MAX, |(ts, offset)| {
+                    ts[r].unwrap_or(i64::MIN).saturating_add(*offset)
+                });
+                earliest = earliest.min(expiry);
+                pack(&mut list, matched_rows[r], expiry, rows.row(r).data());
+                added += 1;
             }
-            this.put(k, value)?;
-            stored += 1;
+            if list.len() == before {
+                continue;
+            }
+            if times.is_some() {
+                this.by_expiry.insert((earliest, key.into()));
+            }
+            this.put(key, list)?;
         }
-        self.metrics.rows_updated += stored;
+        this.rows += added;
+        self.metrics.rows_updated += added;
         Ok(out)
     }
 
@@ -808,51 +933,63 @@ impl StreamJoin {
                 JoinType::Full => true,
                 _ => false,
             };
-            let side = self.side(left);
-            // expiry times at or below the watermark: a prefix of the index
-            let mut expired = side
-                .by_expiry
-                .split_off(&(wm.saturating_add(1), Vec::new()));
-            std::mem::swap(&mut expired, &mut side.by_expiry);
-            let mut unmatched: Vec<StateRow> = Vec::new();
-            for (_, k) in &expired {
-                let p = side.state.partition_of(&k[..k.len() - 8]);
-                let store = side.state.store_mut(p);
-                if emit {
-                    if let Some(v) = store.get(k)? {
-                        if !is_matched(&v) {
-                            unmatched.push(v);
+            let side = if left {
+                &mut self.left
+            } else {
+                &mut self.right
+            };
+            // keys with rows expiring at or below the watermark: a prefix of the index
+            let keep = side.by_expiry.split_off(&(wm.saturating_add(1), Box::default()));
+            let expired = std::mem::replace(&mut side.by_expiry, keep);
+            let mut keys: Vec<Box<[u8]>> = expired.into_iter().map(|(_, k)| k).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            // the unmatched expired rows, packed
+            let mut unmatched: Vec<u8> = Vec::new();
+            let mut removed = 0;
+            for key in keys {
+                let list = side.list(&key)?;
+                let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
+                for row in unpack(&list) {
+                    if row.expiry <= wm {
+                        removed += 1;
+                        if emit && !row.matched {
+                            pack(&mut unmatched, false, row.expiry, row.row);
                         }
+                    } else {
+                        pack(&mut kept, row.matched, row.expiry, row.row);
+                        earliest = earliest.min(row.expiry);
                     }
                 }
-                store.remove(k);
+                if kept.len() != list.len() {
+                    side.put(&key, kept)?;
+                }
+                if earliest != i64::MAX {
+                    side.by_expiry.insert((earliest, key));
+                }
             }
-            let removed = expired.len() as u64;
-            let own = if unmatched.is_empty() {
-                None
-            } else {
-                Some(side.decode(unmatched.iter(), exprs.side_schema(left))?)
-            };
+            side.rows -= removed;
             self.metrics.rows_removed += removed;
-            if let Some(own) = own {
-                let n = own.num_rows();
-                let nulls = exprs
-                    .side_schema(!left)
-                    .fields()
-                    .iter()
-                    .map(|f| new_null_array(f.data_type(), n));
-                let cols: Vec<ArrayRef> = if left {
-                    own.columns().iter().cloned().chain(nulls).collect()
-                } else {
-                    nulls.chain(own.columns().iter().cloned()).collect()
-                };
-                out.push(RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?);
+            if unmatched.is_empty() {
+                continue;
             }
+            let own = side.decode(unpack(&unmatched).map(|p| p.row), exprs.side_schema(left))?;
+            let n = own.num_rows();
+            let nulls = exprs
+                .side_schema(!left)
+                .fields()
+                .iter()
+                .map(|f| new_null_array(f.data_type(), n));
+            let cols: Vec<ArrayRef> = if left {
+                own.columns().iter().cloned().chain(nulls).collect()
+            } else {
+                nulls.chain(own.columns().iter().cloned()).collect()
+            };
+            out.push(RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?);
         }
         self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
         Ok(out)
     }
-
     /// One batch of both sides: the join's output rows.
     fn process(
         &mut self,
@@ -900,11 +1037,14 @@ impl StatefulOperator for StreamJoin {
     }
 
     fn progress(&self) -> serde_json::Value {
-        progress(
+        let mut p = progress(
             "symmetricHashJoin",
             &[("left", &self.left.state), ("right", &self.right.state)],
             &self.metrics,
-        )
+        );
+        // the stores hold a value per key; Spark counts the rows
+        p["numRowsTotal"] = (self.left.rows + self.right.rows).into();
+        p
     }
 }
 

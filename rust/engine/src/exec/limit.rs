@@ -17,6 +17,7 @@ use super::operator::{
 };
 use crate::error::Result;
 use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
+use crate::state::KeyOrder;
 
 /// The logical streaming limit.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
@@ -48,7 +49,7 @@ impl StreamLimitNode {
         };
         spec.claim("globalLimit", &["default"])?;
         let fields = vec![Arc::new(Field::new("count", DataType::Int64, false))];
-        let state = PartitionedState::open(ctx.provider, &spec, &fields)?;
+        let state = PartitionedState::open(ctx.provider, &spec, &fields, KeyOrder::Sorted)?;
         let emitted = match state.get(COUNT_KEY)?.as_deref() {
             Some([ScalarValue::Int64(Some(n))]) => *n as usize,
             _ => 0,

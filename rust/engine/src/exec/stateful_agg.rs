@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
 use crate::runtime::block_on;
 use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
-use crate::state::{StateRow, StateStore, StateStoreProvider};
+use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -374,7 +374,7 @@ impl StatefulAggregate {
             None => None,
         };
         spec.claim("stateStoreSave", &["default"])?;
-        let state = PartitionedState::open(provider, spec, &value_fields)?;
+        let state = PartitionedState::open(provider, spec, &value_fields, KeyOrder::Sorted)?;
         Ok(StatefulAggregate {
             mode,
             state,

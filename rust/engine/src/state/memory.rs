@@ -10,7 +10,8 @@
 //! Opening version N loads the newest snapshot at or below N and the deltas
 //! after it. Snapshots and cleanup of old files run on a side thread.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use arrow::ipc::writer::FileWriter;
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
+use super::entries::Entries;
 use super::{StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
@@ -33,10 +35,7 @@ pub struct MemoryProvider;
 impl StateStoreProvider for MemoryProvider {
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
         let codec = Codec::new(&spec.value_fields)?;
-        let map = load(spec, version)?
-            .into_iter()
-            .map(|(k, v)| Ok((k, codec.encode(v)?)))
-            .collect::<Result<BTreeMap<_, _>>>()?;
+        let map = encode_all(spec, &codec, load(spec, version)?)?;
         Ok(Box::new(MemoryStore {
             spec: spec.clone(),
             version,
@@ -55,13 +54,13 @@ impl StateStoreProvider for MemoryProvider {
 struct MemoryStore {
     spec: StoreSpec,
     version: i64,
-    map: BTreeMap<Vec<u8>, Value>,
+    map: Entries<Value>,
     /// Approximate bytes held, kept as entries change (no scan per batch).
     bytes: u64,
     codec: Arc<Codec>,
     /// Keys put or removed since the last commit (in any order, repeats
     /// allowed): the delta holds each one's final value or its removal.
-    touched: Vec<Vec<u8>>,
+    touched: Vec<Box<[u8]>>,
     /// The snapshot (and cleanup) being written off the batch's path.
     snapshotting: Option<std::thread::JoinHandle<()>>,
     last_snapshot: Arc<AtomicI64>,
@@ -173,8 +172,21 @@ fn entry_bytes(key_len: usize, value: &Value) -> u64 {
     (key_len + 24 + Codec::size(value) + 16) as u64
 }
 
-fn map_bytes(map: &BTreeMap<Vec<u8>, Value>) -> u64 {
+fn map_bytes(map: &Entries<Value>) -> u64 {
     map.iter().map(|(k, v)| entry_bytes(k.len(), v)).sum()
+}
+
+/// Loaded rows as the store's map.
+fn encode_all(
+    spec: &StoreSpec,
+    codec: &Codec,
+    rows: BTreeMap<Vec<u8>, StateRow>,
+) -> Result<Entries<Value>> {
+    let mut map = Entries::new(spec.key_order);
+    for (k, v) in rows {
+        map.insert(k.into_boxed_slice(), codec.encode(v)?);
+    }
+    Ok(map)
 }
 
 fn schema(spec: &StoreSpec, with_deleted: bool) -> SchemaRef {
@@ -240,15 +252,15 @@ fn read_file(
                 .fields()
                 .iter()
                 .zip(expected.fields())
-                .any(|(a, b)| a.data_type() != b.data_type())
+                .any(|(a, b)| a.data_type() != b.data_type() || a.name() != b.name())
         {
             return Err(Error::Checkpoint {
                 condition: "CHECKPOINT_INCOMPATIBLE".into(),
                 message: format!(
                     "The state file {} has schema {:?} but the query's state needs {:?}: the stateful operator changed. Use a new checkpointLocation.",
                     path.display(),
-                    batch.schema().fields().iter().map(|f| f.data_type().to_string()).collect::<Vec<_>>(),
-                    expected.fields().iter().map(|f| f.data_type().to_string()).collect::<Vec<_>>()
+                    batch.schema().fields().iter().map(|f| format!("{} {}", f.name(), f.data_type())).collect::<Vec<_>>(),
+                    expected.fields().iter().map(|f| format!("{} {}", f.name(), f.data_type())).collect::<Vec<_>>()
                 ),
             });
         }
@@ -331,31 +343,40 @@ impl StateStore for MemoryStore {
     }
 
     fn contains(&self, key: &[u8]) -> Result<bool> {
-        Ok(self.map.contains_key(key))
+        Ok(self.map.contains(key))
     }
 
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()> {
         let value = self.codec.encode(value)?;
-        self.touched.push(key.clone());
-        let key_len = key.len();
-        self.bytes += entry_bytes(key_len, &value);
-        if let Some(old) = self.map.insert(key, value) {
-            self.bytes -= entry_bytes(key_len, &old);
+        self.insert(key.into_boxed_slice(), value);
+        Ok(())
+    }
+
+    fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        match self.map.get(key) {
+            Some(Value::Raw(b)) => Ok(Some(Cow::Borrowed(b))),
+            Some(_) => Err(Error::Internal("a binary state value expected".into())),
+            None => Ok(None),
         }
+    }
+
+    fn put_bytes(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
+        if !self.codec.1 {
+            return Err(Error::Internal("a binary state value expected".into()));
+        }
+        self.insert(key.into_boxed_slice(), Value::Raw(value.into_boxed_slice()));
         Ok(())
     }
 
     fn remove(&mut self, key: &[u8]) {
         if let Some(old) = self.map.remove(key) {
             self.bytes -= entry_bytes(key.len(), &old);
-            self.touched.push(key.to_vec());
+            self.touched.push(key.into());
         }
     }
 
     fn remove_below(&mut self, bound: &[u8]) -> usize {
-        // one split instead of a lookup per key
-        let keep = self.map.split_off(bound);
-        let gone = std::mem::replace(&mut self.map, keep);
+        let gone = self.map.remove_below(bound);
         let n = gone.len();
         for (k, v) in gone {
             self.bytes -= entry_bytes(k.len(), &v);
@@ -365,21 +386,21 @@ impl StateStore for MemoryStore {
     }
 
     fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
-        Box::new(self.map.keys().map(Vec::as_slice))
+        Box::new(self.map.iter().map(|(k, _)| k))
     }
 
     fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>> {
         self.map
             .iter()
-            .map(|(k, v)| Ok((k.clone(), self.codec.decode(v)?)))
+            .map(|(k, v)| Ok((k.to_vec(), self.codec.decode(v)?)))
             .collect()
     }
 
     fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>> {
         self.map
-            .range(prefix.to_vec()..)
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .map(|(k, v)| Ok((k.clone(), self.codec.decode(v)?)))
+            .with_prefix(prefix)
+            .into_iter()
+            .map(|(k, v)| Ok((k.to_vec(), self.codec.decode(v)?)))
             .collect()
     }
 
@@ -389,11 +410,11 @@ impl StateStore for MemoryStore {
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
         let touched = std::mem::take(&mut self.touched);
         // each key once (hashing is cheaper than sorting long keys)
-        let mut seen: std::collections::HashSet<&[u8]> =
-            std::collections::HashSet::with_capacity(touched.len());
+        let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
+            HashSet::with_capacity_and_hasher(touched.len(), Default::default());
         // present keys first (their final values), then the removed ones
         let (mut present, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
-        for k in touched.iter().filter(|k| seen.insert(k.as_slice())) {
+        for k in touched.iter().filter(|k| seen.insert(k)) {
             match self.map.get(k) {
                 Some(v) => {
                     present.push(k);
@@ -412,7 +433,7 @@ impl StateStore for MemoryStore {
         let keys: BinaryArray = present
             .iter()
             .chain(&removed)
-            .map(|k| Some(k.as_slice()))
+            .map(|k| Some(k.as_ref()))
             .collect();
         let deleted: BooleanArray = std::iter::repeat_n(Some(false), present.len())
             .chain(std::iter::repeat_n(Some(true), removed.len()))
@@ -435,12 +456,7 @@ impl StateStore for MemoryStore {
     fn abort(&mut self) {
         // reload the committed version: uncommitted changes vanish
         if let Ok(map) = load(&self.spec, self.version) {
-            let codec = &self.codec;
-            if let Ok(encoded) = map
-                .into_iter()
-                .map(|(k, v)| Ok((k, codec.encode(v)?)))
-                .collect::<Result<BTreeMap<_, _>>>()
-            {
+            if let Ok(encoded) = encode_all(&self.spec, &self.codec, map) {
                 self.map = encoded;
                 self.bytes = map_bytes(&self.map);
             }
@@ -465,16 +481,25 @@ impl StateStore for MemoryStore {
 }
 
 impl MemoryStore {
+    fn insert(&mut self, key: Box<[u8]>, value: Value) {
+        self.touched.push(key.clone());
+        let key_len = key.len();
+        self.bytes += entry_bytes(key_len, &value);
+        if let Some(old) = self.map.insert(key, value) {
+            self.bytes -= entry_bytes(key_len, &old);
+        }
+    }
+
     /// Write `version` as a snapshot, then drop versions no longer needed, on
     /// a side thread: a snapshot is an optimisation of recovery (the delta
     /// files already hold the version), so it stays off the batch's path. A
     /// crash before it lands only means a restart replays more deltas.
     fn snapshot_in_background(&mut self, version: i64) {
         self.wait_for_snapshot(); // at most one in flight
-        let entries: Vec<(Vec<u8>, Value)> = self
+        let entries: Vec<(Box<[u8]>, Value)> = self
             .map
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.into(), v.clone()))
             .collect();
         let (spec, codec, last) = (
             self.spec.clone(),
@@ -484,7 +509,7 @@ impl MemoryStore {
         let keep_from = version - spec.min_versions_to_retain.max(1);
         self.snapshotting = Some(std::thread::spawn(move || {
             let written = (|| {
-                let keys: BinaryArray = entries.iter().map(|(k, _)| Some(k.as_slice())).collect();
+                let keys: BinaryArray = entries.iter().map(|(k, _)| Some(k.as_ref())).collect();
                 let values: Vec<&Value> = entries.iter().map(|(_, v)| v).collect();
                 let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
                 cols.extend(codec.columns(&spec, &values)?);

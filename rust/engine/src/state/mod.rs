@@ -6,9 +6,11 @@
 //! the operator's state row (`ScalarValue`s of its state schema). Version N
 //! is the state after batch N; a restart opens the last committed version.
 
+mod entries;
 pub mod memory;
 pub mod partitioned;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use arrow::datatypes::FieldRef;
@@ -47,6 +49,18 @@ pub trait StateStore: Send {
     }
     /// Set `key` to `value`.
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()>;
+    /// The value of `key` in a store whose state is one binary column (an
+    /// operator's own encoding), without building scalars.
+    fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        Ok(self.get(key)?.and_then(|row| match row.into_iter().next() {
+            Some(ScalarValue::Binary(Some(b))) => Some(Cow::Owned(b)),
+            _ => None,
+        }))
+    }
+    /// Set `key` in a store whose state is one binary column.
+    fn put_bytes(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
+        self.put(key, vec![ScalarValue::Binary(Some(value))])
+    }
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
     /// Remove every key ordered before `bound`; returns how many went.
@@ -61,11 +75,12 @@ pub trait StateStore: Send {
         }
         gone.len()
     }
-    /// All keys in order (no values decoded).
+    /// All keys (no values decoded), in order unless the store is unordered.
     fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_>;
-    /// All entries in key order.
+    /// All entries, in key order unless the store is unordered.
     fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>>;
-    /// Entries whose key starts with `prefix`, in key order.
+    /// Entries whose key starts with `prefix`, in key order (a full scan
+    /// in an unordered store).
     fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>>;
     /// Make the changes durable as version `version() + 1`; returns it.
     fn commit(&mut self) -> Result<i64>;
@@ -86,6 +101,22 @@ pub struct StoreSpec {
     pub min_deltas_for_snapshot: i64,
     /// `spark.sql.streaming.minBatchesToRetain`.
     pub min_versions_to_retain: i64,
+    /// The key order the operator relies on.
+    pub key_order: KeyOrder,
+}
+
+/// The key order an operator relies on, which lets a store pick its
+/// structure (the memory store hashes keys unless they must be sorted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyOrder {
+    /// Byte order for `keys`, `entries`, `scan_prefix` and `remove_below`.
+    #[default]
+    Sorted,
+    /// Keys lead with an 8-byte event time (`time_prefix`): `remove_below`
+    /// with an 8-byte bound is cheap, other scans are in no order.
+    TimePrefixed,
+    /// Point lookups only: scans are in no order.
+    Unordered,
 }
 
 /// Opens stores (`spark.sql.streaming.stateStore.providerClass`).

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use arrow::datatypes::FieldRef;
 
-use super::{StateRow, StateStore, StateStoreProvider, StoreSpec};
+use super::{KeyOrder, StateRow, StateStore, StateStoreProvider, StoreSpec};
 use crate::error::{Error, Result};
 
 /// Where an operator's state lives and how it is kept.
@@ -115,8 +115,9 @@ impl PartitionedState {
         provider: &dyn StateStoreProvider,
         spec: &OperatorStateSpec,
         value_fields: &[FieldRef],
+        key_order: KeyOrder,
     ) -> Result<Self> {
-        Self::open_named(provider, spec, None, value_fields)
+        Self::open_named(provider, spec, None, value_fields, key_order)
     }
 
     /// Open the stores named `name` (`state/<op>/<partition>/<name>`, for
@@ -126,6 +127,7 @@ impl PartitionedState {
         spec: &OperatorStateSpec,
         name: Option<&str>,
         value_fields: &[FieldRef],
+        key_order: KeyOrder,
     ) -> Result<Self> {
         let stores = (0..spec.partitions.max(1))
             .map(|p| {
@@ -136,6 +138,7 @@ impl PartitionedState {
                         value_fields: value_fields.to_vec(),
                         min_deltas_for_snapshot: spec.min_deltas_for_snapshot,
                         min_versions_to_retain: spec.min_versions_to_retain,
+                        key_order,
                     },
                     spec.version,
                 )
