@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 import uuid
 
@@ -168,3 +170,27 @@ def test_sql_over_a_streaming_temp_view(spark: SparkSession) -> None:
     ms.addData([(1, "a"), (2, "bb")])
     q.processAllAvailable()
     assert [tuple(r) for r in spark.table("sql_out").collect()] == [(20, "BB", 2, 1)]
+
+
+def test_a_pipeline_that_never_touches_pandas_does_not_import_it(tmp_path) -> None:  # noqa: ANN001
+    # importing pandas costs about 0.4 s: a query's first batch must not pay it
+    import pyarrow.parquet as pq
+
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"id": [1, 2, 3]}), tmp_path / "in" / "part-0.parquet")
+    script = f"""
+import sys
+from sparklet.sql import SparkSession, functions as F
+spark = SparkSession.builder.getOrCreate()
+got = []
+q = (spark.readStream.schema("id BIGINT").parquet({str(tmp_path / "in")!r})
+     .select((F.col("id") + 1).alias("n"))
+     .writeStream.foreachBatch(lambda t, i: got.append(t.num_rows))
+     .trigger(availableNow=True).start())
+q.awaitTermination()
+assert got == [3], got
+print("pandas" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -144,10 +144,22 @@ fn partitioned_state_reports_every_store_in_progress() {
         min_versions_to_retain: 2,
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
-    let mut left =
-        PartitionedState::open_named(&MemoryProvider, &spec, Some("left"), &fields, KeyOrder::Sorted).unwrap();
-    let right =
-        PartitionedState::open_named(&MemoryProvider, &spec, Some("right"), &fields, KeyOrder::Sorted).unwrap();
+    let mut left = PartitionedState::open_named(
+        &MemoryProvider,
+        &spec,
+        Some("left"),
+        &fields,
+        KeyOrder::Sorted,
+    )
+    .unwrap();
+    let right = PartitionedState::open_named(
+        &MemoryProvider,
+        &spec,
+        Some("right"),
+        &fields,
+        KeyOrder::Sorted,
+    )
+    .unwrap();
     let key = b"k".to_vec();
     let p = left.partition_of(&key);
     left.store_mut(p).put(key, v(1)).unwrap();

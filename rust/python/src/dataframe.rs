@@ -6,7 +6,7 @@ use std::sync::Arc;
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::Expr;
 use pyo3::prelude::*;
-use pyo3_arrow::{PySchema, PyTable};
+use pyo3_arrow::PySchema;
 use sparklet_engine::{catalog, dataframe, runtime, Error, Session};
 
 use crate::errors::IntoPyResult;
@@ -180,8 +180,7 @@ impl PyDataFrame {
         self.batch_only("collect")?;
         let df = self.df.clone();
         let (schema, batches) = py.detach(|| dataframe::collect(df)).py()?;
-        let table = PyTable::try_new(batches, schema)?;
-        Ok(table.into_pyarrow(py)?.unbind())
+        Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
 
     /// Execute and discard the rows; the row count (the batch side of benchmarks).

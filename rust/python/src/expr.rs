@@ -179,6 +179,33 @@ pub fn lit_array(value: PyArray) -> PyResult<PyExpr> {
     Ok(PyExpr::new(Expr::Literal(scalar, None)))
 }
 
+/// A literal of a plain Python value (bool, int, float or str), typed as
+/// PySpark types it (an int is an INT when it fits, else a BIGINT). Built
+/// here rather than through `pyarrow.array`, which imports pandas.
+#[pyfunction]
+pub fn lit_plain(value: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+    let scalar = if value.is_instance_of::<PyBool>() {
+        ScalarValue::Boolean(Some(value.extract()?))
+    } else if value.is_instance_of::<PyInt>() {
+        let v: i64 = value.extract()?;
+        match i32::try_from(v) {
+            Ok(small) => ScalarValue::Int32(Some(small)),
+            Err(_) => ScalarValue::Int64(Some(v)),
+        }
+    } else if value.is_instance_of::<PyFloat>() {
+        ScalarValue::Float64(Some(value.extract()?))
+    } else if value.is_instance_of::<PyString>() {
+        ScalarValue::Utf8(Some(value.extract()?))
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "not a plain literal: {}",
+            value.get_type().name()?
+        )));
+    };
+    Ok(PyExpr::new(Expr::Literal(scalar, None)))
+}
+
 /// A typed null literal.
 #[pyfunction]
 pub fn null_of(dtype: PyDataType) -> PyResult<PyExpr> {

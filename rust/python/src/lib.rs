@@ -1,6 +1,7 @@
 //! `sparklet._native`: pyo3 bindings over `sparklet-engine`. Conversion
 //! only; no engine logic lives here.
 
+mod arrow_table;
 mod dataframe;
 mod errors;
 mod expr;
@@ -26,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::col, m)?)?;
     m.add_function(wrap_pyfunction!(expr::lit_array, m)?)?;
     m.add_function(wrap_pyfunction!(expr::null_of, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::lit_plain, m)?)?;
     m.add_function(wrap_pyfunction!(expr::call, m)?)?;
     m.add_function(wrap_pyfunction!(expr::case_when, m)?)?;
     m.add_function(wrap_pyfunction!(expr::sql_expr, m)?)?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use pyo3_arrow::{PyRecordBatchReader, PyTable};
+use pyo3_arrow::PyRecordBatchReader;
 use sparklet_engine::engine::execution::OutputMode;
 use sparklet_engine::engine::query::StreamingQuery;
 use sparklet_engine::engine::trigger::Trigger;
@@ -213,7 +213,7 @@ pub fn start_query(
         SinkSpec::ForeachBatch(Box::new(move |batch_id: i64, data: SinkBatch| {
             Python::attach(|py| {
                 let run = || -> PyResult<()> {
-                    let table = PyTable::try_new(data.batches, data.schema)?.into_pyarrow(py)?;
+                    let table = crate::arrow_table::to_pyarrow(py, data.batches, data.schema)?;
                     func.call1(py, (table, batch_id))?;
                     Ok(())
                 };

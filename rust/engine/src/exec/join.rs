@@ -545,7 +545,8 @@ impl SideState {
                 let Some(list) = side.state.store(p).get_bytes(&key)? else {
                     continue;
                 };
-                let (n, earliest) = unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
+                let (n, earliest) =
+                    unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
                 side.rows += n;
                 if expiry.is_some() {
                     side.by_expiry.insert((earliest, key.into()));
@@ -815,9 +816,9 @@ impl StreamJoin {
             .collect::<Result<Vec<ArrayRef>>>()?;
         // each stored row decoded once, then repeated for its pairs
         let other_batch = self.side(!left).decode(
-            stored.iter().filter_map(|(l, at)| {
-                packed_at(&lists[*l as usize].1, *at).map(|p| p.row)
-            }),
+            stored
+                .iter()
+                .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
             exprs.side_schema(!left),
         )?;
         let cand_idx = UInt32Array::from(cand.clone());
@@ -939,7 +940,9 @@ impl StreamJoin {
                 &mut self.right
             };
             // keys with rows expiring at or below the watermark: a prefix of the index
-            let keep = side.by_expiry.split_off(&(wm.saturating_add(1), Box::default()));
+            let keep = side
+                .by_expiry
+                .split_off(&(wm.saturating_add(1), Box::default()));
             let expired = std::mem::replace(&mut side.by_expiry, keep);
             let mut keys: Vec<Box<[u8]>> = expired.into_iter().map(|(_, k)| k).collect();
             keys.sort_unstable();

@@ -66,7 +66,9 @@ impl<V> Entries<V> {
                 Entry::Occupied(mut e) => Some(e.insert(value)),
                 Entry::Vacant(e) => {
                     if let Some(idx) = by_time {
-                        idx.entry(time_of(e.key())).or_default().push(e.key().clone());
+                        idx.entry(time_of(e.key()))
+                            .or_default()
+                            .push(e.key().clone());
                     }
                     e.insert(value);
                     None
@@ -103,11 +105,8 @@ impl<V> Entries<V> {
                     .collect()
             }
             Entries::Hashed { map, .. } => {
-                let keys: Vec<Box<[u8]>> = map
-                    .keys()
-                    .filter(|k| k.as_ref() < bound)
-                    .cloned()
-                    .collect();
+                let keys: Vec<Box<[u8]>> =
+                    map.keys().filter(|k| k.as_ref() < bound).cloned().collect();
                 keys.iter().filter_map(|k| map.remove_entry(k)).collect()
             }
         }
@@ -125,7 +124,10 @@ impl<V> Entries<V> {
     pub fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> Vec<(&'a [u8], &'a V)> {
         match self {
             Entries::Sorted(m) => m
-                .range::<[u8], _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+                .range::<[u8], _>((
+                    std::ops::Bound::Included(prefix),
+                    std::ops::Bound::Unbounded,
+                ))
                 .take_while(|(k, _)| k.starts_with(prefix))
                 .map(|(k, v)| (k.as_ref(), v))
                 .collect(),
