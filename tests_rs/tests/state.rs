@@ -207,21 +207,25 @@ fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
     let dir = TempDir::new("state-timed");
     let s = raw_spec(dir.path(), KeyOrder::TimePrefixed);
     let mut store = MemoryProvider.open(&s, 0).unwrap();
-    for (t, rest) in [(-5, b"a"), (3, b"b"), (3, b"c"), (7, b"d"), (10, b"e")] {
+    // the same second, and seconds before and after the bound's
+    let times = [(-5, b"a"), (3, b"b"), (3, b"c"), (7, b"d"), (10, b"e")];
+    let far = [(-3_000_000, b"f"), (9_000_000, b"g")];
+    for (t, rest) in times.into_iter().chain(far) {
         store.put_bytes(timed(t, rest), rest.to_vec()).unwrap();
     }
     // removed then put again: still removed once, by time
     store.remove(&timed(3, b"b"));
     store.put_bytes(timed(3, b"b"), b"b2".to_vec()).unwrap();
     let bound = time_prefix(8);
-    assert_eq!(store.remove_below(&bound), 4);
-    assert_eq!(store.metrics().num_keys, 1);
+    assert_eq!(store.remove_below(&bound), 5);
+    assert_eq!(store.metrics().num_keys, 2);
     assert!(store.contains(&timed(10, b"e")).unwrap());
     store.commit().unwrap();
     // the delta records the removals: a restart sees the same state
     let reopened = MemoryProvider.open(&s, 1).unwrap();
-    let keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
-    assert_eq!(keys, vec![timed(10, b"e")]);
+    let mut keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
+    keys.sort();
+    assert_eq!(keys, vec![timed(10, b"e"), timed(9_000_000, b"g")]);
     assert_eq!(
         reopened.get_bytes(&timed(10, b"e")).unwrap().as_deref(),
         Some(&b"e"[..])

@@ -895,6 +895,12 @@ impl StreamJoin {
             }
             let mut list = this.list(key)?;
             let before = list.len();
+            // sized exactly: the store keeps the bytes without copying them again
+            let need: usize = key_rows
+                .iter()
+                .map(|r| HEADER + rows.row(*r as usize).data().len())
+                .sum();
+            list.reserve_exact(need);
             let mut earliest = i64::MAX;
             for r in key_rows.iter().map(|r| *r as usize) {
                 if semi && left && matched_rows[r] {
@@ -951,7 +957,10 @@ impl StreamJoin {
             let mut unmatched: Vec<u8> = Vec::new();
             let mut removed = 0;
             for key in keys {
-                let list = side.list(&key)?;
+                let p = side.state.partition_of(&key);
+                let Some(list) = side.state.store(p).get_bytes(&key)? else {
+                    continue;
+                };
                 let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
                 for row in unpack(&list) {
                     if row.expiry <= wm {
@@ -964,7 +973,9 @@ impl StreamJoin {
                         earliest = earliest.min(row.expiry);
                     }
                 }
-                if kept.len() != list.len() {
+                let changed = kept.len() != list.len();
+                drop(list);
+                if changed {
                     side.put(&key, kept)?;
                 }
                 if earliest != i64::MAX {

@@ -15,11 +15,16 @@ pub(super) enum Entries<V> {
     Sorted(BTreeMap<Box<[u8]>, V>),
     Hashed {
         map: HashMap<Box<[u8]>, V, Hasher>,
-        /// Keys by their first 8 bytes (an event time), for `remove_below`;
-        /// may name keys since removed (they are skipped then).
+        /// Keys by time bucket (their first 8 bytes, an event time, over
+        /// `BUCKET_BITS`), for `remove_below`; may name keys since removed
+        /// (they are skipped then).
         by_time: Option<BTreeMap<u64, Vec<Box<[u8]>>>>,
     },
 }
+
+/// A time bucket spans 2^20 µs (about a second): one index entry per
+/// bucket, not per key, and eviction takes whole buckets but the last.
+const BUCKET_BITS: u32 = 20;
 
 /// The leading 8 bytes of a time-prefixed key as a number (same order).
 fn time_of(key: &[u8]) -> u64 {
@@ -66,9 +71,8 @@ impl<V> Entries<V> {
                 Entry::Occupied(mut e) => Some(e.insert(value)),
                 Entry::Vacant(e) => {
                     if let Some(idx) = by_time {
-                        idx.entry(time_of(e.key()))
-                            .or_default()
-                            .push(e.key().clone());
+                        let bucket = time_of(e.key()) >> BUCKET_BITS;
+                        idx.entry(bucket).or_default().push(e.key().clone());
                     }
                     e.insert(value);
                     None
@@ -96,11 +100,21 @@ impl<V> Entries<V> {
                 map,
                 by_time: Some(idx),
             } if bound.len() == 8 => {
-                // keys before an 8-byte bound are those with an earlier time
-                let keep = idx.split_off(&time_of(bound));
-                let gone = std::mem::replace(idx, keep);
-                gone.into_values()
-                    .flatten()
+                // keys before an 8-byte bound are those with an earlier time:
+                // all of the earlier buckets, and some of the bound's own
+                let bound = time_of(bound);
+                let mut keep = idx.split_off(&(bound >> BUCKET_BITS));
+                let mut gone: Vec<Box<[u8]>> =
+                    std::mem::take(idx).into_values().flatten().collect();
+                if let Some(edge) = keep.get_mut(&(bound >> BUCKET_BITS)) {
+                    let (before, after): (Vec<_>, Vec<_>) = std::mem::take(edge)
+                        .into_iter()
+                        .partition(|k| time_of(k) < bound);
+                    *edge = after;
+                    gone.extend(before);
+                }
+                *idx = keep;
+                gone.into_iter()
                     .filter_map(|k| map.remove_entry(&k))
                     .collect()
             }
