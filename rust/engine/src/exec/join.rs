@@ -540,9 +540,11 @@ impl SideState {
             rows: 0,
         };
         // count the restored rows and rebuild the eviction index
+        // (keys, then each value read in place: no copy of the rows)
         for p in 0..side.state.len() {
-            for (key, _) in side.state.store(p).entries()? {
-                let Some(list) = side.state.store(p).get_bytes(&key)? else {
+            let store = side.state.store(p);
+            for key in store.keys() {
+                let Some(list) = store.get_bytes(key)? else {
                     continue;
                 };
                 let (n, earliest) =
@@ -808,11 +810,11 @@ impl StreamJoin {
                 }
             }
         }
-        let idx = UInt32Array::from(this_idx.clone());
+        let (this_idx, cand) = (UInt32Array::from(this_idx), UInt32Array::from(cand));
         let this_cols = b
             .columns()
             .iter()
-            .map(|c| Ok(take(c.as_ref(), &idx, None)?))
+            .map(|c| Ok(take(c.as_ref(), &this_idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
         // each stored row decoded once, then repeated for its pairs
         let other_batch = self.side(!left).decode(
@@ -821,11 +823,10 @@ impl StreamJoin {
                 .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
             exprs.side_schema(!left),
         )?;
-        let cand_idx = UInt32Array::from(cand.clone());
         let other_cols = other_batch
             .columns()
             .iter()
-            .map(|c| Ok(take(c.as_ref(), &cand_idx, None)?))
+            .map(|c| Ok(take(c.as_ref(), &cand, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
         let cols: Vec<ArrayRef> = if left {
             this_cols.into_iter().chain(other_cols).collect()
@@ -846,8 +847,8 @@ impl StreamJoin {
         let mut first_matches: Vec<usize> = Vec::new();
         for (i, ok) in mask.iter().enumerate() {
             if ok == Some(true) {
-                matched_rows[this_idx[i] as usize] = true;
-                let s = cand[i] as usize;
+                matched_rows[this_idx.value(i) as usize] = true;
+                let s = cand.value(i) as usize;
                 if !stored_matched[s] {
                     stored_matched[s] = true;
                     first_matches.push(s);
