@@ -211,11 +211,11 @@ fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
     let times = [(-5, b"a"), (3, b"b"), (3, b"c"), (7, b"d"), (10, b"e")];
     let far = [(-3_000_000, b"f"), (9_000_000, b"g")];
     for (t, rest) in times.into_iter().chain(far) {
-        store.put_bytes(timed(t, rest), rest.to_vec()).unwrap();
+        store.put_bytes(&timed(t, rest), rest).unwrap();
     }
     // removed then put again: still removed once, by time
     store.remove(&timed(3, b"b"));
-    store.put_bytes(timed(3, b"b"), b"b2".to_vec()).unwrap();
+    store.put_bytes(&timed(3, b"b"), b"b2").unwrap();
     let bound = time_prefix(8);
     assert_eq!(store.remove_below(&bound), 5);
     assert_eq!(store.metrics().num_keys, 2);
@@ -238,7 +238,7 @@ fn unordered_store_answers_scans_by_filtering_and_survives_restarts() {
     let s = raw_spec(dir.path(), KeyOrder::Unordered);
     let mut store = MemoryProvider.open(&s, 0).unwrap();
     for k in [b"b2", b"a1", b"b1", b"c1"] {
-        store.put_bytes(k.to_vec(), k.to_vec()).unwrap();
+        store.put_bytes(k, k).unwrap();
     }
     let scanned: Vec<Vec<u8>> = store
         .scan_prefix(b"b")
@@ -261,7 +261,7 @@ fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint() {
     let mut store = MemoryProvider
         .open(&raw_spec(dir.path(), KeyOrder::Unordered), 0)
         .unwrap();
-    store.put_bytes(b"k".to_vec(), b"v".to_vec()).unwrap();
+    store.put_bytes(b"k", b"v").unwrap();
     store.commit().unwrap();
     let renamed = StoreSpec {
         value_fields: vec![Arc::new(Field::new("rows", DataType::Binary, true))],

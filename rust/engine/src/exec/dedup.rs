@@ -192,6 +192,7 @@ impl Dedup {
         let rows = self.converter.convert_columns(&cols)?;
         let within = !self.time_in_key && self.delay_us.is_some();
         let mut keep = Vec::with_capacity(b.num_rows());
+        let mut key = Vec::new();
         for r in 0..b.num_rows() {
             let t = times.as_ref().and_then(|ts| ts[r]);
             if let (Some(wm), Some(t)) = (self.watermark, t) {
@@ -201,31 +202,27 @@ impl Dedup {
                     continue;
                 }
             }
-            let key = if self.time_in_key {
-                let row = rows.row(r);
-                let mut k = Vec::with_capacity(8 + row.as_ref().len());
-                k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
-                k.extend_from_slice(row.as_ref());
-                k
-            } else {
-                rows.row(r).as_ref().to_vec()
-            };
-            let p = self.state.partition_of(&key);
-            let store = self.state.store_mut(p);
-            if store.contains(&key)? {
-                keep.push(false);
-                continue;
+            key.clear();
+            if self.time_in_key {
+                key.extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
             }
+            key.extend_from_slice(rows.row(r).as_ref());
             // within the watermark the value is when the key expires
             let value = if within {
                 t.zip(self.delay_us).map(|(t, d)| t + d)
             } else {
                 t
             };
-            let bytes = value.map_or_else(Vec::new, |v| v.to_be_bytes().to_vec());
-            store.put_bytes(key, bytes)?;
-            self.metrics.rows_updated += 1;
-            keep.push(true);
+            let bytes = value.map(i64::to_be_bytes);
+            let p = self.state.partition_of(&key);
+            let fresh = self
+                .state
+                .store_mut(p)
+                .put_bytes_if_absent(&key, bytes.as_ref().map_or(&[][..], |b| &b[..]))?;
+            if fresh {
+                self.metrics.rows_updated += 1;
+            }
+            keep.push(fresh);
         }
         self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
         Ok(filter_record_batch(b, &BooleanArray::from(keep))?)

@@ -600,7 +600,7 @@ impl SideState {
             store.remove(key);
             Ok(())
         } else {
-            store.put_bytes(key.to_vec(), list)
+            store.put_bytes(key, &list)
         }
     }
 }

@@ -1,159 +1,255 @@
 //! The in-memory map behind a memory store, shaped by the order its
-//! operator needs ([`KeyOrder`]): a sorted map for range scans, else a hash
-//! map (a probe instead of a tree walk of key comparisons), with an index
-//! of keys by their leading event time when they have one.
+//! operator needs ([`KeyOrder`]): a sorted map for range scans, else an
+//! [`ArenaMap`] (a probe instead of a tree walk, no allocation per entry),
+//! with an index of keys by their leading event time when they have one.
+//! Both track the keys changed since the last commit for the delta file.
 
-use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
 
-use super::KeyOrder;
+use super::arena::ArenaMap;
+use super::{KeyOrder, StateRow};
 
-type Hasher = foldhash::fast::FixedState;
+/// A value as held in a sorted map: bytes (row-format or an operator's own
+/// binary encoding, as the store's codec says) or, for state types the row
+/// format cannot hold, the scalars themselves.
+#[derive(Clone)]
+pub(super) enum Value {
+    Bytes(Box<[u8]>),
+    Scalars(StateRow),
+}
+
+/// A value as read from either map.
+#[derive(Clone, Copy)]
+pub(super) enum ValueRef<'a> {
+    Bytes(&'a [u8]),
+    Scalars(&'a StateRow),
+}
+
+impl Value {
+    fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            Value::Bytes(b) => ValueRef::Bytes(b),
+            Value::Scalars(r) => ValueRef::Scalars(r),
+        }
+    }
+
+    /// Approximate bytes held (payload plus headers).
+    fn size(&self) -> usize {
+        match self {
+            Value::Bytes(b) => b.len() + 16,
+            Value::Scalars(r) => {
+                r.iter()
+                    .map(datafusion::common::ScalarValue::size)
+                    .sum::<usize>()
+                    + 24
+            }
+        }
+    }
+}
+
+/// An entry's payloads plus the key's header and the tree's per-entry share.
+fn entry_bytes(key_len: usize, value: &Value) -> u64 {
+    (key_len + 24 + value.size() + 16) as u64
+}
+
+/// Changes since the last commit: keys put (with their values), keys removed.
+pub(super) type Changes<'a> = (Vec<(&'a [u8], ValueRef<'a>)>, Vec<&'a [u8]>);
 
 /// A store's key → value map.
-pub(super) enum Entries<V> {
-    Sorted(BTreeMap<Box<[u8]>, V>),
-    Hashed {
-        map: HashMap<Box<[u8]>, V, Hasher>,
-        /// Keys by time bucket (their first 8 bytes, an event time, over
-        /// `BUCKET_BITS`), for `remove_below`; may name keys since removed
-        /// (they are skipped then).
-        by_time: Option<BTreeMap<u64, Vec<Box<[u8]>>>>,
+pub(super) enum Entries {
+    Sorted {
+        map: BTreeMap<Box<[u8]>, Value>,
+        /// Keys put or removed since the last commit (repeats allowed).
+        touched: Vec<Box<[u8]>>,
+        /// Approximate bytes held, kept as entries change.
+        bytes: u64,
     },
+    Arena(ArenaMap),
 }
 
-/// A time bucket spans 2^20 µs (about a second): one index entry per
-/// bucket, not per key, and eviction takes whole buckets but the last.
-const BUCKET_BITS: u32 = 20;
-
-/// The leading 8 bytes of a time-prefixed key as a number (same order).
-fn time_of(key: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = key.len().min(8);
-    b[..n].copy_from_slice(&key[..n]);
-    u64::from_be_bytes(b)
-}
-
-impl<V> Entries<V> {
-    pub fn new(order: KeyOrder) -> Self {
+impl Entries {
+    /// An empty map for `order`; `bytes_only` when every value is bytes
+    /// (the arena holds nothing else).
+    pub fn new(order: KeyOrder, bytes_only: bool) -> Self {
         match order {
-            KeyOrder::Sorted => Entries::Sorted(BTreeMap::new()),
-            KeyOrder::TimePrefixed | KeyOrder::Unordered => Entries::Hashed {
-                map: HashMap::default(),
-                by_time: (order == KeyOrder::TimePrefixed).then(BTreeMap::new),
+            KeyOrder::TimePrefixed | KeyOrder::Unordered if bytes_only => {
+                Entries::Arena(ArenaMap::new(order == KeyOrder::TimePrefixed))
+            }
+            _ => Entries::Sorted {
+                map: BTreeMap::new(),
+                touched: Vec::new(),
+                bytes: 0,
             },
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
-            Entries::Sorted(m) => m.len(),
-            Entries::Hashed { map, .. } => map.len(),
+            Entries::Sorted { map, .. } => map.len(),
+            Entries::Arena(a) => a.len(),
         }
     }
 
-    pub fn get(&self, key: &[u8]) -> Option<&V> {
+    /// Approximate bytes held in memory.
+    pub fn memory_bytes(&self) -> u64 {
         match self {
-            Entries::Sorted(m) => m.get(key),
-            Entries::Hashed { map, .. } => map.get(key),
+            Entries::Sorted { bytes, .. } => *bytes,
+            Entries::Arena(a) => a.memory_bytes(),
         }
     }
 
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.get(key).is_some()
-    }
-
-    /// Set `key`; returns the value it replaced.
-    pub fn insert(&mut self, key: Box<[u8]>, value: V) -> Option<V> {
+    pub fn get(&self, key: &[u8]) -> Option<ValueRef<'_>> {
         match self {
-            Entries::Sorted(m) => m.insert(key, value),
-            Entries::Hashed { map, by_time } => match map.entry(key) {
-                Entry::Occupied(mut e) => Some(e.insert(value)),
-                Entry::Vacant(e) => {
-                    if let Some(idx) = by_time {
-                        let bucket = time_of(e.key()) >> BUCKET_BITS;
-                        idx.entry(bucket).or_default().push(e.key().clone());
-                    }
-                    e.insert(value);
-                    None
-                }
-            },
+            Entries::Sorted { map, .. } => map.get(key).map(Value::as_ref),
+            Entries::Arena(a) => a.get(key).map(ValueRef::Bytes),
         }
     }
 
-    pub fn remove(&mut self, key: &[u8]) -> Option<V> {
-        match self {
-            Entries::Sorted(m) => m.remove(key),
-            Entries::Hashed { map, .. } => map.remove(key),
-        }
-    }
-
-    /// Remove every key ordered before `bound`, returning them.
-    pub fn remove_below(&mut self, bound: &[u8]) -> Vec<(Box<[u8]>, V)> {
-        match self {
-            Entries::Sorted(m) => {
-                // one split instead of a lookup per key
-                let keep = m.split_off(bound);
-                std::mem::replace(m, keep).into_iter().collect()
+    /// Set `key` (unless `only_if_absent` and it has a value); returns
+    /// whether it was set.
+    pub fn insert(&mut self, key: &[u8], value: Value, only_if_absent: bool) -> bool {
+        match (self, value) {
+            (Entries::Arena(a), Value::Bytes(b)) => a.put(key, &b, only_if_absent),
+            (Entries::Arena(_), Value::Scalars(_)) => {
+                unreachable!("arena maps are only made for byte values")
             }
-            Entries::Hashed {
+            (
+                Entries::Sorted {
+                    map,
+                    touched,
+                    bytes,
+                },
+                value,
+            ) => {
+                if only_if_absent && map.contains_key(key) {
+                    return false;
+                }
+                *bytes += entry_bytes(key.len(), &value);
+                touched.push(key.into());
+                if let Some(old) = map.insert(key.into(), value) {
+                    *bytes -= entry_bytes(key.len(), &old);
+                }
+                true
+            }
+        }
+    }
+
+    /// Set `key` to bytes without boxing them first (the arena copies).
+    pub fn insert_bytes(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> bool {
+        match self {
+            Entries::Arena(a) => a.put(key, value, only_if_absent),
+            sorted => sorted.insert(key, Value::Bytes(value.into()), only_if_absent),
+        }
+    }
+
+    pub fn remove(&mut self, key: &[u8]) {
+        match self {
+            Entries::Sorted {
                 map,
-                by_time: Some(idx),
-            } if bound.len() == 8 => {
-                // keys before an 8-byte bound are those with an earlier time:
-                // all of the earlier buckets, and some of the bound's own
-                let bound = time_of(bound);
-                let mut keep = idx.split_off(&(bound >> BUCKET_BITS));
-                let mut gone: Vec<Box<[u8]>> =
-                    std::mem::take(idx).into_values().flatten().collect();
-                if let Some(edge) = keep.get_mut(&(bound >> BUCKET_BITS)) {
-                    let (before, after): (Vec<_>, Vec<_>) = std::mem::take(edge)
-                        .into_iter()
-                        .partition(|k| time_of(k) < bound);
-                    *edge = after;
-                    gone.extend(before);
+                touched,
+                bytes,
+            } => {
+                if let Some(old) = map.remove(key) {
+                    *bytes -= entry_bytes(key.len(), &old);
+                    touched.push(key.into());
                 }
-                *idx = keep;
-                gone.into_iter()
-                    .filter_map(|k| map.remove_entry(&k))
-                    .collect()
             }
-            Entries::Hashed { map, .. } => {
-                let keys: Vec<Box<[u8]>> =
-                    map.keys().filter(|k| k.as_ref() < bound).cloned().collect();
-                keys.iter().filter_map(|k| map.remove_entry(k)).collect()
+            Entries::Arena(a) => {
+                a.remove(key);
             }
+        }
+    }
+
+    /// Remove every key ordered before `bound`; returns how many went.
+    pub fn remove_below(&mut self, bound: &[u8]) -> usize {
+        match self {
+            Entries::Sorted {
+                map,
+                touched,
+                bytes,
+            } => {
+                // one split instead of a lookup per key
+                let keep = map.split_off(bound);
+                let gone = std::mem::replace(map, keep);
+                let n = gone.len();
+                for (k, v) in gone {
+                    *bytes -= entry_bytes(k.len(), &v);
+                    touched.push(k);
+                }
+                n
+            }
+            Entries::Arena(a) => a.remove_below(bound),
         }
     }
 
     /// Every entry: in key order when sorted, else in no particular order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], &V)> + '_> {
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], ValueRef<'_>)> + '_> {
         match self {
-            Entries::Sorted(m) => Box::new(m.iter().map(|(k, v)| (k.as_ref(), v))),
-            Entries::Hashed { map, .. } => Box::new(map.iter().map(|(k, v)| (k.as_ref(), v))),
+            Entries::Sorted { map, .. } => {
+                Box::new(map.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))
+            }
+            Entries::Arena(a) => Box::new(a.iter().map(|(k, v)| (k, ValueRef::Bytes(v)))),
         }
     }
 
     /// Entries whose key starts with `prefix`, in key order.
-    pub fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> Vec<(&'a [u8], &'a V)> {
+    pub fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> Vec<(&'a [u8], ValueRef<'a>)> {
         match self {
-            Entries::Sorted(m) => m
+            Entries::Sorted { map, .. } => map
                 .range::<[u8], _>((
                     std::ops::Bound::Included(prefix),
                     std::ops::Bound::Unbounded,
                 ))
                 .take_while(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.as_ref(), v))
+                .map(|(k, v)| (k.as_ref(), v.as_ref()))
                 .collect(),
-            Entries::Hashed { map, .. } => {
-                let mut out: Vec<_> = map
-                    .iter()
-                    .filter(|(k, _)| k.starts_with(prefix))
-                    .map(|(k, v)| (k.as_ref(), v))
-                    .collect();
+            Entries::Arena(_) => {
+                let mut out: Vec<_> = self.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
                 out.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 out
             }
+        }
+    }
+
+    /// What changed since the last commit, each key once: present keys
+    /// with their final values, then removed keys.
+    pub fn changes(&self) -> Changes<'_> {
+        match self {
+            Entries::Sorted { map, touched, .. } => {
+                // hashing is cheaper than sorting long keys
+                let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
+                    HashSet::with_capacity_and_hasher(touched.len(), Default::default());
+                let (mut present, mut removed) = (Vec::new(), Vec::new());
+                for k in touched
+                    .iter()
+                    .map(|k| k.as_ref())
+                    .filter(|k| seen.insert(k))
+                {
+                    match map.get(k) {
+                        Some(v) => present.push((k, v.as_ref())),
+                        None => removed.push(k),
+                    }
+                }
+                (present, removed)
+            }
+            Entries::Arena(a) => {
+                let (present, removed) = a.changes();
+                (
+                    present
+                        .into_iter()
+                        .map(|(k, v)| (k, ValueRef::Bytes(v)))
+                        .collect(),
+                    removed,
+                )
+            }
+        }
+    }
+
+    /// The changes are durable: forget them.
+    pub fn committed(&mut self) {
+        match self {
+            Entries::Sorted { touched, .. } => touched.clear(),
+            Entries::Arena(a) => a.committed(),
         }
     }
 }

@@ -11,7 +11,7 @@
 //! after it. Snapshots and cleanup of old files run on a side thread.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use arrow::ipc::writer::FileWriter;
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
-use super::entries::Entries;
+use super::entries::{Entries, Value, ValueRef};
 use super::{StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
@@ -39,10 +39,8 @@ impl StateStoreProvider for MemoryProvider {
         Ok(Box::new(MemoryStore {
             spec: spec.clone(),
             version,
-            bytes: map_bytes(&map),
             map,
             codec: Arc::new(codec),
-            touched: Vec::new(),
             snapshotting: None,
             last_snapshot: Arc::new(AtomicI64::new(-1)),
             cache_hits: 0,
@@ -54,13 +52,9 @@ impl StateStoreProvider for MemoryProvider {
 struct MemoryStore {
     spec: StoreSpec,
     version: i64,
-    map: Entries<Value>,
-    /// Approximate bytes held, kept as entries change (no scan per batch).
-    bytes: u64,
+    /// The entries, tracking what changed since the last commit.
+    map: Entries,
     codec: Arc<Codec>,
-    /// Keys put or removed since the last commit (in any order, repeats
-    /// allowed): the delta holds each one's final value or its removal.
-    touched: Vec<Box<[u8]>>,
     /// The snapshot (and cleanup) being written off the batch's path.
     snapshotting: Option<std::thread::JoinHandle<()>>,
     last_snapshot: Arc<AtomicI64>,
@@ -68,19 +62,40 @@ struct MemoryStore {
     cache_misses: u64,
 }
 
-/// A value as held in memory: compact row-format bytes when the state types
-/// allow it, else the scalars themselves.
-#[derive(Clone)]
-enum Value {
-    Encoded(Box<[u8]>),
-    Raw(Box<[u8]>),
-    Scalars(StateRow),
-}
-
 /// Encodes state rows as Arrow row-format bytes (a few bytes per value
 /// instead of a `ScalarValue` each). A single binary value (an operator's
 /// own encoding) is kept as its bytes.
-struct Codec(Option<RowConverter>, bool);
+struct Codec {
+    conv: Option<RowConverter>,
+    /// The state is one binary column, held as its bytes.
+    raw: bool,
+}
+
+/// Values gathered for a file: bytes in one column, or scalar rows.
+enum Gathered {
+    Bytes(BinaryArray),
+    Rows(Vec<StateRow>),
+}
+
+impl Gathered {
+    fn from(values: &[ValueRef<'_>]) -> Self {
+        if values.iter().all(|v| matches!(v, ValueRef::Bytes(_))) {
+            return Gathered::Bytes(binary(values.iter().map(|v| match v {
+                ValueRef::Bytes(b) => Some(*b),
+                ValueRef::Scalars(_) => None,
+            })));
+        }
+        Gathered::Rows(
+            values
+                .iter()
+                .map(|v| match v {
+                    ValueRef::Scalars(r) => (*r).clone(),
+                    ValueRef::Bytes(b) => vec![ScalarValue::Binary(Some(b.to_vec()))],
+                })
+                .collect(),
+        )
+    }
+}
 
 impl Codec {
     fn new(fields: &[FieldRef]) -> Result<Self> {
@@ -90,19 +105,27 @@ impl Codec {
             .map(|f| SortField::new(f.data_type().clone()))
             .collect();
         if raw || fields.is_empty() || !RowConverter::supports_fields(&sort) {
-            return Ok(Codec(None, raw));
+            return Ok(Codec { conv: None, raw });
         }
-        Ok(Codec(Some(RowConverter::new(sort)?), false))
+        Ok(Codec {
+            conv: Some(RowConverter::new(sort)?),
+            raw: false,
+        })
+    }
+
+    /// Whether every value is held as bytes.
+    fn bytes_only(&self) -> bool {
+        self.raw || self.conv.is_some()
     }
 
     fn encode(&self, mut row: StateRow) -> Result<Value> {
-        if self.1 {
+        if self.raw {
             if let Some(ScalarValue::Binary(Some(bytes))) = row.pop() {
-                return Ok(Value::Raw(bytes.into()));
+                return Ok(Value::Bytes(bytes.into()));
             }
             return Err(Error::Internal("a binary state value expected".into()));
         }
-        let Some(conv) = &self.0 else {
+        let Some(conv) = &self.conv else {
             return Ok(Value::Scalars(row));
         };
         let arrays = row
@@ -110,79 +133,55 @@ impl Codec {
             .map(|v| v.to_array())
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let rows = conv.convert_columns(&arrays)?;
-        Ok(Value::Encoded(rows.row(0).as_ref().into()))
+        Ok(Value::Bytes(rows.row(0).as_ref().into()))
     }
 
-    fn decode(&self, value: &Value) -> Result<StateRow> {
-        match (value, &self.0) {
-            (Value::Raw(bytes), _) => Ok(vec![ScalarValue::Binary(Some(bytes.to_vec()))]),
-            (Value::Scalars(row), _) => Ok(row.clone()),
-            (Value::Encoded(bytes), Some(conv)) => {
+    fn decode(&self, value: ValueRef<'_>) -> Result<StateRow> {
+        match (value, &self.conv) {
+            (ValueRef::Scalars(row), _) => Ok(row.clone()),
+            (ValueRef::Bytes(bytes), _) if self.raw => {
+                Ok(vec![ScalarValue::Binary(Some(bytes.to_vec()))])
+            }
+            (ValueRef::Bytes(bytes), Some(conv)) => {
                 let arrays = conv.convert_rows([conv.parser().parse(bytes)])?;
                 Ok(arrays
                     .iter()
                     .map(|a| ScalarValue::try_from_array(a, 0))
                     .collect::<std::result::Result<Vec<_>, _>>()?)
             }
-            (Value::Encoded(_), None) => {
+            (ValueRef::Bytes(_), None) => {
                 Err(Error::Internal("encoded state without a codec".into()))
             }
         }
     }
 
     /// Values as columns of the state schema, decoded in one pass.
-    fn columns(&self, spec: &StoreSpec, values: &[&Value]) -> Result<Vec<ArrayRef>> {
-        if self.1 {
-            let bytes = binary(values.iter().map(|v| match v {
-                Value::Raw(b) => Some(b.as_ref()),
-                _ => None,
-            }));
-            return Ok(vec![Arc::new(bytes)]);
-        }
-        if let Some(conv) = &self.0 {
-            if values.iter().all(|v| matches!(v, Value::Encoded(_))) {
+    fn columns(&self, spec: &StoreSpec, values: Gathered) -> Result<Vec<ArrayRef>> {
+        match (values, &self.conv) {
+            (Gathered::Bytes(bytes), _) if self.raw => Ok(vec![Arc::new(bytes)]),
+            (Gathered::Bytes(bytes), Some(conv)) => {
                 let parser = conv.parser();
-                let rows = values.iter().map(|v| match v {
-                    Value::Encoded(b) => parser.parse(b),
-                    _ => parser.parse(&[]),
-                });
-                return Ok(conv.convert_rows(rows)?);
+                Ok(conv.convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?)
             }
-        }
-        let rows = values
-            .iter()
-            .map(|v| self.decode(v))
-            .collect::<Result<Vec<_>>>()?;
-        value_columns(spec, &rows.iter().collect::<Vec<_>>())
-    }
-
-    fn size(value: &Value) -> usize {
-        match value {
-            Value::Encoded(b) | Value::Raw(b) => b.len() + 16,
-            Value::Scalars(r) => r.iter().map(ScalarValue::size).sum::<usize>() + 24,
+            (Gathered::Bytes(_), None) => {
+                Err(Error::Internal("encoded state without a codec".into()))
+            }
+            (Gathered::Rows(rows), _) => value_columns(spec, &rows.iter().collect::<Vec<_>>()),
         }
     }
 }
 
-/// An entry's payloads plus the key's Vec header and the map's per-entry share.
-fn entry_bytes(key_len: usize, value: &Value) -> u64 {
-    (key_len + 24 + Codec::size(value) + 16) as u64
-}
-
-fn map_bytes(map: &Entries<Value>) -> u64 {
-    map.iter().map(|(k, v)| entry_bytes(k.len(), v)).sum()
-}
-
-/// Loaded rows as the store's map.
+/// Loaded rows as the store's map (nothing in it counts as changed).
 fn encode_all(
     spec: &StoreSpec,
     codec: &Codec,
     rows: BTreeMap<Vec<u8>, StateRow>,
-) -> Result<Entries<Value>> {
-    let mut map = Entries::new(spec.key_order);
+) -> Result<Entries> {
+    let mut map = Entries::new(spec.key_order, codec.bytes_only());
     for (k, v) in rows {
-        map.insert(k.into_boxed_slice(), codec.encode(v)?);
+        map.insert(&k, codec.encode(v)?, false);
     }
+    map.committed();
     Ok(map)
 }
 
@@ -353,46 +352,37 @@ impl StateStore for MemoryStore {
     }
 
     fn contains(&self, key: &[u8]) -> Result<bool> {
-        Ok(self.map.contains(key))
+        Ok(self.map.get(key).is_some())
     }
 
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()> {
         let value = self.codec.encode(value)?;
-        self.insert(key.into_boxed_slice(), value);
+        self.map.insert(&key, value, false);
         Ok(())
     }
 
     fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
         match self.map.get(key) {
-            Some(Value::Raw(b)) => Ok(Some(Cow::Borrowed(b))),
+            Some(ValueRef::Bytes(b)) if self.codec.raw => Ok(Some(Cow::Borrowed(b))),
             Some(_) => Err(Error::Internal("a binary state value expected".into())),
             None => Ok(None),
         }
     }
 
-    fn put_bytes(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
-        if !self.codec.1 {
-            return Err(Error::Internal("a binary state value expected".into()));
-        }
-        self.insert(key.into_boxed_slice(), Value::Raw(value.into_boxed_slice()));
-        Ok(())
+    fn put_bytes(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.put_raw(key, value, false).map(|_| ())
+    }
+
+    fn put_bytes_if_absent(&mut self, key: &[u8], value: &[u8]) -> Result<bool> {
+        self.put_raw(key, value, true)
     }
 
     fn remove(&mut self, key: &[u8]) {
-        if let Some(old) = self.map.remove(key) {
-            self.bytes -= entry_bytes(key.len(), &old);
-            self.touched.push(key.into());
-        }
+        self.map.remove(key);
     }
 
     fn remove_below(&mut self, bound: &[u8]) -> usize {
-        let gone = self.map.remove_below(bound);
-        let n = gone.len();
-        for (k, v) in gone {
-            self.bytes -= entry_bytes(k.len(), &v);
-            self.touched.push(k);
-        }
-        n
+        self.map.remove_below(bound)
     }
 
     fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
@@ -418,29 +408,21 @@ impl StateStore for MemoryStore {
         let version = self.version + 1;
         std::fs::create_dir_all(&self.spec.dir)
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
-        let touched = std::mem::take(&mut self.touched);
-        // each key once (hashing is cheaper than sorting long keys)
-        let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
-            HashSet::with_capacity_and_hasher(touched.len(), Default::default());
-        // present keys first (their final values), then the removed ones
-        let (mut present, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
-        for k in touched.iter().filter(|k| seen.insert(k)) {
-            match self.map.get(k) {
-                Some(v) => {
-                    present.push(k);
-                    values.push(v);
-                }
-                None => removed.push(k),
-            }
-        }
-        let mut value_cols = self.codec.columns(&self.spec, &values)?;
+        let (present, removed) = self.map.changes();
+        let values: Vec<ValueRef> = present.iter().map(|(_, v)| *v).collect();
+        let mut value_cols = self.codec.columns(&self.spec, Gathered::from(&values))?;
         if !removed.is_empty() {
             for (c, f) in value_cols.iter_mut().zip(&self.spec.value_fields) {
                 let nulls = arrow::array::new_null_array(f.data_type(), removed.len());
                 *c = arrow::compute::concat(&[c.as_ref(), nulls.as_ref()])?;
             }
         }
-        let keys = binary(present.iter().chain(&removed).map(|k| Some(k.as_ref())));
+        let keys = binary(
+            present
+                .iter()
+                .map(|(k, _)| Some(*k))
+                .chain(removed.iter().map(|k| Some(*k))),
+        );
         let deleted: BooleanArray = std::iter::repeat_n(Some(false), present.len())
             .chain(std::iter::repeat_n(Some(true), removed.len()))
             .collect();
@@ -451,6 +433,7 @@ impl StateStore for MemoryStore {
             schema(&self.spec, true),
             cols,
         )?;
+        self.map.committed();
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version);
         }
@@ -464,49 +447,41 @@ impl StateStore for MemoryStore {
         if let Ok(map) = load(&self.spec, self.version) {
             if let Ok(encoded) = encode_all(&self.spec, &self.codec, map) {
                 self.map = encoded;
-                self.bytes = map_bytes(&self.map);
             }
         }
-        self.touched.clear();
     }
 
     fn metrics(&self) -> StoreMetrics {
-        let (last_snapshot_version, cache_hits, cache_misses) = (
-            self.last_snapshot.load(Ordering::Relaxed),
-            self.cache_hits,
-            self.cache_misses,
-        );
         StoreMetrics {
             num_keys: self.map.len() as u64,
-            memory_bytes: self.bytes,
-            last_snapshot_version,
-            cache_hits,
-            cache_misses,
+            memory_bytes: self.map.memory_bytes(),
+            last_snapshot_version: self.last_snapshot.load(Ordering::Relaxed),
+            cache_hits: self.cache_hits,
+            cache_misses: self.cache_misses,
         }
     }
 }
 
 impl MemoryStore {
-    fn insert(&mut self, key: Box<[u8]>, value: Value) {
-        self.touched.push(key.clone());
-        let key_len = key.len();
-        self.bytes += entry_bytes(key_len, &value);
-        if let Some(old) = self.map.insert(key, value) {
-            self.bytes -= entry_bytes(key_len, &old);
+    /// Put a binary value, for stores whose state is one binary column.
+    fn put_raw(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> Result<bool> {
+        if !self.codec.raw {
+            return Err(Error::Internal("a binary state value expected".into()));
         }
+        Ok(self.map.insert_bytes(key, value, only_if_absent))
     }
 
     /// Write `version` as a snapshot, then drop versions no longer needed, on
     /// a side thread: a snapshot is an optimisation of recovery (the delta
     /// files already hold the version), so it stays off the batch's path. A
-    /// crash before it lands only means a restart replays more deltas.
+    /// crash before it lands only means a restart replays more deltas. The
+    /// entries are copied into two columns first (no copy per entry).
     fn snapshot_in_background(&mut self, version: i64) {
         self.wait_for_snapshot(); // at most one in flight
-        let entries: Vec<(Box<[u8]>, Value)> = self
-            .map
-            .iter()
-            .map(|(k, v)| (k.into(), v.clone()))
-            .collect();
+        let entries: Vec<(&[u8], ValueRef)> = self.map.iter().collect();
+        let keys = binary(entries.iter().map(|(k, _)| Some(*k)));
+        let values: Vec<ValueRef> = entries.iter().map(|(_, v)| *v).collect();
+        let values = Gathered::from(&values);
         let (spec, codec, last) = (
             self.spec.clone(),
             Arc::clone(&self.codec),
@@ -515,10 +490,8 @@ impl MemoryStore {
         let keep_from = version - spec.min_versions_to_retain.max(1);
         self.snapshotting = Some(std::thread::spawn(move || {
             let written = (|| {
-                let keys = binary(entries.iter().map(|(k, _)| Some(k.as_ref())));
-                let values: Vec<&Value> = entries.iter().map(|(_, v)| v).collect();
                 let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
-                cols.extend(codec.columns(&spec, &values)?);
+                cols.extend(codec.columns(&spec, values)?);
                 write_ipc(
                     &spec.dir.join(format!("{version}.snapshot")),
                     schema(&spec, false),

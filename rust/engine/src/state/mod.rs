@@ -6,6 +6,7 @@
 //! the operator's state row (`ScalarValue`s of its state schema). Version N
 //! is the state after batch N; a restart opens the last committed version.
 
+mod arena;
 mod entries;
 pub mod memory;
 pub mod partitioned;
@@ -58,8 +59,21 @@ pub trait StateStore: Send {
         }))
     }
     /// Set `key` in a store whose state is one binary column.
-    fn put_bytes(&mut self, key: Vec<u8>, value: Vec<u8>) -> Result<()> {
-        self.put(key, vec![ScalarValue::Binary(Some(value))])
+    fn put_bytes(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.put(
+            key.to_vec(),
+            vec![ScalarValue::Binary(Some(value.to_vec()))],
+        )
+    }
+    /// Set `key` in a store whose state is one binary column unless it has
+    /// a value (one lookup where `contains` then `put_bytes` take two);
+    /// returns whether it was set.
+    fn put_bytes_if_absent(&mut self, key: &[u8], value: &[u8]) -> Result<bool> {
+        if self.contains(key)? {
+            return Ok(false);
+        }
+        self.put_bytes(key, value)?;
+        Ok(true)
     }
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);

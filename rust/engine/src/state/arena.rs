@@ -1,0 +1,402 @@
+//! A hash map of byte keys to byte values for stores that need no key
+//! order (dedup, joins): entries live in one growing buffer and the hash
+//! table holds only their ids, so a put is an append (no allocation per
+//! entry), a lookup one probe, and the changes since the last commit are a
+//! list of ids (each once) that the delta file is written from.
+//!
+//! A removed entry stays in the table as a tombstone until the commit (the
+//! delta still needs its key, and putting the key again revives it); the
+//! commit drops tombstones and recycles their ids. Replaced values leave
+//! dead bytes in the buffer, compacted away once they outweigh live ones.
+
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+
+type Hasher = foldhash::fast::FixedState;
+
+/// Where one entry's key and value are (`key ++ value` at `at`).
+#[derive(Clone, Copy)]
+struct Slot {
+    hash: u64,
+    at: usize,
+    key_len: u32,
+    value_len: u32,
+    live: bool,
+    /// Listed in `changed` since the last commit.
+    changed: bool,
+}
+
+impl Slot {
+    fn len(&self) -> usize {
+        self.key_len as usize + self.value_len as usize
+    }
+}
+
+/// A time bucket spans 2^20 µs (about a second): one index entry per
+/// bucket, not per key, and eviction takes whole buckets but the last.
+const BUCKET_BITS: u32 = 20;
+
+/// The leading 8 bytes of a time-prefixed key as a number (same order).
+pub(super) fn time_of(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    b[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Keys and values in a buffer, found through a table of entry ids.
+pub(super) struct ArenaMap {
+    hasher: Hasher,
+    table: HashTable<u32>,
+    slots: Vec<Slot>,
+    data: Vec<u8>,
+    /// Bytes of live entries in `data` (the rest is dead).
+    live_bytes: usize,
+    live: usize,
+    /// Ids free for reuse (tombstones dropped by a commit).
+    free: Vec<u32>,
+    /// Ids put or removed since the last commit.
+    changed: Vec<u32>,
+    /// Ids by time bucket of their key's leading event time, for
+    /// `remove_below`; may name entries since removed or reused (checked).
+    by_time: Option<BTreeMap<u64, Vec<u32>>>,
+}
+
+impl ArenaMap {
+    /// An empty map; `time_prefixed` keys lead with an 8-byte event time.
+    pub fn new(time_prefixed: bool) -> Self {
+        ArenaMap {
+            hasher: Hasher::default(),
+            table: HashTable::new(),
+            slots: Vec::new(),
+            data: Vec::new(),
+            live_bytes: 0,
+            live: 0,
+            free: Vec::new(),
+            changed: Vec::new(),
+            by_time: time_prefixed.then(BTreeMap::new),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Bytes allocated for the map.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.data.capacity()
+            + self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.table.capacity() * (std::mem::size_of::<u32>() + 1)
+            + (self.free.capacity() + self.changed.capacity()) * 4) as u64
+    }
+
+    fn key(&self, id: u32) -> &[u8] {
+        let s = &self.slots[id as usize];
+        &self.data[s.at..s.at + s.key_len as usize]
+    }
+
+    fn value(&self, id: u32) -> &[u8] {
+        let s = &self.slots[id as usize];
+        &self.data[s.at + s.key_len as usize..s.at + s.len()]
+    }
+
+    fn find(&self, key: &[u8]) -> Option<u32> {
+        let hash = self.hasher.hash_one(key);
+        self.table
+            .find(hash, |&id| {
+                let s = &self.slots[id as usize];
+                s.hash == hash && &self.data[s.at..s.at + s.key_len as usize] == key
+            })
+            .copied()
+    }
+
+    pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
+        let id = self.find(key)?;
+        self.slots[id as usize].live.then(|| self.value(id))
+    }
+
+    fn mark_changed(&mut self, id: u32) {
+        let s = &mut self.slots[id as usize];
+        if !s.changed {
+            s.changed = true;
+            self.changed.push(id);
+        }
+    }
+
+    /// Write `key ++ value` at the end of the buffer into slot `id`.
+    fn write(&mut self, id: u32, key: &[u8], value: &[u8]) {
+        let at = self.data.len();
+        self.data.extend_from_slice(key);
+        self.data.extend_from_slice(value);
+        let s = &mut self.slots[id as usize];
+        s.at = at;
+        s.key_len = key.len() as u32;
+        s.value_len = value.len() as u32;
+        s.live = true;
+        self.live_bytes += key.len() + value.len();
+        self.live += 1;
+    }
+
+    /// Set `key` to `value`; with `only_if_absent`, leave a live key as it
+    /// is. Returns whether the value was written.
+    pub fn put(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> bool {
+        let hash = self.hasher.hash_one(key);
+        let (slots, data) = (&self.slots, &self.data);
+        let found = self
+            .table
+            .find(hash, |&id| {
+                let s = &slots[id as usize];
+                s.hash == hash && &data[s.at..s.at + s.key_len as usize] == key
+            })
+            .copied();
+        match found {
+            Some(id) => {
+                let s = self.slots[id as usize];
+                if s.live {
+                    if only_if_absent {
+                        return false;
+                    }
+                    self.live_bytes -= s.len();
+                    self.live -= 1;
+                }
+                self.write(id, key, value);
+                self.mark_changed(id);
+            }
+            None => {
+                let slot = Slot {
+                    hash,
+                    at: 0,
+                    key_len: 0,
+                    value_len: 0,
+                    live: false,
+                    changed: false,
+                };
+                let id = match self.free.pop() {
+                    Some(id) => {
+                        self.slots[id as usize] = slot;
+                        id
+                    }
+                    None => {
+                        self.slots.push(slot);
+                        (self.slots.len() - 1) as u32
+                    }
+                };
+                self.write(id, key, value);
+                self.mark_changed(id);
+                let slots = &self.slots;
+                self.table
+                    .insert_unique(hash, id, |&i| slots[i as usize].hash);
+                if let Some(idx) = &mut self.by_time {
+                    idx.entry(time_of(key) >> BUCKET_BITS).or_default().push(id);
+                }
+            }
+        }
+        self.compact_if_sparse();
+        true
+    }
+
+    fn remove_id(&mut self, id: u32) {
+        let s = &mut self.slots[id as usize];
+        if s.live {
+            s.live = false;
+            self.live_bytes -= s.len();
+            self.live -= 1;
+            self.mark_changed(id);
+        }
+    }
+
+    /// Remove `key`; returns whether it was there.
+    pub fn remove(&mut self, key: &[u8]) -> bool {
+        match self.find(key) {
+            Some(id) if self.slots[id as usize].live => {
+                self.remove_id(id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Remove every key ordered before `bound`; returns how many went.
+    pub fn remove_below(&mut self, bound: &[u8]) -> usize {
+        let before = self.live;
+        let ids: Vec<u32> = match &mut self.by_time {
+            // keys before an 8-byte bound are those with an earlier time:
+            // in the earlier buckets and some of the bound's own
+            Some(idx) if bound.len() == 8 => {
+                let bound_bucket = time_of(bound) >> BUCKET_BITS;
+                let keep = idx.split_off(&bound_bucket);
+                let mut ids: Vec<u32> = std::mem::replace(idx, keep)
+                    .into_values()
+                    .flatten()
+                    .collect();
+                if let Some(edge) = idx.get_mut(&bound_bucket) {
+                    ids.extend_from_slice(edge);
+                }
+                ids
+            }
+            _ => (0..self.slots.len() as u32).collect(),
+        };
+        let mut edge_left = Vec::new();
+        let bound_time = (bound.len() == 8).then(|| time_of(bound));
+        for id in ids {
+            let s = self.slots[id as usize];
+            if !s.live {
+                continue;
+            }
+            let below = match bound_time {
+                Some(t) => time_of(self.key(id)) < t,
+                None => self.key(id) < bound,
+            };
+            if below {
+                self.remove_id(id);
+            } else if bound_time
+                .is_some_and(|t| time_of(self.key(id)) >> BUCKET_BITS == t >> BUCKET_BITS)
+            {
+                edge_left.push(id);
+            }
+        }
+        if let (Some(idx), Some(t)) = (&mut self.by_time, bound_time) {
+            if let Some(edge) = idx.get_mut(&(t >> BUCKET_BITS)) {
+                *edge = edge_left;
+            }
+        }
+        before - self.live
+    }
+
+    /// Live entries, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
+        (0..self.slots.len() as u32)
+            .filter(|&id| self.slots[id as usize].live)
+            .map(|id| (self.key(id), self.value(id)))
+    }
+
+    /// The changes since the last commit: (key, value) of keys put, keys removed.
+    pub fn changes(&self) -> (Vec<(&[u8], &[u8])>, Vec<&[u8]>) {
+        let (mut present, mut removed) = (Vec::new(), Vec::new());
+        for &id in &self.changed {
+            if self.slots[id as usize].live {
+                present.push((self.key(id), self.value(id)));
+            } else {
+                removed.push(self.key(id));
+            }
+        }
+        (present, removed)
+    }
+
+    /// The changes are durable: drop tombstones and start a new change list.
+    pub fn committed(&mut self) {
+        for id in std::mem::take(&mut self.changed) {
+            let s = &mut self.slots[id as usize];
+            s.changed = false;
+            if !s.live {
+                let hash = s.hash;
+                if let Ok(e) = self.table.find_entry(hash, |&i| i == id) {
+                    e.remove();
+                }
+                self.free.push(id);
+            }
+        }
+        self.compact_if_sparse();
+    }
+
+    /// Rewrite the buffer with only live entries (and tombstones awaiting
+    /// the commit) once dead bytes outweigh live ones: each byte is copied
+    /// at most once per doubling, so appends stay amortised O(1).
+    fn compact_if_sparse(&mut self) {
+        let dead = self.data.len() - self.live_bytes;
+        if dead < (1 << 22) || dead < self.live_bytes {
+            return;
+        }
+        let mut data = Vec::with_capacity(self.live_bytes + self.live_bytes / 2);
+        for s in &mut self.slots {
+            if s.live || s.changed {
+                let (at, len) = (s.at, s.len());
+                s.at = data.len();
+                data.extend_from_slice(&self.data[at..at + len]);
+            }
+        }
+        self.data = data;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_get_remove_and_changes() {
+        let mut m = ArenaMap::new(false);
+        assert!(m.put(b"a", b"1", true));
+        assert!(!m.put(b"a", b"2", true));
+        assert!(m.put(b"a", b"3", false));
+        assert_eq!(m.get(b"a"), Some(&b"3"[..]));
+        assert!(m.put(b"b", b"x", false));
+        assert!(m.remove(b"b"));
+        assert_eq!(m.get(b"b"), None);
+        assert_eq!(m.len(), 1);
+        let (present, removed) = m.changes();
+        assert_eq!(present, vec![(&b"a"[..], &b"3"[..])]);
+        assert_eq!(removed, vec![&b"b"[..]]);
+        m.committed();
+        assert!(m.changes().0.is_empty());
+        // a recycled id holds the next key
+        assert!(m.put(b"c", b"y", true));
+        assert_eq!(m.get(b"c"), Some(&b"y"[..]));
+        assert_eq!(m.get(b"a"), Some(&b"3"[..]));
+    }
+
+    #[test]
+    fn a_key_removed_and_put_again_before_the_commit_is_present() {
+        let mut m = ArenaMap::new(false);
+        m.put(b"k", b"1", false);
+        m.committed();
+        m.remove(b"k");
+        m.put(b"k", b"2", false);
+        let (present, removed) = m.changes();
+        assert_eq!(present, vec![(&b"k"[..], &b"2"[..])]);
+        assert!(removed.is_empty());
+    }
+
+    #[test]
+    fn remove_below_by_time_bucket() {
+        let mut m = ArenaMap::new(true);
+        let key = |t: u64, k: u8| {
+            let mut v = t.to_be_bytes().to_vec();
+            v.push(k);
+            v
+        };
+        for t in [1u64, 5, 1 << 21, (1 << 21) + 7, 1 << 30] {
+            m.put(&key(t, 0), b"", true);
+        }
+        let gone = m.remove_below(&((1u64 << 21) + 7).to_be_bytes());
+        assert_eq!(gone, 3);
+        assert!(m.get(&key((1 << 21) + 7, 0)).is_some());
+        assert!(m.get(&key(1 << 30, 0)).is_some());
+        assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);
+        assert_eq!(m.len(), 0);
+    }
+
+    #[test]
+    fn compaction_keeps_every_live_value() {
+        let mut m = ArenaMap::new(false);
+        let big = vec![7u8; 1 << 16];
+        for round in 0..200u32 {
+            for k in 0..8u32 {
+                let mut v = big.clone();
+                v.extend_from_slice(&round.to_le_bytes());
+                m.put(&k.to_le_bytes(), &v, false);
+            }
+            m.committed();
+        }
+        // 100 MiB written in all; compaction keeps a few MiB
+        assert!(m.data.len() < 16 << 20, "{}", m.data.len());
+        for k in 0..8u32 {
+            assert_eq!(
+                &m.get(&k.to_le_bytes()).unwrap()[1 << 16..],
+                &199u32.to_le_bytes()
+            );
+        }
+    }
+}
