@@ -34,6 +34,9 @@ impl Slot {
     }
 }
 
+/// Changes since the last commit: keys put (with their values), keys removed.
+pub(super) type Changes<'a, V> = (Vec<(&'a [u8], V)>, Vec<&'a [u8]>);
+
 /// A time bucket spans 2^20 µs (about a second): one index entry per
 /// bucket, not per key, and eviction takes whole buckets but the last.
 const BUCKET_BITS: u32 = 20;
@@ -273,7 +276,7 @@ impl ArenaMap {
     }
 
     /// The changes since the last commit: (key, value) of keys put, keys removed.
-    pub fn changes(&self) -> (Vec<(&[u8], &[u8])>, Vec<&[u8]>) {
+    pub fn changes(&self) -> Changes<'_, &[u8]> {
         let (mut present, mut removed) = (Vec::new(), Vec::new());
         for &id in &self.changed {
             if self.slots[id as usize].live {

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::arena::ArenaMap;
+use super::arena::{ArenaMap, Changes};
 use super::{KeyOrder, StateRow};
 
 /// A value as held in a sorted map: bytes (row-format or an operator's own
@@ -51,9 +51,6 @@ impl Value {
 fn entry_bytes(key_len: usize, value: &Value) -> u64 {
     (key_len + 24 + value.size() + 16) as u64
 }
-
-/// Changes since the last commit: keys put (with their values), keys removed.
-pub(super) type Changes<'a> = (Vec<(&'a [u8], ValueRef<'a>)>, Vec<&'a [u8]>);
 
 /// A store's key → value map.
 pub(super) enum Entries {
@@ -213,7 +210,7 @@ impl Entries {
 
     /// What changed since the last commit, each key once: present keys
     /// with their final values, then removed keys.
-    pub fn changes(&self) -> Changes<'_> {
+    pub fn changes(&self) -> Changes<'_, ValueRef<'_>> {
         match self {
             Entries::Sorted { map, touched, .. } => {
                 // hashing is cheaper than sorting long keys
