@@ -12,6 +12,7 @@
 //! padded with nulls, when it is evicted; left semi joins emit a left row on
 //! its first match.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
 };
 use arrow::compute::{cast, concat_batches, filter_record_batch, take};
-use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
@@ -331,6 +332,45 @@ fn interval_us(e: &Expr) -> Option<i64> {
     }
 }
 
+/// `filter` with `timestamp ± interval` (a whole number of µs, no days or
+/// months) as `timestamp ± duration`: the same instants, but plain integer
+/// arithmetic, where an interval makes arrow convert every row through its
+/// time zone (the largest share of a join batch's filter in profiles).
+fn durations_for_intervals(filter: &Expr, schema: &DFSchema) -> Expr {
+    use datafusion::common::tree_node::{Transformed, TreeNode};
+    let exact_us = |e: &Expr| match e {
+        Expr::Literal(ScalarValue::IntervalMonthDayNano(Some(i)), _)
+            if i.months == 0 && i.days == 0 && i.nanoseconds % 1000 == 0 =>
+        {
+            Some(i.nanoseconds / 1000)
+        }
+        Expr::Literal(ScalarValue::IntervalDayTime(Some(i)), _) if i.days == 0 => {
+            Some(i64::from(i.milliseconds) * 1000)
+        }
+        _ => None,
+    };
+    let rewritten = filter.clone().transform_up(|e| {
+        if let Expr::BinaryExpr(BinaryExpr { left, op, right }) = &e {
+            let timestamp_us = matches!(
+                left.get_type(schema),
+                Ok(DataType::Timestamp(TimeUnit::Microsecond, _))
+            );
+            if let (true, Operator::Plus | Operator::Minus, Some(us)) =
+                (timestamp_us, op, exact_us(right))
+            {
+                let duration = Expr::Literal(ScalarValue::DurationMicrosecond(Some(us)), None);
+                return Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(
+                    left.clone(),
+                    *op,
+                    Box::new(duration),
+                ))));
+            }
+        }
+        Ok(Transformed::no(e))
+    });
+    rewritten.map_or_else(|_| filter.clone(), |t| t.data)
+}
+
 /// Bounds on `leftTime - rightTime` (µs) from range conditions.
 #[derive(Default)]
 struct TimeBounds {
@@ -582,17 +622,6 @@ impl SideState {
         )?)
     }
 
-    /// A key's packed rows (empty if none), copied out of the store.
-    fn list(&self, key: &[u8]) -> Result<Vec<u8>> {
-        let p = self.state.partition_of(key);
-        Ok(self
-            .state
-            .store(p)
-            .get_bytes(key)?
-            .map(|l| l.into_owned())
-            .unwrap_or_default())
-    }
-
     fn put(&mut self, key: &[u8], list: Vec<u8>) -> Result<()> {
         let p = self.state.partition_of(key);
         let store = self.state.store_mut(p);
@@ -740,6 +769,14 @@ impl StreamJoin {
         }
     }
 
+    fn side_ref(&self, left: bool) -> &SideState {
+        if left {
+            &self.left
+        } else {
+            &self.right
+        }
+    }
+
     /// Drop late rows of a side batch.
     fn drop_late(&mut self, b: RecordBatch, left: bool) -> Result<RecordBatch> {
         let (Some(wm), Some(col)) = (self.watermark, self.side(left).late_column) else {
@@ -775,18 +812,19 @@ impl StreamJoin {
         let groups = KeyGroups::new(&keys, &valid);
         let semi = self.join_type == JoinType::LeftSemi;
         // the other side's rows of each distinct key: their packed values
-        // (`lists`), and per candidate row (list, offset) and its flag
-        let mut lists: Vec<(usize, Vec<u8>)> = Vec::new();
+        // (`lists`, read in place), and per candidate row (list, offset)
+        // and its flag
+        let mut lists: Vec<(usize, Cow<[u8]>)> = Vec::new();
         let mut stored: Vec<(u32, usize)> = Vec::new();
         let mut stored_matched: Vec<bool> = Vec::new();
         let mut range_of = vec![0..0; groups.keys.len()];
         {
-            let other = self.side(!left);
+            let other = self.side_ref(!left);
             for (g, key) in groups.keys.iter().enumerate() {
-                let list = other.list(key)?;
-                if list.is_empty() {
+                let p = other.state.partition_of(key);
+                let Some(list) = other.state.store(p).get_bytes(key)? else {
                     continue;
-                }
+                };
                 let start = stored.len();
                 for row in unpack(&list) {
                     // a semi join emits a left row once
@@ -817,7 +855,7 @@ impl StreamJoin {
             .map(|c| Ok(take(c.as_ref(), &this_idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
         // each stored row decoded once, then repeated for its pairs
-        let other_batch = self.side(!left).decode(
+        let other_batch = self.side_ref(!left).decode(
             stored
                 .iter()
                 .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
@@ -877,10 +915,17 @@ impl StreamJoin {
         let mut changed = vec![false; lists.len()];
         for s in first_matches {
             let (l, at) = stored[s];
-            lists[l as usize].1[at] = MATCHED;
+            lists[l as usize].1.to_mut()[at] = MATCHED;
             changed[l as usize] = true;
         }
-        for ((g, list), _) in lists.into_iter().zip(changed).filter(|(_, c)| *c) {
+        // copied out only when flagged, which ends the borrow of the store
+        let flagged: Vec<(usize, Vec<u8>)> = lists
+            .into_iter()
+            .zip(changed)
+            .filter(|(_, c)| *c)
+            .map(|((g, list), _)| (g, list.into_owned()))
+            .collect();
+        for (g, list) in flagged {
             self.side(!left).put(groups.keys[g], list)?;
         }
         let this = self.side(left);
@@ -890,18 +935,10 @@ impl StreamJoin {
             None => None,
         };
         let mut added = 0;
+        // this batch's rows of a key, appended to its stored ones
+        let mut extra = Vec::new();
         for (key, key_rows) in groups.with_rows() {
-            if key_rows.is_empty() {
-                continue;
-            }
-            let mut list = this.list(key)?;
-            let before = list.len();
-            // sized exactly: the store keeps the bytes without copying them again
-            let need: usize = key_rows
-                .iter()
-                .map(|r| HEADER + rows.row(*r as usize).data().len())
-                .sum();
-            list.reserve_exact(need);
+            extra.clear();
             let mut earliest = i64::MAX;
             for r in key_rows.iter().map(|r| *r as usize) {
                 if semi && left && matched_rows[r] {
@@ -911,16 +948,17 @@ impl StreamJoin {
                     ts[r].unwrap_or(i64::MIN).saturating_add(*offset)
                 });
                 earliest = earliest.min(expiry);
-                pack(&mut list, matched_rows[r], expiry, rows.row(r).data());
+                pack(&mut extra, matched_rows[r], expiry, rows.row(r).data());
                 added += 1;
             }
-            if list.len() == before {
+            if extra.is_empty() {
                 continue;
             }
             if times.is_some() {
                 this.by_expiry.insert((earliest, key.into()));
             }
-            this.put(key, list)?;
+            let p = this.state.partition_of(key);
+            this.state.store_mut(p).append_bytes(key, &extra)?;
         }
         this.rows += added;
         self.metrics.rows_updated += added;
@@ -1108,7 +1146,11 @@ pub fn plan(
     let filter = node
         .filter
         .as_ref()
-        .map(|f| session.create_physical_expr(f.clone(), &both))
+        .map(|f| {
+            session
+                .create_physical_expr(durations_for_intervals(f, &both), &both)
+                .or_else(|_| session.create_physical_expr(f.clone(), &both))
+        })
         .transpose()?;
     let nullable = |s: &DFSchema| -> Vec<FieldRef> {
         s.fields()
@@ -1206,5 +1248,40 @@ impl ExecutionPlan for StreamJoinExec {
             schema,
             futures::stream::once(fut),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::IntervalMonthDayNano;
+    use datafusion::prelude::{col, lit};
+
+    fn interval(days: i32, nanos: i64) -> Expr {
+        lit(ScalarValue::IntervalMonthDayNano(Some(
+            IntervalMonthDayNano::new(0, days, nanos),
+        )))
+    }
+
+    #[test]
+    fn fixed_intervals_on_timestamps_become_durations_and_others_stay() {
+        let schema = DFSchema::try_from(Schema::new(vec![
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                true,
+            ),
+            Field::new("n", DataType::Int64, true),
+        ]))
+        .unwrap();
+        let ten_s = col("ts").lt_eq(col("ts") + interval(0, 10_000_000_000));
+        assert_eq!(
+            durations_for_intervals(&ten_s, &schema),
+            col("ts").lt_eq(col("ts") + lit(ScalarValue::DurationMicrosecond(Some(10_000_000))))
+        );
+        // a day follows the time zone's calendar; sub-µs is not exact: kept
+        for kept in [col("ts") + interval(1, 0), col("ts") + interval(0, 1_500)] {
+            assert_eq!(durations_for_intervals(&kept, &schema), kept);
+        }
     }
 }

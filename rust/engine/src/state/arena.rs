@@ -7,7 +7,11 @@
 //! A removed entry stays in the table as a tombstone until the commit (the
 //! delta still needs its key, and putting the key again revives it); the
 //! commit drops tombstones and recycles their ids. Replaced values leave
-//! dead bytes in the buffer, compacted away once they outweigh live ones.
+//! dead bytes behind, compacted away once they outweigh live ones. The
+//! buffer is a list of chunks, so appending never moves earlier bytes, and
+//! compaction hands its old chunks back for reuse: a store in a steady
+//! state writes into memory it already has (fresh pages, zeroed by the
+//! kernel, showed in every join profile before).
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -20,7 +24,7 @@ type Hasher = foldhash::fast::FixedState;
 #[derive(Clone, Copy)]
 struct Slot {
     hash: u64,
-    at: usize,
+    at: Loc,
     key_len: u32,
     value_len: u32,
     live: bool,
@@ -31,6 +35,113 @@ struct Slot {
 impl Slot {
     fn len(&self) -> usize {
         self.key_len as usize + self.value_len as usize
+    }
+}
+
+/// A place in [`Chunks`]: chunk index and offset in it.
+#[derive(Clone, Copy, Default)]
+struct Loc {
+    chunk: u32,
+    offset: u32,
+}
+
+/// The largest chunk; chunks grow to it from `FIRST_CHUNK` so that small
+/// stores stay small.
+const MAX_CHUNK: usize = 4 << 20;
+const FIRST_CHUNK: usize = 4 << 10;
+
+/// Append-only bytes in chunks, with a pool of emptied chunks to reuse.
+#[derive(Default)]
+struct Chunks {
+    chunks: Vec<Vec<u8>>,
+    pool: Vec<Vec<u8>>,
+    /// Bytes written into `chunks`.
+    written: usize,
+}
+
+impl Chunks {
+    /// Make room for `len` bytes at the end of the last chunk.
+    fn reserve(&mut self, len: usize) {
+        let fits = self
+            .chunks
+            .last()
+            .is_some_and(|c| c.capacity() - c.len() >= len);
+        if !fits {
+            let next = self
+                .chunks
+                .last()
+                .map_or(FIRST_CHUNK, |c| (c.capacity() * 2).min(MAX_CHUNK));
+            let chunk = match self.pool.pop() {
+                Some(c) if c.capacity() >= len => c,
+                _ => Vec::with_capacity(next.max(len)),
+            };
+            self.chunks.push(chunk);
+        }
+    }
+
+    fn push(&mut self, parts: [&[u8]; 2]) -> Loc {
+        let len = parts[0].len() + parts[1].len();
+        self.reserve(len);
+        let chunk = self.chunks.len() - 1;
+        let c = &mut self.chunks[chunk];
+        let offset = c.len();
+        c.extend_from_slice(parts[0]);
+        c.extend_from_slice(parts[1]);
+        self.written += len;
+        Loc {
+            chunk: chunk as u32,
+            offset: offset as u32,
+        }
+    }
+
+    /// Copy the `len` bytes at `from` to the end, followed by `extra`.
+    fn push_copy(&mut self, from: Loc, len: usize, extra: &[u8]) -> Loc {
+        self.reserve(len + extra.len());
+        let last = self.chunks.len() - 1;
+        let start = from.offset as usize;
+        let (before, tail) = self.chunks.split_at_mut(last);
+        let c = &mut tail[0];
+        let offset = c.len();
+        if from.chunk as usize == last {
+            c.extend_from_within(start..start + len);
+        } else {
+            c.extend_from_slice(&before[from.chunk as usize][start..start + len]);
+        }
+        c.extend_from_slice(extra);
+        self.written += len + extra.len();
+        Loc {
+            chunk: last as u32,
+            offset: offset as u32,
+        }
+    }
+
+    fn get(&self, at: Loc, len: usize) -> &[u8] {
+        let start = at.offset as usize;
+        &self.chunks[at.chunk as usize][start..start + len]
+    }
+
+    fn capacity(&self) -> usize {
+        self.chunks
+            .iter()
+            .chain(&self.pool)
+            .map(Vec::capacity)
+            .sum()
+    }
+
+    /// Start over, keeping full-size chunks (as many as are in use) to reuse.
+    fn take(&mut self) -> Vec<Vec<u8>> {
+        self.written = 0;
+        std::mem::take(&mut self.chunks)
+    }
+
+    fn recycle(&mut self, old: Vec<Vec<u8>>) {
+        let keep = self.chunks.len().max(2);
+        for mut c in old {
+            if self.pool.len() < keep && c.capacity() == MAX_CHUNK {
+                c.clear();
+                self.pool.push(c);
+            }
+        }
     }
 }
 
@@ -54,7 +165,7 @@ pub(super) struct ArenaMap {
     hasher: Hasher,
     table: HashTable<u32>,
     slots: Vec<Slot>,
-    data: Vec<u8>,
+    data: Chunks,
     /// Bytes of live entries in `data` (the rest is dead).
     live_bytes: usize,
     live: usize,
@@ -74,7 +185,7 @@ impl ArenaMap {
             hasher: Hasher::default(),
             table: HashTable::new(),
             slots: Vec::new(),
-            data: Vec::new(),
+            data: Chunks::default(),
             live_bytes: 0,
             live: 0,
             free: Vec::new(),
@@ -97,12 +208,12 @@ impl ArenaMap {
 
     fn key(&self, id: u32) -> &[u8] {
         let s = &self.slots[id as usize];
-        &self.data[s.at..s.at + s.key_len as usize]
+        self.data.get(s.at, s.key_len as usize)
     }
 
     fn value(&self, id: u32) -> &[u8] {
         let s = &self.slots[id as usize];
-        &self.data[s.at + s.key_len as usize..s.at + s.len()]
+        &self.data.get(s.at, s.len())[s.key_len as usize..]
     }
 
     fn find(&self, key: &[u8]) -> Option<u32> {
@@ -110,7 +221,7 @@ impl ArenaMap {
         self.table
             .find(hash, |&id| {
                 let s = &self.slots[id as usize];
-                s.hash == hash && &self.data[s.at..s.at + s.key_len as usize] == key
+                s.hash == hash && self.data.get(s.at, s.key_len as usize) == key
             })
             .copied()
     }
@@ -130,9 +241,7 @@ impl ArenaMap {
 
     /// Write `key ++ value` at the end of the buffer into slot `id`.
     fn write(&mut self, id: u32, key: &[u8], value: &[u8]) {
-        let at = self.data.len();
-        self.data.extend_from_slice(key);
-        self.data.extend_from_slice(value);
+        let at = self.data.push([key, value]);
         let s = &mut self.slots[id as usize];
         s.at = at;
         s.key_len = key.len() as u32;
@@ -151,7 +260,7 @@ impl ArenaMap {
             .table
             .find(hash, |&id| {
                 let s = &slots[id as usize];
-                s.hash == hash && &data[s.at..s.at + s.key_len as usize] == key
+                s.hash == hash && data.get(s.at, s.key_len as usize) == key
             })
             .copied();
         match found {
@@ -170,7 +279,7 @@ impl ArenaMap {
             None => {
                 let slot = Slot {
                     hash,
-                    at: 0,
+                    at: Loc::default(),
                     key_len: 0,
                     value_len: 0,
                     live: false,
@@ -198,6 +307,26 @@ impl ArenaMap {
         }
         self.compact_if_sparse();
         true
+    }
+
+    /// Append `extra` to `key`'s value (or set it to `extra`): the entry
+    /// moves to the end once, with no copy through a caller's buffer.
+    pub fn append(&mut self, key: &[u8], extra: &[u8]) {
+        match self.find(key) {
+            Some(id) if self.slots[id as usize].live => {
+                let s = self.slots[id as usize];
+                let at = self.data.push_copy(s.at, s.len(), extra);
+                let s = &mut self.slots[id as usize];
+                s.at = at;
+                s.value_len += extra.len() as u32;
+                self.live_bytes += extra.len();
+                self.mark_changed(id);
+                self.compact_if_sparse();
+            }
+            _ => {
+                self.put(key, extra, false);
+            }
+        }
     }
 
     fn remove_id(&mut self, id: u32) {
@@ -277,7 +406,13 @@ impl ArenaMap {
 
     /// The changes since the last commit: (key, value) of keys put, keys removed.
     pub fn changes(&self) -> Changes<'_, &[u8]> {
-        let (mut present, mut removed) = (Vec::new(), Vec::new());
+        let removed_n = self
+            .changed
+            .iter()
+            .filter(|&&id| !self.slots[id as usize].live)
+            .count();
+        let mut present = Vec::with_capacity(self.changed.len() - removed_n);
+        let mut removed = Vec::with_capacity(removed_n);
         for &id in &self.changed {
             if self.slots[id as usize].live {
                 present.push((self.key(id), self.value(id)));
@@ -308,19 +443,19 @@ impl ArenaMap {
     /// the commit) once dead bytes outweigh live ones: each byte is copied
     /// at most once per doubling, so appends stay amortised O(1).
     fn compact_if_sparse(&mut self) {
-        let dead = self.data.len() - self.live_bytes;
-        if dead < (1 << 22) || dead < self.live_bytes {
+        let dead = self.data.written - self.live_bytes;
+        if dead < MAX_CHUNK || dead < self.live_bytes {
             return;
         }
-        let mut data = Vec::with_capacity(self.live_bytes + self.live_bytes / 2);
+        let old = self.data.take();
         for s in &mut self.slots {
             if s.live || s.changed {
-                let (at, len) = (s.at, s.len());
-                s.at = data.len();
-                data.extend_from_slice(&self.data[at..at + len]);
+                let start = s.at.offset as usize;
+                let bytes = &old[s.at.chunk as usize][start..start + s.len()];
+                s.at = self.data.push([bytes, &[]]);
             }
         }
-        self.data = data;
+        self.data.recycle(old);
     }
 }
 
@@ -347,6 +482,10 @@ mod tests {
         // a recycled id holds the next key
         assert!(m.put(b"c", b"y", true));
         assert_eq!(m.get(b"c"), Some(&b"y"[..]));
+        m.append(b"c", b"z");
+        m.append(b"d", b"w");
+        assert_eq!(m.get(b"c"), Some(&b"yz"[..]));
+        assert_eq!(m.get(b"d"), Some(&b"w"[..]));
         assert_eq!(m.get(b"a"), Some(&b"3"[..]));
     }
 
@@ -394,7 +533,7 @@ mod tests {
             m.committed();
         }
         // 100 MiB written in all; compaction keeps a few MiB
-        assert!(m.data.len() < 16 << 20, "{}", m.data.len());
+        assert!(m.data.capacity() < 32 << 20, "{}", m.data.capacity());
         for k in 0..8u32 {
             assert_eq!(
                 &m.get(&k.to_le_bytes()).unwrap()[1 << 16..],

@@ -139,6 +139,21 @@ impl Entries {
         }
     }
 
+    /// Append to `key`'s bytes (or set them).
+    pub fn append_bytes(&mut self, key: &[u8], extra: &[u8]) {
+        match self {
+            Entries::Arena(a) => a.append(key, extra),
+            sorted => {
+                let mut value = match sorted.get(key) {
+                    Some(ValueRef::Bytes(b)) => b.to_vec(),
+                    _ => Vec::new(),
+                };
+                value.extend_from_slice(extra);
+                sorted.insert(key, Value::Bytes(value.into()), false);
+            }
+        }
+    }
+
     pub fn remove(&mut self, key: &[u8]) {
         match self {
             Entries::Sorted {

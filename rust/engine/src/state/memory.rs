@@ -377,6 +377,12 @@ impl StateStore for MemoryStore {
         self.put_raw(key, value, true)
     }
 
+    fn append_bytes(&mut self, key: &[u8], extra: &[u8]) -> Result<()> {
+        self.raw_only()?;
+        self.map.append_bytes(key, extra);
+        Ok(())
+    }
+
     fn remove(&mut self, key: &[u8]) {
         self.map.remove(key);
     }
@@ -465,10 +471,16 @@ impl StateStore for MemoryStore {
 impl MemoryStore {
     /// Put a binary value, for stores whose state is one binary column.
     fn put_raw(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> Result<bool> {
-        if !self.codec.raw {
-            return Err(Error::Internal("a binary state value expected".into()));
-        }
+        self.raw_only()?;
         Ok(self.map.insert_bytes(key, value, only_if_absent))
+    }
+
+    fn raw_only(&self) -> Result<()> {
+        if self.codec.raw {
+            Ok(())
+        } else {
+            Err(Error::Internal("a binary state value expected".into()))
+        }
     }
 
     /// Write `version` as a snapshot, then drop versions no longer needed, on
