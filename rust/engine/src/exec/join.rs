@@ -13,7 +13,7 @@
 //! its first match.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -498,9 +498,11 @@ struct SideState {
     expiry: Option<Expiry>,
     /// The side's watermarked event-time column: rows behind the watermark are late.
     late_column: Option<usize>,
-    /// (earliest expiry of a key's rows, key): the keys eviction visits when
-    /// the watermark passes that time (a key may be listed more than once).
-    by_expiry: BTreeSet<(i64, Box<[u8]>)>,
+    /// Keys by the time bucket of their rows' earliest expiry: the keys
+    /// eviction visits once the watermark reaches the bucket (a key may be
+    /// listed more than once; a visit to a key with nothing expired is a
+    /// no-op that lists it again).
+    by_expiry: ExpiryIndex,
     /// Rows stored (`numRowsTotal`).
     rows: u64,
 }
@@ -576,7 +578,7 @@ impl SideState {
             conv,
             expiry,
             late_column,
-            by_expiry: BTreeSet::new(),
+            by_expiry: ExpiryIndex::default(),
             rows: 0,
         };
         // count the restored rows and rebuild the eviction index
@@ -591,7 +593,7 @@ impl SideState {
                     unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
                 side.rows += n;
                 if expiry.is_some() {
-                    side.by_expiry.insert((earliest, key.into()));
+                    side.by_expiry.insert(earliest, key);
                 }
             }
         }
@@ -631,6 +633,29 @@ impl SideState {
         } else {
             store.put_bytes(key, &list)
         }
+    }
+}
+
+/// Keys by time bucket (2^20 µs, about a second) of an expiry: one index
+/// entry per bucket, not per key, so a batch's inserts are pushes.
+#[derive(Default)]
+struct ExpiryIndex(BTreeMap<i64, Vec<Box<[u8]>>>);
+
+impl ExpiryIndex {
+    const BUCKET_BITS: u32 = 20;
+
+    fn insert(&mut self, expiry: i64, key: &[u8]) {
+        let bucket = expiry >> Self::BUCKET_BITS;
+        self.0.entry(bucket).or_default().push(key.into());
+    }
+
+    /// The keys of every bucket up to the one holding `wm`, removed.
+    fn take_through(&mut self, wm: i64) -> Vec<Box<[u8]>> {
+        let keep = self.0.split_off(&((wm >> Self::BUCKET_BITS) + 1));
+        std::mem::replace(&mut self.0, keep)
+            .into_values()
+            .flatten()
+            .collect()
     }
 }
 
@@ -955,7 +980,7 @@ impl StreamJoin {
                 continue;
             }
             if times.is_some() {
-                this.by_expiry.insert((earliest, key.into()));
+                this.by_expiry.insert(earliest, key);
             }
             let p = this.state.partition_of(key);
             this.state.store_mut(p).append_bytes(key, &extra)?;
@@ -984,14 +1009,8 @@ impl StreamJoin {
             } else {
                 &mut self.right
             };
-            // keys with rows expiring at or below the watermark: a prefix of the index
-            let keep = side
-                .by_expiry
-                .split_off(&(wm.saturating_add(1), Box::default()));
-            let expired = std::mem::replace(&mut side.by_expiry, keep);
-            let mut keys: Vec<Box<[u8]>> = expired.into_iter().map(|(_, k)| k).collect();
-            keys.sort_unstable();
-            keys.dedup();
+            // keys with rows that may expire at or below the watermark
+            let keys = side.by_expiry.take_through(wm);
             // the unmatched expired rows, packed
             let mut unmatched: Vec<u8> = Vec::new();
             let mut removed = 0;
@@ -1018,7 +1037,7 @@ impl StreamJoin {
                     side.put(&key, kept)?;
                 }
                 if earliest != i64::MAX {
-                    side.by_expiry.insert((earliest, key));
+                    side.by_expiry.insert(earliest, &key);
                 }
             }
             side.rows -= removed;
