@@ -49,6 +49,8 @@ struct Loc {
 /// stores stay small.
 const MAX_CHUNK: usize = 4 << 20;
 const FIRST_CHUNK: usize = 4 << 10;
+/// Dead bytes below which no compaction runs.
+const MIN_DEAD: usize = 256 << 10;
 
 /// Append-only bytes in chunks, with a pool of emptied chunks to reuse.
 #[derive(Default)]
@@ -444,7 +446,9 @@ impl ArenaMap {
     /// at most once per doubling, so appends stay amortised O(1).
     fn compact_if_sparse(&mut self) {
         let dead = self.data.written - self.live_bytes;
-        if dead < MAX_CHUNK || dead < self.live_bytes {
+        // a floor, so small stores do not compact on every put (many
+        // partitions must not each hold megabytes of dead bytes either)
+        if dead < MIN_DEAD || dead < self.live_bytes {
             return;
         }
         let old = self.data.take();
