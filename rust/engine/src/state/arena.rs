@@ -170,6 +170,8 @@ pub(super) struct ArenaMap {
     data: Chunks,
     /// Bytes of live entries in `data` (the rest is dead).
     live_bytes: usize,
+    /// Key bytes of tombstones awaiting the commit (kept by compaction).
+    tombstone_bytes: usize,
     live: usize,
     /// Ids free for reuse (tombstones dropped by a commit).
     free: Vec<u32>,
@@ -189,6 +191,7 @@ impl ArenaMap {
             slots: Vec::new(),
             data: Chunks::default(),
             live_bytes: 0,
+            tombstone_bytes: 0,
             live: 0,
             free: Vec::new(),
             changed: Vec::new(),
@@ -274,6 +277,8 @@ impl ArenaMap {
                     }
                     self.live_bytes -= s.len();
                     self.live -= 1;
+                } else {
+                    self.tombstone_bytes -= s.key_len as usize; // revived
                 }
                 self.write(id, key, value);
                 self.mark_changed(id);
@@ -336,6 +341,9 @@ impl ArenaMap {
         if s.live {
             s.live = false;
             self.live_bytes -= s.len();
+            // the delta needs only the key of a removed entry
+            s.value_len = 0;
+            self.tombstone_bytes += s.key_len as usize;
             self.live -= 1;
             self.mark_changed(id);
         }
@@ -431,6 +439,7 @@ impl ArenaMap {
             let s = &mut self.slots[id as usize];
             s.changed = false;
             if !s.live {
+                self.tombstone_bytes -= s.key_len as usize;
                 let hash = s.hash;
                 if let Ok(e) = self.table.find_entry(hash, |&i| i == id) {
                     e.remove();
@@ -445,10 +454,11 @@ impl ArenaMap {
     /// the commit) once dead bytes outweigh live ones: each byte is copied
     /// at most once per doubling, so appends stay amortised O(1).
     fn compact_if_sparse(&mut self) {
-        let dead = self.data.written - self.live_bytes;
+        let kept = self.live_bytes + self.tombstone_bytes;
+        let dead = self.data.written - kept;
         // a floor, so small stores do not compact on every put (many
         // partitions must not each hold megabytes of dead bytes either)
-        if dead < MIN_DEAD || dead < self.live_bytes {
+        if dead < MIN_DEAD || dead < kept {
             return;
         }
         let old = self.data.take();
@@ -503,6 +513,8 @@ mod tests {
         let (present, removed) = m.changes();
         assert_eq!(present, vec![(&b"k"[..], &b"2"[..])]);
         assert!(removed.is_empty());
+        m.committed();
+        assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
     }
 
     #[test]
@@ -522,6 +534,30 @@ mod tests {
         assert!(m.get(&key(1 << 30, 0)).is_some());
         assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);
         assert_eq!(m.len(), 0);
+    }
+
+    #[test]
+    fn removing_most_keys_does_not_compact_on_every_put() {
+        let mut m = ArenaMap::new(false);
+        let value = [1u8; 64];
+        for k in 0..100_000u32 {
+            m.put(&k.to_le_bytes(), &value, false);
+        }
+        m.committed();
+        for k in 1_000..100_000u32 {
+            m.remove(&k.to_le_bytes());
+        }
+        // the first put compacts (dead bytes outweigh the rest); after it,
+        // tombstones' keys count as kept, not dead, so the next 999 puts
+        // leave their replaced values' bytes dead instead of compacting again
+        for k in 0..1_000u32 {
+            m.put(&k.to_le_bytes(), &value, false);
+        }
+        let dead = m.data.written - m.live_bytes - m.tombstone_bytes;
+        assert_eq!(dead, 999 * (4 + 64));
+        m.committed();
+        assert_eq!(m.tombstone_bytes, 0);
+        assert_eq!(m.len(), 1_000);
     }
 
     #[test]
