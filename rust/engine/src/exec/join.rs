@@ -637,25 +637,42 @@ impl SideState {
 }
 
 /// Keys by time bucket (2^20 µs, about a second) of an expiry: one index
-/// entry per bucket, not per key, so a batch's inserts are pushes.
+/// entry per bucket, not per key, and a bucket's keys in one buffer, so a
+/// batch's inserts are appends.
 #[derive(Default)]
-struct ExpiryIndex(BTreeMap<i64, Vec<Box<[u8]>>>);
+struct ExpiryIndex(BTreeMap<i64, KeyList>);
+
+/// Byte-string keys packed in one buffer.
+#[derive(Default)]
+struct KeyList {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyList {
+    fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(s, e)| &self.bytes[s..*e])
+    }
+}
 
 impl ExpiryIndex {
     const BUCKET_BITS: u32 = 20;
 
     fn insert(&mut self, expiry: i64, key: &[u8]) {
         let bucket = expiry >> Self::BUCKET_BITS;
-        self.0.entry(bucket).or_default().push(key.into());
+        self.0.entry(bucket).or_default().push(key);
     }
 
     /// The keys of every bucket up to the one holding `wm`, removed.
-    fn take_through(&mut self, wm: i64) -> Vec<Box<[u8]>> {
+    fn take_through(&mut self, wm: i64) -> Vec<KeyList> {
         let keep = self.0.split_off(&((wm >> Self::BUCKET_BITS) + 1));
-        std::mem::replace(&mut self.0, keep)
-            .into_values()
-            .flatten()
-            .collect()
+        std::mem::replace(&mut self.0, keep).into_values().collect()
     }
 }
 
@@ -736,8 +753,10 @@ struct KeyGroups<'a> {
 
 impl<'a> KeyGroups<'a> {
     fn new(keys: &'a Rows, valid: &[bool]) -> Self {
-        let mut ids: HashMap<&[u8], u32, foldhash::fast::FixedState> = HashMap::default();
-        let mut distinct = Vec::new();
+        let n = keys.num_rows();
+        let mut ids: HashMap<&[u8], u32, foldhash::fast::FixedState> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
+        let mut distinct = Vec::with_capacity(n);
         let group_of: Vec<u32> = (0..keys.num_rows())
             .map(|r| {
                 if !valid[r] {
@@ -1010,13 +1029,13 @@ impl StreamJoin {
                 &mut self.right
             };
             // keys with rows that may expire at or below the watermark
-            let keys = side.by_expiry.take_through(wm);
+            let buckets = side.by_expiry.take_through(wm);
             // the unmatched expired rows, packed
             let mut unmatched: Vec<u8> = Vec::new();
             let mut removed = 0;
-            for key in keys {
-                let p = side.state.partition_of(&key);
-                let Some(list) = side.state.store(p).get_bytes(&key)? else {
+            for key in buckets.iter().flat_map(KeyList::iter) {
+                let p = side.state.partition_of(key);
+                let Some(list) = side.state.store(p).get_bytes(key)? else {
                     continue;
                 };
                 let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
@@ -1034,10 +1053,10 @@ impl StreamJoin {
                 let changed = kept.len() != list.len();
                 drop(list);
                 if changed {
-                    side.put(&key, kept)?;
+                    side.put(key, kept)?;
                 }
                 if earliest != i64::MAX {
-                    side.by_expiry.insert(earliest, &key);
+                    side.by_expiry.insert(earliest, key);
                 }
             }
             side.rows -= removed;
@@ -1280,6 +1299,31 @@ mod tests {
         lit(ScalarValue::IntervalMonthDayNano(Some(
             IntervalMonthDayNano::new(0, days, nanos),
         )))
+    }
+
+    #[test]
+    fn expiry_index_hands_over_the_keys_of_buckets_through_the_watermark() {
+        let mut idx = ExpiryIndex::default();
+        let second = 1 << ExpiryIndex::BUCKET_BITS;
+        idx.insert(-5, b"early");
+        idx.insert(second + 1, b"edge");
+        idx.insert(second + 2, b"");
+        idx.insert(3 * second, b"late");
+        let taken: Vec<Vec<u8>> = idx
+            .take_through(second + 1)
+            .iter()
+            .flat_map(KeyList::iter)
+            .map(<[u8]>::to_vec)
+            .collect();
+        // the watermark's own bucket too: its keys are checked row by row
+        assert_eq!(taken, vec![b"early".to_vec(), b"edge".to_vec(), vec![]]);
+        let rest: Vec<Vec<u8>> = idx
+            .take_through(i64::MAX)
+            .iter()
+            .flat_map(KeyList::iter)
+            .map(<[u8]>::to_vec)
+            .collect();
+        assert_eq!(rest, vec![b"late".to_vec()]);
     }
 
     #[test]
