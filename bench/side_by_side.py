@@ -31,10 +31,28 @@ def report(kind: str, width: int, mine: dict, theirs: dict, same: bool) -> None:
 def arguments(ap: argparse.ArgumentParser) -> argparse.Namespace:
     """Parse ``ap`` plus ``--pyspark-python`` and the hidden child-mode options."""
     ap.add_argument("--pyspark-python", default=None)
+    ap.add_argument("--repeat", type=int, default=3, help="sparklet runs per query; the median is reported")
     ap.add_argument("--engine", default="sparklet", help=argparse.SUPPRESS)
     ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
     return ap.parse_args()
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The run with the median time, plus every run's seconds.
+
+    A sparklet run lasts about a second, so a burst of load on a shared
+    machine moves it by tens of percent; PySpark's, tens of seconds long,
+    averages such bursts out. The median of a few runs is the fair figure.
+    """
+    ordered = sorted(runs, key=lambda r: r["elapsed"])
+    return {**ordered[len(ordered) // 2], "all_elapsed": sorted(r["elapsed"] for r in runs)}
+
+
+def spread(run: dict) -> str:
+    """``median of N: a-b s`` for a run from ``median_run``."""
+    times = run["all_elapsed"]
+    return f"median of {len(times)}, {times[0]:.2f}-{times[-1]:.2f} s"
 
 
 def summary(query, elapsed: float) -> dict:  # noqa: ANN001

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import arguments, report, run_pyspark, session, summary
+from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
 
 QUERIES = {"tumbling": ("10 seconds", None), "sliding": ("10 seconds", "5 seconds")}
 SCHEMA = "ts TIMESTAMP, category STRING, amount DOUBLE"
@@ -51,7 +51,7 @@ def generate(folder: Path, events: int, files: int) -> None:
         pq.write_table(table, folder / f"events-{f:03d}.parquet", row_group_size=65_536)
 
 
-def run(engine: str, folder: Path, kind: str) -> dict:
+def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
     spark, F = session(engine)
     size, slide = QUERIES[kind]
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "in"))
@@ -60,13 +60,13 @@ def run(engine: str, folder: Path, kind: str) -> dict:
         .groupBy(F.window("ts", size, slide), "category")
         .agg(F.count(F.lit(1)).alias("cnt"), F.sum("amount").alias("sum_amount"))
     )
-    name = f"bench_{kind}"
+    name = f"bench_{kind}_{attempt}"
     t0 = time.perf_counter()
     q = (
         agg.writeStream.format("memory")
         .queryName(name)
         .outputMode("append")
-        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}"))
+        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
         .trigger(availableNow=True)
         .start()
     )
@@ -98,12 +98,12 @@ def main() -> None:
         (folder / "in").mkdir()
         generate(folder / "in", args.events, args.files)
         for kind in QUERIES:
-            mine = run("sparklet", folder, kind)
+            mine = median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)])
             # raw bytes per key: window (2 x 8) + category (~5) + count (8) + sum (8)
             raw = mine["max_state_keys"] * (16 + 5 + 8 + 8)
             print(
                 f"{kind:9s} sparklet: {mine['events'] / mine['elapsed']:12,.0f} events/s "
-                f"({mine['events']:,} events, {mine['elapsed']:.2f} s, {len(mine['rows'])} windows out); "
+                f"({mine['events']:,} events, {mine['elapsed']:.2f} s, {spread(mine)}, {len(mine['rows'])} windows out); "
                 f"state {mine['max_state_bytes']:,} B for {mine['max_state_keys']} keys = {mine['max_state_bytes'] / max(raw, 1):.1f}x raw"
             )
             if args.pyspark_python:
