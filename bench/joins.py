@@ -89,8 +89,8 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
     else:
         query = bids.dropDuplicates(["bidId", "ts"]).select("bidId", "auction", "bidder", "price")
     totals = {"rows": 0, "price": 0, "check": 0}
-    # imported before the clock starts, as PySpark's functions are
-    import pyarrow.compute as pc
+    if engine == "sparklet":  # imported before the clock starts, as PySpark's functions are
+        import pyarrow.compute as pc
 
     def gather(batch, batch_id: int) -> None:  # noqa: ANN001
         if engine == "pyspark":
