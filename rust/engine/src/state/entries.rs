@@ -52,15 +52,82 @@ fn entry_bytes(key_len: usize, value: &Value) -> u64 {
     (key_len + 24 + value.size() + 16) as u64
 }
 
+/// A sorted map that remembers the keys changed since the last commit.
+#[derive(Default)]
+pub(super) struct SortedMap {
+    map: BTreeMap<Box<[u8]>, Value>,
+    /// Keys put or removed since the last commit (repeats allowed).
+    touched: Vec<Box<[u8]>>,
+    /// Approximate bytes held, kept as entries change.
+    bytes: u64,
+}
+
+impl SortedMap {
+    fn insert(&mut self, key: &[u8], value: Value, only_if_absent: bool) -> bool {
+        if only_if_absent && self.map.contains_key(key) {
+            return false;
+        }
+        self.bytes += entry_bytes(key.len(), &value);
+        self.touched.push(key.into());
+        if let Some(old) = self.map.insert(key.into(), value) {
+            self.bytes -= entry_bytes(key.len(), &old);
+        }
+        true
+    }
+
+    fn remove(&mut self, key: &[u8]) {
+        if let Some(old) = self.map.remove(key) {
+            self.bytes -= entry_bytes(key.len(), &old);
+            self.touched.push(key.into());
+        }
+    }
+
+    fn remove_below(&mut self, bound: &[u8]) -> usize {
+        // one split instead of a lookup per key
+        let keep = self.map.split_off(bound);
+        let gone = std::mem::replace(&mut self.map, keep);
+        let n = gone.len();
+        for (k, v) in gone {
+            self.bytes -= entry_bytes(k.len(), &v);
+            self.touched.push(k);
+        }
+        n
+    }
+
+    fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> Vec<(&'a [u8], ValueRef<'a>)> {
+        self.map
+            .range::<[u8], _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.as_ref(), v.as_ref()))
+            .collect()
+    }
+
+    fn changes(&self) -> Changes<'_, ValueRef<'_>> {
+        // hashing is cheaper than sorting long keys
+        let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
+            HashSet::with_capacity_and_hasher(self.touched.len(), Default::default());
+        let (mut present, mut removed) = (Vec::new(), Vec::new());
+        for k in self
+            .touched
+            .iter()
+            .map(|k| k.as_ref())
+            .filter(|k| seen.insert(k))
+        {
+            match self.map.get(k) {
+                Some(v) => present.push((k, v.as_ref())),
+                None => removed.push(k),
+            }
+        }
+        (present, removed)
+    }
+}
+
 /// A store's key → value map.
 pub(super) enum Entries {
-    Sorted {
-        map: BTreeMap<Box<[u8]>, Value>,
-        /// Keys put or removed since the last commit (repeats allowed).
-        touched: Vec<Box<[u8]>>,
-        /// Approximate bytes held, kept as entries change.
-        bytes: u64,
-    },
+    Sorted(SortedMap),
     Arena(ArenaMap),
 }
 
@@ -72,17 +139,13 @@ impl Entries {
             KeyOrder::TimePrefixed | KeyOrder::Unordered if bytes_only => {
                 Entries::Arena(ArenaMap::new(order == KeyOrder::TimePrefixed))
             }
-            _ => Entries::Sorted {
-                map: BTreeMap::new(),
-                touched: Vec::new(),
-                bytes: 0,
-            },
+            _ => Entries::Sorted(SortedMap::default()),
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
-            Entries::Sorted { map, .. } => map.len(),
+            Entries::Sorted(m) => m.map.len(),
             Entries::Arena(a) => a.len(),
         }
     }
@@ -90,14 +153,14 @@ impl Entries {
     /// Approximate bytes held in memory.
     pub fn memory_bytes(&self) -> u64 {
         match self {
-            Entries::Sorted { bytes, .. } => *bytes,
+            Entries::Sorted(m) => m.bytes,
             Entries::Arena(a) => a.memory_bytes(),
         }
     }
 
     pub fn get(&self, key: &[u8]) -> Option<ValueRef<'_>> {
         match self {
-            Entries::Sorted { map, .. } => map.get(key).map(Value::as_ref),
+            Entries::Sorted(m) => m.map.get(key).map(Value::as_ref),
             Entries::Arena(a) => a.get(key).map(ValueRef::Bytes),
         }
     }
@@ -110,24 +173,7 @@ impl Entries {
             (Entries::Arena(_), Value::Scalars(_)) => {
                 unreachable!("arena maps are only made for byte values")
             }
-            (
-                Entries::Sorted {
-                    map,
-                    touched,
-                    bytes,
-                },
-                value,
-            ) => {
-                if only_if_absent && map.contains_key(key) {
-                    return false;
-                }
-                *bytes += entry_bytes(key.len(), &value);
-                touched.push(key.into());
-                if let Some(old) = map.insert(key.into(), value) {
-                    *bytes -= entry_bytes(key.len(), &old);
-                }
-                true
-            }
+            (Entries::Sorted(m), value) => m.insert(key, value, only_if_absent),
         }
     }
 
@@ -135,7 +181,7 @@ impl Entries {
     pub fn insert_bytes(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> bool {
         match self {
             Entries::Arena(a) => a.put(key, value, only_if_absent),
-            sorted => sorted.insert(key, Value::Bytes(value.into()), only_if_absent),
+            Entries::Sorted(m) => m.insert(key, Value::Bytes(value.into()), only_if_absent),
         }
     }
 
@@ -143,29 +189,20 @@ impl Entries {
     pub fn append_bytes(&mut self, key: &[u8], extra: &[u8]) {
         match self {
             Entries::Arena(a) => a.append(key, extra),
-            sorted => {
-                let mut value = match sorted.get(key) {
-                    Some(ValueRef::Bytes(b)) => b.to_vec(),
+            Entries::Sorted(m) => {
+                let mut value = match m.map.get(key) {
+                    Some(Value::Bytes(b)) => b.to_vec(),
                     _ => Vec::new(),
                 };
                 value.extend_from_slice(extra);
-                sorted.insert(key, Value::Bytes(value.into()), false);
+                m.insert(key, Value::Bytes(value.into()), false);
             }
         }
     }
 
     pub fn remove(&mut self, key: &[u8]) {
         match self {
-            Entries::Sorted {
-                map,
-                touched,
-                bytes,
-            } => {
-                if let Some(old) = map.remove(key) {
-                    *bytes -= entry_bytes(key.len(), &old);
-                    touched.push(key.into());
-                }
-            }
+            Entries::Sorted(m) => m.remove(key),
             Entries::Arena(a) => {
                 a.remove(key);
             }
@@ -175,21 +212,7 @@ impl Entries {
     /// Remove every key ordered before `bound`; returns how many went.
     pub fn remove_below(&mut self, bound: &[u8]) -> usize {
         match self {
-            Entries::Sorted {
-                map,
-                touched,
-                bytes,
-            } => {
-                // one split instead of a lookup per key
-                let keep = map.split_off(bound);
-                let gone = std::mem::replace(map, keep);
-                let n = gone.len();
-                for (k, v) in gone {
-                    *bytes -= entry_bytes(k.len(), &v);
-                    touched.push(k);
-                }
-                n
-            }
+            Entries::Sorted(m) => m.remove_below(bound),
             Entries::Arena(a) => a.remove_below(bound),
         }
     }
@@ -197,9 +220,7 @@ impl Entries {
     /// Every entry: in key order when sorted, else in no particular order.
     pub fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], ValueRef<'_>)> + '_> {
         match self {
-            Entries::Sorted { map, .. } => {
-                Box::new(map.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))
-            }
+            Entries::Sorted(m) => Box::new(m.map.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))),
             Entries::Arena(a) => Box::new(a.iter().map(|(k, v)| (k, ValueRef::Bytes(v)))),
         }
     }
@@ -207,14 +228,7 @@ impl Entries {
     /// Entries whose key starts with `prefix`, in key order.
     pub fn with_prefix<'a>(&'a self, prefix: &'a [u8]) -> Vec<(&'a [u8], ValueRef<'a>)> {
         match self {
-            Entries::Sorted { map, .. } => map
-                .range::<[u8], _>((
-                    std::ops::Bound::Included(prefix),
-                    std::ops::Bound::Unbounded,
-                ))
-                .take_while(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.as_ref(), v.as_ref()))
-                .collect(),
+            Entries::Sorted(m) => m.with_prefix(prefix),
             Entries::Arena(_) => {
                 let mut out: Vec<_> = self.iter().filter(|(k, _)| k.starts_with(prefix)).collect();
                 out.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -227,32 +241,14 @@ impl Entries {
     /// with their final values, then removed keys.
     pub fn changes(&self) -> Changes<'_, ValueRef<'_>> {
         match self {
-            Entries::Sorted { map, touched, .. } => {
-                // hashing is cheaper than sorting long keys
-                let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
-                    HashSet::with_capacity_and_hasher(touched.len(), Default::default());
-                let (mut present, mut removed) = (Vec::new(), Vec::new());
-                for k in touched
-                    .iter()
-                    .map(|k| k.as_ref())
-                    .filter(|k| seen.insert(k))
-                {
-                    match map.get(k) {
-                        Some(v) => present.push((k, v.as_ref())),
-                        None => removed.push(k),
-                    }
-                }
-                (present, removed)
-            }
+            Entries::Sorted(m) => m.changes(),
             Entries::Arena(a) => {
                 let (present, removed) = a.changes();
-                (
-                    present
-                        .into_iter()
-                        .map(|(k, v)| (k, ValueRef::Bytes(v)))
-                        .collect(),
-                    removed,
-                )
+                let present = present
+                    .into_iter()
+                    .map(|(k, v)| (k, ValueRef::Bytes(v)))
+                    .collect();
+                (present, removed)
             }
         }
     }
@@ -260,7 +256,7 @@ impl Entries {
     /// The changes are durable: forget them.
     pub fn committed(&mut self) {
         match self {
-            Entries::Sorted { touched, .. } => touched.clear(),
+            Entries::Sorted(m) => m.touched.clear(),
             Entries::Arena(a) => a.committed(),
         }
     }
