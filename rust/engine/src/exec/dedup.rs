@@ -17,7 +17,7 @@ use arrow::array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{DataType, Field};
 use arrow::row::{RowConverter, SortField};
-use datafusion::common::{DFSchemaRef, Result as DFResult, ScalarValue};
+use datafusion::common::{DFSchemaRef, Result as DFResult};
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_plan::ExecutionPlan;
 
@@ -238,16 +238,20 @@ impl Dedup {
                 self.metrics.rows_removed += store.remove_below(&bound) as u64;
                 continue;
             }
-            let expired: Vec<Vec<u8>> = if self.delay_us.is_some() {
-                store
-                    .entries()?
-                    .into_iter()
-                    .filter(|(_, v)| expires_at(v).is_some_and(|e| e <= wm))
-                    .map(|(k, _)| k)
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            // within the watermark: keys whose stored expiry has passed,
+            // read as bytes (no scalar per entry)
+            let mut expired: Vec<Vec<u8>> = Vec::new();
+            if self.delay_us.is_some() {
+                for k in store.keys() {
+                    let passed = store
+                        .get_bytes(k)?
+                        .and_then(|v| expires_at(&v))
+                        .is_some_and(|e| e <= wm);
+                    if passed {
+                        expired.push(k.to_vec());
+                    }
+                }
+            }
             for k in expired {
                 store.remove(&k);
                 self.metrics.rows_removed += 1;
@@ -259,13 +263,8 @@ impl Dedup {
 }
 
 /// The expiry (µs) a `dropDuplicatesWithinWatermark` value holds.
-fn expires_at(v: &[ScalarValue]) -> Option<i64> {
-    match v.first() {
-        Some(ScalarValue::Binary(Some(b))) => {
-            Some(i64::from_be_bytes(b.as_slice().try_into().ok()?))
-        }
-        _ => None,
-    }
+fn expires_at(v: &[u8]) -> Option<i64> {
+    Some(i64::from_be_bytes(v.try_into().ok()?))
 }
 
 impl StatefulOperator for Dedup {
