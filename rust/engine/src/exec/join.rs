@@ -43,7 +43,7 @@ use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperat
 use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
-use crate::state::KeyOrder;
+use crate::state::{KeyOrder, TIME_BUCKET_BITS};
 
 /// The logical stream-stream join.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -636,9 +636,8 @@ impl SideState {
     }
 }
 
-/// Keys by time bucket (2^20 µs, about a second) of an expiry: one index
-/// entry per bucket, not per key, and a bucket's keys in one buffer, so a
-/// batch's inserts are appends.
+/// Keys by time bucket ([`TIME_BUCKET_BITS`]) of an expiry, a bucket's keys
+/// in one buffer, so a batch's inserts are appends.
 #[derive(Default)]
 struct ExpiryIndex(BTreeMap<i64, KeyList>);
 
@@ -662,16 +661,14 @@ impl KeyList {
 }
 
 impl ExpiryIndex {
-    const BUCKET_BITS: u32 = 20;
-
     fn insert(&mut self, expiry: i64, key: &[u8]) {
-        let bucket = expiry >> Self::BUCKET_BITS;
+        let bucket = expiry >> TIME_BUCKET_BITS;
         self.0.entry(bucket).or_default().push(key);
     }
 
     /// The keys of every bucket up to the one holding `wm`, removed.
     fn take_through(&mut self, wm: i64) -> Vec<KeyList> {
-        let keep = self.0.split_off(&((wm >> Self::BUCKET_BITS) + 1));
+        let keep = self.0.split_off(&((wm >> TIME_BUCKET_BITS) + 1));
         std::mem::replace(&mut self.0, keep).into_values().collect()
     }
 }
@@ -1304,7 +1301,7 @@ mod tests {
     #[test]
     fn expiry_index_hands_over_the_keys_of_buckets_through_the_watermark() {
         let mut idx = ExpiryIndex::default();
-        let second = 1 << ExpiryIndex::BUCKET_BITS;
+        let second = 1 << TIME_BUCKET_BITS;
         idx.insert(-5, b"early");
         idx.insert(second + 1, b"edge");
         idx.insert(second + 2, b"");

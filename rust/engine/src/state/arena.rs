@@ -18,6 +18,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
+use super::TIME_BUCKET_BITS;
+
 type Hasher = foldhash::fast::FixedState;
 
 /// Where one entry's key and value are (`key ++ value` at `at`).
@@ -150,10 +152,6 @@ impl Chunks {
 /// Changes since the last commit: keys put (with their values), keys removed.
 pub(super) type Changes<'a, V> = (Vec<(&'a [u8], V)>, Vec<&'a [u8]>);
 
-/// A time bucket spans 2^20 µs (about a second): one index entry per
-/// bucket, not per key, and eviction takes whole buckets but the last.
-const BUCKET_BITS: u32 = 20;
-
 /// The leading 8 bytes of a time-prefixed key as a number (same order).
 pub(super) fn time_of(key: &[u8]) -> u64 {
     let mut b = [0u8; 8];
@@ -222,7 +220,11 @@ impl ArenaMap {
     }
 
     fn find(&self, key: &[u8]) -> Option<u32> {
-        let hash = self.hasher.hash_one(key);
+        self.find_hashed(key, self.hasher.hash_one(key))
+    }
+
+    /// The entry id of `key`, whose hash is `hash`.
+    fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
         self.table
             .find(hash, |&id| {
                 let s = &self.slots[id as usize];
@@ -260,15 +262,7 @@ impl ArenaMap {
     /// is. Returns whether the value was written.
     pub fn put(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> bool {
         let hash = self.hasher.hash_one(key);
-        let (slots, data) = (&self.slots, &self.data);
-        let found = self
-            .table
-            .find(hash, |&id| {
-                let s = &slots[id as usize];
-                s.hash == hash && data.get(s.at, s.key_len as usize) == key
-            })
-            .copied();
-        match found {
+        match self.find_hashed(key, hash) {
             Some(id) => {
                 let s = self.slots[id as usize];
                 if s.live {
@@ -308,7 +302,9 @@ impl ArenaMap {
                 self.table
                     .insert_unique(hash, id, |&i| slots[i as usize].hash);
                 if let Some(idx) = &mut self.by_time {
-                    idx.entry(time_of(key) >> BUCKET_BITS).or_default().push(id);
+                    idx.entry(time_of(key) >> TIME_BUCKET_BITS)
+                        .or_default()
+                        .push(id);
                 }
             }
         }
@@ -367,7 +363,7 @@ impl ArenaMap {
             // keys before an 8-byte bound are those with an earlier time:
             // in the earlier buckets and some of the bound's own
             Some(idx) if bound.len() == 8 => {
-                let bound_bucket = time_of(bound) >> BUCKET_BITS;
+                let bound_bucket = time_of(bound) >> TIME_BUCKET_BITS;
                 let keep = idx.split_off(&bound_bucket);
                 let mut ids: Vec<u32> = std::mem::replace(idx, keep)
                     .into_values()
@@ -394,13 +390,13 @@ impl ArenaMap {
             if below {
                 self.remove_id(id);
             } else if bound_time
-                .is_some_and(|t| time_of(self.key(id)) >> BUCKET_BITS == t >> BUCKET_BITS)
+                .is_some_and(|t| time_of(self.key(id)) >> TIME_BUCKET_BITS == t >> TIME_BUCKET_BITS)
             {
                 edge_left.push(id);
             }
         }
         if let (Some(idx), Some(t)) = (&mut self.by_time, bound_time) {
-            if let Some(edge) = idx.get_mut(&(t >> BUCKET_BITS)) {
+            if let Some(edge) = idx.get_mut(&(t >> TIME_BUCKET_BITS)) {
                 *edge = edge_left;
             }
         }

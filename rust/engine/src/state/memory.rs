@@ -78,16 +78,17 @@ enum Gathered {
 }
 
 impl Gathered {
-    fn from(values: &[ValueRef<'_>]) -> Self {
-        if values.iter().all(|v| matches!(v, ValueRef::Bytes(_))) {
-            return Gathered::Bytes(binary(values.iter().map(|v| match v {
+    /// The values of `entries` (key, value pairs).
+    fn from(entries: &[(&[u8], ValueRef<'_>)]) -> Self {
+        let values = entries.iter().map(|(_, v)| v);
+        if values.clone().all(|v| matches!(v, ValueRef::Bytes(_))) {
+            return Gathered::Bytes(binary(values.map(|v| match v {
                 ValueRef::Bytes(b) => Some(*b),
                 ValueRef::Scalars(_) => None,
             })));
         }
         Gathered::Rows(
             values
-                .iter()
                 .map(|v| match v {
                     ValueRef::Scalars(r) => (*r).clone(),
                     ValueRef::Bytes(b) => vec![ScalarValue::Binary(Some(b.to_vec()))],
@@ -415,8 +416,7 @@ impl StateStore for MemoryStore {
         std::fs::create_dir_all(&self.spec.dir)
             .map_err(|e| Error::io(self.spec.dir.display().to_string(), e))?;
         let (present, removed) = self.map.changes();
-        let values: Vec<ValueRef> = present.iter().map(|(_, v)| *v).collect();
-        let mut value_cols = self.codec.columns(&self.spec, Gathered::from(&values))?;
+        let mut value_cols = self.codec.columns(&self.spec, Gathered::from(&present))?;
         if !removed.is_empty() {
             for (c, f) in value_cols.iter_mut().zip(&self.spec.value_fields) {
                 let nulls = arrow::array::new_null_array(f.data_type(), removed.len());
@@ -492,8 +492,7 @@ impl MemoryStore {
         self.wait_for_snapshot(); // at most one in flight
         let entries: Vec<(&[u8], ValueRef)> = self.map.iter().collect();
         let keys = binary(entries.iter().map(|(k, _)| Some(*k)));
-        let values: Vec<ValueRef> = entries.iter().map(|(_, v)| *v).collect();
-        let values = Gathered::from(&values);
+        let values = Gathered::from(&entries);
         let (spec, codec, last) = (
             self.spec.clone(),
             Arc::clone(&self.codec),

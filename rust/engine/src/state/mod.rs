@@ -19,6 +19,11 @@ use datafusion::common::ScalarValue;
 
 use crate::error::Result;
 
+/// Time indexes of keys (dedup's keys by event time, a join's by expiry)
+/// group them by buckets of 2^20 µs, about a second: one index entry per
+/// bucket, not per key, and eviction takes whole buckets but the last.
+pub(crate) const TIME_BUCKET_BITS: u32 = 20;
+
 /// A state row.
 pub type StateRow = Vec<ScalarValue>;
 
