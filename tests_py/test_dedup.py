@@ -142,6 +142,38 @@ def test_dedup_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> 
     q.stop()
 
 
+def test_large_batches_keep_the_first_row_of_each_key(spark: SparkSession, tmp_path: Path) -> None:
+    # batches this large update the state partitions side by side
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .withWatermark("ts", "1 hour")
+            .dropDuplicates(["user", "ts"])
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    def rows(start: int, n: int) -> list:
+        # every key twice in the batch; keys repeat across batches
+        return [(t(i % 600), f"u{i % 7000}", i) for i in range(start, start + n) for _ in (0, 1)]
+
+    q = start()
+    step(q, ms, rows(0, 10_000))
+    q.stop()
+    q = start()
+    step(q, ms, rows(5_000, 10_000))
+    q.stop()
+    first: dict = {}
+    for ts, user, v in rows(0, 10_000) + rows(5_000, 10_000):
+        first.setdefault((ts, user), (user, v))
+    assert sorted(out.all()) == sorted(first.values())
+    assert len(out.all()) == len(first)
+
+
 def test_aggregation_over_a_dedup(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
     agg = (

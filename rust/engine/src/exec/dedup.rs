@@ -28,7 +28,7 @@ use super::operator::{
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{OperatorMetrics, PartitionedState};
-use crate::state::KeyOrder;
+use crate::state::{KeyOrder, StateStore};
 
 /// The logical `dropDuplicates` / `dropDuplicatesWithinWatermark` of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
@@ -191,38 +191,47 @@ impl Dedup {
             .collect();
         let rows = self.converter.convert_columns(&cols)?;
         let within = !self.time_in_key && self.delay_us.is_some();
-        let mut keep = Vec::with_capacity(b.num_rows());
-        let mut key = Vec::new();
+        // each row's key and value, and the rows of each partition (in row
+        // order, so the first of a batch's duplicates is the one kept)
+        let mut c = Candidates {
+            by_partition: vec![Vec::new(); self.state.len()],
+            ..Candidates::default()
+        };
         for r in 0..b.num_rows() {
             let t = times.as_ref().and_then(|ts| ts[r]);
             if let (Some(wm), Some(t)) = (self.watermark, t) {
                 if t <= wm {
                     self.metrics.rows_dropped_by_watermark += 1;
-                    keep.push(false);
                     continue;
                 }
             }
-            key.clear();
+            let start = c.keys.len();
             if self.time_in_key {
-                key.extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
+                c.keys
+                    .extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
             }
-            key.extend_from_slice(rows.row(r).as_ref());
+            c.keys.extend_from_slice(rows.row(r).as_ref());
+            c.ends.push(c.keys.len());
             // within the watermark the value is when the key expires
             let value = if within {
                 t.zip(self.delay_us).map(|(t, d)| t + d)
             } else {
                 t
             };
-            let bytes = value.map(i64::to_be_bytes);
-            let p = self.state.partition_of(&key);
-            let fresh = self
-                .state
-                .store_mut(p)
-                .put_bytes_if_absent(&key, bytes.as_ref().map_or(&[][..], |b| &b[..]))?;
-            if fresh {
-                self.metrics.rows_updated += 1;
-            }
-            keep.push(fresh);
+            c.values.push(value.map(i64::to_be_bytes));
+            c.rows.push(r as u32);
+            let p = self.state.partition_of(&c.keys[start..]);
+            c.by_partition[p].push((c.rows.len() - 1) as u32);
+        }
+        let parallel = c.rows.len() >= PARALLEL_ROWS;
+        let c = Arc::new(c);
+        let fresh = self
+            .state
+            .each(parallel, move |p, store| c.insert(p, store))?;
+        let mut keep = vec![false; b.num_rows()];
+        for r in fresh.iter().flatten() {
+            keep[*r as usize] = true;
+            self.metrics.rows_updated += 1;
         }
         self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
         Ok(filter_record_batch(b, &BooleanArray::from(keep))?)
@@ -259,6 +268,39 @@ impl Dedup {
         }
         self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
         Ok(())
+    }
+}
+
+/// Batches with at least this many rows update their partitions side by
+/// side; smaller ones in turn (handing work to threads costs more).
+const PARALLEL_ROWS: usize = 4096;
+
+/// A batch's rows that are not late: keys, values and partitions.
+#[derive(Default)]
+struct Candidates {
+    /// Keys packed end to end; key i ends at `ends[i]`.
+    keys: Vec<u8>,
+    ends: Vec<usize>,
+    /// The stored value: the event time (within the watermark: the expiry).
+    values: Vec<Option<[u8; 8]>>,
+    /// The batch row of each candidate.
+    rows: Vec<u32>,
+    /// Candidates of each partition, in row order.
+    by_partition: Vec<Vec<u32>>,
+}
+
+impl Candidates {
+    /// Store partition `p`'s keys not seen before; returns their rows.
+    fn insert(&self, p: usize, store: &mut dyn StateStore) -> Result<Vec<u32>> {
+        let mut fresh = Vec::new();
+        for i in self.by_partition[p].iter().map(|i| *i as usize) {
+            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+            let value = self.values[i].as_ref().map_or(&[][..], |v| &v[..]);
+            if store.put_bytes_if_absent(&self.keys[start..self.ends[i]], value)? {
+                fresh.push(self.rows[i]);
+            }
+        }
+        Ok(fresh)
     }
 }
 
