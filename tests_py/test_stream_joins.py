@@ -213,6 +213,40 @@ def test_join_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> N
     q.stop()
 
 
+def test_large_batches_join_like_a_nested_loop(spark: SparkSession, tmp_path: Path) -> None:
+    # batches this large update the state partitions side by side
+    s = Streams(spark)
+    out = Out()
+
+    def start():  # noqa: ANN202
+        imp, clk = s.watermarked()
+        return (
+            imp.join(clk, F.expr(RANGE), "leftOuter")
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    # two batches of 6000 rows a side, the second after the first's watermark
+    imps = [[(i % 3000, t(base + i % 50)) for i in range(6000)] for base in (0, 50)]
+    clks = [[(j % 4000, t(base + 5 + j % 45)) for j in range(6000)] for base in (0, 50)]
+    q = start()
+    run(q, s, imp=imps[0], clk=clks[0])
+    q.stop()
+    q = start()
+    run(q, s, imp=imps[1], clk=clks[1])
+    run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
+    q.stop()
+    clicks: dict = {}
+    for ad, ts in clks[0] + clks[1]:
+        clicks.setdefault(ad, []).append(ts)
+    expected = [(-1, 1000, -1, 1001)]
+    for ad, ts in imps[0] + imps[1]:
+        hits = [c for c in clicks.get(ad, []) if ts <= c <= ts + dt.timedelta(seconds=20)]
+        expected += [(ad, sec(ts), ad, sec(c)) for c in hits] or [(ad, sec(ts), None, None)]
+    assert out.all() == sorted(expected, key=repr)
+
+
 def test_watermarks_follow_renamed_columns(spark: SparkSession) -> None:
     s = Streams(spark)
     out = Out()

@@ -223,11 +223,9 @@ impl Dedup {
             let p = self.state.partition_of(&c.keys[start..]);
             c.by_partition[p].push((c.rows.len() - 1) as u32);
         }
-        let parallel = c.rows.len() >= PARALLEL_ROWS;
+        let rows = c.rows.len();
         let c = Arc::new(c);
-        let fresh = self
-            .state
-            .each(parallel, move |p, store| c.insert(p, store))?;
+        let fresh = self.state.each(rows, move |p, store| c.insert(p, store))?;
         let mut keep = vec![false; b.num_rows()];
         for r in fresh.iter().flatten() {
             keep[*r as usize] = true;
@@ -270,10 +268,6 @@ impl Dedup {
         Ok(())
     }
 }
-
-/// Batches with at least this many rows update their partitions side by
-/// side; smaller ones in turn (handing work to threads costs more).
-const PARALLEL_ROWS: usize = 4096;
 
 /// A batch's rows that are not late: keys, values and partitions.
 #[derive(Default)]

@@ -21,6 +21,7 @@ use std::time::Instant;
 use arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
 };
+use arrow::buffer::NullBuffer;
 use arrow::compute::{cast, concat_batches, filter_record_batch, take};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
@@ -43,7 +44,7 @@ use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperat
 use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
-use crate::state::{KeyOrder, TIME_BUCKET_BITS};
+use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
 /// The logical stream-stream join.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -728,65 +729,71 @@ fn key_rows(
         .map(|k| Ok(k.evaluate(b)?.into_array(b.num_rows())?))
         .collect::<Result<Vec<ArrayRef>>>()?;
     let rows = conv.convert_columns(&cols)?;
-    let valid = (0..b.num_rows())
-        .map(|r| !cols.iter().any(|c| c.is_null(r)))
-        .collect();
+    let nulls = cols.iter().fold(None, |acc, c| {
+        NullBuffer::union(acc.as_ref(), c.logical_nulls().as_ref())
+    });
+    let valid = match nulls {
+        Some(n) => n.iter().collect(),
+        None => vec![true; b.num_rows()],
+    };
     Ok((rows, valid))
 }
 
 /// A batch's rows grouped by key: the distinct keys in first-seen order and
-/// each one's rows, in row order.
-struct KeyGroups<'a> {
-    keys: Vec<&'a [u8]>,
+/// each one's rows, in row order. Group `keys.len()` is the rows with a null
+/// key: stored (an outer join emits them) under the empty key, which no
+/// key's row format equals, so they never match.
+struct KeyGroups {
+    /// The first row of each distinct key.
+    first: Vec<u32>,
     /// Rows of group g: `rows[starts[g]..starts[g + 1]]`.
     starts: Vec<usize>,
     rows: Vec<u32>,
     /// Each row's group (`u32::MAX`: no key).
     group_of: Vec<u32>,
-    /// The rows with a null key: stored (an outer join emits them) under
-    /// the empty key, which no key's row format equals, so they never match.
     nulls: Vec<u32>,
 }
 
-impl<'a> KeyGroups<'a> {
-    fn new(keys: &'a Rows, valid: &[bool]) -> Self {
+impl KeyGroups {
+    fn new(keys: &Rows, valid: &[bool]) -> Self {
         let n = keys.num_rows();
+        // sized for typical key counts, not rows: a table sized for every
+        // row is mostly empty and cold
         let mut ids: HashMap<&[u8], u32, foldhash::fast::FixedState> =
-            HashMap::with_capacity_and_hasher(n, Default::default());
-        let mut distinct = Vec::with_capacity(n);
-        let group_of: Vec<u32> = (0..keys.num_rows())
+            HashMap::with_capacity_and_hasher(n.min(1024), Default::default());
+        let mut first = Vec::new();
+        let group_of: Vec<u32> = (0..n)
             .map(|r| {
                 if !valid[r] {
                     return u32::MAX;
                 }
-                let k = keys.row(r).data();
-                *ids.entry(k).or_insert_with(|| {
-                    distinct.push(k);
-                    (distinct.len() - 1) as u32
+                *ids.entry(keys.row(r).data()).or_insert_with(|| {
+                    first.push(r as u32);
+                    (first.len() - 1) as u32
                 })
             })
             .collect();
         // a counting sort of the rows by group
-        let mut starts = vec![0usize; distinct.len() + 1];
+        let mut starts = vec![0usize; first.len() + 1];
         for g in group_of.iter().filter(|g| **g != u32::MAX) {
             starts[*g as usize + 1] += 1;
         }
-        for g in 0..distinct.len() {
+        for g in 0..first.len() {
             starts[g + 1] += starts[g];
         }
         let mut next = starts.clone();
-        let mut rows = vec![0u32; starts[distinct.len()]];
+        let mut rows = vec![0u32; starts[first.len()]];
         for (r, g) in group_of.iter().enumerate() {
             if *g != u32::MAX {
                 rows[next[*g as usize]] = r as u32;
                 next[*g as usize] += 1;
             }
         }
-        let nulls = (0..group_of.len() as u32)
+        let nulls = (0..n as u32)
             .filter(|r| group_of[*r as usize] == u32::MAX)
             .collect();
         KeyGroups {
-            keys: distinct,
+            first,
             starts,
             rows,
             group_of,
@@ -794,13 +801,73 @@ impl<'a> KeyGroups<'a> {
         }
     }
 
-    /// Each key with its rows, then the null-keyed rows under the empty key.
-    fn with_rows(&self) -> impl Iterator<Item = (&'a [u8], &[u32])> + '_ {
-        let keyed = (0..self.keys.len())
-            .map(|g| (self.keys[g], &self.rows[self.starts[g]..self.starts[g + 1]]));
-        keyed.chain(std::iter::once((&[][..], self.nulls.as_slice())))
+    /// Distinct keys (the null group not counted).
+    fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Group `g`'s key (empty for the null group).
+    fn key<'k>(&self, keys: &'k Rows, g: usize) -> &'k [u8] {
+        match self.first.get(g) {
+            Some(r) => keys.row(*r as usize).data(),
+            None => &[],
+        }
+    }
+
+    /// Group `g`'s rows.
+    fn rows_of(&self, g: usize) -> &[u32] {
+        if g < self.first.len() {
+            &self.rows[self.starts[g]..self.starts[g + 1]]
+        } else {
+            &self.nulls
+        }
     }
 }
+
+/// What a batch appends to its side's state: each key's new rows, packed
+/// and appended to its stored ones, partition by partition.
+struct Appends {
+    keys: Rows,
+    groups: KeyGroups,
+    /// The side's rows, encoded.
+    rows: Rows,
+    /// Each row's expiry (µs; `i64::MAX`: never).
+    expiries: Vec<i64>,
+    /// Each row's matched flag.
+    matched: Vec<bool>,
+    /// Whether matched rows are left out (a semi join's left rows, emitted once).
+    skip_matched: bool,
+    /// The groups of each partition.
+    by_partition: Vec<Vec<u32>>,
+}
+
+impl Appends {
+    fn stored(&self, r: usize) -> bool {
+        !(self.skip_matched && self.matched[r])
+    }
+
+    /// Append partition `p`'s rows; returns how many.
+    fn append(&self, p: usize, store: &mut dyn StateStore) -> Result<u64> {
+        let (mut extra, mut added) = (Vec::new(), 0);
+        for g in self.by_partition[p].iter().map(|g| *g as usize) {
+            extra.clear();
+            for r in self.groups.rows_of(g).iter().map(|r| *r as usize) {
+                if self.stored(r) {
+                    pack(
+                        &mut extra,
+                        self.matched[r],
+                        self.expiries[r],
+                        self.rows.row(r).data(),
+                    );
+                    added += 1;
+                }
+            }
+            store.append_bytes(self.groups.key(&self.keys, g), &extra)?;
+        }
+        Ok(added)
+    }
+}
+
 impl StreamJoin {
     fn side(&mut self, left: bool) -> &mut SideState {
         if left {
@@ -858,10 +925,11 @@ impl StreamJoin {
         let mut lists: Vec<(usize, Cow<[u8]>)> = Vec::new();
         let mut stored: Vec<(u32, usize)> = Vec::new();
         let mut stored_matched: Vec<bool> = Vec::new();
-        let mut range_of = vec![0..0; groups.keys.len()];
+        let mut range_of = vec![0..0; groups.len()];
         {
             let other = self.side_ref(!left);
-            for (g, key) in groups.keys.iter().enumerate() {
+            for g in 0..groups.len() {
+                let key = groups.key(&keys, g);
                 let p = other.state.partition_of(key);
                 let Some(list) = other.state.store(p).get_bytes(key)? else {
                     continue;
@@ -967,40 +1035,52 @@ impl StreamJoin {
             .map(|((g, list), _)| (g, list.into_owned()))
             .collect();
         for (g, list) in flagged {
-            self.side(!left).put(groups.keys[g], list)?;
+            self.side(!left).put(groups.key(&keys, g), list)?;
         }
         let this = self.side(left);
         let rows = this.conv.convert_columns(b.columns())?;
-        let times = match this.expiry {
-            Some(exp) => Some((times_of(b, exp.column)?, exp.offset_us)),
-            None => None,
+        let expiries: Vec<i64> = match this.expiry {
+            Some(exp) => times_of(b, exp.column)?
+                .iter()
+                .map(|t| t.unwrap_or(i64::MIN).saturating_add(exp.offset_us))
+                .collect(),
+            None => vec![i64::MAX; b.num_rows()],
         };
-        let mut added = 0;
-        // this batch's rows of a key, appended to its stored ones
-        let mut extra = Vec::new();
-        for (key, key_rows) in groups.with_rows() {
-            extra.clear();
-            let mut earliest = i64::MAX;
-            for r in key_rows.iter().map(|r| *r as usize) {
-                if semi && left && matched_rows[r] {
-                    continue; // emitted already; never emitted again
-                }
-                let expiry = times.as_ref().map_or(i64::MAX, |(ts, offset)| {
-                    ts[r].unwrap_or(i64::MIN).saturating_add(*offset)
-                });
-                earliest = earliest.min(expiry);
-                pack(&mut extra, matched_rows[r], expiry, rows.row(r).data());
-                added += 1;
-            }
-            if extra.is_empty() {
+        let mut appends = Appends {
+            by_partition: vec![Vec::new(); this.state.len()],
+            expiries,
+            matched: matched_rows,
+            skip_matched: semi && left,
+            rows,
+            keys,
+            groups,
+        };
+        // each key with rows to store: its partition, and its earliest
+        // expiry in the eviction index
+        for g in 0..=appends.groups.len() {
+            let earliest = appends
+                .groups
+                .rows_of(g)
+                .iter()
+                .map(|r| *r as usize)
+                .filter(|r| appends.stored(*r))
+                .map(|r| appends.expiries[r])
+                .min();
+            let Some(earliest) = earliest else {
                 continue;
-            }
-            if times.is_some() {
+            };
+            let key = appends.groups.key(&appends.keys, g);
+            if this.expiry.is_some() {
                 this.by_expiry.insert(earliest, key);
             }
-            let p = this.state.partition_of(key);
-            this.state.store_mut(p).append_bytes(key, &extra)?;
+            appends.by_partition[this.state.partition_of(key)].push(g as u32);
         }
+        let appends = Arc::new(appends);
+        let added: u64 = this
+            .state
+            .each(b.num_rows(), move |p, store| appends.append(p, store))?
+            .iter()
+            .sum();
         this.rows += added;
         self.metrics.rows_updated += added;
         Ok(out)

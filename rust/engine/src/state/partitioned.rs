@@ -104,6 +104,10 @@ pub struct OperatorMetrics {
     pub commit_ms: i64,
 }
 
+/// Batches with at least this many rows update their partitions side by
+/// side; smaller ones in turn (handing work to threads costs more).
+pub const PARALLEL_ROWS: usize = 4096;
+
 /// One store per partition.
 pub struct PartitionedState {
     stores: Vec<Box<dyn StateStore>>,
@@ -192,15 +196,16 @@ impl PartitionedState {
         Ok(t.elapsed().as_millis() as i64)
     }
 
-    /// Run `job` on every partition's store: side by side when `parallel`
-    /// (see [`Self::each_in_parallel`]), else in turn on this thread, which
-    /// is cheaper for small batches.
+    /// Run `job` on every partition's store for a batch of `rows` rows: side
+    /// by side (see [`Self::each_in_parallel`]) when it has at least
+    /// [`PARALLEL_ROWS`], else in turn on this thread, which costs less for
+    /// small batches.
     pub fn each<R: Send + 'static>(
         &mut self,
-        parallel: bool,
+        rows: usize,
         job: impl Fn(usize, &mut dyn StateStore) -> Result<R> + Send + Sync + 'static,
     ) -> Result<Vec<R>> {
-        if parallel && self.stores.len() > 1 {
+        if rows >= PARALLEL_ROWS && self.stores.len() > 1 {
             return self.each_in_parallel(job);
         }
         self.stores
