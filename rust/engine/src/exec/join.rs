@@ -928,7 +928,7 @@ impl StreamJoin {
         let mut range_of = vec![0..0; groups.len()];
         {
             let other = self.side_ref(!left);
-            for g in 0..groups.len() {
+            for (g, range) in range_of.iter_mut().enumerate() {
                 let key = groups.key(&keys, g);
                 let p = other.state.partition_of(key);
                 let Some(list) = other.state.store(p).get_bytes(key)? else {
@@ -942,7 +942,7 @@ impl StreamJoin {
                         stored_matched.push(row.matched);
                     }
                 }
-                range_of[g] = start..stored.len();
+                *range = start..stored.len();
                 lists.push((g, list));
             }
         }
