@@ -227,9 +227,10 @@ def test_large_batches_join_like_a_nested_loop(spark: SparkSession, tmp_path: Pa
             .start()
         )
 
-    # two batches of 6000 rows a side, the second after the first's watermark
-    imps = [[(i % 3000, t(base + i % 50)) for i in range(6000)] for base in (0, 50)]
-    clks = [[(j % 4000, t(base + 5 + j % 45)) for j in range(6000)] for base in (0, 50)]
+    # two batches of 10000 rows a side, the second after the first's
+    # watermark; eviction visits thousands of keys a side
+    imps = [[(i % 5000, t(base + i % 50)) for i in range(10_000)] for base in (0, 50)]
+    clks = [[(j % 6000, t(base + 5 + j % 45)) for j in range(10_000)] for base in (0, 50)]
     q = start()
     run(q, s, imp=imps[0], clk=clks[0])
     q.stop()

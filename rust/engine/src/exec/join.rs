@@ -13,6 +13,7 @@
 //! its first match.
 
 use std::borrow::Cow;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -499,11 +500,11 @@ struct SideState {
     expiry: Option<Expiry>,
     /// The side's watermarked event-time column: rows behind the watermark are late.
     late_column: Option<usize>,
-    /// Keys by the time bucket of their rows' earliest expiry: the keys
-    /// eviction visits once the watermark reaches the bucket (a key may be
-    /// listed more than once; a visit to a key with nothing expired is a
-    /// no-op that lists it again).
-    by_expiry: ExpiryIndex,
+    /// Each partition's keys by the time bucket of their rows' earliest
+    /// expiry: the keys eviction visits once the watermark reaches the
+    /// bucket (a key may be listed more than once; a visit to a key with
+    /// nothing expired is a no-op that lists it again).
+    by_expiry: Vec<ExpiryIndex>,
     /// Rows stored (`numRowsTotal`).
     rows: u64,
 }
@@ -579,9 +580,10 @@ impl SideState {
             conv,
             expiry,
             late_column,
-            by_expiry: ExpiryIndex::default(),
+            by_expiry: Vec::new(),
             rows: 0,
         };
+        side.by_expiry.resize_with(side.state.len(), ExpiryIndex::default);
         // count the restored rows and rebuild the eviction index
         // (keys, then each value read in place: no copy of the rows)
         for p in 0..side.state.len() {
@@ -594,7 +596,7 @@ impl SideState {
                     unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
                 side.rows += n;
                 if expiry.is_some() {
-                    side.by_expiry.insert(earliest, key);
+                    side.by_expiry[p].insert(earliest, key);
                 }
             }
         }
@@ -667,11 +669,75 @@ impl ExpiryIndex {
         self.0.entry(bucket).or_default().push(key);
     }
 
+    /// Add `other`'s keys.
+    fn merge(&mut self, other: ExpiryIndex) {
+        for (bucket, keys) in other.0 {
+            match self.0.entry(bucket) {
+                Entry::Vacant(e) => {
+                    e.insert(keys);
+                }
+                Entry::Occupied(mut e) => keys.iter().for_each(|k| e.get_mut().push(k)),
+            }
+        }
+    }
+
     /// The keys of every bucket up to the one holding `wm`, removed.
     fn take_through(&mut self, wm: i64) -> Vec<KeyList> {
         let keep = self.0.split_off(&((wm >> TIME_BUCKET_BITS) + 1));
         std::mem::replace(&mut self.0, keep).into_values().collect()
     }
+}
+
+/// What evicting a partition of one side did.
+struct Evicted {
+    /// Rows removed.
+    removed: u64,
+    /// The unmatched expired rows, packed, when the side emits them.
+    unmatched: Vec<u8>,
+    /// The visited keys that keep rows, by their new earliest expiry.
+    again: ExpiryIndex,
+}
+
+/// Remove the rows of `keys` expired at `wm` from one partition's store.
+fn evict_partition(
+    keys: &[KeyList],
+    store: &mut dyn StateStore,
+    wm: i64,
+    emit: bool,
+) -> Result<Evicted> {
+    let mut out = Evicted {
+        removed: 0,
+        unmatched: Vec::new(),
+        again: ExpiryIndex::default(),
+    };
+    for key in keys.iter().flat_map(KeyList::iter) {
+        let Some(list) = store.get_bytes(key)? else {
+            continue;
+        };
+        let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
+        for row in unpack(&list) {
+            if row.expiry <= wm {
+                out.removed += 1;
+                if emit && !row.matched {
+                    pack(&mut out.unmatched, false, row.expiry, row.row);
+                }
+            } else {
+                pack(&mut kept, row.matched, row.expiry, row.row);
+                earliest = earliest.min(row.expiry);
+            }
+        }
+        let changed = kept.len() != list.len();
+        drop(list);
+        if kept.is_empty() {
+            store.remove(key);
+        } else if changed {
+            store.put_bytes(key, &kept)?;
+        }
+        if earliest != i64::MAX {
+            out.again.insert(earliest, key);
+        }
+    }
+    Ok(out)
 }
 
 /// A running query's stream-stream join.
@@ -1070,10 +1136,11 @@ impl StreamJoin {
                 continue;
             };
             let key = appends.groups.key(&appends.keys, g);
+            let p = this.state.partition_of(key);
             if this.expiry.is_some() {
-                this.by_expiry.insert(earliest, key);
+                this.by_expiry[p].insert(earliest, key);
             }
-            appends.by_partition[this.state.partition_of(key)].push(g as u32);
+            appends.by_partition[p].push(g as u32);
         }
         let appends = Arc::new(appends);
         let added: u64 = this
@@ -1105,36 +1172,20 @@ impl StreamJoin {
             } else {
                 &mut self.right
             };
-            // keys with rows that may expire at or below the watermark
-            let buckets = side.by_expiry.take_through(wm);
-            // the unmatched expired rows, packed
-            let mut unmatched: Vec<u8> = Vec::new();
-            let mut removed = 0;
-            for key in buckets.iter().flat_map(KeyList::iter) {
-                let p = side.state.partition_of(key);
-                let Some(list) = side.state.store(p).get_bytes(key)? else {
-                    continue;
-                };
-                let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
-                for row in unpack(&list) {
-                    if row.expiry <= wm {
-                        removed += 1;
-                        if emit && !row.matched {
-                            pack(&mut unmatched, false, row.expiry, row.row);
-                        }
-                    } else {
-                        pack(&mut kept, row.matched, row.expiry, row.row);
-                        earliest = earliest.min(row.expiry);
-                    }
-                }
-                let changed = kept.len() != list.len();
-                drop(list);
-                if changed {
-                    side.put(key, kept)?;
-                }
-                if earliest != i64::MAX {
-                    side.by_expiry.insert(earliest, key);
-                }
+            // each partition's keys with rows that may expire at or below
+            // the watermark
+            let taken: Vec<Vec<KeyList>> =
+                side.by_expiry.iter_mut().map(|ix| ix.take_through(wm)).collect();
+            let keys = taken.iter().flatten().map(|l| l.ends.len()).sum();
+            let taken = Arc::new(taken);
+            let parts = side
+                .state
+                .each(keys, move |p, store| evict_partition(&taken[p], store, wm, emit))?;
+            let (mut unmatched, mut removed) = (Vec::new(), 0);
+            for (p, part) in parts.into_iter().enumerate() {
+                removed += part.removed;
+                unmatched.extend_from_slice(&part.unmatched);
+                side.by_expiry[p].merge(part.again);
             }
             side.rows -= removed;
             self.metrics.rows_removed += removed;
@@ -1401,6 +1452,21 @@ mod tests {
             .map(<[u8]>::to_vec)
             .collect();
         assert_eq!(rest, vec![b"late".to_vec()]);
+    }
+
+    #[test]
+    fn merged_expiry_indexes_keep_every_key_in_its_bucket() {
+        let second = 1 << TIME_BUCKET_BITS;
+        let (mut idx, mut other) = (ExpiryIndex::default(), ExpiryIndex::default());
+        idx.insert(0, b"a");
+        other.insert(1, b"b"); // same bucket as "a"
+        other.insert(2 * second, b"c"); // a bucket `idx` lacks
+        idx.merge(other);
+        let keys = |lists: Vec<KeyList>| -> Vec<Vec<u8>> {
+            lists.iter().flat_map(KeyList::iter).map(<[u8]>::to_vec).collect()
+        };
+        assert_eq!(keys(idx.take_through(1)), vec![b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(keys(idx.take_through(i64::MAX)), vec![b"c".to_vec()]);
     }
 
     #[test]
