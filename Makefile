@@ -12,7 +12,14 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv build lint rust-test py-test notebooks bench stress clean
+.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench stress clean
+
+# RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev)
+system-deps:
+	@dpkg -s libclang-dev >/dev/null 2>&1 || \
+		{ echo "installing libclang-dev (RocksDB's bindings need it)"; \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq libclang-dev; }
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +28,7 @@ $(VENV)/.installed: pyproject.toml
 		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6"
 	touch $@
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed system-deps
 
 build: venv
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q
@@ -35,7 +42,7 @@ lint: venv
 	$(VENV)/bin/ruff check python tests_py bench examples stress tools
 	$(VENV)/bin/ruff format --check python tests_py bench examples stress tools
 
-rust-test:
+rust-test: system-deps
 	cargo test -q --workspace --exclude sparklet-python
 
 py-test: build

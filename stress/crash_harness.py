@@ -69,13 +69,13 @@ def _hms(seconds: int) -> str:
     return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z"
 
 
-def _start(work: Path, failpoint: str | None) -> subprocess.Popen:
+def _start(work: Path, failpoint: str | None, provider: str) -> subprocess.Popen:
     env = dict(os.environ)
     env.pop("SPARKLET_FAILPOINT", None)
     if failpoint:
         env["SPARKLET_FAILPOINT"] = failpoint
     return subprocess.Popen(
-        [sys.executable, str(HERE / "crash_pipeline.py"), str(work)],
+        [sys.executable, str(HERE / "crash_pipeline.py"), str(work), provider],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -88,8 +88,15 @@ def _check_child(proc: subprocess.Popen) -> None:
         raise RuntimeError(f"pipeline failed with {proc.returncode}:\n{err.decode(errors='replace')}")
 
 
-def run(work: Path, kills: int, seed: int = 0, files_per_round: int = 3, max_delay: float = 1.2) -> Report:
-    """Kill the pipeline ``kills`` times, then finish it and count rows."""
+def run(
+    work: Path,
+    kills: int,
+    seed: int = 0,
+    files_per_round: int = 3,
+    max_delay: float = 1.2,
+    provider: str = "hdfs",
+) -> Report:
+    """Kill the pipeline ``kills`` times, then finish it and count rows (state on ``provider``)."""
     rng = random.Random(seed)
     report = Report()
     expected: list[int] = []
@@ -100,7 +107,7 @@ def run(work: Path, kills: int, seed: int = 0, files_per_round: int = 3, max_del
             next_file += 1
         use_failpoint = report.runs % 4 == 3
         failpoint = rng.choice(FAILPOINTS) if use_failpoint else None
-        proc = _start(work, failpoint)
+        proc = _start(work, failpoint, provider)
         report.runs += 1
         if failpoint:
             try:
@@ -117,7 +124,7 @@ def run(work: Path, kills: int, seed: int = 0, files_per_round: int = 3, max_del
             report.kills += 1
         _check_child(proc)
     # finish: no kill, until the input is processed
-    proc = _start(work, None)
+    proc = _start(work, None, provider)
     report.runs += 1
     proc.wait(timeout=300)
     _check_child(proc)

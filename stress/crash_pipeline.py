@@ -1,13 +1,14 @@
 """The pipeline the crash tests kill: run as a child process.
 
-    python crash_pipeline.py WORKDIR
+    python crash_pipeline.py WORKDIR [STATE_PROVIDER]
 
 Reads JSON files from WORKDIR/in, keeps even ids, and writes them twice:
 to a Parquet file sink (WORKDIR/out_files, manifest-committed) and through
 foreachBatch to WORKDIR/out_batches/batch-<id>.json (written atomically per
 batch id, so a replayed batch overwrites its own file). A third query counts
 rows per 10-second event-time window (watermark 0 s, append mode) into a
-Parquet file sink (WORKDIR/out_windows), so state recovery is killed too.
+Parquet file sink (WORKDIR/out_windows), so state recovery is killed too
+(its state on STATE_PROVIDER: ``hdfs``, the default, or ``rocksdb``).
 All queries use ``availableNow`` and exit when the input is processed.
 """
 
@@ -22,8 +23,12 @@ from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 
 
-def main(work: Path) -> None:
-    spark = SparkSession.builder.appName("crash-pipeline").getOrCreate()
+def main(work: Path, provider: str) -> None:
+    spark = (
+        SparkSession.builder.appName("crash-pipeline")
+        .config("spark.sql.streaming.stateStore.providerClass", provider)
+        .getOrCreate()
+    )
     source = (
         spark.readStream.schema("id BIGINT, payload STRING, ts TIMESTAMP")
         .option("maxFilesPerTrigger", 1)
@@ -70,4 +75,4 @@ def main(work: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "hdfs")

@@ -18,6 +18,17 @@ def spark() -> Iterator[SparkSession]:
     s.stop()
 
 
+PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+
+
+@pytest.fixture(params=["hdfs", "rocksdb"])
+def state_provider(request: pytest.FixtureRequest, spark: SparkSession) -> Iterator[str]:
+    """Run a stateful test once on each state store provider."""
+    spark.conf.set(PROVIDER, request.param)
+    yield request.param
+    spark.conf.unset(PROVIDER)
+
+
 @pytest.fixture(autouse=True)
 def _stop_queries(spark: SparkSession) -> Iterator[None]:
     yield

@@ -345,11 +345,12 @@ def test_retention_keeps_min_batches(spark: SparkSession, tmp_path: Path) -> Non
     assert kept[0] >= 8 and kept[-1] == 11
 
 
-def test_exactly_once_through_20_kills(tmp_path: Path) -> None:
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_exactly_once_through_20_kills(tmp_path: Path, provider: str) -> None:
     sys.path.insert(0, str(REPO / "stress"))
     from crash_harness import run
 
-    report = run(tmp_path, kills=20, seed=7)
+    report = run(tmp_path, kills=20, seed=7, provider=provider)
     assert report.kills + report.failpoint_aborts >= 20
     assert report.expected_rows > 0
     assert report.exactly_once, report

@@ -12,6 +12,9 @@ from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
+# every test runs on both state store providers
+pytestmark = pytest.mark.usefixtures("state_provider")
+
 SCHEMA = "ts TIMESTAMP, user STRING, v INT"
 
 

@@ -12,6 +12,9 @@ from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
+# every test runs on both state store providers
+pytestmark = pytest.mark.usefixtures("state_provider")
+
 IMPRESSIONS = "adId INT, impTime TIMESTAMP"
 CLICKS = "clickAdId INT, clickTime TIMESTAMP"
 

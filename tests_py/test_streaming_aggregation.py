@@ -12,6 +12,9 @@ from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
+# every test runs on both state store providers
+pytestmark = pytest.mark.usefixtures("state_provider")
+
 
 def t(sec: int) -> dt.datetime:
     return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
@@ -454,12 +457,14 @@ def test_sessions_survive_a_restart(spark: SparkSession, tmp_path: Path) -> None
 def test_state_store_provider_names(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
     counts = ms.toDF().groupBy("k").count()
-    spark.conf.set(
-        "spark.sql.streaming.stateStore.providerClass",
-        "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
-    )
     try:
-        counts.writeStream.outputMode("complete").format("noop").start().stop()
+        for name in [
+            "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+            "rocksdb",
+        ]:
+            spark.conf.set("spark.sql.streaming.stateStore.providerClass", name)
+            counts.writeStream.outputMode("complete").format("noop").start().stop()
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", "com.example.NoSuchProvider")
         with pytest.raises(IllegalArgumentException, match="Unknown state store provider 'com.example.NoSuchProvider'"):
             counts.writeStream.outputMode("complete").format("noop").start()

@@ -1,4 +1,5 @@
-//! The in-memory state store: versions, deltas, snapshots, restart.
+//! The state stores (in-memory and RocksDB, each test on both): versions,
+//! deltas, snapshots, restart.
 
 use std::sync::Arc;
 
@@ -6,6 +7,7 @@ use arrow::datatypes::{DataType, Field};
 use datafusion::common::ScalarValue;
 use sparklet_engine::exec::operator::time_prefix;
 use sparklet_engine::state::memory::MemoryProvider;
+use sparklet_engine::state::rocks::{RocksDbProvider, RocksDbSettings};
 use sparklet_engine::state::{KeyOrder, StateStoreProvider, StoreSpec};
 
 use crate::common::TempDir;
@@ -24,11 +26,11 @@ fn v(n: i64) -> Vec<ScalarValue> {
     vec![ScalarValue::Int64(Some(n))]
 }
 
-#[test]
-fn versions_reload_from_snapshot_plus_deltas() {
+fn versions_reload_from_snapshot_plus_deltas(kind: Kind) {
     let dir = TempDir::new("state");
+    let provider = kind.provider(dir.path());
     let s = spec(dir.path());
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     for version in 1..=5i64 {
         store
             .put(format!("k{version}").into_bytes(), v(version))
@@ -41,24 +43,24 @@ fn versions_reload_from_snapshot_plus_deltas() {
     assert_eq!(store.metrics().cache_hits, 5);
     drop(store); // waits for the snapshot written off the batch's path
     assert!(dir.path().join("3.snapshot").exists());
-    let reopened = MemoryProvider.open(&s, 5).unwrap();
+    let reopened = provider.open(&s, 5).unwrap();
     let keys: Vec<String> = reopened
         .keys()
-        .map(|k| String::from_utf8(k.to_vec()).unwrap())
+        .map(|k| String::from_utf8(k.unwrap().to_vec()).unwrap())
         .collect();
     assert_eq!(keys, vec!["k2", "k3", "k4", "k5"]);
     assert_eq!(reopened.get(b"k5").unwrap(), Some(v(5)));
     // an older version is still readable (replay of an uncommitted batch)
-    let at2 = MemoryProvider.open(&s, 2).unwrap();
+    let at2 = provider.open(&s, 2).unwrap();
     assert_eq!(at2.entries().unwrap().len(), 2);
     assert_eq!(at2.metrics().num_keys, 2);
 }
 
-#[test]
-fn abort_drops_uncommitted_changes() {
+fn abort_drops_uncommitted_changes(kind: Kind) {
     let dir = TempDir::new("state-abort");
+    let provider = kind.provider(dir.path());
     let s = spec(dir.path());
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     store.put(b"a".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
     store.put(b"b".to_vec(), v(2)).unwrap();
@@ -68,26 +70,26 @@ fn abort_drops_uncommitted_changes() {
     assert!(store.get(b"b").unwrap().is_none());
 }
 
-#[test]
-fn a_missing_delta_is_an_error_naming_the_folder() {
+fn a_missing_delta_is_an_error_naming_the_folder(kind: Kind) {
     let dir = TempDir::new("state-missing");
+    let provider = kind.provider(dir.path());
     let s = spec(dir.path());
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     store.put(b"a".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
     std::fs::remove_file(dir.path().join("1.delta")).unwrap();
-    let err = MemoryProvider
+    let err = provider
         .open(&s, 1)
         .err()
         .expect("missing delta must fail");
     assert!(err.to_string().contains("1.delta"), "{err}");
 }
 
-#[test]
-fn changes_within_a_version_keep_the_last_one() {
+fn changes_within_a_version_keep_the_last_one(kind: Kind) {
     let dir = TempDir::new("state-last");
+    let provider = kind.provider(dir.path());
     let s = spec(dir.path());
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     store.put(b"a".to_vec(), v(1)).unwrap();
     store.put(b"b".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
@@ -99,7 +101,7 @@ fn changes_within_a_version_keep_the_last_one() {
     store.put(b"b".to_vec(), v(4)).unwrap();
     store.put(b"b".to_vec(), v(5)).unwrap();
     store.commit().unwrap();
-    let reopened = MemoryProvider.open(&s, 2).unwrap();
+    let reopened = provider.open(&s, 2).unwrap();
     assert_eq!(
         reopened.entries().unwrap(),
         vec![(b"a".to_vec(), v(2)), (b"b".to_vec(), v(5))]
@@ -108,33 +110,35 @@ fn changes_within_a_version_keep_the_last_one() {
     assert_eq!(reopened.metrics().cache_misses, 1);
 }
 
-#[test]
-fn binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots() {
+fn binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots(kind: Kind) {
     let dir = TempDir::new("state-raw");
+    let provider = kind.provider(dir.path());
     let s = StoreSpec {
         value_fields: vec![Arc::new(Field::new("row", DataType::Binary, true))],
         ..spec(dir.path())
     };
     let bytes = |n: u8| vec![ScalarValue::Binary(Some(vec![n; n as usize]))];
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     for version in 1..=4u8 {
         store.put(vec![version], bytes(version)).unwrap();
         store.commit().unwrap();
     }
     let size = store.metrics().memory_bytes;
     drop(store); // the snapshot of version 3 lands
-    let reopened = MemoryProvider.open(&s, 4).unwrap();
+    let reopened = provider.open(&s, 4).unwrap();
     assert_eq!(reopened.get(&[4]).unwrap(), Some(bytes(4)));
     assert_eq!(reopened.get(&[1]).unwrap(), Some(bytes(1)));
-    assert_eq!(reopened.metrics().memory_bytes, size);
+    if matches!(kind, Kind::Memory) {
+        assert_eq!(reopened.metrics().memory_bytes, size);
+    }
 }
 
-#[test]
-fn partitioned_state_reports_every_store_in_progress() {
+fn partitioned_state_reports_every_store_in_progress(kind: Kind) {
     use sparklet_engine::state::partitioned::{
         progress, OperatorMetrics, OperatorStateSpec, PartitionedState,
     };
     let dir = TempDir::new("state-partitioned");
+    let provider = kind.provider(dir.path());
     let spec = OperatorStateSpec {
         id: 0,
         dir: dir.path().to_path_buf(),
@@ -145,7 +149,7 @@ fn partitioned_state_reports_every_store_in_progress() {
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
     let mut left = PartitionedState::open_named(
-        &MemoryProvider,
+        provider.as_ref(),
         &spec,
         Some("left"),
         &fields,
@@ -153,7 +157,7 @@ fn partitioned_state_reports_every_store_in_progress() {
     )
     .unwrap();
     let right = PartitionedState::open_named(
-        &MemoryProvider,
+        provider.as_ref(),
         &spec,
         Some("right"),
         &fields,
@@ -202,11 +206,11 @@ fn timed(t: i64, rest: &[u8]) -> Vec<u8> {
     k
 }
 
-#[test]
-fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
+fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest(kind: Kind) {
     let dir = TempDir::new("state-timed");
+    let provider = kind.provider(dir.path());
     let s = raw_spec(dir.path(), KeyOrder::TimePrefixed);
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     // the same second, and seconds before and after the bound's
     let times = [(-5, b"a"), (3, b"b"), (3, b"c"), (7, b"d"), (10, b"e")];
     let far = [(-3_000_000, b"f"), (9_000_000, b"g")];
@@ -217,13 +221,13 @@ fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
     store.remove(&timed(3, b"b"));
     store.put_bytes(&timed(3, b"b"), b"b2").unwrap();
     let bound = time_prefix(8);
-    assert_eq!(store.remove_below(&bound), 5);
+    assert_eq!(store.remove_below(&bound).unwrap(), 5);
     assert_eq!(store.metrics().num_keys, 2);
     assert!(store.contains(&timed(10, b"e")).unwrap());
     store.commit().unwrap();
     // the delta records the removals: a restart sees the same state
-    let reopened = MemoryProvider.open(&s, 1).unwrap();
-    let mut keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
+    let reopened = provider.open(&s, 1).unwrap();
+    let mut keys: Vec<Vec<u8>> = reopened.keys().map(|k| k.unwrap().into_owned()).collect();
     keys.sort();
     assert_eq!(keys, vec![timed(10, b"e"), timed(9_000_000, b"g")]);
     assert_eq!(
@@ -232,11 +236,11 @@ fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest() {
     );
 }
 
-#[test]
-fn unordered_store_answers_scans_by_filtering_and_survives_restarts() {
+fn unordered_store_answers_scans_by_filtering_and_survives_restarts(kind: Kind) {
     let dir = TempDir::new("state-unordered");
+    let provider = kind.provider(dir.path());
     let s = raw_spec(dir.path(), KeyOrder::Unordered);
-    let mut store = MemoryProvider.open(&s, 0).unwrap();
+    let mut store = provider.open(&s, 0).unwrap();
     for k in [b"b2", b"a1", b"b1", b"c1"] {
         store.put_bytes(k, k).unwrap();
     }
@@ -247,18 +251,18 @@ fn unordered_store_answers_scans_by_filtering_and_survives_restarts() {
         .map(|(k, _)| k)
         .collect();
     assert_eq!(scanned, vec![b"b1".to_vec(), b"b2".to_vec()]);
-    assert_eq!(store.remove_below(b"b"), 1);
+    assert_eq!(store.remove_below(b"b").unwrap(), 1);
     store.commit().unwrap();
-    let reopened = MemoryProvider.open(&s, 1).unwrap();
-    let mut keys: Vec<Vec<u8>> = reopened.keys().map(<[u8]>::to_vec).collect();
+    let reopened = provider.open(&s, 1).unwrap();
+    let mut keys: Vec<Vec<u8>> = reopened.keys().map(|k| k.unwrap().into_owned()).collect();
     keys.sort();
     assert_eq!(keys, vec![b"b1".to_vec(), b"b2".to_vec(), b"c1".to_vec()]);
 }
 
-#[test]
-fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint() {
+fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint(kind: Kind) {
     let dir = TempDir::new("state-renamed");
-    let mut store = MemoryProvider
+    let provider = kind.provider(dir.path());
+    let mut store = provider
         .open(&raw_spec(dir.path(), KeyOrder::Unordered), 0)
         .unwrap();
     store.put_bytes(b"k", b"v").unwrap();
@@ -267,10 +271,59 @@ fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint() {
         value_fields: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
         ..raw_spec(dir.path(), KeyOrder::Unordered)
     };
-    let Err(err) = MemoryProvider.open(&renamed, 1) else {
+    let Err(err) = provider.open(&renamed, 1) else {
         panic!("a renamed state column must not load")
     };
     let err = err.to_string();
     assert!(err.contains("CHECKPOINT_INCOMPATIBLE"), "{err}");
     assert!(err.contains("v0_row") && err.contains("v0_rows"), "{err}");
 }
+
+/// The providers each test runs on.
+#[derive(Clone, Copy)]
+enum Kind {
+    Memory,
+    RocksDb,
+}
+
+impl Kind {
+    /// A provider whose working copies (RocksDB) live under `dir`.
+    fn provider(self, dir: &std::path::Path) -> Box<dyn StateStoreProvider> {
+        match self {
+            Kind::Memory => Box::new(MemoryProvider),
+            Kind::RocksDb => Box::new(RocksDbProvider::new(RocksDbSettings {
+                local_dir: dir.join("local"),
+                ..RocksDbSettings::default()
+            })),
+        }
+    }
+}
+
+macro_rules! on_both_providers {
+    ($($name:ident),* $(,)?) => {
+        mod memory {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Kind::Memory)
+            })*
+        }
+        mod rocksdb {
+            $(#[test]
+            fn $name() {
+                super::$name(super::Kind::RocksDb)
+            })*
+        }
+    };
+}
+
+on_both_providers!(
+    versions_reload_from_snapshot_plus_deltas,
+    abort_drops_uncommitted_changes,
+    a_missing_delta_is_an_error_naming_the_folder,
+    changes_within_a_version_keep_the_last_one,
+    binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots,
+    partitioned_state_reports_every_store_in_progress,
+    time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest,
+    unordered_store_answers_scans_by_filtering_and_survives_restarts,
+    a_state_file_with_other_column_names_is_an_incompatible_checkpoint,
+);

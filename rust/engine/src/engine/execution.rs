@@ -41,6 +41,7 @@ use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
 use crate::state::memory::MemoryProvider;
+use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
 use crate::state::partitioned::OperatorStateSpec;
 use arrow::datatypes::DataType;
 
@@ -141,9 +142,13 @@ fn state_store_provider(conf: &Conf) -> Result<Box<dyn crate::state::StateStoreP
         .to_ascii_lowercase();
     match short.as_str() {
         "" | "memory" | "hdfs" | "hdfsbackedstatestoreprovider" => Ok(Box::new(MemoryProvider)),
+        "rocksdb" | "rocksdbstatestoreprovider" => Ok(Box::new(RocksDbProvider::new(
+            RocksDbSettings::from_conf(conf)?,
+        ))),
         _ => Err(Error::illegal_argument(format!(
             "Unknown state store provider '{name}' for spark.sql.streaming.stateStore.providerClass: \
-             sparklet has 'memory' (Spark's HDFSBackedStateStoreProvider, the default); RocksDB comes in a later release"
+             sparklet has 'memory' (Spark's HDFSBackedStateStoreProvider, the default) and 'rocksdb' \
+             (org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider)"
         ))),
     }
 }

@@ -242,7 +242,7 @@ impl Dedup {
             if self.time_in_key {
                 // keys lead with their event time: everything before wm + 1 goes
                 let bound = time_prefix(wm.saturating_add(1));
-                self.metrics.rows_removed += store.remove_below(&bound) as u64;
+                self.metrics.rows_removed += store.remove_below(&bound)? as u64;
                 continue;
             }
             // within the watermark: keys whose stored expiry has passed,
@@ -250,12 +250,13 @@ impl Dedup {
             let mut expired: Vec<Vec<u8>> = Vec::new();
             if self.delay_us.is_some() {
                 for k in store.keys() {
+                    let k = k?;
                     let passed = store
-                        .get_bytes(k)?
+                        .get_bytes(&k)?
                         .and_then(|v| expires_at(&v))
                         .is_some_and(|e| e <= wm);
                     if passed {
-                        expired.push(k.to_vec());
+                        expired.push(k.into_owned());
                     }
                 }
             }

@@ -589,14 +589,15 @@ impl SideState {
         for p in 0..side.state.len() {
             let store = side.state.store(p);
             for key in store.keys() {
-                let Some(list) = store.get_bytes(key)? else {
+                let key = key?;
+                let Some(list) = store.get_bytes(&key)? else {
                     continue;
                 };
                 let (n, earliest) =
                     unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
                 side.rows += n;
                 if expiry.is_some() {
-                    side.by_expiry[p].insert(earliest, key);
+                    side.by_expiry[p].insert(earliest, &key);
                 }
             }
         }

@@ -8,6 +8,7 @@
 //! emits rows for the output mode and hands them to the rest of the plan in
 //! place of the aggregate.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -697,9 +698,17 @@ impl StatefulAggregate {
         let idx = match kind {
             EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
         };
-        let keys: Vec<&[u8]> = self.state.store(p).keys().collect();
+        let mut keys = self.state.store(p).keys();
         let mut out = Vec::new();
-        for chunk in keys.chunks(1024) {
+        loop {
+            // keys decoded 1024 at a time: a scan that stops early reads no more
+            let chunk = keys
+                .by_ref()
+                .take(1024)
+                .collect::<Result<Vec<Cow<[u8]>>>>()?;
+            if chunk.is_empty() {
+                break;
+            }
             let parser = self.converter.parser();
             let rows: Vec<_> = chunk.iter().map(|k| parser.parse(k)).collect();
             let cols = self.converter.convert_rows(rows)?;

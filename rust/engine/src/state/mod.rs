@@ -7,9 +7,12 @@
 //! is the state after batch N; a restart opens the last committed version.
 
 mod arena;
+mod codec;
 mod entries;
+mod files;
 pub mod memory;
 pub mod partitioned;
+pub mod rocks;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -26,6 +29,9 @@ pub(crate) const TIME_BUCKET_BITS: u32 = 20;
 
 /// A state row.
 pub type StateRow = Vec<ScalarValue>;
+
+/// A store's keys: borrowed from memory, or read from disk (which can fail).
+pub type Keys<'a> = Box<dyn Iterator<Item = Result<Cow<'a, [u8]>>> + 'a>;
 
 /// Sizes reported in `stateOperators` progress.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -93,19 +99,22 @@ pub trait StateStore: Send {
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
     /// Remove every key ordered before `bound`; returns how many went.
-    fn remove_below(&mut self, bound: &[u8]) -> usize {
-        let gone: Vec<Vec<u8>> = self
-            .keys()
-            .take_while(|k| *k < bound)
-            .map(<[u8]>::to_vec)
-            .collect();
+    fn remove_below(&mut self, bound: &[u8]) -> Result<usize> {
+        let mut gone = Vec::new();
+        for k in self.keys() {
+            let k = k?;
+            if *k >= *bound {
+                break;
+            }
+            gone.push(k.into_owned());
+        }
         for k in &gone {
             self.remove(k);
         }
-        gone.len()
+        Ok(gone.len())
     }
     /// All keys (no values decoded), in order unless the store is unordered.
-    fn keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_>;
+    fn keys(&self) -> Keys<'_>;
     /// All entries, in key order unless the store is unordered.
     fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>>;
     /// Entries whose key starts with `prefix`, in key order (a full scan

@@ -1,0 +1,748 @@
+//! The RocksDB state store (Spark's `RocksDBStateStoreProvider`): each
+//! partition's state lives in a local RocksDB instance, so state larger than
+//! memory stays on disk, and memory is bounded by RocksDB's caches.
+//!
+//! Durability is changelog checkpointing: a batch's changes are written as
+//! that version's delta file and every `minDeltasForSnapshot` versions a
+//! snapshot file, the same Arrow IPC files as the in-memory provider writes
+//! ([`super::files`]). The RocksDB instance is a local working copy under
+//! the temp folder; opening a version reuses it when it holds that version
+//! of this checkpoint, catches it up from the deltas when it is behind, and
+//! rebuilds it from the checkpoint otherwise (lost, foreign or ahead).
+//!
+//! A batch's changes are kept in an overlay until the commit writes them as
+//! one `WriteBatch` together with the version marker, so RocksDB only ever
+//! holds committed versions and an abort just drops the overlay. RocksDB's
+//! WAL is off: the delta files are the log.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
+use rocksdb::{
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode,
+    Options, ReadOptions, WriteBatch, WriteBufferManager, WriteOptions, DB,
+};
+
+use super::codec::{binary, Codec, Gathered};
+use super::entries::ValueRef;
+use super::files::{cleanup, load, write_delta, write_snapshot};
+use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
+use crate::error::{Error, Result};
+
+/// The column family of the version marker (data is in the default one).
+const META: &str = "sparklet";
+/// The marker's key: version, key count and the version's delta fingerprint.
+const MARKER: &[u8] = b"version";
+
+/// `spark.sql.streaming.stateStore.rocksdb.*` settings, with Spark's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RocksDbSettings {
+    /// `boundedMemoryUsage`: one block cache for every instance in the
+    /// process, memtables charged to it.
+    pub bounded_memory: bool,
+    /// `maxMemoryUsageMB`: that cache's size.
+    pub max_memory_mb: usize,
+    /// `writeBufferCacheRatio`: the share of it memtables may take.
+    pub write_buffer_cache_ratio: f64,
+    /// `blockCacheSizeMB`: each instance's block cache when not bounded.
+    pub block_cache_mb: usize,
+    /// `writeBufferSizeMB` (None: RocksDB's default, 64 MB).
+    pub write_buffer_mb: Option<usize>,
+    /// `maxWriteBufferNumber` (None: RocksDB's default, 2).
+    pub max_write_buffers: Option<i32>,
+    /// `compression`: lz4 (Spark's default), snappy, zstd, zlib or none.
+    pub compression: String,
+    /// Where working copies live (the temp folder by default).
+    pub local_dir: PathBuf,
+}
+
+impl Default for RocksDbSettings {
+    fn default() -> Self {
+        RocksDbSettings {
+            bounded_memory: false,
+            max_memory_mb: 500,
+            write_buffer_cache_ratio: 0.5,
+            block_cache_mb: 8,
+            write_buffer_mb: None,
+            max_write_buffers: None,
+            compression: "lz4".into(),
+            local_dir: std::env::temp_dir().join("sparklet-rocksdb"),
+        }
+    }
+}
+
+impl RocksDbSettings {
+    /// The settings under `spark.sql.streaming.stateStore.rocksdb.` in `conf`;
+    /// a value that is not a number is an error naming its key.
+    pub fn from_conf(conf: &crate::conf::Conf) -> Result<Self> {
+        const PREFIX: &str = "spark.sql.streaming.stateStore.rocksdb.";
+        let number = |name: &str| -> Result<Option<f64>> {
+            let Some(v) = conf.get(&format!("{PREFIX}{name}")) else {
+                return Ok(None);
+            };
+            v.trim().parse::<f64>().map(Some).map_err(|_| {
+                Error::illegal_argument(format!("{PREFIX}{name} must be a number, not '{v}'"))
+            })
+        };
+        // Spark's -1: RocksDB's own default
+        let positive = |v: Option<f64>| v.filter(|v| *v > 0.0);
+        let d = RocksDbSettings::default();
+        Ok(RocksDbSettings {
+            bounded_memory: conf.get_bool(&format!("{PREFIX}boundedMemoryUsage"), false),
+            max_memory_mb: positive(number("maxMemoryUsageMB")?).map_or(d.max_memory_mb, |v| v as usize),
+            write_buffer_cache_ratio: number("writeBufferCacheRatio")?
+                .unwrap_or(d.write_buffer_cache_ratio),
+            block_cache_mb: positive(number("blockCacheSizeMB")?).map_or(d.block_cache_mb, |v| v as usize),
+            write_buffer_mb: positive(number("writeBufferSizeMB")?).map(|v| v as usize),
+            max_write_buffers: positive(number("maxWriteBufferNumber")?).map(|v| v as i32),
+            compression: conf
+                .get(&format!("{PREFIX}compression"))
+                .unwrap_or(d.compression),
+            local_dir: d.local_dir,
+        })
+    }
+}
+
+/// The bounded-memory cache and write buffer manager every instance shares
+/// (Spark shares them per executor; here, per process and size).
+struct SharedMemory {
+    mb: usize,
+    cache: Cache,
+    buffers: WriteBufferManager,
+}
+
+fn shared_memory(s: &RocksDbSettings) -> Result<(Cache, WriteBufferManager)> {
+    static SHARED: OnceLock<Mutex<Option<SharedMemory>>> = OnceLock::new();
+    let mut shared = SHARED.get_or_init(|| Mutex::new(None)).lock();
+    if let Some(m) = shared.as_ref().filter(|m| m.mb == s.max_memory_mb) {
+        return Ok((m.cache.clone(), m.buffers.clone()));
+    }
+    let bytes = s.max_memory_mb << 20;
+    let cache = Cache::new_lru_cache(bytes);
+    let buffers = WriteBufferManager::new_write_buffer_manager_with_cache(
+        (bytes as f64 * s.write_buffer_cache_ratio) as usize,
+        false,
+        cache.clone(),
+    );
+    *shared = Some(SharedMemory {
+        mb: s.max_memory_mb,
+        cache: cache.clone(),
+        buffers: buffers.clone(),
+    });
+    Ok((cache, buffers))
+}
+
+/// The RocksDB provider.
+#[derive(Debug, Default)]
+pub struct RocksDbProvider {
+    /// Its settings.
+    pub settings: RocksDbSettings,
+}
+
+impl RocksDbProvider {
+    /// A provider with `settings`.
+    pub fn new(settings: RocksDbSettings) -> Self {
+        RocksDbProvider { settings }
+    }
+
+    fn options(&self) -> Result<(Options, Option<Cache>)> {
+        let s = &self.settings;
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        // the marker and the data flush together, so after a crash the
+        // marker never claims writes that were lost
+        opts.set_atomic_flush(true);
+        opts.set_compression_type(match s.compression.to_ascii_lowercase().as_str() {
+            "none" | "uncompressed" => DBCompressionType::None,
+            "snappy" => DBCompressionType::Snappy,
+            "zstd" => DBCompressionType::Zstd,
+            "zlib" => DBCompressionType::Zlib,
+            _ => DBCompressionType::Lz4,
+        });
+        let mut table = BlockBasedOptions::default();
+        let own_cache = if s.bounded_memory {
+            let (cache, buffers) = shared_memory(s)?;
+            table.set_block_cache(&cache);
+            table.set_cache_index_and_filter_blocks(true);
+            table.set_cache_index_and_filter_blocks_with_high_priority(true);
+            opts.set_write_buffer_manager(&buffers);
+            None
+        } else {
+            let cache = Cache::new_lru_cache(s.block_cache_mb << 20);
+            table.set_block_cache(&cache);
+            Some(cache)
+        };
+        table.set_bloom_filter(10.0, false);
+        opts.set_block_based_table_factory(&table);
+        if let Some(mb) = s.write_buffer_mb {
+            opts.set_write_buffer_size(mb << 20);
+        }
+        if let Some(n) = s.max_write_buffers {
+            opts.set_max_write_buffer_number(n);
+        }
+        Ok((opts, own_cache))
+    }
+
+    /// The working copy of the store in `dir`.
+    fn local_path(&self, dir: &Path) -> PathBuf {
+        let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let name = twox_hash::XxHash64::oneshot(0, absolute.to_string_lossy().as_bytes());
+        self.settings.local_dir.join(format!("{name:016x}"))
+    }
+}
+
+/// What the version marker records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Marker {
+    version: i64,
+    keys: u64,
+    /// Size and modification time (ns) of the version's delta file: a
+    /// working copy of another checkpoint at the same path does not match.
+    delta: (u64, i128),
+}
+
+impl Marker {
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(40);
+        b.extend_from_slice(&self.version.to_le_bytes());
+        b.extend_from_slice(&self.keys.to_le_bytes());
+        b.extend_from_slice(&self.delta.0.to_le_bytes());
+        b.extend_from_slice(&self.delta.1.to_le_bytes());
+        b
+    }
+
+    fn decode(b: &[u8]) -> Option<Marker> {
+        Some(Marker {
+            version: i64::from_le_bytes(b.get(0..8)?.try_into().ok()?),
+            keys: u64::from_le_bytes(b.get(8..16)?.try_into().ok()?),
+            delta: (
+                u64::from_le_bytes(b.get(16..24)?.try_into().ok()?),
+                i128::from_le_bytes(b.get(24..40)?.try_into().ok()?),
+            ),
+        })
+    }
+}
+
+/// The fingerprint of `version`'s delta file (zeros for version 0 or none).
+fn fingerprint(dir: &Path, version: i64) -> (u64, i128) {
+    std::fs::metadata(dir.join(format!("{version}.delta")))
+        .ok()
+        .map(|m| {
+            let ns = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128);
+            (m.len(), ns)
+        })
+        .unwrap_or((0, 0))
+}
+
+fn rocks_error(spec: &StoreSpec, local: &Path, e: rocksdb::Error) -> Error {
+    let text = e.into_string();
+    let condition = if text.contains("/LOCK") || text.contains("lock hold") {
+        "STATE_STORE_LOCKED"
+    } else {
+        "STATE_STORE_ROCKSDB_ERROR"
+    };
+    Error::Checkpoint {
+        condition: condition.into(),
+        message: format!(
+            "The RocksDB state store of {} (working copy {}) failed: {text}",
+            spec.dir.display(),
+            local.display()
+        ),
+    }
+}
+
+impl StateStoreProvider for RocksDbProvider {
+    fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
+        let codec = Codec::new(&spec.value_fields)?;
+        if !codec.bytes_only() {
+            return Err(Error::Internal(format!(
+                "the state of {} has a type the RocksDB provider cannot encode as bytes ({:?})",
+                spec.dir.display(),
+                spec.value_fields
+            )));
+        }
+        let (opts, cache) = self.options()?;
+        let open = |local: &Path| {
+            std::fs::create_dir_all(local)
+                .map_err(|e| Error::io(local.display().to_string(), e))?;
+            let cfs = [
+                ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone()),
+                ColumnFamilyDescriptor::new(META, opts.clone()),
+            ];
+            DB::open_cf_descriptors(&opts, local, cfs).map_err(|e| rocks_error(spec, local, e))
+        };
+        // the shared working copy, or, while another instance holds it (a
+        // reader of an older version), a private one rebuilt from the checkpoint
+        let mut local = self.local_path(&spec.dir);
+        let db = match open(&local) {
+            Ok(db) => db,
+            Err(Error::Checkpoint { condition, .. }) if condition == "STATE_STORE_LOCKED" => {
+                local = local.with_extension(uuid::Uuid::new_v4().simple().to_string());
+                open(&local)?
+            }
+            Err(e) => return Err(e),
+        };
+        let marker = read_marker(&db).map_err(|e| rocks_error(spec, &local, e))?;
+        let reusable = marker.filter(|m| {
+            m.version <= version
+                && m.delta == fingerprint(&spec.dir, m.version)
+                && (m.version == version || has_deltas(&spec.dir, m.version, version))
+        });
+        let db = match reusable {
+            Some(_) => db,
+            None => {
+                // lost, another checkpoint's, or ahead: rebuilt from the checkpoint
+                drop(db);
+                DB::destroy(&opts, &local).map_err(|e| rocks_error(spec, &local, e))?;
+                open(&local)?
+            }
+        };
+        let mut store = RocksStore {
+            spec: spec.clone(),
+            version: 0,
+            local: local.clone(),
+            db,
+            _working_copy: RemoveOnDrop(local.clone()),
+            codec: Arc::new(codec),
+            overlay: BTreeMap::new(),
+            keys: 0,
+            snapshotting: None,
+            last_snapshot: Arc::new(AtomicI64::new(-1)),
+            cache,
+            cache_hits: 0,
+            cache_misses: 0,
+        };
+        match reusable {
+            Some(m) => {
+                store.version = m.version;
+                store.keys = m.keys;
+                store.catch_up(version)?;
+                if m.version == version {
+                    store.cache_hits += 1;
+                } else {
+                    store.cache_misses += 1;
+                }
+            }
+            None => {
+                store.rebuild(version)?;
+                store.cache_misses += u64::from(version > 0);
+            }
+        }
+        Ok(Box::new(store))
+    }
+}
+
+/// Whether every delta after `from` up to `to` is in `dir`.
+fn has_deltas(dir: &Path, from: i64, to: i64) -> bool {
+    (from + 1..=to).all(|v| dir.join(format!("{v}.delta")).exists())
+}
+
+struct RocksStore {
+    spec: StoreSpec,
+    version: i64,
+    local: PathBuf,
+    /// Declared before `_working_copy`, so it closes before its folder goes.
+    db: DB,
+    /// Deleted when the store is dropped, as Spark deletes its local
+    /// folders: a copy is reused only after a crash, when no drop ran.
+    _working_copy: RemoveOnDrop,
+    codec: Arc<Codec>,
+    /// This batch's changes (None: removed), written at the commit.
+    overlay: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+    /// Keys in the committed version plus the overlay.
+    keys: u64,
+    snapshotting: Option<std::thread::JoinHandle<()>>,
+    last_snapshot: Arc<AtomicI64>,
+    /// This instance's block cache (None when bounded memory shares one).
+    cache: Option<Cache>,
+    cache_hits: u64,
+    cache_misses: u64,
+}
+
+impl RocksStore {
+    fn err(&self, e: rocksdb::Error) -> Error {
+        rocks_error(&self.spec, &self.local, e)
+    }
+
+    fn marker(&self) -> Result<Option<Marker>> {
+        read_marker(&self.db).map_err(|e| self.err(e))
+    }
+
+    fn meta(&self) -> Result<&rocksdb::ColumnFamily> {
+        self.db
+            .cf_handle(META)
+            .ok_or_else(|| Error::Internal("the RocksDB marker column family is missing".into()))
+    }
+
+    /// Write the overlay and the marker of `version` as one batch.
+    fn write_overlay(&mut self, version: i64) -> Result<()> {
+        let mut batch = WriteBatch::default();
+        for (k, v) in &self.overlay {
+            match v {
+                Some(v) => batch.put(k, v),
+                None => batch.delete(k),
+            }
+        }
+        let marker = Marker {
+            version,
+            keys: self.keys,
+            delta: fingerprint(&self.spec.dir, version),
+        };
+        batch.put_cf(self.meta()?, MARKER, marker.encode());
+        let mut wo = WriteOptions::default();
+        wo.disable_wal(true); // the delta files are the log
+        self.db.write_opt(batch, &wo).map_err(|e| self.err(e))?;
+        self.overlay.clear();
+        self.version = version;
+        Ok(())
+    }
+
+    /// Replay the checkpoint's deltas after the working copy's version.
+    fn catch_up(&mut self, version: i64) -> Result<()> {
+        for v in self.version + 1..=version {
+            let path = self.spec.dir.join(format!("{v}.delta"));
+            for (k, deleted, row) in super::files::read_file(&self.spec, &path, true)? {
+                if deleted {
+                    self.remove(&k);
+                } else {
+                    self.put(k, row)?;
+                }
+            }
+            self.write_overlay(v)?;
+        }
+        Ok(())
+    }
+
+    /// Load `version` from the checkpoint into an empty working copy.
+    fn rebuild(&mut self, version: i64) -> Result<()> {
+        if version == 0 {
+            return self.write_overlay(0);
+        }
+        let rows = load(&self.spec, version)?;
+        self.keys = rows.len() as u64;
+        for (k, row) in rows {
+            let value = self.encode(row)?;
+            self.overlay.insert(k, Some(value));
+        }
+        self.write_overlay(version)
+    }
+
+    fn encode(&self, row: StateRow) -> Result<Vec<u8>> {
+        match self.codec.encode(row)? {
+            super::entries::Value::Bytes(b) => Ok(b.into_vec()),
+            super::entries::Value::Scalars(_) => {
+                Err(Error::Internal("a state row not encoded as bytes".into()))
+            }
+        }
+    }
+
+    fn value(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        if let Some(v) = self.overlay.get(key) {
+            return Ok(v.as_deref().map(Cow::Borrowed));
+        }
+        Ok(self
+            .db
+            .get_pinned(key)
+            .map_err(|e| self.err(e))?
+            .map(|v| Cow::Owned(v.to_vec())))
+    }
+
+    fn exists(&self, key: &[u8]) -> Result<bool> {
+        if let Some(v) = self.overlay.get(key) {
+            return Ok(v.is_some());
+        }
+        Ok(self.db.get_pinned(key).map_err(|e| self.err(e))?.is_some())
+    }
+
+    fn set(&mut self, key: &[u8], value: Vec<u8>) -> Result<()> {
+        if !self.exists(key)? {
+            self.keys += 1;
+        }
+        self.overlay.insert(key.to_vec(), Some(value));
+        Ok(())
+    }
+
+    /// Entries from `from` on, the overlay merged over RocksDB, in key order.
+    fn scan(&self, from: &[u8]) -> Merged<'_> {
+        let mut ro = ReadOptions::default();
+        ro.fill_cache(false); // a scan should not evict the working set
+        Merged {
+            db: self
+                .db
+                .iterator_opt(IteratorMode::From(from, Direction::Forward), ro)
+                .peekable(),
+            overlay: self.overlay.range(from.to_vec()..).peekable(),
+            spec: &self.spec,
+            local: &self.local,
+        }
+    }
+
+    fn snapshot_in_background(&mut self, version: i64) -> Result<()> {
+        self.wait_for_snapshot();
+        // a RocksDB checkpoint (hard links) of this version, read off the batch's path
+        let at = self.local.with_extension(format!("snapshot-{version}"));
+        let _ = std::fs::remove_dir_all(&at);
+        rocksdb::checkpoint::Checkpoint::new(&self.db)
+            .and_then(|c| c.create_checkpoint(&at))
+            .map_err(|e| self.err(e))?;
+        let (spec, codec, last) = (
+            self.spec.clone(),
+            Arc::clone(&self.codec),
+            Arc::clone(&self.last_snapshot),
+        );
+        let keep_from = version - spec.min_versions_to_retain.max(1);
+        self.snapshotting = Some(std::thread::spawn(move || {
+            let written = (|| {
+                let mut opts = Options::default();
+                opts.create_if_missing(false);
+                let cfs = [rocksdb::DEFAULT_COLUMN_FAMILY_NAME, META];
+                let db = DB::open_cf_for_read_only(&opts, &at, cfs, false)
+                    .map_err(|e| rocks_error(&spec, &at, e))?;
+                let mut keys = Vec::new();
+                let mut values = Vec::new();
+                for item in db.iterator(IteratorMode::Start) {
+                    let (k, v) = item.map_err(|e| rocks_error(&spec, &at, e))?;
+                    keys.push(k);
+                    values.push(v);
+                }
+                let key_col = binary(keys.iter().map(|k| Some(&k[..])));
+                let refs: Vec<(&[u8], ValueRef)> = keys
+                    .iter()
+                    .zip(&values)
+                    .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
+                    .collect();
+                write_snapshot(&spec, &codec, version, key_col, Gathered::from(&refs))
+            })();
+            let _ = std::fs::remove_dir_all(&at);
+            match written {
+                Ok(()) => {
+                    last.store(version, Ordering::Relaxed);
+                    cleanup(&spec.dir, keep_from);
+                }
+                Err(e) => ::log::warn!(
+                    "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
+                    spec.dir.display()
+                ),
+            }
+        }));
+        Ok(())
+    }
+
+    fn wait_for_snapshot(&mut self) {
+        if let Some(h) = self.snapshotting.take() {
+            let _ = h.join();
+        }
+    }
+
+    fn property(&self, name: &str) -> u64 {
+        self.db.property_int_value(name).ok().flatten().unwrap_or(0)
+    }
+}
+
+impl Drop for RocksStore {
+    fn drop(&mut self) {
+        self.wait_for_snapshot();
+    }
+}
+
+/// Deletes a folder when dropped.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The version marker of a working copy (None: a new or foreign one).
+fn read_marker(db: &DB) -> std::result::Result<Option<Marker>, rocksdb::Error> {
+    let Some(cf) = db.cf_handle(META) else {
+        return Ok(None);
+    };
+    Ok(db.get_pinned_cf(cf, MARKER)?.and_then(|b| Marker::decode(&b)))
+}
+
+/// RocksDB's entries with the overlay's changes merged over them.
+struct Merged<'a> {
+    db: std::iter::Peekable<rocksdb::DBIteratorWithThreadMode<'a, DB>>,
+    overlay: std::iter::Peekable<std::collections::btree_map::Range<'a, Vec<u8>, Option<Vec<u8>>>>,
+    spec: &'a StoreSpec,
+    local: &'a Path,
+}
+
+type Entry<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>);
+
+impl<'a> Iterator for Merged<'a> {
+    type Item = Result<Entry<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if matches!(self.db.peek(), Some(Err(_))) {
+                let e = self.db.next()?.err()?;
+                return Some(Err(rocks_error(self.spec, self.local, e)));
+            }
+            let order = {
+                let from_db = self.db.peek().and_then(|r| r.as_ref().ok()).map(|(k, _)| &k[..]);
+                let from_overlay = self.overlay.peek().map(|(k, _)| k.as_slice());
+                match (from_db, from_overlay) {
+                    (None, None) => return None,
+                    (Some(_), None) => std::cmp::Ordering::Greater,
+                    (None, Some(_)) => std::cmp::Ordering::Less,
+                    (Some(d), Some(o)) => o.cmp(d),
+                }
+            };
+            if order == std::cmp::Ordering::Equal {
+                self.db.next(); // the overlay's change replaces it
+            }
+            let take_overlay = order != std::cmp::Ordering::Greater;
+            if take_overlay {
+                let (k, v) = self.overlay.next()?;
+                match v {
+                    Some(v) => return Some(Ok((Cow::Borrowed(k), Cow::Borrowed(v)))),
+                    None => continue, // removed this batch
+                }
+            }
+            let (k, v) = self.db.next()?.ok()?;
+            return Some(Ok((Cow::Owned(k.into_vec()), Cow::Owned(v.into_vec()))));
+        }
+    }
+}
+
+impl StateStore for RocksStore {
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<StateRow>> {
+        self.value(key)?
+            .map(|v| self.codec.decode(ValueRef::Bytes(&v)))
+            .transpose()
+    }
+
+    fn contains(&self, key: &[u8]) -> Result<bool> {
+        self.exists(key)
+    }
+
+    fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()> {
+        let value = self.encode(value)?;
+        self.set(&key, value)
+    }
+
+    fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
+        self.value(key)
+    }
+
+    fn put_bytes(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.set(key, value.to_vec())
+    }
+
+    fn put_bytes_if_absent(&mut self, key: &[u8], value: &[u8]) -> Result<bool> {
+        if self.exists(key)? {
+            return Ok(false);
+        }
+        self.keys += 1;
+        self.overlay.insert(key.to_vec(), Some(value.to_vec()));
+        Ok(true)
+    }
+
+    fn remove(&mut self, key: &[u8]) {
+        // a failed read counts the key as present: the delta then records a
+        // removal that replays as a no-op, never a lost one
+        if self.exists(key).unwrap_or(true) {
+            self.keys = self.keys.saturating_sub(1);
+            self.overlay.insert(key.to_vec(), None);
+        }
+    }
+
+    fn keys(&self) -> Keys<'_> {
+        Box::new(self.scan(&[]).map(|e| e.map(|(k, _)| k)))
+    }
+
+    fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>> {
+        self.scan(&[])
+            .map(|e| {
+                let (k, v) = e?;
+                Ok((k.into_owned(), self.codec.decode(ValueRef::Bytes(&v))?))
+            })
+            .collect()
+    }
+
+    fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>> {
+        let mut out = Vec::new();
+        for e in self.scan(prefix) {
+            let (k, v) = e?;
+            if !k.starts_with(prefix) {
+                break;
+            }
+            out.push((k.to_vec(), self.codec.decode(ValueRef::Bytes(&v))?));
+        }
+        Ok(out)
+    }
+
+    fn commit(&mut self) -> Result<i64> {
+        let version = self.version + 1;
+        let mut present: Vec<&[u8]> = Vec::new();
+        let mut values: Vec<(&[u8], ValueRef)> = Vec::new();
+        let mut removed: Vec<&[u8]> = Vec::new();
+        for (k, v) in &self.overlay {
+            match v {
+                Some(v) => {
+                    present.push(k);
+                    values.push((k, ValueRef::Bytes(v)));
+                }
+                None => removed.push(k),
+            }
+        }
+        // the delta first: once it is durable the version is, whatever
+        // happens to the working copy
+        write_delta(
+            &self.spec,
+            &self.codec,
+            version,
+            &present,
+            Gathered::from(&values),
+            &removed,
+        )?;
+        self.write_overlay(version)?;
+        if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
+            self.snapshot_in_background(version)?;
+        }
+        self.cache_hits += 1;
+        Ok(version)
+    }
+
+    fn abort(&mut self) {
+        self.overlay.clear();
+        if let Ok(Some(m)) = self.marker() {
+            self.keys = m.keys;
+        }
+    }
+
+    fn metrics(&self) -> StoreMetrics {
+        let overlay: usize = self
+            .overlay
+            .iter()
+            .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
+            .sum();
+        let cache = self.cache.as_ref().map_or(0, Cache::get_usage) as u64;
+        StoreMetrics {
+            num_keys: self.keys,
+            memory_bytes: self.property("rocksdb.cur-size-all-mem-tables")
+                + self.property("rocksdb.estimate-table-readers-mem")
+                + cache
+                + overlay as u64,
+            last_snapshot_version: self.last_snapshot.load(Ordering::Relaxed),
+            cache_hits: self.cache_hits,
+            cache_misses: self.cache_misses,
+        }
+    }
+}
