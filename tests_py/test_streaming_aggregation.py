@@ -235,16 +235,24 @@ def test_progress_reports_event_time_and_state(spark: SparkSession) -> None:
     q.stop()
 
 
-def test_state_memory_follows_puts_and_evictions(spark: SparkSession) -> None:
+def test_state_memory_follows_puts_and_evictions(spark: SparkSession, state_provider: str) -> None:
     ms = MemoryStream(spark, SCHEMA)
     q = windowed(ms).writeStream.outputMode("update").format("noop").start()
     step(q, ms, [(t(1), "a", 1), (t(3), "b", 1), (t(12), "a", 1)])
     three = q.lastProgress["stateOperators"][0]["memoryUsedBytes"]
-    step(q, ms, [(t(2), "a", 5)])  # an update: same keys, same size
-    assert q.lastProgress["stateOperators"][0]["memoryUsedBytes"] == three
+    assert three > 0
+    step(q, ms, [(t(2), "a", 5)])  # an update: same keys
+    updated = q.lastProgress["stateOperators"][0]["memoryUsedBytes"]
     step(q, ms, [(t(40), "c", 1)])  # watermark 30: the three windows before 30 go
     op = q.lastProgress["stateOperators"][0]
-    assert op["numRowsTotal"] == 1 and 0 < op["memoryUsedBytes"] < three
+    assert op["numRowsTotal"] == 1
+    if state_provider == "hdfs":
+        # in memory: an update keeps the size, an eviction frees
+        assert updated == three and 0 < op["memoryUsedBytes"] < three
+    else:
+        # RocksDB's memtable keeps each write (and deletes as tombstones)
+        # until a flush, in arena blocks: it never shrinks before one
+        assert updated >= three and op["memoryUsedBytes"] >= updated
     q.stop()
 
 
