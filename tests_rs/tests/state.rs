@@ -78,10 +78,7 @@ fn a_missing_delta_is_an_error_naming_the_folder(kind: Kind) {
     store.put(b"a".to_vec(), v(1)).unwrap();
     store.commit().unwrap();
     std::fs::remove_file(dir.path().join("1.delta")).unwrap();
-    let err = provider
-        .open(&s, 1)
-        .err()
-        .expect("missing delta must fail");
+    let err = provider.open(&s, 1).err().expect("missing delta must fail");
     assert!(err.to_string().contains("1.delta"), "{err}");
 }
 

@@ -41,8 +41,8 @@ use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
 use crate::state::memory::MemoryProvider;
-use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
 use crate::state::partitioned::OperatorStateSpec;
+use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
 use arrow::datatypes::DataType;
 
 /// Spark's output modes.

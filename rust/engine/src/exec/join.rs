@@ -583,7 +583,8 @@ impl SideState {
             by_expiry: Vec::new(),
             rows: 0,
         };
-        side.by_expiry.resize_with(side.state.len(), ExpiryIndex::default);
+        side.by_expiry
+            .resize_with(side.state.len(), ExpiryIndex::default);
         // count the restored rows and rebuild the eviction index
         // (keys, then each value read in place: no copy of the rows)
         for p in 0..side.state.len() {
@@ -1175,13 +1176,16 @@ impl StreamJoin {
             };
             // each partition's keys with rows that may expire at or below
             // the watermark
-            let taken: Vec<Vec<KeyList>> =
-                side.by_expiry.iter_mut().map(|ix| ix.take_through(wm)).collect();
+            let taken: Vec<Vec<KeyList>> = side
+                .by_expiry
+                .iter_mut()
+                .map(|ix| ix.take_through(wm))
+                .collect();
             let keys = taken.iter().flatten().map(|l| l.ends.len()).sum();
             let taken = Arc::new(taken);
-            let parts = side
-                .state
-                .each(keys, move |p, store| evict_partition(&taken[p], store, wm, emit))?;
+            let parts = side.state.each(keys, move |p, store| {
+                evict_partition(&taken[p], store, wm, emit)
+            })?;
             let (mut unmatched, mut removed) = (Vec::new(), 0);
             for (p, part) in parts.into_iter().enumerate() {
                 removed += part.removed;
@@ -1464,9 +1468,16 @@ mod tests {
         other.insert(2 * second, b"c"); // a bucket `idx` lacks
         idx.merge(other);
         let keys = |lists: Vec<KeyList>| -> Vec<Vec<u8>> {
-            lists.iter().flat_map(KeyList::iter).map(<[u8]>::to_vec).collect()
+            lists
+                .iter()
+                .flat_map(KeyList::iter)
+                .map(<[u8]>::to_vec)
+                .collect()
         };
-        assert_eq!(keys(idx.take_through(1)), vec![b"a".to_vec(), b"b".to_vec()]);
+        assert_eq!(
+            keys(idx.take_through(1)),
+            vec![b"a".to_vec(), b"b".to_vec()]
+        );
         assert_eq!(keys(idx.take_through(i64::MAX)), vec![b"c".to_vec()]);
     }
 

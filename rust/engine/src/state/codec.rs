@@ -149,4 +149,3 @@ fn value_columns(spec: &StoreSpec, rows: &[&StateRow]) -> Result<Vec<ArrayRef>> 
         })
         .collect()
 }
-

@@ -201,7 +201,11 @@ pub fn write_delta(
         .collect();
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys), Arc::new(deleted)];
     cols.extend(value_cols);
-    write_ipc(&spec.dir.join(format!("{version}.delta")), schema(spec, true), cols)
+    write_ipc(
+        &spec.dir.join(format!("{version}.delta")),
+        schema(spec, true),
+        cols,
+    )
 }
 
 /// Write `version`'s snapshot of every entry (`keys` with their `values`).
@@ -214,5 +218,9 @@ pub fn write_snapshot(
 ) -> Result<()> {
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
     cols.extend(codec.columns(spec, values)?);
-    write_ipc(&spec.dir.join(format!("{version}.snapshot")), schema(spec, false), cols)
+    write_ipc(
+        &spec.dir.join(format!("{version}.snapshot")),
+        schema(spec, false),
+        cols,
+    )
 }

@@ -93,10 +93,12 @@ impl RocksDbSettings {
         let d = RocksDbSettings::default();
         Ok(RocksDbSettings {
             bounded_memory: conf.get_bool(&format!("{PREFIX}boundedMemoryUsage"), false),
-            max_memory_mb: positive(number("maxMemoryUsageMB")?).map_or(d.max_memory_mb, |v| v as usize),
+            max_memory_mb: positive(number("maxMemoryUsageMB")?)
+                .map_or(d.max_memory_mb, |v| v as usize),
             write_buffer_cache_ratio: number("writeBufferCacheRatio")?
                 .unwrap_or(d.write_buffer_cache_ratio),
-            block_cache_mb: positive(number("blockCacheSizeMB")?).map_or(d.block_cache_mb, |v| v as usize),
+            block_cache_mb: positive(number("blockCacheSizeMB")?)
+                .map_or(d.block_cache_mb, |v| v as usize),
             write_buffer_mb: positive(number("writeBufferSizeMB")?).map(|v| v as usize),
             max_write_buffers: positive(number("maxWriteBufferNumber")?).map(|v| v as i32),
             compression: conf
@@ -568,7 +570,9 @@ fn read_marker(db: &DB) -> std::result::Result<Option<Marker>, rocksdb::Error> {
     let Some(cf) = db.cf_handle(META) else {
         return Ok(None);
     };
-    Ok(db.get_pinned_cf(cf, MARKER)?.and_then(|b| Marker::decode(&b)))
+    Ok(db
+        .get_pinned_cf(cf, MARKER)?
+        .and_then(|b| Marker::decode(&b)))
 }
 
 /// RocksDB's entries with the overlay's changes merged over them.
@@ -591,7 +595,11 @@ impl<'a> Iterator for Merged<'a> {
                 return Some(Err(rocks_error(self.spec, self.local, e)));
             }
             let order = {
-                let from_db = self.db.peek().and_then(|r| r.as_ref().ok()).map(|(k, _)| &k[..]);
+                let from_db = self
+                    .db
+                    .peek()
+                    .and_then(|r| r.as_ref().ok())
+                    .map(|(k, _)| &k[..]);
                 let from_overlay = self.overlay.peek().map(|(k, _)| k.as_slice());
                 match (from_db, from_overlay) {
                     (None, None) => return None,
