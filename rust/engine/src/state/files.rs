@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, AsArray, BinaryArray, BooleanArray, RecordBatch};
@@ -223,4 +224,65 @@ pub fn write_snapshot(
         schema(spec, false),
         cols,
     )
+}
+
+/// Snapshots written off the batch's path, at most one at a time: a
+/// snapshot only shortens recovery (the deltas already hold the version),
+/// so a crash before it lands means a restart replays more deltas.
+pub struct Snapshots {
+    writing: Option<std::thread::JoinHandle<()>>,
+    /// The last version written (-1: none).
+    last: Arc<AtomicI64>,
+}
+
+impl Default for Snapshots {
+    fn default() -> Self {
+        Snapshots {
+            writing: None,
+            last: Arc::new(AtomicI64::new(-1)),
+        }
+    }
+}
+
+impl Snapshots {
+    /// Write `version`'s snapshot with `write` on a side thread, then drop
+    /// the files no longer needed (after waiting for the one in flight).
+    pub fn start(
+        &mut self,
+        spec: &StoreSpec,
+        version: i64,
+        write: impl FnOnce() -> Result<()> + Send + 'static,
+    ) {
+        self.wait();
+        let (dir, last) = (spec.dir.clone(), Arc::clone(&self.last));
+        let keep_from = version - spec.min_versions_to_retain.max(1);
+        self.writing = Some(std::thread::spawn(move || match write() {
+            Ok(()) => {
+                last.store(version, Ordering::Relaxed);
+                cleanup(&dir, keep_from);
+            }
+            Err(e) => ::log::warn!(
+                "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
+                dir.display()
+            ),
+        }));
+    }
+
+    /// Wait for the snapshot in flight.
+    pub fn wait(&mut self) {
+        if let Some(h) = self.writing.take() {
+            let _ = h.join();
+        }
+    }
+
+    /// The last version written by this store (-1: none).
+    pub fn last_version(&self) -> i64 {
+        self.last.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Snapshots {
+    fn drop(&mut self) {
+        self.wait();
+    }
 }

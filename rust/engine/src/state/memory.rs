@@ -6,12 +6,11 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::{Entries, ValueRef};
-use super::files::{cleanup, load, write_delta, write_snapshot};
+use super::files::{load, write_delta, write_snapshot, Snapshots};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -28,8 +27,7 @@ impl StateStoreProvider for MemoryProvider {
             version,
             map,
             codec: Arc::new(codec),
-            snapshotting: None,
-            last_snapshot: Arc::new(AtomicI64::new(-1)),
+            snapshots: Snapshots::default(),
             cache_hits: 0,
             cache_misses: u64::from(version > 0),
         }))
@@ -43,8 +41,7 @@ struct MemoryStore {
     map: Entries,
     codec: Arc<Codec>,
     /// The snapshot (and cleanup) being written off the batch's path.
-    snapshotting: Option<std::thread::JoinHandle<()>>,
-    last_snapshot: Arc<AtomicI64>,
+    snapshots: Snapshots,
     cache_hits: u64,
     cache_misses: u64,
 }
@@ -165,7 +162,7 @@ impl StateStore for MemoryStore {
         StoreMetrics {
             num_keys: self.map.len() as u64,
             memory_bytes: self.map.memory_bytes(),
-            last_snapshot_version: self.last_snapshot.load(Ordering::Relaxed),
+            last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
         }
@@ -193,41 +190,14 @@ impl MemoryStore {
     /// crash before it lands only means a restart replays more deltas. The
     /// entries are copied into two columns first (no copy per entry).
     fn snapshot_in_background(&mut self, version: i64) {
-        self.wait_for_snapshot(); // at most one in flight
+        self.snapshots.wait(); // the entries are read below, not while one is written
         let entries: Vec<(&[u8], ValueRef)> = self.map.iter().collect();
         let keys = binary(entries.iter().map(|(k, _)| Some(*k)));
         let values = Gathered::from(&entries);
-        let (spec, codec, last) = (
-            self.spec.clone(),
-            Arc::clone(&self.codec),
-            Arc::clone(&self.last_snapshot),
-        );
-        let keep_from = version - spec.min_versions_to_retain.max(1);
-        self.snapshotting = Some(std::thread::spawn(move || {
-            let written = write_snapshot(&spec, &codec, version, keys, values);
-            match written {
-                Ok(()) => {
-                    last.store(version, Ordering::Relaxed);
-                    cleanup(&spec.dir, keep_from);
-                }
-                Err(e) => ::log::warn!(
-                    "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
-                    spec.dir.display()
-                ),
-            }
-        }));
-    }
-
-    fn wait_for_snapshot(&mut self) {
-        if let Some(h) = self.snapshotting.take() {
-            let _ = h.join();
-        }
-    }
-}
-
-impl Drop for MemoryStore {
-    fn drop(&mut self) {
-        self.wait_for_snapshot();
+        let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
+        self.snapshots.start(&self.spec, version, move || {
+            write_snapshot(&spec, &codec, version, keys, values)
+        });
     }
 }
 

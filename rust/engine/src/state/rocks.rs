@@ -18,7 +18,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
@@ -29,7 +28,7 @@ use rocksdb::{
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::ValueRef;
-use super::files::{cleanup, load, write_delta, write_snapshot};
+use super::files::{load, write_delta, write_snapshot, Snapshots};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -317,8 +316,7 @@ impl StateStoreProvider for RocksDbProvider {
             codec: Arc::new(codec),
             overlay: BTreeMap::new(),
             keys: 0,
-            snapshotting: None,
-            last_snapshot: Arc::new(AtomicI64::new(-1)),
+            snapshots: Snapshots::default(),
             cache,
             cache_hits: 0,
             cache_misses: 0,
@@ -362,8 +360,7 @@ struct RocksStore {
     overlay: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// Keys in the committed version plus the overlay.
     keys: u64,
-    snapshotting: Option<std::thread::JoinHandle<()>>,
-    last_snapshot: Arc<AtomicI64>,
+    snapshots: Snapshots,
     /// This instance's block cache (None when bounded memory shares one).
     cache: Option<Cache>,
     cache_hits: u64,
@@ -489,60 +486,20 @@ impl RocksStore {
     }
 
     fn snapshot_in_background(&mut self, version: i64) -> Result<()> {
-        self.wait_for_snapshot();
+        self.snapshots.wait();
         // a RocksDB checkpoint (hard links) of this version, read off the batch's path
         let at = self.local.with_extension(format!("snapshot-{version}"));
         let _ = std::fs::remove_dir_all(&at);
         rocksdb::checkpoint::Checkpoint::new(&self.db)
             .and_then(|c| c.create_checkpoint(&at))
             .map_err(|e| self.err(e))?;
-        let (spec, codec, last) = (
-            self.spec.clone(),
-            Arc::clone(&self.codec),
-            Arc::clone(&self.last_snapshot),
-        );
-        let keep_from = version - spec.min_versions_to_retain.max(1);
-        self.snapshotting = Some(std::thread::spawn(move || {
-            let written = (|| {
-                let mut opts = Options::default();
-                opts.create_if_missing(false);
-                let cfs = [rocksdb::DEFAULT_COLUMN_FAMILY_NAME, META];
-                let db = DB::open_cf_for_read_only(&opts, &at, cfs, false)
-                    .map_err(|e| rocks_error(&spec, &at, e))?;
-                let mut keys = Vec::new();
-                let mut values = Vec::new();
-                for item in db.iterator(IteratorMode::Start) {
-                    let (k, v) = item.map_err(|e| rocks_error(&spec, &at, e))?;
-                    keys.push(k);
-                    values.push(v);
-                }
-                let key_col = binary(keys.iter().map(|k| Some(&k[..])));
-                let refs: Vec<(&[u8], ValueRef)> = keys
-                    .iter()
-                    .zip(&values)
-                    .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
-                    .collect();
-                write_snapshot(&spec, &codec, version, key_col, Gathered::from(&refs))
-            })();
+        let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
+        self.snapshots.start(&self.spec, version, move || {
+            let written = dump(&spec, &codec, version, &at);
             let _ = std::fs::remove_dir_all(&at);
-            match written {
-                Ok(()) => {
-                    last.store(version, Ordering::Relaxed);
-                    cleanup(&spec.dir, keep_from);
-                }
-                Err(e) => ::log::warn!(
-                    "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
-                    spec.dir.display()
-                ),
-            }
-        }));
+            written
+        });
         Ok(())
-    }
-
-    fn wait_for_snapshot(&mut self) {
-        if let Some(h) = self.snapshotting.take() {
-            let _ = h.join();
-        }
     }
 
     fn property(&self, name: &str) -> u64 {
@@ -550,10 +507,31 @@ impl RocksStore {
     }
 }
 
-impl Drop for RocksStore {
-    fn drop(&mut self) {
-        self.wait_for_snapshot();
+/// Write the RocksDB checkpoint at `at` as `version`'s snapshot file.
+fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> {
+    let mut opts = Options::default();
+    opts.create_if_missing(false);
+    let db = DB::open_cf_for_read_only(
+        &opts,
+        at,
+        [rocksdb::DEFAULT_COLUMN_FAMILY_NAME, META],
+        false,
+    )
+    .map_err(|e| rocks_error(spec, at, e))?;
+    let mut keys = Vec::new();
+    let mut values = Vec::new();
+    for item in db.iterator(IteratorMode::Start) {
+        let (k, v) = item.map_err(|e| rocks_error(spec, at, e))?;
+        keys.push(k);
+        values.push(v);
     }
+    let key_col = binary(keys.iter().map(|k| Some(&k[..])));
+    let refs: Vec<(&[u8], ValueRef)> = keys
+        .iter()
+        .zip(&values)
+        .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
+        .collect();
+    write_snapshot(spec, codec, version, key_col, Gathered::from(&refs))
 }
 
 /// Deletes a folder when dropped.
@@ -748,7 +726,7 @@ impl StateStore for RocksStore {
                 + self.property("rocksdb.estimate-table-readers-mem")
                 + cache
                 + overlay as u64,
-            last_snapshot_version: self.last_snapshot.load(Ordering::Relaxed),
+            last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
         }
