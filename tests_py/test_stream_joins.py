@@ -71,6 +71,17 @@ def op(q) -> dict:  # noqa: ANN001
 RANGE = "clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 20 seconds"
 
 
+def start_left_outer(s: Streams, out: Out, tmp_path: Path):  # noqa: ANN201
+    """The watermarked left outer join over RANGE, checkpointed in ``tmp_path``."""
+    imp, clk = s.watermarked()
+    return (
+        imp.join(clk, F.expr(RANGE), "leftOuter")
+        .writeStream.foreachBatch(out)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+
+
 def test_inner_join_matches_rows_arriving_in_any_order(spark: SparkSession) -> None:
     s = Streams(spark)
     out = Out()
@@ -197,19 +208,10 @@ def test_join_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> N
     s = Streams(spark)
     out = Out()
 
-    def start():  # noqa: ANN202
-        imp, clk = s.watermarked()
-        return (
-            imp.join(clk, F.expr(RANGE), "leftOuter")
-            .writeStream.foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
-        )
-
-    q = start()
+    q = start_left_outer(s, out, tmp_path)
     run(q, s, imp=[(1, t(0)), (2, t(1))])
     q.stop()
-    q = start()
+    q = start_left_outer(s, out, tmp_path)
     run(q, s, clk=[(1, t(5))])  # matches the impression stored before the restart
     run(q, s, imp=[(3, t(60))], clk=[(3, t(61))])  # impression 2 expires unmatched
     assert (1, 0, 1, 5) in out.all() and (2, 1, None, None) in out.all()
@@ -221,23 +223,14 @@ def test_large_batches_join_like_a_nested_loop(spark: SparkSession, tmp_path: Pa
     s = Streams(spark)
     out = Out()
 
-    def start():  # noqa: ANN202
-        imp, clk = s.watermarked()
-        return (
-            imp.join(clk, F.expr(RANGE), "leftOuter")
-            .writeStream.foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
-        )
-
     # two batches of 10000 rows a side, the second after the first's
     # watermark; eviction visits thousands of keys a side
     imps = [[(i % 5000, t(base + i % 50)) for i in range(10_000)] for base in (0, 50)]
     clks = [[(j % 6000, t(base + 5 + j % 45)) for j in range(10_000)] for base in (0, 50)]
-    q = start()
+    q = start_left_outer(s, out, tmp_path)
     run(q, s, imp=imps[0], clk=clks[0])
     q.stop()
-    q = start()
+    q = start_left_outer(s, out, tmp_path)
     run(q, s, imp=imps[1], clk=clks[1])
     run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
     q.stop()
