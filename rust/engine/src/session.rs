@@ -247,6 +247,40 @@ impl Session {
         self.stream_df(factory)
     }
 
+    /// The state data sources (`statestore`, `state-metadata`) over the
+    /// checkpoint at the path, or None for another format.
+    fn read_state(
+        &self,
+        format: &str,
+        paths: &[String],
+        options: &HashMap<String, String>,
+    ) -> Result<Option<arrow::array::RecordBatch>> {
+        let format = format.to_ascii_lowercase();
+        if format != "statestore" && format != "state-metadata" {
+            return Ok(None);
+        }
+        let path = paths
+            .first()
+            .cloned()
+            .or_else(|| options.get("path").cloned())
+            .ok_or_else(|| {
+                Error::illegal_argument(format!(
+                    "format(\"{format}\") needs the checkpoint folder: load(path)"
+                ))
+            })?;
+        let root = std::path::Path::new(&path);
+        if !root.join("commits").is_dir() {
+            return Err(Error::illegal_argument(format!(
+                "{path} is not a streaming query's checkpoint (no commits folder)"
+            )));
+        }
+        Ok(Some(if format == "statestore" {
+            crate::state::reader::read_state(root, options)?
+        } else {
+            crate::state::reader::read_state_metadata(root)?
+        }))
+    }
+
     /// `spark.read.format(f).schema(s).options(o).load(paths)`.
     pub fn read(
         &self,
@@ -256,6 +290,10 @@ impl Session {
         options: &HashMap<String, String>,
     ) -> Result<DataFrame> {
         let options = lower_keys(options);
+        if let Some(batch) = self.read_state(format, paths, &options)? {
+            let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
+            return self.batch_df(Arc::new(table));
+        }
         let (schema, input) = load_files(format, paths, schema, &options)?;
         let refresh = crate::sources::refresh::RefreshPolicy::from_options(&options)?;
         if !refresh.enabled() {

@@ -27,7 +27,7 @@ use super::operator::{
 };
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
-use crate::state::partitioned::{OperatorMetrics, PartitionedState};
+use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore};
 
 /// The logical `dropDuplicates` / `dropDuplicatesWithinWatermark` of a stream.
@@ -92,6 +92,21 @@ impl DedupNode {
         let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Binary, true))];
         ctx.spec.claim(self.operator_name(), &["default"])?;
         let time_in_key = !self.within_watermark && time.is_some();
+        StateLayout {
+            key: self
+                .keys
+                .iter()
+                .filter(|k| !time_in_key || Some(*k) != time.as_ref().map(|t| &t.0))
+                .map(|k| Ok(Arc::new(schema.field_with_name(k)?.clone())))
+                .collect::<Result<Vec<_>>>()?,
+            time: time
+                .as_ref()
+                .filter(|_| time_in_key)
+                .map(|t| (t.0.clone(), true)),
+            value: value_fields.clone(),
+            rows: None,
+        }
+        .record(&ctx.spec.dir, "default")?;
         // keys leading with event time are evicted by time; the others are
         // only looked up (within the watermark, eviction reads the values)
         let order = if time_in_key {

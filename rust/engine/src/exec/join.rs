@@ -44,7 +44,7 @@ use datafusion::physical_plan::{
 use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
 use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
-use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState};
+use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
 /// The logical stream-stream join.
@@ -213,6 +213,35 @@ impl StreamJoinNode {
             SideState::open(ctx, name, schema.as_arrow(), expiry, side_time(schema))
         };
         ctx.spec.claim("symmetricHashJoin", &["left", "right"])?;
+        for (name, schema, keys) in [
+            (
+                "left",
+                self.left.schema(),
+                self.on.iter().map(|(l, _)| l).collect::<Vec<_>>(),
+            ),
+            (
+                "right",
+                self.right.schema(),
+                self.on.iter().map(|(_, r)| r).collect(),
+            ),
+        ] {
+            let key = keys
+                .iter()
+                .map(|e| {
+                    let (_, f) = e.to_field(schema)?;
+                    Ok(Arc::new(
+                        f.as_ref().clone().with_name(e.schema_name().to_string()),
+                    ))
+                })
+                .collect::<Result<Vec<FieldRef>>>()?;
+            StateLayout {
+                key,
+                time: None,
+                value: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
+                rows: Some(schema.as_arrow().fields().to_vec()),
+            }
+            .record(&ctx.spec.dir, name)?;
+        }
         let join = StreamJoin {
             join_type: self.join_type,
             left: open_side("left", self.left.schema(), left_expiry)?,
@@ -543,6 +572,11 @@ fn unpack(list: &[u8]) -> impl Iterator<Item = Packed<'_>> {
         at += HEADER + p.row.len();
         Some(p)
     })
+}
+
+/// The rows (Arrow row format) packed in a join side's stored value.
+pub(crate) fn packed_rows(list: &[u8]) -> impl Iterator<Item = &[u8]> {
+    unpack(list).map(|p| p.row)
 }
 
 fn pack(list: &mut Vec<u8>, matched: bool, expiry: i64, row: &[u8]) {

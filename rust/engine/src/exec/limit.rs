@@ -16,7 +16,9 @@ use super::operator::{
     BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
 };
 use crate::error::Result;
-use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
+use crate::state::partitioned::{
+    OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
+};
 use crate::state::KeyOrder;
 
 /// The logical streaming limit.
@@ -49,6 +51,13 @@ impl StreamLimitNode {
         };
         spec.claim("globalLimit", &["default"])?;
         let fields = vec![Arc::new(Field::new("count", DataType::Int64, false))];
+        StateLayout {
+            key: vec![],
+            time: None,
+            value: fields.clone(),
+            rows: None,
+        }
+        .record(&spec.dir, "default")?;
         let state = PartitionedState::open(ctx.provider, &spec, &fields, KeyOrder::Sorted)?;
         let emitted = match state.get(COUNT_KEY)?.as_deref() {
             Some([ScalarValue::Int64(Some(n))]) => *n as usize,

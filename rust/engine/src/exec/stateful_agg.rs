@@ -30,7 +30,9 @@ use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
 use crate::runtime::block_on;
-use crate::state::partitioned::{OperatorMetrics, OperatorStateSpec, PartitionedState};
+use crate::state::partitioned::{
+    OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
+};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
@@ -375,6 +377,20 @@ impl StatefulAggregate {
             None => None,
         };
         spec.claim("stateStoreSave", &["default"])?;
+        let key_field = |i: usize| Arc::new(out_schema.field(i).clone());
+        StateLayout {
+            // a session's key: the other keys, then its start
+            key: (0..num_keys)
+                .filter(|i| session.as_ref().is_none_or(|(si, _)| si != i))
+                .map(key_field)
+                .collect(),
+            time: session
+                .as_ref()
+                .map(|_| ("session_start".to_string(), false)),
+            value: value_fields.clone(),
+            rows: None,
+        }
+        .record(&spec.dir, "default")?;
         let state = PartitionedState::open(provider, spec, &value_fields, KeyOrder::Sorted)?;
         Ok(StatefulAggregate {
             mode,

@@ -12,6 +12,7 @@ mod entries;
 mod files;
 pub mod memory;
 pub mod partitioned;
+pub mod reader;
 pub mod rocks;
 
 use std::borrow::Cow;

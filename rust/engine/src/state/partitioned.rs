@@ -3,6 +3,7 @@
 //! the `stateOperators` progress entry Spark reports for it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::datatypes::FieldRef;
@@ -84,6 +85,94 @@ impl OperatorStateSpec {
             }
             Err(e) => Err(Error::io(path.display().to_string(), e)),
         }
+    }
+}
+
+/// How a store's keys and values decode, recorded for the state reader
+/// (`spark.read.format("statestore")`): Arrow row format of `key` fields,
+/// with an 8-byte event time before or after them, and for a join side the
+/// side's rows packed in each value.
+#[derive(Debug, Clone)]
+pub struct StateLayout {
+    /// The fields encoded in the key's row format.
+    pub key: Vec<FieldRef>,
+    /// An 8-byte time around them: (name, leads the key).
+    pub time: Option<(String, bool)>,
+    /// The value columns.
+    pub value: Vec<FieldRef>,
+    /// A join side's row schema (values pack its rows).
+    pub rows: Option<Vec<FieldRef>>,
+}
+
+/// Prefixes of the layout file's field names.
+const KEY: &str = "key.";
+const VALUE: &str = "value.";
+const ROW: &str = "row.";
+
+impl StateLayout {
+    /// Write it to `state/<op>/_metadata/layout-<store>.arrow` (an IPC file
+    /// with no rows: the fields are the record).
+    pub fn record(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
+        use arrow::datatypes::{Field, Schema};
+        let named = |prefix: &str, fs: &[FieldRef]| -> Vec<Field> {
+            fs.iter()
+                .map(|f| {
+                    f.as_ref()
+                        .clone()
+                        .with_name(format!("{prefix}{}", f.name()))
+                })
+                .collect()
+        };
+        let mut fields = named(KEY, &self.key);
+        fields.extend(named(VALUE, &self.value));
+        fields.extend(named(ROW, self.rows.as_deref().unwrap_or_default()));
+        let mut meta = std::collections::HashMap::new();
+        if let Some((name, leads)) = &self.time {
+            meta.insert("time".to_string(), name.clone());
+            meta.insert("timeLeads".to_string(), leads.to_string());
+        }
+        meta.insert("joinSide".to_string(), self.rows.is_some().to_string());
+        let schema = Arc::new(Schema::new_with_metadata(fields, meta));
+        let mut buf = Vec::new();
+        arrow::ipc::writer::FileWriter::try_new(&mut buf, &schema)?.finish()?;
+        let path = op_dir
+            .join("_metadata")
+            .join(format!("layout-{store}.arrow"));
+        crate::checkpoint::log::write_atomic(&path, &buf)
+    }
+
+    /// Read what [`Self::record`] wrote.
+    pub fn read(op_dir: &std::path::Path, store: &str) -> Result<Self> {
+        let path = op_dir
+            .join("_metadata")
+            .join(format!("layout-{store}.arrow"));
+        let file =
+            std::fs::File::open(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let reader = arrow::ipc::reader::FileReader::try_new(file, None)
+            .map_err(|e| crate::checkpoint::log::corrupt(&path, e))?;
+        let schema = reader.schema();
+        let strip = |prefix: &str| -> Vec<FieldRef> {
+            schema
+                .fields()
+                .iter()
+                .filter_map(|f| {
+                    let name = f.name().strip_prefix(prefix)?;
+                    Some(Arc::new(f.as_ref().clone().with_name(name)))
+                })
+                .collect()
+        };
+        let meta = schema.metadata();
+        Ok(StateLayout {
+            key: strip(KEY),
+            time: meta.get("time").map(|t| {
+                (
+                    t.clone(),
+                    meta.get("timeLeads").is_some_and(|l| l == "true"),
+                )
+            }),
+            value: strip(VALUE),
+            rows: (meta.get("joinSide").is_some_and(|j| j == "true")).then(|| strip(ROW)),
+        })
     }
 }
 
@@ -226,11 +315,11 @@ impl PartitionedState {
         job: impl Fn(usize, &mut dyn StateStore) -> Result<R> + Send + Sync + 'static,
     ) -> Result<Vec<R>> {
         let rt = crate::runtime::runtime()?;
-        let job = std::sync::Arc::new(job);
+        let job = Arc::new(job);
         let (tx, rx) = std::sync::mpsc::channel();
         let n = self.stores.len();
         for (i, mut store) in std::mem::take(&mut self.stores).into_iter().enumerate() {
-            let (tx, job) = (tx.clone(), std::sync::Arc::clone(&job));
+            let (tx, job) = (tx.clone(), Arc::clone(&job));
             rt.spawn_blocking(move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     job(i, store.as_mut())

@@ -1,0 +1,325 @@
+//! Reading a checkpoint's state as a batch DataFrame, as Spark's state data
+//! sources do: `spark.read.format("statestore")` (one row per key: `key`
+//! and `value` structs and `partition_id`; a join side's stored rows with
+//! `joinSide`) and `spark.read.format("state-metadata")` (one row per
+//! operator and store).
+//!
+//! Both read only the checkpoint's files, never a running query's memory,
+//! so they work on any provider's state, stopped or running.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{
+    ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray, StructArray,
+    TimestampMicrosecondArray,
+};
+use arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema, TimeUnit};
+use arrow::row::{RowConverter, SortField};
+use datafusion::common::ScalarValue;
+
+use super::files::{files, load};
+use super::partitioned::StateLayout;
+use super::{KeyOrder, StoreSpec};
+use crate::checkpoint::log;
+use crate::error::{Error, Result};
+
+/// `spark.read.format("statestore").load(checkpoint)` with Spark's options
+/// (`batchId`, `operatorId`, `storeName`, `joinSide`; keys lower-cased).
+pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Result<RecordBatch> {
+    // Spark's option name (the keys arrive lower-cased)
+    let number = |name: &str| -> Result<Option<i64>> {
+        options
+            .get(&name.to_ascii_lowercase())
+            .map(|v| {
+                v.trim().parse::<i64>().map_err(|_| {
+                    Error::illegal_argument(format!(
+                        "statestore option {name} must be a number, not '{v}'"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let batch = match number("batchId")? {
+        Some(b) => b,
+        None => last_committed(checkpoint)?.ok_or_else(|| {
+            Error::illegal_argument(format!(
+                "The checkpoint {} has no committed batch: there is no state to read",
+                checkpoint.display()
+            ))
+        })?,
+    };
+    let op = number("operatorId")?.unwrap_or(0);
+    let side = options.get("joinside").map(|s| s.to_ascii_lowercase());
+    let store = match side.as_deref() {
+        Some("left") | Some("right") => side.clone().unwrap_or_default(),
+        None | Some("none") => options
+            .get("storename")
+            .cloned()
+            .unwrap_or_else(|| "default".into()),
+        Some(other) => {
+            return Err(Error::illegal_argument(format!(
+                "statestore option joinSide must be left, right or none, not '{other}'"
+            )))
+        }
+    };
+    let op_dir = checkpoint.join("state").join(op.to_string());
+    let (name, partitions, stores) = operator_metadata(&op_dir)?;
+    if !stores.contains(&store) {
+        return Err(Error::illegal_argument(format!(
+            "Operator {op} ({name}) in {} has the state stores {stores:?}, not '{store}'{}",
+            checkpoint.display(),
+            if name == "symmetricHashJoin" {
+                ": read a join's state with joinSide=left or right"
+            } else {
+                ""
+            }
+        )));
+    }
+    let layout = StateLayout::read(&op_dir, &store)?;
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    let mut values: Vec<Vec<ScalarValue>> = Vec::new();
+    let mut part_ids: Vec<i32> = Vec::new();
+    for p in 0..partitions {
+        let dir = op_dir.join(p.to_string());
+        let spec = StoreSpec {
+            dir: if store == "default" {
+                dir
+            } else {
+                dir.join(&store)
+            },
+            value_fields: layout.value.clone(),
+            min_deltas_for_snapshot: 1,
+            min_versions_to_retain: 1,
+            key_order: KeyOrder::Sorted,
+        };
+        for (k, v) in load(&spec, batch + 1)? {
+            keys.push(k);
+            values.push(v);
+            part_ids.push(p as i32);
+        }
+    }
+    let partition_id: ArrayRef = Arc::new(Int32Array::from(part_ids));
+    if let Some(row_fields) = &layout.rows {
+        return join_side_rows(row_fields, &values, &partition_id);
+    }
+    let key = decode_keys(&layout, &keys)?;
+    let value_cols = (0..layout.value.len())
+        .map(|c| {
+            if values.is_empty() {
+                return Ok(arrow::array::new_empty_array(layout.value[c].data_type()));
+            }
+            Ok(ScalarValue::iter_to_array(
+                values.iter().map(|v| v[c].clone()),
+            )?)
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let value = struct_of(&layout.value, value_cols, values.len())?;
+    let schema = Schema::new(vec![
+        Field::new("key", key.data_type().clone(), false),
+        Field::new("value", value.data_type().clone(), false),
+        Field::new("partition_id", DataType::Int32, false),
+    ]);
+    Ok(RecordBatch::try_new(
+        Arc::new(schema),
+        vec![key, value, partition_id],
+    )?)
+}
+
+/// A struct column of `fields` (nullable, so a field of an absent value is null).
+fn struct_of(fields: &[FieldRef], cols: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
+    let fields: Fields = fields
+        .iter()
+        .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
+        .collect();
+    if fields.is_empty() {
+        return Ok(Arc::new(StructArray::new_empty_fields(n, None)));
+    }
+    Ok(Arc::new(StructArray::try_new(fields, cols, None)?))
+}
+
+/// Keys back to their columns: the row-format fields, with the 8-byte time
+/// (as a timestamp) first or last.
+fn decode_keys(layout: &StateLayout, keys: &[Vec<u8>]) -> Result<ArrayRef> {
+    let time_len = if layout.time.is_some() { 8 } else { 0 };
+    let leads = layout.time.as_ref().is_some_and(|(_, l)| *l);
+    let (rows, times): (Vec<&[u8]>, Vec<i64>) = keys
+        .iter()
+        .map(|k| {
+            let split = if leads {
+                time_len
+            } else {
+                k.len().saturating_sub(time_len)
+            };
+            let (a, b) = k.split_at(split.min(k.len()));
+            let (row, time) = if leads { (b, a) } else { (a, b) };
+            let t = time
+                .try_into()
+                .map(u64::from_be_bytes)
+                .map_or(0, |u| (u ^ (1 << 63)) as i64);
+            (row, t)
+        })
+        .unzip();
+    let mut fields: Vec<FieldRef> = layout.key.clone();
+    let mut cols: Vec<ArrayRef> = if layout.key.is_empty() {
+        vec![]
+    } else {
+        let conv = RowConverter::new(
+            layout
+                .key
+                .iter()
+                .map(|f| SortField::new(f.data_type().clone()))
+                .collect(),
+        )?;
+        let parser = conv.parser();
+        conv.convert_rows(rows.iter().map(|r| parser.parse(r)))?
+    };
+    if let Some((name, _)) = &layout.time {
+        let time: ArrayRef = Arc::new(TimestampMicrosecondArray::from(times).with_timezone("UTC"));
+        let field = Arc::new(Field::new(
+            name,
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ));
+        if leads {
+            fields.insert(0, field);
+            cols.insert(0, time);
+        } else {
+            fields.push(field);
+            cols.push(time);
+        }
+    }
+    struct_of(&fields, cols, keys.len())
+}
+
+/// A join side's stored rows, one output row each, with their partition.
+fn join_side_rows(
+    row_fields: &[FieldRef],
+    values: &[Vec<ScalarValue>],
+    partition_id: &ArrayRef,
+) -> Result<RecordBatch> {
+    let conv = RowConverter::new(
+        row_fields
+            .iter()
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect(),
+    )?;
+    let parser = conv.parser();
+    let mut rows = Vec::new();
+    let mut parts = Vec::new();
+    let ids = partition_id
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .ok_or_else(|| Error::Internal("partition ids".into()))?;
+    for (i, v) in values.iter().enumerate() {
+        if let Some(ScalarValue::Binary(Some(list))) = v.first() {
+            for row in crate::exec::join::packed_rows(list) {
+                rows.push(parser.parse(row));
+                parts.push(ids.value(i));
+            }
+        }
+    }
+    let mut cols = conv.convert_rows(rows)?;
+    cols.push(Arc::new(Int32Array::from(parts)));
+    let mut fields: Vec<FieldRef> = row_fields.to_vec();
+    fields.push(Arc::new(Field::new("partition_id", DataType::Int32, false)));
+    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?)
+}
+
+/// An operator's name, partitions and store names (`_metadata/metadata`).
+fn operator_metadata(op_dir: &Path) -> Result<(String, usize, Vec<String>)> {
+    let path = op_dir.join("_metadata").join("metadata");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let meta: serde_json::Value = text
+        .lines()
+        .nth(1)
+        .and_then(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| log::corrupt(&path, "not operator metadata v1"))?;
+    let name = meta["operatorInfo"]["operatorName"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let stores = meta["stateStoreInfo"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let partitions = stores
+        .first()
+        .and_then(|s| s["numPartitions"].as_u64())
+        .unwrap_or(1) as usize;
+    let names = stores
+        .iter()
+        .filter_map(|s| s["storeName"].as_str().map(str::to_string))
+        .collect();
+    Ok((name, partitions, names))
+}
+
+/// The newest committed batch of the checkpoint at `root`.
+fn last_committed(root: &Path) -> Result<Option<i64>> {
+    Ok(log::batch_files(&root.join("commits"))?
+        .last()
+        .map(|(n, _)| *n))
+}
+
+/// `spark.read.format("state-metadata").load(checkpoint)`: operatorId,
+/// operatorName, stateStoreName, numPartitions, minBatchId, maxBatchId.
+pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
+    let max_batch = last_committed(checkpoint)?.unwrap_or(-1);
+    let mut ops: Vec<(i64, PathBuf)> = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(checkpoint.join("state")) {
+        for item in rd.flatten() {
+            if let Ok(id) = item.file_name().to_string_lossy().parse::<i64>() {
+                ops.push((id, item.path()));
+            }
+        }
+    }
+    ops.sort();
+    let (mut ids, mut names, mut stores, mut parts, mut mins, mut maxs) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (id, dir) in ops {
+        let (name, partitions, store_names) = operator_metadata(&dir)?;
+        for store in store_names {
+            let first = if store == "default" {
+                dir.join("0")
+            } else {
+                dir.join("0").join(&store)
+            };
+            // the oldest version still readable: from nothing through the
+            // deltas, or from the oldest snapshot
+            let oldest = if first.join("1.delta").exists() {
+                1
+            } else {
+                files(&first, ".snapshot")?
+                    .first()
+                    .map_or(max_batch + 1, |(v, _)| *v)
+            };
+            ids.push(id as i32);
+            names.push(name.clone());
+            stores.push(store);
+            parts.push(partitions as i32);
+            mins.push(oldest - 1);
+            maxs.push(max_batch);
+        }
+    }
+    let schema = Schema::new(vec![
+        Field::new("operatorId", DataType::Int32, false),
+        Field::new("operatorName", DataType::Utf8, false),
+        Field::new("stateStoreName", DataType::Utf8, false),
+        Field::new("numPartitions", DataType::Int32, false),
+        Field::new("minBatchId", DataType::Int64, false),
+        Field::new("maxBatchId", DataType::Int64, false),
+    ]);
+    Ok(RecordBatch::try_new(
+        Arc::new(schema),
+        vec![
+            Arc::new(Int32Array::from(ids)),
+            Arc::new(StringArray::from(names)),
+            Arc::new(StringArray::from(stores)),
+            Arc::new(Int32Array::from(parts)),
+            Arc::new(Int64Array::from(mins)),
+            Arc::new(Int64Array::from(maxs)),
+        ],
+    )?)
+}

@@ -1,0 +1,119 @@
+"""Reading a query's state: ``format("statestore")`` and ``format("state-metadata")``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import IllegalArgumentException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+# every test runs on both state store providers
+pytestmark = pytest.mark.usefixtures("state_provider")
+
+SCHEMA = "ts TIMESTAMP, k STRING, v INT"
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+def counted(spark: SparkSession, ckpt: Path) -> None:
+    """Two batches of a sum and count per key, checkpointed in ``ckpt``."""
+    ms = MemoryStream(spark, SCHEMA)
+    q = (
+        ms.toDF()
+        .groupBy("k")
+        .agg(F.sum("v").alias("s"), F.count("*").alias("n"))
+        .writeStream.outputMode("complete")
+        .format("noop")
+        .option("checkpointLocation", str(ckpt))
+        .start()
+    )
+    ms.addData([(t(0), "a", 1), (t(0), "b", 2)])
+    q.processAllAvailable()
+    ms.addData([(t(0), "a", 5)])
+    q.processAllAvailable()
+    q.stop()
+
+
+def by_key(rows: list) -> dict:
+    return {r["key"]["k"]: (r["value"]["s[sum]"], r["value"]["n[count]"]) for r in rows}
+
+
+def test_aggregation_state_by_key_at_the_last_and_an_older_batch(spark: SparkSession, tmp_path: Path) -> None:
+    counted(spark, tmp_path / "c")
+    state = spark.read.format("statestore").load(str(tmp_path / "c"))
+    assert state.columns == ["key", "value", "partition_id"]
+    rows = state.collect()
+    assert by_key(rows) == {"a": (6, 2), "b": (2, 1)}
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    assert all(0 <= r["partition_id"] < partitions for r in rows)
+    older = spark.read.format("statestore").option("batchId", 0).load(str(tmp_path / "c"))
+    assert by_key(older.collect()) == {"a": (1, 1), "b": (2, 1)}
+    # and from pandas, as in a notebook
+    pdf = state.toPandas()
+    assert sorted(pdf["key"].map(lambda k: k["k"])) == ["a", "b"]
+
+
+def test_state_metadata_lists_each_operator_and_its_batches(spark: SparkSession, tmp_path: Path) -> None:
+    counted(spark, tmp_path / "c")
+    meta = spark.read.format("state-metadata").load(str(tmp_path / "c")).collect()
+    assert [(m["operatorId"], m["operatorName"], m["stateStoreName"]) for m in meta] == [
+        (0, "stateStoreSave", "default")
+    ]
+    assert meta[0]["numPartitions"] == int(spark.conf.get("spark.sql.shuffle.partitions"))
+    assert (meta[0]["minBatchId"], meta[0]["maxBatchId"]) == (0, 1)
+
+
+def test_dedup_state_keys_carry_their_event_time(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "1 hour")
+        .dropDuplicates(["k", "ts"])
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "c"))
+        .start()
+    )
+    ms.addData([(t(1), "a", 1), (t(1), "a", 2), (t(2), "b", 3)])
+    q.processAllAvailable()
+    q.stop()
+    keys = sorted(
+        (r["key"]["ts"], r["key"]["k"]) for r in spark.read.format("statestore").load(str(tmp_path / "c")).collect()
+    )
+    assert keys == [(t(1), "a"), (t(2), "b")]
+
+
+def test_a_join_side_reads_as_its_stored_rows(spark: SparkSession, tmp_path: Path) -> None:
+    imp = MemoryStream(spark, "adId INT, impTime TIMESTAMP")
+    clk = MemoryStream(spark, "clickAdId INT, clickTime TIMESTAMP")
+    q = (
+        imp.toDF()
+        .join(clk.toDF(), F.col("adId") == F.col("clickAdId"))
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "c"))
+        .start()
+    )
+    imp.addData([(1, t(1)), (2, t(2))])
+    clk.addData([(1, t(3))])
+    q.processAllAvailable()
+    q.stop()
+    left = spark.read.format("statestore").option("joinSide", "left").load(str(tmp_path / "c")).collect()
+    assert sorted((r["adId"], r["impTime"]) for r in left) == [(1, t(1)), (2, t(2))]
+    right = spark.read.format("statestore").option("joinSide", "right").load(str(tmp_path / "c")).collect()
+    assert [(r["clickAdId"], r["clickTime"]) for r in right] == [(1, t(3))]
+    with pytest.raises(IllegalArgumentException, match="joinSide=left or right"):
+        spark.read.format("statestore").load(str(tmp_path / "c")).collect()
+
+
+def test_reading_state_where_there_is_none_is_a_clear_error(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(IllegalArgumentException, match="not a streaming query's checkpoint"):
+        spark.read.format("statestore").load(str(tmp_path))
+    counted(spark, tmp_path / "c")
+    with pytest.raises(IllegalArgumentException, match="option batchId must be a number, not 'last'"):
+        spark.read.format("statestore").option("batchId", "last").load(str(tmp_path / "c"))
