@@ -339,23 +339,18 @@ def test_null_keys_never_match_but_outer_rows_still_come_out(spark: SparkSession
     q.stop()
 
 
-def test_a_join_refuses_changed_shuffle_partitions(spark: SparkSession, tmp_path: Path) -> None:
-    from sparklet.errors import StreamingQueryException
-
+def test_a_join_keeps_its_state_through_changed_shuffle_partitions(spark: SparkSession, tmp_path: Path) -> None:
     s = Streams(spark)
-    s.imp.addData([(1, t(0))])
-    s.clk.addData([(1, t(1))])
-    joined = s.imp.toDF().join(s.clk.toDF(), F.col("adId") == F.col("clickAdId"))
-
-    def start():  # noqa: ANN202
-        return joined.writeStream.format("noop").option("checkpointLocation", str(tmp_path)).start()
-
-    q = start()
-    q.processAllAvailable()
+    out = Out()
+    q = start_left_outer(s, out, tmp_path)
+    run(q, s, imp=[(i, t(i)) for i in range(20)])
     q.stop()
     spark.conf.set("spark.sql.shuffle.partitions", "3")
     try:
-        with pytest.raises(StreamingQueryException, match="shuffle.partitions is 3"):
-            start()
+        q = start_left_outer(s, out, tmp_path)
+        # clicks for every stored impression match after the rescale
+        run(q, s, clk=[(i, t(i + 5)) for i in range(20)])
+        q.stop()
     finally:
         spark.conf.unset("spark.sql.shuffle.partitions")
+    assert sorted(r for r in out.all() if r[2] is not None) == [(i, i, i, i + 5) for i in range(20)]

@@ -268,17 +268,70 @@ def test_analysis_errors_at_start(spark: SparkSession) -> None:
         counts.groupBy("count").agg(F.count("*").alias("c")).writeStream.outputMode("complete").format("noop").start()
 
 
-def test_changed_shuffle_partitions_are_refused(spark: SparkSession, tmp_path: Path) -> None:
+def test_changed_shuffle_partitions_repartition_the_state(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, SCHEMA)
-    ms.addData([(t(1), "a", 1)])
-    counts = ms.toDF().groupBy("k").count()
-    q = counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path)).start()
+    got: list[dict] = []
+
+    def start():  # noqa: ANN202
+        counts = ms.toDF().groupBy("k").agg(F.sum("v").alias("s"))
+        return (
+            counts.writeStream.outputMode("complete")
+            .foreachBatch(lambda tbl, _: got.append({r["k"]: r["s"] for r in tbl.to_pylist()}))
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
+
+    q = start()
+    ms.addData([(t(1), k, 1) for k in "abcdefgh"])
     q.processAllAvailable()
     q.stop()
     spark.conf.set("spark.sql.shuffle.partitions", "3")
     try:
-        with pytest.raises(StreamingQueryException, match="shuffle.partitions is 3.*written with 4"):
-            counts.writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path)).start()
+        q = start()
+        ms.addData([(t(2), k, 10) for k in "aceg"])
+        q.processAllAvailable()
+        q.stop()
+        # every key kept its running sum through the rescale
+        assert got[-1] == {k: 11 if k in "aceg" else 1 for k in "abcdefgh"}
+        meta = spark.read.format("state-metadata").load(str(tmp_path)).collect()
+        assert meta[0]["numPartitions"] == 3
+        parts = {
+            r["key"]["k"]: r["partition_id"] for r in spark.read.format("statestore").load(str(tmp_path)).collect()
+        }
+        assert set(parts) == set("abcdefgh") and set(parts.values()) <= {0, 1, 2}
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
+
+
+def test_session_windows_survive_a_rescale(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    got: list[list] = []
+
+    def start():  # noqa: ANN202
+        sessions = (
+            ms.toDF()
+            .withWatermark("ts", "1 hour")
+            .groupBy(F.session_window("ts", "10 seconds"), "k")
+            .agg(F.sum("v").alias("s"))
+        )
+        return (
+            sessions.writeStream.outputMode("update")
+            .foreachBatch(lambda tbl, _: got.append(sorted((r["k"], r["s"]) for r in tbl.to_pylist())))
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
+
+    q = start()
+    ms.addData([(t(1), k, 1) for k in "abcdef"])
+    q.processAllAvailable()
+    q.stop()
+    spark.conf.set("spark.sql.shuffle.partitions", "5")
+    try:
+        q = start()
+        ms.addData([(t(5), k, 2) for k in "abcdef"])  # extends each key's session
+        q.processAllAvailable()
+        q.stop()
+        assert [b for b in got if b][-1] == [(k, 3) for k in "abcdef"]
     finally:
         spark.conf.unset("spark.sql.shuffle.partitions")
 

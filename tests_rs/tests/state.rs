@@ -324,3 +324,79 @@ on_both_providers!(
     unordered_store_answers_scans_by_filtering_and_survives_restarts,
     a_state_file_with_other_column_names_is_an_incompatible_checkpoint,
 );
+
+mod rescaling {
+    //! Repartitioning an operator's state, and finishing one a crash cut short.
+
+    use super::*;
+    use sparklet_engine::state::partitioned::{OperatorStateSpec, PartitionedState, StateLayout};
+    use sparklet_engine::state::rescale::rescale;
+
+    fn op_spec(root: &std::path::Path, partitions: usize, version: i64) -> OperatorStateSpec {
+        OperatorStateSpec {
+            id: 0,
+            dir: root.join("0"),
+            partitions,
+            version,
+            min_deltas_for_snapshot: 10,
+            min_versions_to_retain: 2,
+        }
+    }
+
+    fn open(root: &std::path::Path, partitions: usize, version: i64) -> PartitionedState {
+        let spec = op_spec(root, partitions, version);
+        spec.claim("stateStoreSave", &["default"]).unwrap();
+        let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
+        StateLayout {
+            key: vec![Arc::new(Field::new("k", DataType::Binary, true))],
+            time: None,
+            value: fields.clone(),
+            rows: None,
+        }
+        .record(&spec.dir, "default")
+        .unwrap();
+        PartitionedState::open(&MemoryProvider, &spec, &fields, KeyOrder::Sorted).unwrap()
+    }
+
+    fn keys() -> Vec<Vec<u8>> {
+        (0..50u8).map(|i| vec![b'k', i]).collect()
+    }
+
+    fn all_found(root: &std::path::Path, partitions: usize) {
+        let state = open(root, partitions, 1);
+        for (i, k) in keys().into_iter().enumerate() {
+            assert_eq!(state.get(&k).unwrap(), Some(v(i as i64)), "key {i}");
+        }
+        let siblings: Vec<String> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        assert_eq!(siblings, vec!["0"]);
+    }
+
+    #[test]
+    fn keys_move_to_their_new_partitions_and_a_half_done_rescale_is_redone_or_finished() {
+        let dir = TempDir::new("state-rescale");
+        let root = dir.path();
+        let mut state = open(root, 2, 0);
+        for (i, k) in keys().into_iter().enumerate() {
+            let p = state.partition_of(&k);
+            state.store_mut(p).put(k, v(i as i64)).unwrap();
+        }
+        state.commit().unwrap();
+        drop(state);
+        // a crash while staging: the partial copy is thrown away and redone
+        std::fs::create_dir_all(root.join("0.rescaled").join("1")).unwrap();
+        assert_eq!(rescale(root, 1, 3).unwrap(), vec![(0, 2)]);
+        all_found(root, 3);
+        // a crash between the swap's renames: the next start finishes it
+        std::fs::rename(root.join("0"), root.join("0.rescaled")).unwrap();
+        std::fs::write(root.join("0.rescaled").join("_complete"), b"").unwrap();
+        std::fs::create_dir_all(root.join("0.old")).unwrap();
+        assert!(rescale(root, 1, 3).unwrap().is_empty());
+        all_found(root, 3);
+        // and back down
+        assert_eq!(rescale(root, 1, 1).unwrap(), vec![(0, 3)]);
+        all_found(root, 1);
+    }
+}

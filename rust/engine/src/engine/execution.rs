@@ -153,20 +153,6 @@ fn state_store_provider(conf: &Conf) -> Result<Box<dyn crate::state::StateStoreP
     }
 }
 
-/// `spark.sql.shuffle.partitions` recorded by the newest batch of the checkpoint.
-fn recorded_partitions(cp: &Checkpoint, next_batch: i64) -> Result<Option<i64>> {
-    let (latest, _) = cp.latest()?;
-    let Some(batch) = latest.filter(|_| next_batch > 0 || latest == Some(0)) else {
-        return Ok(None);
-    };
-    Ok(cp
-        .read_offsets(batch)?
-        .metadata
-        .conf
-        .get(keys::SHUFFLE_PARTITIONS)
-        .and_then(|v| v.parse().ok()))
-}
-
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
 type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
 
@@ -693,14 +679,15 @@ pub fn start(
     };
     let partitions = conf.get_i64(keys::SHUFFLE_PARTITIONS, 2).max(1);
     if stateful {
-        if let Some(recorded) = recorded_partitions(&cp, batch_id)? {
-            if recorded != partitions {
-                return Err(incompatible(format!(
-                    "spark.sql.shuffle.partitions is {partitions} but the checkpoint at {} was written with {recorded}; \
-                     stateful queries cannot change it. Set it back to {recorded} or use a new checkpointLocation.",
-                    cp.root().display()
-                )));
-            }
+        // beyond Spark: state written with another partition count is
+        // repartitioned (also finishes a rescale a crash interrupted)
+        for (op, from) in
+            crate::state::rescale::rescale(&cp.root().join("state"), batch_id, partitions as usize)?
+        {
+            log::info!(
+                "state of operator {op} in {} repartitioned from {from} to {partitions} partitions",
+                cp.root().display()
+            );
         }
     }
     let provider = state_store_provider(conf)?;

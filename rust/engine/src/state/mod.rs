@@ -13,6 +13,7 @@ mod files;
 pub mod memory;
 pub mod partitioned;
 pub mod reader;
+pub mod rescale;
 pub mod rocks;
 
 use std::borrow::Cow;

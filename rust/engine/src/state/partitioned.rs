@@ -49,15 +49,8 @@ impl OperatorStateSpec {
             "operatorInfo": {"operatorId": self.id, "operatorName": name},
             "stateStoreInfo": stores_json,
         });
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let recorded: serde_json::Value = text
-                    .lines()
-                    .nth(1)
-                    .and_then(|l| serde_json::from_str(l).ok())
-                    .ok_or_else(|| {
-                        crate::checkpoint::log::corrupt(&path, "not operator metadata v1")
-                    })?;
+        match operator_metadata(&self.dir)? {
+            Some(recorded) => {
                 let (was, was_stores) = (
                     &recorded["operatorInfo"]["operatorName"],
                     &recorded["stateStoreInfo"],
@@ -80,11 +73,25 @@ impl OperatorStateSpec {
                 }
                 Ok(())
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            None => {
                 crate::checkpoint::log::write_atomic(&path, format!("v1\n{wanted}\n").as_bytes())
             }
-            Err(e) => Err(Error::io(path.display().to_string(), e)),
         }
+    }
+}
+
+/// An operator's `_metadata/metadata` (None: not written yet).
+pub fn operator_metadata(op_dir: &std::path::Path) -> Result<Option<serde_json::Value>> {
+    let path = op_dir.join("_metadata").join("metadata");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => text
+            .lines()
+            .nth(1)
+            .and_then(|l| serde_json::from_str(l).ok())
+            .map(Some)
+            .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "not operator metadata v1")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path.display().to_string(), e)),
     }
 }
 
@@ -141,6 +148,23 @@ impl StateLayout {
         crate::checkpoint::log::write_atomic(&path, &buf)
     }
 
+    /// The spec of partition `p`'s store `store` under the operator folder
+    /// `op_dir`, for reading its files.
+    pub fn store_spec(&self, op_dir: &std::path::Path, p: usize, store: &str) -> StoreSpec {
+        let part = op_dir.join(p.to_string());
+        StoreSpec {
+            dir: if store == "default" {
+                part
+            } else {
+                part.join(store)
+            },
+            value_fields: self.value.clone(),
+            min_deltas_for_snapshot: 1,
+            min_versions_to_retain: 1,
+            key_order: KeyOrder::Sorted,
+        }
+    }
+
     /// Read what [`Self::record`] wrote.
     pub fn read(op_dir: &std::path::Path, store: &str) -> Result<Self> {
         let path = op_dir
@@ -174,6 +198,11 @@ impl StateLayout {
             rows: (meta.get("joinSide").is_some_and(|j| j == "true")).then(|| strip(ROW)),
         })
     }
+}
+
+/// The partition of `key` (or a key's routing prefix) among `partitions`.
+pub fn partition_for(key: &[u8], partitions: usize) -> usize {
+    (twox_hash::XxHash32::oneshot(0, key) as usize) % partitions.max(1)
 }
 
 /// What one batch did to an operator's state (for `stateOperators` progress).
@@ -254,7 +283,7 @@ impl PartitionedState {
     /// specified function, so a restarted query finds its keys where it left
     /// them whatever the build.
     pub fn partition_of(&self, key: &[u8]) -> usize {
-        (twox_hash::XxHash32::oneshot(0, key) as usize) % self.stores.len()
+        partition_for(key, self.stores.len())
     }
 
     /// Partition `p`'s store.

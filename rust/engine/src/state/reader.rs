@@ -21,7 +21,6 @@ use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
 use super::partitioned::StateLayout;
-use super::{KeyOrder, StoreSpec};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 
@@ -82,19 +81,7 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
     let mut values: Vec<Vec<ScalarValue>> = Vec::new();
     let mut part_ids: Vec<i32> = Vec::new();
     for p in 0..partitions {
-        let dir = op_dir.join(p.to_string());
-        let spec = StoreSpec {
-            dir: if store == "default" {
-                dir
-            } else {
-                dir.join(&store)
-            },
-            value_fields: layout.value.clone(),
-            min_deltas_for_snapshot: 1,
-            min_versions_to_retain: 1,
-            key_order: KeyOrder::Sorted,
-        };
-        for (k, v) in load(&spec, batch + 1)? {
+        for (k, v) in load(&layout.store_spec(&op_dir, p, &store), batch + 1)? {
             keys.push(k);
             values.push(v);
             part_ids.push(p as i32);
@@ -229,14 +216,12 @@ fn join_side_rows(
 
 /// An operator's name, partitions and store names (`_metadata/metadata`).
 fn operator_metadata(op_dir: &Path) -> Result<(String, usize, Vec<String>)> {
-    let path = op_dir.join("_metadata").join("metadata");
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let meta: serde_json::Value = text
-        .lines()
-        .nth(1)
-        .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| log::corrupt(&path, "not operator metadata v1"))?;
+    let meta = super::partitioned::operator_metadata(op_dir)?.ok_or_else(|| {
+        Error::illegal_argument(format!(
+            "There is no state operator at {}",
+            op_dir.display()
+        ))
+    })?;
     let name = meta["operatorInfo"]["operatorName"]
         .as_str()
         .unwrap_or_default()

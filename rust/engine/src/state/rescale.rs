@@ -1,0 +1,169 @@
+//! Rescaling, beyond Spark: a stateful query restarted with another
+//! `spark.sql.shuffle.partitions` has its state repartitioned from the
+//! checkpoint instead of refused.
+//!
+//! Each operator's state (`state/<op>`) at the version the query resumes
+//! from is read from every old partition, each key routed to its new
+//! partition as the operators route it, and written as one snapshot per new
+//! partition into `state/<op>.rescaled`, with the operator's metadata and a
+//! `_complete` marker last. Then the folders are swapped by two renames. A
+//! crash before the marker leaves the old state in place (the staging folder
+//! is redone); after it, the next start finishes the swap. Versions older
+//! than the one resumed from are not carried over.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::codec::{binary, Codec, Gathered};
+use super::files::{load, write_snapshot};
+use super::partitioned::{operator_metadata, partition_for, StateLayout};
+use super::StateRow;
+use crate::checkpoint::log;
+use crate::error::{Error, Result};
+
+const COMPLETE: &str = "_complete";
+
+/// Repartition every operator under `state_root` at `version` to
+/// `partitions`; returns each rescaled operator's id and old count.
+pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec<(i64, usize)>> {
+    let mut done = Vec::new();
+    for (id, dir) in operators(state_root)? {
+        finish_interrupted(&dir)?;
+        let meta = read_metadata(&dir)?;
+        let old = meta["stateStoreInfo"][0]["numPartitions"]
+            .as_u64()
+            .unwrap_or(1) as usize;
+        // a global limit keeps one partition whatever the setting
+        if old == partitions || meta["operatorInfo"]["operatorName"] == "globalLimit" {
+            continue;
+        }
+        let staging = sibling(&dir, "rescaled");
+        let _ = std::fs::remove_dir_all(&staging);
+        let stores: Vec<String> = meta["stateStoreInfo"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["storeName"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for store in &stores {
+            let layout = StateLayout::read(&dir, store)?;
+            let mut parts: Vec<BTreeMap<Vec<u8>, StateRow>> = vec![BTreeMap::new(); partitions];
+            for p in 0..old {
+                for (k, v) in load(&layout.store_spec(&dir, p, store), version)? {
+                    // a session's key routes by what precedes its start
+                    let route = match &layout.time {
+                        Some((_, false)) => &k[..k.len().saturating_sub(8)],
+                        _ => &k[..],
+                    };
+                    parts[partition_for(route, partitions)].insert(k, v);
+                }
+            }
+            let codec = Codec::new(&layout.value)?;
+            for (p, entries) in parts.into_iter().enumerate() {
+                let spec = layout.store_spec(&staging, p, store);
+                std::fs::create_dir_all(&spec.dir)
+                    .map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
+                let keys = binary(entries.keys().map(|k| Some(&k[..])));
+                let rows: Vec<StateRow> = entries.into_values().collect();
+                write_snapshot(&spec, &codec, version, keys, Gathered::Rows(rows))?;
+            }
+        }
+        copy_metadata(&dir, &staging, &meta, partitions)?;
+        log::write_atomic(&staging.join(COMPLETE), b"")?;
+        finish_interrupted(&dir)?;
+        done.push((id, old));
+    }
+    Ok(done)
+}
+
+/// Finish or undo a rescale a crash interrupted: a complete staging folder
+/// replaces the operator's, an incomplete one goes, and so does the old one
+/// once replaced.
+fn finish_interrupted(dir: &Path) -> Result<()> {
+    let (staging, old) = (sibling(dir, "rescaled"), sibling(dir, "old"));
+    let io = |p: &Path, e: std::io::Error| Error::io(p.display().to_string(), e);
+    if staging.exists() {
+        if !staging.join(COMPLETE).exists() {
+            std::fs::remove_dir_all(&staging).map_err(|e| io(&staging, e))?;
+        } else {
+            if dir.exists() {
+                std::fs::rename(dir, &old).map_err(|e| io(dir, e))?;
+            }
+            std::fs::rename(&staging, dir).map_err(|e| io(&staging, e))?;
+            std::fs::remove_file(dir.join(COMPLETE)).map_err(|e| io(dir, e))?;
+            log::sync_dir(dir.parent().unwrap_or(Path::new(".")))?;
+        }
+    }
+    if old.exists() && dir.exists() {
+        std::fs::remove_dir_all(&old).map_err(|e| io(&old, e))?;
+    }
+    Ok(())
+}
+
+/// `state/<op>.<what>` beside `state/<op>`.
+fn sibling(dir: &Path, what: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    dir.with_file_name(format!("{name}.{what}"))
+}
+
+/// The operators' folders (numeric names) under `state_root`, with their ids.
+fn operators(state_root: &Path) -> Result<Vec<(i64, PathBuf)>> {
+    let mut ops = Vec::new();
+    let Ok(rd) = std::fs::read_dir(state_root) else {
+        return Ok(ops);
+    };
+    for item in rd.flatten() {
+        let name = item.file_name().to_string_lossy().to_string();
+        // `<id>.rescaled` alone means the swap stopped between its renames
+        let id = name.split('.').next().and_then(|n| n.parse::<i64>().ok());
+        if let Some(id) = id {
+            let dir = state_root.join(id.to_string());
+            if !ops.iter().any(|(i, _)| *i == id) {
+                ops.push((id, dir));
+            }
+        }
+    }
+    ops.sort();
+    for (_, dir) in &ops {
+        finish_interrupted(dir)?;
+    }
+    Ok(ops.into_iter().filter(|(_, d)| d.exists()).collect())
+}
+
+fn read_metadata(dir: &Path) -> Result<serde_json::Value> {
+    operator_metadata(dir)?
+        .ok_or_else(|| log::corrupt(&dir.join("_metadata").join("metadata"), "it is missing"))
+}
+
+/// The operator's metadata with the new partition count, and its layouts.
+fn copy_metadata(
+    dir: &Path,
+    staging: &Path,
+    meta: &serde_json::Value,
+    partitions: usize,
+) -> Result<()> {
+    let mut meta = meta.clone();
+    if let Some(stores) = meta["stateStoreInfo"].as_array_mut() {
+        for s in stores {
+            s["numPartitions"] = partitions.into();
+        }
+    }
+    let to = staging.join("_metadata");
+    log::write_atomic(&to.join("metadata"), format!("v1\n{meta}\n").as_bytes())?;
+    let from = dir.join("_metadata");
+    let rd = std::fs::read_dir(&from).map_err(|e| Error::io(from.display().to_string(), e))?;
+    for item in rd.flatten() {
+        let name = item.file_name();
+        if name.to_string_lossy().starts_with("layout-") {
+            let body = std::fs::read(item.path())
+                .map_err(|e| Error::io(item.path().display().to_string(), e))?;
+            log::write_atomic(&to.join(name), &body)?;
+        }
+    }
+    Ok(())
+}
