@@ -59,6 +59,7 @@ bench: build
 	$(PY) bench/checkpoint.py
 	$(PY) bench/windowed.py
 	$(PY) bench/joins.py
+	$(PY) bench/state_stores.py
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200
