@@ -235,6 +235,22 @@ def test_progress_reports_event_time_and_state(spark: SparkSession) -> None:
     q.stop()
 
 
+def test_rocksdb_state_reports_rocksdb_metrics(spark: SparkSession, state_provider: str) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    q = windowed(ms).writeStream.outputMode("update").format("noop").start()
+    step(q, ms, [(t(1), "a", 1), (t(3), "b", 1), (t(4), "b", 1)])
+    custom = q.recentProgress[0]["stateOperators"][0]["customMetrics"]
+    q.stop()
+    if state_provider == "rocksdb":
+        # two keys (a's and b's window) written by the batch's commit
+        assert custom["rocksdbPutCount"] == 2
+        assert custom["rocksdbGetCount"] > 0
+        for name in ["rocksdbCommitFileSyncLatencyMs", "rocksdbCommitWriteBatchLatency", "rocksdbSstFileSize"]:
+            assert custom[name] >= 0
+    else:
+        assert not [k for k in custom if k.startswith("rocksdb")]
+
+
 def test_state_memory_follows_puts_and_evictions(spark: SparkSession, state_provider: str) -> None:
     ms = MemoryStream(spark, SCHEMA)
     q = windowed(ms).writeStream.outputMode("update").format("noop").start()

@@ -165,6 +165,7 @@ impl StateStore for MemoryStore {
             last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
+            custom: vec![],
         }
     }
 }

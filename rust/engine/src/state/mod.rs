@@ -36,7 +36,7 @@ pub type StateRow = Vec<ScalarValue>;
 pub type Keys<'a> = Box<dyn Iterator<Item = Result<Cow<'a, [u8]>>> + 'a>;
 
 /// Sizes reported in `stateOperators` progress.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StoreMetrics {
     /// Keys in the store.
     pub num_keys: u64,
@@ -49,6 +49,8 @@ pub struct StoreMetrics {
     pub cache_hits: u64,
     /// Versions loaded from the checkpoint files (`loadedMapCacheMissCount`).
     pub cache_misses: u64,
+    /// The provider's own `customMetrics` (summed over partitions).
+    pub custom: Vec<(&'static str, u64)>,
 }
 
 /// One operator partition's state at one version.

@@ -413,6 +413,10 @@ pub fn progress(
             let sm = s.metrics();
             hits += sm.cache_hits;
             misses += sm.cache_misses;
+            for (name, v) in &sm.custom {
+                let sum = custom.get(*name).and_then(|x| x.as_u64()).unwrap_or(0) + v;
+                custom.insert((*name).to_string(), sum.into());
+            }
             custom.insert(
                 format!("SnapshotLastUploaded.partition_{p}_{store_name}"),
                 sm.last_snapshot_version.into(),

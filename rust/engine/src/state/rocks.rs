@@ -229,9 +229,11 @@ impl Marker {
     }
 }
 
-/// The fingerprint of `version`'s delta file (zeros for version 0 or none).
+/// The fingerprint of `version`'s delta (or snapshot) file (zeros for version 0).
 fn fingerprint(dir: &Path, version: i64) -> (u64, i128) {
+    // a rescaled store has only a snapshot at the version it starts from
     std::fs::metadata(dir.join(format!("{version}.delta")))
+        .or_else(|_| std::fs::metadata(dir.join(format!("{version}.snapshot"))))
         .ok()
         .map(|m| {
             let ns = m
@@ -320,6 +322,8 @@ impl StateStoreProvider for RocksDbProvider {
             cache,
             cache_hits: 0,
             cache_misses: 0,
+            gets: std::cell::Cell::new(0),
+            last_commit: CommitMetrics::default(),
         };
         match reusable {
             Some(m) => {
@@ -365,6 +369,23 @@ struct RocksStore {
     cache: Option<Cache>,
     cache_hits: u64,
     cache_misses: u64,
+    /// RocksDB reads this batch (reads take `&self`).
+    gets: std::cell::Cell<u64>,
+    /// What the last commit did, for Spark's `rocksdb*` custom metrics.
+    last_commit: CommitMetrics,
+}
+
+/// The last commit's counts and times, reported as Spark's RocksDB
+/// provider names them.
+#[derive(Debug, Default, Clone, Copy)]
+struct CommitMetrics {
+    gets: u64,
+    puts: u64,
+    deletes: u64,
+    /// Writing and syncing the changelog (delta) file, ms.
+    file_sync_ms: u64,
+    /// Applying the batch to RocksDB, ms.
+    write_batch_ms: u64,
 }
 
 impl RocksStore {
@@ -448,6 +469,7 @@ impl RocksStore {
         if let Some(v) = self.overlay.get(key) {
             return Ok(v.as_deref().map(Cow::Borrowed));
         }
+        self.gets.set(self.gets.get() + 1);
         Ok(self
             .db
             .get_pinned(key)
@@ -459,6 +481,7 @@ impl RocksStore {
         if let Some(v) = self.overlay.get(key) {
             return Ok(v.is_some());
         }
+        self.gets.set(self.gets.get() + 1);
         Ok(self.db.get_pinned(key).map_err(|e| self.err(e))?.is_some())
     }
 
@@ -688,8 +711,10 @@ impl StateStore for RocksStore {
                 None => removed.push(k),
             }
         }
+        let (puts, deletes) = (present.len() as u64, removed.len() as u64);
         // the delta first: once it is durable the version is, whatever
         // happens to the working copy
+        let t = std::time::Instant::now();
         write_delta(
             &self.spec,
             &self.codec,
@@ -698,7 +723,16 @@ impl StateStore for RocksStore {
             Gathered::from(&values),
             &removed,
         )?;
+        let file_sync_ms = t.elapsed().as_millis() as u64;
+        let t = std::time::Instant::now();
         self.write_overlay(version)?;
+        self.last_commit = CommitMetrics {
+            gets: self.gets.replace(0),
+            puts,
+            deletes,
+            file_sync_ms,
+            write_batch_ms: t.elapsed().as_millis() as u64,
+        };
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version)?;
         }
@@ -729,6 +763,29 @@ impl StateStore for RocksStore {
             last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
+            custom: vec![
+                ("rocksdbGetCount", self.last_commit.gets),
+                (
+                    "rocksdbPutCount",
+                    self.last_commit.puts + self.last_commit.deletes,
+                ),
+                (
+                    "rocksdbCommitFileSyncLatencyMs",
+                    self.last_commit.file_sync_ms,
+                ),
+                (
+                    "rocksdbCommitWriteBatchLatency",
+                    self.last_commit.write_batch_ms,
+                ),
+                (
+                    "rocksdbSstFileSize",
+                    self.property("rocksdb.total-sst-files-size"),
+                ),
+                (
+                    "rocksdbPinnedBlocksMemoryUsage",
+                    self.property("rocksdb.block-cache-pinned-usage"),
+                ),
+            ],
         }
     }
 }
