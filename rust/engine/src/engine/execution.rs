@@ -775,9 +775,13 @@ pub fn start(
         .spawn(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| exec.run()))
                 .unwrap_or_else(|p| Err(Error::Internal(panic_message(&p))));
-            if outcome.is_ok() && exec.temporary {
+            let (temporary, root) = (exec.temporary, exec.checkpoint.root().to_path_buf());
+            // state stores close (RocksDB flushes) before anyone learns the
+            // query ended: a process that exits then leaves nothing open
+            drop(exec);
+            if outcome.is_ok() && temporary {
                 // a temporary checkpoint goes with the query, unless it failed
-                let _ = std::fs::remove_dir_all(exec.checkpoint.root());
+                let _ = std::fs::remove_dir_all(root);
             }
             thread_shared.update(|st| {
                 st.active = false;
