@@ -107,6 +107,27 @@ impl Codec {
         }
     }
 
+    /// Columns of the state schema as stored values, encoded in one pass.
+    pub fn encode_columns(&self, cols: &[ArrayRef]) -> Result<Vec<Vec<u8>>> {
+        use arrow::array::AsArray;
+        if self.raw {
+            let bytes = cols
+                .first()
+                .ok_or_else(|| Error::Internal("a binary state column expected".into()))?
+                .as_binary::<i32>();
+            return Ok(bytes
+                .iter()
+                .map(|b| b.unwrap_or_default().to_vec())
+                .collect());
+        }
+        let conv = self
+            .conv
+            .as_ref()
+            .ok_or_else(|| Error::Internal("state without a byte encoding".into()))?;
+        let rows = conv.convert_columns(cols)?;
+        Ok(rows.iter().map(|r| r.as_ref().to_vec()).collect())
+    }
+
     /// Values as columns of the state schema, decoded in one pass.
     pub fn columns(&self, spec: &StoreSpec, values: Gathered) -> Result<Vec<ArrayRef>> {
         match (values, &self.conv) {

@@ -61,6 +61,51 @@ pub fn read_file(
     path: &Path,
     with_deleted: bool,
 ) -> Result<Vec<(Vec<u8>, bool, StateRow)>> {
+    let mut out = Vec::new();
+    for batch in read_batches(spec, path, with_deleted)? {
+        let (keys, deleted, offset) = key_columns(&batch, with_deleted);
+        for r in 0..batch.num_rows() {
+            let values = (offset..batch.num_columns())
+                .map(|c| ScalarValue::try_from_array(batch.column(c), r))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            out.push((keys.value(r).to_vec(), deleted(r), values));
+        }
+    }
+    Ok(out)
+}
+
+/// Read an IPC state file with each value encoded as the stores hold it
+/// (whole columns at once: no scalar per value).
+pub fn read_file_encoded(
+    spec: &StoreSpec,
+    codec: &Codec,
+    path: &Path,
+    with_deleted: bool,
+) -> Result<Vec<(Vec<u8>, bool, Vec<u8>)>> {
+    let mut out = Vec::new();
+    for batch in read_batches(spec, path, with_deleted)? {
+        let (keys, deleted, offset) = key_columns(&batch, with_deleted);
+        let values = codec.encode_columns(&batch.columns()[offset..])?;
+        for (r, v) in values.into_iter().enumerate() {
+            out.push((keys.value(r).to_vec(), deleted(r), v));
+        }
+    }
+    Ok(out)
+}
+
+/// A state file's key column, its deleted flags and where values start.
+fn key_columns(
+    batch: &RecordBatch,
+    with_deleted: bool,
+) -> (&BinaryArray, impl Fn(usize) -> bool + '_, usize) {
+    let keys = batch.column(0).as_binary::<i32>();
+    let flags = with_deleted.then(|| batch.column(1).as_boolean());
+    let deleted = move |r: usize| flags.is_some_and(|f| f.value(r));
+    (keys, deleted, if with_deleted { 2 } else { 1 })
+}
+
+/// The batches of an IPC state file, checked against the query's state schema.
+fn read_batches(spec: &StoreSpec, path: &Path, with_deleted: bool) -> Result<Vec<RecordBatch>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     let reader = FileReader::try_new(file, None).map_err(|e| corrupt(path, e))?;
     let expected = schema(spec, with_deleted);
@@ -85,15 +130,7 @@ pub fn read_file(
                 ),
             });
         }
-        let keys = batch.column(0).as_binary::<i32>();
-        let offset = if with_deleted { 2 } else { 1 };
-        for r in 0..batch.num_rows() {
-            let deleted = with_deleted && batch.column(1).as_boolean().value(r);
-            let values = (offset..batch.num_columns())
-                .map(|c| ScalarValue::try_from_array(batch.column(c), r))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            out.push((keys.value(r).to_vec(), deleted, values));
-        }
+        out.push(batch);
     }
     Ok(out)
 }
@@ -118,6 +155,28 @@ pub fn files(dir: &Path, ext: &str) -> Result<Vec<(i64, PathBuf)>> {
 
 /// The state at `version`: newest snapshot at or below it plus later deltas.
 pub fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow>> {
+    load_with(spec, version, |path, with_deleted| {
+        read_file(spec, path, with_deleted)
+    })
+}
+
+/// [`load`] with values encoded as the stores hold them.
+pub fn load_encoded(
+    spec: &StoreSpec,
+    codec: &Codec,
+    version: i64,
+) -> Result<BTreeMap<Vec<u8>, Vec<u8>>> {
+    load_with(spec, version, |path, with_deleted| {
+        read_file_encoded(spec, codec, path, with_deleted)
+    })
+}
+
+/// The state at `version`, each file's entries (key, deleted, value) read by `read`.
+fn load_with<V>(
+    spec: &StoreSpec,
+    version: i64,
+    read: impl Fn(&Path, bool) -> Result<Vec<(Vec<u8>, bool, V)>>,
+) -> Result<BTreeMap<Vec<u8>, V>> {
     let mut map = BTreeMap::new();
     if version == 0 {
         return Ok(map);
@@ -127,7 +186,7 @@ pub fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow
         .rfind(|(v, _)| *v <= version);
     let base = match &snapshot {
         Some((v, path)) => {
-            for (k, _, row) in read_file(spec, path, false)? {
+            for (k, _, row) in read(path, false)? {
                 map.insert(k, row);
             }
             *v
@@ -143,7 +202,7 @@ pub fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow
                 spec.dir.display()
             ),
         })?;
-        for (k, deleted, row) in read_file(spec, path, true)? {
+        for (k, deleted, row) in read(path, true)? {
             if deleted {
                 map.remove(&k);
             } else {

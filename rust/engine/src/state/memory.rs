@@ -5,12 +5,11 @@
 //! cleanup of old files run on a side thread.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::codec::{binary, Codec, Gathered};
-use super::entries::{Entries, ValueRef};
-use super::files::{load, write_delta, write_snapshot, Snapshots};
+use super::entries::{Entries, Value, ValueRef};
+use super::files::{load, load_encoded, write_delta, write_snapshot, Snapshots};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -21,7 +20,7 @@ pub struct MemoryProvider;
 impl StateStoreProvider for MemoryProvider {
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
         let codec = Codec::new(&spec.value_fields)?;
-        let map = encode_all(spec, &codec, load(spec, version)?)?;
+        let map = load_entries(spec, &codec, version)?;
         Ok(Box::new(MemoryStore {
             spec: spec.clone(),
             version,
@@ -46,15 +45,18 @@ struct MemoryStore {
     cache_misses: u64,
 }
 
-/// Loaded rows as the store's map (nothing in it counts as changed).
-fn encode_all(
-    spec: &StoreSpec,
-    codec: &Codec,
-    rows: BTreeMap<Vec<u8>, StateRow>,
-) -> Result<Entries> {
+/// The committed `version` as the store's map (nothing in it counts as
+/// changed): values encoded column by column when the codec holds bytes.
+fn load_entries(spec: &StoreSpec, codec: &Codec, version: i64) -> Result<Entries> {
     let mut map = Entries::new(spec.key_order, codec.bytes_only());
-    for (k, v) in rows {
-        map.insert(&k, codec.encode(v)?, false);
+    if codec.bytes_only() {
+        for (k, v) in load_encoded(spec, codec, version)? {
+            map.insert(&k, Value::Bytes(v.into()), false);
+        }
+    } else {
+        for (k, v) in load(spec, version)? {
+            map.insert(&k, codec.encode(v)?, false);
+        }
     }
     map.committed();
     Ok(map)
@@ -151,10 +153,8 @@ impl StateStore for MemoryStore {
 
     fn abort(&mut self) {
         // reload the committed version: uncommitted changes vanish
-        if let Ok(map) = load(&self.spec, self.version) {
-            if let Ok(encoded) = encode_all(&self.spec, &self.codec, map) {
-                self.map = encoded;
-            }
+        if let Ok(map) = load_entries(&self.spec, &self.codec, self.version) {
+            self.map = map;
         }
     }
 

@@ -28,7 +28,7 @@ use rocksdb::{
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::ValueRef;
-use super::files::{load, write_delta, write_snapshot, Snapshots};
+use super::files::{load_encoded, read_file_encoded, write_delta, write_snapshot, Snapshots};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -430,11 +430,11 @@ impl RocksStore {
     fn catch_up(&mut self, version: i64) -> Result<()> {
         for v in self.version + 1..=version {
             let path = self.spec.dir.join(format!("{v}.delta"));
-            for (k, deleted, row) in super::files::read_file(&self.spec, &path, true)? {
+            for (k, deleted, value) in read_file_encoded(&self.spec, &self.codec, &path, true)? {
                 if deleted {
                     self.remove(&k);
                 } else {
-                    self.put(k, row)?;
+                    self.set(&k, value)?;
                 }
             }
             self.write_overlay(v)?;
@@ -447,12 +447,20 @@ impl RocksStore {
         if version == 0 {
             return self.write_overlay(0);
         }
-        let rows = load(&self.spec, version)?;
-        self.keys = rows.len() as u64;
-        for (k, row) in rows {
-            let value = self.encode(row)?;
-            self.overlay.insert(k, Some(value));
+        let entries = load_encoded(&self.spec, &self.codec, version)?;
+        self.keys = entries.len() as u64;
+        // written in sorted chunks straight to RocksDB, then the marker
+        let mut wo = WriteOptions::default();
+        wo.disable_wal(true);
+        let mut batch = WriteBatch::default();
+        for (i, (k, v)) in entries.iter().enumerate() {
+            batch.put(k, v);
+            if i % 100_000 == 99_999 {
+                let full = std::mem::take(&mut batch);
+                self.db.write_opt(full, &wo).map_err(|e| self.err(e))?;
+            }
         }
+        self.db.write_opt(batch, &wo).map_err(|e| self.err(e))?;
         self.write_overlay(version)
     }
 
