@@ -55,12 +55,15 @@ pub fn write_ipc(path: &Path, schema: SchemaRef, columns: Vec<ArrayRef>) -> Resu
     log::write_atomic(path, &buf)
 }
 
+/// A state file's entries: key, deleted, value.
+pub type FileEntries<V> = Vec<(Vec<u8>, bool, V)>;
+
 /// Read an IPC state file: (key, deleted, values) per row.
 pub fn read_file(
     spec: &StoreSpec,
     path: &Path,
     with_deleted: bool,
-) -> Result<Vec<(Vec<u8>, bool, StateRow)>> {
+) -> Result<FileEntries<StateRow>> {
     let mut out = Vec::new();
     for batch in read_batches(spec, path, with_deleted)? {
         let (keys, deleted, offset) = key_columns(&batch, with_deleted);
@@ -81,7 +84,7 @@ pub fn read_file_encoded(
     codec: &Codec,
     path: &Path,
     with_deleted: bool,
-) -> Result<Vec<(Vec<u8>, bool, Vec<u8>)>> {
+) -> Result<FileEntries<Vec<u8>>> {
     let mut out = Vec::new();
     for batch in read_batches(spec, path, with_deleted)? {
         let (keys, deleted, offset) = key_columns(&batch, with_deleted);
@@ -175,7 +178,7 @@ pub fn load_encoded(
 fn load_with<V>(
     spec: &StoreSpec,
     version: i64,
-    read: impl Fn(&Path, bool) -> Result<Vec<(Vec<u8>, bool, V)>>,
+    read: impl Fn(&Path, bool) -> Result<FileEntries<V>>,
 ) -> Result<BTreeMap<Vec<u8>, V>> {
     let mut map = BTreeMap::new();
     if version == 0 {
