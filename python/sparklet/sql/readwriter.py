@@ -17,7 +17,10 @@ __all__ = ["DataFrameReader"]
 
 
 class DataFrameReader(OptionsMixin):
-    """Reads files into batch DataFrames: JSON, CSV, Parquet, text."""
+    """Reads files into batch DataFrames: JSON, CSV, Parquet, text; and a
+    streaming query's state from its checkpoint with ``format("statestore")``
+    (options ``batchId``, ``operatorId``, ``storeName``, ``joinSide``) and
+    ``format("state-metadata")``."""
 
     def __init__(self, spark: "SparkSession") -> None:
         self._spark = spark
@@ -30,7 +33,8 @@ class DataFrameReader(OptionsMixin):
         schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
-        """Load files at ``path`` (a path, glob, or list of them)."""
+        """Load files at ``path`` (a path, glob, or list of them), or the state
+        in the checkpoint folder ``path`` for the state formats."""
         if format is not None:
             self.format(format)
         self._set_schema(schema)
