@@ -88,7 +88,8 @@ def child(provider: str, kind: str, folder: Path) -> dict:
     elapsed = time.perf_counter() - t0
     progress = q.recentProgress
     events = sum(p["numInputRows"] for p in progress)
-    state_rows = progress[-1]["stateOperators"][0]["numRowsTotal"]
+    # the largest state any batch reported (a batch without data has no entry)
+    state_rows = max((o["numRowsTotal"] for p in progress for o in p.get("stateOperators", [])), default=0)
     state_bytes = sum(f.stat().st_size for f in (ckpt / "state").rglob("*") if f.is_file())
     # a restart: one small new file, state loaded from the checkpoint
     import pyarrow as pa
