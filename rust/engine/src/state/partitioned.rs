@@ -34,8 +34,80 @@ impl OperatorStateSpec {
     /// recorded: a query restarted with another stateful operator in this
     /// place would otherwise start from empty state or misread it.
     pub fn claim(&self, name: &str, stores: &[&str]) -> Result<()> {
-        let path = self.dir.join("_metadata").join("metadata");
-        let stores_json: Vec<serde_json::Value> = stores
+        match OperatorInfo::read(&self.dir)? {
+            Some(was) => {
+                if was.name != name || !was.stores.iter().eq(stores.iter()) {
+                    return Err(Error::Checkpoint {
+                        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                        message: format!(
+                            "The state at {} belongs to a {} operator but the query now has {name} there: \
+                             the stateful operator changed. Use a new checkpointLocation.",
+                            self.dir.display(),
+                            if was.name.is_empty() { "different" } else { &was.name }
+                        ),
+                    });
+                }
+                Ok(())
+            }
+            None => OperatorInfo {
+                name: name.to_string(),
+                partitions: self.partitions,
+                stores: stores.iter().map(|s| s.to_string()).collect(),
+            }
+            .write(&self.dir, self.id),
+        }
+    }
+}
+
+/// What an operator's `_metadata/metadata` (Spark's v1) records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorInfo {
+    /// Spark's operator name (`stateStoreSave`, `dedupe`, ...).
+    pub name: String,
+    /// Shuffle partitions its state is split into.
+    pub partitions: usize,
+    /// Its store names.
+    pub stores: Vec<String>,
+}
+
+impl OperatorInfo {
+    /// The record in `op_dir` (None: not written yet).
+    pub fn read(op_dir: &std::path::Path) -> Result<Option<Self>> {
+        let path = op_dir.join("_metadata").join("metadata");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(path.display().to_string(), e)),
+        };
+        let meta: serde_json::Value = text
+            .lines()
+            .nth(1)
+            .and_then(|l| serde_json::from_str(l).ok())
+            .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "not operator metadata v1"))?;
+        let stores = meta["stateStoreInfo"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        Ok(Some(OperatorInfo {
+            name: meta["operatorInfo"]["operatorName"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            partitions: stores
+                .first()
+                .and_then(|s| s["numPartitions"].as_u64())
+                .unwrap_or(1) as usize,
+            stores: stores
+                .iter()
+                .filter_map(|s| s["storeName"].as_str().map(str::to_string))
+                .collect(),
+        }))
+    }
+
+    /// Write the record of operator `id` into `op_dir`.
+    pub fn write(&self, op_dir: &std::path::Path, id: usize) -> Result<()> {
+        let stores: Vec<serde_json::Value> = self
+            .stores
             .iter()
             .map(|s| {
                 serde_json::json!({
@@ -45,53 +117,12 @@ impl OperatorStateSpec {
                 })
             })
             .collect();
-        let wanted = serde_json::json!({
-            "operatorInfo": {"operatorId": self.id, "operatorName": name},
-            "stateStoreInfo": stores_json,
+        let meta = serde_json::json!({
+            "operatorInfo": {"operatorId": id, "operatorName": self.name},
+            "stateStoreInfo": stores,
         });
-        match operator_metadata(&self.dir)? {
-            Some(recorded) => {
-                let (was, was_stores) = (
-                    &recorded["operatorInfo"]["operatorName"],
-                    &recorded["stateStoreInfo"],
-                );
-                let same_stores = was_stores.as_array().is_some_and(|a| {
-                    a.iter()
-                        .map(|s| s["storeName"].as_str())
-                        .eq(stores.iter().map(|s| Some(*s)))
-                });
-                if was.as_str() != Some(name) || !same_stores {
-                    return Err(Error::Checkpoint {
-                        condition: "CHECKPOINT_INCOMPATIBLE".into(),
-                        message: format!(
-                            "The state at {} belongs to a {} operator but the query now has {name} there: \
-                             the stateful operator changed. Use a new checkpointLocation.",
-                            self.dir.display(),
-                            was.as_str().unwrap_or("different")
-                        ),
-                    });
-                }
-                Ok(())
-            }
-            None => {
-                crate::checkpoint::log::write_atomic(&path, format!("v1\n{wanted}\n").as_bytes())
-            }
-        }
-    }
-}
-
-/// An operator's `_metadata/metadata` (None: not written yet).
-pub fn operator_metadata(op_dir: &std::path::Path) -> Result<Option<serde_json::Value>> {
-    let path = op_dir.join("_metadata").join("metadata");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => text
-            .lines()
-            .nth(1)
-            .and_then(|l| serde_json::from_str(l).ok())
-            .map(Some)
-            .ok_or_else(|| crate::checkpoint::log::corrupt(&path, "not operator metadata v1")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path.display().to_string(), e)),
+        let path = op_dir.join("_metadata").join("metadata");
+        crate::checkpoint::log::write_atomic(&path, format!("v1\n{meta}\n").as_bytes())
     }
 }
 

@@ -20,7 +20,7 @@ use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
-use super::partitioned::StateLayout;
+use super::partitioned::{OperatorInfo, StateLayout};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 
@@ -216,29 +216,13 @@ fn join_side_rows(
 
 /// An operator's name, partitions and store names (`_metadata/metadata`).
 fn operator_metadata(op_dir: &Path) -> Result<(String, usize, Vec<String>)> {
-    let meta = super::partitioned::operator_metadata(op_dir)?.ok_or_else(|| {
+    let info = OperatorInfo::read(op_dir)?.ok_or_else(|| {
         Error::illegal_argument(format!(
             "There is no state operator at {}",
             op_dir.display()
         ))
     })?;
-    let name = meta["operatorInfo"]["operatorName"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let stores = meta["stateStoreInfo"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let partitions = stores
-        .first()
-        .and_then(|s| s["numPartitions"].as_u64())
-        .unwrap_or(1) as usize;
-    let names = stores
-        .iter()
-        .filter_map(|s| s["storeName"].as_str().map(str::to_string))
-        .collect();
-    Ok((name, partitions, names))
+    Ok((info.name, info.partitions, info.stores))
 }
 
 /// The newest committed batch of the checkpoint at `root`.

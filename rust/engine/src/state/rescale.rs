@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::codec::{binary, Codec, Gathered};
 use super::files::{load, write_snapshot};
-use super::partitioned::{operator_metadata, partition_for, StateLayout};
+use super::partitioned::{partition_for, OperatorInfo, StateLayout};
 use super::StateRow;
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
@@ -28,25 +28,18 @@ const COMPLETE: &str = "_complete";
 pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec<(i64, usize)>> {
     let mut done = Vec::new();
     for (id, dir) in operators(state_root)? {
-        finish_interrupted(&dir)?;
-        let meta = read_metadata(&dir)?;
-        let old = meta["stateStoreInfo"][0]["numPartitions"]
-            .as_u64()
-            .unwrap_or(1) as usize;
+        // (`operators` has finished any swap a crash interrupted)
+        let info = OperatorInfo::read(&dir)?.ok_or_else(|| {
+            log::corrupt(&dir.join("_metadata").join("metadata"), "it is missing")
+        })?;
+        let old = info.partitions;
         // a global limit keeps one partition whatever the setting
-        if old == partitions || meta["operatorInfo"]["operatorName"] == "globalLimit" {
+        if old == partitions || info.name == "globalLimit" {
             continue;
         }
         let staging = sibling(&dir, "rescaled");
         let _ = std::fs::remove_dir_all(&staging);
-        let stores: Vec<String> = meta["stateStoreInfo"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s["storeName"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let stores = info.stores.clone();
         for store in &stores {
             let layout = StateLayout::read(&dir, store)?;
             let mut parts: Vec<BTreeMap<Vec<u8>, StateRow>> = vec![BTreeMap::new(); partitions];
@@ -70,7 +63,7 @@ pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec
                 write_snapshot(&spec, &codec, version, keys, Gathered::Rows(rows))?;
             }
         }
-        copy_metadata(&dir, &staging, &meta, partitions)?;
+        copy_metadata(&dir, &staging, OperatorInfo { partitions, ..info }, id)?;
         log::write_atomic(&staging.join(COMPLETE), b"")?;
         finish_interrupted(&dir)?;
         done.push((id, old));
@@ -135,26 +128,10 @@ fn operators(state_root: &Path) -> Result<Vec<(i64, PathBuf)>> {
     Ok(ops.into_iter().filter(|(_, d)| d.exists()).collect())
 }
 
-fn read_metadata(dir: &Path) -> Result<serde_json::Value> {
-    operator_metadata(dir)?
-        .ok_or_else(|| log::corrupt(&dir.join("_metadata").join("metadata"), "it is missing"))
-}
-
 /// The operator's metadata with the new partition count, and its layouts.
-fn copy_metadata(
-    dir: &Path,
-    staging: &Path,
-    meta: &serde_json::Value,
-    partitions: usize,
-) -> Result<()> {
-    let mut meta = meta.clone();
-    if let Some(stores) = meta["stateStoreInfo"].as_array_mut() {
-        for s in stores {
-            s["numPartitions"] = partitions.into();
-        }
-    }
+fn copy_metadata(dir: &Path, staging: &Path, info: OperatorInfo, id: i64) -> Result<()> {
+    info.write(staging, id as usize)?;
     let to = staging.join("_metadata");
-    log::write_atomic(&to.join("metadata"), format!("v1\n{meta}\n").as_bytes())?;
     let from = dir.join("_metadata");
     let rd = std::fs::read_dir(&from).map_err(|e| Error::io(from.display().to_string(), e))?;
     for item in rd.flatten() {
