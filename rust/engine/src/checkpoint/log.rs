@@ -27,6 +27,15 @@ fn io(path: &Path, e: std::io::Error) -> Error {
 
 /// Write `body` to `path` atomically and durably.
 pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| f.write_all(body).map_err(|e| io(path, e)))
+}
+
+/// Write `path` atomically and durably with `write`, which streams the
+/// body into the file (large files need not be built in memory first).
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
+) -> Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let name = path
@@ -34,10 +43,16 @@ pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4()));
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
-        f.write_all(body).map_err(|e| io(&tmp, e))?;
-        f.sync_all().map_err(|e| io(&tmp, e))?;
+    let written = (|| {
+        let f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
+        f.sync_all().map_err(|e| io(&tmp, e))
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
     sync_dir(dir)

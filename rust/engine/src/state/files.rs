@@ -44,56 +44,67 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
     log::corrupt(path, what)
 }
 
+/// Write an IPC file of one record batch.
 pub fn write_ipc(path: &Path, schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<()> {
-    let batch = RecordBatch::try_new(Arc::clone(&schema), columns)?;
-    let mut buf = Vec::with_capacity(batch.get_array_memory_size() + 4096);
-    {
-        let mut w = FileWriter::try_new(&mut buf, &schema)?;
-        w.write(&batch)?;
+    write_ipc_batches(path, schema, std::iter::once(Ok(columns)))
+}
+
+/// Write an IPC file of record batches made one at a time (a file of any
+/// size is written with one batch in memory).
+pub fn write_ipc_batches(
+    path: &Path,
+    schema: SchemaRef,
+    batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
+) -> Result<()> {
+    log::write_atomic_with(path, |out| {
+        let mut w = FileWriter::try_new(out, &schema)?;
+        for columns in batches {
+            w.write(&RecordBatch::try_new(Arc::clone(&schema), columns?)?)?;
+        }
         w.finish()?;
-    }
-    log::write_atomic(path, &buf)
+        Ok(())
+    })
 }
 
-/// A state file's entries: key, deleted, value.
-pub type FileEntries<V> = Vec<(Vec<u8>, bool, V)>;
+/// Turns a file's value columns (and its row count) into one value per row.
+pub trait Decode<V>: Fn(&[ArrayRef], usize) -> Result<Vec<V>> {}
+impl<V, F: Fn(&[ArrayRef], usize) -> Result<Vec<V>>> Decode<V> for F {}
 
-/// Read an IPC state file: (key, deleted, values) per row.
-pub fn read_file(
+/// Values as state rows of scalars.
+pub fn scalar_rows(cols: &[ArrayRef], rows: usize) -> Result<Vec<StateRow>> {
+    (0..rows)
+        .map(|r| {
+            cols.iter()
+                .map(|c| ScalarValue::try_from_array(c, r).map_err(Error::from))
+                .collect::<Result<StateRow>>()
+        })
+        .collect()
+}
+
+/// Values encoded as the stores hold them (whole columns at once: no
+/// scalar per value).
+pub fn encoded_rows(codec: &Codec) -> impl Decode<Vec<u8>> + '_ {
+    move |cols: &[ArrayRef], _: usize| codec.encode_columns(cols)
+}
+
+/// Call `f` with each row of an IPC state file (key, deleted, value), a
+/// record batch at a time.
+pub fn for_each_row<V>(
     spec: &StoreSpec,
     path: &Path,
     with_deleted: bool,
-) -> Result<FileEntries<StateRow>> {
-    let mut out = Vec::new();
-    for batch in read_batches(spec, path, with_deleted)? {
+    decode: &impl Decode<V>,
+    mut f: impl FnMut(&[u8], bool, V) -> Result<()>,
+) -> Result<()> {
+    for batch in batches(spec, path, with_deleted)? {
+        let batch = batch?;
         let (keys, deleted, offset) = key_columns(&batch, with_deleted);
-        for r in 0..batch.num_rows() {
-            let values = (offset..batch.num_columns())
-                .map(|c| ScalarValue::try_from_array(batch.column(c), r))
-                .collect::<std::result::Result<Vec<_>, _>>()?;
-            out.push((keys.value(r).to_vec(), deleted(r), values));
-        }
-    }
-    Ok(out)
-}
-
-/// Read an IPC state file with each value encoded as the stores hold it
-/// (whole columns at once: no scalar per value).
-pub fn read_file_encoded(
-    spec: &StoreSpec,
-    codec: &Codec,
-    path: &Path,
-    with_deleted: bool,
-) -> Result<FileEntries<Vec<u8>>> {
-    let mut out = Vec::new();
-    for batch in read_batches(spec, path, with_deleted)? {
-        let (keys, deleted, offset) = key_columns(&batch, with_deleted);
-        let values = codec.encode_columns(&batch.columns()[offset..])?;
+        let values = decode(&batch.columns()[offset..], batch.num_rows())?;
         for (r, v) in values.into_iter().enumerate() {
-            out.push((keys.value(r).to_vec(), deleted(r), v));
+            f(keys.value(r), deleted(r), v)?;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A state file's key column, its deleted flags and where values start.
@@ -107,35 +118,49 @@ fn key_columns(
     (keys, deleted, if with_deleted { 2 } else { 1 })
 }
 
-/// The batches of an IPC state file, checked against the query's state schema.
-fn read_batches(spec: &StoreSpec, path: &Path, with_deleted: bool) -> Result<Vec<RecordBatch>> {
+/// The batches of an IPC state file, read one at a time and checked
+/// against the query's state schema.
+fn batches(
+    spec: &StoreSpec,
+    path: &Path,
+    with_deleted: bool,
+) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let reader = FileReader::try_new(file, None).map_err(|e| corrupt(path, e))?;
+    let reader = FileReader::try_new(std::io::BufReader::new(file), None)
+        .map_err(|e| corrupt(path, e))?;
     let expected = schema(spec, with_deleted);
-    let mut out = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| corrupt(path, e))?;
-        if batch.schema().fields().len() != expected.fields().len()
-            || batch
-                .schema()
-                .fields()
-                .iter()
-                .zip(expected.fields())
-                .any(|(a, b)| a.data_type() != b.data_type() || a.name() != b.name())
-        {
-            return Err(Error::Checkpoint {
-                condition: "CHECKPOINT_INCOMPATIBLE".into(),
-                message: format!(
-                    "The state file {} has schema {:?} but the query's state needs {:?}: the stateful operator changed. Use a new checkpointLocation.",
-                    path.display(),
-                    batch.schema().fields().iter().map(|f| format!("{} {}", f.name(), f.data_type())).collect::<Vec<_>>(),
-                    expected.fields().iter().map(|f| format!("{} {}", f.name(), f.data_type())).collect::<Vec<_>>()
-                ),
-            });
-        }
-        out.push(batch);
+    let path = path.to_path_buf();
+    Ok(reader.map(move |batch| {
+        let batch = batch.map_err(|e| corrupt(&path, e))?;
+        check_schema(&path, &batch, &expected)?;
+        Ok(batch)
+    }))
+}
+
+fn check_schema(path: &Path, batch: &RecordBatch, expected: &Schema) -> Result<()> {
+    let fields = batch.schema().fields().clone();
+    if fields.len() == expected.fields().len()
+        && fields
+            .iter()
+            .zip(expected.fields())
+            .all(|(a, b)| a.data_type() == b.data_type() && a.name() == b.name())
+    {
+        return Ok(());
     }
-    Ok(out)
+    let names = |fs: &arrow::datatypes::Fields| {
+        fs.iter()
+            .map(|f| format!("{} {}", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+    };
+    Err(Error::Checkpoint {
+        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+        message: format!(
+            "The state file {} has schema {:?} but the query's state needs {:?}: the stateful operator changed. Use a new checkpointLocation.",
+            path.display(),
+            names(&fields),
+            names(expected.fields())
+        ),
+    })
 }
 
 pub fn files(dir: &Path, ext: &str) -> Result<Vec<(i64, PathBuf)>> {
@@ -158,62 +183,65 @@ pub fn files(dir: &Path, ext: &str) -> Result<Vec<(i64, PathBuf)>> {
 
 /// The state at `version`: newest snapshot at or below it plus later deltas.
 pub fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow>> {
-    load_with(spec, version, |path, with_deleted| {
-        read_file(spec, path, with_deleted)
-    })
-}
-
-/// [`load`] with values encoded as the stores hold them.
-pub fn load_encoded(
-    spec: &StoreSpec,
-    codec: &Codec,
-    version: i64,
-) -> Result<BTreeMap<Vec<u8>, Vec<u8>>> {
-    load_with(spec, version, |path, with_deleted| {
-        read_file_encoded(spec, codec, path, with_deleted)
-    })
-}
-
-/// The state at `version`, each file's entries (key, deleted, value) read by `read`.
-fn load_with<V>(
-    spec: &StoreSpec,
-    version: i64,
-    read: impl Fn(&Path, bool) -> Result<FileEntries<V>>,
-) -> Result<BTreeMap<Vec<u8>, V>> {
     let mut map = BTreeMap::new();
-    if version == 0 {
-        return Ok(map);
-    }
-    let snapshot = files(&spec.dir, ".snapshot")?
-        .into_iter()
-        .rfind(|(v, _)| *v <= version);
-    let base = match &snapshot {
+    replay(spec, version, &scalar_rows, |k, row| {
+        match row {
+            Some(row) => map.insert(k.to_vec(), row),
+            None => map.remove(k),
+        };
+        Ok(())
+    })?;
+    Ok(map)
+}
+
+/// Replay the state at `version` into `apply` (a value, or None for a
+/// removal): the newest snapshot at or below it, then the later deltas.
+pub fn replay<V>(
+    spec: &StoreSpec,
+    version: i64,
+    decode: &impl Decode<V>,
+    mut apply: impl FnMut(&[u8], Option<V>) -> Result<()>,
+) -> Result<()> {
+    let base = match newest_snapshot(spec, version)? {
         Some((v, path)) => {
-            for (k, _, row) in read(path, false)? {
-                map.insert(k, row);
-            }
-            *v
+            for_each_row(spec, &path, false, decode, |k, _, value| apply(k, Some(value)))?;
+            v
         }
         None => 0,
     };
-    let deltas: BTreeMap<i64, PathBuf> = files(&spec.dir, ".delta")?.into_iter().collect();
-    for v in base + 1..=version {
-        let path = deltas.get(&v).ok_or_else(|| Error::Checkpoint {
-            condition: "CHECKPOINT_FILE_CORRUPT".into(),
-            message: format!(
-                "The state of version {version} in {} cannot be loaded: {v}.delta is missing. Nothing was deleted.",
-                spec.dir.display()
-            ),
+    for path in deltas(spec, base, version)? {
+        for_each_row(spec, &path, true, decode, |k, deleted, value| {
+            apply(k, (!deleted).then_some(value))
         })?;
-        for (k, deleted, row) in read(path, true)? {
-            if deleted {
-                map.remove(&k);
-            } else {
-                map.insert(k, row);
-            }
-        }
     }
-    Ok(map)
+    Ok(())
+}
+
+/// The newest snapshot at or below `version` (None at version 0).
+pub fn newest_snapshot(spec: &StoreSpec, version: i64) -> Result<Option<(i64, PathBuf)>> {
+    if version == 0 {
+        return Ok(None);
+    }
+    Ok(files(&spec.dir, ".snapshot")?
+        .into_iter()
+        .rfind(|(v, _)| *v <= version))
+}
+
+/// The delta files after version `from` up to `version`; a missing one is
+/// an error naming it.
+pub fn deltas(spec: &StoreSpec, from: i64, version: i64) -> Result<Vec<PathBuf>> {
+    let mut all: BTreeMap<i64, PathBuf> = files(&spec.dir, ".delta")?.into_iter().collect();
+    (from + 1..=version)
+        .map(|v| {
+            all.remove(&v).ok_or_else(|| Error::Checkpoint {
+                condition: "CHECKPOINT_FILE_CORRUPT".into(),
+                message: format!(
+                    "The state of version {version} in {} cannot be loaded: {v}.delta is missing. Nothing was deleted.",
+                    spec.dir.display()
+                ),
+            })
+        })
+        .collect()
 }
 
 /// Remove snapshots and deltas older than the newest snapshot before `keep_from`.
@@ -279,12 +307,33 @@ pub fn write_snapshot(
     keys: BinaryArray,
     values: Gathered,
 ) -> Result<()> {
+    let columns = snapshot_columns(spec, codec, keys, values);
+    write_snapshot_chunks(spec, version, std::iter::once(columns))
+}
+
+/// A snapshot's columns for `keys` with their `values`.
+pub fn snapshot_columns(
+    spec: &StoreSpec,
+    codec: &Codec,
+    keys: BinaryArray,
+    values: Gathered,
+) -> Result<Vec<ArrayRef>> {
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
     cols.extend(codec.columns(spec, values)?);
-    write_ipc(
+    Ok(cols)
+}
+
+/// Write `version`'s snapshot from chunks of [`snapshot_columns`], one
+/// record batch each.
+pub fn write_snapshot_chunks(
+    spec: &StoreSpec,
+    version: i64,
+    chunks: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
+) -> Result<()> {
+    write_ipc_batches(
         &spec.dir.join(format!("{version}.snapshot")),
         schema(spec, false),
-        cols,
+        chunks,
     )
 }
 

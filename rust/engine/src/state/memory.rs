@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::{Entries, Value, ValueRef};
-use super::files::{load, load_encoded, write_delta, write_snapshot, Snapshots};
+use super::files::{encoded_rows, replay, scalar_rows, write_delta, write_snapshot, Snapshots};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -49,14 +49,23 @@ struct MemoryStore {
 /// changed): values encoded column by column when the codec holds bytes.
 fn load_entries(spec: &StoreSpec, codec: &Codec, version: i64) -> Result<Entries> {
     let mut map = Entries::new(spec.key_order, codec.bytes_only());
+    let mut apply = |k: &[u8], v: Option<Value>| -> Result<()> {
+        match v {
+            Some(v) => {
+                map.insert(k, v, false);
+            }
+            None => map.remove(k),
+        }
+        Ok(())
+    };
     if codec.bytes_only() {
-        for (k, v) in load_encoded(spec, codec, version)? {
-            map.insert(&k, Value::Bytes(v.into()), false);
-        }
+        replay(spec, version, &encoded_rows(codec), |k, v| {
+            apply(k, v.map(|b| Value::Bytes(b.into())))
+        })?;
     } else {
-        for (k, v) in load(spec, version)? {
-            map.insert(&k, codec.encode(v)?, false);
-        }
+        replay(spec, version, &scalar_rows, |k, v| {
+            apply(k, v.map(|row| codec.encode(row)).transpose()?)
+        })?;
     }
     map.committed();
     Ok(map)

@@ -23,12 +23,16 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode,
-    Options, ReadOptions, WriteBatch, WriteBufferManager, WriteOptions, DB,
+    IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, WriteBatch, WriteBufferManager,
+    WriteOptions, DB,
 };
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::ValueRef;
-use super::files::{load_encoded, read_file_encoded, write_delta, write_snapshot, Snapshots};
+use super::files::{
+    deltas, encoded_rows, for_each_row, newest_snapshot, snapshot_columns, write_delta,
+    write_snapshot_chunks, Snapshots,
+};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -36,6 +40,8 @@ use crate::error::{Error, Result};
 const META: &str = "sparklet";
 /// The marker's key: version, key count and the version's delta fingerprint.
 const MARKER: &[u8] = b"version";
+/// Rows per write batch when loading, and per record batch of a snapshot.
+const CHUNK_ROWS: usize = 65_536;
 
 /// `spark.sql.streaming.stateStore.rocksdb.*` settings, with Spark's defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -313,6 +319,7 @@ impl StateStoreProvider for RocksDbProvider {
             spec: spec.clone(),
             version: 0,
             local: local.clone(),
+            opts,
             db,
             _working_copy: RemoveOnDrop(local.clone()),
             codec: Arc::new(codec),
@@ -323,6 +330,7 @@ impl StateStoreProvider for RocksDbProvider {
             cache_hits: 0,
             cache_misses: 0,
             gets: std::cell::Cell::new(0),
+            last_read: std::cell::RefCell::new(LastRead::default()),
             last_commit: CommitMetrics::default(),
         };
         match reusable {
@@ -354,6 +362,8 @@ struct RocksStore {
     spec: StoreSpec,
     version: i64,
     local: PathBuf,
+    /// The options it was opened with (SST files for it are written with them).
+    opts: Options,
     /// Declared before `_working_copy`, so it closes before its folder goes.
     db: DB,
     /// Deleted when the store is dropped, as Spark deletes its local
@@ -371,8 +381,19 @@ struct RocksStore {
     cache_misses: u64,
     /// RocksDB reads this batch (reads take `&self`).
     gets: std::cell::Cell<u64>,
+    /// The last key read from RocksDB and whether it was there: an update
+    /// reads a key and then writes it, and the write need not read it again.
+    last_read: std::cell::RefCell<LastRead>,
     /// What the last commit did, for Spark's `rocksdb*` custom metrics.
     last_commit: CommitMetrics,
+}
+
+#[derive(Debug, Default)]
+struct LastRead {
+    /// False once RocksDB changed (a commit) since the read.
+    valid: bool,
+    key: Vec<u8>,
+    present: bool,
 }
 
 /// The last commit's counts and times, reported as Spark's RocksDB
@@ -421,6 +442,7 @@ impl RocksStore {
         let mut wo = WriteOptions::default();
         wo.disable_wal(true); // the delta files are the log
         self.db.write_opt(batch, &wo).map_err(|e| self.err(e))?;
+        self.last_read.get_mut().valid = false;
         self.overlay.clear();
         self.version = version;
         Ok(())
@@ -428,40 +450,74 @@ impl RocksStore {
 
     /// Replay the checkpoint's deltas after the working copy's version.
     fn catch_up(&mut self, version: i64) -> Result<()> {
-        for v in self.version + 1..=version {
-            let path = self.spec.dir.join(format!("{v}.delta"));
-            for (k, deleted, value) in read_file_encoded(&self.spec, &self.codec, &path, true)? {
+        let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
+        let from = self.version;
+        for (v, path) in (from + 1..).zip(deltas(&spec, from, version)?) {
+            for_each_row(&spec, &path, true, &encoded_rows(&codec), |k, deleted, value| {
                 if deleted {
-                    self.remove(&k);
+                    self.remove(k);
+                    Ok(())
                 } else {
-                    self.set(&k, value)?;
+                    self.set(k, value)
                 }
-            }
+            })?;
             self.write_overlay(v)?;
         }
         Ok(())
     }
 
-    /// Load `version` from the checkpoint into an empty working copy.
+    /// Load `version` from the checkpoint into an empty working copy: its
+    /// newest snapshot, then the deltas after it.
     fn rebuild(&mut self, version: i64) -> Result<()> {
-        if version == 0 {
-            return self.write_overlay(0);
+        match newest_snapshot(&self.spec, version)? {
+            Some((base, path)) => {
+                self.keys = self.ingest(&path)?;
+                self.write_overlay(base)?;
+            }
+            None => self.write_overlay(0)?,
         }
-        let entries = load_encoded(&self.spec, &self.codec, version)?;
-        self.keys = entries.len() as u64;
-        // written in sorted chunks straight to RocksDB, then the marker
+        self.catch_up(version)
+    }
+
+    /// Load a snapshot file into the empty working copy, a record batch at
+    /// a time: its keys in ascending order are written as an SST file and
+    /// ingested whole (no memtable); any out of order (a snapshot this
+    /// provider did not write) go through write batches. Returns the keys.
+    fn ingest(&self, snapshot: &Path) -> Result<u64> {
+        let (spec, local, db) = (&self.spec, &self.local, &self.db);
+        let err = |e| rocks_error(spec, local, e);
+        let sst = local.with_extension("ingest.sst");
+        let mut writer = SstFileWriter::create(&self.opts);
+        writer.open(&sst).map_err(err)?;
         let mut wo = WriteOptions::default();
         wo.disable_wal(true);
+        let (mut keys, mut in_sst) = (0u64, 0u64);
+        let mut last = Vec::new();
         let mut batch = WriteBatch::default();
-        for (i, (k, v)) in entries.iter().enumerate() {
-            batch.put(k, v);
-            if i % 100_000 == 99_999 {
-                let full = std::mem::take(&mut batch);
-                self.db.write_opt(full, &wo).map_err(|e| self.err(e))?;
+        for_each_row(spec, snapshot, false, &encoded_rows(&self.codec), |k, _, v| {
+            keys += 1;
+            if in_sst == 0 || k > &last[..] {
+                writer.put(k, &v).map_err(err)?;
+                in_sst += 1;
+                last.clear();
+                last.extend_from_slice(k);
+            } else {
+                batch.put(k, &v);
+                if batch.len() >= CHUNK_ROWS {
+                    db.write_opt(std::mem::take(&mut batch), &wo).map_err(err)?;
+                }
             }
+            Ok(())
+        })?;
+        db.write_opt(batch, &wo).map_err(err)?;
+        if in_sst > 0 {
+            writer.finish().map_err(err)?;
+            let mut io = IngestExternalFileOptions::default();
+            io.set_move_files(true);
+            db.ingest_external_file_opts(&io, vec![&sst]).map_err(err)?;
         }
-        self.db.write_opt(batch, &wo).map_err(|e| self.err(e))?;
-        self.write_overlay(version)
+        let _ = std::fs::remove_file(&sst);
+        Ok(keys)
     }
 
     fn encode(&self, row: StateRow) -> Result<Vec<u8>> {
@@ -477,20 +533,32 @@ impl RocksStore {
         if let Some(v) = self.overlay.get(key) {
             return Ok(v.as_deref().map(Cow::Borrowed));
         }
-        self.gets.set(self.gets.get() + 1);
-        Ok(self
-            .db
-            .get_pinned(key)
-            .map_err(|e| self.err(e))?
-            .map(|v| Cow::Owned(v.to_vec())))
+        Ok(self.read(key)?.map(|v| Cow::Owned(v.to_vec())))
     }
 
     fn exists(&self, key: &[u8]) -> Result<bool> {
         if let Some(v) = self.overlay.get(key) {
             return Ok(v.is_some());
         }
+        {
+            let last = self.last_read.borrow();
+            if last.valid && last.key == key {
+                return Ok(last.present);
+            }
+        }
+        Ok(self.read(key)?.is_some())
+    }
+
+    /// Read `key` from RocksDB, remembering whether it was there.
+    fn read(&self, key: &[u8]) -> Result<Option<rocksdb::DBPinnableSlice<'_>>> {
         self.gets.set(self.gets.get() + 1);
-        Ok(self.db.get_pinned(key).map_err(|e| self.err(e))?.is_some())
+        let value = self.db.get_pinned(key).map_err(|e| self.err(e))?;
+        let mut last = self.last_read.borrow_mut();
+        last.key.clear();
+        last.key.extend_from_slice(key);
+        last.present = value.is_some();
+        last.valid = true;
+        Ok(value)
     }
 
     fn set(&mut self, key: &[u8], value: Vec<u8>) -> Result<()> {
@@ -538,7 +606,8 @@ impl RocksStore {
     }
 }
 
-/// Write the RocksDB checkpoint at `at` as `version`'s snapshot file.
+/// Write the RocksDB checkpoint at `at` as `version`'s snapshot file, in
+/// key order, a record batch of rows at a time.
 fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> {
     let mut opts = Options::default();
     opts.create_if_missing(false);
@@ -549,20 +618,32 @@ fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> 
         false,
     )
     .map_err(|e| rocks_error(spec, at, e))?;
-    let mut keys = Vec::new();
-    let mut values = Vec::new();
-    for item in db.iterator(IteratorMode::Start) {
-        let (k, v) = item.map_err(|e| rocks_error(spec, at, e))?;
-        keys.push(k);
-        values.push(v);
-    }
-    let key_col = binary(keys.iter().map(|k| Some(&k[..])));
-    let refs: Vec<(&[u8], ValueRef)> = keys
-        .iter()
-        .zip(&values)
-        .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
-        .collect();
-    write_snapshot(spec, codec, version, key_col, Gathered::from(&refs))
+    let mut ro = ReadOptions::default();
+    ro.fill_cache(false);
+    let mut items = db.iterator_opt(IteratorMode::Start, ro);
+    let chunks = std::iter::from_fn(|| {
+        let (mut keys, mut values) = (Vec::new(), Vec::new());
+        for item in items.by_ref().take(CHUNK_ROWS) {
+            match item {
+                Ok((k, v)) => {
+                    keys.push(k);
+                    values.push(v);
+                }
+                Err(e) => return Some(Err(rocks_error(spec, at, e))),
+            }
+        }
+        if keys.is_empty() {
+            return None;
+        }
+        let refs: Vec<(&[u8], ValueRef)> = keys
+            .iter()
+            .zip(&values)
+            .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
+            .collect();
+        let key_col = binary(keys.iter().map(|k| Some(&k[..])));
+        Some(snapshot_columns(spec, codec, key_col, Gathered::from(&refs)))
+    });
+    write_snapshot_chunks(spec, version, chunks)
 }
 
 /// Deletes a folder when dropped.
