@@ -145,6 +145,39 @@ def test_dedup_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> 
     q.stop()
 
 
+def test_state_restarts_on_the_other_provider(spark: SparkSession, tmp_path: Path, state_provider: str) -> None:
+    # both providers write the same checkpoint files (beyond Spark, which
+    # keeps the checkpoint's provider): switching is a restart like any other
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+    other = "rocksdb" if state_provider == "hdfs" else "hdfs"
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .dropDuplicates(["user"])
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    spark.conf.set("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
+    try:
+        q = start()
+        for i in range(3):  # a snapshot at version 2, a delta after it
+            step(q, ms, [(t(i), f"u{i}", i), (t(i), f"u{i}", -1)])
+        q.stop()
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", other)
+        q = start()
+        step(q, ms, [(t(5), "u1", 5), (t(6), "u3", 6), (t(7), "u2", 7)])
+        assert op(q)["numRowsTotal"] == 4
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.minDeltasForSnapshot")
+    assert out.all() == [("u0", 0), ("u1", 1), ("u2", 2), ("u3", 6)]
+    assert (tmp_path / "ckpt" / "state" / "0" / "0" / "2.snapshot").exists()
+
+
 def test_large_batches_keep_the_first_row_of_each_key(spark: SparkSession, tmp_path: Path) -> None:
     # batches this large update the state partitions side by side
     ms = MemoryStream(spark, SCHEMA)

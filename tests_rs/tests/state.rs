@@ -203,6 +203,30 @@ fn timed(t: i64, rest: &[u8]) -> Vec<u8> {
     k
 }
 
+fn put_if_absent_for_many_keys_answers_in_order(kind: Kind) {
+    let dir = TempDir::new("state-absent");
+    let provider = kind.provider(dir.path());
+    let s = raw_spec(dir.path(), KeyOrder::Unordered);
+    let mut store = provider.open(&s, 0).unwrap();
+    for k in [&b"old"[..], b"gone"] {
+        store.put_bytes(k, b"1").unwrap();
+    }
+    store.commit().unwrap();
+    store.remove(b"gone"); // removed this batch: absent again
+    let keys: Vec<&[u8]> = vec![b"new", b"old", b"new", b"gone", b"other"];
+    let values: Vec<&[u8]> = vec![b"a", b"b", b"c", b"d", b"e"];
+    let set = store.put_bytes_if_absent_all(&keys, &values).unwrap();
+    assert_eq!(set, vec![true, false, false, true, true]);
+    assert_eq!(store.metrics().num_keys, 4);
+    store.commit().unwrap();
+    let reopened = provider.open(&s, 2).unwrap();
+    let value = |k: &[u8]| reopened.get_bytes(k).unwrap().map(|v| v.into_owned());
+    assert_eq!(value(b"new"), Some(b"a".to_vec())); // the first of the repeats
+    assert_eq!(value(b"old"), Some(b"1".to_vec()));
+    assert_eq!(value(b"gone"), Some(b"d".to_vec()));
+    assert_eq!(reopened.metrics().num_keys, 4);
+}
+
 fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest(kind: Kind) {
     let dir = TempDir::new("state-timed");
     let provider = kind.provider(dir.path());
@@ -424,6 +448,7 @@ on_both_providers!(
     binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots,
     partitioned_state_reports_every_store_in_progress,
     time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest,
+    put_if_absent_for_many_keys_answers_in_order,
     unordered_store_answers_scans_by_filtering_and_survives_restarts,
     a_state_file_with_other_column_names_is_an_incompatible_checkpoint,
 );

@@ -302,15 +302,20 @@ struct Candidates {
 impl Candidates {
     /// Store partition `p`'s keys not seen before; returns their rows.
     fn insert(&self, p: usize, store: &mut dyn StateStore) -> Result<Vec<u32>> {
-        let mut fresh = Vec::new();
-        for i in self.by_partition[p].iter().map(|i| *i as usize) {
+        let mine = &self.by_partition[p];
+        let (mut keys, mut values) = (Vec::with_capacity(mine.len()), Vec::with_capacity(mine.len()));
+        for i in mine.iter().map(|i| *i as usize) {
             let start = if i == 0 { 0 } else { self.ends[i - 1] };
-            let value = self.values[i].as_ref().map_or(&[][..], |v| &v[..]);
-            if store.put_bytes_if_absent(&self.keys[start..self.ends[i]], value)? {
-                fresh.push(self.rows[i]);
-            }
+            keys.push(&self.keys[start..self.ends[i]]);
+            values.push(self.values[i].as_ref().map_or(&[][..], |v| &v[..]));
         }
-        Ok(fresh)
+        let set = store.put_bytes_if_absent_all(&keys, &values)?;
+        Ok(mine
+            .iter()
+            .zip(set)
+            .filter(|(_, set)| *set)
+            .map(|(i, _)| self.rows[*i as usize])
+            .collect())
     }
 }
 

@@ -90,6 +90,16 @@ pub trait StateStore: Send {
         self.put_bytes(key, value)?;
         Ok(true)
     }
+    /// [`put_bytes_if_absent`](Self::put_bytes_if_absent) for each of
+    /// `keys` in turn (with `values`): a key set by an earlier one of them
+    /// has a value. Returns which were set. A store that looks up many keys
+    /// faster at once than one by one overrides it.
+    fn put_bytes_if_absent_all(&mut self, keys: &[&[u8]], values: &[&[u8]]) -> Result<Vec<bool>> {
+        keys.iter()
+            .zip(values)
+            .map(|(k, v)| self.put_bytes_if_absent(k, v))
+            .collect()
+    }
     /// Append `extra` to `key`'s value in a store whose state is one binary
     /// column (or set it to `extra`), without copying the value out.
     fn append_bytes(&mut self, key: &[u8], extra: &[u8]) -> Result<()> {

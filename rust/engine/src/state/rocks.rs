@@ -10,10 +10,16 @@
 //! of this checkpoint, catches it up from the deltas when it is behind, and
 //! rebuilds it from the checkpoint otherwise (lost, foreign or ahead).
 //!
-//! A batch's changes are kept in an overlay until the commit writes them as
-//! one `WriteBatch` together with the version marker, so RocksDB only ever
-//! holds committed versions and an abort just drops the overlay. RocksDB's
-//! WAL is off: the delta files are the log.
+//! A batch's changes are kept in an overlay until the commit writes them
+//! together with the version marker, so RocksDB only ever holds committed
+//! versions and an abort just drops the overlay: a small batch as one
+//! `WriteBatch`, a large one as an SST file ingested whole (sorted writes
+//! into a file cost a fraction of inserts into the memtable's skip list).
+//! RocksDB's WAL is off: the delta files are the log.
+//!
+//! Data keys are the operator's keys after a tag byte, so the marker has a
+//! key of its own in the same column family and lands atomically with the
+//! data, in a write batch and in an ingested file alike.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -22,9 +28,8 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, Direction, IteratorMode,
-    IngestExternalFileOptions, Options, ReadOptions, SstFileWriter, WriteBatch, WriteBufferManager,
-    WriteOptions, DB,
+    BlockBasedOptions, Cache, DBCompressionType, Direction, IngestExternalFileOptions, IteratorMode,
+    Options, ReadOptions, SstFileWriter, WriteBatch, WriteBufferManager, WriteOptions, DB,
 };
 
 use super::codec::{binary, Codec, Gathered};
@@ -36,13 +41,28 @@ use super::files::{
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
-/// The column family of the version marker (data is in the default one).
-const META: &str = "sparklet";
 /// The marker's key: version, key count and the version's delta fingerprint.
-const MARKER: &[u8] = b"version";
+const MARKER: &[u8] = &[0];
+/// The tag before every data key (after the marker's).
+const DATA: u8 = 1;
 /// Rows per write batch when loading, and per record batch of a snapshot.
 const CHUNK_ROWS: usize = 65_536;
+/// Commits of at least this many changes are ingested as an SST file.
+const INGEST_ROWS: usize = 4096;
 
+/// `key` as stored: after the data tag.
+fn tagged(key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(key.len() + 1);
+    k.push(DATA);
+    k.extend_from_slice(key);
+    k
+}
+
+fn no_wal() -> WriteOptions {
+    let mut wo = WriteOptions::default();
+    wo.disable_wal(true); // the delta files are the log
+    wo
+}
 /// `spark.sql.streaming.stateStore.rocksdb.*` settings, with Spark's defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RocksDbSettings {
@@ -160,10 +180,9 @@ impl RocksDbProvider {
         let s = &self.settings;
         let mut opts = Options::default();
         opts.create_if_missing(true);
-        opts.create_missing_column_families(true);
-        // the marker and the data flush together, so after a crash the
-        // marker never claims writes that were lost
-        opts.set_atomic_flush(true);
+        // a bloom filter over the memtable: most reads are of keys not there
+        opts.set_memtable_prefix_bloom_ratio(0.1);
+        opts.set_memtable_whole_key_filtering(true);
         opts.set_compression_type(match s.compression.to_ascii_lowercase().as_str() {
             "none" | "uncompressed" => DBCompressionType::None,
             "snappy" => DBCompressionType::Snappy,
@@ -177,6 +196,8 @@ impl RocksDbProvider {
             table.set_block_cache(&cache);
             table.set_cache_index_and_filter_blocks(true);
             table.set_cache_index_and_filter_blocks_with_high_priority(true);
+            // every read checks each L0 file's filter: no cache lookup for them
+            table.set_pin_l0_filter_and_index_blocks_in_cache(true);
             opts.set_write_buffer_manager(&buffers);
             None
         } else {
@@ -252,9 +273,14 @@ fn fingerprint(dir: &Path, version: i64) -> (u64, i128) {
         .unwrap_or((0, 0))
 }
 
+/// Whether `e` says another instance holds the working copy.
+fn is_lock(e: &rocksdb::Error) -> bool {
+    let text = e.as_ref();
+    text.contains("/LOCK") || text.contains("lock hold")
+}
+
 fn rocks_error(spec: &StoreSpec, local: &Path, e: rocksdb::Error) -> Error {
-    let text = e.into_string();
-    let condition = if text.contains("/LOCK") || text.contains("lock hold") {
+    let condition = if is_lock(&e) {
         "STATE_STORE_LOCKED"
     } else {
         "STATE_STORE_ROCKSDB_ERROR"
@@ -262,7 +288,7 @@ fn rocks_error(spec: &StoreSpec, local: &Path, e: rocksdb::Error) -> Error {
     Error::Checkpoint {
         condition: condition.into(),
         message: format!(
-            "The RocksDB state store of {} (working copy {}) failed: {text}",
+            "The RocksDB state store of {} (working copy {}) failed: {e}",
             spec.dir.display(),
             local.display()
         ),
@@ -283,11 +309,18 @@ impl StateStoreProvider for RocksDbProvider {
         let open = |local: &Path| {
             std::fs::create_dir_all(local)
                 .map_err(|e| Error::io(local.display().to_string(), e))?;
-            let cfs = [
-                ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, opts.clone()),
-                ColumnFamilyDescriptor::new(META, opts.clone()),
-            ];
-            DB::open_cf_descriptors(&opts, local, cfs).map_err(|e| rocks_error(spec, local, e))
+            // the default column family named, so it has a handle (batched reads)
+            let cfs = [rocksdb::DEFAULT_COLUMN_FAMILY_NAME];
+            match DB::open_cf(&opts, local, cfs) {
+                Ok(db) => Ok(db),
+                Err(e) if is_lock(&e) => Err(rocks_error(spec, local, e)),
+                Err(e) => {
+                    // a damaged or foreign working copy: rebuilt from the checkpoint
+                    ::log::warn!("RocksDB working copy {} replaced: {e}", local.display());
+                    DB::destroy(&opts, local).map_err(|e| rocks_error(spec, local, e))?;
+                    DB::open_cf(&opts, local, cfs).map_err(|e| rocks_error(spec, local, e))
+                }
+            }
         };
         // the shared working copy, or, while another instance holds it (a
         // reader of an older version), a private one rebuilt from the checkpoint
@@ -320,6 +353,7 @@ impl StateStoreProvider for RocksDbProvider {
             version: 0,
             local: local.clone(),
             opts,
+            in_memtable: std::cell::Cell::new(false),
             db,
             _working_copy: RemoveOnDrop(local.clone()),
             codec: Arc::new(codec),
@@ -364,6 +398,8 @@ struct RocksStore {
     local: PathBuf,
     /// The options it was opened with (SST files for it are written with them).
     opts: Options,
+    /// Whether writes may be in the memtable only (not yet flushed).
+    in_memtable: std::cell::Cell<bool>,
     /// Declared before `_working_copy`, so it closes before its folder goes.
     db: DB,
     /// Deleted when the store is dropped, as Spark deletes its local
@@ -396,6 +432,37 @@ struct LastRead {
     present: bool,
 }
 
+/// An SST file being written for ingestion, its keys in ascending order.
+struct SstFile<'a> {
+    writer: SstFileWriter<'a>,
+    path: PathBuf,
+    entries: u64,
+    store: &'a RocksStore,
+}
+
+impl SstFile<'_> {
+    fn put(&mut self, stored_key: &[u8], value: &[u8]) -> Result<()> {
+        self.writer
+            .put(stored_key, value)
+            .map_err(|e| self.store.err(e))?;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Set an operator's key to `value`, or with None delete it.
+    fn change(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        let key = tagged(key);
+        match value {
+            Some(v) => self.put(&key, v),
+            None => {
+                self.writer.delete(&key).map_err(|e| self.store.err(e))?;
+                self.entries += 1;
+                Ok(())
+            }
+        }
+    }
+}
+
 /// The last commit's counts and times, reported as Spark's RocksDB
 /// provider names them.
 #[derive(Debug, Default, Clone, Copy)]
@@ -418,33 +485,84 @@ impl RocksStore {
         read_marker(&self.db).map_err(|e| self.err(e))
     }
 
-    fn meta(&self) -> Result<&rocksdb::ColumnFamily> {
-        self.db
-            .cf_handle(META)
-            .ok_or_else(|| Error::Internal("the RocksDB marker column family is missing".into()))
-    }
-
-    /// Write the overlay and the marker of `version` as one batch.
+    /// Write the overlay and the marker of `version` together.
     fn write_overlay(&mut self, version: i64) -> Result<()> {
-        let mut batch = WriteBatch::default();
-        for (k, v) in &self.overlay {
-            match v {
-                Some(v) => batch.put(k, v),
-                None => batch.delete(k),
-            }
-        }
         let marker = Marker {
             version,
             keys: self.keys,
             delta: fingerprint(&self.spec.dir, version),
-        };
-        batch.put_cf(self.meta()?, MARKER, marker.encode());
-        let mut wo = WriteOptions::default();
-        wo.disable_wal(true); // the delta files are the log
-        self.db.write_opt(batch, &wo).map_err(|e| self.err(e))?;
+        }
+        .encode();
+        if self.overlay.len() >= INGEST_ROWS {
+            let mut file = self.sst_file()?;
+            file.put(MARKER, &marker)?;
+            for (k, v) in &self.overlay {
+                file.change(k, v.as_deref())?;
+            }
+            self.ingest_file(file)?;
+        } else {
+            let mut batch = WriteBatch::default();
+            batch.put(MARKER, marker);
+            for (k, v) in &self.overlay {
+                match v {
+                    Some(v) => batch.put(tagged(k), v),
+                    None => batch.delete(tagged(k)),
+                }
+            }
+            self.write(batch)?;
+        }
         self.last_read.get_mut().valid = false;
         self.overlay.clear();
         self.version = version;
+        Ok(())
+    }
+
+    /// A new SST file for this working copy.
+    fn sst_file(&self) -> Result<SstFile<'_>> {
+        let path = self.local.with_extension("ingest.sst");
+        let writer = SstFileWriter::create(&self.opts);
+        writer.open(&path).map_err(|e| self.err(e))?;
+        Ok(SstFile {
+            writer,
+            path,
+            entries: 0,
+            store: self,
+        })
+    }
+
+    /// Write `batch` to the memtable.
+    fn write(&self, batch: WriteBatch) -> Result<()> {
+        self.db.write_opt(batch, &no_wal()).map_err(|e| self.err(e))?;
+        self.in_memtable.set(true);
+        Ok(())
+    }
+
+    /// Ingest `file` (if it has entries) into RocksDB.
+    fn ingest_file(&self, file: SstFile) -> Result<()> {
+        let SstFile {
+            mut writer,
+            path,
+            entries,
+            ..
+        } = file;
+        if entries > 0 {
+            // an ingested file is durable at once: writes still only in the
+            // memtable (no WAL) go to disk first, so that a crash never
+            // keeps a newer marker and loses older writes
+            if self.in_memtable.get() {
+                self.db.flush().map_err(|e| self.err(e))?;
+                self.in_memtable.set(false);
+            }
+            writer.finish().map_err(|e| self.err(e))?;
+            let mut io = IngestExternalFileOptions::default();
+            io.set_move_files(true);
+            let ingested = self.db.ingest_external_file_opts(&io, vec![&path]);
+            let _ = std::fs::remove_file(&path);
+            ingested.map_err(|e| self.err(e))?;
+        } else {
+            drop(writer);
+            let _ = std::fs::remove_file(&path);
+        }
         Ok(())
     }
 
@@ -484,39 +602,27 @@ impl RocksStore {
     /// ingested whole (no memtable); any out of order (a snapshot this
     /// provider did not write) go through write batches. Returns the keys.
     fn ingest(&self, snapshot: &Path) -> Result<u64> {
-        let (spec, local, db) = (&self.spec, &self.local, &self.db);
-        let err = |e| rocks_error(spec, local, e);
-        let sst = local.with_extension("ingest.sst");
-        let mut writer = SstFileWriter::create(&self.opts);
-        writer.open(&sst).map_err(err)?;
-        let mut wo = WriteOptions::default();
-        wo.disable_wal(true);
-        let (mut keys, mut in_sst) = (0u64, 0u64);
-        let mut last = Vec::new();
+        let mut file = self.sst_file()?;
         let mut batch = WriteBatch::default();
-        for_each_row(spec, snapshot, false, &encoded_rows(&self.codec), |k, _, v| {
+        let (mut keys, mut last) = (0u64, Vec::new());
+        for_each_row(&self.spec, snapshot, false, &encoded_rows(&self.codec), |k, _, v| {
             keys += 1;
-            if in_sst == 0 || k > &last[..] {
-                writer.put(k, &v).map_err(err)?;
-                in_sst += 1;
+            if file.entries == 0 || k > &last[..] {
+                file.change(k, Some(&v))?;
                 last.clear();
                 last.extend_from_slice(k);
             } else {
-                batch.put(k, &v);
+                batch.put(tagged(k), &v);
                 if batch.len() >= CHUNK_ROWS {
-                    db.write_opt(std::mem::take(&mut batch), &wo).map_err(err)?;
+                    self.write(std::mem::take(&mut batch))?;
                 }
             }
             Ok(())
         })?;
-        db.write_opt(batch, &wo).map_err(err)?;
-        if in_sst > 0 {
-            writer.finish().map_err(err)?;
-            let mut io = IngestExternalFileOptions::default();
-            io.set_move_files(true);
-            db.ingest_external_file_opts(&io, vec![&sst]).map_err(err)?;
+        if !batch.is_empty() {
+            self.write(batch)?;
         }
-        let _ = std::fs::remove_file(&sst);
+        self.ingest_file(file)?;
         Ok(keys)
     }
 
@@ -552,7 +658,7 @@ impl RocksStore {
     /// Read `key` from RocksDB, remembering whether it was there.
     fn read(&self, key: &[u8]) -> Result<Option<rocksdb::DBPinnableSlice<'_>>> {
         self.gets.set(self.gets.get() + 1);
-        let value = self.db.get_pinned(key).map_err(|e| self.err(e))?;
+        let value = self.db.get_pinned(tagged(key)).map_err(|e| self.err(e))?;
         let mut last = self.last_read.borrow_mut();
         last.key.clear();
         last.key.extend_from_slice(key);
@@ -576,7 +682,7 @@ impl RocksStore {
         Merged {
             db: self
                 .db
-                .iterator_opt(IteratorMode::From(from, Direction::Forward), ro)
+                .iterator_opt(IteratorMode::From(&tagged(from), Direction::Forward), ro)
                 .peekable(),
             overlay: self.overlay.range(from.to_vec()..).peekable(),
             spec: &self.spec,
@@ -611,16 +717,10 @@ impl RocksStore {
 fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> {
     let mut opts = Options::default();
     opts.create_if_missing(false);
-    let db = DB::open_cf_for_read_only(
-        &opts,
-        at,
-        [rocksdb::DEFAULT_COLUMN_FAMILY_NAME, META],
-        false,
-    )
-    .map_err(|e| rocks_error(spec, at, e))?;
+    let db = DB::open_for_read_only(&opts, at, false).map_err(|e| rocks_error(spec, at, e))?;
     let mut ro = ReadOptions::default();
     ro.fill_cache(false);
-    let mut items = db.iterator_opt(IteratorMode::Start, ro);
+    let mut items = db.iterator_opt(IteratorMode::From(&[DATA], Direction::Forward), ro);
     let chunks = std::iter::from_fn(|| {
         let (mut keys, mut values) = (Vec::new(), Vec::new());
         for item in items.by_ref().take(CHUNK_ROWS) {
@@ -638,9 +738,9 @@ fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> 
         let refs: Vec<(&[u8], ValueRef)> = keys
             .iter()
             .zip(&values)
-            .map(|(k, v)| (&k[..], ValueRef::Bytes(v)))
+            .map(|(k, v)| (&k[1..], ValueRef::Bytes(v)))
             .collect();
-        let key_col = binary(keys.iter().map(|k| Some(&k[..])));
+        let key_col = binary(keys.iter().map(|k| Some(&k[1..])));
         Some(snapshot_columns(spec, codec, key_col, Gathered::from(&refs)))
     });
     write_snapshot_chunks(spec, version, chunks)
@@ -657,12 +757,7 @@ impl Drop for RemoveOnDrop {
 
 /// The version marker of a working copy (None: a new or foreign one).
 fn read_marker(db: &DB) -> std::result::Result<Option<Marker>, rocksdb::Error> {
-    let Some(cf) = db.cf_handle(META) else {
-        return Ok(None);
-    };
-    Ok(db
-        .get_pinned_cf(cf, MARKER)?
-        .and_then(|b| Marker::decode(&b)))
+    Ok(db.get_pinned(MARKER)?.and_then(|b| Marker::decode(&b)))
 }
 
 /// RocksDB's entries with the overlay's changes merged over them.
@@ -689,7 +784,7 @@ impl<'a> Iterator for Merged<'a> {
                     .db
                     .peek()
                     .and_then(|r| r.as_ref().ok())
-                    .map(|(k, _)| &k[..]);
+                    .map(|(k, _)| &k[1..]);
                 let from_overlay = self.overlay.peek().map(|(k, _)| k.as_slice());
                 match (from_db, from_overlay) {
                     (None, None) => return None,
@@ -710,7 +805,7 @@ impl<'a> Iterator for Merged<'a> {
                 }
             }
             let (k, v) = self.db.next()?.ok()?;
-            return Some(Ok((Cow::Owned(k.into_vec()), Cow::Owned(v.into_vec()))));
+            return Some(Ok((Cow::Owned(k[1..].to_vec()), Cow::Owned(v.into_vec()))));
         }
     }
 }
@@ -750,6 +845,43 @@ impl StateStore for RocksStore {
         self.keys += 1;
         self.overlay.insert(key.to_vec(), Some(value.to_vec()));
         Ok(true)
+    }
+
+    fn put_bytes_if_absent_all(&mut self, keys: &[&[u8]], values: &[&[u8]]) -> Result<Vec<bool>> {
+        // one batched, sorted lookup of the keys the overlay does not answer
+        let mut asked: Vec<(Vec<u8>, usize)> = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| !self.overlay.contains_key(**k))
+            .map(|(i, k)| (tagged(k), i))
+            .collect();
+        asked.sort_unstable();
+        let mut stored = vec![false; keys.len()];
+        let cf = self
+            .db
+            .cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
+            .ok_or_else(|| Error::Internal("RocksDB has no default column family".into()))?;
+        let found = self
+            .db
+            .batched_multi_get_cf(cf, asked.iter().map(|(k, _)| k), true);
+        self.gets.set(self.gets.get() + asked.len() as u64);
+        for ((_, i), value) in asked.iter().zip(found) {
+            stored[*i] = value.map_err(|e| self.err(e))?.is_some();
+        }
+        let mut set = Vec::with_capacity(keys.len());
+        for ((k, v), stored) in keys.iter().zip(values).zip(stored) {
+            // the overlay answers for keys changed this batch (and repeats)
+            let absent = match self.overlay.get(*k) {
+                Some(v) => v.is_none(),
+                None => !stored,
+            };
+            if absent {
+                self.keys += 1;
+                self.overlay.insert(k.to_vec(), Some(v.to_vec()));
+            }
+            set.push(absent);
+        }
+        Ok(set)
     }
 
     fn remove(&mut self, key: &[u8]) {
