@@ -297,6 +297,12 @@ fn rocks_error(spec: &StoreSpec, local: &Path, e: rocksdb::Error) -> Error {
 
 impl StateStoreProvider for RocksDbProvider {
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
+        Ok(Box::new(self.open_store(spec, version)?))
+    }
+}
+
+impl RocksDbProvider {
+    fn open_store(&self, spec: &StoreSpec, version: i64) -> Result<RocksStore> {
         let codec = Codec::new(&spec.value_fields)?;
         if !codec.bytes_only() {
             return Err(Error::Internal(format!(
@@ -309,16 +315,23 @@ impl StateStoreProvider for RocksDbProvider {
         let open = |local: &Path| {
             std::fs::create_dir_all(local)
                 .map_err(|e| Error::io(local.display().to_string(), e))?;
-            // the default column family named, so it has a handle (batched reads)
-            let cfs = [rocksdb::DEFAULT_COLUMN_FAMILY_NAME];
-            match DB::open_cf(&opts, local, cfs) {
+            // the default column family named, so it has a handle (batched
+            // reads), with the options (open_cf would give it default ones)
+            let cfs = || {
+                [rocksdb::ColumnFamilyDescriptor::new(
+                    rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
+                    opts.clone(),
+                )]
+            };
+            match DB::open_cf_descriptors(&opts, local, cfs()) {
                 Ok(db) => Ok(db),
                 Err(e) if is_lock(&e) => Err(rocks_error(spec, local, e)),
                 Err(e) => {
                     // a damaged or foreign working copy: rebuilt from the checkpoint
                     ::log::warn!("RocksDB working copy {} replaced: {e}", local.display());
                     DB::destroy(&opts, local).map_err(|e| rocks_error(spec, local, e))?;
-                    DB::open_cf(&opts, local, cfs).map_err(|e| rocks_error(spec, local, e))
+                    DB::open_cf_descriptors(&opts, local, cfs())
+                        .map_err(|e| rocks_error(spec, local, e))
                 }
             }
         };
@@ -383,7 +396,7 @@ impl StateStoreProvider for RocksDbProvider {
                 store.cache_misses += u64::from(version > 0);
             }
         }
-        Ok(Box::new(store))
+        Ok(store)
     }
 }
 
@@ -1008,5 +1021,49 @@ impl StateStore for RocksStore {
                 ),
             ],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::{DataType, Field};
+
+    /// Most of a deduplication's reads are of absent keys, answered by bloom
+    /// filters: the options reach the data's column family and the files
+    /// ingested into it.
+    #[test]
+    fn ingested_data_files_have_bloom_filters() {
+        let dir = std::env::temp_dir().join(format!("sparklet-rocks-filters-{}", std::process::id()));
+        let spec = StoreSpec {
+            dir: dir.join("state"),
+            value_fields: vec![Arc::new(Field::new("v", DataType::Binary, true))],
+            min_deltas_for_snapshot: 10,
+            min_versions_to_retain: 2,
+            key_order: super::super::KeyOrder::Unordered,
+        };
+        let provider = RocksDbProvider::new(RocksDbSettings {
+            local_dir: dir.join("local"),
+            ..RocksDbSettings::default()
+        });
+        let mut store = provider.open_store(&spec, 0).unwrap();
+        for i in 0..INGEST_ROWS as u32 {
+            store.put_bytes(&i.to_be_bytes(), b"").unwrap();
+        }
+        store.commit().unwrap();
+        let props = store
+            .db
+            .property_value("rocksdb.aggregated-table-properties")
+            .unwrap()
+            .unwrap_or_default();
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+        let count = |name: &str| {
+            let at = props.find(name).map(|i| i + name.len());
+            at.and_then(|i| props[i..].split(';').next()?.parse::<u64>().ok())
+        };
+        // every key (and the version markers) is in a filter
+        assert!(count("# entries=").is_some_and(|n| n > INGEST_ROWS as u64), "{props}");
+        assert_eq!(count("# entries for filter="), count("# entries="), "{props}");
     }
 }
