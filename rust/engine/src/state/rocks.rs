@@ -53,9 +53,16 @@ const INGEST_ROWS: usize = 4096;
 /// `key` as stored: after the data tag.
 fn tagged(key: &[u8]) -> Vec<u8> {
     let mut k = Vec::with_capacity(key.len() + 1);
-    k.push(DATA);
-    k.extend_from_slice(key);
+    tag_into(&mut k, key);
     k
+}
+
+/// `key` as stored, in `buf` (reused: no allocation per key).
+fn tag_into<'b>(buf: &'b mut Vec<u8>, key: &[u8]) -> &'b [u8] {
+    buf.clear();
+    buf.push(DATA);
+    buf.extend_from_slice(key);
+    buf
 }
 
 fn no_wal() -> WriteOptions {
@@ -378,6 +385,7 @@ impl RocksDbProvider {
             cache_misses: 0,
             gets: std::cell::Cell::new(0),
             last_read: std::cell::RefCell::new(LastRead::default()),
+            tag_buf: std::cell::RefCell::new(Vec::new()),
             last_commit: CommitMetrics::default(),
         };
         match reusable {
@@ -433,6 +441,8 @@ struct RocksStore {
     /// The last key read from RocksDB and whether it was there: an update
     /// reads a key and then writes it, and the write need not read it again.
     last_read: std::cell::RefCell<LastRead>,
+    /// A reused buffer for tagging keys read one at a time.
+    tag_buf: std::cell::RefCell<Vec<u8>>,
     /// What the last commit did, for Spark's `rocksdb*` custom metrics.
     last_commit: CommitMetrics,
 }
@@ -451,6 +461,7 @@ struct SstFile<'a> {
     path: PathBuf,
     entries: u64,
     store: &'a RocksStore,
+    key: Vec<u8>,
 }
 
 impl SstFile<'_> {
@@ -464,15 +475,18 @@ impl SstFile<'_> {
 
     /// Set an operator's key to `value`, or with None delete it.
     fn change(&mut self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
-        let key = tagged(key);
-        match value {
-            Some(v) => self.put(&key, v),
-            None => {
-                self.writer.delete(&key).map_err(|e| self.store.err(e))?;
-                self.entries += 1;
-                Ok(())
-            }
-        }
+        let mut buf = std::mem::take(&mut self.key);
+        let key = tag_into(&mut buf, key);
+        let done = match value {
+            Some(v) => self.put(key, v),
+            None => self
+                .writer
+                .delete(key)
+                .map(|()| self.entries += 1)
+                .map_err(|e| self.store.err(e)),
+        };
+        self.key = buf;
+        done
     }
 }
 
@@ -540,6 +554,7 @@ impl RocksStore {
             path,
             entries: 0,
             store: self,
+            key: Vec::new(),
         })
     }
 
@@ -671,7 +686,11 @@ impl RocksStore {
     /// Read `key` from RocksDB, remembering whether it was there.
     fn read(&self, key: &[u8]) -> Result<Option<rocksdb::DBPinnableSlice<'_>>> {
         self.gets.set(self.gets.get() + 1);
-        let value = self.db.get_pinned(tagged(key)).map_err(|e| self.err(e))?;
+        let value = {
+            let mut buf = self.tag_buf.borrow_mut();
+            self.db.get_pinned(tag_into(&mut buf, key))
+        }
+        .map_err(|e| self.err(e))?;
         let mut last = self.last_read.borrow_mut();
         last.key.clear();
         last.key.extend_from_slice(key);
@@ -861,39 +880,57 @@ impl StateStore for RocksStore {
     }
 
     fn put_bytes_if_absent_all(&mut self, keys: &[&[u8]], values: &[&[u8]]) -> Result<Vec<bool>> {
-        // one batched, sorted lookup of the keys the overlay does not answer
-        let mut asked: Vec<(Vec<u8>, usize)> = keys
+        // in key order (a key's repeats by position, so its first comes
+        // first): one batched, sorted lookup of the distinct keys the
+        // overlay does not answer, and new entries built as a sorted run
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
+        order.dedup_by(|b, a| keys[*a] == keys[*b]);
+        let unanswered: Vec<usize> = order
             .iter()
-            .enumerate()
-            .filter(|(_, k)| !self.overlay.contains_key(**k))
-            .map(|(i, k)| (tagged(k), i))
+            .copied()
+            .filter(|i| !self.overlay.contains_key(keys[*i]))
             .collect();
-        asked.sort_unstable();
-        let mut stored = vec![false; keys.len()];
+        let mut buf = Vec::new();
+        for i in &unanswered {
+            buf.push(DATA);
+            buf.extend_from_slice(keys[*i]);
+        }
+        let mut at = 0;
+        let asked: Vec<&[u8]> = unanswered
+            .iter()
+            .map(|i| {
+                let k = &buf[at..at + keys[*i].len() + 1];
+                at += k.len();
+                k
+            })
+            .collect();
         let cf = self
             .db
             .cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
             .ok_or_else(|| Error::Internal("RocksDB has no default column family".into()))?;
-        let found = self
-            .db
-            .batched_multi_get_cf(cf, asked.iter().map(|(k, _)| k), true);
-        self.gets.set(self.gets.get() + asked.len() as u64);
-        for ((_, i), value) in asked.iter().zip(found) {
+        let found = self.db.batched_multi_get_cf(cf, asked, true);
+        self.gets.set(self.gets.get() + unanswered.len() as u64);
+        let mut stored = vec![false; keys.len()];
+        for (i, value) in unanswered.iter().zip(found) {
             stored[*i] = value.map_err(|e| self.err(e))?.is_some();
         }
-        let mut set = Vec::with_capacity(keys.len());
-        for ((k, v), stored) in keys.iter().zip(values).zip(stored) {
-            // the overlay answers for keys changed this batch (and repeats)
-            let absent = match self.overlay.get(*k) {
-                Some(v) => v.is_none(),
-                None => !stored,
+        let mut set = vec![false; keys.len()];
+        let mut fresh = Vec::new();
+        for i in order {
+            let absent = match self.overlay.get(keys[i]) {
+                Some(v) => v.is_none(), // removed this batch
+                None => !stored[i],
             };
             if absent {
-                self.keys += 1;
-                self.overlay.insert(k.to_vec(), Some(v.to_vec()));
+                set[i] = true;
+                fresh.push((keys[i].to_vec(), Some(values[i].to_vec())));
             }
-            set.push(absent);
         }
+        self.keys += fresh.len() as u64;
+        // a sorted run is built into a tree in one pass, then merged
+        let mut fresh: BTreeMap<_, _> = fresh.into_iter().collect();
+        self.overlay.append(&mut fresh);
         Ok(set)
     }
 
