@@ -122,18 +122,19 @@ def test_within_watermark_needs_a_watermark(spark: SparkSession) -> None:
         ms.toDF().dropDuplicatesWithinWatermark(["user"]).writeStream.format("noop").start()
 
 
+def users_once(ms: MemoryStream, out: Rows, ckpt: Path):  # noqa: ANN201
+    """Start the first row of each user into `out`, checkpointed at `ckpt`."""
+    return (
+        ms.toDF().dropDuplicates(["user"]).writeStream.foreachBatch(out).option("checkpointLocation", str(ckpt)).start()
+    )
+
+
 def test_dedup_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, SCHEMA)
     out = Rows()
 
     def start():  # noqa: ANN202
-        return (
-            ms.toDF()
-            .dropDuplicates(["user"])
-            .writeStream.foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
-        )
+        return users_once(ms, out, tmp_path / "ckpt")
 
     q = start()
     step(q, ms, [(t(1), "a", 1), (t(2), "b", 2)])
@@ -153,13 +154,7 @@ def test_state_restarts_on_the_other_provider(spark: SparkSession, tmp_path: Pat
     other = "rocksdb" if state_provider == "hdfs" else "hdfs"
 
     def start():  # noqa: ANN202
-        return (
-            ms.toDF()
-            .dropDuplicates(["user"])
-            .writeStream.foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
-        )
+        return users_once(ms, out, tmp_path / "ckpt")
 
     spark.conf.set("spark.sql.streaming.stateStore.minDeltasForSnapshot", "2")
     try:

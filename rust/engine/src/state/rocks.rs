@@ -928,9 +928,15 @@ impl StateStore for RocksStore {
             }
         }
         self.keys += fresh.len() as u64;
-        // a sorted run is built into a tree in one pass, then merged
-        let mut fresh: BTreeMap<_, _> = fresh.into_iter().collect();
-        self.overlay.append(&mut fresh);
+        if self.overlay.len() > 4 * fresh.len() {
+            // a few keys (a record batch) into a large overlay: merging
+            // would rebuild the whole tree for each
+            self.overlay.extend(fresh);
+        } else {
+            // a sorted run is built into a tree in one pass, then merged
+            let mut fresh: BTreeMap<_, _> = fresh.into_iter().collect();
+            self.overlay.append(&mut fresh);
+        }
         Ok(set)
     }
 
