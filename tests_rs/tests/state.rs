@@ -338,14 +338,23 @@ fn large_state_reloads(writer: Kind, reader: Kind) {
     let expected = 150_000 - 500 + 1 - 1;
     assert_eq!(reopened.metrics().num_keys, expected);
     assert_eq!(reopened.keys().count() as u64, expected);
-    assert_eq!(reopened.get_bytes(&key(1)).unwrap().as_deref(), Some(&b"updated"[..]));
-    assert_eq!(reopened.get_bytes(&key(150_000)).unwrap().as_deref(), Some(&b"new"[..]));
+    assert_eq!(
+        reopened.get_bytes(&key(1)).unwrap().as_deref(),
+        Some(&b"updated"[..])
+    );
+    assert_eq!(
+        reopened.get_bytes(&key(150_000)).unwrap().as_deref(),
+        Some(&b"new"[..])
+    );
     assert_eq!(
         reopened.get_bytes(&key(149_999)).unwrap().as_deref(),
         Some(&149_999u32.to_le_bytes()[..])
     );
     for gone in [0, 3, 998] {
-        assert!(!reopened.contains(&key(gone)).unwrap(), "key {gone} was removed");
+        assert!(
+            !reopened.contains(&key(gone)).unwrap(),
+            "key {gone} was removed"
+        );
     }
 }
 
@@ -358,7 +367,11 @@ fn rocksdb_reads_a_key_once_to_update_it() {
     let mut store = Kind::RocksDb.provider(dir.path()).open(&s, 0).unwrap();
     let gets = |store: &dyn sparklet_engine::state::StateStore| {
         let m = store.metrics();
-        m.custom.iter().find(|(n, _)| *n == "rocksdbGetCount").unwrap().1
+        m.custom
+            .iter()
+            .find(|(n, _)| *n == "rocksdbGetCount")
+            .unwrap()
+            .1
     };
     store.put(b"a".to_vec(), v(1)).unwrap(); // new: one read
     store.commit().unwrap();

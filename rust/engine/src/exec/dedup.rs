@@ -303,7 +303,10 @@ impl Candidates {
     /// Store partition `p`'s keys not seen before; returns their rows.
     fn insert(&self, p: usize, store: &mut dyn StateStore) -> Result<Vec<u32>> {
         let mine = &self.by_partition[p];
-        let (mut keys, mut values) = (Vec::with_capacity(mine.len()), Vec::with_capacity(mine.len()));
+        let (mut keys, mut values) = (
+            Vec::with_capacity(mine.len()),
+            Vec::with_capacity(mine.len()),
+        );
         for i in mine.iter().map(|i| *i as usize) {
             let start = if i == 0 { 0 } else { self.ends[i - 1] };
             keys.push(&self.keys[start..self.ends[i]]);

@@ -126,8 +126,8 @@ fn batches(
     with_deleted: bool,
 ) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let reader = FileReader::try_new(std::io::BufReader::new(file), None)
-        .map_err(|e| corrupt(path, e))?;
+    let reader =
+        FileReader::try_new(std::io::BufReader::new(file), None).map_err(|e| corrupt(path, e))?;
     let expected = schema(spec, with_deleted);
     let path = path.to_path_buf();
     Ok(reader.map(move |batch| {
@@ -204,7 +204,9 @@ pub fn replay<V>(
 ) -> Result<()> {
     let base = match newest_snapshot(spec, version)? {
         Some((v, path)) => {
-            for_each_row(spec, &path, false, decode, |k, _, value| apply(k, Some(value)))?;
+            for_each_row(spec, &path, false, decode, |k, _, value| {
+                apply(k, Some(value))
+            })?;
             v
         }
         None => 0,

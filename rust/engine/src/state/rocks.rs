@@ -28,8 +28,9 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 use rocksdb::{
-    BlockBasedOptions, Cache, DBCompressionType, Direction, IngestExternalFileOptions, IteratorMode,
-    Options, ReadOptions, SstFileWriter, WriteBatch, WriteBufferManager, WriteOptions, DB,
+    BlockBasedOptions, Cache, DBCompressionType, Direction, IngestExternalFileOptions,
+    IteratorMode, Options, ReadOptions, SstFileWriter, WriteBatch, WriteBufferManager,
+    WriteOptions, DB,
 };
 
 use super::codec::{binary, Codec, Gathered};
@@ -560,7 +561,9 @@ impl RocksStore {
 
     /// Write `batch` to the memtable.
     fn write(&self, batch: WriteBatch) -> Result<()> {
-        self.db.write_opt(batch, &no_wal()).map_err(|e| self.err(e))?;
+        self.db
+            .write_opt(batch, &no_wal())
+            .map_err(|e| self.err(e))?;
         self.in_memtable.set(true);
         Ok(())
     }
@@ -599,14 +602,20 @@ impl RocksStore {
         let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
         let from = self.version;
         for (v, path) in (from + 1..).zip(deltas(&spec, from, version)?) {
-            for_each_row(&spec, &path, true, &encoded_rows(&codec), |k, deleted, value| {
-                if deleted {
-                    self.remove(k);
-                    Ok(())
-                } else {
-                    self.set(k, value)
-                }
-            })?;
+            for_each_row(
+                &spec,
+                &path,
+                true,
+                &encoded_rows(&codec),
+                |k, deleted, value| {
+                    if deleted {
+                        self.remove(k);
+                        Ok(())
+                    } else {
+                        self.set(k, value)
+                    }
+                },
+            )?;
             self.write_overlay(v)?;
         }
         Ok(())
@@ -633,20 +642,26 @@ impl RocksStore {
         let mut file = self.sst_file()?;
         let mut batch = WriteBatch::default();
         let (mut keys, mut last) = (0u64, Vec::new());
-        for_each_row(&self.spec, snapshot, false, &encoded_rows(&self.codec), |k, _, v| {
-            keys += 1;
-            if file.entries == 0 || k > &last[..] {
-                file.change(k, Some(&v))?;
-                last.clear();
-                last.extend_from_slice(k);
-            } else {
-                batch.put(tagged(k), &v);
-                if batch.len() >= CHUNK_ROWS {
-                    self.write(std::mem::take(&mut batch))?;
+        for_each_row(
+            &self.spec,
+            snapshot,
+            false,
+            &encoded_rows(&self.codec),
+            |k, _, v| {
+                keys += 1;
+                if file.entries == 0 || k > &last[..] {
+                    file.change(k, Some(&v))?;
+                    last.clear();
+                    last.extend_from_slice(k);
+                } else {
+                    batch.put(tagged(k), &v);
+                    if batch.len() >= CHUNK_ROWS {
+                        self.write(std::mem::take(&mut batch))?;
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         if !batch.is_empty() {
             self.write(batch)?;
         }
@@ -773,7 +788,12 @@ fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> 
             .map(|(k, v)| (&k[1..], ValueRef::Bytes(v)))
             .collect();
         let key_col = binary(keys.iter().map(|k| Some(&k[1..])));
-        Some(snapshot_columns(spec, codec, key_col, Gathered::from(&refs)))
+        Some(snapshot_columns(
+            spec,
+            codec,
+            key_col,
+            Gathered::from(&refs),
+        ))
     });
     write_snapshot_chunks(spec, version, chunks)
 }
@@ -1077,7 +1097,8 @@ mod tests {
     /// ingested into it.
     #[test]
     fn ingested_data_files_have_bloom_filters() {
-        let dir = std::env::temp_dir().join(format!("sparklet-rocks-filters-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("sparklet-rocks-filters-{}", std::process::id()));
         let spec = StoreSpec {
             dir: dir.join("state"),
             value_fields: vec![Arc::new(Field::new("v", DataType::Binary, true))],
@@ -1106,7 +1127,14 @@ mod tests {
             at.and_then(|i| props[i..].split(';').next()?.parse::<u64>().ok())
         };
         // every key (and the version markers) is in a filter
-        assert!(count("# entries=").is_some_and(|n| n > INGEST_ROWS as u64), "{props}");
-        assert_eq!(count("# entries for filter="), count("# entries="), "{props}");
+        assert!(
+            count("# entries=").is_some_and(|n| n > INGEST_ROWS as u64),
+            "{props}"
+        );
+        assert_eq!(
+            count("# entries for filter="),
+            count("# entries="),
+            "{props}"
+        );
     }
 }
