@@ -20,7 +20,7 @@ use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::ScalarValue;
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::logical_expr::{EmitTo, Expr, LogicalPlan};
 use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
@@ -213,37 +213,154 @@ fn accumulators_for(
     Ok(accs)
 }
 
-/// Merge partial-state rows (batch index, row, key) of one partition into its store.
-fn merge_partition(
-    store: &mut dyn StateStore,
-    items: Vec<(usize, usize, Vec<u8>)>,
-    partial: &[RecordBatch],
-    aggr: &[Arc<AggregateFunctionExpr>],
-    widths: &[usize],
+/// One partition's share of a batch's partial aggregation: (partial batch,
+/// row, key) of each partial row routed to it.
+type Work = Vec<(usize, usize, Vec<u8>)>;
+
+/// What merging a partition updated: each key, with its aggregate values
+/// when they were asked for (update mode emits them).
+type Updated = Vec<(Vec<u8>, Vec<ScalarValue>)>;
+
+/// The aggregates and how their partial states lie in the partial batches.
+struct Merge<'a> {
+    partial: &'a [RecordBatch],
+    aggr: &'a [Arc<AggregateFunctionExpr>],
+    widths: &'a [usize],
     num_keys: usize,
-) -> Result<Vec<Vec<u8>>> {
-    let mut updated = Vec::with_capacity(items.len());
-    for (bi, r, key) in items {
-        let b = &partial[bi];
-        let stored = store.get(&key)?;
-        let mut accs = accumulators_for(aggr, widths, stored.as_ref())?;
-        let mut at = num_keys;
-        for (acc, w) in accs.iter_mut().zip(widths) {
-            let slice: Vec<ArrayRef> = b.columns()[at..at + w]
-                .iter()
-                .map(|c| c.slice(r, 1))
-                .collect();
-            acc.merge_batch(&slice)?;
+    /// Whether to evaluate each updated key's aggregates.
+    evaluate: bool,
+}
+
+impl Merge<'_> {
+    /// Merge the partition's partial rows into its store.
+    fn partition(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.aggr.iter().all(|a| a.groups_accumulator_supported()) {
+            self.by_groups(store, &items)
+        } else {
+            self.by_key(store, items)
+        }
+    }
+
+    /// All keys at once, with DataFusion's groups accumulators (one per
+    /// aggregate, not one per key): stored states and partial rows are
+    /// merged column by column.
+    fn by_groups(&self, store: &mut dyn StateStore, items: &Work) -> Result<Updated> {
+        let mut group_of: std::collections::HashMap<&[u8], usize> = Default::default();
+        let mut keys: Vec<&[u8]> = Vec::new();
+        let mut by_batch: Vec<(Vec<u32>, Vec<usize>)> = vec![Default::default(); self.partial.len()];
+        for (bi, r, key) in items {
+            let g = *group_of.entry(key).or_insert_with(|| {
+                keys.push(key);
+                keys.len() - 1
+            });
+            by_batch[*bi].0.push(*r as u32);
+            by_batch[*bi].1.push(g);
+        }
+        let n = keys.len();
+        let (mut stored, mut stored_groups) = (Vec::new(), Vec::new());
+        for (g, key) in keys.iter().enumerate() {
+            if let Some(row) = store.get(key)? {
+                stored.push(row);
+                stored_groups.push(g);
+            }
+        }
+        let stored_cols = if stored.is_empty() {
+            Vec::new()
+        } else {
+            (0..self.widths.iter().sum())
+                .map(|c| ScalarValue::iter_to_array(stored.iter().map(|row| row[c].clone())))
+                .collect::<std::result::Result<Vec<_>, _>>()?
+        };
+        let mut states: Vec<ArrayRef> = Vec::new();
+        let mut at = 0;
+        for (a, w) in self.aggr.iter().zip(self.widths) {
+            let mut acc = a.create_groups_accumulator()?;
+            if !stored.is_empty() {
+                acc.merge_batch(&stored_cols[at..at + w], &stored_groups, n)?;
+            }
+            let cols = self.num_keys + at..self.num_keys + at + w;
+            for (b, (rows, groups)) in self.partial.iter().zip(&by_batch) {
+                if rows.is_empty() {
+                    continue;
+                }
+                let rows = arrow::array::UInt32Array::from(rows.clone());
+                let values = b.columns()[cols.clone()]
+                    .iter()
+                    .map(|c| arrow::compute::take(c, &rows, None))
+                    .collect::<std::result::Result<Vec<_>, _>>()?;
+                acc.merge_batch(&values, groups, n)?;
+            }
+            states.extend(acc.state(EmitTo::All)?);
             at += w;
         }
-        let mut state = Vec::new();
-        for acc in accs.iter_mut() {
-            state.extend(acc.state()?);
+        let outputs = if self.evaluate {
+            let all: Vec<usize> = (0..n).collect();
+            let mut outputs = Vec::with_capacity(self.aggr.len());
+            let mut at = 0;
+            for (a, w) in self.aggr.iter().zip(self.widths) {
+                let mut acc = a.create_groups_accumulator()?;
+                acc.merge_batch(&states[at..at + w], &all, n)?;
+                outputs.push(acc.evaluate(EmitTo::All)?);
+                at += w;
+            }
+            outputs
+        } else {
+            Vec::new()
+        };
+        let row_of = |cols: &[ArrayRef], g: usize| {
+            cols.iter()
+                .map(|c| ScalarValue::try_from_array(c, g))
+                .collect::<std::result::Result<Vec<_>, _>>()
+        };
+        let mut updated = Vec::with_capacity(n);
+        for (g, key) in keys.iter().enumerate() {
+            store.put(key.to_vec(), row_of(&states, g)?)?;
+            updated.push((key.to_vec(), row_of(&outputs, g)?));
         }
-        store.put(key.clone(), state)?;
-        updated.push(key);
+        Ok(updated)
     }
-    Ok(updated)
+
+    /// Key by key, with an accumulator per key (aggregates without groups
+    /// accumulators).
+    fn by_key(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
+        let mut updated = Vec::with_capacity(items.len());
+        for (bi, r, key) in items {
+            let b = &self.partial[bi];
+            let stored = store.get(&key)?;
+            let mut accs = accumulators_for(self.aggr, self.widths, stored.as_ref())?;
+            let mut at = self.num_keys;
+            for (acc, w) in accs.iter_mut().zip(self.widths) {
+                let slice: Vec<ArrayRef> = b.columns()[at..at + w]
+                    .iter()
+                    .map(|c| c.slice(r, 1))
+                    .collect();
+                acc.merge_batch(&slice)?;
+                at += w;
+            }
+            let mut state = Vec::new();
+            for acc in accs.iter_mut() {
+                state.extend(acc.state()?);
+            }
+            let values = if self.evaluate {
+                accumulators_for(self.aggr, self.widths, Some(&state))?
+                    .iter_mut()
+                    .map(|a| a.evaluate())
+                    .collect::<std::result::Result<Vec<_>, _>>()?
+            } else {
+                Vec::new()
+            };
+            store.put(key.clone(), state)?;
+            updated.push((key, values));
+        }
+        // a key's later rows replace what its earlier ones reported
+        updated.reverse();
+        updated.sort_by(|a, b| a.0.cmp(&b.0));
+        updated.dedup_by(|later, earlier| later.0 == earlier.0);
+        Ok(updated)
+    }
 }
 
 /// A session of one key while merging: stored or new, and which stored keys it absorbed.
@@ -482,7 +599,7 @@ impl StatefulAggregate {
         }
         // route each partial row (for panes: each window holding it) to its
         // partition; partitions merge in parallel
-        let mut work: Vec<Vec<(usize, usize, Vec<u8>)>> = vec![Vec::new(); self.state.len()];
+        let mut work: Vec<Work> = vec![Vec::new(); self.state.len()];
         for (bi, b) in partial_out.iter().enumerate() {
             let (source_rows, keys) = match self.pane {
                 Some(pane) => self.pane_keys(b, pane, late_us)?,
@@ -495,9 +612,15 @@ impl StatefulAggregate {
                 work[self.partition_of(&key)].push((bi, src, key));
             }
         }
-        let (aggr, widths, num_keys) = (&self.aggr, &self.widths, self.num_keys);
+        let merge = Merge {
+            partial: &partial_out,
+            aggr: &self.aggr,
+            widths: &self.widths,
+            num_keys: self.num_keys,
+            evaluate: self.mode == OutputMode::Update,
+        };
         let total: usize = work.iter().map(Vec::len).sum();
-        let results: Vec<Result<Vec<Vec<u8>>>> = if total >= 256 && self.state.len() > 1 {
+        let results: Vec<Result<Updated>> = if total >= 256 && self.state.len() > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = self
                     .state
@@ -505,10 +628,8 @@ impl StatefulAggregate {
                     .iter_mut()
                     .zip(work)
                     .map(|(store, items)| {
-                        let partial = &partial_out;
-                        scope.spawn(move || {
-                            merge_partition(store.as_mut(), items, partial, aggr, widths, num_keys)
-                        })
+                        let merge = &merge;
+                        scope.spawn(move || merge.partition(store.as_mut(), items))
                     })
                     .collect();
                 handles
@@ -525,12 +646,10 @@ impl StatefulAggregate {
                 .stores_mut()
                 .iter_mut()
                 .zip(work)
-                .map(|(store, items)| {
-                    merge_partition(store.as_mut(), items, &partial_out, aggr, widths, num_keys)
-                })
+                .map(|(store, items)| merge.partition(store.as_mut(), items))
                 .collect()
         };
-        let mut updated: Vec<Vec<u8>> = Vec::new();
+        let mut updated: Updated = Vec::new();
         for r in results {
             updated.extend(r?);
         }
@@ -547,16 +666,7 @@ impl StatefulAggregate {
                     }
                 }
             }
-            OutputMode::Update => {
-                updated.sort();
-                updated.dedup();
-                for k in &updated {
-                    let p = self.partition_of(k);
-                    if let Some(v) = self.state.store(p).get(k)? {
-                        emit.push((k.clone(), self.evaluate(&v)?));
-                    }
-                }
-            }
+            OutputMode::Update => emit = updated,
             OutputMode::Append => {}
         }
         // evict what the watermark has passed (append mode emits it now)
