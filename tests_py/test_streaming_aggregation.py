@@ -391,6 +391,26 @@ def test_every_aggregate_function_streams(spark: SparkSession) -> None:
     assert row.variance == pytest.approx(7.333333, rel=1e-5) and row.stddev == pytest.approx(7.333333**0.5, rel=1e-5)
 
 
+def test_update_mode_emits_merged_values_of_every_aggregate_kind(spark: SparkSession) -> None:
+    # sums merge a batch's keys together; first, last and collect_list key by key
+    ms = MemoryStream(spark, SCHEMA)
+    got: list[list[tuple]] = []
+    aggs = ms.toDF().groupBy("k").agg(F.sum("v").alias("s"), F.last("v").alias("l"), F.collect_list("v").alias("c"))
+    q = (
+        aggs.writeStream.outputMode("update")
+        .foreachBatch(
+            lambda tb, i: got.append(sorted((r["k"], r["s"], r["l"], sorted(r["c"])) for r in tb.to_pylist()))
+        )
+        .start()
+    )
+    step(q, ms, [(t(1), "a", 1), (t(2), "a", 2), (t(3), "b", 5)])
+    step(q, ms, [(t(4), "a", 4), (t(5), "c", 6), (t(6), "a", 8)])
+    assert [b for b in got if b] == [
+        [("a", 3, 2, [1, 2]), ("b", 5, 5, [5])],
+        [("a", 15, 8, [1, 2, 4, 8]), ("c", 6, 6, [6])],
+    ]
+
+
 @pytest.mark.parametrize("policy,expected", [("min", "1970-01-01T00:00:11.000Z"), ("max", "1970-01-01T00:00:40.000Z")])
 def test_multiple_watermark_policy(spark: SparkSession, policy: str, expected: str) -> None:
     spark.conf.set("spark.sql.streaming.multipleWatermarkPolicy", policy)
