@@ -508,7 +508,14 @@ impl StatefulAggregate {
             rows: None,
         }
         .record(&spec.dir, "default")?;
-        let state = PartitionedState::open(provider, spec, &value_fields, KeyOrder::Sorted)?;
+        // without event time nothing scans the keys (no eviction, no
+        // sessions): a hashed store; complete mode sorts what it emits
+        let order = if event_time.is_none() && session.is_none() {
+            KeyOrder::Unordered
+        } else {
+            KeyOrder::Sorted
+        };
+        let state = PartitionedState::open(provider, spec, &value_fields, order)?;
         Ok(StatefulAggregate {
             mode,
             state,
