@@ -250,7 +250,8 @@ impl Merge<'_> {
     fn by_groups(&self, store: &mut dyn StateStore, items: &Work) -> Result<Updated> {
         let mut group_of: std::collections::HashMap<&[u8], usize> = Default::default();
         let mut keys: Vec<&[u8]> = Vec::new();
-        let mut by_batch: Vec<(Vec<u32>, Vec<usize>)> = vec![Default::default(); self.partial.len()];
+        let mut by_batch: Vec<(Vec<u32>, Vec<usize>)> =
+            vec![Default::default(); self.partial.len()];
         for (bi, r, key) in items {
             let g = *group_of.entry(key).or_insert_with(|| {
                 keys.push(key);
