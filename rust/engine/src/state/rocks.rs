@@ -409,6 +409,15 @@ impl RocksDbProvider {
     }
 }
 
+/// A path next to the working copy `local` with `suffix` added (not
+/// replacing an extension: a private copy's name ends in one).
+fn beside(local: &Path, suffix: &str) -> PathBuf {
+    let mut name = local.as_os_str().to_owned();
+    name.push(".");
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// Whether every delta after `from` up to `to` is in `dir`.
 fn has_deltas(dir: &Path, from: i64, to: i64) -> bool {
     (from + 1..=to).all(|v| dir.join(format!("{v}.delta")).exists())
@@ -547,7 +556,7 @@ impl RocksStore {
 
     /// A new SST file for this working copy.
     fn sst_file(&self) -> Result<SstFile<'_>> {
-        let path = self.local.with_extension("ingest.sst");
+        let path = beside(&self.local, "ingest.sst");
         let writer = SstFileWriter::create(&self.opts);
         writer.open(&path).map_err(|e| self.err(e))?;
         Ok(SstFile {
@@ -740,7 +749,7 @@ impl RocksStore {
     fn snapshot_in_background(&mut self, version: i64) -> Result<()> {
         self.snapshots.wait();
         // a RocksDB checkpoint (hard links) of this version, read off the batch's path
-        let at = self.local.with_extension(format!("snapshot-{version}"));
+        let at = beside(&self.local, &format!("snapshot-{version}"));
         let _ = std::fs::remove_dir_all(&at);
         rocksdb::checkpoint::Checkpoint::new(&self.db)
             .and_then(|c| c.create_checkpoint(&at))
