@@ -284,6 +284,22 @@ def test_analysis_errors_at_start(spark: SparkSession) -> None:
         counts.groupBy("count").agg(F.count("*").alias("c")).writeStream.outputMode("complete").format("noop").start()
 
 
+def rescaled_run(spark: SparkSession, start, ms: MemoryStream, first: list, partitions: int, then: list) -> None:  # noqa: ANN001
+    """Run ``first`` through ``start()``, then restart with ``partitions`` shuffle partitions and run ``then``."""
+    q = start()
+    ms.addData(first)
+    q.processAllAvailable()
+    q.stop()
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        q = start()
+        ms.addData(then)
+        q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.shuffle.partitions")
+
+
 def test_changed_shuffle_partitions_repartition_the_state(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, SCHEMA)
     got: list[dict] = []
@@ -297,26 +313,13 @@ def test_changed_shuffle_partitions_repartition_the_state(spark: SparkSession, t
             .start()
         )
 
-    q = start()
-    ms.addData([(t(1), k, 1) for k in "abcdefgh"])
-    q.processAllAvailable()
-    q.stop()
-    spark.conf.set("spark.sql.shuffle.partitions", "3")
-    try:
-        q = start()
-        ms.addData([(t(2), k, 10) for k in "aceg"])
-        q.processAllAvailable()
-        q.stop()
-        # every key kept its running sum through the rescale
-        assert got[-1] == {k: 11 if k in "aceg" else 1 for k in "abcdefgh"}
-        meta = spark.read.format("state-metadata").load(str(tmp_path)).collect()
-        assert meta[0]["numPartitions"] == 3
-        parts = {
-            r["key"]["k"]: r["partition_id"] for r in spark.read.format("statestore").load(str(tmp_path)).collect()
-        }
-        assert set(parts) == set("abcdefgh") and set(parts.values()) <= {0, 1, 2}
-    finally:
-        spark.conf.unset("spark.sql.shuffle.partitions")
+    rescaled_run(spark, start, ms, [(t(1), k, 1) for k in "abcdefgh"], 3, [(t(2), k, 10) for k in "aceg"])
+    # every key kept its running sum through the rescale
+    assert got[-1] == {k: 11 if k in "aceg" else 1 for k in "abcdefgh"}
+    meta = spark.read.format("state-metadata").load(str(tmp_path)).collect()
+    assert meta[0]["numPartitions"] == 3
+    parts = {r["key"]["k"]: r["partition_id"] for r in spark.read.format("statestore").load(str(tmp_path)).collect()}
+    assert set(parts) == set("abcdefgh") and set(parts.values()) <= {0, 1, 2}
 
 
 def test_session_windows_survive_a_rescale(spark: SparkSession, tmp_path: Path) -> None:
@@ -337,19 +340,9 @@ def test_session_windows_survive_a_rescale(spark: SparkSession, tmp_path: Path) 
             .start()
         )
 
-    q = start()
-    ms.addData([(t(1), k, 1) for k in "abcdef"])
-    q.processAllAvailable()
-    q.stop()
-    spark.conf.set("spark.sql.shuffle.partitions", "5")
-    try:
-        q = start()
-        ms.addData([(t(5), k, 2) for k in "abcdef"])  # extends each key's session
-        q.processAllAvailable()
-        q.stop()
-        assert [b for b in got if b][-1] == [(k, 3) for k in "abcdef"]
-    finally:
-        spark.conf.unset("spark.sql.shuffle.partitions")
+    # the second batch extends each key's session
+    rescaled_run(spark, start, ms, [(t(1), k, 1) for k in "abcdef"], 5, [(t(5), k, 2) for k in "abcdef"])
+    assert [b for b in got if b][-1] == [(k, 3) for k in "abcdef"]
 
 
 def test_every_aggregate_function_streams(spark: SparkSession) -> None:

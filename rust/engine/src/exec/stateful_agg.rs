@@ -268,18 +268,28 @@ impl Merge<'_> {
                 stored_groups.push(g);
             }
         }
-        let stored_cols = if stored.is_empty() {
-            Vec::new()
-        } else {
-            (0..self.widths.iter().sum())
-                .map(|c| ScalarValue::iter_to_array(stored.iter().map(|row| row[c].clone())))
+        let has_stored = !stored.is_empty();
+        // the stored rows as columns (values moved, not cloned)
+        let mut columns: Vec<Vec<ScalarValue>> =
+            vec![Vec::with_capacity(stored.len()); self.widths.iter().sum()];
+        for row in stored {
+            for (column, v) in columns.iter_mut().zip(row) {
+                column.push(v);
+            }
+        }
+        let stored_cols = if has_stored {
+            columns
+                .into_iter()
+                .map(ScalarValue::iter_to_array)
                 .collect::<std::result::Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
         };
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
             let mut acc = a.create_groups_accumulator()?;
-            if !stored.is_empty() {
+            if has_stored {
                 acc.merge_batch(&stored_cols[at..at + w], &stored_groups, n)?;
             }
             let cols = self.num_keys + at..self.num_keys + at + w;

@@ -349,7 +349,7 @@ impl RocksDbProvider {
         let db = match open(&local) {
             Ok(db) => db,
             Err(Error::Checkpoint { condition, .. }) if condition == "STATE_STORE_LOCKED" => {
-                local = local.with_extension(uuid::Uuid::new_v4().simple().to_string());
+                local = beside(&local, &uuid::Uuid::new_v4().simple().to_string());
                 open(&local)?
             }
             Err(e) => return Err(e),
@@ -409,8 +409,8 @@ impl RocksDbProvider {
     }
 }
 
-/// A path next to the working copy `local` with `suffix` added (not
-/// replacing an extension: a private copy's name ends in one).
+/// A path next to the working copy `local`: its name and `suffix` (a
+/// private copy's, and each copy's ingest file and snapshot folder).
 fn beside(local: &Path, suffix: &str) -> PathBuf {
     let mut name = local.as_os_str().to_owned();
     name.push(".");
@@ -915,15 +915,20 @@ impl StateStore for RocksStore {
         let mut order: Vec<usize> = (0..keys.len()).collect();
         order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
         order.dedup_by(|b, a| keys[*a] == keys[*b]);
-        let unanswered: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|i| !self.overlay.contains_key(keys[*i]))
-            .collect();
+        // whether each distinct key has a value: the overlay's answer for
+        // keys changed this batch, RocksDB's (asked below) for the rest
+        let mut present: Vec<Option<bool>> = vec![None; keys.len()];
+        let mut unanswered = Vec::new();
         let mut buf = Vec::new();
-        for i in &unanswered {
-            buf.push(DATA);
-            buf.extend_from_slice(keys[*i]);
+        for &i in &order {
+            match self.overlay.get(keys[i]) {
+                Some(v) => present[i] = Some(v.is_some()),
+                None => {
+                    unanswered.push(i);
+                    buf.push(DATA);
+                    buf.extend_from_slice(keys[i]);
+                }
+            }
         }
         let mut at = 0;
         let asked: Vec<&[u8]> = unanswered
@@ -940,18 +945,13 @@ impl StateStore for RocksStore {
             .ok_or_else(|| Error::Internal("RocksDB has no default column family".into()))?;
         let found = self.db.batched_multi_get_cf(cf, asked, true);
         self.gets.set(self.gets.get() + unanswered.len() as u64);
-        let mut stored = vec![false; keys.len()];
         for (i, value) in unanswered.iter().zip(found) {
-            stored[*i] = value.map_err(|e| self.err(e))?.is_some();
+            present[*i] = Some(value.map_err(|e| self.err(e))?.is_some());
         }
         let mut set = vec![false; keys.len()];
         let mut fresh = Vec::new();
         for i in order {
-            let absent = match self.overlay.get(keys[i]) {
-                Some(v) => v.is_none(), // removed this batch
-                None => !stored[i],
-            };
-            if absent {
+            if present[i] == Some(false) {
                 set[i] = true;
                 fresh.push((keys[i].to_vec(), Some(values[i].to_vec())));
             }
@@ -1105,7 +1105,7 @@ mod tests {
     /// filters: the options reach the data's column family and the files
     /// ingested into it.
     #[test]
-    fn ingested_data_files_have_bloom_filters() {
+    fn ingested_data_files_have_bloom_filters() -> Result<()> {
         let dir =
             std::env::temp_dir().join(format!("sparklet-rocks-filters-{}", std::process::id()));
         let spec = StoreSpec {
@@ -1119,15 +1119,15 @@ mod tests {
             local_dir: dir.join("local"),
             ..RocksDbSettings::default()
         });
-        let mut store = provider.open_store(&spec, 0).unwrap();
+        let mut store = provider.open_store(&spec, 0)?;
         for i in 0..INGEST_ROWS as u32 {
-            store.put_bytes(&i.to_be_bytes(), b"").unwrap();
+            store.put_bytes(&i.to_be_bytes(), b"")?;
         }
-        store.commit().unwrap();
+        store.commit()?;
         let props = store
             .db
             .property_value("rocksdb.aggregated-table-properties")
-            .unwrap()
+            .map_err(|e| store.err(e))?
             .unwrap_or_default();
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
@@ -1145,5 +1145,6 @@ mod tests {
             count("# entries="),
             "{props}"
         );
+        Ok(())
     }
 }
