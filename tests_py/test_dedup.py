@@ -146,6 +146,36 @@ def test_dedup_state_survives_a_restart(spark: SparkSession, tmp_path: Path) -> 
     q.stop()
 
 
+def test_evicted_keys_stay_evicted_and_live_keys_stay_remembered_after_a_restart(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Rows()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .withWatermark("ts", "10 seconds")
+            .dropDuplicates(["user", "ts"])
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [(t(1), "a", 1), (t(5), "b", 2), (t(30), "c", 3)])
+    step(q, ms, [(t(31), "d", 4)])  # the watermark (20 s) evicts a and b
+    assert op(q)["numRowsTotal"] == 2
+    assert sum(p["stateOperators"][0]["numRowsRemoved"] for p in q.recentProgress) == 2
+    q.stop()
+    q = start()
+    step(q, ms, [(t(30), "c", 5), (t(25), "b", 6), (t(32), "e", 7)])
+    # c is still remembered; b at 25 s is a new key; the evicted ones are gone
+    assert out.all() == [("a", 1), ("b", 2), ("c", 3), ("d", 4), ("b", 6), ("e", 7)]
+    assert op(q)["numRowsTotal"] == 4
+    q.stop()
+
+
 def test_state_restarts_on_the_other_provider(spark: SparkSession, tmp_path: Path, state_provider: str) -> None:
     # both providers write the same checkpoint files (beyond Spark, which
     # keeps the checkpoint's provider): switching is a restart like any other

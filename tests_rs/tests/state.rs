@@ -257,6 +257,47 @@ fn time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest(kind: Kind)
     );
 }
 
+fn delta_rows(dir: &std::path::Path, version: i64) -> usize {
+    let file = std::fs::File::open(dir.join(format!("{version}.delta"))).unwrap();
+    arrow::ipc::reader::FileReader::try_new(file, None)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum()
+}
+
+fn an_eviction_is_one_range_in_the_delta_and_replays_before_later_puts(kind: Kind) {
+    let dir = TempDir::new("state-range");
+    let provider = kind.provider(dir.path());
+    let s = StoreSpec {
+        min_deltas_for_snapshot: 100, // versions come from deltas only
+        ..raw_spec(dir.path(), KeyOrder::TimePrefixed)
+    };
+    let mut store = provider.open(&s, 0).unwrap();
+    for t in 0..1000 {
+        store.put_bytes(&timed(t, b"x"), b"v").unwrap();
+    }
+    store.commit().unwrap();
+    // evict times before 500; then a late key below the bound arrives, and
+    // one key after it is removed on its own
+    assert_eq!(store.remove_below(&time_prefix(500)).unwrap(), 500);
+    store.put_bytes(&timed(10, b"late"), b"l").unwrap();
+    store.remove(&timed(900, b"x"));
+    store.commit().unwrap();
+    // the 500 evicted keys are one footer entry: the rows are the late
+    // key and the single removal
+    assert_eq!(delta_rows(dir.path(), 2), 2);
+    drop(store);
+    let at2 = provider.open(&s, 2).unwrap();
+    assert_eq!(at2.metrics().num_keys, 500);
+    assert!(at2.contains(&timed(10, b"late")).unwrap());
+    assert!(!at2.contains(&timed(100, b"x")).unwrap());
+    assert!(!at2.contains(&timed(900, b"x")).unwrap());
+    assert!(at2.contains(&timed(500, b"x")).unwrap());
+    drop(at2);
+    // the version before the eviction still has every key
+    assert_eq!(provider.open(&s, 1).unwrap().metrics().num_keys, 1000);
+}
+
 fn unordered_store_answers_scans_by_filtering_and_survives_restarts(kind: Kind) {
     let dir = TempDir::new("state-unordered");
     let provider = kind.provider(dir.path());
@@ -461,6 +502,7 @@ on_both_providers!(
     binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots,
     partitioned_state_reports_every_store_in_progress,
     time_prefixed_store_removes_keys_before_a_time_and_keeps_the_rest,
+    an_eviction_is_one_range_in_the_delta_and_replays_before_later_puts,
     put_if_absent_for_many_keys_answers_in_order,
     unordered_store_answers_scans_by_filtering_and_survives_restarts,
     a_state_file_with_other_column_names_is_an_incompatible_checkpoint,

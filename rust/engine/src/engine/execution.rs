@@ -1098,10 +1098,33 @@ impl Execution {
         }
         let data = SinkBatch { schema, batches };
         let num_output = data.num_rows() as i64;
-        self.sink.add_batch(self.batch_id, data)?;
-        for (_, op) in &self.operators {
-            op.commit()?;
-        }
+        // the state commits (delta files, fsynced) while the sink runs: the
+        // output is already computed, and the batch counts as done only
+        // once both have finished and commits/N is written. The commit runs
+        // on the runtime's long-lived blocking threads (a thread per batch
+        // would start from fresh, kernel-zeroed pages every time).
+        let commits = if self.operators.is_empty() {
+            None
+        } else {
+            let ops: Vec<_> = self
+                .operators
+                .iter()
+                .map(|(_, op)| Arc::clone(op))
+                .collect();
+            let (tx, rx) = std::sync::mpsc::channel();
+            crate::runtime::runtime()?.spawn_blocking(move || {
+                let _ = tx.send(ops.iter().try_for_each(|op| op.commit()));
+            });
+            Some(rx)
+        };
+        let sunk = self.sink.add_batch(self.batch_id, data);
+        // a commit that panicked drops its sender: an error, not a hang
+        let committed = commits.map_or(Ok(()), |rx| {
+            rx.recv()
+                .unwrap_or_else(|_| Err(Error::Internal("a state commit failed to finish".into())))
+        });
+        sunk?;
+        committed?;
         duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
         let (stats, next_wm) = self.watermarks.advance(self.watermark_ms);
         self.next_watermark_ms = next_wm;

@@ -7,6 +7,10 @@
 //! ```
 //!
 //! Version N is the newest snapshot at or below N plus the deltas after it.
+//! A delta whose version removed every key below a bound (watermark
+//! eviction of time-prefixed keys) records the bound once, in its footer's
+//! `removed_below` (hex), instead of each key it removed: replaying it
+//! removes the range first, then applies the rows.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,11 +48,6 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
     log::corrupt(path, what)
 }
 
-/// Write an IPC file of one record batch.
-pub fn write_ipc(path: &Path, schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<()> {
-    write_ipc_batches(path, schema, std::iter::once(Ok(columns)))
-}
-
 /// Write an IPC file of record batches made one at a time (a file of any
 /// size is written with one batch in memory).
 pub fn write_ipc_batches(
@@ -56,8 +55,21 @@ pub fn write_ipc_batches(
     schema: SchemaRef,
     batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
 ) -> Result<()> {
+    write_ipc_with(path, schema, batches, None)
+}
+
+/// [`write_ipc_batches`] with a footer entry.
+fn write_ipc_with(
+    path: &Path,
+    schema: SchemaRef,
+    batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
+    footer: Option<(&str, String)>,
+) -> Result<()> {
     log::write_atomic_with(path, |out| {
         let mut w = FileWriter::try_new(out, &schema)?;
+        if let Some((key, value)) = footer {
+            w.write_metadata(key, value);
+        }
         for columns in batches {
             w.write(&RecordBatch::try_new(Arc::clone(&schema), columns?)?)?;
         }
@@ -87,54 +99,113 @@ pub fn encoded_rows(codec: &Codec) -> impl Decode<Vec<u8>> + '_ {
     move |cols: &[ArrayRef], _: usize| codec.encode_columns(cols)
 }
 
-/// Call `f` with each row of an IPC state file (key, deleted, value), a
-/// record batch at a time.
-pub fn for_each_row<V>(
+/// The footer entry of a delta that removed every key below a bound.
+const REMOVED_BELOW: &str = "removed_below";
+
+/// One change a delta file records.
+pub enum Change<'a, V> {
+    /// The key has this value.
+    Put(&'a [u8], V),
+    /// The key is gone.
+    Remove(&'a [u8]),
+    /// Every key ordered before this bound is gone.
+    RemoveBelow(&'a [u8]),
+}
+
+impl<'a, V> Change<'a, V> {
+    /// The change with its value (if any) converted by `f`.
+    pub fn map_value<W>(self, f: impl FnOnce(V) -> Result<W>) -> Result<Change<'a, W>> {
+        Ok(match self {
+            Change::Put(k, v) => Change::Put(k, f(v)?),
+            Change::Remove(k) => Change::Remove(k),
+            Change::RemoveBelow(b) => Change::RemoveBelow(b),
+        })
+    }
+}
+
+/// Call `f` with each entry of a snapshot file, a record batch at a time.
+pub fn for_each_entry<V>(
     spec: &StoreSpec,
     path: &Path,
-    with_deleted: bool,
     decode: &impl Decode<V>,
-    mut f: impl FnMut(&[u8], bool, V) -> Result<()>,
+    mut f: impl FnMut(&[u8], V) -> Result<()>,
 ) -> Result<()> {
-    for batch in batches(spec, path, with_deleted)? {
+    let (reader, expected) = open_ipc(spec, path, false)?;
+    for batch in checked(reader, path, &expected) {
         let batch = batch?;
-        let (keys, deleted, offset) = key_columns(&batch, with_deleted);
-        let values = decode(&batch.columns()[offset..], batch.num_rows())?;
+        let keys = batch.column(0).as_binary::<i32>();
+        let values = decode(&batch.columns()[1..], batch.num_rows())?;
         for (r, v) in values.into_iter().enumerate() {
-            f(keys.value(r), deleted(r), v)?;
+            f(keys.value(r), v)?;
         }
     }
     Ok(())
 }
 
-/// A state file's key column, its deleted flags and where values start.
-fn key_columns(
-    batch: &RecordBatch,
-    with_deleted: bool,
-) -> (&BinaryArray, impl Fn(usize) -> bool + '_, usize) {
-    let keys = batch.column(0).as_binary::<i32>();
-    let flags = with_deleted.then(|| batch.column(1).as_boolean());
-    let deleted = move |r: usize| flags.is_some_and(|f| f.value(r));
-    (keys, deleted, if with_deleted { 2 } else { 1 })
+/// Call `f` with each change of a delta file in the order to apply them:
+/// its range removal first, then its rows a record batch at a time.
+pub fn for_each_change<V>(
+    spec: &StoreSpec,
+    path: &Path,
+    decode: &impl Decode<V>,
+    mut f: impl FnMut(Change<'_, V>) -> Result<()>,
+) -> Result<()> {
+    let (reader, expected) = open_ipc(spec, path, true)?;
+    if let Some(hex) = reader.custom_metadata().get(REMOVED_BELOW) {
+        let bound = from_hex(hex).ok_or_else(|| corrupt(path, "a malformed removed_below"))?;
+        f(Change::RemoveBelow(&bound))?;
+    }
+    for batch in checked(reader, path, &expected) {
+        let batch = batch?;
+        let keys = batch.column(0).as_binary::<i32>();
+        let deleted = batch.column(1).as_boolean();
+        let values = decode(&batch.columns()[2..], batch.num_rows())?;
+        for (r, v) in values.into_iter().enumerate() {
+            f(if deleted.value(r) {
+                Change::Remove(keys.value(r))
+            } else {
+                Change::Put(keys.value(r), v)
+            })?;
+        }
+    }
+    Ok(())
 }
 
-/// The batches of an IPC state file, read one at a time and checked
-/// against the query's state schema.
-fn batches(
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// A state file's reader and the schema its batches must have.
+fn open_ipc(
     spec: &StoreSpec,
     path: &Path,
     with_deleted: bool,
-) -> Result<impl Iterator<Item = Result<RecordBatch>>> {
+) -> Result<(FileReader<std::io::BufReader<std::fs::File>>, SchemaRef)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     let reader =
         FileReader::try_new(std::io::BufReader::new(file), None).map_err(|e| corrupt(path, e))?;
-    let expected = schema(spec, with_deleted);
-    let path = path.to_path_buf();
-    Ok(reader.map(move |batch| {
-        let batch = batch.map_err(|e| corrupt(&path, e))?;
-        check_schema(&path, &batch, &expected)?;
+    Ok((reader, schema(spec, with_deleted)))
+}
+
+/// A state file's batches, read one at a time and checked against the
+/// query's state schema.
+fn checked<'a>(
+    reader: FileReader<std::io::BufReader<std::fs::File>>,
+    path: &'a Path,
+    expected: &'a Schema,
+) -> impl Iterator<Item = Result<RecordBatch>> + 'a {
+    reader.map(move |batch| {
+        let batch = batch.map_err(|e| corrupt(path, e))?;
+        check_schema(path, &batch, expected)?;
         Ok(batch)
-    }))
+    })
 }
 
 fn check_schema(path: &Path, batch: &RecordBatch, expected: &Schema) -> Result<()> {
@@ -184,37 +255,38 @@ pub fn files(dir: &Path, ext: &str) -> Result<Vec<(i64, PathBuf)>> {
 /// The state at `version`: newest snapshot at or below it plus later deltas.
 pub fn load(spec: &StoreSpec, version: i64) -> Result<BTreeMap<Vec<u8>, StateRow>> {
     let mut map = BTreeMap::new();
-    replay(spec, version, &scalar_rows, |k, row| {
-        match row {
-            Some(row) => map.insert(k.to_vec(), row),
-            None => map.remove(k),
+    replay(spec, version, &scalar_rows, |change| {
+        match change {
+            Change::Put(k, row) => {
+                map.insert(k.to_vec(), row);
+            }
+            Change::Remove(k) => {
+                map.remove(k);
+            }
+            Change::RemoveBelow(bound) => map = map.split_off(bound),
         };
         Ok(())
     })?;
     Ok(map)
 }
 
-/// Replay the state at `version` into `apply` (a value, or None for a
-/// removal): the newest snapshot at or below it, then the later deltas.
+/// Replay the state at `version` into `apply`: the newest snapshot at or
+/// below it (as puts), then the later deltas.
 pub fn replay<V>(
     spec: &StoreSpec,
     version: i64,
     decode: &impl Decode<V>,
-    mut apply: impl FnMut(&[u8], Option<V>) -> Result<()>,
+    mut apply: impl FnMut(Change<'_, V>) -> Result<()>,
 ) -> Result<()> {
     let base = match newest_snapshot(spec, version)? {
         Some((v, path)) => {
-            for_each_row(spec, &path, false, decode, |k, _, value| {
-                apply(k, Some(value))
-            })?;
+            for_each_entry(spec, &path, decode, |k, value| apply(Change::Put(k, value)))?;
             v
         }
         None => 0,
     };
     for path in deltas(spec, base, version)? {
-        for_each_row(spec, &path, true, decode, |k, deleted, value| {
-            apply(k, (!deleted).then_some(value))
-        })?;
+        for_each_change(spec, &path, decode, &mut apply)?;
     }
     Ok(())
 }
@@ -271,7 +343,8 @@ pub fn cleanup(dir: &Path, keep_from: i64) {
 }
 
 /// Write `version`'s delta: the keys `present` with their `values`, then the
-/// `removed` keys.
+/// `removed` keys; when the version removed every key before a bound, the
+/// bound, and only the removed keys at or after it.
 pub fn write_delta(
     spec: &StoreSpec,
     codec: &Codec,
@@ -279,8 +352,17 @@ pub fn write_delta(
     present: &[&[u8]],
     values: Gathered,
     removed: &[&[u8]],
+    removed_below: Option<&[u8]>,
 ) -> Result<()> {
     std::fs::create_dir_all(&spec.dir).map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
+    let outside: Vec<&[u8]>;
+    let removed = match removed_below {
+        Some(bound) => {
+            outside = removed.iter().copied().filter(|k| *k >= bound).collect();
+            &outside[..]
+        }
+        None => removed,
+    };
     let mut value_cols = codec.columns(spec, values)?;
     if !removed.is_empty() {
         for (c, f) in value_cols.iter_mut().zip(&spec.value_fields) {
@@ -294,11 +376,36 @@ pub fn write_delta(
         .collect();
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys), Arc::new(deleted)];
     cols.extend(value_cols);
-    write_ipc(
+    write_ipc_with(
         &spec.dir.join(format!("{version}.delta")),
         schema(spec, true),
-        cols,
+        std::iter::once(Ok(cols)),
+        removed_below.map(|b| (REMOVED_BELOW, to_hex(b))),
     )
+}
+
+/// The largest bound a store removed every key below since its last
+/// commit (see [`write_delta`]).
+#[derive(Default)]
+pub struct RemovedBelow(Option<Vec<u8>>);
+
+impl RemovedBelow {
+    /// Every key before `bound` was removed.
+    pub fn record(&mut self, bound: &[u8]) {
+        if self.0.as_deref().is_none_or(|b| bound > b) {
+            self.0 = Some(bound.to_vec());
+        }
+    }
+
+    /// The bound, if any.
+    pub fn bound(&self) -> Option<&[u8]> {
+        self.0.as_deref()
+    }
+
+    /// The version is committed (or dropped): start again.
+    pub fn clear(&mut self) {
+        self.0 = None;
+    }
 }
 
 /// Write `version`'s snapshot of every entry (`keys` with their `values`).
@@ -343,7 +450,8 @@ pub fn write_snapshot_chunks(
 /// snapshot only shortens recovery (the deltas already hold the version),
 /// so a crash before it lands means a restart replays more deltas.
 pub struct Snapshots {
-    writing: Option<std::thread::JoinHandle<()>>,
+    /// Hears (or hangs up) when the snapshot in flight is done.
+    writing: Option<std::sync::mpsc::Receiver<()>>,
     /// The last version written (-1: none).
     last: Arc<AtomicI64>,
 }
@@ -369,7 +477,7 @@ impl Snapshots {
         self.wait();
         let (dir, last) = (spec.dir.clone(), Arc::clone(&self.last));
         let keep_from = version - spec.min_versions_to_retain.max(1);
-        self.writing = Some(std::thread::spawn(move || match write() {
+        let job = move || match write() {
             Ok(()) => {
                 last.store(version, Ordering::Relaxed);
                 cleanup(&dir, keep_from);
@@ -378,13 +486,26 @@ impl Snapshots {
                 "state snapshot {version} in {} not written ({e}); recovery will replay deltas",
                 dir.display()
             ),
-        }));
+        };
+        // on the runtime's long-lived blocking threads, whose allocator
+        // pages are warm (a fresh thread per snapshot starts from zeroed ones)
+        let (done, writing) = std::sync::mpsc::channel();
+        match crate::runtime::runtime() {
+            Ok(rt) => {
+                rt.spawn_blocking(move || {
+                    job();
+                    let _ = done.send(());
+                });
+            }
+            Err(_) => job(), // no runtime (a forked process): write it now
+        }
+        self.writing = Some(writing);
     }
 
     /// Wait for the snapshot in flight.
     pub fn wait(&mut self) {
-        if let Some(h) = self.writing.take() {
-            let _ = h.join();
+        if let Some(w) = self.writing.take() {
+            let _ = w.recv();
         }
     }
 

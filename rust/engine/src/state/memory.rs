@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use super::codec::{binary, Codec, Gathered};
 use super::entries::{Entries, Value, ValueRef};
-use super::files::{encoded_rows, replay, scalar_rows, write_delta, write_snapshot, Snapshots};
+use super::files::{
+    encoded_rows, replay, scalar_rows, write_delta, write_snapshot, Change, RemovedBelow, Snapshots,
+};
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -27,6 +29,7 @@ impl StateStoreProvider for MemoryProvider {
             map,
             codec: Arc::new(codec),
             snapshots: Snapshots::default(),
+            removed_below: RemovedBelow::default(),
             cache_hits: 0,
             cache_misses: u64::from(version > 0),
         }))
@@ -41,6 +44,8 @@ struct MemoryStore {
     codec: Arc<Codec>,
     /// The snapshot (and cleanup) being written off the batch's path.
     snapshots: Snapshots,
+    /// The range of keys removed this version, recorded once in the delta.
+    removed_below: RemovedBelow,
     cache_hits: u64,
     cache_misses: u64,
 }
@@ -49,22 +54,25 @@ struct MemoryStore {
 /// changed): values encoded column by column when the codec holds bytes.
 fn load_entries(spec: &StoreSpec, codec: &Codec, version: i64) -> Result<Entries> {
     let mut map = Entries::new(spec.key_order, codec.bytes_only());
-    let mut apply = |k: &[u8], v: Option<Value>| -> Result<()> {
-        match v {
-            Some(v) => {
+    let mut apply = |change: Change<'_, Value>| -> Result<()> {
+        match change {
+            Change::Put(k, v) => {
                 map.insert(k, v, false);
             }
-            None => map.remove(k),
+            Change::Remove(k) => map.remove(k),
+            Change::RemoveBelow(bound) => {
+                map.remove_below(bound);
+            }
         }
         Ok(())
     };
     if codec.bytes_only() {
-        replay(spec, version, &encoded_rows(codec), |k, v| {
-            apply(k, v.map(|b| Value::Bytes(b.into())))
+        replay(spec, version, &encoded_rows(codec), |c| {
+            apply(c.map_value(|b| Ok(Value::Bytes(b.into())))?)
         })?;
     } else {
-        replay(spec, version, &scalar_rows, |k, v| {
-            apply(k, v.map(|row| codec.encode(row)).transpose()?)
+        replay(spec, version, &scalar_rows, |c| {
+            apply(c.map_value(|row| codec.encode(row))?)
         })?;
     }
     map.committed();
@@ -117,6 +125,7 @@ impl StateStore for MemoryStore {
     }
 
     fn remove_below(&mut self, bound: &[u8]) -> Result<usize> {
+        self.removed_below.record(bound);
         Ok(self.map.remove_below(bound))
     }
 
@@ -150,8 +159,10 @@ impl StateStore for MemoryStore {
             &keys,
             Gathered::from(&present),
             &removed,
+            self.removed_below.bound(),
         )?;
         self.map.committed();
+        self.removed_below.clear();
         if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version);
         }
@@ -162,6 +173,7 @@ impl StateStore for MemoryStore {
 
     fn abort(&mut self) {
         // reload the committed version: uncommitted changes vanish
+        self.removed_below.clear();
         if let Ok(map) = load_entries(&self.spec, &self.codec, self.version) {
             self.map = map;
         }

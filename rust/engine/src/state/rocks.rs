@@ -36,8 +36,8 @@ use rocksdb::{
 use super::codec::{binary, Codec, Gathered};
 use super::entries::ValueRef;
 use super::files::{
-    deltas, encoded_rows, for_each_row, newest_snapshot, snapshot_columns, write_delta,
-    write_snapshot_chunks, Snapshots,
+    deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, snapshot_columns,
+    write_delta, write_snapshot_chunks, Change, RemovedBelow, Snapshots,
 };
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
@@ -386,6 +386,7 @@ impl RocksDbProvider {
             cache_misses: 0,
             gets: std::cell::Cell::new(0),
             last_read: std::cell::RefCell::new(LastRead::default()),
+            removed_below: RemovedBelow::default(),
             tag_buf: std::cell::RefCell::new(Vec::new()),
             last_commit: CommitMetrics::default(),
         };
@@ -455,6 +456,8 @@ struct RocksStore {
     tag_buf: std::cell::RefCell<Vec<u8>>,
     /// What the last commit did, for Spark's `rocksdb*` custom metrics.
     last_commit: CommitMetrics,
+    /// The range of keys removed this version, recorded once in the delta.
+    removed_below: RemovedBelow,
 }
 
 #[derive(Debug, Default)]
@@ -606,25 +609,38 @@ impl RocksStore {
         Ok(())
     }
 
+    /// Remove every key before `bound`: the keys a scan finds are present,
+    /// so none is read again.
+    fn remove_range(&mut self, bound: &[u8]) -> Result<usize> {
+        let mut gone = Vec::new();
+        for e in self.scan(&[]) {
+            let (k, _) = e?;
+            if *k >= *bound {
+                break;
+            }
+            gone.push(k.into_owned());
+        }
+        self.keys = self.keys.saturating_sub(gone.len() as u64);
+        let n = gone.len();
+        self.overlay.extend(gone.into_iter().map(|k| (k, None)));
+        Ok(n)
+    }
+
     /// Replay the checkpoint's deltas after the working copy's version.
     fn catch_up(&mut self, version: i64) -> Result<()> {
         let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
         let from = self.version;
         for (v, path) in (from + 1..).zip(deltas(&spec, from, version)?) {
-            for_each_row(
-                &spec,
-                &path,
-                true,
-                &encoded_rows(&codec),
-                |k, deleted, value| {
-                    if deleted {
-                        self.remove(k);
-                        Ok(())
-                    } else {
-                        self.set(k, value)
+            for_each_change(&spec, &path, &encoded_rows(&codec), |change| {
+                match change {
+                    Change::Put(k, value) => self.set(k, value)?,
+                    Change::Remove(k) => self.remove(k),
+                    Change::RemoveBelow(bound) => {
+                        self.remove_range(bound)?;
                     }
-                },
-            )?;
+                }
+                Ok(())
+            })?;
             self.write_overlay(v)?;
         }
         Ok(())
@@ -651,26 +667,20 @@ impl RocksStore {
         let mut file = self.sst_file()?;
         let mut batch = WriteBatch::default();
         let (mut keys, mut last) = (0u64, Vec::new());
-        for_each_row(
-            &self.spec,
-            snapshot,
-            false,
-            &encoded_rows(&self.codec),
-            |k, _, v| {
-                keys += 1;
-                if file.entries == 0 || k > &last[..] {
-                    file.change(k, Some(&v))?;
-                    last.clear();
-                    last.extend_from_slice(k);
-                } else {
-                    batch.put(tagged(k), &v);
-                    if batch.len() >= CHUNK_ROWS {
-                        self.write(std::mem::take(&mut batch))?;
-                    }
+        for_each_entry(&self.spec, snapshot, &encoded_rows(&self.codec), |k, v| {
+            keys += 1;
+            if file.entries == 0 || k > &last[..] {
+                file.change(k, Some(&v))?;
+                last.clear();
+                last.extend_from_slice(k);
+            } else {
+                batch.put(tagged(k), &v);
+                if batch.len() >= CHUNK_ROWS {
+                    self.write(std::mem::take(&mut batch))?;
                 }
-                Ok(())
-            },
-        )?;
+            }
+            Ok(())
+        })?;
         if !batch.is_empty() {
             self.write(batch)?;
         }
@@ -978,6 +988,11 @@ impl StateStore for RocksStore {
         }
     }
 
+    fn remove_below(&mut self, bound: &[u8]) -> Result<usize> {
+        self.removed_below.record(bound);
+        self.remove_range(bound)
+    }
+
     fn keys(&self) -> Keys<'_> {
         Box::new(self.scan(&[]).map(|e| e.map(|(k, _)| k)))
     }
@@ -1028,8 +1043,10 @@ impl StateStore for RocksStore {
             &present,
             Gathered::from(&values),
             &removed,
+            self.removed_below.bound(),
         )?;
         let file_sync_ms = t.elapsed().as_millis() as u64;
+        self.removed_below.clear();
         let t = std::time::Instant::now();
         self.write_overlay(version)?;
         self.last_commit = CommitMetrics {
@@ -1048,6 +1065,7 @@ impl StateStore for RocksStore {
 
     fn abort(&mut self) {
         self.overlay.clear();
+        self.removed_below.clear();
         if let Ok(Some(m)) = self.marker() {
             self.keys = m.keys;
         }
