@@ -7,12 +7,13 @@ through ``writeStream``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
 
 from sparklet import _native
-from sparklet.errors import PySparkTypeError
+from sparklet.errors import PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import Row, StructType, from_arrow_schema
@@ -360,6 +361,50 @@ class GroupedData:
                 aggs.append(e)
         native = self._df._native.aggregate([c._expr for c in self._cols], [a._expr for a in aggs])
         return self._df._wrap(native)
+
+    def applyInPandasWithState(
+        self,
+        func: Callable[[tuple, Iterator[Any], Any], Iterator[Any]],
+        outputStructType: StructType | str,
+        stateStructType: StructType | str,
+        outputMode: str,
+        timeoutConf: str,
+    ) -> DataFrame:
+        """Call ``func(key, pdfs, state)`` once per key per micro-batch of a stream.
+
+        ``key`` is a tuple of the grouping values, ``pdfs`` an iterator of
+        the key's rows as pandas DataFrames (empty when the call is for a
+        timed-out state), and ``state`` a
+        :class:`~sparklet.sql.streaming.state.GroupState` holding a tuple of
+        ``stateStructType``'s fields. ``func`` yields pandas DataFrames of
+        ``outputStructType``. ``timeoutConf`` is a
+        :class:`~sparklet.sql.streaming.state.GroupStateTimeout`.
+        """
+        import functools
+
+        from sparklet.sql.streaming.state import _run_groups
+        from sparklet.sql.types import to_struct_type
+
+        if outputMode.lower() not in ("append", "update"):
+            raise PySparkValueError(
+                f"Unknown output mode '{outputMode}' for applyInPandasWithState: use 'append' or 'update'.",
+                "INVALID_OUTPUT_MODE",
+            )
+        output = to_struct_type(outputStructType)
+        state = to_struct_type(stateStructType)
+        df = self._df
+        names = []
+        for c in self._cols:
+            name = c._expr.name()
+            if name not in df.columns:
+                df = df.withColumn(name, c)
+            names.append(name)
+        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+        runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
+        native = df._native.apply_in_pandas_with_state(
+            names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf
+        )
+        return df._wrap(native)
 
     def count(self) -> DataFrame:
         """Rows per group, in column ``count``."""

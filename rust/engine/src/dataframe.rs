@@ -260,6 +260,49 @@ pub fn unresolved_column(name: &str, schema: &DFSchema) -> Error {
     )
 }
 
+/// `df.groupBy(keys).applyInPandasWithState(...)` on a stream: the user's
+/// `func` over each key's rows and state, emitting rows of `output`.
+pub fn group_state(
+    df: DataFrame,
+    keys: Vec<String>,
+    func: Arc<dyn crate::exec::group_state::GroupFunction>,
+    output: arrow::datatypes::SchemaRef,
+    state: Vec<arrow::datatypes::FieldRef>,
+    timeout: &str,
+) -> Result<DataFrame> {
+    use crate::exec::group_state::{GroupStateNode, GroupTimeout, UserFunction};
+    for k in &keys {
+        if !df.schema().has_column_with_unqualified_name(k) {
+            return Err(unresolved_column(k, df.schema()));
+        }
+    }
+    let timeout = GroupTimeout::parse(timeout)?;
+    let (session, plan) = df.into_parts();
+    if !crate::catalog::is_streaming(&plan) {
+        return Err(Error::analysis(
+            "UNSUPPORTED_OPERATION",
+            "applyInPandasWithState runs on streaming DataFrames; use applyInPandas on a batch DataFrame.",
+        ));
+    }
+    let output = Arc::new(
+        datafusion::common::DFSchema::try_from(output.as_ref().clone())
+            .map_err(Error::from_planning)?,
+    );
+    let node = GroupStateNode {
+        input: plan,
+        keys,
+        func: UserFunction(func),
+        output,
+        state,
+        timeout,
+        slot: crate::exec::operator::OperatorSlot::empty(),
+    };
+    let plan = LogicalPlan::Extension(datafusion::logical_expr::Extension {
+        node: Arc::new(node),
+    });
+    Ok(DataFrame::new(session, plan))
+}
+
 /// `df.dropDuplicates(subset)` / `dropDuplicatesWithinWatermark(subset)`:
 /// on a stream a stateful [`DedupNode`]; on a batch the first row per key.
 pub fn drop_duplicates(

@@ -164,6 +164,31 @@ impl PyDataFrame {
         Ok(self.wrap(dataframe::aggregate(self.df.clone(), exprs(group), exprs(aggs)).py()?))
     }
 
+    /// `groupBy(keys).applyInPandasWithState`: `runner` calls the user's
+    /// function for a batch's groups (see `sparklet.sql.streaming.state`).
+    fn apply_in_pandas_with_state(
+        &self,
+        keys: Vec<String>,
+        runner: Py<PyAny>,
+        output: PySchema,
+        state: PySchema,
+        timeout: &str,
+    ) -> PyResult<PyDataFrame> {
+        let func = Arc::new(crate::group_state::PyGroupFunction { runner });
+        let state = state.into_inner().fields().iter().cloned().collect();
+        Ok(self.wrap(
+            dataframe::group_state(
+                self.df.clone(),
+                keys,
+                func,
+                output.into_inner(),
+                state,
+                timeout,
+            )
+            .py()?,
+        ))
+    }
+
     fn with_watermark(&self, column: &str, delay: &str) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::with_watermark(self.df.clone(), column, delay).py()?))
     }

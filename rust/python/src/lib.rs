@@ -5,6 +5,7 @@ mod arrow_table;
 mod dataframe;
 mod errors;
 mod expr;
+mod group_state;
 mod session;
 mod streaming;
 

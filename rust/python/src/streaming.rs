@@ -176,7 +176,7 @@ pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -
         .py()
 }
 
-fn callback_error(py: Python<'_>, e: PyErr) -> Error {
+pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
     Error::UserCode(Box::new(UserError::new(py, e)))
 }
 

@@ -7,10 +7,13 @@ from sparklet.sql.streaming.query import (
     StreamingQueryStatus,
 )
 from sparklet.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
+from sparklet.sql.streaming.state import GroupState, GroupStateTimeout
 
 __all__ = [
     "DataStreamReader",
     "DataStreamWriter",
+    "GroupState",
+    "GroupStateTimeout",
     "StreamingQuery",
     "StreamingQueryManager",
     "StreamingQueryProgress",

@@ -28,6 +28,7 @@ use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::exec::dedup::DedupNode;
+use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::operator::OperatorSlot;
@@ -301,7 +302,10 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
 fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
     plan.exists(|node| {
         Ok(match node {
-            LogicalPlan::Extension(ext) => ext.node.as_any().downcast_ref::<DedupNode>().is_some(),
+            LogicalPlan::Extension(ext) => {
+                let node = ext.node.as_any();
+                node.is::<DedupNode>() || node.is::<GroupStateNode>()
+            }
             LogicalPlan::Join(j) => is_streaming(&j.left) && is_streaming(&j.right),
             _ => false,
         })
@@ -438,6 +442,13 @@ fn open_operators(
                     if let Some(dedup) = ext.node.as_any().downcast_ref::<DedupNode>() {
                         let (opened, control) =
                             dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
+                        operators.push((next_id, control));
+                        next_id += 1;
+                        return Ok(extension(Arc::new(opened)));
+                    }
+                    if let Some(groups) = ext.node.as_any().downcast_ref::<GroupStateNode>() {
+                        let (opened, control) =
+                            groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
                         operators.push((next_id, control));
                         next_id += 1;
                         return Ok(extension(Arc::new(opened)));
@@ -851,11 +862,19 @@ impl Execution {
     /// Spark's `shouldRunAnotherBatch`: a stateful query whose watermark
     /// advanced since its last batch has state to evict or emit.
     fn needs_no_data_batch(&self) -> bool {
+        let watermark_moved =
+            self.watermarks.defined() && self.next_watermark_ms > self.watermark_ms;
+        // state timing out by processing time (Spark runs a batch on every
+        // trigger for it; here only once a timeout is due)
+        let timeout_due = matches!(self.trigger, Trigger::ProcessingTime { .. })
+            && self
+                .operators
+                .iter()
+                .any(|(_, op)| op.next_timeout_ms().is_some_and(|t| t <= now_ms()));
         self.no_data_batches
             && self.trigger != Trigger::Once
             && !self.operators.is_empty()
-            && self.watermarks.defined()
-            && self.next_watermark_ms > self.watermark_ms
+            && (watermark_moved || timeout_due)
     }
 
     fn stopping(&self) -> bool {
@@ -1081,6 +1100,7 @@ impl Execution {
         let evict_us = defined.then_some(self.watermark_ms * 1000);
         for (_, op) in &self.operators {
             op.begin_batch(late_us, evict_us);
+            op.batch_started(self.batch_id, start_ms);
         }
         let schema = physical.schema();
         let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;

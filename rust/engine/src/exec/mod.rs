@@ -1,6 +1,7 @@
 //! Stateful physical operators run by the micro-batch loop.
 
 pub mod dedup;
+pub mod group_state;
 pub mod join;
 pub mod limit;
 pub mod operator;

@@ -32,20 +32,32 @@ pub trait StatefulOperator: Send {
     /// Spark 3.4+, so that rows a chained operator emits in this batch are
     /// not late downstream); state at or below `evict_us` can go.
     fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>);
+    /// The batch about to run: its id and timestamp (ms), for operators
+    /// whose state times out by processing time.
+    fn batch_started(&mut self, _batch_id: i64, _timestamp_ms: i64) {}
     /// After the sink: evict what the watermark passed and commit the state.
     fn commit(&mut self) -> Result<()>;
     /// The `stateOperators` progress entry.
     fn progress(&self) -> serde_json::Value;
+    /// The processing time (ms) at which state next times out: a batch
+    /// without data then has work.
+    fn next_timeout_ms(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// What the loop holds for each operator.
 pub trait OperatorControl: Send + Sync {
     /// See [`StatefulOperator::begin_batch`].
     fn begin_batch(&self, late_us: Option<i64>, evict_us: Option<i64>);
+    /// See [`StatefulOperator::batch_started`].
+    fn batch_started(&self, batch_id: i64, timestamp_ms: i64);
     /// See [`StatefulOperator::commit`].
     fn commit(&self) -> Result<()>;
     /// See [`StatefulOperator::progress`].
     fn progress(&self) -> serde_json::Value;
+    /// See [`StatefulOperator::next_timeout_ms`].
+    fn next_timeout_ms(&self) -> Option<i64>;
 }
 
 /// An operator's state shared by its logical node, the physical plans made
@@ -84,8 +96,16 @@ impl<T: StatefulOperator> OperatorControl for OperatorSlot<T> {
             op.begin_batch(late_us, evict_us);
         }
     }
+    fn batch_started(&self, batch_id: i64, timestamp_ms: i64) {
+        if let Some(op) = self.0.lock().as_mut() {
+            op.batch_started(batch_id, timestamp_ms);
+        }
+    }
     fn commit(&self) -> Result<()> {
         self.with(|op| op.commit())
+    }
+    fn next_timeout_ms(&self) -> Option<i64> {
+        self.0.lock().as_ref().and_then(|op| op.next_timeout_ms())
     }
     fn progress(&self) -> serde_json::Value {
         self.0

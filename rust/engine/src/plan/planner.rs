@@ -11,6 +11,7 @@ use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, Phy
 
 use super::watermark::{WatermarkExec, WatermarkNode};
 use crate::exec::dedup::DedupNode;
+use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::stateful_agg::{StatefulAggExec, StatefulAggNode};
@@ -33,6 +34,12 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         if let Some(dedup) = node.as_any().downcast_ref::<DedupNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::dedup::plan(dedup, input)?)));
+        }
+        if let Some(groups) = node.as_any().downcast_ref::<GroupStateNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(crate::exec::group_state::plan(
+                groups, input,
+            ))));
         }
         if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
             let input = Arc::clone(&physical_inputs[0]);

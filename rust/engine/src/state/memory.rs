@@ -100,7 +100,7 @@ impl StateStore for MemoryStore {
 
     fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
         match self.map.get(key) {
-            Some(ValueRef::Bytes(b)) if self.codec.raw => Ok(Some(Cow::Borrowed(b))),
+            Some(ValueRef::Bytes(b)) if self.codec.bytes_only() => Ok(Some(Cow::Borrowed(b))),
             Some(_) => Err(Error::Internal("a binary state value expected".into())),
             None => Ok(None),
         }
@@ -115,7 +115,7 @@ impl StateStore for MemoryStore {
     }
 
     fn append_bytes(&mut self, key: &[u8], extra: &[u8]) -> Result<()> {
-        self.raw_only()?;
+        self.held_as_bytes()?;
         self.map.append_bytes(key, extra);
         Ok(())
     }
@@ -194,12 +194,12 @@ impl StateStore for MemoryStore {
 impl MemoryStore {
     /// Put a binary value, for stores whose state is one binary column.
     fn put_raw(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> Result<bool> {
-        self.raw_only()?;
+        self.held_as_bytes()?;
         Ok(self.map.insert_bytes(key, value, only_if_absent))
     }
 
-    fn raw_only(&self) -> Result<()> {
-        if self.codec.raw {
+    fn held_as_bytes(&self) -> Result<()> {
+        if self.codec.bytes_only() {
             Ok(())
         } else {
             Err(Error::Internal("a binary state value expected".into()))

@@ -65,15 +65,17 @@ pub trait StateStore: Send {
     }
     /// Set `key` to `value`.
     fn put(&mut self, key: Vec<u8>, value: StateRow) -> Result<()>;
-    /// The value of `key` in a store whose state is one binary column (an
-    /// operator's own encoding), without building scalars.
+    /// The value of `key` as the store holds it, without building scalars:
+    /// the bytes of a state that is one binary column (an operator's own
+    /// encoding), else the Arrow row format of the value columns (an
+    /// operator with its own `RowConverter` over them decodes many at once).
     fn get_bytes(&self, key: &[u8]) -> Result<Option<Cow<'_, [u8]>>> {
         Ok(self.get(key)?.and_then(|row| match row.into_iter().next() {
             Some(ScalarValue::Binary(Some(b))) => Some(Cow::Owned(b)),
             _ => None,
         }))
     }
-    /// Set `key` in a store whose state is one binary column.
+    /// Set `key` to a value as the store holds it (see [`Self::get_bytes`]).
     fn put_bytes(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.put(
             key.to_vec(),

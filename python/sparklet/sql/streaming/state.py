@@ -1,0 +1,240 @@
+"""Per-key state for ``applyInPandasWithState``, as :mod:`pyspark.sql.streaming.state`.
+
+The engine groups a micro-batch's rows by key, reads each key's state and
+finds the keys whose state timed out, then makes one call into Python per
+batch (:func:`_run_groups`), which calls the user's function once per key
+with a :class:`GroupState`. State is stored in Arrow's row format in the
+state store (never pickled), so it survives restarts and is readable with
+``spark.read.format("statestore")``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
+from sparklet.sql.types import Row, StructType
+
+__all__ = ["GroupState", "GroupStateTimeout"]
+
+
+class GroupStateTimeout:
+    """When a key's state times out (``timeoutConf`` of ``applyInPandasWithState``)."""
+
+    NoTimeout: str = "NoTimeout"
+    ProcessingTimeTimeout: str = "ProcessingTimeTimeout"
+    EventTimeTimeout: str = "EventTimeTimeout"
+
+
+class GroupState:
+    """The state of one key, handed to the function of ``applyInPandasWithState``.
+
+    A new object per call: a timeout set in an earlier call is not kept
+    unless set again (Spark's rule).
+    """
+
+    NO_TIMESTAMP: int = -1
+
+    def __init__(
+        self,
+        value: Row | None,
+        *,
+        fields: list[str],
+        timeout_conf: str,
+        has_timed_out: bool,
+        old_timeout_ms: int | None,
+        batch_processing_time_ms: int,
+        watermark_ms: int | None,
+    ) -> None:
+        self._value = value
+        self._fields = fields
+        self._timeout_conf = timeout_conf
+        self._has_timed_out = has_timed_out
+        self._old_timeout_ms = old_timeout_ms
+        self._now_ms = batch_processing_time_ms
+        self._watermark_ms = watermark_ms
+        self._timeout_ms: int | None = None
+        self._updated = False
+        self._removed = False
+
+    @property
+    def exists(self) -> bool:
+        """Whether the key has a state."""
+        return self._value is not None
+
+    @property
+    def get(self) -> Row:
+        """The state (a tuple of the state schema's fields); raises when there is none."""
+        if self._value is None:
+            raise PySparkValueError(
+                "State is either not defined or has already been removed", "STATE_NOT_EXISTS"
+            )
+        return self._value
+
+    @property
+    def getOption(self) -> Row | None:
+        """The state, or None when there is none."""
+        return self._value
+
+    def update(self, newValue: tuple | list | Row) -> None:
+        """Set the state to ``newValue`` (a tuple of the state schema's fields)."""
+        if newValue is None:
+            raise PySparkTypeError("'None' is not a valid state value", "CANNOT_BE_NONE")
+        values = tuple(newValue)
+        if len(values) != len(self._fields):
+            raise PySparkValueError(
+                f"The state has {len(self._fields)} fields ({', '.join(self._fields)}); "
+                f"update() was given {len(values)} values",
+                "STATE_SCHEMA_MISMATCH",
+            )
+        self._value = Row._from_pairs(self._fields, list(values))
+        self._updated = True
+        self._removed = False
+
+    def remove(self) -> None:
+        """Remove the key's state."""
+        self._value = None
+        self._removed = True
+        self._updated = False
+
+    @property
+    def hasTimedOut(self) -> bool:
+        """Whether this call is for a key whose state timed out (no rows then)."""
+        return self._has_timed_out
+
+    @property
+    def oldTimeoutTimestamp(self) -> int:
+        """The timeout (ms) the state had before this call, or ``NO_TIMESTAMP``."""
+        return self.NO_TIMESTAMP if self._old_timeout_ms is None else self._old_timeout_ms
+
+    def setTimeoutDuration(self, durationMs: int) -> None:
+        """Time the state out ``durationMs`` after this batch's processing time."""
+        if isinstance(durationMs, str) or not isinstance(durationMs, int):
+            raise PySparkTypeError(
+                f"[NOT_INT] Argument `durationMs` should be an int, got {type(durationMs).__name__}.", "NOT_INT"
+            )
+        if self._timeout_conf != GroupStateTimeout.ProcessingTimeTimeout:
+            raise PySparkRuntimeError(
+                "Cannot set timeout duration without enabling processing time timeout in applyInPandasWithState",
+                "CANNOT_SET_TIMEOUT_DURATION",
+            )
+        if durationMs <= 0:
+            raise PySparkValueError("Timeout duration must be positive", "VALUE_NOT_POSITIVE")
+        self._timeout_ms = self._now_ms + durationMs
+
+    def setTimeoutTimestamp(self, timestampMs: int | datetime.datetime) -> None:
+        """Time the state out once the watermark passes ``timestampMs`` (ms or a datetime)."""
+        if self._timeout_conf != GroupStateTimeout.EventTimeTimeout:
+            raise PySparkRuntimeError(
+                "Cannot set timeout timestamp without enabling event time timeout in applyInPandasWithState",
+                "CANNOT_SET_TIMEOUT_TIMESTAMP",
+            )
+        if isinstance(timestampMs, datetime.datetime):
+            ts = timestampMs if timestampMs.tzinfo else timestampMs.replace(tzinfo=datetime.UTC)
+            timestampMs = int(ts.timestamp() * 1000)
+        if not isinstance(timestampMs, int) or timestampMs <= 0:
+            raise PySparkValueError("Timeout timestamp must be positive", "VALUE_NOT_POSITIVE")
+        if self._watermark_ms is not None and timestampMs < self._watermark_ms:
+            raise PySparkValueError(
+                f"Timeout timestamp ({timestampMs}) cannot be earlier than the current watermark ({self._watermark_ms})",
+                "INVALID_TIMEOUT_TIMESTAMP",
+            )
+        self._timeout_ms = timestampMs
+
+    def getCurrentWatermarkMs(self) -> int:
+        """The event-time watermark (ms) of this batch."""
+        if self._watermark_ms is None:
+            raise PySparkValueError(
+                "Cannot get event time watermark timestamp without setting watermark before applyInPandasWithState",
+                "NO_WATERMARK",
+            )
+        return self._watermark_ms
+
+    def getCurrentProcessingTimeMs(self) -> int:
+        """This batch's processing time (ms)."""
+        return self._now_ms
+
+    def __str__(self) -> str:
+        return f"GroupState({self._value})"
+
+
+def _to_output(pdf: Any, schema: pa.Schema) -> pa.Table:
+    """A returned pandas DataFrame as rows of the output schema: columns by
+    name when all are there, else by position (as PySpark)."""
+    names = list(schema.names)
+    labels = [str(c) for c in pdf.columns]
+    if len(labels) != len(names):
+        raise PySparkRuntimeError(
+            f"Number of columns of the returned pandas.DataFrame doesn't match the specified schema. "
+            f"Expected: {len(names)} Actual: {len(labels)}",
+            "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+        )
+    if set(labels) == set(names):
+        pdf = pdf[names]
+    else:
+        pdf = pdf.set_axis(names, axis=1)
+    return pa.Table.from_pandas(pdf, schema=schema, preserve_index=False)
+
+
+def _run_groups(
+    func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
+    state_type: StructType,
+    output_schema: pa.Schema,
+    timeout_conf: str,
+    time_zone: str,
+    batch_id: int,
+    data: pa.Table,
+    offsets: list[int],
+    keys: pa.Table,
+    states: pa.Table,
+    watermark_ms: int | None,
+    processing_time_ms: int,
+) -> tuple[pa.Table, pa.Table]:
+    """One micro-batch: call ``func`` for every group; return the rows it
+    emitted and each group's new state, timeout and whether it changed."""
+    from sparklet.sql._convert import _py_value, table_to_pandas, table_to_rows
+
+    pdf = table_to_pandas(data, time_zone)
+    key_rows = table_to_rows(keys)
+    fields = state_type.names
+    stored = states.column("state").to_pylist()
+    timeouts = states.column("timeoutTimestamp").to_pylist()
+    timed_out = states.column("timedOut").to_pylist()
+    out: list[pa.Table] = []
+    new_states: list[dict | None] = []
+    new_timeouts: list[int | None] = []
+    changed: list[bool] = []
+    for g, key in enumerate(key_rows):
+        value = _py_value(stored[g], state_type) if stored[g] is not None else None
+        state = GroupState(
+            value,
+            fields=fields,
+            timeout_conf=timeout_conf,
+            has_timed_out=bool(timed_out[g]),
+            old_timeout_ms=timeouts[g],
+            batch_processing_time_ms=processing_time_ms,
+            watermark_ms=watermark_ms,
+        )
+        rows = pdf.iloc[offsets[g] : offsets[g + 1]].reset_index(drop=True)
+        pdfs = iter([rows]) if len(rows) else iter([])
+        result = func(tuple(key), pdfs, state)
+        if result is not None:
+            out.extend(_to_output(r, output_schema) for r in result)
+        final = state.getOption
+        new_states.append(None if final is None else dict(zip(fields, final)))
+        new_timeouts.append(state._timeout_ms)
+        changed.append(state._updated or state._removed or state._timeout_ms != timeouts[g])
+    output = pa.concat_tables(out) if out else output_schema.empty_table()
+    struct = states.schema.field("state").type
+    result_states = pa.table(
+        {
+            "state": pa.array(new_states, type=struct),
+            "timeoutTimestamp": pa.array(new_timeouts, type=pa.int64()),
+            "changed": pa.array(changed, type=pa.bool_()),
+        }
+    )
+    return output, result_states

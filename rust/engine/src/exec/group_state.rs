@@ -1,0 +1,641 @@
+//! `applyInPandasWithState` (Spark's `FlatMapGroupsInPandasWithStateExec`):
+//! a user function called once per key per batch with the key's rows and
+//! its state, and once more for each key whose state timed out.
+//!
+//! A batch's rows are grouped by key (Arrow row format, sorted), the keys'
+//! states read, the timed-out keys found, and all of it handed to the
+//! [`GroupFunction`] in one call: the Python side loops over the groups
+//! holding the GIL, which nothing else here takes. State is laid out as
+//! Spark's state format v2 is, a `groupState` struct of the user's state
+//! fields and a `timeoutTimestamp`, held in the stores' Arrow row format.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, StructArray, UInt32Array,
+};
+use arrow::compute::{concat_batches, filter_record_batch, take, take_record_batch};
+use arrow::datatypes::{DataType, Field, FieldRef, Fields, Int64Type, Schema, SchemaRef};
+use arrow::row::{RowConverter, Rows, SortField};
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DFSchemaRef, Result as DFResult};
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr, PlanProperties};
+
+use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
+use super::stateful_agg::micros;
+use crate::error::{Error, Result};
+use crate::runtime::block_on;
+use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
+use crate::state::KeyOrder;
+
+/// Spark's operator name (progress, state metadata).
+const NAME: &str = "applyInPandasWithState";
+
+/// `GroupStateTimeout`: when a key's state times out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd)]
+pub enum GroupTimeout {
+    /// Never.
+    NoTimeout,
+    /// At a processing time set with `setTimeoutDuration`.
+    ProcessingTime,
+    /// When the watermark passes a time set with `setTimeoutTimestamp`.
+    EventTime,
+}
+
+impl GroupTimeout {
+    /// `NoTimeout`, `ProcessingTimeTimeout` or `EventTimeTimeout` (any case).
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "notimeout" => Ok(GroupTimeout::NoTimeout),
+            "processingtimetimeout" => Ok(GroupTimeout::ProcessingTime),
+            "eventtimetimeout" => Ok(GroupTimeout::EventTime),
+            _ => Err(Error::analysis(
+                "INVALID_TIMEOUT_CONF",
+                format!(
+                    "Unknown timeout conf '{s}': use GroupStateTimeout.NoTimeout, ProcessingTimeTimeout or EventTimeTimeout."
+                ),
+            )),
+        }
+    }
+}
+
+/// A batch's groups, as the user's function is called with them.
+pub struct Groups {
+    /// The micro-batch.
+    pub batch_id: i64,
+    /// The input rows group by group.
+    pub data: RecordBatch,
+    /// Group `i` is rows `offsets[i]..offsets[i + 1]` of `data` (none for
+    /// a key that timed out); one more entry than groups.
+    pub offsets: Vec<usize>,
+    /// One row per group: its key columns.
+    pub keys: RecordBatch,
+    /// One row per group: `state` (the state struct, null when none),
+    /// `timeoutTimestamp` (ms, null when none) and `timedOut`.
+    pub states: RecordBatch,
+    /// The watermark (ms) state times out by, if the query has one.
+    pub watermark_ms: Option<i64>,
+    /// The batch's processing time (ms).
+    pub processing_time_ms: i64,
+}
+
+/// What the function made of a batch's groups.
+pub struct GroupsDone {
+    /// The rows to emit (the output schema).
+    pub output: Vec<RecordBatch>,
+    /// One row per group: `state` (null: none), `timeoutTimestamp` (ms,
+    /// null: none) and `changed` (whether to write them back).
+    pub states: RecordBatch,
+}
+
+/// The user's function over a batch's groups.
+pub trait GroupFunction: Send + Sync {
+    /// Call it for every group of `groups`.
+    fn call(&self, groups: Groups) -> Result<GroupsDone>;
+}
+
+/// The function in a plan node, compared by identity.
+#[derive(Clone)]
+pub struct UserFunction(pub Arc<dyn GroupFunction>);
+
+impl fmt::Debug for UserFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "UserFunction({:p})", Arc::as_ptr(&self.0))
+    }
+}
+impl PartialEq for UserFunction {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl Eq for UserFunction {}
+impl std::hash::Hash for UserFunction {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.0) as *const u8 as usize).hash(state)
+    }
+}
+
+/// The logical `groupBy(keys).applyInPandasWithState(...)` of a stream.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GroupStateNode {
+    /// The input plan.
+    pub input: LogicalPlan,
+    /// Grouping columns of the input.
+    pub keys: Vec<String>,
+    /// The user's function.
+    pub func: UserFunction,
+    /// The output schema (`outputStructType`).
+    pub output: DFSchemaRef,
+    /// The state's fields (`stateStructType`).
+    pub state: Vec<FieldRef>,
+    /// `timeoutConf`.
+    pub timeout: GroupTimeout,
+    /// The running query's operator.
+    pub slot: OperatorSlot<GroupStateOp>,
+}
+
+impl PartialOrd for GroupStateNode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        // nodes are told apart by identity; no order among them
+        (self == other).then_some(std::cmp::Ordering::Equal)
+    }
+}
+
+/// The stored value's columns: Spark's state format v2.
+fn value_fields(state: &[FieldRef]) -> Vec<FieldRef> {
+    vec![
+        Arc::new(Field::new(
+            "groupState",
+            DataType::Struct(Fields::from(state.to_vec())),
+            true,
+        )),
+        Arc::new(Field::new("timeoutTimestamp", DataType::Int64, true)),
+    ]
+}
+
+fn converter(fields: &[FieldRef]) -> Result<RowConverter> {
+    Ok(RowConverter::new(
+        fields
+            .iter()
+            .map(|f| SortField::new(f.data_type().clone()))
+            .collect(),
+    )?)
+}
+
+impl GroupStateNode {
+    /// The node with its operator opened for a running query.
+    pub fn open(&self, ctx: &OpenContext) -> Result<(Self, Arc<dyn OperatorControl>)> {
+        let time_column = ctx.watermarks.first().map(|(c, _)| c.clone());
+        if self.timeout == GroupTimeout::EventTime && time_column.is_none() {
+            return Err(Error::analysis(
+                "UNSUPPORTED_STREAMING_OPERATION",
+                "Watermark must be specified in the query using '[Dataset/DataFrame].withWatermark()' for using event-time timeout in a applyInPandasWithState. Event-time timeout not supported without watermark.",
+            ));
+        }
+        let schema = self.input.schema().as_arrow();
+        let key_fields = self
+            .keys
+            .iter()
+            .map(|k| Ok(Arc::new(schema.field_with_name(k)?.clone())))
+            .collect::<Result<Vec<FieldRef>>>()?;
+        let values = value_fields(&self.state);
+        ctx.spec.claim(NAME, &["default"])?;
+        StateLayout {
+            key: key_fields.clone(),
+            time: None,
+            value: values.clone(),
+            rows: None,
+        }
+        .record(&ctx.spec.dir, "default")?;
+        let op = GroupStateOp {
+            state: PartitionedState::open(ctx.provider, &ctx.spec, &values, KeyOrder::Unordered)?,
+            key_conv: converter(&key_fields)?,
+            value_conv: converter(&values)?,
+            key_schema: Arc::new(Schema::new(key_fields)),
+            state_type: values[0].data_type().clone(),
+            func: self.func.clone(),
+            output: Arc::new(self.output.as_arrow().clone()),
+            timeout: self.timeout,
+            time_column,
+            late_us: None,
+            evict_us: None,
+            batch_id: 0,
+            now_ms: 0,
+            next_timeout_ms: None,
+            metrics: OperatorMetrics::default(),
+        };
+        let node = GroupStateNode {
+            slot: OperatorSlot::empty(),
+            ..self.clone()
+        };
+        let control = node.slot.open(op);
+        Ok((node, control))
+    }
+}
+
+impl UserDefinedLogicalNodeCore for GroupStateNode {
+    fn name(&self) -> &str {
+        "FlatMapGroupsInPandasWithState"
+    }
+
+    fn inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+
+    fn schema(&self) -> &DFSchemaRef {
+        &self.output
+    }
+
+    fn expressions(&self) -> Vec<Expr> {
+        vec![]
+    }
+
+    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "FlatMapGroupsInPandasWithState: [{}], timeout={:?}",
+            self.keys.join(", "),
+            self.timeout
+        )
+    }
+
+    fn with_exprs_and_inputs(
+        &self,
+        _exprs: Vec<Expr>,
+        mut inputs: Vec<LogicalPlan>,
+    ) -> DFResult<Self> {
+        Ok(GroupStateNode {
+            input: inputs.swap_remove(0),
+            ..self.clone()
+        })
+    }
+}
+
+/// A running query's per-key state for the user's function.
+pub struct GroupStateOp {
+    state: PartitionedState,
+    /// Encodes the grouping columns (the stored key).
+    key_conv: RowConverter,
+    /// Encodes `groupState` and `timeoutTimestamp` (the stored value).
+    value_conv: RowConverter,
+    key_schema: SchemaRef,
+    state_type: DataType,
+    func: UserFunction,
+    output: SchemaRef,
+    timeout: GroupTimeout,
+    /// The input's watermarked column (late rows are dropped under
+    /// event-time timeouts, as in Spark).
+    time_column: Option<String>,
+    late_us: Option<i64>,
+    evict_us: Option<i64>,
+    batch_id: i64,
+    now_ms: i64,
+    /// The earliest processing-time timeout still pending.
+    next_timeout_ms: Option<i64>,
+    metrics: OperatorMetrics,
+}
+
+/// A batch's groups before the call: keys (stored form), stored values,
+/// and whether each timed out.
+#[derive(Default)]
+struct Pending {
+    keys: Vec<Vec<u8>>,
+    values: Vec<Option<Vec<u8>>>,
+    timed_out: Vec<bool>,
+}
+
+impl GroupStateOp {
+    /// State times out below this (ms): the batch's processing time or
+    /// the watermark, by the timeout kind.
+    fn timeout_threshold_ms(&self) -> Option<i64> {
+        match self.timeout {
+            GroupTimeout::NoTimeout => None,
+            GroupTimeout::ProcessingTime => Some(self.now_ms),
+            GroupTimeout::EventTime => self.evict_us.map(|us| us.div_euclid(1000)),
+        }
+    }
+
+    /// Decode stored values (row format) into `groupState` and
+    /// `timeoutTimestamp` columns, one row per value (null where none).
+    fn decode_values(&self, values: &[Option<Vec<u8>>]) -> Result<(ArrayRef, Int64Array)> {
+        let parser = self.value_conv.parser();
+        let present: Vec<&Vec<u8>> = values.iter().flatten().collect();
+        let cols = self
+            .value_conv
+            .convert_rows(present.iter().map(|v| parser.parse(v)))?;
+        let mut at = 0u32;
+        let index: UInt32Array = values
+            .iter()
+            .map(|v| {
+                v.as_ref().map(|_| {
+                    at += 1;
+                    at - 1
+                })
+            })
+            .collect();
+        let state = take(&cols[0], &index, None)?;
+        let timeout = take(&cols[1], &index, None)?;
+        Ok((state, timeout.as_primitive::<Int64Type>().clone()))
+    }
+
+    /// Stored keys not among `seen` whose timeout is before `threshold`;
+    /// remembers the earliest timeout that stays pending.
+    fn timed_out(&mut self, seen: &HashSet<Vec<u8>>, threshold: i64) -> Result<Pending> {
+        let mut stored = Pending::default();
+        for p in 0..self.state.len() {
+            let store = self.state.store(p);
+            for k in store.keys() {
+                let k = k?;
+                if seen.contains(k.as_ref()) {
+                    continue;
+                }
+                let v = store.get_bytes(&k)?.map(|v| v.into_owned());
+                stored.keys.push(k.into_owned());
+                stored.values.push(v);
+            }
+        }
+        let (_, timeouts) = self.decode_values(&stored.values)?;
+        let mut due = Pending::default();
+        let mut next: Option<i64> = None;
+        for ((k, v), t) in stored.keys.into_iter().zip(stored.values).zip(&timeouts) {
+            match t {
+                Some(t) if t < threshold => {
+                    due.keys.push(k);
+                    due.values.push(v);
+                    due.timed_out.push(true);
+                }
+                Some(t) => next = Some(next.map_or(t, |n| n.min(t))),
+                None => {}
+            }
+        }
+        self.next_timeout_ms = next;
+        Ok(due)
+    }
+
+    /// Run the function over a batch's input rows; returns its output.
+    pub fn process(&mut self, batches: &[RecordBatch], schema: &SchemaRef) -> Result<RecordBatch> {
+        let t0 = Instant::now();
+        let mut data = concat_batches(schema, batches)?;
+        if let (GroupTimeout::EventTime, Some(late), Some(col)) =
+            (self.timeout, self.late_us, &self.time_column)
+        {
+            // rows behind the watermark are late (Spark drops them here)
+            let times = micros(data.column(schema.index_of(col)?))?;
+            let keep: BooleanArray = times
+                .iter()
+                .map(|t| Some(t.is_none_or(|t| t > late)))
+                .collect();
+            self.metrics.rows_dropped_by_watermark += keep.false_count() as u64;
+            data = filter_record_batch(&data, &keep)?;
+        }
+        let key_cols: Vec<ArrayRef> = self
+            .key_schema
+            .fields()
+            .iter()
+            .map(|f| Ok(Arc::clone(data.column(schema.index_of(f.name())?))))
+            .collect::<Result<_>>()?;
+        let rows = self.key_conv.convert_columns(&key_cols)?;
+        let (data, offsets, mut groups) = self.grouped(&data, &rows)?;
+        let seen: HashSet<Vec<u8>> = groups.keys.iter().cloned().collect();
+        if let Some(threshold) = self.timeout_threshold_ms() {
+            let due = self.timed_out(&seen, threshold)?;
+            groups.keys.extend(due.keys);
+            groups.values.extend(due.values);
+            groups.timed_out.extend(due.timed_out);
+        }
+        let mut offsets = offsets;
+        offsets.resize(groups.keys.len() + 1, data.num_rows());
+        let call = self.groups_call(data, offsets, &groups)?;
+        let done = self.func.0.call(call)?;
+        self.write_back(&groups.keys, &done.states)?;
+        for b in &done.output {
+            if b.schema().fields() != self.output.fields() {
+                return Err(Error::Internal(format!(
+                    "applyInPandasWithState returned rows of schema {:?}, not the outputStructType {:?}",
+                    b.schema(),
+                    self.output
+                )));
+            }
+        }
+        self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
+        Ok(concat_batches(&self.output, &done.output)?)
+    }
+
+    /// The rows sorted by key, where each key's rows start, and each
+    /// key with its stored value.
+    fn grouped(
+        &self,
+        data: &RecordBatch,
+        rows: &Rows,
+    ) -> Result<(RecordBatch, Vec<usize>, Pending)> {
+        let mut order: Vec<u32> = (0..data.num_rows() as u32).collect();
+        order.sort_by(|a, b| {
+            rows.row(*a as usize)
+                .cmp(&rows.row(*b as usize))
+                .then(a.cmp(b))
+        });
+        let mut offsets = Vec::new();
+        let mut groups = Pending::default();
+        for (i, r) in order.iter().enumerate() {
+            let key = rows.row(*r as usize);
+            if groups
+                .keys
+                .last()
+                .is_none_or(|k| k.as_slice() != key.as_ref())
+            {
+                offsets.push(i);
+                let stored = self.state.partition_of(key.as_ref());
+                let value = self
+                    .state
+                    .store(stored)
+                    .get_bytes(key.as_ref())?
+                    .map(|v| v.into_owned());
+                groups.keys.push(key.as_ref().to_vec());
+                groups.values.push(value);
+                groups.timed_out.push(false);
+            }
+        }
+        let data = take_record_batch(data, &UInt32Array::from(order))?;
+        Ok((data, offsets, groups))
+    }
+
+    /// The function's argument for `groups` over the sorted `data`.
+    fn groups_call(
+        &self,
+        data: RecordBatch,
+        offsets: Vec<usize>,
+        groups: &Pending,
+    ) -> Result<Groups> {
+        let parser = self.key_conv.parser();
+        let key_cols = self
+            .key_conv
+            .convert_rows(groups.keys.iter().map(|k| parser.parse(k)))?;
+        let keys = RecordBatch::try_new(Arc::clone(&self.key_schema), key_cols)?;
+        let (state, timeout) = self.decode_values(&groups.values)?;
+        let timed_out = BooleanArray::from(groups.timed_out.clone());
+        let states = RecordBatch::try_from_iter(vec![
+            ("state", state),
+            ("timeoutTimestamp", Arc::new(timeout) as ArrayRef),
+            ("timedOut", Arc::new(timed_out) as ArrayRef),
+        ])?;
+        Ok(Groups {
+            batch_id: self.batch_id,
+            data,
+            offsets,
+            keys,
+            states,
+            watermark_ms: self.evict_us.map(|us| us.div_euclid(1000)),
+            processing_time_ms: self.now_ms,
+        })
+    }
+
+    /// Store what the function changed: a state (and timeout) put, or
+    /// removed when neither is left.
+    fn write_back(&mut self, keys: &[Vec<u8>], states: &RecordBatch) -> Result<()> {
+        let column = |name: &str| {
+            states.column_by_name(name).cloned().ok_or_else(|| {
+                Error::Internal(format!("the group results have no '{name}' column"))
+            })
+        };
+        let state = column("state")?;
+        let timeout = column("timeoutTimestamp")?;
+        let changed = column("changed")?;
+        let (changed, timeouts) = (changed.as_boolean(), timeout.as_primitive::<Int64Type>());
+        if state.len() != keys.len() || state.data_type() != &self.state_type {
+            return Err(Error::Internal(
+                "the group results do not match the groups".into(),
+            ));
+        }
+        let values = self
+            .value_conv
+            .convert_columns(&[Arc::clone(&state), Arc::clone(&timeout)])?;
+        let state_struct: &StructArray = state.as_struct();
+        for (i, key) in keys.iter().enumerate() {
+            if !changed.value(i) {
+                continue;
+            }
+            let p = self.state.partition_of(key);
+            let store = self.state.store_mut(p);
+            if state_struct.is_null(i) && timeouts.is_null(i) {
+                if store.contains(key)? {
+                    store.remove(key);
+                    self.metrics.rows_removed += 1;
+                }
+            } else {
+                store.put_bytes(key, values.row(i).as_ref())?;
+                self.metrics.rows_updated += 1;
+            }
+            if self.timeout == GroupTimeout::ProcessingTime && timeouts.is_valid(i) {
+                let t = timeouts.value(i);
+                self.next_timeout_ms = Some(self.next_timeout_ms.map_or(t, |n| n.min(t)));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StatefulOperator for GroupStateOp {
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
+        self.late_us = late_us;
+        self.evict_us = evict_us;
+        self.metrics = OperatorMetrics::default();
+    }
+
+    fn batch_started(&mut self, batch_id: i64, timestamp_ms: i64) {
+        self.batch_id = batch_id;
+        self.now_ms = timestamp_ms;
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        self.metrics.commit_ms = self.state.commit()?;
+        Ok(())
+    }
+
+    fn progress(&self) -> serde_json::Value {
+        self.state.progress(NAME, &self.metrics)
+    }
+
+    fn next_timeout_ms(&self) -> Option<i64> {
+        self.next_timeout_ms
+            .filter(|_| self.timeout == GroupTimeout::ProcessingTime)
+    }
+}
+
+/// The physical operator: the whole batch's input, then one call.
+#[derive(Debug)]
+pub struct GroupStateExec {
+    input: Arc<dyn ExecutionPlan>,
+    slot: OperatorSlot<GroupStateOp>,
+    properties: Arc<PlanProperties>,
+}
+
+/// Plan `node` over its physical `input`.
+pub fn plan(node: &GroupStateNode, input: Arc<dyn ExecutionPlan>) -> GroupStateExec {
+    use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+    let schema: SchemaRef = Arc::new(node.output.as_arrow().clone());
+    let properties = Arc::new(PlanProperties::new(
+        datafusion::physical_expr::EquivalenceProperties::new(schema),
+        datafusion::physical_plan::Partitioning::UnknownPartitioning(1),
+        EmissionType::Final,
+        Boundedness::Bounded,
+    ));
+    GroupStateExec {
+        input,
+        slot: node.slot.clone(),
+        properties,
+    }
+}
+
+impl datafusion::physical_plan::DisplayAs for GroupStateExec {
+    fn fmt_as(
+        &self,
+        _t: datafusion::physical_plan::DisplayFormatType,
+        f: &mut fmt::Formatter,
+    ) -> fmt::Result {
+        write!(f, "FlatMapGroupsInPandasWithStateExec")
+    }
+}
+
+impl ExecutionPlan for GroupStateExec {
+    fn name(&self) -> &str {
+        "FlatMapGroupsInPandasWithStateExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
+    ) -> DFResult<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        mut children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(GroupStateExec {
+            input: children.swap_remove(0),
+            slot: self.slot.clone(),
+            properties: Arc::clone(&self.properties),
+        }))
+    }
+
+    fn execute(
+        &self,
+        _partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DFResult<datafusion::execution::SendableRecordBatchStream> {
+        use datafusion::error::DataFusionError;
+        let (slot, input) = (self.slot.clone(), Arc::clone(&self.input));
+        // the whole input first (a key is called once per batch), off the
+        // async workers: the call blocks on Python
+        let fut = async move {
+            tokio::task::spawn_blocking(move || -> Result<RecordBatch> {
+                let input_schema = input.schema();
+                let batches = block_on(collect(input, context))?.map_err(Error::from_execution)?;
+                slot.with(|op| op.process(&batches, &input_schema))
+            })
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
+            .map_err(|e| DataFusionError::External(Box::new(e)))
+        };
+        Ok(Box::pin(
+            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
+                Arc::clone(self.properties.eq_properties.schema()),
+                futures::stream::once(fut),
+            ),
+        ))
+    }
+}
