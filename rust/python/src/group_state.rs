@@ -43,7 +43,7 @@ impl GroupFunction for PyGroupFunction {
                         g.processing_time_ms,
                     ),
                 )?;
-                out.extract::<(PyTable, PyTable)>(py).map_err(PyErr::from)
+                out.extract::<(PyTable, PyTable)>(py)
             };
             let (output, states) = run().map_err(|e| callback_error(py, e))?;
             let (output, _) = output.into_inner();

@@ -70,9 +70,7 @@ class GroupState:
     def get(self) -> Row:
         """The state (a tuple of the state schema's fields); raises when there is none."""
         if self._value is None:
-            raise PySparkValueError(
-                "State is either not defined or has already been removed", "STATE_NOT_EXISTS"
-            )
+            raise PySparkValueError("State is either not defined or has already been removed", "STATE_NOT_EXISTS")
         return self._value
 
     @property
