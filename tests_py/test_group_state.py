@@ -305,3 +305,26 @@ def test_event_time_timeout_needs_a_watermark_and_batches_are_refused(spark: Spa
         grouped.applyInPandasWithState(sessions, "user STRING", "n LONG", "complete", "NoTimeout")
     with pytest.raises(AnalysisException, match="Unknown timeout conf"):
         grouped.applyInPandasWithState(sessions, "user STRING", "n LONG", "update", "Sometimes")
+
+
+def test_the_tester_runs_a_function_key_by_key_with_timeouts() -> None:
+    from sparklet.testing import GroupStateTester
+
+    tester = GroupStateTester(
+        sessions,
+        SESSION,
+        "user STRING, events LONG, closed BOOLEAN",
+        "n LONG, last LONG",
+        GroupStateTimeout.EventTimeTimeout,
+    )
+    assert tester.test(("a",), [("a", t(0)), ("a", t(3))]) == [("a", 2, False)]
+    last = int((t(3) - dt.datetime(1970, 1, 1)).total_seconds() * 1000)
+    assert tester.peekState(("a",)) == (2, last) and tester.peekTimeout(("a",)) == last + 10_000
+    tester.setState(("b",), (5, 0), timeoutMs=last + 20_000)
+    tester.setWatermark(last + 15_000)  # past a's timeout, not b's
+    assert tester.fireTimeouts() == [("a", 2, True)]
+    assert tester.peekState(("a",)) is None and tester.peekState(("b",)) == (5, 0)
+    # the tester enforces GroupState's rules as a query does
+    tester.setWatermark(last + 60_000)
+    with pytest.raises(PySparkValueError, match="earlier than the current watermark"):
+        tester.test(("c",), [("c", t(1))])

@@ -192,6 +192,23 @@ class _Output:
         return pa.Table.from_pandas(rows, schema=self.schema, preserve_index=False)
 
 
+def _call_group(
+    func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
+    key: tuple,
+    rows: Any,
+    state: GroupState,
+    out: _Output,
+) -> bool:
+    """Call ``func`` for one key (``rows``: its pandas DataFrame, empty for
+    a timeout call), gather what it yields; return whether the state or its
+    timeout changed (and must be written back)."""
+    pdfs = iter([rows]) if len(rows) else iter([])
+    result = func(key, pdfs, state)
+    for r in result if result is not None else ():
+        out.add(r)
+    return state._updated or state._removed or state._timeout_ms != state._old_timeout_ms
+
+
 def _run_groups(
     func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
     state_type: StructType,
@@ -232,14 +249,10 @@ def _run_groups(
             watermark_ms=watermark_ms,
         )
         rows = pdf.iloc[offsets[g] : offsets[g + 1]].reset_index(drop=True)
-        pdfs = iter([rows]) if len(rows) else iter([])
-        result = func(tuple(key), pdfs, state)
-        for r in result if result is not None else ():
-            out.add(r)
+        changed.append(_call_group(func, tuple(key), rows, state, out))
         final = state.getOption
         new_states.append(None if final is None else dict(zip(fields, final)))
         new_timeouts.append(state._timeout_ms)
-        changed.append(state._updated or state._removed or state._timeout_ms != timeouts[g])
     output = out.table()
     struct = states.schema.field("state").type
     result_states = pa.table(
