@@ -26,7 +26,9 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr, PlanProperties};
 
-use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
+use super::operator::{
+    blocking_batch, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
+};
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
 use crate::runtime::block_on;
@@ -617,25 +619,15 @@ impl ExecutionPlan for GroupStateExec {
         _partition: usize,
         context: Arc<TaskContext>,
     ) -> DFResult<datafusion::execution::SendableRecordBatchStream> {
-        use datafusion::error::DataFusionError;
         let (slot, input) = (self.slot.clone(), Arc::clone(&self.input));
-        // the whole input first (a key is called once per batch), off the
-        // async workers: the call blocks on Python
-        let fut = async move {
-            tokio::task::spawn_blocking(move || -> Result<RecordBatch> {
+        // the whole input first (a key is called once per batch)
+        Ok(blocking_batch(
+            Arc::clone(self.properties.eq_properties.schema()),
+            move || {
                 let input_schema = input.schema();
                 let batches = block_on(collect(input, context))?.map_err(Error::from_execution)?;
                 slot.with(|op| op.process(&batches, &input_schema))
-            })
-            .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))?
-            .map_err(|e| DataFusionError::External(Box::new(e)))
-        };
-        Ok(Box::pin(
-            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
-                Arc::clone(self.properties.eq_properties.schema()),
-                futures::stream::once(fut),
-            ),
+            },
         ))
     }
 }

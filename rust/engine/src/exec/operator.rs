@@ -251,3 +251,22 @@ impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
     }
 }
+
+/// A stream of the one record batch `job` makes, run on the runtime's
+/// blocking threads: operators that take a whole batch's input block on it
+/// (and on user code), which must stay off the async workers.
+pub fn blocking_batch(
+    schema: SchemaRef,
+    job: impl FnOnce() -> Result<RecordBatch> + Send + 'static,
+) -> SendableRecordBatchStream {
+    let fut = async move {
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
+            .map_err(|e| DataFusionError::External(Box::new(e)))
+    };
+    Box::pin(RecordBatchStreamAdapter::new(
+        schema,
+        futures::stream::once(fut),
+    ))
+}

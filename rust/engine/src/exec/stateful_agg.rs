@@ -25,7 +25,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
-use super::operator::{OperatorSlot, StatefulOperator};
+use super::operator::{blocking_batch, OperatorSlot, StatefulOperator};
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
@@ -1268,27 +1268,15 @@ impl ExecutionPlan for StatefulAggExec {
         let schema = self.input.schema();
         let (slot, input) = (self.slot.clone(), Arc::clone(&self.input));
         let out_schema = Arc::clone(&schema);
-        // the operator blocks on its input: off the async workers
-        let fut = async move {
-            let batches = tokio::task::spawn_blocking(move || -> Result<Vec<RecordBatch>> {
-                let emitted = slot.with(|agg| agg.process(&parts, Arc::clone(&context)))?;
-                // what the optimizer put above the aggregate (a projection of
-                // common subexpressions, ...) runs over the emitted rows
-                let rows: Arc<dyn ExecutionPlan> =
-                    MemorySourceConfig::try_new_exec(&[emitted], parts.top.schema(), None)?;
-                let plan = replace(&input, &parts.top, &rows)?;
-                block_on(collect(plan, context))?.map_err(Error::from_execution)
-            })
-            .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))?
-            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        Ok(blocking_batch(schema, move || {
+            let emitted = slot.with(|agg| agg.process(&parts, Arc::clone(&context)))?;
+            // what the optimizer put above the aggregate (a projection of
+            // common subexpressions, ...) runs over the emitted rows
+            let rows: Arc<dyn ExecutionPlan> =
+                MemorySourceConfig::try_new_exec(&[emitted], parts.top.schema(), None)?;
+            let plan = replace(&input, &parts.top, &rows)?;
+            let batches = block_on(collect(plan, context))?.map_err(Error::from_execution)?;
             Ok(arrow::compute::concat_batches(&out_schema, &batches)?)
-        };
-        Ok(Box::pin(
-            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
-                schema,
-                futures::stream::once(fut),
-            ),
-        ))
+        }))
     }
 }
