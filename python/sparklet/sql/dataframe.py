@@ -401,7 +401,7 @@ class GroupedData:
             names.append(name)
         tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
         runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
-        native = df._native.apply_in_pandas_with_state(
+        native = df._native.group_state(
             names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf
         )
         return df._wrap(native)

@@ -260,8 +260,9 @@ pub fn unresolved_column(name: &str, schema: &DFSchema) -> Error {
     )
 }
 
-/// `df.groupBy(keys).applyInPandasWithState(...)` on a stream: the user's
-/// `func` over each key's rows and state, emitting rows of `output`.
+/// `df.groupBy(keys).applyInPandasWithState(...)` (or, by `flavor`,
+/// `transformWithStateInPandas`) on a stream: the user's `func` over each
+/// key's rows and state, emitting rows of `output`.
 pub fn group_state(
     df: DataFrame,
     keys: Vec<String>,
@@ -269,8 +270,9 @@ pub fn group_state(
     output: arrow::datatypes::SchemaRef,
     state: Vec<arrow::datatypes::FieldRef>,
     timeout: &str,
+    flavor: crate::exec::group_state::Flavor,
 ) -> Result<DataFrame> {
-    use crate::exec::group_state::{GroupStateNode, GroupTimeout, UserFunction};
+    use crate::exec::group_state::{Flavor, GroupStateNode, GroupTimeout, UserFunction};
     for k in &keys {
         if !df.schema().has_column_with_unqualified_name(k) {
             return Err(unresolved_column(k, df.schema()));
@@ -281,7 +283,10 @@ pub fn group_state(
     if !crate::catalog::is_streaming(&plan) {
         return Err(Error::analysis(
             "UNSUPPORTED_OPERATION",
-            "applyInPandasWithState runs on streaming DataFrames; use applyInPandas on a batch DataFrame.",
+            match flavor {
+                Flavor::PandasWithState => "applyInPandasWithState runs on streaming DataFrames; use applyInPandas on a batch DataFrame.",
+                Flavor::Processor { .. } => "transformWithStateInPandas runs on streaming DataFrames; use applyInPandas on a batch DataFrame.",
+            },
         ));
     }
     let output = Arc::new(
@@ -294,6 +299,7 @@ pub fn group_state(
         func: UserFunction(func),
         output,
         state,
+        flavor,
         timeout,
         slot: crate::exec::operator::OperatorSlot::empty(),
     };

@@ -164,18 +164,30 @@ impl PyDataFrame {
         Ok(self.wrap(dataframe::aggregate(self.df.clone(), exprs(group), exprs(aggs)).py()?))
     }
 
-    /// `groupBy(keys).applyInPandasWithState`: `runner` calls the user's
-    /// function for a batch's groups (see `sparklet.sql.streaming.state`).
-    fn apply_in_pandas_with_state(
+    /// `groupBy(keys).applyInPandasWithState` (`processor`:
+    /// `transformWithStateInPandas`, `ttl` when a state variable has one):
+    /// `runner` calls the user's code for a batch's groups (see
+    /// `sparklet.sql.streaming.state` and `.stateful_processor`).
+    #[pyo3(signature = (keys, runner, output, state, timeout, processor=false, ttl=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn group_state(
         &self,
         keys: Vec<String>,
         runner: Py<PyAny>,
         output: PySchema,
         state: PySchema,
         timeout: &str,
+        processor: bool,
+        ttl: bool,
     ) -> PyResult<PyDataFrame> {
+        use sparklet_engine::exec::group_state::Flavor;
         let func = Arc::new(crate::group_state::PyGroupFunction { runner });
         let state = state.into_inner().fields().iter().cloned().collect();
+        let flavor = if processor {
+            Flavor::Processor { ttl }
+        } else {
+            Flavor::PandasWithState
+        };
         Ok(self.wrap(
             dataframe::group_state(
                 self.df.clone(),
@@ -184,6 +196,7 @@ impl PyDataFrame {
                 output.into_inner(),
                 state,
                 timeout,
+                flavor,
             )
             .py()?,
         ))

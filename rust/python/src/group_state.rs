@@ -13,7 +13,8 @@ use crate::arrow_table::to_pyarrow;
 use crate::streaming::callback_error;
 
 /// Calls `runner(batch_id, data, offsets, keys, states, watermark_ms,
-/// processing_time_ms)`, which returns `(output, states)` tables.
+/// processing_time_ms)`, which returns `(output, states, new_keys)` tables
+/// (`new_keys` None unless the call created states for other keys).
 pub struct PyGroupFunction {
     pub runner: Py<PyAny>,
 }
@@ -27,7 +28,7 @@ fn one_batch(table: PyTable) -> Result<RecordBatch, Error> {
 impl GroupFunction for PyGroupFunction {
     fn call(&self, g: Groups) -> Result<GroupsDone, Error> {
         Python::attach(|py| {
-            let run = || -> PyResult<(PyTable, PyTable)> {
+            let run = || -> PyResult<(PyTable, PyTable, Option<PyTable>)> {
                 let data = to_pyarrow(py, vec![g.data.clone()], g.data.schema())?;
                 let keys = to_pyarrow(py, vec![g.keys.clone()], g.keys.schema())?;
                 let states = to_pyarrow(py, vec![g.states.clone()], g.states.schema())?;
@@ -43,13 +44,14 @@ impl GroupFunction for PyGroupFunction {
                         g.processing_time_ms,
                     ),
                 )?;
-                out.extract::<(PyTable, PyTable)>(py)
+                out.extract::<(PyTable, PyTable, Option<PyTable>)>(py)
             };
-            let (output, states) = run().map_err(|e| callback_error(py, e))?;
+            let (output, states, new_keys) = run().map_err(|e| callback_error(py, e))?;
             let (output, _) = output.into_inner();
             Ok(GroupsDone {
                 output,
                 states: one_batch(states)?,
+                new_keys: new_keys.map(one_batch).transpose()?,
             })
         })
     }

@@ -222,9 +222,10 @@ def _run_groups(
     states: pa.Table,
     watermark_ms: int | None,
     processing_time_ms: int,
-) -> tuple[pa.Table, pa.Table]:
+) -> tuple[pa.Table, pa.Table, None]:
     """One micro-batch: call ``func`` for every group; return the rows it
-    emitted and each group's new state, timeout and whether it changed."""
+    emitted and each group's new state, timeout and whether it changed (and
+    no new keys)."""
     from sparklet.sql._convert import _py_value, table_to_pandas, table_to_rows
 
     pdf = table_to_pandas(data, time_zone)
@@ -262,4 +263,4 @@ def _run_groups(
             "changed": pa.array(changed, type=pa.bool_()),
         }
     )
-    return output, result_states
+    return output, result_states, None

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, StructArray, UInt32Array,
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, StructArray,
+    UInt32Array,
 };
 use arrow::compute::{concat_batches, filter_record_batch, take, take_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, Int64Type, Schema, SchemaRef};
@@ -35,8 +36,51 @@ use crate::runtime::block_on;
 use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::KeyOrder;
 
-/// Spark's operator name (progress, state metadata).
-const NAME: &str = "applyInPandasWithState";
+/// Which Python API a node serves; it decides the stored value's columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flavor {
+    /// `applyInPandasWithState`: Spark's state format v2, `groupState` (a
+    /// struct of the user's state fields) and `timeoutTimestamp`.
+    PandasWithState,
+    /// `transformWithStateInPandas`: `state` (a field per state variable,
+    /// timers among them), `timeoutTimestamp` (the earliest timer) and,
+    /// when a variable has a TTL, `ttlExpiry` (the earliest expiry, in
+    /// processing time): the engine reads only these two times.
+    Processor {
+        /// Whether any state variable has a TTL.
+        ttl: bool,
+    },
+}
+
+impl Flavor {
+    /// Spark's operator name (progress, state metadata).
+    fn name(self) -> &'static str {
+        match self {
+            Flavor::PandasWithState => "applyInPandasWithState",
+            Flavor::Processor { .. } => "transformWithStateInPandasExec",
+        }
+    }
+
+    /// The stored value's columns.
+    fn value_fields(self, state: &[FieldRef]) -> Vec<FieldRef> {
+        let name = match self {
+            Flavor::PandasWithState => "groupState",
+            Flavor::Processor { .. } => "state",
+        };
+        let mut fields: Vec<FieldRef> = vec![
+            Arc::new(Field::new(
+                name,
+                DataType::Struct(Fields::from(state.to_vec())),
+                true,
+            )),
+            Arc::new(Field::new("timeoutTimestamp", DataType::Int64, true)),
+        ];
+        if self == (Flavor::Processor { ttl: true }) {
+            fields.push(Arc::new(Field::new("ttlExpiry", DataType::Int64, true)));
+        }
+        fields
+    }
+}
 
 /// `GroupStateTimeout`: when a key's state times out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd)]
@@ -90,9 +134,13 @@ pub struct Groups {
 pub struct GroupsDone {
     /// The rows to emit (the output schema).
     pub output: Vec<RecordBatch>,
-    /// One row per group: `state` (null: none), `timeoutTimestamp` (ms,
-    /// null: none) and `changed` (whether to write them back).
+    /// One row per group, then one per new key: `state` (null: none),
+    /// `timeoutTimestamp` (ms, null: none), `ttlExpiry` when the flavor
+    /// has it, and `changed` (whether to write them back).
     pub states: RecordBatch,
+    /// Keys (their columns) the call gave a state that were not among the
+    /// groups (a processor's initial state).
+    pub new_keys: Option<RecordBatch>,
 }
 
 /// The user's function over a batch's groups.
@@ -133,8 +181,10 @@ pub struct GroupStateNode {
     pub func: UserFunction,
     /// The output schema (`outputStructType`).
     pub output: DFSchemaRef,
-    /// The state's fields (`stateStructType`).
+    /// The state's fields (`stateStructType`; the state variables).
     pub state: Vec<FieldRef>,
+    /// The API it serves.
+    pub flavor: Flavor,
     /// `timeoutConf`.
     pub timeout: GroupTimeout,
     /// The running query's operator.
@@ -146,18 +196,6 @@ impl PartialOrd for GroupStateNode {
         // nodes are told apart by identity; no order among them
         (self == other).then_some(std::cmp::Ordering::Equal)
     }
-}
-
-/// The stored value's columns: Spark's state format v2.
-fn value_fields(state: &[FieldRef]) -> Vec<FieldRef> {
-    vec![
-        Arc::new(Field::new(
-            "groupState",
-            DataType::Struct(Fields::from(state.to_vec())),
-            true,
-        )),
-        Arc::new(Field::new("timeoutTimestamp", DataType::Int64, true)),
-    ]
 }
 
 fn converter(fields: &[FieldRef]) -> Result<RowConverter> {
@@ -176,7 +214,7 @@ impl GroupStateNode {
         if self.timeout == GroupTimeout::EventTime && time_column.is_none() {
             return Err(Error::analysis(
                 "UNSUPPORTED_STREAMING_OPERATION",
-                "Watermark must be specified in the query using '[Dataset/DataFrame].withWatermark()' for using event-time timeout in a applyInPandasWithState. Event-time timeout not supported without watermark.",
+                format!("Watermark must be specified in the query using '[Dataset/DataFrame].withWatermark()' for using event-time timeout in a {}. Event-time timeout not supported without watermark.", self.flavor.name()),
             ));
         }
         let schema = self.input.schema().as_arrow();
@@ -185,8 +223,8 @@ impl GroupStateNode {
             .iter()
             .map(|k| Ok(Arc::new(schema.field_with_name(k)?.clone())))
             .collect::<Result<Vec<FieldRef>>>()?;
-        let values = value_fields(&self.state);
-        ctx.spec.claim(NAME, &["default"])?;
+        let values = self.flavor.value_fields(&self.state);
+        ctx.spec.claim(self.flavor.name(), &["default"])?;
         StateLayout {
             key: key_fields.clone(),
             time: None,
@@ -201,6 +239,7 @@ impl GroupStateNode {
             key_schema: Arc::new(Schema::new(key_fields)),
             state_type: values[0].data_type().clone(),
             func: self.func.clone(),
+            flavor: self.flavor,
             output: Arc::new(self.output.as_arrow().clone()),
             timeout: self.timeout,
             time_column,
@@ -268,6 +307,7 @@ pub struct GroupStateOp {
     key_schema: SchemaRef,
     state_type: DataType,
     func: UserFunction,
+    flavor: Flavor,
     output: SchemaRef,
     timeout: GroupTimeout,
     /// The input's watermarked column (late rows are dropped under
@@ -302,9 +342,10 @@ impl GroupStateOp {
         }
     }
 
-    /// Decode stored values (row format) into `groupState` and
-    /// `timeoutTimestamp` columns, one row per value (null where none).
-    fn decode_values(&self, values: &[Option<Vec<u8>>]) -> Result<(ArrayRef, Int64Array)> {
+    /// Decode stored values (row format) into the value columns (the
+    /// state, `timeoutTimestamp`, maybe `ttlExpiry`), one row per value
+    /// (null where none).
+    fn decode_values(&self, values: &[Option<Vec<u8>>]) -> Result<Vec<ArrayRef>> {
         let parser = self.value_conv.parser();
         let present: Vec<&Vec<u8>> = values.iter().flatten().collect();
         let cols = self
@@ -320,14 +361,12 @@ impl GroupStateOp {
                 })
             })
             .collect();
-        let state = take(&cols[0], &index, None)?;
-        let timeout = take(&cols[1], &index, None)?;
-        Ok((state, timeout.as_primitive::<Int64Type>().clone()))
+        cols.iter().map(|c| Ok(take(c, &index, None)?)).collect()
     }
 
-    /// Stored keys not among `seen` whose timeout is before `threshold`;
-    /// remembers the earliest timeout that stays pending.
-    fn timed_out(&mut self, seen: &HashSet<Vec<u8>>, threshold: i64) -> Result<Pending> {
+    /// Stored keys not among `seen` whose timeout is before `threshold`
+    /// (or whose TTL expired); remembers the earliest time still pending.
+    fn timed_out(&mut self, seen: &HashSet<Vec<u8>>, threshold: Option<i64>) -> Result<Pending> {
         let mut stored = Pending::default();
         for p in 0..self.state.len() {
             let store = self.state.store(p);
@@ -341,18 +380,25 @@ impl GroupStateOp {
                 stored.values.push(v);
             }
         }
-        let (_, timeouts) = self.decode_values(&stored.values)?;
+        let cols = self.decode_values(&stored.values)?;
+        let timeouts = cols[1].as_primitive::<Int64Type>();
+        let expiries = cols.get(2).map(|c| c.as_primitive::<Int64Type>());
         let mut due = Pending::default();
         let mut next: Option<i64> = None;
-        for ((k, v), t) in stored.keys.into_iter().zip(stored.values).zip(&timeouts) {
-            match t {
-                Some(t) if t < threshold => {
-                    due.keys.push(k);
-                    due.values.push(v);
-                    due.timed_out.push(true);
-                }
-                Some(t) => next = Some(next.map_or(t, |n| n.min(t))),
-                None => {}
+        let mut pending = |t: i64| next = Some(next.map_or(t, |n: i64| n.min(t)));
+        for (i, (k, v)) in stored.keys.into_iter().zip(stored.values).enumerate() {
+            let timeout = timeouts.is_valid(i).then(|| timeouts.value(i));
+            let expiry = expiries.and_then(|e| e.is_valid(i).then(|| e.value(i)));
+            let timed_out = timeout.zip(threshold).is_some_and(|(t, th)| t < th);
+            let expired = expiry.is_some_and(|e| e <= self.now_ms);
+            if timed_out || expired {
+                due.keys.push(k);
+                due.values.push(v);
+                due.timed_out.push(timed_out);
+                continue;
+            }
+            if self.timeout == GroupTimeout::ProcessingTime {
+                timeout.into_iter().chain(expiry).for_each(&mut pending);
             }
         }
         self.next_timeout_ms = next;
@@ -384,7 +430,8 @@ impl GroupStateOp {
         let rows = self.key_conv.convert_columns(&key_cols)?;
         let (data, offsets, mut groups) = self.grouped(&data, &rows)?;
         let seen: HashSet<Vec<u8>> = groups.keys.iter().cloned().collect();
-        if let Some(threshold) = self.timeout_threshold_ms() {
+        let threshold = self.timeout_threshold_ms();
+        if threshold.is_some() || self.flavor == (Flavor::Processor { ttl: true }) {
             let due = self.timed_out(&seen, threshold)?;
             groups.keys.extend(due.keys);
             groups.values.extend(due.values);
@@ -394,7 +441,7 @@ impl GroupStateOp {
         offsets.resize(groups.keys.len() + 1, data.num_rows());
         let call = self.groups_call(data, offsets, &groups)?;
         let done = self.func.0.call(call)?;
-        self.write_back(&groups.keys, &done.states)?;
+        self.write_back(&groups.keys, &done.states, done.new_keys.as_ref())?;
         for b in &done.output {
             if b.schema().fields() != self.output.fields() {
                 return Err(Error::Internal(format!(
@@ -458,13 +505,25 @@ impl GroupStateOp {
             .key_conv
             .convert_rows(groups.keys.iter().map(|k| parser.parse(k)))?;
         let keys = RecordBatch::try_new(Arc::clone(&self.key_schema), key_cols)?;
-        let (state, timeout) = self.decode_values(&groups.values)?;
-        let timed_out = BooleanArray::from(groups.timed_out.clone());
-        let states = RecordBatch::try_from_iter(vec![
-            ("state", state),
-            ("timeoutTimestamp", Arc::new(timeout) as ArrayRef),
-            ("timedOut", Arc::new(timed_out) as ArrayRef),
-        ])?;
+        let mut cols = self.decode_values(&groups.values)?.into_iter();
+        let mut named = vec![
+            (
+                "state",
+                cols.next()
+                    .unwrap_or_else(|| new_null_array(&self.state_type, 0)),
+            ),
+            (
+                "timeoutTimestamp",
+                cols.next()
+                    .unwrap_or_else(|| new_null_array(&DataType::Int64, 0)),
+            ),
+        ];
+        named.extend(cols.map(|c| ("ttlExpiry", c)));
+        named.push((
+            "timedOut",
+            Arc::new(BooleanArray::from(groups.timed_out.clone())),
+        ));
+        let states = RecordBatch::try_from_iter(named)?;
         Ok(Groups {
             batch_id: self.batch_id,
             data,
@@ -476,34 +535,49 @@ impl GroupStateOp {
         })
     }
 
-    /// Store what the function changed: a state (and timeout) put, or
-    /// removed when neither is left.
-    fn write_back(&mut self, keys: &[Vec<u8>], states: &RecordBatch) -> Result<()> {
+    /// Store what the function changed: a state (and its times) put, or
+    /// removed when nothing is left. `keys` are the groups' stored keys;
+    /// rows after them are for `new_keys` (keys the call created).
+    fn write_back(
+        &mut self,
+        keys: &[Vec<u8>],
+        states: &RecordBatch,
+        new_keys: Option<&RecordBatch>,
+    ) -> Result<()> {
+        let mut keys: Vec<Vec<u8>> = keys.to_vec();
+        if let Some(extra) = new_keys {
+            let rows = self.key_conv.convert_columns(extra.columns())?;
+            keys.extend(rows.iter().map(|r| r.as_ref().to_vec()));
+        }
         let column = |name: &str| {
             states.column_by_name(name).cloned().ok_or_else(|| {
                 Error::Internal(format!("the group results have no '{name}' column"))
             })
         };
-        let state = column("state")?;
-        let timeout = column("timeoutTimestamp")?;
+        let mut value_cols = vec![column("state")?, column("timeoutTimestamp")?];
+        if value_cols.len() < self.value_fields_len() {
+            value_cols.push(column("ttlExpiry")?);
+        }
         let changed = column("changed")?;
-        let (changed, timeouts) = (changed.as_boolean(), timeout.as_primitive::<Int64Type>());
-        if state.len() != keys.len() || state.data_type() != &self.state_type {
+        let changed = changed.as_boolean();
+        if value_cols[0].len() != keys.len() || value_cols[0].data_type() != &self.state_type {
             return Err(Error::Internal(
                 "the group results do not match the groups".into(),
             ));
         }
-        let values = self
-            .value_conv
-            .convert_columns(&[Arc::clone(&state), Arc::clone(&timeout)])?;
-        let state_struct: &StructArray = state.as_struct();
+        let values = self.value_conv.convert_columns(&value_cols)?;
+        let state_struct: &StructArray = value_cols[0].as_struct();
+        let times: Vec<&Int64Array> = value_cols[1..]
+            .iter()
+            .map(|c| c.as_primitive::<Int64Type>())
+            .collect();
         for (i, key) in keys.iter().enumerate() {
             if !changed.value(i) {
                 continue;
             }
             let p = self.state.partition_of(key);
             let store = self.state.store_mut(p);
-            if state_struct.is_null(i) && timeouts.is_null(i) {
+            if state_struct.is_null(i) && times.iter().all(|t| t.is_null(i)) {
                 if store.contains(key)? {
                     store.remove(key);
                     self.metrics.rows_removed += 1;
@@ -512,12 +586,22 @@ impl GroupStateOp {
                 store.put_bytes(key, values.row(i).as_ref())?;
                 self.metrics.rows_updated += 1;
             }
-            if self.timeout == GroupTimeout::ProcessingTime && timeouts.is_valid(i) {
-                let t = timeouts.value(i);
-                self.next_timeout_ms = Some(self.next_timeout_ms.map_or(t, |n| n.min(t)));
+            if self.timeout == GroupTimeout::ProcessingTime {
+                for t in times.iter().filter(|t| t.is_valid(i)).map(|t| t.value(i)) {
+                    self.next_timeout_ms = Some(self.next_timeout_ms.map_or(t, |n| n.min(t)));
+                }
             }
         }
         Ok(())
+    }
+
+    /// How many columns a stored value has.
+    fn value_fields_len(&self) -> usize {
+        if self.flavor == (Flavor::Processor { ttl: true }) {
+            3
+        } else {
+            2
+        }
     }
 }
 
@@ -539,7 +623,7 @@ impl StatefulOperator for GroupStateOp {
     }
 
     fn progress(&self) -> serde_json::Value {
-        self.state.progress(NAME, &self.metrics)
+        self.state.progress(self.flavor.name(), &self.metrics)
     }
 
     fn next_timeout_ms(&self) -> Option<i64> {
