@@ -392,6 +392,75 @@ class GroupedData:
             )
         output = to_struct_type(outputStructType)
         state = to_struct_type(stateStructType)
+        df, names = self._keyed()
+        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+        runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
+        native = df._native.group_state(names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf)
+        return df._wrap(native)
+
+    def transformWithStateInPandas(
+        self,
+        statefulProcessor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None = None,
+        eventTimeColumnName: str = "",
+    ) -> DataFrame:
+        """Run a :class:`~sparklet.sql.streaming.stateful_processor.StatefulProcessor` per key of a stream.
+
+        The processor declares value, list and map state (optionally with a
+        TTL) in ``init`` and gets each key's rows in ``handleInputRows``; with
+        ``timeMode`` ``"ProcessingTime"`` or ``"EventTime"`` it can register
+        timers, handled in ``handleExpiredTimer``. ``initialState`` (a batch
+        DataFrame grouped by the same keys) seeds the state in the first
+        batch through ``handleInitialState``.
+        """
+        import functools
+
+        from sparklet.sql.streaming.stateful_processor import _run_processor, declared, state_type
+        from sparklet.sql.types import to_struct_type
+
+        if outputMode.lower() not in ("append", "update"):
+            raise PySparkValueError(
+                f"Unknown output mode '{outputMode}' for transformWithStateInPandas: use 'append' or 'update'.",
+                "INVALID_OUTPUT_MODE",
+            )
+        mode = timeMode.lower()
+        timeouts = {"none": "NoTimeout", "processingtime": "ProcessingTimeTimeout", "eventtime": "EventTimeTimeout"}
+        if mode not in timeouts:
+            raise PySparkValueError(
+                f"Unknown time mode '{timeMode}': use 'None', 'ProcessingTime' or 'EventTime'.", "INVALID_TIME_MODE"
+            )
+        if eventTimeColumnName:
+            raise PySparkValueError(
+                "eventTimeColumnName is not supported yet: leave it empty", "UNSUPPORTED_FEATURE.EVENT_TIME_COLUMN"
+            )
+        variables = declared(statefulProcessor, mode)
+        output = to_struct_type(outputStructType)
+        df, names = self._keyed()
+        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+        initial = None
+        if initialState is not None:
+            init_df, init_names = initialState._keyed()
+            initial = (init_df.toPandas(), init_names)
+        runner = functools.partial(
+            _run_processor, statefulProcessor, variables, output._to_arrow_schema(), mode, initial, tz
+        )
+        ttl = any(v.ttl_ms is not None for v in variables.values())
+        native = df._native.group_state(
+            names,
+            runner,
+            output._to_arrow_schema(),
+            state_type(variables)._to_arrow_schema(),
+            timeouts[mode],
+            processor=True,
+            ttl=ttl,
+        )
+        return df._wrap(native)
+
+    def _keyed(self) -> tuple[DataFrame, list[str]]:
+        """The DataFrame with a column per grouping expression, and their names."""
         df = self._df
         names = []
         for c in self._cols:
@@ -399,12 +468,7 @@ class GroupedData:
             if name not in df.columns:
                 df = df.withColumn(name, c)
             names.append(name)
-        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
-        runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
-        native = df._native.group_state(
-            names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf
-        )
-        return df._wrap(native)
+        return df, names
 
     def count(self) -> DataFrame:
         """Rows per group, in column ``count``."""

@@ -8,12 +8,15 @@ from sparklet.sql.streaming.query import (
 )
 from sparklet.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 from sparklet.sql.streaming.state import GroupState, GroupStateTimeout
+from sparklet.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 __all__ = [
     "DataStreamReader",
     "DataStreamWriter",
     "GroupState",
     "GroupStateTimeout",
+    "StatefulProcessor",
+    "StatefulProcessorHandle",
     "StreamingQuery",
     "StreamingQueryManager",
     "StreamingQueryProgress",
