@@ -1,0 +1,336 @@
+"""transformWithStateInPandas: state variables, timers, TTL, initial state, restarts and errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from sparklet.errors import AnalysisException, PySparkValueError, StreamingQueryException
+from sparklet.sql import SparkSession
+from sparklet.sql.streaming import StatefulProcessor, StatefulProcessorHandle
+from sparklet.sql.streaming.stateful_processor import ExpiredTimerInfo, TimerValues
+from sparklet.testing import MemoryStream
+
+# every test runs on both state store providers
+pytestmark = pytest.mark.usefixtures("state_provider")
+
+EVENTS = "user STRING, v INT"
+
+
+class Batches:
+    """foreachBatch target: each non-empty batch's rows as sorted tuples."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[tuple]] = []
+
+    def __call__(self, table: Any, batch_id: int) -> None:
+        if table.num_rows:
+            self.batches.append(sorted(tuple(r.values()) for r in table.to_pylist()))
+
+    def wait_for(self, n: int, q: Any) -> None:  # noqa: ANN401
+        """Wait (bounded) until ``n`` batches arrived and their progress is out."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (
+            len(self.batches) < n or q.lastProgress is None or not q.lastProgress["stateOperators"]
+        ):
+            time.sleep(0.05)
+        time.sleep(0.1)  # the progress is published right after the sink
+
+
+def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
+    ms.addData(rows)
+    q.processAllAvailable()
+
+
+def op(q) -> dict:  # noqa: ANN001
+    return q.lastProgress["stateOperators"][0]
+
+
+class Tally(StatefulProcessor):
+    """A count (value), the values seen (list) and a count per value (map)."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.count = handle.getValueState("count", "n LONG")
+        self.seen = handle.getListState("seen", "v INT")
+        self.per_value = handle.getMapState("perValue", "v INT", "c LONG")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        n = self.count.get()[0] if self.count.exists() else 0
+        for pdf in rows:
+            n += len(pdf)
+            for v in pdf["v"].tolist():
+                self.seen.appendValue((v,))
+                c = self.per_value.getValue((v,))
+                self.per_value.updateValue((v,), ((c[0] if c else 0) + 1,))
+        self.count.update((n,))
+        seen = [r[0] for r in self.seen.get()]
+        top = max(self.per_value.iterator(), key=lambda kv: (kv[1][0], kv[0][0]))
+        yield pd.DataFrame({"user": [key[0]], "n": [n], "seen": [str(seen)], "top": [top[0][0]]})
+
+
+TALLY = "user STRING, n LONG, seen STRING, top INT"
+
+
+def tally(ms: MemoryStream, out: Batches, ckpt: Path | None = None):  # noqa: ANN201
+    w = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithStateInPandas(Tally(), TALLY, "update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(out)
+    )
+    if ckpt is not None:
+        w = w.option("checkpointLocation", str(ckpt))
+    return w.start()
+
+
+def test_value_list_and_map_state_across_batches_and_a_restart(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    q = tally(ms, out, tmp_path / "ckpt")
+    step(q, ms, [("a", 1), ("b", 2), ("a", 1)])
+    assert op(q)["operatorName"] == "transformWithStateInPandasExec" and op(q)["numRowsTotal"] == 2
+    q.stop()
+    q = tally(ms, out, tmp_path / "ckpt")
+    step(q, ms, [("a", 3), ("a", 3), ("a", 3), ("c", 2)])
+    assert out.batches == [
+        [("a", 2, "[1, 1]", 1), ("b", 1, "[2]", 2)],
+        [("a", 5, "[1, 1, 3, 3, 3]", 3), ("c", 1, "[2]", 2)],
+    ]
+    # readable: one struct per key, a field per state variable
+    state = spark.read.format("statestore").load(str(tmp_path / "ckpt")).collect()
+    counts = {r["key"]["user"]: r["value"]["state"]["count"]["value"]["n"] for r in state}
+    assert counts == {"a": 5, "b": 1, "c": 1}
+
+
+class Reminder(StatefulProcessor):
+    """Emits 'active' on rows and 'idle' from a timer 300 ms (processing time) later."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.rows = handle.getValueState("rows", "n LONG")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        for t in self.handle.listTimers():  # a new row moves the reminder
+            self.handle.deleteTimer(t)
+        self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 300)
+        self.rows.update((sum(len(p) for p in rows),))
+        yield pd.DataFrame({"user": [key[0]], "status": ["active"]})
+
+    def handleExpiredTimer(self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo) -> Iterator:
+        assert expiredTimerInfo.getExpiryTimeInMs() <= timerValues.getCurrentProcessingTimeInMs()
+        self.rows.clear()
+        yield pd.DataFrame({"user": [key[0]], "status": ["idle"]})
+
+
+def test_processing_time_timers_fire_without_new_data(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithStateInPandas(Reminder(), "user STRING, status STRING", "update", "ProcessingTime")
+        .writeStream.outputMode("update")
+        .foreachBatch(out)
+        .start()
+    )
+    step(q, ms, [("a", 1), ("b", 1)])
+    out.wait_for(2, q)
+    assert out.batches == [[("a", "active"), ("b", "active")], [("a", "idle"), ("b", "idle")]]
+    # the timers and the cleared state are gone: nothing is left for the keys
+    assert op(q)["numRowsTotal"] == 0
+
+
+class Sessions(StatefulProcessor):
+    """Events per user, closed by an event-time timer 10 s after the last one."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.session = handle.getValueState("session", "n LONG, last LONG")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        n, last = self.session.get() or (0, 0)
+        for pdf in rows:
+            n += len(pdf)
+            last = max(last, int(pdf["ts"].max().timestamp() * 1000))
+        for t in self.handle.listTimers():
+            self.handle.deleteTimer(t)
+        self.handle.registerTimer(last + 10_000)
+        self.session.update((n, last))
+        return iter([])
+
+    def handleExpiredTimer(self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo) -> Iterator:
+        n, _ = self.session.get()
+        self.session.clear()
+        yield pd.DataFrame({"user": [key[0]], "events": [n]})
+
+
+def t(sec: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=sec)
+
+
+def test_event_time_timers_fire_when_the_watermark_passes(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "user STRING, ts TIMESTAMP")
+    out = Batches()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .withWatermark("ts", "5 seconds")
+            .groupBy("user")
+            .transformWithStateInPandas(Sessions(), "user STRING, events LONG", "append", "EventTime")
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    # the watermark moves to 15 s: a's timer (13 s) fires in the batch after
+    step(q, ms, [("a", t(0)), ("a", t(3)), ("b", t(20))])
+    assert out.batches == [[("a", 2)]]
+    q.stop()
+    q = start()  # b's timer (30 s) is in the checkpoint
+    step(q, ms, [("c", t(30))])  # watermark 25 s: not yet
+    assert out.batches == [[("a", 2)]]
+    step(q, ms, [("c", t(50))])  # 45 s: b fires; c's timer moved from 40 s to 60 s
+    assert out.batches == [[("a", 2)], [("b", 1)]]
+    assert op(q)["numRowsTotal"] == 1
+
+
+class Remember(StatefulProcessor):
+    """Keeps the last value per user for 500 ms of processing time."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.last = handle.getValueState("last", "v INT", ttlDurationMs=500)
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        before = self.last.get()
+        pdf = pd.concat(list(rows))
+        self.last.update((int(pdf["v"].iloc[-1]),))
+        yield pd.DataFrame({"user": [key[0]], "before": [None if before is None else before[0]]})
+
+
+def test_ttl_expires_state_in_processing_time(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithStateInPandas(Remember(), "user STRING, before INT", "update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(out)
+        .start()
+    )
+    step(q, ms, [("a", 1), ("b", 2)])
+    step(q, ms, [("a", 3)])  # within the TTL: a remembers 1
+    time.sleep(0.7)  # a (updated in the second batch) and b expire
+    step(q, ms, [("a", 4)])
+    assert out.batches == [[("a", None), ("b", None)], [("a", 1)], [("a", None)]]
+    # b's expired state was dropped in that batch, though b had no rows
+    assert op(q)["numRowsTotal"] == 1
+
+
+class Seeded(StatefulProcessor):
+    """A running total that the initial state can start."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.total = handle.getValueState("total", "s LONG")
+
+    def handleInitialState(self, key: tuple, initialState: pd.DataFrame, timerValues: TimerValues) -> None:
+        self.total.update((int(initialState["start"].sum()),))
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        s = (self.total.get() or (0,))[0] + sum(int(p["v"].sum()) for p in rows)
+        self.total.update((s,))
+        yield pd.DataFrame({"user": [key[0]], "total": [s]})
+
+
+def test_initial_state_seeds_the_first_batch_only(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    initial = spark.createDataFrame([("a", 100), ("z", 7), ("z", 3)], "user STRING, start LONG").groupBy("user")
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .groupBy("user")
+            .transformWithStateInPandas(Seeded(), "user STRING, total LONG", "update", "None", initialState=initial)
+            .writeStream.outputMode("update")
+            .foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [("a", 1), ("b", 2)])
+    assert op(q)["numRowsTotal"] == 3  # z has a state from the initial rows alone
+    q.stop()
+    q = start()  # not seeded again on restart
+    step(q, ms, [("a", 1), ("z", 5)])
+    assert out.batches == [[("a", 101), ("b", 2)], [("a", 102), ("z", 15)]]
+
+
+class TimerWithoutTime(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        self.handle.registerTimer(1)
+        return iter([])
+
+
+def test_errors_name_what_is_wrong(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    grouped = ms.toDF().groupBy("user")
+    q = (
+        grouped.transformWithStateInPandas(TimerWithoutTime(), "user STRING", "update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(lambda b, i: None)
+        .start()
+    )
+    ms.addData([("a", 1)])
+    with pytest.raises(StreamingQueryException, match="Cannot use timers with time mode None"):
+        q.awaitTermination(30)
+    with pytest.raises(AnalysisException, match="Watermark must be specified"):
+        grouped.transformWithStateInPandas(
+            Sessions(), "user STRING, events LONG", "update", "EventTime"
+        ).writeStream.outputMode("update").foreachBatch(lambda b, i: None).start()
+    with pytest.raises(PySparkValueError, match="time mode"):
+        grouped.transformWithStateInPandas(Tally(), TALLY, "update", "Sometimes")
+
+    class BadTtl(Tally):
+        def init(self, handle: StatefulProcessorHandle) -> None:
+            handle.getValueState("x", "n LONG", ttlDurationMs=0)
+
+    with pytest.raises(PySparkValueError, match="TTL duration"):
+        grouped.transformWithStateInPandas(BadTtl(), TALLY, "update", "None")
+
+
+def test_a_changed_state_schema_is_refused_at_restart(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    q = tally(ms, out, tmp_path / "ckpt")
+    step(q, ms, [("a", 1)])
+    q.stop()
+
+    class Renamed(Tally):
+        def init(self, handle: StatefulProcessorHandle) -> None:
+            super().init(handle)
+            self.count = handle.getValueState("count", "total LONG")  # was "n LONG"
+
+    df = ms.toDF().groupBy("user").transformWithStateInPandas(Renamed(), TALLY, "update", "None")
+    with pytest.raises(StreamingQueryException, match="CHECKPOINT_INCOMPATIBLE") as e:
+        q = (
+            df.writeStream.outputMode("update")
+            .foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+        q.awaitTermination(30)
+    assert "count" in str(e.value) and "total" in str(e.value)  # names the old and new state
