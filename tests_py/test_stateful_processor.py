@@ -334,3 +334,40 @@ def test_a_changed_state_schema_is_refused_at_restart(spark: SparkSession, tmp_p
         )
         q.awaitTermination(30)
     assert "count" in str(e.value) and "total" in str(e.value)  # names the old and new state
+
+
+def test_tws_tester_runs_a_processor_with_simulated_time() -> None:
+    from sparklet.testing import TwsTester
+
+    tester = TwsTester(Tally())
+    first = tester.testInPandas("a", pd.DataFrame({"user": ["a", "a"], "v": [4, 4]}))
+    assert first.to_dict("records") == [{"user": "a", "n": 2, "seen": "[4, 4]", "top": 4}]
+    assert tester.peekValueState("count", "a") == (2,)
+    assert tester.peekListState("seen", "a") == [(4,), (4,)]
+    assert tester.peekMapState("perValue", "a") == {(4,): (2,)}
+    tester.setValueState("count", "b", (10,))
+    assert tester.testInPandas("b", pd.DataFrame({"user": ["b"], "v": [1]}))["n"].tolist() == [11]
+    with pytest.raises(PySparkValueError, match="no value state 'nope'"):
+        tester.peekValueState("nope", "a")
+
+    # processing-time timers fire once time is beyond them
+    reminders = TwsTester(Reminder(), timeMode="ProcessingTime")
+    assert reminders.testInPandas("a", pd.DataFrame({"user": ["a"], "v": [1]}))["status"].tolist() == ["active"]
+    assert reminders.advanceProcessingTimeInPandas(300).empty  # at the timer: not yet
+    assert reminders.advanceProcessingTimeInPandas(1)["status"].tolist() == ["idle"]
+
+    # event time: the watermark follows the data; late rows are dropped
+    sessions = TwsTester(Sessions(), timeMode="EventTime", eventTimeColumnName="ts", watermarkDelayMs=5_000)
+    sessions.testInPandas("a", pd.DataFrame({"user": ["a"], "ts": [t(0)]}))
+    out = sessions.testInPandas("b", pd.DataFrame({"user": ["b"], "ts": [t(30)]}))  # watermark 25 s
+    assert out.to_dict("records") == [{"user": "a", "events": 1}]
+    late = sessions.testInPandas("a", pd.DataFrame({"user": ["a"], "ts": [t(1)]}))
+    assert late.empty and sessions.peekValueState("session", "a") is None
+
+    # TTL is honoured, by processing time
+    remember = TwsTester(Remember())
+    remember.testInPandas("a", pd.DataFrame({"user": ["a"], "v": [1]}))
+    remember.setProcessingTime(499)
+    assert remember.peekValueState("last", "a") == (1,)
+    remember.setProcessingTime(500)
+    assert remember.peekValueState("last", "a") is None

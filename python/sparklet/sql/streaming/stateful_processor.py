@@ -118,9 +118,20 @@ class _State:
         return self._handle._current()
 
     def _live(self) -> Any:
-        """The variable's entries for the current key, expired ones dropped."""
-        ks = self._key()
-        return ks.values.get(self._var.name)
+        """The variable's entries for the current key, without those whose TTL passed."""
+        entry = self._key().values.get(self._var.name)
+        if entry is None or self._var.ttl_ms is None:
+            return entry
+        now = self._handle._now
+
+        def alive(expires: int | None) -> bool:
+            return expires is None or expires > now
+
+        if self._var.kind == "value":
+            return entry if alive(entry[1]) else None
+        if self._var.kind == "list":
+            return [e for e in entry if alive(e[1])]
+        return {k: e for k, e in entry.items() if alive(e[1])}
 
     def _set(self, value: Any) -> None:
         ks = self._key()
