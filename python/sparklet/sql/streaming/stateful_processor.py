@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
-from sparklet.sql.streaming.state import _Output
+from sparklet.sql.streaming.state import _group_rows, _Output
 from sparklet.sql.types import Row, StructType, to_struct_type
 
 __all__ = [
@@ -487,7 +487,7 @@ def _run_processor(
     pdf = table_to_pandas(data, time_zone)
     for g in range(len(offsets) - 1):
         if offsets[g + 1] > offsets[g]:
-            rows = pdf.iloc[offsets[g] : offsets[g + 1]].reset_index(drop=True)
+            rows = _group_rows(pdf, offsets[g], offsets[g + 1])
             key = key_rows[g]
             run(key_states[g], lambda k=key, r=rows: processor.handleInputRows(k, iter([r]), timer_values))
     threshold = {"processingtime": processing_time_ms, "eventtime": watermark_ms}.get(time_mode)
