@@ -6,7 +6,8 @@ Writes Parquet files of ``--keys`` users with ``--events`` events each (the
 events of a user spread over the files), then runs, with
 ``maxFilesPerTrigger=1`` and ``availableNow``, a running count and sum per
 user kept in ``GroupState`` (no timeout), emitting each user's totals in
-every batch it appears in. Prints events/s and, with ``--pyspark-python``
+every batch it appears in. Prints events/s, the cost per call against the
+function's own cost (measured in the same process), and, with ``--pyspark-python``
 (an interpreter with PySpark, pandas and Java), the same query on PySpark
 over the same files: the throughput ratio and whether the results are
 identical (the final totals per user, gathered in ``foreachBatch``).
@@ -51,6 +52,31 @@ def totals(key, pdfs, state):  # noqa: ANN001, ANN201
         s += int(pdf["v"].sum())
     state.update((n, s))
     yield pd.DataFrame({"user": [key[0]], "n": [n], "s": [s]})
+
+
+def function_alone(events_per_call: int, calls: int = 20_000) -> float:
+    """Seconds per call of ``totals`` itself, on pandas DataFrames of the
+    size each call gets, with no engine around it: the floor any engine's
+    per-call cost sits on."""
+    import pandas as pd
+
+    from sparklet.sql.streaming.state import GroupState
+
+    pdf = pd.DataFrame({"user": [1] * events_per_call, "v": list(range(events_per_call))})
+    t0 = time.perf_counter()
+    for i in range(calls):
+        state = GroupState(
+            None,
+            fields=["n", "s"],
+            timeout_conf="NoTimeout",
+            has_timed_out=False,
+            old_timeout_ms=None,
+            batch_processing_time_ms=0,
+            watermark_ms=None,
+        )
+        for _ in totals((i,), iter([pdf]), state):
+            pass
+    return (time.perf_counter() - t0) / calls
 
 
 def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
@@ -104,9 +130,19 @@ def main() -> None:
             f"{mine['elapsed']:.2f} s, {spread(mine)}); {mine['result']['users']:,} users, "
             f"largest state {mine['max_state_keys']:,} rows"
         )
+        calls = args.keys * min(args.events, args.files)  # a call per user per batch it appears in
+        alone = function_alone(max(1, args.events // args.files))
+        print(
+            f"per call: sparklet {mine['elapsed'] / calls * 1e6:,.0f} us, "
+            f"of which the function alone {alone * 1e6:,.0f} us"
+        )
         if args.pyspark_python:
             theirs = run_pyspark(args.pyspark_python, __file__, str(folder), kind)
             report("applyInPandasWithState", 22, mine, theirs, mine["result"] == theirs["result"])
+            print(
+                f"per call: PySpark {theirs['elapsed'] / calls * 1e6:,.0f} us; with no engine cost at all "
+                f"the ratio would be {theirs['elapsed'] / calls / alone:.1f}x"
+            )
 
 
 if __name__ == "__main__":
