@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
-from sparklet.sql.streaming.state import _group_rows, _Output
+from sparklet.sql.streaming.state import _group_rows, _no_gc_pauses, _Output
 from sparklet.sql.types import Row, StructType, to_struct_type
 
 __all__ = [
@@ -473,33 +473,34 @@ def _run_processor(
         finally:
             handle._key_state = None
 
-    if initial is not None and batch_id == 0:
-        pdf, key_names = initial
-        for key, rows in pdf.groupby(key_names, sort=True, dropna=False):
-            key = key if isinstance(key, tuple) else (key,)
-            if key not in index:
-                index[key] = len(key_rows)
-                key_rows.append(key)
-                key_states.append(_KeyState())
-                new_keys.append(key)
-            rows = rows.reset_index(drop=True)
-            run(key_states[index[key]], lambda k=key, r=rows: processor.handleInitialState(k, r, timer_values))
-    pdf = table_to_pandas(data, time_zone)
-    for g in range(len(offsets) - 1):
-        if offsets[g + 1] > offsets[g]:
-            rows = _group_rows(pdf, offsets[g], offsets[g + 1])
-            key = key_rows[g]
-            run(key_states[g], lambda k=key, r=rows: processor.handleInputRows(k, iter([r]), timer_values))
-    threshold = {"processingtime": processing_time_ms, "eventtime": watermark_ms}.get(time_mode)
-    if threshold is not None:
-        due = sorted((t, i) for i, ks in enumerate(key_states) for t in ks.timers if t < threshold)
-        for t, i in due:
-            ks = key_states[i]
-            ks.timers.discard(t)
-            ks.dirty = True
-            info = ExpiredTimerInfo(t)
-            run(ks, lambda k=key_rows[i], x=info: processor.handleExpiredTimer(k, timer_values, x))
-    processor.close()
+    with _no_gc_pauses():
+        if initial is not None and batch_id == 0:
+            pdf, key_names = initial
+            for key, rows in pdf.groupby(key_names, sort=True, dropna=False):
+                key = key if isinstance(key, tuple) else (key,)
+                if key not in index:
+                    index[key] = len(key_rows)
+                    key_rows.append(key)
+                    key_states.append(_KeyState())
+                    new_keys.append(key)
+                rows = rows.reset_index(drop=True)
+                run(key_states[index[key]], lambda k=key, r=rows: processor.handleInitialState(k, r, timer_values))
+        pdf = table_to_pandas(data, time_zone)
+        for g in range(len(offsets) - 1):
+            if offsets[g + 1] > offsets[g]:
+                rows = _group_rows(pdf, offsets[g], offsets[g + 1])
+                key = key_rows[g]
+                run(key_states[g], lambda k=key, r=rows: processor.handleInputRows(k, iter([r]), timer_values))
+        threshold = {"processingtime": processing_time_ms, "eventtime": watermark_ms}.get(time_mode)
+        if threshold is not None:
+            due = sorted((t, i) for i, ks in enumerate(key_states) for t in ks.timers if t < threshold)
+            for t, i in due:
+                ks = key_states[i]
+                ks.timers.discard(t)
+                ks.dirty = True
+                info = ExpiredTimerInfo(t)
+                run(ks, lambda k=key_rows[i], x=info: processor.handleExpiredTimer(k, timer_values, x))
+        processor.close()
     encoded = [_encode(ks, variables) for ks in key_states]
     struct = states.schema.field("state").type
     result = pa.table(
