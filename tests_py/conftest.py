@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from sparklet.sql import SparkSession
+from sparklet.testing import MemoryStream
 
 
 @pytest.fixture(scope="session")
@@ -44,3 +46,33 @@ def write_json(folder: Path, name: str, rows: list[dict]) -> Path:
     target = folder / name
     tmp.rename(target)
     return target
+
+
+def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
+    """Add rows to a memory stream and wait until the query processed them."""
+    ms.addData(rows)
+    q.processAllAvailable()
+
+
+def op(q) -> dict:  # noqa: ANN001
+    """The last progress's first stateful operator entry."""
+    return q.lastProgress["stateOperators"][0]
+
+
+class Batches:
+    """foreachBatch target: each non-empty batch's rows as sorted tuples."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[tuple]] = []
+
+    def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
+        if table.num_rows:
+            self.batches.append(sorted(tuple(r.values()) for r in table.to_pylist()))
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Wait (bounded) for something a query does on its own, such as a
+    batch a timer runs; the test's assertions follow."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)

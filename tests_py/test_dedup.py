@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import op, step
 from sparklet.errors import AnalysisException, PySparkTypeError
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
@@ -34,15 +35,6 @@ class Rows:
 
     def all(self) -> list[tuple]:
         return [r for b in self.batches for r in b]
-
-
-def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
-    ms.addData(rows)
-    q.processAllAvailable()
-
-
-def op(q) -> dict:  # noqa: ANN001
-    return q.lastProgress["stateOperators"][0]
 
 
 def test_batch_drop_duplicates(spark: SparkSession) -> None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
+from conftest import Batches, op, step, wait_until
 from sparklet.errors import AnalysisException, PySparkRuntimeError, PySparkValueError, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming.state import GroupState, GroupStateTimeout
@@ -18,17 +17,6 @@ from sparklet.testing import MemoryStream
 
 # every test runs on both state store providers
 pytestmark = pytest.mark.usefixtures("state_provider")
-
-
-class Batches:
-    """foreachBatch target: each non-empty batch's rows as sorted tuples."""
-
-    def __init__(self) -> None:
-        self.batches: list[list[tuple]] = []
-
-    def __call__(self, table: Any, batch_id: int) -> None:
-        if table.num_rows:
-            self.batches.append(sorted(tuple(r.values()) for r in table.to_pylist()))
 
 
 def running_count(key: tuple, pdfs: Iterator[pd.DataFrame], state: GroupState) -> Iterator[pd.DataFrame]:
@@ -50,15 +38,6 @@ def counts(ms: MemoryStream, out: Batches, ckpt: Path | None = None):  # noqa: A
     if ckpt is not None:
         w = w.option("checkpointLocation", str(ckpt))
     return w.start()
-
-
-def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
-    ms.addData(rows)
-    q.processAllAvailable()
-
-
-def op(q) -> dict:  # noqa: ANN001
-    return q.lastProgress["stateOperators"][0]
 
 
 def test_running_count_per_key_across_batches(spark: SparkSession) -> None:
@@ -201,9 +180,7 @@ def test_processing_time_timeout_fires_without_new_data(spark: SparkSession) -> 
     step(q, ms, [("a", 1)])
     assert out.batches == [[("a", "active")]]
     # the timeout's batch: its output, then its progress (published after the sink)
-    deadline = time.monotonic() + 30
-    while (len(out.batches) < 2 or op(q)["numRowsTotal"]) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: len(out.batches) == 2 and op(q)["numRowsTotal"] == 0)
     assert out.batches == [[("a", "active")], [("a", "idle")]]
     assert op(q)["numRowsTotal"] == 0 and op(q)["numRowsRemoved"] == 1
 

@@ -6,11 +6,11 @@ import datetime as dt
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
+from conftest import Batches, op, step, wait_until
 from sparklet.errors import AnalysisException, PySparkValueError, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -21,35 +21,6 @@ from sparklet.testing import MemoryStream
 pytestmark = pytest.mark.usefixtures("state_provider")
 
 EVENTS = "user STRING, v INT"
-
-
-class Batches:
-    """foreachBatch target: each non-empty batch's rows as sorted tuples."""
-
-    def __init__(self) -> None:
-        self.batches: list[list[tuple]] = []
-
-    def __call__(self, table: Any, batch_id: int) -> None:
-        if table.num_rows:
-            self.batches.append(sorted(tuple(r.values()) for r in table.to_pylist()))
-
-    def wait_for(self, n: int, q: Any) -> None:  # noqa: ANN401
-        """Wait (bounded) until ``n`` batches arrived and their progress is out."""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (
-            len(self.batches) < n or q.lastProgress is None or not q.lastProgress["stateOperators"]
-        ):
-            time.sleep(0.05)
-        time.sleep(0.1)  # the progress is published right after the sink
-
-
-def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
-    ms.addData(rows)
-    q.processAllAvailable()
-
-
-def op(q) -> dict:  # noqa: ANN001
-    return q.lastProgress["stateOperators"][0]
 
 
 class Tally(StatefulProcessor):
@@ -141,7 +112,8 @@ def test_processing_time_timers_fire_without_new_data(spark: SparkSession) -> No
         .start()
     )
     step(q, ms, [("a", 1), ("b", 1)])
-    out.wait_for(2, q)
+    # the timers' batch: its output, then its progress (published after the sink)
+    wait_until(lambda: len(out.batches) == 2 and op(q)["numRowsTotal"] == 0)
     assert out.batches == [[("a", "active"), ("b", "active")], [("a", "idle"), ("b", "idle")]]
     # the timers and the cleared state are gone: nothing is left for the keys
     assert op(q)["numRowsTotal"] == 0

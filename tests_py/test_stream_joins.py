@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import op
 from sparklet.errors import AnalysisException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -62,10 +63,6 @@ def run(q, streams: Streams, imp: list | None = None, clk: list | None = None) -
     if clk:
         streams.clk.addData(clk)
     q.processAllAvailable()
-
-
-def op(q) -> dict:  # noqa: ANN001
-    return q.lastProgress["stateOperators"][0]
 
 
 RANGE = "clickAdId = adId AND clickTime >= impTime AND clickTime <= impTime + interval 20 seconds"

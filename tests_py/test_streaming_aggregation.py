@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import step
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -47,11 +48,6 @@ class Collector:
 
     def rows(self) -> list[tuple]:
         return [row for _, rows in self.batches for row in rows]
-
-
-def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
-    ms.addData(rows)
-    q.processAllAvailable()
 
 
 def test_append_emits_each_window_once_when_the_watermark_passes(spark: SparkSession) -> None:

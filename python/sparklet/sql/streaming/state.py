@@ -11,6 +11,7 @@ state store (never pickled), so it survives restarts and is readable with
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import gc
 from collections.abc import Callable, Iterator
@@ -236,27 +237,40 @@ def _call_group(
     return state._updated or state._removed or state._timeout_ms != state._old_timeout_ms
 
 
+@dataclasses.dataclass
+class _Batch:
+    """A micro-batch's groups as the engine hands them over (in this order)."""
+
+    batch_id: int
+    #: the input rows, group by group: group ``i`` is rows ``offsets[i]..offsets[i + 1]``
+    data: pa.Table
+    offsets: list[int]
+    #: one row per group: its key columns
+    keys: pa.Table
+    #: one row per group: ``state``, ``timeoutTimestamp``, maybe ``ttlExpiry``, ``timedOut``
+    states: pa.Table
+    watermark_ms: int | None
+    processing_time_ms: int
+
+
 def _run_groups(
     func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
     state_type: StructType,
     output_schema: pa.Schema,
     timeout_conf: str,
     time_zone: str,
-    batch_id: int,
-    data: pa.Table,
-    offsets: list[int],
-    keys: pa.Table,
-    states: pa.Table,
-    watermark_ms: int | None,
-    processing_time_ms: int,
+    *engine: Any,
 ) -> tuple[pa.Table, pa.Table, None]:
-    """One micro-batch: call ``func`` for every group; return the rows it
-    emitted and each group's new state, timeout and whether it changed (and
-    no new keys)."""
+    """One micro-batch (``engine``: a :class:`_Batch`'s fields): call
+    ``func`` for every group; return the rows it emitted and each group's new
+    state, timeout and whether it changed (and no new keys)."""
     from sparklet.sql._convert import _py_value, table_to_pandas, table_to_rows
 
-    pdf = table_to_pandas(data, time_zone)
-    key_rows = table_to_rows(keys)
+    b = _Batch(*engine)
+    states, offsets = b.states, b.offsets
+    watermark_ms, processing_time_ms = b.watermark_ms, b.processing_time_ms
+    pdf = table_to_pandas(b.data, time_zone)
+    key_rows = table_to_rows(b.keys)
     fields = state_type.names
     stored = states.column("state").to_pylist()
     timeouts = states.column("timeoutTimestamp").to_pylist()

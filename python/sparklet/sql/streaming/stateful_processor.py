@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
-from sparklet.sql.streaming.state import _group_rows, _no_gc_pauses, _Output
+from sparklet.sql.streaming.state import _Batch, _group_rows, _no_gc_pauses, _Output
 from sparklet.sql.types import Row, StructType, to_struct_type
 
 __all__ = [
@@ -440,21 +440,19 @@ def _run_processor(
     time_mode: str,
     initial: tuple[Any, list[str]] | None,
     time_zone: str,
-    batch_id: int,
-    data: pa.Table,
-    offsets: list[int],
-    keys: pa.Table,
-    states: pa.Table,
-    watermark_ms: int | None,
-    processing_time_ms: int,
+    *engine: Any,
 ) -> tuple[pa.Table, pa.Table, pa.Table | None]:
-    """One micro-batch, as Spark's ``TransformWithStateInPandasExec`` runs it:
+    """One micro-batch (``engine``: a ``_Batch``'s fields), as Spark's
+    ``TransformWithStateInPandasExec`` runs it:
     ``init``; the initial state (first batch); each key's rows; the timers
     that fired, in time order; ``close``. Returns the rows emitted, each
     key's state with its earliest timer and TTL expiry, and the keys that
     only the initial state gave a state."""
     from sparklet.sql._convert import table_to_pandas, table_to_rows
 
+    b = _Batch(*engine)
+    batch_id, data, offsets, keys, states = b.batch_id, b.data, b.offsets, b.keys, b.states
+    watermark_ms, processing_time_ms = b.watermark_ms, b.processing_time_ms
     handle = StatefulProcessorHandle(time_mode, processing_time_ms, watermark_ms)
     processor.init(handle)
     timer_values = TimerValues(processing_time_ms, watermark_ms)
