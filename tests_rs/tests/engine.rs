@@ -229,3 +229,139 @@ fn dedup_and_stream_join_run_as_plan_nodes() {
     assert_eq!(names, vec!["symmetricHashJoin", "dedupe"]);
     q.stop();
 }
+
+/// A per-key running count as the Python side of `applyInPandasWithState`
+/// would keep it, written against the engine's `GroupFunction`; a key's
+/// state goes once it counted three rows. Records the groups of each call.
+struct CountPerKey {
+    calls: Arc<Mutex<Vec<Vec<(String, usize, Option<i64>)>>>>,
+}
+
+impl sparklet_engine::exec::group_state::GroupFunction for CountPerKey {
+    fn call(
+        &self,
+        g: sparklet_engine::exec::group_state::Groups,
+    ) -> sparklet_engine::Result<sparklet_engine::exec::group_state::GroupsDone> {
+        use arrow::array::{Array, AsArray, BooleanArray, Int64Array, StringArray, StructArray};
+        use arrow::datatypes::{DataType, Field, Int64Type};
+        let words = g.keys.column(0).as_string::<i32>();
+        let stored = g.states.column_by_name("state").unwrap().as_struct();
+        let before = stored.column(0).as_primitive::<Int64Type>();
+        let mut seen = Vec::new();
+        let (mut counts, mut kept) = (Vec::new(), Vec::new());
+        for i in 0..g.keys.num_rows() {
+            let rows = g.offsets[i + 1] - g.offsets[i];
+            let old = (!stored.is_null(i)).then(|| before.value(i));
+            let n = old.unwrap_or(0) + rows as i64;
+            seen.push((words.value(i).to_string(), rows, old));
+            counts.push(n);
+            kept.push((n < 3).then_some(n));
+        }
+        self.calls.lock().unwrap().push(seen);
+        let n_field = Arc::new(Field::new("n", DataType::Int64, true));
+        let kept_values: Int64Array = kept.iter().copied().collect();
+        let nulls: arrow::buffer::NullBuffer = kept.iter().map(Option::is_some).collect();
+        let state = StructArray::try_new(
+            vec![n_field].into(),
+            vec![Arc::new(kept_values)],
+            Some(nulls),
+        )?;
+        let states = arrow::array::RecordBatch::try_from_iter(vec![
+            ("state", Arc::new(state) as Arc<dyn Array>),
+            (
+                "timeoutTimestamp",
+                Arc::new(Int64Array::new_null(counts.len())) as _,
+            ),
+            (
+                "changed",
+                Arc::new(BooleanArray::from(vec![true; counts.len()])) as _,
+            ),
+        ])?;
+        let output = arrow::array::RecordBatch::try_from_iter(vec![
+            (
+                "word",
+                Arc::new(StringArray::from_iter_values(seen_words(&g.keys))) as Arc<dyn Array>,
+            ),
+            ("n", Arc::new(Int64Array::from(counts)) as _),
+        ])?;
+        Ok(sparklet_engine::exec::group_state::GroupsDone {
+            output: vec![output],
+            states,
+            new_keys: None,
+        })
+    }
+}
+
+fn seen_words(keys: &arrow::array::RecordBatch) -> Vec<String> {
+    use arrow::array::AsArray;
+    let words = keys.column(0).as_string::<i32>();
+    (0..keys.num_rows())
+        .map(|i| words.value(i).to_string())
+        .collect()
+}
+
+#[test]
+fn group_state_calls_the_function_once_per_batch_with_each_key_once() {
+    use arrow::datatypes::{DataType, Field, Schema};
+    use sparklet_engine::dataframe::group_state;
+    use sparklet_engine::exec::group_state::Flavor;
+    let s = Session::new(vec![]).unwrap();
+    let (stream, df) = s.memory_stream(schema_id_word()).unwrap();
+    let calls = Arc::default();
+    let func = Arc::new(CountPerKey {
+        calls: Arc::clone(&calls),
+    });
+    let output = Arc::new(Schema::new(vec![
+        Field::new("word", DataType::Utf8, true),
+        Field::new("n", DataType::Int64, true),
+    ]));
+    let state = vec![Arc::new(Field::new("n", DataType::Int64, true))];
+    let df = group_state(
+        df,
+        vec!["word".into()],
+        func,
+        output,
+        state,
+        "NoTimeout",
+        Flavor::PandasWithState,
+    )
+    .unwrap();
+    let seen: Seen = Arc::default();
+    let q = s
+        .start_query(
+            df,
+            recording_sink(&seen),
+            QueryOptions {
+                trigger: Trigger::default(),
+                output_mode: OutputMode::Update,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    for b in [
+        batch(&[1, 2, 3], &["b", "a", "b"]),
+        batch(&[4, 5], &["b", "a"]),
+    ] {
+        stream.add_data(vec![b]).unwrap();
+        let target = q.idle_target();
+        let done = q.process_all_available(target, WAIT);
+        assert!(done.as_ref().is_ok_and(|d| *d), "{done:?}");
+    }
+    // one call per batch; each key once, in key order, with its rows and
+    // the state the previous batch left (b's went once it counted three)
+    assert_eq!(
+        *calls.lock().unwrap(),
+        vec![
+            vec![("a".into(), 1, None), ("b".into(), 2, None)],
+            vec![("a".into(), 1, Some(1)), ("b".into(), 1, Some(2))],
+        ]
+    );
+    let p = q.last_progress().unwrap();
+    let op = &p.state_operators[0];
+    assert_eq!(op["operatorName"], "applyInPandasWithState");
+    assert_eq!(
+        (op["numRowsTotal"].as_i64(), op["numRowsRemoved"].as_i64()),
+        (Some(1), Some(1))
+    );
+    q.stop();
+}

@@ -443,7 +443,15 @@ impl GroupStateOp {
         let done = self.func.0.call(call)?;
         self.write_back(&groups.keys, &done.states, done.new_keys.as_ref())?;
         for b in &done.output {
-            if b.schema().fields() != self.output.fields() {
+            let same =
+                |a: &Field, b: &Field| a.name() == b.name() && a.data_type() == b.data_type();
+            let fields = b.schema().fields().clone();
+            if fields.len() != self.output.fields().len()
+                || !fields
+                    .iter()
+                    .zip(self.output.fields())
+                    .all(|(a, b)| same(a, b))
+            {
                 return Err(Error::Internal(format!(
                     "applyInPandasWithState returned rows of schema {:?}, not the outputStructType {:?}",
                     b.schema(),
