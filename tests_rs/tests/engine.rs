@@ -234,8 +234,11 @@ fn dedup_and_stream_join_run_as_plan_nodes() {
 /// would keep it, written against the engine's `GroupFunction`; a key's
 /// state goes once it counted three rows. Records the groups of each call.
 struct CountPerKey {
-    calls: Arc<Mutex<Vec<Vec<(String, usize, Option<i64>)>>>>,
+    calls: Calls,
 }
+
+/// Each call's groups: key, rows, stored count.
+type Calls = Arc<Mutex<Vec<Vec<(String, usize, Option<i64>)>>>>;
 
 impl sparklet_engine::exec::group_state::GroupFunction for CountPerKey {
     fn call(
@@ -307,7 +310,7 @@ fn group_state_calls_the_function_once_per_batch_with_each_key_once() {
     use sparklet_engine::exec::group_state::Flavor;
     let s = Session::new(vec![]).unwrap();
     let (stream, df) = s.memory_stream(schema_id_word()).unwrap();
-    let calls = Arc::default();
+    let calls: Calls = Arc::default();
     let func = Arc::new(CountPerKey {
         calls: Arc::clone(&calls),
     });
