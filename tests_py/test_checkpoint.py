@@ -223,6 +223,50 @@ def test_temporary_checkpoint_is_removed_at_stop(spark: SparkSession) -> None:
     assert after == set()
 
 
+def test_a_failed_query_keeps_its_temporary_checkpoint_until_the_process_exits(tmp_path: Path) -> None:
+    # in a child interpreter: a query refused at start, and one that fails
+    script = tmp_path / "child.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys, tempfile
+            from pathlib import Path
+            from sparklet.sql import SparkSession
+            from sparklet.testing import MemoryStream
+
+            def temporary():
+                return {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")}
+
+            before = temporary()
+            spark = SparkSession.builder.getOrCreate()
+            ms = MemoryStream(spark, "id INT")
+            try:  # complete mode without an aggregation: refused at start
+                ms.toDF().writeStream.outputMode("complete").format("memory").queryName("x").start()
+            except Exception:
+                pass
+            assert temporary() == before, "a refused query left a temporary checkpoint"
+
+            def fail(batch, batch_id):
+                raise ValueError("boom")
+
+            q = ms.toDF().writeStream.foreachBatch(fail).start()
+            ms.addData([(1,)])
+            try:
+                q.awaitTermination(30)
+            except Exception:
+                pass
+            kept = temporary() - before
+            assert len(kept) == 1, kept  # kept for a look while the process runs
+            print(kept.pop())
+            """
+        )
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    kept = out.stdout.strip().splitlines()[-1]
+    assert not (Path(tempfile.gettempdir()) / kept).exists()  # gone at exit
+
+
 def test_second_run_on_an_active_checkpoint(spark: SparkSession, tmp_path: Path) -> None:
     df = MemoryStream(spark, "id INT").toDF()
     q1 = df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()

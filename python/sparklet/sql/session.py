@@ -24,10 +24,12 @@ _NOT_SET = object()
 
 def _stop_active_session() -> None:
     """At interpreter exit, stop running queries before Python finalizes, so no
-    engine thread calls into a half-torn-down interpreter."""
+    engine thread calls into a half-torn-down interpreter; then remove the
+    temporary checkpoints failed queries kept (Spark does at JVM exit)."""
     s = SparkSession._active
     if s is not None:
         s._native.stop()
+    _native.remove_failed_temporary_checkpoints()
 
 
 atexit.register(_stop_active_session)

@@ -52,6 +52,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::explode, m)?)?;
     m.add_function(wrap_pyfunction!(expr::from_json, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::start_query, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        streaming::remove_failed_temporary_checkpoints,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(streaming::show_string, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::parse_interval_ms, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::committed_files, m)?)?;

@@ -279,3 +279,10 @@ pub fn start_query(
         .py()?;
     Ok(PyStreamingQuery { inner: q })
 }
+
+/// Remove the temporary checkpoints of queries that failed (at interpreter
+/// exit; Spark removes them when its JVM exits).
+#[pyfunction]
+pub fn remove_failed_temporary_checkpoints() {
+    sparklet_engine::engine::execution::remove_failed_temporary_checkpoints();
+}

@@ -154,6 +154,18 @@ fn state_store_provider(conf: &Conf) -> Result<Box<dyn crate::state::StateStoreP
     }
 }
 
+/// Temporary checkpoints of queries that failed, kept while the process
+/// lives (Spark deletes them at JVM exit).
+static FAILED_TEMPORARY: parking_lot::Mutex<Vec<std::path::PathBuf>> =
+    parking_lot::Mutex::new(Vec::new());
+
+/// Remove the temporary checkpoints failed queries left (at process exit).
+pub fn remove_failed_temporary_checkpoints() {
+    for dir in FAILED_TEMPORARY.lock().drain(..) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
 type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
 
@@ -644,6 +656,26 @@ pub fn start(
     conf: &Conf,
     manager: &Arc<QueryManager>,
 ) -> Result<StreamingQuery> {
+    let temporary = opts
+        .checkpoint
+        .temporary
+        .then(|| opts.checkpoint.dir.clone());
+    let started = start_query(state, plan, sink, opts, conf, manager);
+    if let (Err(_), Some(dir)) = (&started, temporary) {
+        // a query refused at start leaves no temporary checkpoint behind
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    started
+}
+
+fn start_query(
+    state: SessionState,
+    plan: LogicalPlan,
+    sink: Box<dyn Sink>,
+    opts: StartOptions,
+    conf: &Conf,
+    manager: &Arc<QueryManager>,
+) -> Result<StreamingQuery> {
     let factories: Vec<Arc<dyn SourceFactory>> = stream_tables(&plan);
     if factories.is_empty() {
         return Err(Error::analysis(
@@ -790,9 +822,15 @@ pub fn start(
             // state stores close (RocksDB flushes) before anyone learns the
             // query ended: a process that exits then leaves nothing open
             drop(exec);
-            if outcome.is_ok() && temporary {
-                // a temporary checkpoint goes with the query, unless it failed
-                let _ = std::fs::remove_dir_all(root);
+            if temporary {
+                // a temporary checkpoint goes with the query; a failed one's
+                // stays for a look until the process exits, as in Spark
+                match outcome {
+                    Ok(()) => {
+                        let _ = std::fs::remove_dir_all(root);
+                    }
+                    Err(_) => FAILED_TEMPORARY.lock().push(root),
+                }
             }
             thread_shared.update(|st| {
                 st.active = false;
