@@ -208,9 +208,16 @@ impl Dedup {
         let within = !self.time_in_key && self.delay_us.is_some();
         // each row's key and value, and the rows of each partition (in row
         // order, so the first of a batch's duplicates is the one kept)
+        // sized up front: these grow by a row per input row
+        let n = b.num_rows();
+        let key_len = rows.size() / n.max(1) + if self.time_in_key { 8 } else { 0 };
+        let per_partition = n / self.state.len().max(1) + n / 16 + 16;
         let mut c = Candidates {
-            by_partition: vec![Vec::new(); self.state.len()],
-            ..Candidates::default()
+            keys: Vec::with_capacity(n * key_len),
+            ends: Vec::with_capacity(n),
+            values: Vec::with_capacity(n),
+            rows: Vec::with_capacity(n),
+            by_partition: vec![Vec::with_capacity(per_partition); self.state.len()],
         };
         for r in 0..b.num_rows() {
             let t = times.as_ref().and_then(|ts| ts[r]);
