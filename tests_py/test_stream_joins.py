@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,25 @@ def test_inner_join_matches_rows_arriving_in_any_order(spark: SparkSession) -> N
     assert op(q)["operatorName"] == "symmetricHashJoin"
     assert op(q)["numRowsTotal"] == 7  # no watermark: every row stays
     q.stop()
+
+
+def test_an_unbounded_join_warns_through_python_logging(spark: SparkSession, caplog: pytest.LogCaptureFixture) -> None:
+    s = Streams(spark)
+    joined = s.imp.toDF().join(s.clk.toDF(), F.col("adId") == F.col("clickAdId"))
+    with caplog.at_level(logging.WARNING, logger="sparklet"):
+        joined.writeStream.foreachBatch(Out()).start().stop()
+    warned = [r for r in caplog.records if "grows without bound" in r.getMessage()]
+    # the engine's warning, under the "sparklet" logger, where users configure it
+    assert len(warned) == 1 and warned[0].levelno == logging.WARNING
+    assert warned[0].name.startswith("sparklet.")
+    caplog.clear()
+    previous = logging.getLevelName(logging.getLogger("sparklet").level)
+    try:
+        spark.sparkContext.setLogLevel("ERROR")  # the engine sees the new level
+        joined.writeStream.foreachBatch(Out()).start().stop()
+        assert not [r for r in caplog.records if "grows without bound" in r.getMessage()]
+    finally:
+        spark.sparkContext.setLogLevel(previous)
 
 
 def test_inner_join_with_a_time_range_evicts_state(spark: SparkSession) -> None:

@@ -120,6 +120,7 @@ class SparkContext:
             logLevel.upper(), logLevel.upper()
         )
         logging.getLogger("sparklet").setLevel(level)
+        _native.reset_log_levels()
 
 
 class SparkSession:

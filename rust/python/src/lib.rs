@@ -32,11 +32,29 @@ fn keep_freed_memory() {
     }
 }
 
+/// Forgets the Python log levels the Rust side cached (after a change).
+static LOG_LEVELS: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
+
+/// Make the engine's logging see Python's current logger levels (called by
+/// `setLogLevel`; levels are cached on the Rust side for speed).
+#[pyfunction]
+fn reset_log_levels() {
+    if let Some(handle) = LOG_LEVELS.get() {
+        handle.reset();
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     keep_freed_memory();
     // engine `log` records reach Python's `logging` under "sparklet"
-    let _ = pyo3_log::try_init();
+    // (`sparklet.sparklet_engine.state.files`, ...), so configuring or
+    // `setLogLevel` on "sparklet" covers them
+    if let Ok(Ok(handle)) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels)
+        .map(|l| l.set_prefix("sparklet").install())
+    {
+        let _ = LOG_LEVELS.set(handle);
+    }
     m.add_class::<session::PySession>()?;
     m.add_class::<dataframe::PyDataFrame>()?;
     m.add_class::<expr::PyExpr>()?;
@@ -52,6 +70,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::explode, m)?)?;
     m.add_function(wrap_pyfunction!(expr::from_json, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::start_query, m)?)?;
+    m.add_function(wrap_pyfunction!(reset_log_levels, m)?)?;
     m.add_function(wrap_pyfunction!(
         streaming::remove_failed_temporary_checkpoints,
         m
