@@ -256,6 +256,16 @@ class SparkSession:
 
         return DataStreamReader(self)
 
+    def _listener_bus(self) -> Any:
+        """The session's listener bus (made on first use)."""
+        from sparklet.sql.streaming.listener import _Bus
+
+        with SparkSession._lock:
+            bus = getattr(self, "_bus", None)
+            if bus is None:
+                bus = self._bus = _Bus(self._native)
+        return bus
+
     @property
     def streams(self) -> Any:
         """The :class:`StreamingQueryManager` of this session."""

@@ -56,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         let _ = LOG_LEVELS.set(handle);
     }
     m.add_class::<session::PySession>()?;
+    m.add_class::<session::PyEventReceiver>()?;
     m.add_class::<dataframe::PyDataFrame>()?;
     m.add_class::<expr::PyExpr>()?;
     m.add_class::<streaming::PyStreamingQuery>()?;

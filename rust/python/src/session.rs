@@ -131,6 +131,13 @@ impl PySession {
         Ok((PyMemoryStream { inner: stream }, self.df(df)))
     }
 
+    /// A subscription to the session's query listener events.
+    fn subscribe_events(&self) -> PyEventReceiver {
+        PyEventReceiver {
+            rx: parking_lot::Mutex::new(self.inner.streams.bus.subscribe()),
+        }
+    }
+
     fn active_queries(&self) -> Vec<PyStreamingQuery> {
         self.inner
             .streams
@@ -178,5 +185,25 @@ impl PySession {
     fn stop(&self, py: Python<'_>) {
         let s = Arc::clone(&self.inner);
         py.detach(|| s.stop())
+    }
+}
+
+/// Listener events of a session's queries, as JSON texts, in order.
+#[pyclass(name = "EventReceiver", module = "sparklet._native", frozen)]
+pub struct PyEventReceiver {
+    rx: parking_lot::Mutex<std::sync::mpsc::Receiver<String>>,
+}
+
+#[pymethods]
+impl PyEventReceiver {
+    /// The next event, waiting up to `timeout_ms` (None: none came). The
+    /// GIL is released while waiting.
+    fn next(&self, py: Python<'_>, timeout_ms: u64) -> Option<String> {
+        py.detach(|| {
+            self.rx
+                .lock()
+                .recv_timeout(std::time::Duration::from_millis(timeout_ms))
+                .ok()
+        })
     }
 }

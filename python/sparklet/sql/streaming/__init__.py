@@ -1,5 +1,6 @@
 """sparklet's :mod:`pyspark.sql.streaming`."""
 
+from sparklet.sql.streaming.listener import StreamingQueryListener
 from sparklet.sql.streaming.query import (
     StreamingQuery,
     StreamingQueryManager,
@@ -18,6 +19,7 @@ __all__ = [
     "StatefulProcessor",
     "StatefulProcessorHandle",
     "StreamingQuery",
+    "StreamingQueryListener",
     "StreamingQueryManager",
     "StreamingQueryProgress",
     "StreamingQueryStatus",

@@ -152,3 +152,13 @@ class StreamingQueryManager:
     def resetTerminated(self) -> None:
         """Forget ended queries so ``awaitAnyTermination`` waits for new ones."""
         self._session._native.reset_terminated()
+
+    def addListener(self, listener: Any) -> None:
+        """Deliver this session's query events to ``listener`` (a
+        :class:`~sparklet.sql.streaming.listener.StreamingQueryListener`),
+        asynchronously and in order."""
+        self._session._listener_bus().add(listener)
+
+    def removeListener(self, listener: Any) -> None:
+        """Stop delivering events to ``listener``."""
+        self._session._listener_bus().remove(listener)

@@ -772,8 +772,15 @@ fn start_query(
         opts.name.clone(),
         explain,
         conf.get_i64(keys::NUM_RECENT_PROGRESS, 100).max(1) as usize,
+        Arc::clone(&manager.bus),
     ));
     manager.register(Arc::clone(&shared));
+    shared.bus.started(
+        &shared.id,
+        &shared.run_id,
+        shared.name.as_deref(),
+        &crate::engine::progress::format_timestamp_ms(now_ms()),
+    );
     let mut conf_snapshot = BTreeMap::new();
     for key in [keys::SHUFFLE_PARTITIONS, keys::SESSION_TIME_ZONE] {
         if let Some(v) = conf.get(key) {
@@ -832,6 +839,10 @@ fn start_query(
                     Err(_) => FAILED_TEMPORARY.lock().push(root),
                 }
             }
+            let error = outcome
+                .as_ref()
+                .err()
+                .map(|e| (e.to_string(), e.condition().map(str::to_string)));
             thread_shared.update(|st| {
                 st.active = false;
                 st.status = QueryStatus::new("Stopped", false, false);
@@ -840,6 +851,9 @@ fn start_query(
                 }
             });
             thread_manager.terminated(&thread_shared);
+            thread_shared
+                .bus
+                .terminated(&thread_shared.id, &thread_shared.run_id, error);
         })
         .map_err(|e| Error::Internal(format!("cannot start the query thread: {e}")))?;
     *shared.thread_id.lock() = Some(handle.thread().id());
@@ -1006,7 +1020,7 @@ impl Execution {
                 })
                 .collect();
             let p = self.progress(start_ms, 0, duration, sources, 0);
-            self.shared.push_progress(p);
+            self.shared.push_idle_progress(p);
             self.last_progress_ms = start_ms;
         }
         let nanos = trigger_start.elapsed().as_nanos() as u64;

@@ -20,6 +20,8 @@ struct ManagerState {
 pub struct QueryManager {
     state: Mutex<ManagerState>,
     changed: Condvar,
+    /// The queries' listener events.
+    pub bus: Arc<super::listener::ListenerBus>,
 }
 
 impl QueryManager {

@@ -2,6 +2,7 @@
 //! handle users hold (`query`), triggers, progress and the query manager.
 
 pub mod execution;
+pub mod listener;
 pub mod manager;
 pub mod progress;
 pub mod query;

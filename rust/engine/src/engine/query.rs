@@ -40,6 +40,8 @@ pub struct QueryShared {
     pub(crate) thread: Mutex<Option<JoinHandle<()>>>,
     pub(crate) thread_id: Mutex<Option<ThreadId>>,
     pub(crate) max_recent: usize,
+    /// Where its listener events go.
+    pub(crate) bus: Arc<super::listener::ListenerBus>,
 }
 
 impl QueryShared {
@@ -48,6 +50,7 @@ impl QueryShared {
         name: Option<String>,
         explain: String,
         max_recent: usize,
+        bus: Arc<super::listener::ListenerBus>,
     ) -> Self {
         QueryShared {
             id,
@@ -68,6 +71,7 @@ impl QueryShared {
             thread: Mutex::new(None),
             thread_id: Mutex::new(None),
             max_recent: max_recent.max(1),
+            bus,
         }
     }
 
@@ -78,7 +82,19 @@ impl QueryShared {
         self.changed.notify_all();
     }
 
+    /// Record a batch's progress (and post it to listeners).
     pub(crate) fn push_progress(&self, p: QueryProgress) {
+        self.bus.progress(&p);
+        self.record(p);
+    }
+
+    /// Record an idle trigger's progress (listeners get `QueryIdleEvent`).
+    pub(crate) fn push_idle_progress(&self, p: QueryProgress) {
+        self.bus.idle(&p);
+        self.record(p);
+    }
+
+    fn record(&self, p: QueryProgress) {
         self.update(|st| {
             st.recent.push_back(p);
             while st.recent.len() > self.max_recent {

@@ -1,0 +1,133 @@
+"""``StreamingQueryListener``, as :mod:`pyspark.sql.streaming.listener`.
+
+The engine posts each query's events (started, progress, idle, terminated)
+in order to a subscription; one daemon thread per session takes them (the
+GIL released while it waits) and calls the session's listeners. A listener
+that raises is logged under ``sparklet`` and the others still run; the
+query never waits for a listener.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from abc import ABC, abstractmethod
+from typing import Any
+
+__all__ = [
+    "QueryIdleEvent",
+    "QueryProgressEvent",
+    "QueryStartedEvent",
+    "QueryTerminatedEvent",
+    "StreamingQueryListener",
+]
+
+log = logging.getLogger("sparklet")
+
+
+class QueryStartedEvent:
+    """A query started (``onQueryStarted``)."""
+
+    def __init__(self, e: dict[str, Any]) -> None:
+        self.id: str = e["id"]
+        self.runId: str = e["runId"]
+        self.name: str | None = e["name"]
+        self.timestamp: str = e["timestamp"]
+        self.jobTags: set[str] = set(e.get("jobTags") or [])
+
+
+class QueryProgressEvent:
+    """A batch ran (``onQueryProgress``): its ``progress``."""
+
+    def __init__(self, e: dict[str, Any]) -> None:
+        from sparklet.sql.streaming.query import StreamingQueryProgress
+
+        self.progress = StreamingQueryProgress(e["progress"])
+
+
+class QueryIdleEvent:
+    """A trigger found no new data (``onQueryIdle``)."""
+
+    def __init__(self, e: dict[str, Any]) -> None:
+        self.id: str = e["id"]
+        self.runId: str = e["runId"]
+        self.timestamp: str = e["timestamp"]
+
+
+class QueryTerminatedEvent:
+    """A query ended (``onQueryTerminated``); ``exception`` is its error, if any."""
+
+    def __init__(self, e: dict[str, Any]) -> None:
+        self.id: str = e["id"]
+        self.runId: str = e["runId"]
+        self.exception: str | None = e["exception"]
+        self.errorClassOnException: str | None = e["errorClassOnException"]
+
+
+class StreamingQueryListener(ABC):
+    """Receives the events of a session's streaming queries; register with
+    ``spark.streams.addListener``."""
+
+    @abstractmethod
+    def onQueryStarted(self, event: QueryStartedEvent) -> None:
+        """A query started."""
+
+    @abstractmethod
+    def onQueryProgress(self, event: QueryProgressEvent) -> None:
+        """A batch finished."""
+
+    def onQueryIdle(self, event: QueryIdleEvent) -> None:  # noqa: B027 (optional, as in PySpark)
+        """A trigger found no new data."""
+
+    @abstractmethod
+    def onQueryTerminated(self, event: QueryTerminatedEvent) -> None:
+        """A query ended."""
+
+
+_HANDLERS = {
+    "QueryStartedEvent": ("onQueryStarted", QueryStartedEvent),
+    "QueryProgressEvent": ("onQueryProgress", QueryProgressEvent),
+    "QueryIdleEvent": ("onQueryIdle", QueryIdleEvent),
+    "QueryTerminatedEvent": ("onQueryTerminated", QueryTerminatedEvent),
+}
+
+
+class _Bus:
+    """A session's listeners and the thread that delivers events to them."""
+
+    def __init__(self, native_session: Any) -> None:
+        self._native = native_session
+        self._listeners: list[StreamingQueryListener] = []
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, listener: StreamingQueryListener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+            if self._thread is None:
+                receiver = self._native.subscribe_events()
+                self._thread = threading.Thread(
+                    target=self._deliver, args=(receiver,), name="sparklet-listener-bus", daemon=True
+                )
+                self._thread.start()
+
+    def remove(self, listener: StreamingQueryListener) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def _deliver(self, receiver: Any) -> None:
+        while True:
+            text = receiver.next(200)
+            if text is None:
+                continue
+            event = json.loads(text)
+            method, cls = _HANDLERS[event["event"]]
+            with self._lock:
+                listeners = list(self._listeners)
+            for listener in listeners:
+                try:
+                    getattr(listener, method)(cls(event))
+                except Exception:
+                    log.exception("StreamingQueryListener %r failed in %s", listener, method)
