@@ -340,6 +340,13 @@ class DataFrame:
     def __repr__(self) -> str:
         return "DataFrame[" + ", ".join(f"{n}: {t}" for n, t in self.dtypes) + "]"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the first rows as a table (``spark.sql.repl.eagerEval.maxNumRows``, 20)."""
+        from sparklet.sql._html import dataframe_html
+
+        n = int(self.sparkSession.conf.get("spark.sql.repl.eagerEval.maxNumRows", "20") or 20)
+        return dataframe_html(self, n)
+
 
 class GroupedData:
     """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""

@@ -127,6 +127,12 @@ class StreamingQuery:
     def __repr__(self) -> str:
         return f"<StreamingQuery id={self.id} name={self.name} active={self.isActive}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter: a card with status, last batch, rates, watermark, state rows and recent rates."""
+        from sparklet.sql._html import query_card_html
+
+        return query_card_html(self)
+
 
 class StreamingQueryManager:
     """``spark.streams``: the session's queries."""
