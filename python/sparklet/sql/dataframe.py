@@ -340,6 +340,17 @@ class DataFrame:
     def __repr__(self) -> str:
         return "DataFrame[" + ", ".join(f"{n}: {t}" for n, t in self.dtypes) + "]"
 
+    def observe(self, observation: str, *exprs: Column) -> DataFrame:
+        """Report aggregates of each micro-batch's rows (``F.count``, ``F.max``, ...)
+        in the streaming query's progress, as ``observedMetrics[observation]``;
+        the rows pass through unchanged."""
+        if not isinstance(observation, str):
+            raise PySparkTypeError(
+                "[NOT_STR] observe() takes the metrics' name as a str (Observation objects are not supported yet).",
+                "NOT_STR",
+            )
+        return self._wrap(self._native.observe(observation, [e._expr for e in exprs]))
+
     def _repr_html_(self) -> str:
         """Jupyter: the first rows as a table (``spark.sql.repl.eagerEval.maxNumRows``, 20)."""
         from sparklet.sql._html import dataframe_html

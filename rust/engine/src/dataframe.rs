@@ -260,6 +260,51 @@ pub fn unresolved_column(name: &str, schema: &DFSchema) -> Error {
     )
 }
 
+/// `df.observe(name, *exprs)` on a stream: `exprs` (aggregates) computed
+/// over each micro-batch's rows, reported as `observedMetrics[name]`.
+pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFrame> {
+    let (session, plan) = df.into_parts();
+    if !crate::catalog::is_streaming(&plan) {
+        return Err(Error::analysis(
+            "UNSUPPORTED_OPERATION",
+            "observe(name, ...) reports metrics in a streaming query's progress; on a batch DataFrame compute them with agg()",
+        ));
+    }
+    if exprs.is_empty() {
+        return Err(Error::analysis(
+            "CANNOT_BE_EMPTY",
+            "observe() needs at least one aggregate expression",
+        ));
+    }
+    for e in &exprs {
+        if datafusion::logical_expr::utils::find_aggregate_exprs(std::slice::from_ref(e)).is_empty()
+        {
+            return Err(Error::analysis(
+                "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE",
+                format!(
+                    "observed metrics must be aggregate expressions (F.count, F.max, ...), not {e}"
+                ),
+            ));
+        }
+    }
+    // checks the expressions now (an analysis error here, not in a batch)
+    DataFrame::new(session.clone(), plan.clone())
+        .aggregate(vec![], exprs.clone())
+        .map_err(Error::from_planning)?;
+    let node = crate::exec::observe::ObserveNode {
+        input: plan,
+        name,
+        exprs,
+        rows: Arc::default(),
+    };
+    Ok(DataFrame::new(
+        session,
+        LogicalPlan::Extension(datafusion::logical_expr::Extension {
+            node: Arc::new(node),
+        }),
+    ))
+}
+
 /// `df.groupBy(keys).applyInPandasWithState(...)` (or, by `flavor`,
 /// `transformWithStateInPandas`) on a stream: the user's `func` over each
 /// key's rows and state, emitting rows of `output`.

@@ -202,6 +202,11 @@ impl PyDataFrame {
         ))
     }
 
+    /// `observe(name, *exprs)` on a stream.
+    fn observe(&self, name: String, exprs_: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::observe(self.df.clone(), name, exprs(exprs_)).py()?))
+    }
+
     fn with_watermark(&self, column: &str, delay: &str) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::with_watermark(self.df.clone(), column, delay).py()?))
     }

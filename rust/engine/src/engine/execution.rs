@@ -787,9 +787,11 @@ fn start_query(
             conf_snapshot.insert(key.to_string(), v);
         }
     }
+    let observations = observations_in(&plan);
     let mut exec = Execution {
         shared: Arc::clone(&shared),
         state,
+        observations,
         plan,
         factories,
         sources,
@@ -874,6 +876,8 @@ struct Execution {
     shared: Arc<QueryShared>,
     state: SessionState,
     plan: LogicalPlan,
+    /// The plan's `observe` nodes (metrics computed after each batch).
+    observations: Vec<crate::exec::observe::ObserveNode>,
     factories: Vec<Arc<dyn SourceFactory>>,
     sources: Vec<Box<dyn Source>>,
     sink: Box<dyn Sink>,
@@ -910,7 +914,59 @@ struct Execution {
     no_data_interval_ms: i64,
 }
 
+/// The `observe` nodes of `plan`.
+fn observations_in(plan: &LogicalPlan) -> Vec<crate::exec::observe::ObserveNode> {
+    let mut found = Vec::new();
+    let _ = plan.apply(|node| {
+        if let LogicalPlan::Extension(ext) = node {
+            if let Some(o) = ext
+                .node
+                .as_any()
+                .downcast_ref::<crate::exec::observe::ObserveNode>()
+            {
+                found.push(o.clone());
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    found
+}
+
 impl Execution {
+    /// Each observation's metrics over the rows this batch passed through
+    /// it: one row of its aggregates, as JSON.
+    fn observed_metrics(&self) -> Result<BTreeMap<String, serde_json::Value>> {
+        let mut out = BTreeMap::new();
+        for o in &self.observations {
+            let schema: arrow::datatypes::SchemaRef = Arc::new(o.input.schema().as_arrow().clone());
+            let table = MemTable::try_new(Arc::clone(&schema), vec![o.rows.take()])?;
+            let df = datafusion::dataframe::DataFrame::new(
+                self.state.clone(),
+                datafusion::logical_expr::LogicalPlanBuilder::scan(
+                    "observed",
+                    datafusion::datasource::provider_as_source(Arc::new(table)),
+                    None,
+                )?
+                .build()?,
+            )
+            .aggregate(vec![], o.exprs.clone())
+            .map_err(Error::from_planning)?;
+            let rows = block_on(df.collect())?.map_err(Error::from_execution)?;
+            let mut writer = arrow::json::ArrayWriter::new(Vec::new());
+            for b in &rows {
+                writer.write(b)?;
+            }
+            writer.finish()?;
+            let text = writer.into_inner();
+            let row = serde_json::from_slice::<Vec<serde_json::Value>>(&text)
+                .ok()
+                .and_then(|mut r| (!r.is_empty()).then(|| r.swap_remove(0)))
+                .unwrap_or_else(|| serde_json::json!({}));
+            out.insert(o.name.clone(), row);
+        }
+        Ok(out)
+    }
+
     /// Spark's `shouldRunAnotherBatch`: a stateful query whose watermark
     /// advanced since its last batch has state to evict or emit.
     fn needs_no_data_batch(&self) -> bool {
@@ -1156,6 +1212,7 @@ impl Execution {
         }
         let schema = physical.schema();
         let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
+        let observed = self.observed_metrics()?;
         if let (Some(late), Some(agg)) = (&mut self.late_sink, &self.late_agg) {
             let (rows, input_schema) = agg.with(|a| {
                 Ok((
@@ -1260,6 +1317,7 @@ impl Execution {
             p.event_time
                 .insert("watermark".into(), format_timestamp_ms(self.watermark_ms));
         }
+        p.observed_metrics = observed;
         // stateOperators in operator id order, as Spark lists them
         p.state_operators
             .extend(self.operators.iter().map(|(_, op)| op.progress()));

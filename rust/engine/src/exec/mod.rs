@@ -4,5 +4,6 @@ pub mod dedup;
 pub mod group_state;
 pub mod join;
 pub mod limit;
+pub mod observe;
 pub mod operator;
 pub mod stateful_agg;

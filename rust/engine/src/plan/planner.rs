@@ -41,6 +41,13 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
                 groups, input,
             ))));
         }
+        if let Some(o) = node
+            .as_any()
+            .downcast_ref::<crate::exec::observe::ObserveNode>()
+        {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(crate::exec::observe::plan(o, input))));
+        }
         if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));

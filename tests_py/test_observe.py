@@ -1,0 +1,36 @@
+"""df.observe(name, *exprs) on streams: per-batch metrics in the progress."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import step
+from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+
+def test_observed_metrics_are_computed_over_each_batch_s_rows(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    observed = ms.toDF().observe("seen", F.count(F.lit(1)).alias("rows"), F.max("id").alias("max_id"))
+    # rows pass through unchanged; the filter after it does not change what it saw
+    q = observed.where("id > 1").writeStream.format("memory").queryName("observed_rows").start()
+    step(q, ms, [(1, "a"), (2, "b"), (3, "c")])
+    assert q.lastProgress["observedMetrics"] == {"seen": {"rows": 3, "max_id": 3}}
+    step(q, ms, [(7, "z")])
+    assert q.lastProgress.observedMetrics == {"seen": {"rows": 1, "max_id": 7}}
+    assert spark.sql("SELECT count(*) AS n FROM observed_rows").collect()[0]["n"] == 3
+    q.stop()
+
+
+def test_observe_needs_aggregates_a_name_and_a_stream(spark: SparkSession) -> None:
+    stream = MemoryStream(spark, "id INT").toDF()
+    with pytest.raises(AnalysisException):
+        stream.observe("bad", F.col("id"))  # not an aggregate
+    with pytest.raises(AnalysisException, match="at least one"):
+        stream.observe("empty")
+    with pytest.raises(PySparkTypeError, match="NOT_STR"):
+        stream.observe(object(), F.count(F.lit(1)))  # type: ignore[arg-type]
+    with pytest.raises(AnalysisException, match="batch DataFrame"):
+        spark.createDataFrame([(1,)], "id INT").observe("m", F.count(F.lit(1)))
