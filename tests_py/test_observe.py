@@ -34,3 +34,17 @@ def test_observe_needs_aggregates_a_name_and_a_stream(spark: SparkSession) -> No
         stream.observe(object(), F.count(F.lit(1)))  # type: ignore[arg-type]
     with pytest.raises(AnalysisException, match="batch DataFrame"):
         spark.createDataFrame([(1,)], "id INT").observe("m", F.count(F.lit(1)))
+
+
+def test_two_runs_of_one_observed_dataframe_count_their_own_rows(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    observed = ms.toDF().observe("seen", F.count(F.lit(1)).alias("rows"))
+    q1 = observed.writeStream.format("noop").start()
+    q2 = observed.writeStream.format("noop").start()
+    ms.addData([(1, "a"), (2, "b")])
+    q1.processAllAvailable()
+    q2.processAllAvailable()
+    assert q1.lastProgress["observedMetrics"] == {"seen": {"rows": 2}}
+    assert q2.lastProgress["observedMetrics"] == {"seen": {"rows": 2}}
+    q1.stop()
+    q2.stop()

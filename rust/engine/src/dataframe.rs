@@ -291,12 +291,7 @@ pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFram
     DataFrame::new(session.clone(), plan.clone())
         .aggregate(vec![], exprs.clone())
         .map_err(Error::from_planning)?;
-    let node = crate::exec::observe::ObserveNode {
-        input: plan,
-        name,
-        exprs,
-        rows: Arc::default(),
-    };
+    let node = crate::exec::observe::ObserveNode::new(plan, name, exprs);
     Ok(DataFrame::new(
         session,
         LogicalPlan::Extension(datafusion::logical_expr::Extension {

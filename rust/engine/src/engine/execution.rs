@@ -31,6 +31,7 @@ use crate::exec::dedup::DedupNode;
 use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
+use crate::exec::observe::ObserveNode;
 use crate::exec::operator::OperatorSlot;
 use crate::exec::operator::{OpenContext, OperatorControl};
 use crate::exec::stateful_agg::{
@@ -458,6 +459,11 @@ fn open_operators(
                         next_id += 1;
                         return Ok(extension(Arc::new(opened)));
                     }
+                    if let Some(o) = ext.node.as_any().downcast_ref::<ObserveNode>() {
+                        // this run's own gathering (a DataFrame may be started twice)
+                        let fresh = ObserveNode::new(o.input.clone(), o.name.clone(), o.exprs.clone());
+                        return Ok(extension(Arc::new(fresh)));
+                    }
                     if let Some(groups) = ext.node.as_any().downcast_ref::<GroupStateNode>() {
                         let (opened, control) =
                             groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
@@ -877,7 +883,7 @@ struct Execution {
     state: SessionState,
     plan: LogicalPlan,
     /// The plan's `observe` nodes (metrics computed after each batch).
-    observations: Vec<crate::exec::observe::ObserveNode>,
+    observations: Vec<ObserveNode>,
     factories: Vec<Arc<dyn SourceFactory>>,
     sources: Vec<Box<dyn Source>>,
     sink: Box<dyn Sink>,
@@ -915,15 +921,11 @@ struct Execution {
 }
 
 /// The `observe` nodes of `plan`.
-fn observations_in(plan: &LogicalPlan) -> Vec<crate::exec::observe::ObserveNode> {
+fn observations_in(plan: &LogicalPlan) -> Vec<ObserveNode> {
     let mut found = Vec::new();
     let _ = plan.apply(|node| {
         if let LogicalPlan::Extension(ext) = node {
-            if let Some(o) = ext
-                .node
-                .as_any()
-                .downcast_ref::<crate::exec::observe::ObserveNode>()
-            {
+            if let Some(o) = ext.node.as_any().downcast_ref::<ObserveNode>() {
                 found.push(o.clone());
             }
         }
@@ -939,7 +941,8 @@ impl Execution {
         let mut out = BTreeMap::new();
         for o in &self.observations {
             let schema: arrow::datatypes::SchemaRef = Arc::new(o.input.schema().as_arrow().clone());
-            let table = MemTable::try_new(Arc::clone(&schema), vec![o.rows.take()])?;
+            let rows = o.slot.with(|obs| Ok(obs.take()))?;
+            let table = MemTable::try_new(Arc::clone(&schema), vec![rows])?;
             let df = datafusion::dataframe::DataFrame::new(
                 self.state.clone(),
                 datafusion::logical_expr::LogicalPlanBuilder::scan(

@@ -10,17 +10,42 @@ use arrow::array::RecordBatch;
 use datafusion::common::{DFSchemaRef, Result as DFResult};
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_plan::ExecutionPlan;
-use futures::StreamExt;
-use parking_lot::Mutex;
 
-/// The rows a batch passed through an observation, gathered for its metrics.
+use super::operator::{BatchOperator, MapStateExec, OperatorSlot, StatefulOperator};
+use crate::error::Result;
+
+/// The rows a batch passed through an observation, gathered for its
+/// metrics: run as a [`BatchOperator`] (batches map to themselves), so the
+/// physical node is a [`MapStateExec`]. It keeps nothing across batches.
 #[derive(Debug, Default)]
-pub struct Observed(Mutex<Vec<RecordBatch>>);
+pub struct Observer {
+    rows: Vec<RecordBatch>,
+}
 
-impl Observed {
-    /// This batch's rows so far; empties the gathering for the next one.
-    pub fn take(&self) -> Vec<RecordBatch> {
-        std::mem::take(&mut *self.0.lock())
+impl Observer {
+    /// This batch's rows; empties the gathering for the next one.
+    pub fn take(&mut self) -> Vec<RecordBatch> {
+        std::mem::take(&mut self.rows)
+    }
+}
+
+impl StatefulOperator for Observer {
+    fn begin_batch(&mut self, _late_us: Option<i64>, _evict_us: Option<i64>) {}
+    fn commit(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn progress(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+impl BatchOperator for Observer {
+    type Params = ();
+    const NAME: &'static str = "CollectMetricsExec";
+
+    fn process(&mut self, b: &RecordBatch, _params: &()) -> Result<RecordBatch> {
+        self.rows.push(b.clone());
+        Ok(b.clone())
     }
 }
 
@@ -34,19 +59,19 @@ pub struct ObserveNode {
     /// Aggregate expressions (named) over the rows.
     pub exprs: Vec<Expr>,
     /// Where the running query's batches gather (shared by plan copies).
-    pub rows: Arc<Observed>,
+    pub slot: OperatorSlot<Observer>,
 }
 
 impl PartialEq for ObserveNode {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.rows, &other.rows) && self.input == other.input
+        self.slot == other.slot && self.input == other.input
     }
 }
 impl Eq for ObserveNode {}
 impl std::hash::Hash for ObserveNode {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.name.hash(state);
-        (Arc::as_ptr(&self.rows) as usize).hash(state);
+        self.slot.hash(state);
     }
 }
 impl PartialOrd for ObserveNode {
@@ -88,82 +113,21 @@ impl UserDefinedLogicalNodeCore for ObserveNode {
     }
 }
 
-/// The physical pass-through that gathers the rows.
-#[derive(Debug)]
-pub struct ObserveExec {
-    input: Arc<dyn ExecutionPlan>,
-    rows: Arc<Observed>,
+impl ObserveNode {
+    /// An observation of `input`'s rows.
+    pub fn new(input: LogicalPlan, name: String, exprs: Vec<Expr>) -> Self {
+        let slot = OperatorSlot::empty();
+        *slot.0.lock() = Some(Observer::default());
+        ObserveNode {
+            input,
+            name,
+            exprs,
+            slot,
+        }
+    }
 }
 
 /// Plan `node` over its physical `input`.
-pub fn plan(node: &ObserveNode, input: Arc<dyn ExecutionPlan>) -> ObserveExec {
-    ObserveExec {
-        input,
-        rows: Arc::clone(&node.rows),
-    }
-}
-
-impl datafusion::physical_plan::DisplayAs for ObserveExec {
-    fn fmt_as(
-        &self,
-        _t: datafusion::physical_plan::DisplayFormatType,
-        f: &mut fmt::Formatter,
-    ) -> fmt::Result {
-        write!(f, "CollectMetricsExec")
-    }
-}
-
-impl ExecutionPlan for ObserveExec {
-    fn name(&self) -> &str {
-        "CollectMetricsExec"
-    }
-
-    fn properties(&self) -> &Arc<datafusion::physical_plan::PlanProperties> {
-        self.input.properties()
-    }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![&self.input]
-    }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(
-            &Arc<dyn datafusion::physical_plan::PhysicalExpr>,
-        ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion>,
-    ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion> {
-        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
-    }
-
-    fn maintains_input_order(&self) -> Vec<bool> {
-        vec![true]
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        mut children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(ObserveExec {
-            input: children.swap_remove(0),
-            rows: Arc::clone(&self.rows),
-        }))
-    }
-
-    fn execute(
-        &self,
-        partition: usize,
-        context: Arc<datafusion::execution::TaskContext>,
-    ) -> DFResult<datafusion::execution::SendableRecordBatchStream> {
-        let stream = self.input.execute(partition, context)?;
-        let schema = stream.schema();
-        let rows = Arc::clone(&self.rows);
-        let passed = stream.map(move |b| {
-            let b = b?;
-            rows.0.lock().push(b.clone());
-            Ok(b)
-        });
-        Ok(Box::pin(
-            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(schema, passed),
-        ))
-    }
+pub fn plan(node: &ObserveNode, input: Arc<dyn ExecutionPlan>) -> MapStateExec<Observer> {
+    MapStateExec::new(input, (), node.slot.clone())
 }
