@@ -9,7 +9,7 @@
 //! forever, as in Spark. `dropDuplicatesWithinWatermark(cols)` keeps a key
 //! until the watermark passes its first event time plus the watermark delay.
 
-use std::fmt;
+use super::operator::pass_through_node;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -17,8 +17,8 @@ use arrow::array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{DataType, Field};
 use arrow::row::{RowConverter, SortField};
-use datafusion::common::{DFSchemaRef, Result as DFResult};
-use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::common::Result as DFResult;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::operator::{
@@ -134,42 +134,7 @@ impl DedupNode {
     }
 }
 
-impl UserDefinedLogicalNodeCore for DedupNode {
-    fn name(&self) -> &str {
-        if self.within_watermark {
-            "DeduplicateWithinWatermark"
-        } else {
-            "Deduplicate"
-        }
-    }
-
-    fn inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        self.input.schema()
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: [{}]", self.name(), self.keys.join(", "))
-    }
-
-    fn with_exprs_and_inputs(
-        &self,
-        _exprs: Vec<Expr>,
-        mut inputs: Vec<LogicalPlan>,
-    ) -> DFResult<Self> {
-        Ok(DedupNode {
-            input: inputs.swap_remove(0),
-            ..self.clone()
-        })
-    }
-}
+pass_through_node!(DedupNode, |node, f| name: if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, explain: write!(f, "{}: [{}]", if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, node.keys.join(", ")));
 
 /// A running query's deduplication state.
 pub struct Dedup {

@@ -3,13 +3,13 @@
 //! in state so that a restart continues it. In complete mode the limit
 //! applies to each batch's result table and needs no state.
 
-use std::fmt;
+use super::operator::pass_through_node;
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, Field};
-use datafusion::common::{DFSchemaRef, Result as DFResult, ScalarValue};
-use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::operator::{
@@ -77,38 +77,7 @@ impl StreamLimitNode {
     }
 }
 
-impl UserDefinedLogicalNodeCore for StreamLimitNode {
-    fn name(&self) -> &str {
-        "StreamingGlobalLimit"
-    }
-
-    fn inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        self.input.schema()
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "StreamingGlobalLimit: {}", self.limit)
-    }
-
-    fn with_exprs_and_inputs(
-        &self,
-        _exprs: Vec<Expr>,
-        mut inputs: Vec<LogicalPlan>,
-    ) -> DFResult<Self> {
-        Ok(StreamLimitNode {
-            input: inputs.swap_remove(0),
-            ..self.clone()
-        })
-    }
-}
+pass_through_node!(StreamLimitNode, |node, f| name: "StreamingGlobalLimit", explain: write!(f, "StreamingGlobalLimit: {}", node.limit));
 
 const COUNT_KEY: &[u8] = b"count";
 

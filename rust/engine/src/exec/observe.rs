@@ -3,12 +3,11 @@
 //! expressions are computed over the rows that passed, reported in the
 //! batch's progress as `observedMetrics[name]`.
 
-use std::fmt;
+use super::operator::pass_through_node;
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use datafusion::common::{DFSchemaRef, Result as DFResult};
-use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::operator::{BatchOperator, MapStateExec, OperatorSlot, StatefulOperator};
@@ -80,38 +79,7 @@ impl PartialOrd for ObserveNode {
     }
 }
 
-impl UserDefinedLogicalNodeCore for ObserveNode {
-    fn name(&self) -> &str {
-        "CollectMetrics"
-    }
-
-    fn inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        self.input.schema()
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "CollectMetrics: {}", self.name)
-    }
-
-    fn with_exprs_and_inputs(
-        &self,
-        _exprs: Vec<Expr>,
-        mut inputs: Vec<LogicalPlan>,
-    ) -> DFResult<Self> {
-        Ok(ObserveNode {
-            input: inputs.swap_remove(0),
-            ..self.clone()
-        })
-    }
-}
+pass_through_node!(ObserveNode, |node, f| name: "CollectMetrics", explain: write!(f, "CollectMetrics: {}", node.name));
 
 impl ObserveNode {
     /// An observation of `input`'s rows.

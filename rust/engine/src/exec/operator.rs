@@ -270,3 +270,47 @@ pub fn blocking_batch(
         futures::stream::once(fut),
     ))
 }
+
+/// `UserDefinedLogicalNodeCore` for a node over one `input` whose output
+/// has the input's schema (and no expressions of its own): its name and
+/// explain line are expressions over the node `$s` (and the formatter `$f`).
+macro_rules! pass_through_node {
+    ($ty:ident, |$s:ident, $f:ident| name: $name:expr, explain: $explain:expr) => {
+        impl datafusion::logical_expr::UserDefinedLogicalNodeCore for $ty {
+            #[allow(unused_variables)]
+            fn name(&self) -> &str {
+                let $s = self;
+                $name
+            }
+
+            fn inputs(&self) -> Vec<&datafusion::logical_expr::LogicalPlan> {
+                vec![&self.input]
+            }
+
+            fn schema(&self) -> &datafusion::common::DFSchemaRef {
+                self.input.schema()
+            }
+
+            fn expressions(&self) -> Vec<datafusion::logical_expr::Expr> {
+                vec![]
+            }
+
+            fn fmt_for_explain(&self, $f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                let $s = self;
+                $explain
+            }
+
+            fn with_exprs_and_inputs(
+                &self,
+                _exprs: Vec<datafusion::logical_expr::Expr>,
+                mut inputs: Vec<datafusion::logical_expr::LogicalPlan>,
+            ) -> datafusion::common::Result<Self> {
+                Ok($ty {
+                    input: inputs.swap_remove(0),
+                    ..self.clone()
+                })
+            }
+        }
+    };
+}
+pub(crate) use pass_through_node;

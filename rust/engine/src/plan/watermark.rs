@@ -3,6 +3,7 @@
 //! avg) of the rows that pass, from which the engine derives the watermark
 //! (Spark's `EventTimeWatermark` / `EventTimeWatermarkExec`).
 
+use crate::exec::operator::pass_through_node;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -10,9 +11,9 @@ use std::sync::Arc;
 use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
-use datafusion::common::{DFSchemaRef, Result as DFResult};
+use datafusion::common::Result as DFResult;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 use futures::StreamExt;
@@ -140,42 +141,7 @@ impl WatermarkNode {
     }
 }
 
-impl UserDefinedLogicalNodeCore for WatermarkNode {
-    fn name(&self) -> &str {
-        "EventTimeWatermark"
-    }
-
-    fn inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-
-    fn schema(&self) -> &DFSchemaRef {
-        self.input.schema()
-    }
-
-    fn expressions(&self) -> Vec<Expr> {
-        vec![]
-    }
-
-    fn fmt_for_explain(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            f,
-            "EventTimeWatermark: {}, delay={}ms",
-            self.column, self.delay_ms
-        )
-    }
-
-    fn with_exprs_and_inputs(
-        &self,
-        _exprs: Vec<Expr>,
-        mut inputs: Vec<LogicalPlan>,
-    ) -> DFResult<Self> {
-        Ok(WatermarkNode {
-            input: inputs.swap_remove(0),
-            ..self.clone()
-        })
-    }
-}
+pass_through_node!(WatermarkNode, |node, f| name: "EventTimeWatermark", explain: write!(f, "EventTimeWatermark: {}, delay={}ms", node.column, node.delay_ms));
 
 /// Physical pass-through that records event-time statistics.
 #[derive(Debug)]
