@@ -20,6 +20,25 @@ fn recording_sink(seen: &Seen) -> SinkSpec {
     }))
 }
 
+/// Start `df` with the default trigger into a recording sink.
+fn start_recorded(
+    s: &Session,
+    df: datafusion::dataframe::DataFrame,
+    seen: &Seen,
+    output_mode: OutputMode,
+) -> sparklet_engine::engine::query::StreamingQuery {
+    s.start_query(
+        df,
+        recording_sink(seen),
+        QueryOptions {
+            trigger: Trigger::default(),
+            output_mode,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
 #[test]
 fn memory_stream_to_foreach_batch_filters_each_batch() {
     let s = Session::new(vec![]).unwrap();
@@ -197,17 +216,7 @@ fn dedup_and_stream_join_run_as_plan_nodes() {
     )
     .unwrap();
     let seen: Seen = Arc::default();
-    let q = s
-        .start_query(
-            joined,
-            recording_sink(&seen),
-            QueryOptions {
-                trigger: Trigger::default(),
-                output_mode: OutputMode::Append,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let q = start_recorded(&s, joined, &seen, OutputMode::Append);
     left.add_data(vec![batch(&[1, 1, 2], &["a", "a2", "b"])])
         .unwrap();
     let target = q.idle_target();
@@ -330,17 +339,7 @@ fn group_state_calls_the_function_once_per_batch_with_each_key_once() {
     )
     .unwrap();
     let seen: Seen = Arc::default();
-    let q = s
-        .start_query(
-            df,
-            recording_sink(&seen),
-            QueryOptions {
-                trigger: Trigger::default(),
-                output_mode: OutputMode::Update,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let q = start_recorded(&s, df, &seen, OutputMode::Update);
     for b in [
         batch(&[1, 2, 3], &["b", "a", "b"]),
         batch(&[4, 5], &["b", "a"]),

@@ -79,10 +79,15 @@ class TwsTester:
         return TimerValues(self._handle._now, self._handle._wm)
 
     def _run(self, key: tuple, call: Any) -> list[Any]:
+        """Call a handler for ``key``; what it yields, as a list."""
+        return self._as_key(key, lambda: list(call() or []))
+
+    def _as_key(self, key: tuple, fn: Any) -> Any:
+        """Run ``fn`` with ``key``'s state current (a key left with nothing is dropped)."""
         ks = self._keys.setdefault(key, _KeyState())
         self._handle._key_state = ks
         try:
-            return list(call() or [])
+            return fn()
         finally:
             self._handle._key_state = None
             if not ks.values and not ks.timers:
@@ -162,15 +167,7 @@ class TwsTester:
         return var
 
     def _with_key(self, key: Any, state: Any, fn: Any) -> Any:
-        k = _as_key(key)
-        ks = self._keys.setdefault(k, _KeyState())
-        self._handle._key_state = ks
-        try:
-            return fn(state)
-        finally:
-            self._handle._key_state = None
-            if not ks.values and not ks.timers:
-                self._keys.pop(k, None)
+        return self._as_key(_as_key(key), lambda: fn(state))
 
     def setValueState(self, stateName: str, key: Any, value: tuple) -> None:
         """Set a value state of ``key``."""

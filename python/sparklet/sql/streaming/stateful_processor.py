@@ -107,6 +107,11 @@ def _tuple(value: Any, schema: StructType, what: str) -> tuple:
     return values
 
 
+def _alive(expires: int | None, now: int) -> bool:
+    """Whether a value with TTL expiry ``expires`` (ms) is still there at ``now``."""
+    return expires is None or expires > now
+
+
 class _State:
     """What the state types share: their handle and variable."""
 
@@ -125,7 +130,7 @@ class _State:
         now = self._handle._now
 
         def alive(expires: int | None) -> bool:
-            return expires is None or expires > now
+            return _alive(expires, now)
 
         if self._var.kind == "value":
             return entry if alive(entry[1]) else None
@@ -373,7 +378,9 @@ def _decode(stored: dict | None, variables: dict[str, _Var], now: int) -> _KeySt
         raw = stored.get(name)
         if raw is None:
             continue
-        live = (lambda e: e is None or e > now) if var.ttl_ms is not None else (lambda e: True)
+
+        def live(expires: int | None, var: _Var = var) -> bool:
+            return var.ttl_ms is None or _alive(expires, now)
 
         def row(v: dict, var: _Var = var) -> Row:
             return _py_value(v, var.schema)

@@ -452,24 +452,26 @@ fn open_operators(
                     return Ok(extension(Arc::new(opened)));
                 }
                 LogicalPlan::Extension(ext) => {
-                    if let Some(dedup) = ext.node.as_any().downcast_ref::<DedupNode>() {
-                        let (opened, control) =
-                            dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
-                        operators.push((next_id, control));
-                        next_id += 1;
-                        return Ok(extension(Arc::new(opened)));
-                    }
-                    if let Some(o) = ext.node.as_any().downcast_ref::<ObserveNode>() {
+                    let node = ext.node.as_any();
+                    if let Some(o) = node.downcast_ref::<ObserveNode>() {
                         // this run's own gathering (a DataFrame may be started twice)
                         let fresh = ObserveNode::new(o.input.clone(), o.name.clone(), o.exprs.clone());
                         return Ok(extension(Arc::new(fresh)));
                     }
-                    if let Some(groups) = ext.node.as_any().downcast_ref::<GroupStateNode>() {
-                        let (opened, control) =
-                            groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
+                    let opened: Option<(Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>, _)> =
+                        if let Some(dedup) = node.downcast_ref::<DedupNode>() {
+                            let (n, c) = dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
+                            Some((Arc::new(n), c))
+                        } else if let Some(groups) = node.downcast_ref::<GroupStateNode>() {
+                            let (n, c) = groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
+                            Some((Arc::new(n), c))
+                        } else {
+                            None
+                        };
+                    if let Some((opened, control)) = opened {
                         operators.push((next_id, control));
                         next_id += 1;
-                        return Ok(extension(Arc::new(opened)));
+                        return Ok(extension(opened));
                     }
                 }
                 _ => {}

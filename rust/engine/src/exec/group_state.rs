@@ -238,6 +238,7 @@ impl GroupStateNode {
             value_conv: converter(&values)?,
             key_schema: Arc::new(Schema::new(key_fields)),
             state_type: values[0].data_type().clone(),
+            value_columns: values.len(),
             func: self.func.clone(),
             flavor: self.flavor,
             output: Arc::new(self.output.as_arrow().clone()),
@@ -306,6 +307,8 @@ pub struct GroupStateOp {
     value_conv: RowConverter,
     key_schema: SchemaRef,
     state_type: DataType,
+    /// Columns of a stored value (the flavor's `value_fields`).
+    value_columns: usize,
     func: UserFunction,
     flavor: Flavor,
     output: SchemaRef,
@@ -366,7 +369,7 @@ impl GroupStateOp {
 
     /// Stored keys not among `seen` whose timeout is before `threshold`
     /// (or whose TTL expired); remembers the earliest time still pending.
-    fn timed_out(&mut self, seen: &HashSet<Vec<u8>>, threshold: Option<i64>) -> Result<Pending> {
+    fn timed_out(&mut self, seen: &HashSet<&[u8]>, threshold: Option<i64>) -> Result<Pending> {
         let mut stored = Pending::default();
         for p in 0..self.state.len() {
             let store = self.state.store(p);
@@ -429,9 +432,9 @@ impl GroupStateOp {
             .collect::<Result<_>>()?;
         let rows = self.key_conv.convert_columns(&key_cols)?;
         let (data, offsets, mut groups) = self.grouped(&data, &rows)?;
-        let seen: HashSet<Vec<u8>> = groups.keys.iter().cloned().collect();
         let threshold = self.timeout_threshold_ms();
         if threshold.is_some() || self.flavor == (Flavor::Processor { ttl: true }) {
+            let seen: HashSet<&[u8]> = groups.keys.iter().map(Vec::as_slice).collect();
             let due = self.timed_out(&seen, threshold)?;
             groups.keys.extend(due.keys);
             groups.values.extend(due.values);
@@ -552,20 +555,27 @@ impl GroupStateOp {
         states: &RecordBatch,
         new_keys: Option<&RecordBatch>,
     ) -> Result<()> {
-        let mut keys: Vec<Vec<u8>> = keys.to_vec();
-        if let Some(extra) = new_keys {
-            let rows = self.key_conv.convert_columns(extra.columns())?;
-            keys.extend(rows.iter().map(|r| r.as_ref().to_vec()));
-        }
+        // keys the call created follow the groups' (copied only then)
+        let keys: std::borrow::Cow<[Vec<u8>]> = match new_keys {
+            Some(extra) => {
+                let rows = self.key_conv.convert_columns(extra.columns())?;
+                let mut all = keys.to_vec();
+                all.extend(rows.iter().map(|r| r.as_ref().to_vec()));
+                std::borrow::Cow::Owned(all)
+            }
+            None => std::borrow::Cow::Borrowed(keys),
+        };
         let column = |name: &str| {
             states.column_by_name(name).cloned().ok_or_else(|| {
                 Error::Internal(format!("the group results have no '{name}' column"))
             })
         };
-        let mut value_cols = vec![column("state")?, column("timeoutTimestamp")?];
-        if value_cols.len() < self.value_fields_len() {
-            value_cols.push(column("ttlExpiry")?);
-        }
+        // the stored value's columns, by name, as many as the flavor has
+        let names = ["state", "timeoutTimestamp", "ttlExpiry"];
+        let value_cols = names[..self.value_columns]
+            .iter()
+            .map(|n| column(n))
+            .collect::<Result<Vec<_>>>()?;
         let changed = column("changed")?;
         let changed = changed.as_boolean();
         if value_cols[0].len() != keys.len() || value_cols[0].data_type() != &self.state_type {
@@ -601,15 +611,6 @@ impl GroupStateOp {
             }
         }
         Ok(())
-    }
-
-    /// How many columns a stored value has.
-    fn value_fields_len(&self) -> usize {
-        if self.flavor == (Flavor::Processor { ttl: true }) {
-            3
-        } else {
-            2
-        }
     }
 }
 
