@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import step
+from conftest import op, step
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -266,6 +266,27 @@ def test_state_memory_follows_puts_and_evictions(spark: SparkSession, state_prov
         # until a flush, in arena blocks: it never shrinks before one
         assert updated >= three and op["memoryUsedBytes"] >= updated
     q.stop()
+
+
+def test_bounded_rocksdb_memory_is_reported_within_its_bound(spark: SparkSession) -> None:
+    prefix = "spark.sql.streaming.stateStore.rocksdb."
+    conf = {
+        "spark.sql.streaming.stateStore.providerClass": "rocksdb",
+        prefix + "boundedMemoryUsage": "true",
+        prefix + "maxMemoryUsageMB": "64",
+    }
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        ms = MemoryStream(spark, SCHEMA)
+        q = windowed(ms).writeStream.outputMode("update").format("noop").start()
+        step(q, ms, [(t(i), f"k{i}", i) for i in range(200)])
+        used = op(q)["memoryUsedBytes"]
+        # the partitions' shares of the one bounded cache (memtables in it)
+        assert 0 < used <= 64 << 20
+    finally:
+        for k in conf:
+            spark.conf.unset(k)
 
 
 def test_analysis_errors_at_start(spark: SparkSession) -> None:

@@ -33,6 +33,7 @@ use crate::runtime::block_on;
 use crate::state::partitioned::{
     OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
 };
+use crate::state::Codec;
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
@@ -217,9 +218,44 @@ fn accumulators_for(
 /// row, key) of each partial row routed to it.
 type Work = Vec<(usize, usize, Vec<u8>)>;
 
-/// What merging a partition updated: each key, with its aggregate values
-/// when they were asked for (update mode emits them).
-type Updated = Vec<(Vec<u8>, Vec<ScalarValue>)>;
+/// What merging a partition updated: its keys and, when they were asked
+/// for (update mode emits them), their aggregate values as columns, one per
+/// aggregate, in the keys' order.
+#[derive(Default)]
+struct Updated {
+    keys: Vec<Vec<u8>>,
+    values: Vec<ArrayRef>,
+}
+
+impl Updated {
+    /// From rows of (key, aggregate values), with `n` aggregates.
+    fn from_rows(rows: Vec<(Vec<u8>, Vec<ScalarValue>)>, n: usize) -> Result<Self> {
+        let (keys, values): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
+        Ok(Updated {
+            values: scalar_columns(&values, n)?,
+            keys,
+        })
+    }
+}
+
+/// Rows of `n` values as `n` columns (none when the rows have no values).
+fn scalar_columns(rows: &[Vec<ScalarValue>], n: usize) -> Result<Vec<ArrayRef>> {
+    if rows.first().is_none_or(Vec::is_empty) {
+        return Ok(Vec::new());
+    }
+    Ok((0..n)
+        .map(|i| ScalarValue::iter_to_array(rows.iter().map(|v| v[i].clone())))
+        .collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// The stored states of some of a partition's groups, as columns.
+struct Stored {
+    columns: Vec<ArrayRef>,
+    /// The group of each stored row.
+    groups: Vec<usize>,
+    /// Whether each group had a stored state.
+    existed: Vec<bool>,
+}
 
 /// The aggregates and how their partial states lie in the partial batches.
 struct Merge<'a> {
@@ -229,19 +265,74 @@ struct Merge<'a> {
     num_keys: usize,
     /// Whether to evaluate each updated key's aggregates.
     evaluate: bool,
+    /// The stores' encoding of state rows: with it, states move between
+    /// store and accumulators as bytes, column by column.
+    codec: &'a Codec,
 }
 
 impl Merge<'_> {
     /// Merge the partition's partial rows into its store.
     fn partition(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
         if items.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Updated::default());
         }
         if self.aggr.iter().all(|a| a.groups_accumulator_supported()) {
             self.by_groups(store, &items)
         } else {
             self.by_key(store, items)
         }
+    }
+
+    /// The stored states of `keys` (one batched lookup, decoded in one
+    /// pass when the store holds bytes).
+    fn stored(&self, store: &dyn StateStore, keys: &[&[u8]]) -> Result<Stored> {
+        let mut groups = Vec::new();
+        let mut existed = vec![false; keys.len()];
+        if let Some(conv) = &self.codec.conv {
+            let mut bytes = arrow::array::BinaryBuilder::new();
+            store.get_bytes_each(keys, &mut |g, v| {
+                bytes.append_value(v);
+                groups.push(g);
+                existed[g] = true;
+                Ok(())
+            })?;
+            let bytes = bytes.finish();
+            let parser = conv.parser();
+            let columns = if groups.is_empty() {
+                Vec::new()
+            } else {
+                conv.convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?
+            };
+            return Ok(Stored {
+                columns,
+                groups,
+                existed,
+            });
+        }
+        // the stored rows as columns (values moved, not cloned)
+        let mut columns: Vec<Vec<ScalarValue>> = vec![Vec::new(); self.widths.iter().sum()];
+        for (g, key) in keys.iter().enumerate() {
+            if let Some(row) = store.get(key)? {
+                for (column, v) in columns.iter_mut().zip(row) {
+                    column.push(v);
+                }
+                groups.push(g);
+                existed[g] = true;
+            }
+        }
+        let columns = if groups.is_empty() {
+            Vec::new()
+        } else {
+            columns
+                .into_iter()
+                .map(ScalarValue::iter_to_array)
+                .collect::<std::result::Result<Vec<_>, _>>()?
+        };
+        Ok(Stored {
+            columns,
+            groups,
+            existed,
+        })
     }
 
     /// All keys at once, with DataFusion's groups accumulators (one per
@@ -261,36 +352,13 @@ impl Merge<'_> {
             by_batch[*bi].1.push(g);
         }
         let n = keys.len();
-        let (mut stored, mut stored_groups) = (Vec::new(), Vec::new());
-        for (g, key) in keys.iter().enumerate() {
-            if let Some(row) = store.get(key)? {
-                stored.push(row);
-                stored_groups.push(g);
-            }
-        }
-        let has_stored = !stored.is_empty();
-        // the stored rows as columns (values moved, not cloned)
-        let mut columns: Vec<Vec<ScalarValue>> =
-            vec![Vec::with_capacity(stored.len()); self.widths.iter().sum()];
-        for row in stored {
-            for (column, v) in columns.iter_mut().zip(row) {
-                column.push(v);
-            }
-        }
-        let stored_cols = if has_stored {
-            columns
-                .into_iter()
-                .map(ScalarValue::iter_to_array)
-                .collect::<std::result::Result<Vec<_>, _>>()?
-        } else {
-            Vec::new()
-        };
+        let stored = self.stored(store, &keys)?;
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
             let mut acc = a.create_groups_accumulator()?;
-            if has_stored {
-                acc.merge_batch(&stored_cols[at..at + w], &stored_groups, n)?;
+            if !stored.groups.is_empty() {
+                acc.merge_batch(&stored.columns[at..at + w], &stored.groups, n)?;
             }
             let cols = self.num_keys + at..self.num_keys + at + w;
             for (b, (rows, groups)) in self.partial.iter().zip(&by_batch) {
@@ -307,31 +375,38 @@ impl Merge<'_> {
             states.extend(acc.state(EmitTo::All)?);
             at += w;
         }
-        let outputs = if self.evaluate {
+        let mut values = Vec::new();
+        if self.evaluate {
             let all: Vec<usize> = (0..n).collect();
-            let mut outputs = Vec::with_capacity(self.aggr.len());
             let mut at = 0;
             for (a, w) in self.aggr.iter().zip(self.widths) {
                 let mut acc = a.create_groups_accumulator()?;
                 acc.merge_batch(&states[at..at + w], &all, n)?;
-                outputs.push(acc.evaluate(EmitTo::All)?);
+                values.push(acc.evaluate(EmitTo::All)?);
                 at += w;
             }
-            outputs
-        } else {
-            Vec::new()
-        };
-        let row_of = |cols: &[ArrayRef], g: usize| {
-            cols.iter()
-                .map(|c| ScalarValue::try_from_array(c, g))
-                .collect::<std::result::Result<Vec<_>, _>>()
-        };
-        let mut updated = Vec::with_capacity(n);
-        for (g, key) in keys.iter().enumerate() {
-            store.put(key.to_vec(), row_of(&states, g)?)?;
-            updated.push((key.to_vec(), row_of(&outputs, g)?));
         }
-        Ok(updated)
+        match &self.codec.conv {
+            Some(conv) => {
+                let rows = conv.convert_columns(&states)?;
+                let rows: Vec<_> = rows.iter().collect();
+                let encoded: Vec<&[u8]> = rows.iter().map(|r| r.as_ref()).collect();
+                store.put_bytes_all(&keys, &encoded, &stored.existed)?;
+            }
+            None => {
+                for (g, key) in keys.iter().enumerate() {
+                    let row = states
+                        .iter()
+                        .map(|c| ScalarValue::try_from_array(c, g))
+                        .collect::<std::result::Result<Vec<_>, _>>()?;
+                    store.put(key.to_vec(), row)?;
+                }
+            }
+        }
+        Ok(Updated {
+            keys: keys.iter().map(|k| k.to_vec()).collect(),
+            values,
+        })
     }
 
     /// Key by key, with an accumulator per key (aggregates without groups
@@ -370,7 +445,7 @@ impl Merge<'_> {
         updated.reverse();
         updated.sort_by(|a, b| a.0.cmp(&b.0));
         updated.dedup_by(|later, earlier| later.0 == earlier.0);
-        Ok(updated)
+        Updated::from_rows(updated, self.aggr.len())
     }
 }
 
@@ -407,6 +482,8 @@ pub struct StatefulAggregate {
     session: Option<(usize, RowConverter)>,
     /// Sliding windows aggregated by panes.
     pane: Option<PaneSpec>,
+    /// The stores' encoding of a state row (of the aggregates' states).
+    codec: Codec,
     out_schema: SchemaRef,
     /// Late rows of the last batch (for the late-data output).
     pub late_rows: Vec<RecordBatch>,
@@ -528,6 +605,7 @@ impl StatefulAggregate {
         };
         let state = PartitionedState::open(provider, spec, &value_fields, order)?;
         Ok(StatefulAggregate {
+            codec: Codec::new(&value_fields)?,
             mode,
             state,
             aggr: parts.aggr.clone(),
@@ -636,6 +714,7 @@ impl StatefulAggregate {
             widths: &self.widths,
             num_keys: self.num_keys,
             evaluate: self.mode == OutputMode::Update,
+            codec: &self.codec,
         };
         let total: usize = work.iter().map(Vec::len).sum();
         let results: Vec<Result<Updated>> = if total >= 256 && self.state.len() > 1 {
@@ -667,25 +746,21 @@ impl StatefulAggregate {
                 .map(|(store, items)| merge.partition(store.as_mut(), items))
                 .collect()
         };
-        let mut updated: Updated = Vec::new();
+        let mut updated = Vec::with_capacity(results.len());
         for r in results {
-            updated.extend(r?);
+            updated.push(r?);
         }
-        self.metrics.rows_updated = updated.len() as u64;
+        self.metrics.rows_updated = updated.iter().map(|u| u.keys.len() as u64).sum();
         self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
 
         let t = Instant::now();
         let mut emit: Vec<(Vec<u8>, Vec<ScalarValue>)> = Vec::new();
-        match self.mode {
-            OutputMode::Complete => {
-                for p in 0..self.state.len() {
-                    for (k, v) in self.state.store(p).entries()? {
-                        emit.push((k, self.evaluate(&v)?));
-                    }
+        if self.mode == OutputMode::Complete {
+            for p in 0..self.state.len() {
+                for (k, v) in self.state.store(p).entries()? {
+                    emit.push((k, self.evaluate(&v)?));
                 }
             }
-            OutputMode::Update => emit = updated,
-            OutputMode::Append => {}
         }
         // evict what the watermark has passed (append mode emits it now)
         if let (Some(kind), Some(wm)) = (self.event_time, watermark_us) {
@@ -704,8 +779,10 @@ impl StatefulAggregate {
             }
         }
         self.metrics.all_removals_ms = t.elapsed().as_millis() as i64;
-        emit.sort_by(|a, b| a.0.cmp(&b.0));
-        self.rows(emit)
+        if self.mode == OutputMode::Update {
+            return self.rows(&updated);
+        }
+        self.rows(&[Updated::from_rows(emit, self.aggr.len())?])
     }
 
     /// `b` without its rows behind the watermark (Spark: event time <= watermark
@@ -1076,47 +1153,59 @@ impl StatefulAggregate {
             .iter()
             .map(|(_, v)| self.evaluate(&v[..width].to_vec()))
             .collect::<Result<Vec<_>>>()?;
-        self.output_batch(cols, &values)
+        self.output_batch(cols, scalar_columns(&values, self.aggr.len())?)
     }
 
     /// The aggregate's output rows: key columns plus one column per aggregate,
     /// cast to the aggregate's schema.
-    fn output_batch(
-        &self,
-        mut cols: Vec<ArrayRef>,
-        values: &[Vec<ScalarValue>],
-    ) -> Result<Vec<RecordBatch>> {
-        for i in 0..self.aggr.len() {
-            let arr = ScalarValue::iter_to_array(values.iter().map(|v| v[i].clone()))?;
-            let want = self.out_schema.field(self.num_keys + i).data_type();
-            cols.push(if arr.data_type() == want {
-                arr
-            } else {
-                cast(&arr, want)?
-            });
-        }
-        // keys come back with the converter's types; match the aggregate's schema
-        for (i, c) in cols.iter_mut().enumerate().take(self.num_keys) {
-            let want = self.out_schema.field(i).data_type();
-            if c.data_type() != want {
-                *c = cast(c, want)?;
-            }
-        }
+    fn output_batch(&self, keys: Vec<ArrayRef>, values: Vec<ArrayRef>) -> Result<Vec<RecordBatch>> {
+        let cols = keys
+            .into_iter()
+            .chain(values)
+            .enumerate()
+            .map(|(i, c)| {
+                let want = self.out_schema.field(i).data_type();
+                Ok(if c.data_type() == want {
+                    c
+                } else {
+                    cast(&c, want)?
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(vec![RecordBatch::try_new(
             Arc::clone(&self.out_schema),
             cols,
         )?])
     }
 
-    fn rows(&self, emit: Vec<(Vec<u8>, Vec<ScalarValue>)>) -> Result<Vec<RecordBatch>> {
-        if emit.is_empty() {
+    /// The rows of `parts` (keys with their aggregate values), in key order.
+    fn rows(&self, parts: &[Updated]) -> Result<Vec<RecordBatch>> {
+        // a part with keys has a column per aggregate
+        let parts: Vec<&Updated> = parts.iter().filter(|u| !u.keys.is_empty()).collect();
+        let mut order: Vec<(usize, usize)> = parts
+            .iter()
+            .enumerate()
+            .flat_map(|(p, u)| (0..u.keys.len()).map(move |i| (p, i)))
+            .collect();
+        if order.is_empty() {
             return Ok(vec![]);
         }
+        order.sort_unstable_by(|a, b| parts[a.0].keys[a.1].cmp(&parts[b.0].keys[b.1]));
         let parser = self.converter.parser();
-        let rows: Vec<_> = emit.iter().map(|(k, _)| parser.parse(k)).collect();
-        let cols = self.converter.convert_rows(rows)?;
-        let values: Vec<Vec<ScalarValue>> = emit.into_iter().map(|(_, v)| v).collect();
-        self.output_batch(cols, &values)
+        let keys = self
+            .converter
+            .convert_rows(order.iter().map(|(p, i)| parser.parse(&parts[*p].keys[*i])))?;
+        let values = (0..self.aggr.len())
+            .map(|a| {
+                let sources = parts
+                    .iter()
+                    .map(|u| u.values.get(a).map(|c| c.as_ref() as &dyn Array))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| Error::Internal("updated keys without values".into()))?;
+                Ok(arrow::compute::interleave(&sources, &order)?)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.output_batch(keys, values)
     }
 
     /// Commit every partition's store (version = batches committed).

@@ -30,7 +30,7 @@ pub enum Gathered {
 
 impl Gathered {
     /// The values of `entries` (key, value pairs).
-    pub fn from(entries: &[(&[u8], ValueRef<'_>)]) -> Self {
+    pub(super) fn from(entries: &[(&[u8], ValueRef<'_>)]) -> Self {
         let values = entries.iter().map(|(_, v)| v);
         if values.clone().all(|v| matches!(v, ValueRef::Bytes(_))) {
             return Gathered::Bytes(binary(values.map(|v| match v {
@@ -70,7 +70,7 @@ impl Codec {
         self.raw || self.conv.is_some()
     }
 
-    pub fn encode(&self, mut row: StateRow) -> Result<Value> {
+    pub(super) fn encode(&self, mut row: StateRow) -> Result<Value> {
         if self.raw {
             if let Some(ScalarValue::Binary(Some(bytes))) = row.pop() {
                 return Ok(Value::Bytes(bytes.into()));
@@ -88,7 +88,7 @@ impl Codec {
         Ok(Value::Bytes(rows.row(0).as_ref().into()))
     }
 
-    pub fn decode(&self, value: ValueRef<'_>) -> Result<StateRow> {
+    pub(super) fn decode(&self, value: ValueRef<'_>) -> Result<StateRow> {
         match (value, &self.conv) {
             (ValueRef::Scalars(row), _) => Ok(row.clone()),
             (ValueRef::Bytes(bytes), _) if self.raw => {
@@ -129,7 +129,7 @@ impl Codec {
     }
 
     /// Values as columns of the state schema, decoded in one pass.
-    pub fn columns(&self, spec: &StoreSpec, values: Gathered) -> Result<Vec<ArrayRef>> {
+    pub(super) fn columns(&self, spec: &StoreSpec, values: Gathered) -> Result<Vec<ArrayRef>> {
         match (values, &self.conv) {
             (Gathered::Bytes(bytes), _) if self.raw => Ok(vec![Arc::new(bytes)]),
             (Gathered::Bytes(bytes), Some(conv)) => {

@@ -8,6 +8,7 @@
 
 mod arena;
 mod codec;
+pub(crate) use codec::Codec;
 mod entries;
 mod files;
 pub mod memory;
@@ -101,6 +102,31 @@ pub trait StateStore: Send {
             .zip(values)
             .map(|(k, v)| self.put_bytes_if_absent(k, v))
             .collect()
+    }
+    /// Call `found(i, value)` for each of `keys` that has a value (values as
+    /// [`Self::get_bytes`] gives them). A store that looks up many keys
+    /// faster at once than one by one overrides it.
+    fn get_bytes_each(
+        &self,
+        keys: &[&[u8]],
+        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(v) = self.get_bytes(k)? {
+                found(i, &v)?;
+            }
+        }
+        Ok(())
+    }
+    /// Set distinct `keys` to `values` (as [`Self::put_bytes`]), where
+    /// `existed[i]` says whether `keys[i]` had a value when read this batch
+    /// (an update after [`Self::get_bytes_each`]: nothing is read again).
+    fn put_bytes_all(&mut self, keys: &[&[u8]], values: &[&[u8]], existed: &[bool]) -> Result<()> {
+        let _ = existed;
+        for (k, v) in keys.iter().zip(values) {
+            self.put_bytes(k, v)?;
+        }
+        Ok(())
     }
     /// Append `extra` to `key`'s value in a store whose state is one binary
     /// column (or set it to `extra`), without copying the value out.

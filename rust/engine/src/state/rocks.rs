@@ -24,6 +24,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
@@ -148,13 +149,45 @@ struct SharedMemory {
     mb: usize,
     cache: Cache,
     buffers: WriteBufferManager,
+    /// The instances open on the cache.
+    users: Arc<AtomicUsize>,
 }
 
-fn shared_memory(s: &RocksDbSettings) -> Result<(Cache, WriteBufferManager)> {
+/// An instance's block cache: its own, or its share of the bounded one
+/// (which also holds every instance's memtables and filter blocks).
+enum BlockCache {
+    Own(Cache),
+    Shared(Cache, Arc<AtomicUsize>),
+}
+
+impl BlockCache {
+    /// The bytes this instance counts as its own: its cache, or an even
+    /// share of the bounded cache (so the sum over instances is its usage).
+    fn usage(&self) -> u64 {
+        match self {
+            BlockCache::Own(c) => c.get_usage() as u64,
+            BlockCache::Shared(c, users) => {
+                c.get_usage() as u64 / users.load(Ordering::Relaxed).max(1) as u64
+            }
+        }
+    }
+}
+
+impl Drop for BlockCache {
+    fn drop(&mut self) {
+        if let BlockCache::Shared(_, users) = self {
+            users.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn shared_memory(s: &RocksDbSettings) -> Result<(BlockCache, WriteBufferManager)> {
     static SHARED: OnceLock<Mutex<Option<SharedMemory>>> = OnceLock::new();
     let mut shared = SHARED.get_or_init(|| Mutex::new(None)).lock();
     if let Some(m) = shared.as_ref().filter(|m| m.mb == s.max_memory_mb) {
-        return Ok((m.cache.clone(), m.buffers.clone()));
+        m.users.fetch_add(1, Ordering::Relaxed);
+        let cache = BlockCache::Shared(m.cache.clone(), Arc::clone(&m.users));
+        return Ok((cache, m.buffers.clone()));
     }
     let bytes = s.max_memory_mb << 20;
     let cache = Cache::new_lru_cache(bytes);
@@ -163,12 +196,14 @@ fn shared_memory(s: &RocksDbSettings) -> Result<(Cache, WriteBufferManager)> {
         false,
         cache.clone(),
     );
+    let users = Arc::new(AtomicUsize::new(1));
     *shared = Some(SharedMemory {
         mb: s.max_memory_mb,
         cache: cache.clone(),
         buffers: buffers.clone(),
+        users: Arc::clone(&users),
     });
-    Ok((cache, buffers))
+    Ok((BlockCache::Shared(cache, users), buffers))
 }
 
 /// The RocksDB provider.
@@ -184,7 +219,7 @@ impl RocksDbProvider {
         RocksDbProvider { settings }
     }
 
-    fn options(&self) -> Result<(Options, Option<Cache>)> {
+    fn options(&self) -> Result<(Options, BlockCache)> {
         let s = &self.settings;
         let mut opts = Options::default();
         opts.create_if_missing(true);
@@ -199,19 +234,20 @@ impl RocksDbProvider {
             _ => DBCompressionType::Lz4,
         });
         let mut table = BlockBasedOptions::default();
-        let own_cache = if s.bounded_memory {
+        let block_cache = if s.bounded_memory {
             let (cache, buffers) = shared_memory(s)?;
-            table.set_block_cache(&cache);
+            let (BlockCache::Shared(c, _) | BlockCache::Own(c)) = &cache;
+            table.set_block_cache(c);
             table.set_cache_index_and_filter_blocks(true);
             table.set_cache_index_and_filter_blocks_with_high_priority(true);
             // every read checks each L0 file's filter: no cache lookup for them
             table.set_pin_l0_filter_and_index_blocks_in_cache(true);
             opts.set_write_buffer_manager(&buffers);
-            None
+            cache
         } else {
             let cache = Cache::new_lru_cache(s.block_cache_mb << 20);
             table.set_block_cache(&cache);
-            Some(cache)
+            BlockCache::Own(cache)
         };
         table.set_bloom_filter(10.0, false);
         opts.set_block_based_table_factory(&table);
@@ -221,7 +257,7 @@ impl RocksDbProvider {
         if let Some(n) = s.max_write_buffers {
             opts.set_max_write_buffer_number(n);
         }
-        Ok((opts, own_cache))
+        Ok((opts, block_cache))
     }
 
     /// The working copy of the store in `dir`.
@@ -412,6 +448,15 @@ impl RocksDbProvider {
 
 /// A path next to the working copy `local`: its name and `suffix` (a
 /// private copy's, and each copy's ingest file and snapshot folder).
+/// Positions of `keys` in key order, each distinct key once (at its first
+/// position).
+fn sorted_distinct(keys: &[&[u8]]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
+    order.dedup_by(|b, a| keys[*a] == keys[*b]);
+    order
+}
+
 fn beside(local: &Path, suffix: &str) -> PathBuf {
     let mut name = local.as_os_str().to_owned();
     name.push(".");
@@ -443,8 +488,8 @@ struct RocksStore {
     /// Keys in the committed version plus the overlay.
     keys: u64,
     snapshots: Snapshots,
-    /// This instance's block cache (None when bounded memory shares one).
-    cache: Option<Cache>,
+    /// This instance's block cache, or its share of the bounded one.
+    cache: BlockCache,
     cache_hits: u64,
     cache_misses: u64,
     /// RocksDB reads this batch (reads take `&self`).
@@ -688,6 +733,61 @@ impl RocksStore {
         Ok(keys)
     }
 
+    /// Call `f(i, value)` for each of `keys[i]`, `i` in `order` (ascending
+    /// distinct keys): the overlay answers keys changed this batch, one
+    /// batched, sorted RocksDB lookup the rest.
+    fn lookup_sorted(
+        &self,
+        keys: &[&[u8]],
+        order: &[usize],
+        f: &mut dyn FnMut(usize, Option<&[u8]>) -> Result<()>,
+    ) -> Result<()> {
+        let mut unanswered = Vec::new();
+        let mut buf = Vec::new();
+        for &i in order {
+            match self.overlay.get(keys[i]) {
+                Some(v) => f(i, v.as_deref())?,
+                None => {
+                    unanswered.push(i);
+                    buf.push(DATA);
+                    buf.extend_from_slice(keys[i]);
+                }
+            }
+        }
+        let mut at = 0;
+        let asked: Vec<&[u8]> = unanswered
+            .iter()
+            .map(|i| {
+                let k = &buf[at..at + keys[*i].len() + 1];
+                at += k.len();
+                k
+            })
+            .collect();
+        let cf = self
+            .db
+            .cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
+            .ok_or_else(|| Error::Internal("RocksDB has no default column family".into()))?;
+        let found = self.db.batched_multi_get_cf(cf, asked, true);
+        self.gets.set(self.gets.get() + unanswered.len() as u64);
+        for (i, value) in unanswered.iter().zip(found) {
+            f(*i, value.map_err(|e| self.err(e))?.as_deref())?;
+        }
+        Ok(())
+    }
+
+    /// Add a run of changes in key order to the overlay.
+    fn extend_overlay(&mut self, run: Vec<(Vec<u8>, Option<Vec<u8>>)>) {
+        if self.overlay.len() > 4 * run.len() {
+            // a few keys (a record batch) into a large overlay: merging
+            // would rebuild the whole tree for each
+            self.overlay.extend(run);
+        } else {
+            // a sorted run is built into a tree in one pass, then merged
+            let mut run: BTreeMap<_, _> = run.into_iter().collect();
+            self.overlay.append(&mut run);
+        }
+    }
+
     fn encode(&self, row: StateRow) -> Result<Vec<u8>> {
         match self.codec.encode(row)? {
             super::entries::Value::Bytes(b) => Ok(b.into_vec()),
@@ -919,64 +1019,44 @@ impl StateStore for RocksStore {
     }
 
     fn put_bytes_if_absent_all(&mut self, keys: &[&[u8]], values: &[&[u8]]) -> Result<Vec<bool>> {
-        // in key order (a key's repeats by position, so its first comes
-        // first): one batched, sorted lookup of the distinct keys the
-        // overlay does not answer, and new entries built as a sorted run
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
-        order.dedup_by(|b, a| keys[*a] == keys[*b]);
-        // whether each distinct key has a value: the overlay's answer for
-        // keys changed this batch, RocksDB's (asked below) for the rest
-        let mut present: Vec<Option<bool>> = vec![None; keys.len()];
-        let mut unanswered = Vec::new();
-        let mut buf = Vec::new();
-        for &i in &order {
-            match self.overlay.get(keys[i]) {
-                Some(v) => present[i] = Some(v.is_some()),
-                None => {
-                    unanswered.push(i);
-                    buf.push(DATA);
-                    buf.extend_from_slice(keys[i]);
-                }
-            }
-        }
-        let mut at = 0;
-        let asked: Vec<&[u8]> = unanswered
-            .iter()
-            .map(|i| {
-                let k = &buf[at..at + keys[*i].len() + 1];
-                at += k.len();
-                k
-            })
-            .collect();
-        let cf = self
-            .db
-            .cf_handle(rocksdb::DEFAULT_COLUMN_FAMILY_NAME)
-            .ok_or_else(|| Error::Internal("RocksDB has no default column family".into()))?;
-        let found = self.db.batched_multi_get_cf(cf, asked, true);
-        self.gets.set(self.gets.get() + unanswered.len() as u64);
-        for (i, value) in unanswered.iter().zip(found) {
-            present[*i] = Some(value.map_err(|e| self.err(e))?.is_some());
-        }
+        // a key's repeats by position, so its first is looked up and set
+        let order = sorted_distinct(keys);
         let mut set = vec![false; keys.len()];
-        let mut fresh = Vec::new();
-        for i in order {
-            if present[i] == Some(false) {
-                set[i] = true;
-                fresh.push((keys[i].to_vec(), Some(values[i].to_vec())));
-            }
-        }
+        self.lookup_sorted(keys, &order, &mut |i, v| {
+            set[i] = v.is_none();
+            Ok(())
+        })?;
+        let fresh: Vec<_> = order
+            .into_iter()
+            .filter(|i| set[*i])
+            .map(|i| (keys[i].to_vec(), Some(values[i].to_vec())))
+            .collect();
         self.keys += fresh.len() as u64;
-        if self.overlay.len() > 4 * fresh.len() {
-            // a few keys (a record batch) into a large overlay: merging
-            // would rebuild the whole tree for each
-            self.overlay.extend(fresh);
-        } else {
-            // a sorted run is built into a tree in one pass, then merged
-            let mut fresh: BTreeMap<_, _> = fresh.into_iter().collect();
-            self.overlay.append(&mut fresh);
-        }
+        self.extend_overlay(fresh);
         Ok(set)
+    }
+
+    fn get_bytes_each(
+        &self,
+        keys: &[&[u8]],
+        found: &mut dyn FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let order = sorted_distinct(keys);
+        self.lookup_sorted(keys, &order, &mut |i, v| match v {
+            Some(v) => found(i, v),
+            None => Ok(()),
+        })
+    }
+
+    fn put_bytes_all(&mut self, keys: &[&[u8]], values: &[&[u8]], existed: &[bool]) -> Result<()> {
+        self.keys += existed.iter().filter(|e| !**e).count() as u64;
+        let order = sorted_distinct(keys);
+        let run = order
+            .into_iter()
+            .map(|i| (keys[i].to_vec(), Some(values[i].to_vec())))
+            .collect();
+        self.extend_overlay(run);
+        Ok(())
     }
 
     fn remove(&mut self, key: &[u8]) {
@@ -1077,13 +1157,17 @@ impl StateStore for RocksStore {
             .iter()
             .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
             .sum();
-        let cache = self.cache.as_ref().map_or(0, Cache::get_usage) as u64;
+        // a bounded cache holds the memtables and filter blocks too
+        let outside_cache = match self.cache {
+            BlockCache::Own(_) => {
+                self.property("rocksdb.cur-size-all-mem-tables")
+                    + self.property("rocksdb.estimate-table-readers-mem")
+            }
+            BlockCache::Shared(..) => 0,
+        };
         StoreMetrics {
             num_keys: self.keys,
-            memory_bytes: self.property("rocksdb.cur-size-all-mem-tables")
-                + self.property("rocksdb.estimate-table-readers-mem")
-                + cache
-                + overlay as u64,
+            memory_bytes: outside_cache + self.cache.usage() + overlay as u64,
             last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
