@@ -14,12 +14,17 @@ endif
 
 .PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench stress clean
 
-# RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev)
+# RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
+# the web UI test drives headless Chromium (Debian: chromium)
 system-deps:
 	@dpkg -s libclang-dev >/dev/null 2>&1 || \
 		{ echo "installing libclang-dev (RocksDB's bindings need it)"; \
 		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
 		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq libclang-dev; }
+	@command -v chromium >/dev/null 2>&1 || \
+		{ echo "installing chromium (the web UI's test loads its pages headless)"; \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq chromium; }
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

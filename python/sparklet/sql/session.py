@@ -108,6 +108,16 @@ class SparkContext:
         return self._session.conf.get("spark.master", "local[*]") or "local[*]"
 
     @property
+    def uiWebUrl(self) -> str | None:
+        """The web UI's address, when ``spark.ui.enabled`` is true (else None).
+
+        The UI lists active and completed streaming queries with charts of
+        their recent progress; it binds to 127.0.0.1 unless
+        ``spark.driver.bindAddress`` is set.
+        """
+        return self._session._native.ui_web_url()
+
+    @property
     def defaultParallelism(self) -> int:
         """Cores used to run queries."""
         import os

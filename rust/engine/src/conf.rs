@@ -34,6 +34,14 @@ pub mod keys {
     pub const STATE_STORE_PROVIDER: &str = "spark.sql.streaming.stateStore.providerClass";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
+    /// Serve the web UI (off by default in sparklet; Spark's is on).
+    pub const UI_ENABLED: &str = "spark.ui.enabled";
+    /// The web UI's first port to try.
+    pub const UI_PORT: &str = "spark.ui.port";
+    /// How many ports after it to try when taken.
+    pub const PORT_MAX_RETRIES: &str = "spark.port.maxRetries";
+    /// The address to bind (loopback unless set).
+    pub const DRIVER_BIND_ADDRESS: &str = "spark.driver.bindAddress";
 }
 
 /// Spark's defaults for the keys above (sparklet differs only where noted).

@@ -82,6 +82,8 @@ pub struct Session {
     next_stream_id: std::sync::atomic::AtomicUsize,
     /// Numbers batch relations (`df_N`) so that joined DataFrames never share a qualifier.
     next_table_id: std::sync::atomic::AtomicUsize,
+    /// The web UI, when `spark.ui.enabled` (stopped with the session).
+    ui: parking_lot::Mutex<Option<crate::engine::web_ui::WebUi>>,
 }
 
 fn lower_keys(options: &HashMap<String, String>) -> HashMap<String, String> {
@@ -126,13 +128,45 @@ impl Session {
         {
             ctx.register_udf(f);
         }
+        let streams = Arc::new(QueryManager::default());
+        let ui = if conf.get_bool(keys::UI_ENABLED, false) {
+            let port = conf.get_i64(keys::UI_PORT, 4040);
+            let port = u16::try_from(port).map_err(|_| {
+                Error::illegal_argument(format!(
+                    "{} must be a port number, not {port}",
+                    keys::UI_PORT
+                ))
+            })?;
+            let retries = conf.get_i64(keys::PORT_MAX_RETRIES, 16).clamp(0, 1000) as u16;
+            let host = conf
+                .get(keys::DRIVER_BIND_ADDRESS)
+                .unwrap_or_else(|| "127.0.0.1".into());
+            let app = conf
+                .get("spark.app.name")
+                .unwrap_or_else(|| "sparklet".into());
+            Some(crate::engine::web_ui::WebUi::start(
+                Arc::clone(&streams),
+                app,
+                &host,
+                port,
+                retries,
+            )?)
+        } else {
+            None
+        };
         Ok(Arc::new(Session {
             ctx,
             conf,
-            streams: Arc::new(QueryManager::default()),
+            streams,
             next_stream_id: std::sync::atomic::AtomicUsize::new(0),
             next_table_id: std::sync::atomic::AtomicUsize::new(0),
+            ui: parking_lot::Mutex::new(ui),
         }))
+    }
+
+    /// The web UI's address (`spark.sparkContext.uiWebUrl`), when it runs.
+    pub fn ui_web_url(&self) -> Option<String> {
+        self.ui.lock().as_ref().map(|u| u.url().to_string())
     }
 
     /// The DataFusion context (catalog, functions).
@@ -479,9 +513,10 @@ impl Session {
         )
     }
 
-    /// `spark.stop()`: stop every query.
+    /// `spark.stop()`: stop every query and the web UI.
     pub fn stop(&self) {
         self.streams.stop_all();
+        self.ui.lock().take();
     }
 }
 

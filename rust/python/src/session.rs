@@ -182,6 +182,10 @@ impl PySession {
         self.inner.streams.reset_terminated()
     }
 
+    fn ui_web_url(&self) -> Option<String> {
+        self.inner.ui_web_url()
+    }
+
     fn stop(&self, py: Python<'_>) {
         let s = Arc::clone(&self.inner);
         py.detach(|| s.stop())

@@ -13,7 +13,12 @@ struct ManagerState {
     active: Vec<Arc<QueryShared>>,
     /// A query that ended since the last `reset_terminated`.
     terminated: Option<Arc<QueryShared>>,
+    /// Ended queries the web UI lists, oldest first.
+    finished: std::collections::VecDeque<Arc<QueryShared>>,
 }
+
+/// Ended queries the web UI keeps (Spark's `spark.sql.streaming.ui.retainedQueries`).
+const RETAINED_QUERIES: usize = 100;
 
 /// The session's streaming query manager.
 #[derive(Debug, Default)]
@@ -67,6 +72,10 @@ impl QueryManager {
         let mut st = self.state.lock();
         st.active.retain(|a| !Arc::ptr_eq(a, q));
         st.terminated = Some(Arc::clone(q));
+        st.finished.push_back(Arc::clone(q));
+        if st.finished.len() > RETAINED_QUERIES {
+            st.finished.pop_front();
+        }
         drop(st);
         self.changed.notify_all();
     }
@@ -76,6 +85,18 @@ impl QueryManager {
         self.state
             .lock()
             .active
+            .iter()
+            .map(|s| StreamingQuery {
+                shared: Arc::clone(s),
+            })
+            .collect()
+    }
+
+    /// Queries that ended (the most recent [`RETAINED_QUERIES`]), oldest first.
+    pub fn finished(&self) -> Vec<StreamingQuery> {
+        self.state
+            .lock()
+            .finished
             .iter()
             .map(|s| StreamingQuery {
                 shared: Arc::clone(s),

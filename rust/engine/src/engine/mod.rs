@@ -7,6 +7,7 @@ pub mod manager;
 pub mod progress;
 pub mod query;
 pub mod trigger;
+pub mod web_ui;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

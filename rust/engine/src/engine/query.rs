@@ -42,6 +42,8 @@ pub struct QueryShared {
     pub(crate) max_recent: usize,
     /// Where its listener events go.
     pub(crate) bus: Arc<super::listener::ListenerBus>,
+    /// When this run started, ms since the epoch.
+    pub(crate) started_ms: i64,
 }
 
 impl QueryShared {
@@ -55,6 +57,7 @@ impl QueryShared {
         QueryShared {
             id,
             run_id: uuid::Uuid::new_v4().to_string(),
+            started_ms: chrono::Utc::now().timestamp_millis(),
             name,
             explain,
             state: Mutex::new(QueryState {
@@ -124,6 +127,11 @@ impl StreamingQuery {
     /// The query name, if given with `queryName`.
     pub fn name(&self) -> Option<&str> {
         self.shared.name.as_deref()
+    }
+
+    /// When this run started, ms since the epoch.
+    pub fn started_ms(&self) -> i64 {
+        self.shared.started_ms
     }
 
     /// Whether the query is still running.

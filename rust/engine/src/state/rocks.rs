@@ -448,6 +448,9 @@ impl RocksDbProvider {
 
 /// A path next to the working copy `local`: its name and `suffix` (a
 /// private copy's, and each copy's ingest file and snapshot folder).
+/// Told each looked-up key's position and value (None: absent).
+type Answer<'a> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'a;
+
 /// Positions of `keys` in key order, each distinct key once (at its first
 /// position).
 fn sorted_distinct(keys: &[&[u8]]) -> Vec<usize> {
@@ -736,12 +739,7 @@ impl RocksStore {
     /// Call `f(i, value)` for each of `keys[i]`, `i` in `order` (ascending
     /// distinct keys): the overlay answers keys changed this batch, one
     /// batched, sorted RocksDB lookup the rest.
-    fn lookup_sorted(
-        &self,
-        keys: &[&[u8]],
-        order: &[usize],
-        f: &mut dyn FnMut(usize, Option<&[u8]>) -> Result<()>,
-    ) -> Result<()> {
+    fn lookup_sorted(&self, keys: &[&[u8]], order: &[usize], f: &mut Answer<'_>) -> Result<()> {
         let mut unanswered = Vec::new();
         let mut buf = Vec::new();
         for &i in order {

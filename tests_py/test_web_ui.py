@@ -1,0 +1,139 @@
+"""The web UI end to end: a session with ``spark.ui.enabled`` serves its
+queries on loopback; the pages load in headless Chromium with their charts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sparklet.sql import SparkSession
+
+# A user's script: one query running (a windowed count with a watermark and
+# a name), one finished; it prints the UI's address and runs until stdin closes.
+PIPELINE = r"""
+import datetime as dt, sys
+from sparklet.sql import SparkSession, functions as F
+from sparklet.testing import MemoryStream
+
+spark = (SparkSession.builder.appName("ui-test").config("spark.ui.enabled", "true")
+         .config("spark.ui.port", "0").getOrCreate())
+done = MemoryStream(spark, "v INT")
+finished = done.toDF().writeStream.queryName("finished_one").format("noop").start()
+done.addData([(1,)])
+finished.processAllAvailable()
+finished.stop()
+
+ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
+counts = (ms.toDF().withWatermark("ts", "10 seconds")
+          .groupBy(F.window("ts", "10 seconds"), "page").count())
+q = counts.writeStream.queryName("clicks_per_page").outputMode("update").format("noop").start()
+t0 = dt.datetime(2024, 1, 1)
+for b in range(4):
+    ms.addData([(t0 + dt.timedelta(seconds=10 * b + i), f"p{i % 3}") for i in range(50)])
+    q.processAllAvailable()
+print(spark.sparkContext.uiWebUrl, q.runId, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture(scope="module")
+def ui() -> Iterator[tuple[str, str]]:
+    with subprocess.Popen(
+        [sys.executable, "-c", PIPELINE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            line = proc.stdout.readline().split()
+            assert len(line) == 2, "the pipeline did not print the UI's address"
+            yield line[0], line[1]
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.headers["Content-Type"], r.read().decode()
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "headless Chromium is needed: install Debian's chromium (make system-deps does)"
+    return found
+
+
+def browse(url: str, *flags: str) -> str:
+    out = subprocess.run(
+        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *flags, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_ui_is_off_by_default(spark: SparkSession) -> None:
+    assert spark.sparkContext.uiWebUrl is None
+
+
+def test_ui_binds_to_loopback_and_lists_queries_as_json(ui: tuple[str, str]) -> None:
+    url, run_id = ui
+    assert url.startswith("http://127.0.0.1:")
+    status, kind, body = fetch(url + "/api/queries")
+    assert status == 200 and kind.startswith("application/json")
+    listing = json.loads(body)
+    [active] = listing["active"]
+    assert active["name"] == "clicks_per_page" and active["runId"] == run_id
+    assert active["status"] == "RUNNING"
+    assert active["lastProgress"]["batchId"] >= 3
+    [completed] = listing["completed"]
+    assert completed["name"] == "finished_one" and completed["status"] == "FINISHED"
+
+
+def test_list_page_links_each_query_to_its_statistics(ui: tuple[str, str]) -> None:
+    url, run_id = ui
+    status, kind, html = fetch(url + "/")  # redirected to the streaming tab
+    assert status == 200 and kind.startswith("text/html")
+    assert "Active Streaming Queries (1)" in html and "Completed Streaming Queries (1)" in html
+    assert f'href="/StreamingQuery/statistics/?id={run_id}">clicks_per_page</a>' in html
+    assert ">finished_one</a>" in html and "FINISHED" in html
+
+
+def test_unknown_run_is_not_found(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    with pytest.raises(urllib.error.HTTPError) as e:
+        fetch(url + "/StreamingQuery/statistics/?id=nope")
+    assert e.value.code == 404
+    e.value.close()
+
+
+def test_statistics_page_in_chromium_shows_the_query_and_its_charts(ui: tuple[str, str]) -> None:
+    url, run_id = ui
+    page = f"{url}/StreamingQuery/statistics/?id={run_id}"
+    last = json.loads(fetch(url + "/api/queries")[2])["active"][0]["lastProgress"]["batchId"]
+    dom = browse(page, "--dump-dom")
+    assert "Streaming Query Statistics: clicks_per_page" in dom
+    for chart in ["input-rate", "process-rate", "batch-duration", "state-rows", "watermark-gap"]:
+        start = dom.index(f'id="{chart}"')
+        section = dom[start : dom.index("</svg>", start)]
+        # a line through the query's batches, up to its latest
+        assert "<polyline" in section, chart
+        assert f"batch {last}</text>" in section, chart
+    assert dom.count('class="batch"') >= 4
+    artifacts = Path(os.environ.get("SPARKLET_TEST_ARTIFACTS", "target/test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    shot = artifacts / "web_ui_statistics.png"
+    shot.unlink(missing_ok=True)
+    browse(page, f"--screenshot={shot.resolve()}", "--window-size=1300,1100")
+    assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
