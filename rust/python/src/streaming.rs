@@ -124,6 +124,12 @@ impl PyStreamingQuery {
         self.inner.checkpoint_nanos()
     }
 
+    /// In an `AvailableNow` run: (done, total, unit) of the data it was
+    /// capped at (for progress bars).
+    fn backlog(&self) -> Option<(u64, u64, &'static str)> {
+        self.inner.backlog().map(|b| (b.done, b.total, b.unit))
+    }
+
     /// Wall times (ns) of recent no-data triggers (for benchmarks).
     fn idle_trigger_nanos(&self) -> Vec<u64> {
         self.inner.idle_trigger_nanos()

@@ -4,6 +4,7 @@ and the progress/status objects, as in :mod:`pyspark.sql.streaming`."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import TYPE_CHECKING, Any
 
 from sparklet.errors import PySparkValueError, StreamingQueryException
@@ -61,6 +62,13 @@ class StreamingQuery:
     def __init__(self, native: Any, session: "SparkSession") -> None:
         self._native = native
         self._session = session
+        # live displays (progress bar, notebook card) following this query
+        self._displays: list[threading.Thread] = []
+
+    def _settle_displays(self) -> None:
+        """Once the query ended: let its live displays draw their last state."""
+        for t in self._displays:
+            t.join(timeout=2.0)
 
     @property
     def id(self) -> str:
@@ -105,7 +113,11 @@ class StreamingQuery:
         :class:`StreamingQueryException` if the query failed.
         """
         ms = _timeout_ms(timeout)
-        ended = self._native.await_termination(ms)
+        try:
+            ended = self._native.await_termination(ms)
+        finally:
+            if not self.isActive:
+                self._settle_displays()
         return bool(ended) if timeout is not None else None
 
     def processAllAvailable(self) -> None:
@@ -115,6 +127,7 @@ class StreamingQuery:
     def stop(self) -> None:
         """Stop the query and wait for its thread to finish."""
         self._native.stop()
+        self._settle_displays()
 
     def exception(self) -> StreamingQueryException | None:
         """The exception that stopped the query, or ``None``."""
@@ -126,6 +139,14 @@ class StreamingQuery:
 
     def __repr__(self) -> str:
         return f"<StreamingQuery id={self.id} name={self.name} active={self.isActive}>"
+
+    def _ipython_display_(self) -> None:
+        """Jupyter: the query's card, redrawn while the query runs."""
+        from sparklet.sql._live import show_card
+
+        shown = show_card(self)
+        if shown is not None:
+            self._displays.append(shown)
 
     def _repr_html_(self) -> str:
         """Jupyter: a card with status, last batch, rates, watermark, state rows and recent rates."""

@@ -217,4 +217,11 @@ class DataStreamWriter:
             self._foreach_batch,
             _console_write if fmt.lower() == "console" else None,
         )
-        return StreamingQuery(native, self._df.sparkSession)
+        query = StreamingQuery(native, self._df.sparkSession)
+        if kind == "availableNow":
+            from sparklet.sql._live import follow_backfill
+
+            bar = follow_backfill(query, self._df.sparkSession.conf)
+            if bar is not None:
+                query._displays.append(bar)
+        return query

@@ -990,6 +990,12 @@ impl Execution {
             && (watermark_moved || timeout_due)
     }
 
+    /// Publish how far an `AvailableNow` run is (for progress bars).
+    fn publish_backlog(&self) {
+        let backlog = crate::sources::Backlog::sum(self.sources.iter().filter_map(|s| s.backlog()));
+        self.shared.update(|st| st.backlog = backlog);
+    }
+
     fn stopping(&self) -> bool {
         self.shared.stop.load(Ordering::SeqCst)
     }
@@ -999,6 +1005,7 @@ impl Execution {
             for s in &mut self.sources {
                 s.prepare_for_available_now()?;
             }
+            self.publish_backlog();
         }
         if let Some(seq) = self.replay.take() {
             // same offsets, same batch id, same batch timestamp as the first attempt
@@ -1044,6 +1051,9 @@ impl Execution {
             self.run_batch(latest, start_ms, latest_ms, trigger_start, true)?;
             if self.trigger == Trigger::Once {
                 return Ok(());
+            }
+            if self.trigger == Trigger::AvailableNow {
+                self.publish_backlog();
             }
             // after a batch with data, the default trigger goes straight on
             if matches!(self.trigger, Trigger::ProcessingTime { interval_ms } if interval_ms > 0) {

@@ -25,6 +25,8 @@ pub(crate) struct QueryState {
     pub idle_nanos: VecDeque<u64>,
     /// Time spent writing offsets + commit per recent batch, ns.
     pub checkpoint_nanos: VecDeque<u64>,
+    /// In an `AvailableNow` run: how far through its data it is.
+    pub backlog: Option<crate::sources::Backlog>,
 }
 
 /// State shared between a query's handle(s) and its engine thread.
@@ -68,6 +70,7 @@ impl QueryShared {
                 idle_checks: 0,
                 idle_nanos: VecDeque::new(),
                 checkpoint_nanos: VecDeque::new(),
+                backlog: None,
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -152,6 +155,11 @@ impl StreamingQuery {
     /// Recent progress, oldest first.
     pub fn recent_progress(&self) -> Vec<QueryProgress> {
         self.shared.state.lock().recent.iter().cloned().collect()
+    }
+
+    /// In an `AvailableNow` run: the data done of what it was capped at.
+    pub fn backlog(&self) -> Option<crate::sources::Backlog> {
+        self.shared.state.lock().backlog
     }
 
     /// The error that stopped the query, if it failed.

@@ -20,8 +20,8 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::MemTable;
 
 use super::{
-    file_log, parse_bool_option, parse_u64_option, BatchInput, Offset, Source, SourceContext,
-    SourceFactory,
+    file_log, parse_bool_option, parse_u64_option, Backlog, BatchInput, Offset, Source,
+    SourceContext, SourceFactory,
 };
 use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
@@ -457,6 +457,7 @@ impl SourceFactory for FileStreamFactory {
             batches: BTreeMap::new(),
             log_dir: ctx.metadata_dir.clone(),
             available_now: None,
+            backlog: (0, 0),
         };
         if let Some(dir) = &src.log_dir {
             for (batch, entries) in file_log::read_all(dir)? {
@@ -485,6 +486,8 @@ struct FileStreamSource {
     log_dir: Option<PathBuf>,
     /// With `Trigger.AvailableNow`: the only files this run may take.
     available_now: Option<HashSet<PathBuf>>,
+    /// With `Trigger.AvailableNow`: files taken of those not yet taken at its start.
+    backlog: (u64, u64),
 }
 
 fn log_offset(offset: Option<&Offset>) -> i64 {
@@ -602,6 +605,9 @@ impl Source for FileStreamSource {
         for e in &entries {
             self.seen.insert(e.path.clone(), e.timestamp);
         }
+        if self.available_now.is_some() {
+            self.backlog.0 += entries.len() as u64;
+        }
         self.batches.insert(next, entries.clone());
         // the log entry is written before the engine writes offsets/<N>: a
         // restart finds the batch's files and reports the same logOffset
@@ -657,7 +663,23 @@ impl Source for FileStreamSource {
             self.stream_opts.recursive,
             self.stream_opts.name_filter.as_ref(),
         )?;
+        // the backlog: files a batch could still take (as `new_files` picks)
+        let threshold = self.age_threshold();
+        let pending = files
+            .iter()
+            .filter(|f| !self.seen.contains_key(&f.path) && f.mtime_ms >= threshold)
+            .count();
+        self.backlog = (0, pending as u64);
         self.available_now = Some(files.into_iter().map(|f| f.path).collect());
         Ok(())
+    }
+
+    fn backlog(&self) -> Option<Backlog> {
+        self.available_now.as_ref()?;
+        Some(Backlog {
+            done: self.backlog.0,
+            total: self.backlog.1.max(self.backlog.0),
+            unit: "files",
+        })
     }
 }

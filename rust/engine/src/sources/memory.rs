@@ -10,7 +10,7 @@ use arrow::datatypes::SchemaRef;
 use datafusion::datasource::MemTable;
 use parking_lot::RwLock;
 
-use super::{BatchInput, Offset, Source, SourceContext, SourceFactory};
+use super::{Backlog, BatchInput, Offset, Source, SourceContext, SourceFactory};
 use crate::error::{Error, Result};
 
 /// The shared buffer behind a `MemoryStream`: the user appends, every query
@@ -82,6 +82,8 @@ impl SourceFactory for MemoryStreamFactory {
         Ok(Box::new(MemoryStreamSource {
             stream: Arc::clone(&self.0),
             cap: None,
+            done: -1,
+            start: -1,
         }))
     }
 }
@@ -89,6 +91,10 @@ impl SourceFactory for MemoryStreamFactory {
 struct MemoryStreamSource {
     stream: Arc<MemoryStream>,
     cap: Option<i64>,
+    /// The last offset committed, and the one committed when an
+    /// `AvailableNow` run began (its backlog is between them and `cap`).
+    done: i64,
+    start: i64,
 }
 
 fn offset_index(offset: Option<&Offset>) -> Result<i64> {
@@ -143,8 +149,28 @@ impl Source for MemoryStreamSource {
         })
     }
 
+    fn commit(&mut self, end: &Offset) -> Result<()> {
+        self.done = offset_index(Some(end))?;
+        Ok(())
+    }
+
+    fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
+        self.done = offset_index(committed)?;
+        Ok(())
+    }
+
     fn prepare_for_available_now(&mut self) -> Result<()> {
         self.cap = Some(self.stream.blocks.read().len() as i64 - 1);
+        self.start = self.done;
         Ok(())
+    }
+
+    fn backlog(&self) -> Option<Backlog> {
+        let cap = self.cap?;
+        Some(Backlog {
+            done: (self.done - self.start).max(0) as u64,
+            total: (cap - self.start).max(0) as u64,
+            unit: "offsets",
+        })
     }
 }

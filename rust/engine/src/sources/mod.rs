@@ -60,6 +60,32 @@ pub trait Source: Send {
     fn prepare_for_available_now(&mut self) -> Result<()> {
         Ok(())
     }
+    /// In an `AvailableNow` run: how much of the capped data was taken.
+    fn backlog(&self) -> Option<Backlog> {
+        None
+    }
+}
+
+/// How far an `AvailableNow` run is through the data it was capped at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backlog {
+    /// Taken by batches so far.
+    pub done: u64,
+    /// All the run will take.
+    pub total: u64,
+    /// What is counted: `files`, `offsets`.
+    pub unit: &'static str,
+}
+
+impl Backlog {
+    /// The sum of the sources' backlogs (their unit when they share one).
+    pub fn sum(parts: impl IntoIterator<Item = Backlog>) -> Option<Backlog> {
+        parts.into_iter().reduce(|a, b| Backlog {
+            done: a.done + b.done,
+            total: a.total + b.total,
+            unit: if a.unit == b.unit { a.unit } else { "offsets" },
+        })
+    }
 }
 
 /// Where a query's source instance lives and what it may use.
