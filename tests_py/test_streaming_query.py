@@ -194,3 +194,38 @@ print("pandas" in sys.modules)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_progress_durations_add_up_and_rates_follow_rows_and_times(spark: SparkSession) -> None:
+    import datetime as dt
+
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().groupBy("id").count().writeStream.outputMode("update").format("noop").start()
+    for b in range(3):
+        ms.addData([(i,) for i in range(100 * (b + 1))])
+        q.processAllAvailable()
+    batches = [p for p in q.recentProgress if p["numInputRows"]]
+    assert [p["numInputRows"] for p in batches] == [100, 200, 300]
+    for p in batches:
+        d = p["durationMs"]
+        parts = ["latestOffset", "getBatch", "queryPlanning", "addBatch", "walCommit", "commitOffsets"]
+        # the phases lie within the trigger (each rounded down to a ms)
+        assert all(d[k] >= 0 for k in parts)
+        assert sum(d[k] for k in parts) <= d["triggerExecution"] + len(parts)
+        assert p["batchDuration"] == d["triggerExecution"]
+        # processed rate: the batch's rows over its processing time
+        seconds = max(d["triggerExecution"], 1) / 1000
+        assert p["processedRowsPerSecond"] == pytest.approx(p["numInputRows"] / seconds, rel=0.05)
+        [source] = p["sources"]
+        assert source["numInputRows"] == p["numInputRows"]
+        assert source["processedRowsPerSecond"] == pytest.approx(p["processedRowsPerSecond"])
+    # input rate: the rows over the time since the previous trigger started
+    compared = 0
+    for prev, p in zip(batches, batches[1:]):
+        start = dt.datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00"))
+        before = dt.datetime.fromisoformat(prev["timestamp"].replace("Z", "+00:00"))
+        gap = (start - before).total_seconds()
+        if p["batchId"] == prev["batchId"] + 1 and gap > 0:
+            assert p["inputRowsPerSecond"] == pytest.approx(p["numInputRows"] / gap, rel=0.05)
+            compared += 1
+    assert compared >= 1
