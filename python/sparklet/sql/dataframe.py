@@ -16,7 +16,7 @@ from sparklet import _native
 from sparklet.errors import PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql.column import Column, _to_col
-from sparklet.sql.types import Row, StructType, from_arrow_schema
+from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
 
 if TYPE_CHECKING:
     from sparklet.sql.session import SparkSession
@@ -340,6 +340,30 @@ class DataFrame:
     def __repr__(self) -> str:
         return "DataFrame[" + ", ".join(f"{n}: {t}" for n, t in self.dtypes) + "]"
 
+    def mapInPandas(self, func: Any, schema: StructType | str, barrier: bool = False) -> DataFrame:
+        """Rows through ``func``, an iterator of pandas DataFrames to an
+        iterator of pandas DataFrames with columns of ``schema`` (any number
+        of rows). On a stream it runs on each micro-batch."""
+        arrow_schema = to_struct_type(schema)._to_arrow_schema()
+
+        def run(table: Any) -> Any:
+            frames = (b.to_pandas() for b in table.to_batches())
+            out = [_frame_to_table(f, arrow_schema) for f in func(frames)]
+            return pa.concat_tables(out) if out else arrow_schema.empty_table()
+
+        return self._wrap(self._native.map_batches(run, arrow_schema, False))
+
+    def mapInArrow(self, func: Any, schema: StructType | str, barrier: bool = False) -> DataFrame:
+        """Rows through ``func``, an iterator of ``pyarrow.RecordBatch`` to an
+        iterator of record batches with columns of ``schema``."""
+        arrow_schema = to_struct_type(schema)._to_arrow_schema()
+
+        def run(table: Any) -> Any:
+            out = [_frame_to_table(pa.Table.from_batches([b]), arrow_schema) for b in func(iter(table.to_batches()))]
+            return pa.concat_tables(out) if out else arrow_schema.empty_table()
+
+        return self._wrap(self._native.map_batches(run, arrow_schema, True))
+
     def observe(self, observation: str, *exprs: Column) -> DataFrame:
         """Report aggregates of each micro-batch's rows (``F.count``, ``F.max``, ...)
         in the streaming query's progress, as ``observedMetrics[observation]``;
@@ -357,6 +381,24 @@ class DataFrame:
 
         n = int(self.sparkSession.conf.get("spark.sql.repl.eagerEval.maxNumRows", "20") or 20)
         return dataframe_html(self, n)
+
+
+def _frame_to_table(frame: Any, schema: pa.Schema) -> pa.Table:
+    """A function's output (pandas DataFrame or Arrow table) as a table of
+    ``schema``; other columns than declared are an error naming them."""
+    names = frame.column_names if isinstance(frame, pa.Table) else list(frame.columns)
+    missing = [n for n in schema.names if n not in names]
+    unexpected = [n for n in names if n not in schema.names]
+    if missing or unexpected:
+        raise PySparkValueError(
+            "[RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF] Column names of the returned data do not match "
+            f"the specified schema. Missing: {', '.join(map(str, missing)) or '-'}. "
+            f"Unexpected: {', '.join(map(str, unexpected)) or '-'}.",
+            "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+        )
+    if isinstance(frame, pa.Table):
+        return frame.select(schema.names).cast(schema)
+    return pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
 
 
 class GroupedData:

@@ -323,3 +323,6 @@ def countDistinct(col: ColumnOrName, *cols: ColumnOrName) -> Column:
 
 
 count_distinct = countDistinct
+
+
+from sparklet.sql.udf import PandasUDFType, pandas_udf, udf  # noqa: E402, F401 - PySpark exports them here

@@ -250,6 +250,13 @@ class SparkSession:
         return Catalog(self)
 
     @property
+    def udf(self) -> Any:
+        """:class:`~sparklet.sql.udf.UDFRegistration`: register Python functions for SQL."""
+        from sparklet.sql.udf import UDFRegistration
+
+        return UDFRegistration(self)
+
+    @property
     def sparkContext(self) -> SparkContext:
         """Application-level settings (``setLogLevel``)."""
         return SparkContext(self)

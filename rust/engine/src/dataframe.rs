@@ -300,6 +300,33 @@ pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFram
     ))
 }
 
+/// `df.mapInPandas(func, schema)` / `df.mapInArrow(...)`: the user's
+/// function over each partition's batches, emitting rows of `output`.
+pub fn map_batches(
+    df: DataFrame,
+    mapper: Arc<dyn crate::exec::map_batches::BatchMapper>,
+    output: arrow::datatypes::SchemaRef,
+    kind: &'static str,
+) -> Result<DataFrame> {
+    use crate::exec::map_batches::{MapBatchesNode, Mapper};
+    let (session, plan) = df.into_parts();
+    let node = MapBatchesNode {
+        input: plan,
+        mapper: Mapper(mapper),
+        output: Arc::new(
+            datafusion::common::DFSchema::try_from(output.as_ref().clone())
+                .map_err(Error::from_planning)?,
+        ),
+        kind,
+    };
+    Ok(DataFrame::new(
+        session,
+        LogicalPlan::Extension(datafusion::logical_expr::Extension {
+            node: Arc::new(node),
+        }),
+    ))
+}
+
 /// `df.groupBy(keys).applyInPandasWithState(...)` (or, by `flavor`,
 /// `transformWithStateInPandas`) on a stream: the user's `func` over each
 /// key's rows and state, emitting rows of `output`.

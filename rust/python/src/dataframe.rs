@@ -202,6 +202,20 @@ impl PyDataFrame {
         ))
     }
 
+    /// `mapInPandas` / `mapInArrow`: `runner(table)` returns the output
+    /// table of a partition's input (see `sparklet.sql.dataframe`).
+    fn map_batches(
+        &self,
+        runner: Py<PyAny>,
+        output: PySchema,
+        arrow: bool,
+    ) -> PyResult<PyDataFrame> {
+        let mapper = Arc::new(crate::udf::PyBatchMapper { runner });
+        let kind = if arrow { "MapInArrow" } else { "MapInPandas" };
+        Ok(self
+            .wrap(dataframe::map_batches(self.df.clone(), mapper, output.into_inner(), kind).py()?))
+    }
+
     /// `observe(name, *exprs)` on a stream.
     fn observe(&self, name: String, exprs_: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::observe(self.df.clone(), name, exprs(exprs_)).py()?))

@@ -8,6 +8,7 @@ mod expr;
 mod group_state;
 mod session;
 mod streaming;
+mod udf;
 
 use pyo3::prelude::*;
 
@@ -71,6 +72,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::explode, m)?)?;
     m.add_function(wrap_pyfunction!(expr::from_json, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::start_query, m)?)?;
+    m.add_function(wrap_pyfunction!(udf::udf_call, m)?)?;
+    m.add_function(wrap_pyfunction!(udf::udaf_call, m)?)?;
+    m.add_function(wrap_pyfunction!(udf::register_udf, m)?)?;
     m.add_function(wrap_pyfunction!(reset_log_levels, m)?)?;
     m.add_function(wrap_pyfunction!(
         streaming::remove_failed_temporary_checkpoints,

@@ -4,6 +4,7 @@ pub mod dedup;
 pub mod group_state;
 pub mod join;
 pub mod limit;
+pub mod map_batches;
 pub mod observe;
 pub mod operator;
 pub mod stateful_agg;

@@ -48,6 +48,13 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::observe::plan(o, input))));
         }
+        if let Some(m) = node
+            .as_any()
+            .downcast_ref::<crate::exec::map_batches::MapBatchesNode>()
+        {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(crate::exec::map_batches::plan(m, input))));
+        }
         if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));

@@ -1,0 +1,193 @@
+"""Python UDFs, as :mod:`pyspark.sql.functions` ``udf`` and ``pandas_udf``
+and ``spark.udf.register``.
+
+The engine calls a UDF once per record batch (up to 64K rows), taking the
+GIL only for that call: a row-wise ``udf`` runs over the batch's rows, a
+``pandas_udf`` receives pandas Series and returns one. An exception in the
+function stops the query (or fails the action) with its traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from sparklet import _native
+from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.types import DataType, StringType, _parse_datatype_string
+
+__all__ = ["UserDefinedFunction", "UDFRegistration", "udf", "pandas_udf", "PandasUDFType"]
+
+
+def _data_type(returnType: DataType | str) -> DataType:
+    if isinstance(returnType, str):
+        return _parse_datatype_string(returnType)
+    if isinstance(returnType, DataType):
+        return returnType
+    raise PySparkTypeError(
+        f"[NOT_DATATYPE_OR_STR] Argument `returnType` should be a DataType or str, got {type(returnType).__name__}.",
+        "NOT_DATATYPE_OR_STR",
+    )
+
+
+def _rows_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.Table, int], pa.Array]:
+    """Apply ``f`` to each row of the argument table."""
+
+    def run(table: pa.Table, n: int) -> pa.Array:
+        if table.num_columns == 0:
+            values = [f() for _ in range(n)]
+        else:
+            values = [f(*row) for row in zip(*(c.to_pylist() for c in table.columns))]
+        return pa.array(values, type=returns)
+
+    return run
+
+
+def _series_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.Table, int], pa.Array]:
+    """Apply ``f`` to the argument columns as pandas Series (struct columns as DataFrames)."""
+
+    def run(table: pa.Table, n: int) -> pa.Array:
+        args = []
+        for c in table.columns:
+            if pa.types.is_struct(c.type):
+                args.append(pa.Table.from_struct_array(c).to_pandas())
+            else:
+                args.append(c.to_pandas())
+        out = f(*args)
+        if len(out) != n:
+            raise PySparkValueError(
+                f"[SCHEMA_MISMATCH_FOR_PANDAS_UDF] The pandas UDF returned {len(out)} values for {n} rows.",
+                "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
+            )
+        if hasattr(out, "columns"):  # a DataFrame: a struct column
+            table = pa.Table.from_pandas(out, preserve_index=False)
+            return table.to_struct_array().combine_chunks().cast(returns)
+        return pa.Array.from_pandas(out, type=returns)
+
+    return run
+
+
+class UserDefinedFunction:
+    """A Python function usable as a column expression (call it with columns)."""
+
+    def __init__(self, func: Callable[..., Any], returnType: DataType | str, name: str | None, kind: str) -> None:
+        self.func = func
+        self.returnType = _data_type(returnType)
+        self._name = name or getattr(func, "__name__", type(func).__name__)
+        self.deterministic = True
+        self._kind = kind  # "rows" (udf) or "series" (pandas_udf)
+        functools.update_wrapper(self, func)  # type: ignore[arg-type]
+
+    def _runner(self) -> Callable[[pa.Table, int], pa.Array]:
+        make = _rows_runner if self._kind == "rows" else _series_runner
+        return make(self.func, self.returnType._to_arrow())
+
+    def __call__(self, *cols: Column | str) -> Column:
+        exprs = [_to_col(c)._expr for c in cols]
+        return Column(_native.udf_call(self._name, self._runner(), self.returnType._to_arrow(), exprs)).alias(
+            f"{self._name}({', '.join(e.name() for e in exprs)})"
+        )
+
+    def asNondeterministic(self) -> "UserDefinedFunction":
+        """Mark the function as non-deterministic (sparklet never folds or
+        deduplicates a Python UDF's calls either way)."""
+        self.deterministic = False
+        return self
+
+
+def udf(
+    f: Callable[..., Any] | DataType | str | None = None,
+    returnType: DataType | str = "string",
+    *,
+    useArrow: bool | None = None,
+) -> Any:
+    """A row-wise Python UDF: ``F.udf(lambda s: s.upper(), "string")`` or as a
+    decorator, ``@F.udf("int")``. Rows reach the function as Python values
+    (``None`` for null); it runs over Arrow batches, ``useArrow`` or not."""
+    if f is None or isinstance(f, (DataType, str)):
+        rt = f if f is not None else returnType
+        return lambda fn: UserDefinedFunction(fn, rt, None, "rows")
+    return UserDefinedFunction(f, returnType, None, "rows")
+
+
+class PandasUDFType:
+    """The legacy kinds of pandas UDF (type hints choose the kind now)."""
+
+    SCALAR = 200
+    GROUPED_MAP = 201
+    GROUPED_AGG = 202
+
+
+def _is_aggregate(f: Callable[..., Any]) -> bool:
+    """Series -> scalar type hints make a grouped aggregate pandas UDF."""
+    try:
+        hints = inspect.signature(f)
+    except (TypeError, ValueError):
+        return False
+    ret = hints.return_annotation
+    if ret is inspect.Signature.empty:
+        return False
+    text = ret if isinstance(ret, str) else getattr(ret, "__name__", str(ret))
+    return "Series" not in text and "DataFrame" not in text and "Iterator" not in text
+
+
+def pandas_udf(
+    f: Callable[..., Any] | DataType | str | None = None,
+    returnType: DataType | str | None = None,
+    functionType: int | None = None,
+) -> Any:
+    """A vectorized UDF over pandas Series: ``@F.pandas_udf("double")`` on a
+    ``def f(v: pd.Series) -> pd.Series``. A ``Series -> scalar`` function
+    (by its type hints, or ``PandasUDFType.GROUPED_AGG``) is an aggregate,
+    for ``groupBy().agg(...)`` on batch DataFrames."""
+    if f is None or isinstance(f, (DataType, str)):
+        rt = f if f is not None else returnType
+        if isinstance(returnType, int):
+            functionType = returnType
+        return lambda fn: _make_pandas_udf(fn, rt, functionType)
+    return _make_pandas_udf(f, returnType, functionType)
+
+
+def _make_pandas_udf(f: Callable[..., Any], returnType: Any, functionType: int | None) -> UserDefinedFunction:
+    if returnType is None:
+        raise PySparkValueError(
+            "[CANNOT_BE_NONE] Argument `returnType` can not be None.",
+            "CANNOT_BE_NONE",
+        )
+    aggregate = functionType == PandasUDFType.GROUPED_AGG or (functionType is None and _is_aggregate(f))
+    if aggregate:
+        from sparklet.sql.udaf import AggregatePandasUDF
+
+        return AggregatePandasUDF(f, returnType)
+    return UserDefinedFunction(f, returnType, None, "series")
+
+
+class UDFRegistration:
+    """``spark.udf``: register Python functions for use in SQL."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def register(
+        self, name: str, f: Callable[..., Any] | UserDefinedFunction, returnType: DataType | str | None = None
+    ) -> UserDefinedFunction:
+        """Make ``f`` callable as ``name`` in ``spark.sql``; returns the UDF
+        (usable in the DataFrame API too)."""
+        if isinstance(f, UserDefinedFunction):
+            if returnType is not None:
+                raise PySparkTypeError(
+                    "[CANNOT_SPECIFY_RETURN_TYPE_FOR_UDF] Cannot specify return type for a UDF: "
+                    f"'{name}' already has one.",
+                    "CANNOT_SPECIFY_RETURN_TYPE_FOR_UDF",
+                )
+            u = f
+        else:
+            u = UserDefinedFunction(f, returnType if returnType is not None else StringType(), name, "rows")
+        u._name = name
+        _native.register_udf(self._session._native, name, u._runner(), u.returnType._to_arrow())
+        return u

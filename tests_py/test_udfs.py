@@ -1,0 +1,148 @@
+"""Python UDFs on streams and batches: F.udf, F.pandas_udf (scalar and
+grouped aggregate), spark.udf.register in SQL, mapInPandas and mapInArrow,
+and what a failing function does."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from conftest import step
+from sparklet.errors import PySparkValueError, StreamingQueryException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.sql.types import IntegerType
+from sparklet.testing import MemoryStream
+
+
+def memory_query(df, name: str, mode: str = "append"):  # noqa: ANN001, ANN201
+    return df.writeStream.outputMode(mode).format("memory").queryName(name).start()
+
+
+def rows(spark: SparkSession, table: str, *order: str) -> list[tuple]:
+    return [tuple(r) for r in spark.table(table).orderBy(*order).collect()]
+
+
+def test_row_wise_udf_on_a_stream_sees_python_values_and_nulls(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, name STRING")
+
+    @F.udf("string")
+    def greet(name: str | None, n: int) -> str:
+        return f"{name or 'nobody'}#{n}"
+
+    shout = F.udf(lambda s: None if s is None else s.upper())  # default return type: string
+    q = memory_query(ms.toDF().select("id", greet("name", "id").alias("g"), shout("name").alias("s")), "udf_rows")
+    step(q, ms, [(1, "ann"), (2, None)])
+    step(q, ms, [(3, "bo")])
+    assert rows(spark, "udf_rows", "id") == [(1, "ann#1", "ANN"), (2, "nobody#2", None), (3, "bo#3", "BO")]
+
+
+def test_pandas_udf_gets_series_and_a_struct_as_a_dataframe(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "a INT, b DOUBLE")
+
+    @F.pandas_udf("double")
+    def weighted(a: pd.Series, b: pd.Series) -> pd.Series:
+        assert isinstance(a, pd.Series) and len(a) == len(b)
+        return a * b
+
+    @F.pandas_udf("long")
+    def width(s: pd.DataFrame) -> pd.Series:
+        return s["a"] * 10 + s.shape[1]  # the struct's fields are the frame's columns
+
+    q = memory_query(
+        ms.toDF().select("a", weighted("a", "b").alias("w"), width(F.struct("a", "b")).alias("n")), "udf_pd"
+    )
+    step(q, ms, [(1, 0.5), (2, 2.0), (3, None)])
+    assert rows(spark, "udf_pd", "a") == [(1, 0.5, 12), (2, 4.0, 22), (3, None, 32)]
+
+
+def test_grouped_aggregate_pandas_udf_in_batch_and_streaming_aggregations(
+    spark: SparkSession, state_provider: str
+) -> None:
+    @F.pandas_udf("double")
+    def median(v: pd.Series) -> float:
+        return float(v.median())
+
+    batch = spark.createDataFrame([("a", 1), ("a", 5), ("b", 2)], "k STRING, v INT")
+    assert [tuple(r) for r in batch.groupBy("k").agg(median("v").alias("m")).orderBy("k").collect()] == [
+        ("a", 3.0),
+        ("b", 2.0),
+    ]
+    ms = MemoryStream(spark, "k STRING, v INT")
+    q = memory_query(ms.toDF().groupBy("k").agg(median("v").alias("m")), "udaf_stream", "complete")
+    step(q, ms, [("a", 1), ("a", 5), ("b", 2)])
+    step(q, ms, [("a", 9), ("a", 10)])  # the state holds a's values: median of 1, 5, 9, 10
+    assert rows(spark, "udaf_stream", "k") == [("a", 7.0), ("b", 2.0)]
+
+
+def test_registered_udf_in_sql_over_a_streaming_view_equals_the_dataframe_api(spark: SparkSession) -> None:
+    plus = spark.udf.register("plus_ten", lambda x: x + 10, IntegerType())
+    ms = MemoryStream(spark, "id INT")
+    ms.toDF().createOrReplaceTempView("udf_ids")
+    by_sql = spark.sql("SELECT id, plus_ten(id) AS p FROM udf_ids WHERE plus_ten(id) > 11")
+    by_api = ms.toDF().select("id", plus("id").alias("p")).where("p > 11")
+    assert by_sql.isStreaming
+    q1, q2 = memory_query(by_sql, "udf_sql"), memory_query(by_api, "udf_api")
+    ms.addData([(1,), (2,), (3,)])
+    q1.processAllAvailable()
+    q2.processAllAvailable()
+    assert rows(spark, "udf_sql", "id") == rows(spark, "udf_api", "id") == [(2, 12), (3, 13)]
+
+
+def test_map_in_pandas_and_arrow_on_a_stream_change_rows_and_columns(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+
+    def long_words(frames):  # noqa: ANN001, ANN202
+        for pdf in frames:
+            kept = pdf[pdf.word.str.len() > 2]
+            yield pd.DataFrame({"word": kept.word.str.upper(), "n": kept.word.str.len()})
+
+    def doubled(batches):  # noqa: ANN001, ANN202
+        for b in batches:
+            yield pa.record_batch({"id": pa.concat_arrays([b["id"], b["id"]])})
+
+    q1 = memory_query(ms.toDF().mapInPandas(long_words, "word STRING, n LONG"), "map_pd")
+    q2 = memory_query(ms.toDF().mapInArrow(doubled, "id INT"), "map_arrow")
+    ms.addData([(1, "ab"), (2, "abc"), (3, "abcd")])
+    q1.processAllAvailable()
+    q2.processAllAvailable()
+    assert rows(spark, "map_pd", "word") == [("ABC", 3), ("ABCD", 4)]
+    assert rows(spark, "map_arrow", "id") == [(1,), (1,), (2,), (2,), (3,), (3,)]
+
+
+def test_a_failing_udf_stops_the_query_with_its_traceback(spark: SparkSession) -> None:
+    def parse(s: str) -> int:
+        return int(s)  # fails on "x"
+
+    ms = MemoryStream(spark, "s STRING")
+    q = ms.toDF().select(F.udf(parse, "int")("s")).writeStream.format("noop").start()
+    ms.addData([("1",), ("x",)])
+    with pytest.raises(StreamingQueryException) as e:
+        q.processAllAvailable()
+    text = str(e.value)
+    assert "ValueError: invalid literal for int() with base 10: 'x'" in text
+    assert "in parse" in text and "return int(s)" in text
+    assert not q.isActive
+
+
+def test_a_batch_action_raises_the_udfs_own_exception(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,), (0,)], "d INT")
+    with pytest.raises(ZeroDivisionError):
+        df.select(F.udf(lambda d: 1 // d, "int")("d")).collect()
+
+
+def test_pandas_udf_returning_the_wrong_length_is_named(spark: SparkSession) -> None:
+    @F.pandas_udf("long")
+    def first_only(v: pd.Series) -> pd.Series:
+        return v.head(1)
+
+    df = spark.createDataFrame([(1,), (2,)], "v LONG")
+    with pytest.raises(Exception, match=r"returned 1 values for 2 rows"):
+        df.select(first_only("v")).collect()
+
+
+def test_map_in_pandas_with_columns_other_than_declared_is_an_error(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,)], "v INT")
+    with pytest.raises(PySparkValueError, match="Missing: v. Unexpected: v2"):
+        df.mapInPandas(lambda frames: (f.rename(columns={"v": "v2"}) for f in frames), "v INT").collect()
