@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas as pd  # module level: PySpark resolves the UDF's type hints in its globals
 from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
 
 SCHEMA = "id BIGINT, price DOUBLE, name STRING"
@@ -61,7 +62,6 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
             return price * 1.2 + len(name)
 
     else:
-        import pandas as pd
 
         @F.pandas_udf("double")
         def scored(price: pd.Series, name: pd.Series) -> pd.Series:

@@ -244,6 +244,23 @@ def window(
     return Column(_native.explode(_call("window_list", *args)._expr)).alias("window")
 
 
+def cumulate_window(
+    timeColumn: ColumnOrName, stepDuration: str, maxSize: str, startTime: str | None = None
+) -> Column:
+    """Cumulating windows (Flink's CUMULATE; not in PySpark): each
+    ``maxSize`` period has windows from its start growing by
+    ``stepDuration`` up to ``maxSize``, and a row is in every one of them
+    that ends after it. The column is a ``window`` struct, as
+    :func:`window`'s, so ``groupBy`` with a watermark emits each window once
+    the watermark passes its end (e.g. hourly totals updated every minute).
+    """
+    step = _micros(stepDuration, "stepDuration")
+    size = _micros(maxSize, "maxSize")
+    start = _micros(startTime, "startTime") if startTime is not None else 0
+    args = [_to_col(timeColumn), lit(step), lit(size), lit(start)]
+    return Column(_native.explode(_call("window_cumulate", *args)._expr)).alias("window")
+
+
 def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Column:
     """Session windows: rows of a key whose event times are less than
     ``gapDuration`` apart fall in one session (``start`` to last event + gap).

@@ -181,7 +181,8 @@ impl Session {
 
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
-        block_on(self.ctx.sql(query))?.map_err(Error::from_planning)
+        let query = crate::plan::sql_tvf::rewrite(query)?;
+        block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)
     }
 
     /// `spark.table(name)`.

@@ -528,12 +528,18 @@ fn open_aggregates(
         let event_time = (0..num_keys).find_map(|i| {
             let f = schema.field(i);
             match f.data_type() {
+                // F.window's column, or SQL's `GROUP BY window(ts, ...)`
                 DataType::Struct(fields)
-                    if f.name() == "window" && fields.find("end").is_some() =>
+                    if (f.name() == "window" || f.name().starts_with("window("))
+                        && fields.find("end").is_some() =>
                 {
                     Some(EventTimeKey::Window(i))
                 }
-                DataType::Timestamp(_, _) if columns.contains(f.name()) => {
+                // a window table function's end: its window is done when
+                // the watermark passes it, as a row is at its event time
+                DataType::Timestamp(_, _)
+                    if columns.contains(f.name()) || f.name() == "window_end" =>
+                {
                     Some(EventTimeKey::Timestamp(i))
                 }
                 _ => None,
@@ -542,7 +548,8 @@ fn open_aggregates(
         let event_time = event_time.filter(|_| defined);
         let session = (0..num_keys).find(|i| {
             let f = schema.field(*i);
-            f.name() == "session_window" && matches!(f.data_type(), DataType::Struct(_))
+            (f.name() == "session_window" || f.name().starts_with("session_window("))
+                && matches!(f.data_type(), DataType::Struct(_))
         });
         // a session's end decides lateness and eviction, as a window's does
         let event_time = match (event_time, session) {

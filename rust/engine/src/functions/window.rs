@@ -56,25 +56,61 @@ pub(crate) fn window_struct(
     )?)
 }
 
-/// `(ts, size, slide, start)` arrays as µs values.
-fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> {
-    if args.len() != 4 {
+/// A duration argument in µs: a number of µs (as the DataFrame API passes
+/// them), an interval literal (`INTERVAL 10 SECONDS`) or text (`'10 seconds'`).
+fn duration_us(a: &ArrayRef, name: &str) -> DFResult<i64> {
+    use arrow::datatypes::{IntervalDayTimeType, IntervalMonthDayNanoType, IntervalUnit};
+    if a.is_empty() || a.is_null(0) {
         return Err(DataFusionError::Plan(format!(
-            "{name} expects (timeColumn, size, slide, start)"
+            "{name}: durations must not be null"
+        )));
+    }
+    match a.data_type() {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            let text = cast(a, &DataType::Utf8)?;
+            let text = text.as_string::<i32>().value(0);
+            crate::engine::trigger::parse_duration_ms(text)
+                .map(|ms| ms * 1000)
+                .map_err(|e| DataFusionError::Plan(format!("{name}: {e}")))
+        }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            let v = a.as_primitive::<IntervalMonthDayNanoType>().value(0);
+            if v.months != 0 {
+                return Err(DataFusionError::Plan(format!(
+                    "{name}: a window cannot be measured in months (their length varies)"
+                )));
+            }
+            Ok(v.days as i64 * 86_400_000_000 + v.nanoseconds / 1000)
+        }
+        DataType::Interval(IntervalUnit::DayTime) => {
+            let v = a.as_primitive::<IntervalDayTimeType>().value(0);
+            Ok(v.days as i64 * 86_400_000_000 + v.milliseconds as i64 * 1000)
+        }
+        _ => {
+            let v = cast(a, &DataType::Int64)?;
+            Ok(v.as_primitive::<Int64Type>().value(0))
+        }
+    }
+}
+
+/// `(ts, size[, slide[, start]])` as µs values (the slide defaults to the
+/// size, the start to 0).
+fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> {
+    if !(2..=4).contains(&args.len()) {
+        return Err(DataFusionError::Plan(format!(
+            "{name} expects (timeColumn, windowDuration[, slideDuration[, startTime]])"
         )));
     }
     let ts = timestamp_micros(&args[0], "window")?;
-    let scalar = |i: usize| -> DFResult<i64> {
-        let a = cast(&args[i], &DataType::Int64)?;
-        let a = a.as_primitive::<Int64Type>();
-        if a.is_empty() || a.is_null(0) {
-            return Err(DataFusionError::Plan(format!(
-                "{name}: durations must not be null"
-            )));
-        }
-        Ok(a.value(0))
+    let size = duration_us(&args[1], name)?;
+    let slide = match args.get(2) {
+        Some(a) => duration_us(a, name)?,
+        None => size,
     };
-    let (size, slide, start) = (scalar(1)?, scalar(2)?, scalar(3)?);
+    let start = match args.get(3) {
+        Some(a) => duration_us(a, name)?,
+        None => 0,
+    };
     if size <= 0 || slide <= 0 {
         return Err(DataFusionError::Plan(format!(
             "{name}: window and slide durations must be positive"
@@ -142,6 +178,14 @@ impl ScalarUDFImpl for Fixed {
         if self.pane {
             let width = pane_width(size, slide);
             aligned_windows(&ts, width, width, start)
+        } else if slide != size {
+            // one value per row cannot hold a row's several sliding windows
+            Err(DataFusionError::Plan(
+                "window(ts, size, slide) with a slide shorter than the window puts each row in several windows: \
+                 in SQL write HOP(TABLE t, DESCRIPTOR(ts), slide, size) in FROM and group by window_start, window_end; \
+                 in the DataFrame API, F.window(ts, size, slide)"
+                    .into(),
+            ))
         } else {
             aligned_windows(&ts, slide, size, start)
         }
@@ -222,6 +266,77 @@ pub fn windows_of_pane(pane_start: i64, size: i64, slide: i64, start: i64) -> Ve
     }
     out.reverse();
     out
+}
+
+/// `window_cumulate(ts, step, size, start)`: the cumulating windows holding
+/// `ts` (Flink's CUMULATE): within each `size`-long period, the windows
+/// from the period's start growing by `step`, `[p, p + step)`, `[p, p +
+/// 2 step)` ... up to `[p, p + size)`; a row is in those ending after it.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Cumulate {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Cumulate {
+    fn name(&self) -> &str {
+        "window_cumulate"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::List(Arc::new(Field::new(
+            "item",
+            window_type(),
+            true,
+        ))))
+    }
+    fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        // (ts, step, size, start): `args` reads them as (ts, size, slide, start)
+        let (ts, step, size, start) = match arrays.len() {
+            3 | 4 => {
+                let mut swapped = arrays.clone();
+                swapped.swap(1, 2);
+                args(&swapped, "CUMULATE")?
+            }
+            _ => {
+                return Err(DataFusionError::Plan(
+                    "CUMULATE expects (timeColumn, step, maxSize[, offset])".into(),
+                ))
+            }
+        };
+        if size % step != 0 {
+            return Err(DataFusionError::Plan(format!(
+                "CUMULATE: the max size ({size} µs) must be a multiple of the step ({step} µs)"
+            )));
+        }
+        let mut starts: Vec<i64> = Vec::with_capacity(ts.len() * (size / step) as usize);
+        let mut ends: Vec<i64> = Vec::with_capacity(starts.capacity());
+        let mut offsets: Vec<i32> = Vec::with_capacity(ts.len() + 1);
+        offsets.push(0);
+        for (i, t) in ts.values().iter().enumerate() {
+            if ts.is_valid(i) {
+                let period = last_start(*t, size, start);
+                // the smallest window ending after t, then each larger one
+                let mut end = period + ((*t - period) / step + 1) * step;
+                while end <= period + size {
+                    starts.push(period);
+                    ends.push(end);
+                    end += step;
+                }
+            }
+            offsets.push(starts.len() as i32);
+        }
+        let st = window_struct(starts.into(), ends.into(), None)?;
+        let list = arrow::array::ListArray::try_new(
+            Arc::new(Field::new("item", window_type(), true)),
+            arrow::buffer::OffsetBuffer::new(offsets.into()),
+            Arc::new(st),
+            ts.nulls().cloned(),
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(list)))
+    }
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -338,6 +453,7 @@ pub fn all() -> Vec<ScalarUDF> {
             pane: false,
         }),
         ScalarUDF::new_from_impl(Sliding { signature: sig() }),
+        ScalarUDF::new_from_impl(Cumulate { signature: sig() }),
         pane_udf(),
         ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
         ScalarUDF::new_from_impl(Session { signature: sig() }),

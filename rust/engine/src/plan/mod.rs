@@ -2,4 +2,5 @@
 //! that turns them into physical operators.
 
 pub mod planner;
+pub mod sql_tvf;
 pub mod watermark;

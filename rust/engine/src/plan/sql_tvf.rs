@@ -1,0 +1,234 @@
+//! Flink-style window table functions in SQL. DataFusion's parser has no
+//! `TABLE t` or `DESCRIPTOR(col)` arguments, so a query's
+//!
+//! - `TUMBLE(TABLE t, DESCRIPTOR(ts), size[, offset])`,
+//! - `HOP(TABLE t, DESCRIPTOR(ts), slide, size[, offset])`,
+//! - `CUMULATE(TABLE t, DESCRIPTOR(ts), step, size[, offset])`
+//!
+//! (optionally wrapped in `TABLE(...)`, as Flink writes them) are rewritten
+//! before parsing into subqueries over `t` that add `window_start`,
+//! `window_end` and `window_time` columns: one row per window holding the
+//! row. `GROUP BY window_start, window_end` then aggregates them, and with a
+//! watermark on `t` the aggregation treats `window_end` as its event time
+//! (state evicted and append-mode rows emitted once the watermark passes it).
+
+use crate::error::{Error, Result};
+
+/// The query with its window table functions rewritten (unchanged when it has none).
+pub fn rewrite(sql: &str) -> Result<String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some((at, kind)) = find_tvf(rest) {
+        let (before, call) = rest.split_at(at);
+        let open = call[kind.len()..]
+            .find('(')
+            .map(|i| kind.len() + i)
+            .ok_or_else(|| Error::Internal("a window function without arguments".into()))?;
+        let close = matching(call, open).ok_or_else(|| {
+            Error::analysis("PARSE_SYNTAX_ERROR", format!("unbalanced parentheses after {kind}"))
+        })?;
+        let args = split_args(&call[open + 1..close]);
+        // Flink's `FROM TABLE(TUMBLE(...))`: drop the wrapper too
+        let trimmed = before.trim_end();
+        let (before, tail) = match strip_table_open(trimmed) {
+            Some(b) => {
+                let after = &call[close + 1..];
+                let end = after.find(')').ok_or_else(|| {
+                    Error::analysis("PARSE_SYNTAX_ERROR", "TABLE( without its closing parenthesis")
+                })?;
+                (b, &after[end + 1..])
+            }
+            None => (before, &call[close + 1..]),
+        };
+        out.push_str(before);
+        out.push_str(&subquery(&kind.to_ascii_uppercase(), &args)?);
+        rest = tail;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+const KINDS: [&str; 3] = ["TUMBLE", "HOP", "CUMULATE"];
+
+/// The first window function call outside quotes: its position and name.
+fn find_tvf(sql: &str) -> Option<(usize, &str)> {
+    let bytes = sql.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c == b'\'' || c == b'"' || c == b'`' => quote = Some(c),
+            None => {
+                let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+                if boundary {
+                    for kind in KINDS {
+                        let end = i + kind.len();
+                        if end <= bytes.len()
+                            && sql[i..end].eq_ignore_ascii_case(kind)
+                            && sql[end..].trim_start().starts_with('(')
+                        {
+                            return Some((i, &sql[i..end]));
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the parenthesis closing the one at `open`.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    for (i, c) in s.char_indices().skip_while(|(i, _)| *i < open) {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' | '`' => quote = Some(c),
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
+}
+
+/// Arguments split at top-level commas, trimmed.
+fn split_args(s: &str) -> Vec<String> {
+    let (mut args, mut cur, mut depth, mut quote) = (Vec::new(), String::new(), 0, None);
+    for c in s.chars() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' | '`' => quote = Some(c),
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    args.push(cur.trim().to_string());
+                    cur.clear();
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        args.push(cur.trim().to_string());
+    }
+    args
+}
+
+/// `text` without a trailing `TABLE(` (Flink's wrapper), if it has one.
+fn strip_table_open(text: &str) -> Option<&str> {
+    let t = text.strip_suffix('(')?.trim_end();
+    let cut = t.len().checked_sub(5)?;
+    (t.is_char_boundary(cut) && t[cut..].eq_ignore_ascii_case("TABLE")).then(|| &t[..cut])
+}
+
+/// The argument after a keyword (`TABLE t` -> `t`, `DESCRIPTOR(ts)` -> `ts`).
+fn keyword_arg<'a>(arg: &'a str, keyword: &str, kind: &str) -> Result<&'a str> {
+    let bad = || {
+        Error::analysis(
+            "PARSE_SYNTAX_ERROR",
+            format!("{kind}(TABLE t, DESCRIPTOR(ts), ...) expected; got `{arg}` where {keyword} was expected"),
+        )
+    };
+    let head = arg.get(..keyword.len()).ok_or_else(bad)?;
+    if !head.eq_ignore_ascii_case(keyword) {
+        return Err(bad());
+    }
+    let rest = arg[keyword.len()..].trim();
+    if keyword == "DESCRIPTOR" {
+        return rest
+            .strip_prefix('(')
+            .and_then(|r| r.strip_suffix(')'))
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .ok_or_else(bad);
+    }
+    (!rest.is_empty()).then_some(rest).ok_or_else(bad)
+}
+
+fn subquery(kind: &str, args: &[String]) -> Result<String> {
+    let usage = match kind {
+        "TUMBLE" => "TUMBLE(TABLE t, DESCRIPTOR(ts), size[, offset])",
+        "HOP" => "HOP(TABLE t, DESCRIPTOR(ts), slide, size[, offset])",
+        _ => "CUMULATE(TABLE t, DESCRIPTOR(ts), step, size[, offset])",
+    };
+    let wanted = if kind == "TUMBLE" { 3..=4 } else { 4..=5 };
+    if !wanted.contains(&args.len()) {
+        return Err(Error::analysis(
+            "WRONG_NUM_ARGS",
+            format!("{usage} takes {} to {} arguments, got {}", wanted.start(), wanted.end(), args.len()),
+        ));
+    }
+    let table = keyword_arg(&args[0], "TABLE", kind)?;
+    let ts = keyword_arg(&args[1], "DESCRIPTOR", kind)?;
+    let offset = |i: usize| args.get(i).map(|o| format!(", {o}")).unwrap_or_default();
+    let windows = match kind {
+        "TUMBLE" => format!("window({ts}, {size}, {size}{})", offset(3), size = args[2]),
+        // window_list(ts, size, slide, offset): one row per window
+        "HOP" => format!("unnest(window_list({ts}, {}, {}{}))", args[3], args[2], offset(4)),
+        _ => format!("unnest(window_cumulate({ts}, {}, {}{}))", args[2], args[3], offset(4)),
+    };
+    Ok(format!(
+        "(SELECT * EXCLUDE (__window), get_field(__window, 'start') AS window_start, \
+         get_field(__window, 'end') AS window_end, window_time(__window) AS window_time \
+         FROM (SELECT *, {windows} AS __window FROM {table}))"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_each_function_and_leaves_the_rest() -> Result<()> {
+        let sql = "SELECT window_start, count(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND)) \
+                   WHERE page <> 'TUMBLE(' GROUP BY window_start, window_end";
+        let out = rewrite(sql)?;
+        assert!(out.contains("window(ts, INTERVAL '10' SECOND, INTERVAL '10' SECOND) AS __window FROM clicks))"));
+        assert!(out.starts_with("SELECT window_start, count(*) FROM (SELECT * EXCLUDE (__window)"));
+        assert!(out.ends_with("WHERE page <> 'TUMBLE(' GROUP BY window_start, window_end"));
+        let hop = rewrite("SELECT * FROM hop(TABLE t, DESCRIPTOR(ts), '5 seconds', '10 seconds')")?;
+        assert!(hop.contains("unnest(window_list(ts, '10 seconds', '5 seconds'))"));
+        let cum = rewrite("SELECT * FROM CUMULATE(TABLE t, DESCRIPTOR(ts), '1 minute', '1 hour', '5 minutes')")?;
+        assert!(cum.contains("unnest(window_cumulate(ts, '1 minute', '1 hour', '5 minutes'))"));
+        assert_eq!(rewrite("SELECT hop_count FROM t")?, "SELECT hop_count FROM t");
+        Ok(())
+    }
+
+    #[test]
+    fn bad_calls_are_named() {
+        let err = rewrite("SELECT * FROM TUMBLE(clicks, DESCRIPTOR(ts), '1 minute')")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("TABLE was expected"), "{err}");
+        let err = rewrite("SELECT * FROM HOP(TABLE t, DESCRIPTOR(ts), '1 minute')")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("takes 4 to 5 arguments"), "{err}");
+    }
+}

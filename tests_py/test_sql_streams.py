@@ -1,0 +1,161 @@
+"""SQL over streaming views: Spark's window functions as SQL users write
+them, and Flink-style window table functions (TUMBLE, HOP, CUMULATE), each
+giving per batch what the DataFrame API gives."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+T0 = dt.datetime(2024, 1, 1)
+
+
+def t(sec: float) -> dt.datetime:
+    return T0 + dt.timedelta(seconds=sec)
+
+
+BATCHES = [
+    [(t(1), "a"), (t(3), "b"), (t(12), "a")],
+    [(t(14), "a"), (t(2), "b"), (t(27), "b")],  # t(2) is late by then? no: watermark 2 s
+    [(t(45), "a")],
+]
+
+
+def run_per_batch(spark: SparkSession, ms: MemoryStream, df, name: str, mode: str, order: list[str]) -> list:  # noqa: ANN001
+    """The rows each batch emitted (foreachBatch), sorted."""
+    seen: list = []
+
+    def gather(tbl, batch_id: int) -> None:  # noqa: ANN001
+        rows = sorted(tuple(r.values()) for r in tbl.to_pylist())
+        seen.append(rows)
+
+    q = df.writeStream.outputMode(mode).foreachBatch(gather).queryName(name).start()
+    for rows in BATCHES:
+        ms.addData(rows)
+        q.processAllAvailable()
+    q.stop()
+    return seen
+
+
+@pytest.fixture()
+def clicks(spark: SparkSession) -> MemoryStream:
+    ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
+    ms.toDF().withWatermark("ts", "10 seconds").createOrReplaceTempView("clicks")
+    return ms
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_group_by_window_in_sql_equals_the_dataframe_api(spark: SparkSession, mode: str) -> None:
+    api_stream = MemoryStream(spark, "ts TIMESTAMP, page STRING")
+    api = (
+        api_stream.toDF()
+        .withWatermark("ts", "10 seconds")
+        .groupBy(F.window("ts", "10 seconds"), "page")
+        .agg(F.count("*").alias("n"))
+        .select(F.col("window.start").alias("start"), "page", "n")
+    )
+    sql_stream = MemoryStream(spark, "ts TIMESTAMP, page STRING")
+    sql_stream.toDF().withWatermark("ts", "10 seconds").createOrReplaceTempView("clicks_sql")
+    by_sql = spark.sql(
+        "WITH w AS (SELECT window(ts, INTERVAL 10 SECONDS) AS win, page, count(*) AS n "
+        "FROM clicks_sql GROUP BY window(ts, INTERVAL 10 SECONDS), page) "
+        "SELECT win.start AS start, page, n FROM w"
+    )
+    assert by_sql.isStreaming
+    expected = run_per_batch(spark, api_stream, api, f"w_api_{mode}", mode, [])
+    got = run_per_batch(spark, sql_stream, by_sql, f"w_sql_{mode}", mode, [])
+    assert got == expected
+    assert any(got)  # something was emitted
+
+
+def test_window_with_a_text_duration_and_window_time(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT window_time(w) AS wt, n FROM "
+        "(SELECT window(ts, '10 seconds') AS w, count(*) AS n FROM clicks GROUP BY window(ts, '10 seconds'))"
+    )
+    got = run_per_batch(spark, clicks, df, "wt_sql", "append", [])
+    # windows close as the watermark passes them: [0,10) after batch 1, [10,20) and [20,30) after batch 2
+    flat = [r for batch in got for r in batch]
+    assert flat == [(t(10) - dt.timedelta(microseconds=1), 3), (t(20) - dt.timedelta(microseconds=1), 2),
+                    (t(30) - dt.timedelta(microseconds=1), 1)]  # fmt: skip
+
+
+def test_session_window_in_sql_merges_sessions(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT s.start AS start, s.end AS end, n FROM (SELECT session_window(ts, '5 seconds') AS s, "
+        "count(*) AS n FROM clicks GROUP BY session_window(ts, '5 seconds'))"
+    )
+    got = run_per_batch(spark, clicks, df, "sess_sql", "append", [])
+    flat = [r for batch in got for r in batch]
+    # 1, 2, 3 merge into [1, 8); 12 and 14 into [12, 19); 27 alone
+    assert flat[:2] == [(t(1), t(8), 3), (t(12), t(19), 2)]
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_tumble_table_function_equals_window(spark: SparkSession, clicks: MemoryStream, mode: str) -> None:
+    df = spark.sql(
+        "SELECT window_start, window_end, page, count(*) AS n "
+        "FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY window_start, window_end, page"
+    )
+    got = run_per_batch(spark, clicks, df, f"tumble_{mode}", mode, [])
+    flat = sorted(r for batch in got for r in batch)
+    if mode == "append":  # each window once, when the watermark (max ts - 10 s) passes its end
+        assert flat == [(t(0), t(10), "a", 1), (t(0), t(10), "b", 2), (t(10), t(20), "a", 2), (t(20), t(30), "b", 1)]
+    else:  # each update as it happens
+        assert (t(0), t(10), "b", 2) in flat and (t(40), t(50), "a", 1) in flat
+
+
+def test_hop_table_function_puts_rows_in_each_sliding_window(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT window_start, window_end, count(*) AS n "
+        "FROM HOP(TABLE clicks, DESCRIPTOR(ts), '5 seconds', '10 seconds') GROUP BY window_start, window_end"
+    )
+    got = run_per_batch(spark, clicks, df, "hop", "append", [])
+    flat = sorted(r for batch in got for r in batch)
+    assert flat[:3] == [(t(-5), t(5), 2), (t(0), t(10), 3), (t(5), t(15), 2)]
+
+
+def test_cumulate_table_function_grows_windows_by_a_step(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT window_start, window_end, count(*) AS n "
+        "FROM CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND) "
+        "GROUP BY window_start, window_end"
+    )
+    got = run_per_batch(spark, clicks, df, "cumulate", "append", [])
+    flat = sorted(r for batch in got for r in batch)
+    # period [0, 20): [0,5) has 1, 2, 3; [0,10) the same; [0,15) adds 12, 14; [0,20) the same
+    assert flat[:4] == [(t(0), t(5), 3), (t(0), t(10), 3), (t(0), t(15), 5), (t(0), t(20), 5)]
+
+
+def test_cumulate_window_in_the_dataframe_api_matches_sql(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
+    df = (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .groupBy(F.cumulate_window("ts", "5 seconds", "20 seconds"))
+        .agg(F.count("*").alias("n"))
+        .select("window.start", "window.end", "n")
+    )
+    got = run_per_batch(spark, ms, df, "cumulate_api", "append", [])
+    flat = sorted(r for batch in got for r in batch)
+    assert flat[:4] == [(t(0), t(5), 3), (t(0), t(10), 3), (t(0), t(15), 5), (t(0), t(20), 5)]
+
+
+def test_sliding_window_call_in_sql_points_to_hop(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql("SELECT window(ts, '10 seconds', '5 seconds') AS w, count(*) FROM clicks GROUP BY 1")
+    with pytest.raises(Exception, match="HOP\\(TABLE t, DESCRIPTOR\\(ts\\), slide, size\\)"):
+        q = df.writeStream.outputMode("update").format("noop").start()
+        clicks.addData(BATCHES[0])
+        q.processAllAvailable()
+
+
+def test_bad_table_function_call_is_an_analysis_error(spark: SparkSession, clicks: MemoryStream) -> None:
+    with pytest.raises(AnalysisException, match="DESCRIPTOR"):
+        spark.sql("SELECT * FROM TUMBLE(TABLE clicks, ts, '10 seconds')")
