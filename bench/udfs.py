@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import pandas as pd  # module level: PySpark resolves the UDF's type hints in its globals
+
 from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
 
 SCHEMA = "id BIGINT, price DOUBLE, name STRING"

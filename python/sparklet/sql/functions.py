@@ -244,9 +244,7 @@ def window(
     return Column(_native.explode(_call("window_list", *args)._expr)).alias("window")
 
 
-def cumulate_window(
-    timeColumn: ColumnOrName, stepDuration: str, maxSize: str, startTime: str | None = None
-) -> Column:
+def cumulate_window(timeColumn: ColumnOrName, stepDuration: str, maxSize: str, startTime: str | None = None) -> Column:
     """Cumulating windows (Flink's CUMULATE; not in PySpark): each
     ``maxSize`` period has windows from its start growing by
     ``stepDuration`` up to ``maxSize``, and a row is in every one of them

@@ -985,7 +985,13 @@ impl StatefulAggregate {
                 .filter(|i| *i != si)
                 .map(|i| Arc::clone(b.column(i)))
                 .collect();
-            let prefixes = prefix_conv.convert_columns(&others)?;
+            // no other keys: every row shares the empty prefix (a converter
+            // over no columns makes no rows)
+            let prefixes = if others.is_empty() {
+                None
+            } else {
+                Some(prefix_conv.convert_columns(&others)?)
+            };
             let sess = b
                 .column(si)
                 .as_struct_opt()
@@ -1002,8 +1008,11 @@ impl StatefulAggregate {
                 let state = (self.num_keys..self.num_keys + width)
                     .map(|c| ScalarValue::try_from_array(b.column(c), r))
                     .collect::<std::result::Result<Vec<_>, _>>()?;
+                let prefix = prefixes
+                    .as_ref()
+                    .map_or_else(Vec::new, |p| p.row(r).as_ref().to_vec());
                 by_prefix
-                    .entry(prefixes.row(r).as_ref().to_vec())
+                    .entry(prefix)
                     .or_default()
                     .push((start, end, state));
             }

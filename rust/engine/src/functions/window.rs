@@ -293,8 +293,8 @@ impl ScalarUDFImpl for Cumulate {
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
-        // (ts, step, size, start): `args` reads them as (ts, size, slide, start)
-        let (ts, step, size, start) = match arrays.len() {
+        // (ts, step, size, start): `args` reads (ts, size, slide, start)
+        let (ts, size, step, start) = match arrays.len() {
             3 | 4 => {
                 let mut swapped = arrays.clone();
                 swapped.swap(1, 2);

@@ -25,7 +25,10 @@ pub fn rewrite(sql: &str) -> Result<String> {
             .map(|i| kind.len() + i)
             .ok_or_else(|| Error::Internal("a window function without arguments".into()))?;
         let close = matching(call, open).ok_or_else(|| {
-            Error::analysis("PARSE_SYNTAX_ERROR", format!("unbalanced parentheses after {kind}"))
+            Error::analysis(
+                "PARSE_SYNTAX_ERROR",
+                format!("unbalanced parentheses after {kind}"),
+            )
         })?;
         let args = split_args(&call[open + 1..close]);
         // Flink's `FROM TABLE(TUMBLE(...))`: drop the wrapper too
@@ -34,7 +37,10 @@ pub fn rewrite(sql: &str) -> Result<String> {
             Some(b) => {
                 let after = &call[close + 1..];
                 let end = after.find(')').ok_or_else(|| {
-                    Error::analysis("PARSE_SYNTAX_ERROR", "TABLE( without its closing parenthesis")
+                    Error::analysis(
+                        "PARSE_SYNTAX_ERROR",
+                        "TABLE( without its closing parenthesis",
+                    )
                 })?;
                 (b, &after[end + 1..])
             }
@@ -65,7 +71,8 @@ fn find_tvf(sql: &str) -> Option<(usize, &str)> {
             }
             None if c == b'\'' || c == b'"' || c == b'`' => quote = Some(c),
             None => {
-                let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+                let boundary =
+                    i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
                 if boundary {
                     for kind in KINDS {
                         let end = i + kind.len();
@@ -179,7 +186,12 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
     if !wanted.contains(&args.len()) {
         return Err(Error::analysis(
             "WRONG_NUM_ARGS",
-            format!("{usage} takes {} to {} arguments, got {}", wanted.start(), wanted.end(), args.len()),
+            format!(
+                "{usage} takes {} to {} arguments, got {}",
+                wanted.start(),
+                wanted.end(),
+                args.len()
+            ),
         ));
     }
     let table = keyword_arg(&args[0], "TABLE", kind)?;
@@ -188,8 +200,18 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
     let windows = match kind {
         "TUMBLE" => format!("window({ts}, {size}, {size}{})", offset(3), size = args[2]),
         // window_list(ts, size, slide, offset): one row per window
-        "HOP" => format!("unnest(window_list({ts}, {}, {}{}))", args[3], args[2], offset(4)),
-        _ => format!("unnest(window_cumulate({ts}, {}, {}{}))", args[2], args[3], offset(4)),
+        "HOP" => format!(
+            "unnest(window_list({ts}, {}, {}{}))",
+            args[3],
+            args[2],
+            offset(4)
+        ),
+        _ => format!(
+            "unnest(window_cumulate({ts}, {}, {}{}))",
+            args[2],
+            args[3],
+            offset(4)
+        ),
     };
     Ok(format!(
         "(SELECT * EXCLUDE (__window), get_field(__window, 'start') AS window_start, \
@@ -207,14 +229,21 @@ mod tests {
         let sql = "SELECT window_start, count(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND)) \
                    WHERE page <> 'TUMBLE(' GROUP BY window_start, window_end";
         let out = rewrite(sql)?;
-        assert!(out.contains("window(ts, INTERVAL '10' SECOND, INTERVAL '10' SECOND) AS __window FROM clicks))"));
+        assert!(out.contains(
+            "window(ts, INTERVAL '10' SECOND, INTERVAL '10' SECOND) AS __window FROM clicks))"
+        ));
         assert!(out.starts_with("SELECT window_start, count(*) FROM (SELECT * EXCLUDE (__window)"));
         assert!(out.ends_with("WHERE page <> 'TUMBLE(' GROUP BY window_start, window_end"));
         let hop = rewrite("SELECT * FROM hop(TABLE t, DESCRIPTOR(ts), '5 seconds', '10 seconds')")?;
         assert!(hop.contains("unnest(window_list(ts, '10 seconds', '5 seconds'))"));
-        let cum = rewrite("SELECT * FROM CUMULATE(TABLE t, DESCRIPTOR(ts), '1 minute', '1 hour', '5 minutes')")?;
+        let cum = rewrite(
+            "SELECT * FROM CUMULATE(TABLE t, DESCRIPTOR(ts), '1 minute', '1 hour', '5 minutes')",
+        )?;
         assert!(cum.contains("unnest(window_cumulate(ts, '1 minute', '1 hour', '5 minutes'))"));
-        assert_eq!(rewrite("SELECT hop_count FROM t")?, "SELECT hop_count FROM t");
+        assert_eq!(
+            rewrite("SELECT hop_count FROM t")?,
+            "SELECT hop_count FROM t"
+        );
         Ok(())
     }
 
