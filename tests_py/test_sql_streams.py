@@ -159,3 +159,30 @@ def test_sliding_window_call_in_sql_points_to_hop(spark: SparkSession, clicks: M
 def test_bad_table_function_call_is_an_analysis_error(spark: SparkSession, clicks: MemoryStream) -> None:
     with pytest.raises(AnalysisException, match="DESCRIPTOR"):
         spark.sql("SELECT * FROM TUMBLE(TABLE clicks, ts, '10 seconds')")
+
+
+def test_explain_shows_the_stateful_operators_of_a_stream(
+    spark: SparkSession, clicks: MemoryStream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    df = spark.sql("SELECT window(ts, '10 seconds') AS w, count(*) AS n FROM clicks GROUP BY window(ts, '10 seconds')")
+    df.explain()
+    shown = capsys.readouterr().out
+    assert "StateStoreSave" in shown and "EventTimeWatermark: ts, delay=10000ms" in shown
+    assert "== Physical Plan ==" in shown and "StateStoreSaveExec" in shown
+    [row] = spark.sql("EXPLAIN SELECT page FROM clicks WHERE page <> 'x' GROUP BY page").collect()
+    assert "StateStoreSaveExec" in row.plan and "EventTimeWatermarkExec" in row.plan
+    # nothing was started to explain it
+    assert not spark.streams.active
+
+
+def test_timestamps_cast_to_strings_read_as_in_spark(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql("SELECT CAST(ts AS STRING) AS text, page FROM clicks")
+    api = clicks.toDF().select(F.col("ts").cast("string").alias("text"), "page")
+    q1 = df.writeStream.format("memory").queryName("cast_sql").start()
+    q2 = api.writeStream.format("memory").queryName("cast_api").start()
+    clicks.addData([(t(1.5), "a"), (t(2), "b")])
+    q1.processAllAvailable()
+    q2.processAllAvailable()
+    expected = [("2024-01-01 00:00:01.5", "a"), ("2024-01-01 00:00:02", "b")]
+    assert [tuple(r) for r in spark.table("cast_sql").orderBy("text").collect()] == expected
+    assert [tuple(r) for r in spark.table("cast_api").orderBy("text").collect()] == expected

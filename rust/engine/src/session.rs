@@ -10,7 +10,7 @@ use datafusion::catalog::TableProvider;
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::execution::context::SessionState;
-use datafusion::logical_expr::LogicalPlanBuilder;
+use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use crate::conf::{keys, Conf};
@@ -121,6 +121,9 @@ impl Session {
             .with_config(config)
             .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
             .build();
+        // after DataFusion's analyzers (type coercion): casts as Spark writes them
+        let mut state = state;
+        state.add_analyzer_rule(Arc::new(crate::plan::spark_casts::SparkCasts));
         let ctx = SessionContext::new_with_state(state);
         for f in crate::functions::udfs::all()
             .into_iter()
@@ -182,7 +185,24 @@ impl Session {
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
         let query = crate::plan::sql_tvf::rewrite(query)?;
-        block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)
+        let df = block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)?;
+        match df.logical_plan() {
+            // EXPLAIN of a streaming query: the plan it would run, as Spark's
+            // one `plan` column (DataFusion's would try to run the stream)
+            LogicalPlan::Explain(e) if crate::catalog::is_streaming(&e.plan) => {
+                let text = crate::engine::execution::explain(
+                    self.state(),
+                    e.plan.as_ref().clone(),
+                    crate::engine::execution::OutputMode::Append,
+                )?;
+                let batch = arrow::array::RecordBatch::try_from_iter([(
+                    "plan",
+                    Arc::new(arrow::array::StringArray::from(vec![text])) as arrow::array::ArrayRef,
+                )])?;
+                self.ctx.read_batch(batch).map_err(Error::from_planning)
+            }
+            _ => Ok(df),
+        }
     }
 
     /// `spark.table(name)`.

@@ -255,9 +255,27 @@ impl PyDataFrame {
             .py()
     }
 
-    fn explain_string(&self, extended: bool) -> PyResult<String> {
+    fn explain_string(&self, py: Python<'_>, extended: bool) -> PyResult<String> {
         let plan = self.df.logical_plan();
         let logical = format!("{}", plan.display_indent());
+        if sparklet_engine::catalog::is_streaming(plan) {
+            // the plan a query would run: stateful operators included
+            let (state, plan) = self.df.clone().into_parts();
+            let running = py
+                .detach(|| {
+                    sparklet_engine::engine::execution::explain(
+                        state,
+                        plan,
+                        sparklet_engine::engine::execution::OutputMode::Append,
+                    )
+                })
+                .py()?;
+            return Ok(if extended {
+                format!("== Parsed Logical Plan ==\n{logical}\n\n{running}")
+            } else {
+                running
+            });
+        }
         if !extended {
             return Ok(format!("== Logical Plan ==\n{logical}"));
         }

@@ -660,6 +660,53 @@ impl Watermarks {
     }
 }
 
+/// The plan with its stateful operators opened (their state placed by
+/// `spec`) and planned over empty inputs: what explain() shows, and where
+/// the aggregations find their planned aggregates.
+fn plan_with_operators(
+    state: &SessionState,
+    plan: LogicalPlan,
+    factories: &[Arc<dyn SourceFactory>],
+    mode: OutputMode,
+    provider: &dyn crate::state::StateStoreProvider,
+    spec: &dyn Fn(usize) -> OperatorStateSpec,
+) -> Result<(
+    OpenedOperators,
+    Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+    String,
+)> {
+    let (plan, operators, aggregates) = open_operators(plan, mode, provider, spec)?;
+    let probe = bind(&plan, factories, &empty_inputs(factories)?)?;
+    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
+    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
+    let explain = format!(
+        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
+        optimized.display_indent(),
+        displayable(physical.as_ref()).indent(false)
+    );
+    Ok(((plan, operators, aggregates), physical, explain))
+}
+
+/// `df.explain()` on a stream: the plan a query over `plan` would run,
+/// stateful operators included, without starting one (their state opens
+/// in memory over a scratch folder, removed after).
+pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Result<String> {
+    let factories = stream_tables(&plan);
+    let (plan, _) = Watermarks::attach(plan, false)?;
+    let scratch = std::env::temp_dir().join(format!("sparklet-explain-{}", uuid::Uuid::new_v4()));
+    let spec = |id: usize| OperatorStateSpec {
+        id,
+        dir: scratch.join(id.to_string()),
+        partitions: 1,
+        version: 0,
+        min_deltas_for_snapshot: 10,
+        min_versions_to_retain: 1,
+    };
+    let planned = plan_with_operators(&state, plan, &factories, mode, &MemoryProvider, &spec);
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(planned?.2)
+}
+
 /// Start a query over `plan` writing to `sink`. Checks the plan (analysis
 /// errors surface here, before any thread starts), then runs the loop on a
 /// new thread.
@@ -757,18 +804,14 @@ fn start_query(
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
     };
-    let (plan, mut operators, aggregates) =
-        open_operators(plan, opts.output_mode, provider.as_ref(), &op_spec)?;
-    // the plan with its stateful operators: what explain() shows, and where
-    // the aggregations find their planned aggregates
-    let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
-    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
-    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
-    let explain = format!(
-        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
-        optimized.display_indent(),
-        displayable(physical.as_ref()).indent(false)
-    );
+    let ((plan, mut operators, aggregates), physical, explain) = plan_with_operators(
+        &state,
+        plan,
+        &factories,
+        opts.output_mode,
+        provider.as_ref(),
+        &op_spec,
+    )?;
     let late_agg = if aggregating || !aggregates.is_empty() {
         let settings = AggSettings {
             mode: opts.output_mode,

@@ -2,5 +2,6 @@
 //! that turns them into physical operators.
 
 pub mod planner;
+pub mod spark_casts;
 pub mod sql_tvf;
 pub mod watermark;

@@ -1,0 +1,149 @@
+//! Casts that Spark and DataFusion write differently, made Spark's in both
+//! the DataFrame API and SQL: a timestamp cast to a string reads
+//! `2024-01-01 00:00:01.5` (Spark) rather than `2024-01-01T00:00:01.500Z`.
+//! An analyzer rule swaps such casts for [`timestamp_string`] after type
+//! coercion, keeping each expression's name.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Int64Type, TimeUnit};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
+use datafusion::common::{DFSchema, Result as DFResult};
+use datafusion::logical_expr::expr::Cast;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+
+/// Rewrites timestamp-to-string casts to Spark's format.
+#[derive(Debug, Default)]
+pub struct SparkCasts;
+
+impl AnalyzerRule for SparkCasts {
+    fn name(&self) -> &str {
+        "spark_casts"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> DFResult<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| {
+            // the expressions of a node read its inputs' columns
+            let inputs = node.inputs();
+            let mut schema = DFSchema::empty();
+            for input in inputs {
+                schema.merge(input.schema());
+            }
+            let names = NamePreserver::new(&node);
+            node.map_expressions(|e| {
+                let saved = names.save(&e);
+                let out = e.transform_up(|e| rewrite(e, &schema))?;
+                Ok(if out.transformed {
+                    Transformed::yes(saved.restore(out.data))
+                } else {
+                    out
+                })
+            })
+        })
+        .data()
+    }
+}
+
+fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
+    let Expr::Cast(Cast { expr, field }) = &e else {
+        return Ok(Transformed::no(e));
+    };
+    let data_type = field.data_type();
+    let to_text = matches!(
+        data_type,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    );
+    if !to_text || !matches!(expr.get_type(schema), Ok(DataType::Timestamp(_, _))) {
+        return Ok(Transformed::no(e));
+    }
+    let text = timestamp_string().call(vec![expr.as_ref().clone()]);
+    Ok(Transformed::yes(if *data_type == DataType::Utf8 {
+        text
+    } else {
+        text.cast_to(data_type, schema)?
+    }))
+}
+
+/// `timestamp_string(ts)`: Spark's text of a timestamp (UTC), fractional
+/// seconds only when there are some, without trailing zeros.
+pub fn timestamp_string() -> ScalarUDF {
+    ScalarUDF::new_from_impl(TimestampString {
+        signature: Signature::any(1, Volatility::Immutable),
+    })
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct TimestampString {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for TimestampString {
+    fn name(&self) -> &str {
+        "timestamp_string"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Utf8)
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let micros = cast(
+            &cast(
+                &arrays[0],
+                &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            )?,
+            &DataType::Int64,
+        )?;
+        let micros = micros.as_primitive::<Int64Type>();
+        let mut out = StringBuilder::with_capacity(micros.len(), micros.len() * 26);
+        for (i, m) in micros.values().iter().enumerate() {
+            if micros.is_null(i) {
+                out.append_null();
+                continue;
+            }
+            out.append_option(spark_text(*m));
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+}
+
+fn spark_text(micros: i64) -> Option<String> {
+    let t = chrono::DateTime::from_timestamp_micros(micros)?;
+    let mut text = t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let frac = micros.rem_euclid(1_000_000);
+    if frac > 0 {
+        let digits = format!("{frac:06}");
+        text.push('.');
+        text.push_str(digits.trim_end_matches('0'));
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fractions_only_when_present() {
+        assert_eq!(
+            super::spark_text(1_000_000).as_deref(),
+            Some("1970-01-01 00:00:01")
+        );
+        assert_eq!(
+            super::spark_text(1_500_000).as_deref(),
+            Some("1970-01-01 00:00:01.5")
+        );
+        assert_eq!(
+            super::spark_text(-1).as_deref(),
+            Some("1969-12-31 23:59:59.999999")
+        );
+    }
+}
