@@ -114,6 +114,8 @@ impl Session {
             let opts = config.options_mut();
             // Spark resolves identifiers as written; keep case in SQL
             opts.sql_parser.enable_ident_normalization = false;
+            // Spark's SQL: "text" is a string, `name` an identifier
+            opts.sql_parser.dialect = datafusion::common::config::Dialect::Databricks;
             opts.execution.time_zone = Some(tz);
         }
         let state = datafusion::execution::session_state::SessionStateBuilder::new()

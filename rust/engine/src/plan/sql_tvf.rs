@@ -214,7 +214,7 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
         ),
     };
     Ok(format!(
-        "(SELECT * EXCLUDE (__window), get_field(__window, 'start') AS window_start, \
+        "(SELECT * EXCEPT (__window), get_field(__window, 'start') AS window_start, \
          get_field(__window, 'end') AS window_end, window_time(__window) AS window_time \
          FROM (SELECT *, {windows} AS __window FROM {table}))"
     ))
@@ -232,7 +232,7 @@ mod tests {
         assert!(out.contains(
             "window(ts, INTERVAL '10' SECOND, INTERVAL '10' SECOND) AS __window FROM clicks))"
         ));
-        assert!(out.starts_with("SELECT window_start, count(*) FROM (SELECT * EXCLUDE (__window)"));
+        assert!(out.starts_with("SELECT window_start, count(*) FROM (SELECT * EXCEPT (__window)"));
         assert!(out.ends_with("WHERE page <> 'TUMBLE(' GROUP BY window_start, window_end"));
         let hop = rewrite("SELECT * FROM hop(TABLE t, DESCRIPTOR(ts), '5 seconds', '10 seconds')")?;
         assert!(hop.contains("unnest(window_list(ts, '10 seconds', '5 seconds'))"));
