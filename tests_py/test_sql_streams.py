@@ -186,3 +186,18 @@ def test_timestamps_cast_to_strings_read_as_in_spark(spark: SparkSession, clicks
     expected = [("2024-01-01 00:00:01.5", "a"), ("2024-01-01 00:00:02", "b")]
     assert [tuple(r) for r in spark.table("cast_sql").orderBy("text").collect()] == expected
     assert [tuple(r) for r in spark.table("cast_api").orderBy("text").collect()] == expected
+
+
+def test_spark_sql_functions_datafusion_lacks_work_on_a_stream(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "ts TIMESTAMP, n INT, s STRING")
+    ms.toDF().createOrReplaceTempView("fn_stream")
+    df = spark.sql(
+        "SELECT year(ts) AS y, month(ts) AS mo, dayofmonth(ts) AS d, hour(ts) AS h, minute(ts) AS mi, "
+        "second(ts) AS sec, date_add(ts, 1) AS tomorrow, date_sub(ts, 1) AS yesterday, "
+        'nvl(s, "none") AS s2, if(n > 1, "big", "small") AS size FROM fn_stream'
+    )
+    q = df.writeStream.format("memory").queryName("fn_out").start()
+    ms.addData([(T0 + dt.timedelta(days=59, hours=7, minutes=8, seconds=9), 2, None)])
+    q.processAllAvailable()
+    [row] = spark.table("fn_out").collect()
+    assert tuple(row) == (2024, 2, 29, 7, 8, 9, dt.date(2024, 3, 1), dt.date(2024, 2, 28), "none", "big")

@@ -130,6 +130,7 @@ impl Session {
         for f in crate::functions::udfs::all()
             .into_iter()
             .chain(crate::functions::window::all())
+            .chain(crate::functions::spark_sql::all())
         {
             ctx.register_udf(f);
         }

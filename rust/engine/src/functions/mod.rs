@@ -5,6 +5,7 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
+pub mod spark_sql;
 pub mod udfs;
 pub mod window;
 

@@ -1,0 +1,161 @@
+//! Spark SQL functions that DataFusion has only in another form, callable by
+//! their Spark names in SQL (`year(ts)`, `date_add(d, 1)`, `if(c, a, b)`,
+//! `nvl(a, b)` ...). Each is rewritten, when the plan is simplified, into
+//! the DataFusion expression the DataFrame API builds for it, cast to the
+//! type it declared.
+
+use arrow::datatypes::DataType;
+use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::{
+    cast, lit, when, ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+
+type Returns = fn(&[DataType]) -> DFResult<DataType>;
+/// Builds the expression from the arguments and their types; `tag` is the
+/// function's own datum (a date part's name).
+type Build = fn(&'static str, Vec<Expr>, &[DataType]) -> DFResult<Expr>;
+
+#[derive(Debug)]
+struct Rewritten {
+    name: &'static str,
+    tag: &'static str,
+    signature: Signature,
+    returns: Returns,
+    build: Build,
+}
+
+impl PartialEq for Rewritten {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Rewritten {}
+impl std::hash::Hash for Rewritten {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+
+impl ScalarUDFImpl for Rewritten {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, arg_types: &[DataType]) -> DFResult<DataType> {
+        (self.returns)(arg_types)
+    }
+    fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> DFResult<ExprSimplifyResult> {
+        let types = args
+            .iter()
+            .map(|a| info.get_data_type(a))
+            .collect::<DFResult<Vec<_>>>()?;
+        let returns = (self.returns)(&types)?;
+        Ok(ExprSimplifyResult::Simplified(cast(
+            (self.build)(self.tag, args, &types)?,
+            returns,
+        )))
+    }
+    fn invoke_with_args(&self, _args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        Err(DataFusionError::Internal(format!(
+            "{} runs as the expression it is rewritten into",
+            self.name
+        )))
+    }
+}
+
+fn arity(name: &str, types: &[DataType], n: usize) -> DFResult<()> {
+    if types.len() != n {
+        return Err(DataFusionError::Plan(format!(
+            "{name} takes {n} argument(s), got {}",
+            types.len()
+        )));
+    }
+    Ok(())
+}
+
+fn part(name: &'static str, part: &'static str) -> ScalarUDF {
+    ScalarUDF::new_from_impl(Rewritten {
+        name,
+        tag: part,
+        signature: Signature::any(1, Volatility::Immutable),
+        returns: |_| Ok(DataType::Int32),
+        build: |part, a, _| Ok(date_part(part, a)),
+    })
+}
+
+fn date_part(part: &str, mut args: Vec<Expr>) -> Expr {
+    datafusion::functions::datetime::expr_fn::date_part(lit(part), args.remove(0))
+}
+
+/// `d` plus `days` (negative to subtract), as a date.
+fn add_days(mut args: Vec<Expr>, sign: i32) -> Expr {
+    let days = cast(args.remove(1), DataType::Int32) * lit(sign);
+    let date = cast(cast(args.remove(0), DataType::Date32), DataType::Int32);
+    cast(date + days, DataType::Date32)
+}
+
+/// The UDFs, registered under Spark's names.
+pub fn all() -> Vec<ScalarUDF> {
+    let mut out: Vec<ScalarUDF> = [
+        ("year", "year"),
+        ("month", "month"),
+        ("day", "day"),
+        ("dayofmonth", "day"),
+        ("hour", "hour"),
+        ("minute", "minute"),
+        ("second", "second"),
+    ]
+    .into_iter()
+    .map(|(name, p)| part(name, p))
+    .collect();
+    let date_shift = |name: &'static str, build: Build| {
+        ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::any(2, Volatility::Immutable),
+            returns: |_| Ok(DataType::Date32),
+            build,
+        })
+    };
+    out.push(date_shift("date_add", |_, a, _| Ok(add_days(a, 1))));
+    out.push(date_shift("date_sub", |_, a, _| Ok(add_days(a, -1))));
+    // nvl(a, b): a unless null (the type of a)
+    for name in ["nvl", "ifnull"] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::any(2, Volatility::Immutable),
+            returns: |t| {
+                arity("nvl", t, 2)?;
+                Ok(t[0].clone())
+            },
+            build: |_, mut a, t| {
+                let b = cast(a.remove(1), t[0].clone());
+                Ok(datafusion::functions::core::expr_fn::coalesce(vec![
+                    a.remove(0),
+                    b,
+                ]))
+            },
+        }));
+    }
+    // if(cond, a, b) (the type of a)
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "if",
+        tag: "if",
+        signature: Signature::any(3, Volatility::Immutable),
+        returns: |t| {
+            arity("if", t, 3)?;
+            Ok(t[1].clone())
+        },
+        build: |_, mut a, t| {
+            let otherwise = cast(a.remove(2), t[1].clone());
+            let then = a.remove(1);
+            when(a.remove(0), then).otherwise(otherwise)
+        },
+    }));
+    out
+}
