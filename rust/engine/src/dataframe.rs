@@ -308,11 +308,11 @@ pub fn map_batches(
     output: arrow::datatypes::SchemaRef,
     kind: &'static str,
 ) -> Result<DataFrame> {
-    use crate::exec::map_batches::{MapBatchesNode, Mapper};
+    use crate::exec::map_batches::MapBatchesNode;
     let (session, plan) = df.into_parts();
     let node = MapBatchesNode {
         input: plan,
-        mapper: Mapper(mapper),
+        mapper: crate::exec::operator::ByIdentity(mapper),
         output: Arc::new(
             datafusion::common::DFSchema::try_from(output.as_ref().clone())
                 .map_err(Error::from_planning)?,
@@ -339,7 +339,7 @@ pub fn group_state(
     timeout: &str,
     flavor: crate::exec::group_state::Flavor,
 ) -> Result<DataFrame> {
-    use crate::exec::group_state::{Flavor, GroupStateNode, GroupTimeout, UserFunction};
+    use crate::exec::group_state::{Flavor, GroupStateNode, GroupTimeout};
     for k in &keys {
         if !df.schema().has_column_with_unqualified_name(k) {
             return Err(unresolved_column(k, df.schema()));
@@ -363,7 +363,7 @@ pub fn group_state(
     let node = GroupStateNode {
         input: plan,
         keys,
-        func: UserFunction(func),
+        func: crate::exec::operator::ByIdentity(func),
         output,
         state,
         flavor,

@@ -27,28 +27,53 @@ use crate::expr::PyExpr;
 use crate::session::PySession;
 use crate::streaming::callback_error;
 
-/// A Python function over record batches: `runner(table, num_rows)`
-/// returns a pyarrow array of `returns` with `num_rows` values.
-#[derive(Debug)]
-struct PythonUdf {
+/// A named Python callable returning `returns` values; UDFs wrapping the
+/// same object are the same.
+#[derive(Debug, Clone)]
+struct PyCallable {
     name: String,
-    signature: Signature,
-    returns: DataType,
     runner: Arc<Py<PyAny>>,
+    returns: DataType,
 }
 
-// Two UDFs are the same when they wrap the same Python object.
-impl PartialEq for PythonUdf {
+impl PyCallable {
+    fn new(name: &str, runner: Py<PyAny>, returns: DataType) -> Self {
+        PyCallable {
+            name: name.to_string(),
+            runner: Arc::new(runner),
+            returns,
+        }
+    }
+
+    /// Its `n` values for `arrays`, as `returns`.
+    fn call(&self, arrays: Vec<ArrayRef>, n: usize) -> DFResult<ArrayRef> {
+        let out = call_runner(&self.name, &self.runner, arrays, n)?;
+        if out.data_type() == &self.returns {
+            return Ok(out);
+        }
+        Ok(arrow::compute::cast(&out, &self.returns)?)
+    }
+}
+
+impl PartialEq for PyCallable {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name && self.runner.as_ptr() == other.runner.as_ptr()
     }
 }
-impl Eq for PythonUdf {}
-impl Hash for PythonUdf {
+impl Eq for PyCallable {}
+impl Hash for PyCallable {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.name.hash(state);
         (self.runner.as_ptr() as usize).hash(state);
     }
+}
+
+/// A Python function over record batches: `runner(table, num_rows)`
+/// returns a pyarrow array of `returns` with `num_rows` values.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct PythonUdf {
+    func: PyCallable,
+    signature: Signature,
 }
 
 fn user_error(e: sparklet_engine::Error) -> DataFusionError {
@@ -57,13 +82,13 @@ fn user_error(e: sparklet_engine::Error) -> DataFusionError {
 
 impl ScalarUDFImpl for PythonUdf {
     fn name(&self) -> &str {
-        &self.name
+        &self.func.name
     }
     fn signature(&self) -> &Signature {
         &self.signature
     }
     fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
-        Ok(self.returns.clone())
+        Ok(self.func.returns.clone())
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> DFResult<Vec<DataType>> {
         Ok(arg_types.to_vec())
@@ -71,14 +96,7 @@ impl ScalarUDFImpl for PythonUdf {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let n = args.number_rows;
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        let out = call_runner(&self.name, &self.runner, arrays, n)?;
-        if out.data_type() != &self.returns {
-            return Ok(ColumnarValue::Array(arrow::compute::cast(
-                &out,
-                &self.returns,
-            )?));
-        }
-        Ok(ColumnarValue::Array(out))
+        Ok(ColumnarValue::Array(self.func.call(arrays, n)?))
     }
 }
 
@@ -87,40 +105,23 @@ impl ScalarUDFImpl for PythonUdf {
 fn python_udf(name: &str, runner: Py<PyAny>, returns: DataType) -> ScalarUDF {
     let volatility = Volatility::Volatile;
     ScalarUDF::new_from_impl(PythonUdf {
-        name: name.to_string(),
+        func: PyCallable::new(name, runner, returns),
         signature: Signature::user_defined(volatility),
-        returns,
-        runner: Arc::new(runner),
     })
 }
 
 /// A Python aggregate over pandas Series (`pandas_udf` of `Series ->
 /// scalar`): a group's values are gathered, then `runner(table, 1)` returns
 /// a one-value pyarrow array of `returns`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 struct PythonUdaf {
-    name: String,
+    func: PyCallable,
     signature: Signature,
-    returns: DataType,
-    runner: Arc<Py<PyAny>>,
-}
-
-impl PartialEq for PythonUdaf {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && self.runner.as_ptr() == other.runner.as_ptr()
-    }
-}
-impl Eq for PythonUdaf {}
-impl Hash for PythonUdaf {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.name.hash(state);
-        (self.runner.as_ptr() as usize).hash(state);
-    }
 }
 
 impl AggregateUDFImpl for PythonUdaf {
     fn name(&self) -> &str {
-        &self.name
+        &self.func.name
     }
     fn signature(&self) -> &Signature {
         &self.signature
@@ -129,7 +130,7 @@ impl AggregateUDFImpl for PythonUdaf {
         Ok(arg_types.to_vec())
     }
     fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
-        Ok(self.returns.clone())
+        Ok(self.func.returns.clone())
     }
     fn accumulator(&self, args: AccumulatorArgs) -> DFResult<Box<dyn Accumulator>> {
         let types = args
@@ -138,11 +139,9 @@ impl AggregateUDFImpl for PythonUdaf {
             .map(|e| e.data_type(args.schema))
             .collect::<DFResult<Vec<_>>>()?;
         Ok(Box::new(GatherValues {
-            name: self.name.clone(),
+            func: self.func.clone(),
             chunks: vec![Vec::new(); types.len()],
             types,
-            returns: self.returns.clone(),
-            runner: Arc::clone(&self.runner),
         }))
     }
     fn state_fields(&self, args: StateFieldsArgs) -> DFResult<Vec<FieldRef>> {
@@ -165,11 +164,9 @@ impl AggregateUDFImpl for PythonUdaf {
 /// A group's values of each argument, until the aggregate is evaluated.
 #[derive(Debug)]
 struct GatherValues {
-    name: String,
+    func: PyCallable,
     types: Vec<DataType>,
     chunks: Vec<Vec<ArrayRef>>,
-    returns: DataType,
-    runner: Arc<Py<PyAny>>,
 }
 
 impl GatherValues {
@@ -221,12 +218,7 @@ impl Accumulator for GatherValues {
         let columns = (0..self.types.len())
             .map(|i| self.column(i))
             .collect::<DFResult<Vec<_>>>()?;
-        let out = call_runner(&self.name, &self.runner, columns, 1)?;
-        let out = if out.data_type() == &self.returns {
-            out
-        } else {
-            arrow::compute::cast(&out, &self.returns)?
-        };
+        let out = self.func.call(columns, 1)?;
         ScalarValue::try_from_array(&out, 0)
     }
     fn size(&self) -> usize {
@@ -293,10 +285,8 @@ pub fn udaf_call(
     args: Vec<PyRef<'_, PyExpr>>,
 ) -> PyExpr {
     let udaf = AggregateUDF::new_from_impl(PythonUdaf {
-        name: name.to_string(),
+        func: PyCallable::new(name, runner, returns.into_inner()),
         signature: Signature::user_defined(Volatility::Immutable),
-        returns: returns.into_inner(),
-        runner: Arc::new(runner),
     });
     let args: Vec<Expr> = args.iter().map(|e| e.expr.clone()).collect();
     PyExpr::new(udaf.call(args))

@@ -150,25 +150,7 @@ pub trait GroupFunction: Send + Sync {
 }
 
 /// The function in a plan node, compared by identity.
-#[derive(Clone)]
-pub struct UserFunction(pub Arc<dyn GroupFunction>);
-
-impl fmt::Debug for UserFunction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "UserFunction({:p})", Arc::as_ptr(&self.0))
-    }
-}
-impl PartialEq for UserFunction {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-impl Eq for UserFunction {}
-impl std::hash::Hash for UserFunction {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (Arc::as_ptr(&self.0) as *const u8 as usize).hash(state)
-    }
-}
+pub type UserFunction = super::operator::ByIdentity<dyn GroupFunction>;
 
 /// The logical `groupBy(keys).applyInPandasWithState(...)` of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

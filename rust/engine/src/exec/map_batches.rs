@@ -30,25 +30,7 @@ pub trait BatchMapper: Send + Sync {
 }
 
 /// The function in a plan node, compared by identity.
-#[derive(Clone)]
-pub struct Mapper(pub Arc<dyn BatchMapper>);
-
-impl fmt::Debug for Mapper {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Mapper({:p})", Arc::as_ptr(&self.0))
-    }
-}
-impl PartialEq for Mapper {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-impl Eq for Mapper {}
-impl std::hash::Hash for Mapper {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (Arc::as_ptr(&self.0) as *const u8 as usize).hash(state)
-    }
-}
+pub type Mapper = super::operator::ByIdentity<dyn BatchMapper>;
 
 /// The logical `mapInPandas(func, schema)` (or `mapInArrow`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

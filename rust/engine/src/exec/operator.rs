@@ -252,6 +252,32 @@ impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
     }
 }
 
+/// A user's function in a plan node: nodes compare and hash it by
+/// identity (the same function object, not equal behaviour).
+pub struct ByIdentity<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Clone for ByIdentity<T> {
+    fn clone(&self) -> Self {
+        ByIdentity(Arc::clone(&self.0))
+    }
+}
+impl<T: ?Sized> std::fmt::Debug for ByIdentity<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "UserFunction({:p})", Arc::as_ptr(&self.0))
+    }
+}
+impl<T: ?Sized> PartialEq for ByIdentity<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl<T: ?Sized> Eq for ByIdentity<T> {}
+impl<T: ?Sized> std::hash::Hash for ByIdentity<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.0) as *const u8 as usize).hash(state)
+    }
+}
+
 /// A stream of the one record batch `job` makes, run on the runtime's
 /// blocking threads: operators that take a whole batch's input block on it
 /// (and on user code), which must stay off the async workers.

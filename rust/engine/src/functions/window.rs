@@ -124,6 +124,29 @@ fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> 
     Ok((ts, size, slide, start))
 }
 
+/// The element field of a list of windows.
+fn window_item() -> Arc<Field> {
+    Arc::new(Field::new("item", window_type(), true))
+}
+
+/// Each row's windows (`starts`/`ends`, row `i`'s from `offsets[i]` to
+/// `offsets[i + 1]`) as a list column; a null `ts` row is a null list.
+fn window_lists(
+    starts: Vec<i64>,
+    ends: Vec<i64>,
+    offsets: Vec<i32>,
+    ts: &Int64Array,
+) -> DFResult<ColumnarValue> {
+    let st = window_struct(starts.into(), ends.into(), None)?;
+    let list = arrow::array::ListArray::try_new(
+        window_item(),
+        arrow::buffer::OffsetBuffer::new(offsets.into()),
+        Arc::new(st),
+        ts.nulls().cloned(),
+    )?;
+    Ok(ColumnarValue::Array(Arc::new(list)))
+}
+
 /// Start of the last window (of step `slide`, offset `start`) containing `ts`.
 fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
     ts - (ts - start).rem_euclid(slide)
@@ -205,11 +228,7 @@ impl ScalarUDFImpl for Sliding {
         &self.signature
     }
     fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
-        Ok(DataType::List(Arc::new(Field::new(
-            "item",
-            window_type(),
-            true,
-        ))))
+        Ok(DataType::List(window_item()))
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
@@ -233,14 +252,7 @@ impl ScalarUDFImpl for Sliding {
             offsets.push(starts.len() as i32);
         }
         let ends: Vec<i64> = starts.iter().map(|s| s + size).collect();
-        let st = window_struct(starts.into(), ends.into(), None)?;
-        let list = arrow::array::ListArray::try_new(
-            Arc::new(Field::new("item", window_type(), true)),
-            arrow::buffer::OffsetBuffer::new(offsets.into()),
-            Arc::new(st),
-            ts.nulls().cloned(),
-        )?;
-        Ok(ColumnarValue::Array(Arc::new(list)))
+        window_lists(starts, ends, offsets, &ts)
     }
 }
 
@@ -285,11 +297,7 @@ impl ScalarUDFImpl for Cumulate {
         &self.signature
     }
     fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
-        Ok(DataType::List(Arc::new(Field::new(
-            "item",
-            window_type(),
-            true,
-        ))))
+        Ok(DataType::List(window_item()))
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&a.args)?;
@@ -328,14 +336,7 @@ impl ScalarUDFImpl for Cumulate {
             }
             offsets.push(starts.len() as i32);
         }
-        let st = window_struct(starts.into(), ends.into(), None)?;
-        let list = arrow::array::ListArray::try_new(
-            Arc::new(Field::new("item", window_type(), true)),
-            arrow::buffer::OffsetBuffer::new(offsets.into()),
-            Arc::new(st),
-            ts.nulls().cloned(),
-        )?;
-        Ok(ColumnarValue::Array(Arc::new(list)))
+        window_lists(starts, ends, offsets, &ts)
     }
 }
 
