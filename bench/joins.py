@@ -23,10 +23,9 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
+from side_by_side import arguments, compare, session, summary, timed_available_now
 
 AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
 BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
@@ -107,16 +106,12 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
         totals["price"] += price
         totals["check"] += check
 
-    t0 = time.perf_counter()
-    q = (
-        query.writeStream.foreachBatch(gather)
-        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
-        .trigger(availableNow=True)
-        .start()
+    q, elapsed = timed_available_now(query.writeStream.foreachBatch(gather), folder, engine, kind, attempt)
+    out = {**summary(q, elapsed), "result": totals}
+    out["describe"] = (
+        f", {totals['rows']:,} rows out; largest state {out['max_state_keys']:,} rows, {out['max_state_bytes']:,} B"
     )
-    q.awaitTermination()
-    elapsed = time.perf_counter() - t0
-    return {**summary(q, elapsed), "result": totals}
+    return out
 
 
 def main() -> None:
@@ -130,18 +125,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         generate(folder, args.bids, args.files)
-        for kind in ("join", "dedup"):
-            mine = median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)])
-            rate = mine["events"] / mine["elapsed"]
-            print(
-                f"{kind:6s} sparklet: {rate:12,.0f} events/s ({mine['events']:,} events, {mine['elapsed']:.2f} s, "
-                f"{spread(mine)}, "
-                f"{mine['result']['rows']:,} rows out); largest state {mine['max_state_keys']:,} rows, "
-                f"{mine['max_state_bytes']:,} B"
-            )
-            if args.pyspark_python:
-                theirs = run_pyspark(args.pyspark_python, __file__, str(folder), kind)
-                report(kind, 6, mine, theirs, mine["result"] == theirs["result"])
+        compare(args, __file__, folder, ["join", "dedup"], run)
 
 
 if __name__ == "__main__":

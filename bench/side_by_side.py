@@ -86,3 +86,34 @@ def session(engine: str):  # noqa: ANN201
     from sparklet.sql import functions as F
 
     return SparkSession.builder.config("spark.sql.shuffle.partitions", "4").getOrCreate(), F
+
+
+def timed_available_now(writer, folder, engine: str, kind: str, attempt: int):  # noqa: ANN001, ANN201
+    """Start ``writer`` (a ``writeStream`` with its sink set) as an ``availableNow``
+    run with its own checkpoint, wait for it; returns the query and its seconds."""
+    import time
+
+    t0 = time.perf_counter()
+    q = (
+        writer.option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination()
+    return q, time.perf_counter() - t0
+
+
+def compare(args: argparse.Namespace, script: str, folder, kinds: list[str], run, unit: str = "events") -> None:  # noqa: ANN001
+    """For each kind: sparklet's median run, then (with ``--pyspark-python``) PySpark's and the ratio."""
+    width = max(len(k) for k in kinds)
+    for kind in kinds:
+        mine = median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)])
+        rate = mine["events"] / mine["elapsed"]
+        extra = mine.get("describe", "")
+        print(
+            f"{kind:{width}s} sparklet: {rate:12,.0f} {unit}/s ({mine['events']:,} {unit}, {mine['elapsed']:.2f} s, "
+            f"{spread(mine)}{extra})"
+        )
+        if args.pyspark_python:
+            theirs = run_pyspark(args.pyspark_python, script, str(folder), kind)
+            report(kind, width, mine, theirs, mine["result"] == theirs["result"])

@@ -23,12 +23,11 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd  # module level: PySpark resolves the UDF's type hints in its globals
 
-from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
+from side_by_side import arguments, compare, session, summary, timed_available_now
 
 SCHEMA = "id BIGINT, price DOUBLE, name STRING"
 
@@ -83,15 +82,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
         totals["rows"] += n
         totals["score"] += score
 
-    t0 = time.perf_counter()
-    q = (
-        query.writeStream.foreachBatch(gather)
-        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
-        .trigger(availableNow=True)
-        .start()
-    )
-    q.awaitTermination()
-    elapsed = time.perf_counter() - t0
+    q, elapsed = timed_available_now(query.writeStream.foreachBatch(gather), folder, engine, kind, attempt)
     totals["score"] = round(totals["score"], 2)
     return {**summary(q, elapsed), "result": totals}
 
@@ -107,16 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         generate(folder, args.rows, args.files)
-        for kind in ("udf", "pandas_udf"):
-            mine = median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)])
-            rate = mine["events"] / mine["elapsed"]
-            print(
-                f"{kind:10s} sparklet: {rate:12,.0f} rows/s ({mine['events']:,} rows, {mine['elapsed']:.2f} s, "
-                f"{spread(mine)})"
-            )
-            if args.pyspark_python:
-                theirs = run_pyspark(args.pyspark_python, __file__, str(folder), kind)
-                report(kind, 10, mine, theirs, mine["result"] == theirs["result"])
+        compare(args, __file__, folder, ["udf", "pandas_udf"], run, unit="rows")
 
 
 if __name__ == "__main__":
