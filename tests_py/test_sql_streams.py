@@ -201,3 +201,32 @@ def test_spark_sql_functions_datafusion_lacks_work_on_a_stream(spark: SparkSessi
     q.processAllAvailable()
     [row] = spark.table("fn_out").collect()
     assert tuple(row) == (2024, 2, 29, 7, 8, 9, dt.date(2024, 3, 1), dt.date(2024, 2, 28), "none", "big")
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_session_table_function_merges_sessions_per_key(spark: SparkSession, clicks: MemoryStream, mode: str) -> None:
+    df = spark.sql(
+        "SELECT window_start, window_end, page, count(*) AS n "
+        "FROM SESSION(TABLE clicks PARTITION BY page, DESCRIPTOR(ts), INTERVAL '5' SECOND) "
+        "GROUP BY window_start, window_end, page"
+    )
+    got = run_per_batch(clicks, df, f"session_tvf_{mode}", mode)
+    flat = sorted(r for batch in got for r in batch)
+    if mode == "append":
+        # a: 1 | 12, 14 | 45 (open: the watermark is 35); b: 2, 3 | 27
+        assert flat == [(t(1), t(6), "a", 1), (t(2), t(8), "b", 2), (t(12), t(19), "a", 2), (t(27), t(32), "b", 1)]
+    else:
+        assert (t(2), t(8), "b", 2) in flat and (t(45), t(50), "a", 1) in flat
+
+
+def test_session_table_function_on_a_batch_table(spark: SparkSession) -> None:
+    spark.createDataFrame(
+        [(t(1), "a"), (t(3), "a"), (t(20), "a")], "ts TIMESTAMP, page STRING"
+    ).createOrReplaceTempView("clicks_batch")
+    rows = spark.sql(
+        "SELECT window_start, window_end, count(*) AS n "
+        "FROM SESSION(TABLE clicks_batch, DESCRIPTOR(ts), '5 seconds') GROUP BY window_start, window_end "
+        "ORDER BY window_start"
+    ).collect()
+    naive = [(t(1), t(8), 2), (t(20), t(25), 1)]
+    assert [tuple(r) for r in rows] == [(a.replace(tzinfo=None), b.replace(tzinfo=None), n) for a, b, n in naive]

@@ -609,6 +609,7 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
             other => other,
         };
         is_fn(inner, "session_window")
+            || matches!(inner, Expr::Column(c) if c.name == crate::plan::sql_tvf::SESSION_COLUMN)
     });
     let streaming = crate::catalog::is_streaming(df.logical_plan());
     let batch_sessions = sessions && !streaming;

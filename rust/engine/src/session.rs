@@ -188,7 +188,10 @@ impl Session {
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
         let query = crate::plan::sql_tvf::rewrite(query)?;
-        let df = block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)?;
+        let mut df = block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)?;
+        if query.contains(crate::plan::sql_tvf::SESSION_COLUMN) {
+            df = crate::plan::sql_tvf::merge_sessions(df)?;
+        }
         match df.logical_plan() {
             // EXPLAIN of a streaming query: the plan it would run, as Spark's
             // one `plan` column (DataFusion's would try to run the stream)

@@ -56,41 +56,60 @@ pub(crate) fn window_struct(
     )?)
 }
 
-/// A duration argument in µs: a number of µs (as the DataFrame API passes
-/// them), an interval literal (`INTERVAL 10 SECONDS`) or text (`'10 seconds'`).
-fn duration_us(a: &ArrayRef, name: &str) -> DFResult<i64> {
+/// Durations in µs, one per row: numbers of µs (as the DataFrame API
+/// passes them), interval literals (`INTERVAL 10 SECONDS`) or text
+/// (`'10 seconds'`).
+fn durations_us(a: &ArrayRef, name: &str) -> DFResult<Vec<Option<i64>>> {
     use arrow::datatypes::{IntervalDayTimeType, IntervalMonthDayNanoType, IntervalUnit};
-    if a.is_empty() || a.is_null(0) {
-        return Err(DataFusionError::Plan(format!(
-            "{name}: durations must not be null"
-        )));
-    }
-    match a.data_type() {
+    Ok(match a.data_type() {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let text = cast(a, &DataType::Utf8)?;
-            let text = text.as_string::<i32>().value(0);
-            crate::engine::trigger::parse_duration_ms(text)
-                .map(|ms| ms * 1000)
-                .map_err(|e| DataFusionError::Plan(format!("{name}: {e}")))
+            text.as_string::<i32>()
+                .iter()
+                .map(|v| {
+                    v.map(|s| {
+                        crate::engine::trigger::parse_duration_ms(s)
+                            .map(|ms| ms * 1000)
+                            .map_err(|e| DataFusionError::Plan(format!("{name}: {e}")))
+                    })
+                    .transpose()
+                })
+                .collect::<DFResult<_>>()?
         }
-        DataType::Interval(IntervalUnit::MonthDayNano) => {
-            let v = a.as_primitive::<IntervalMonthDayNanoType>().value(0);
-            if v.months != 0 {
-                return Err(DataFusionError::Plan(format!(
-                    "{name}: a window cannot be measured in months (their length varies)"
-                )));
-            }
-            Ok(v.days as i64 * 86_400_000_000 + v.nanoseconds / 1000)
-        }
-        DataType::Interval(IntervalUnit::DayTime) => {
-            let v = a.as_primitive::<IntervalDayTimeType>().value(0);
-            Ok(v.days as i64 * 86_400_000_000 + v.milliseconds as i64 * 1000)
-        }
-        _ => {
-            let v = cast(a, &DataType::Int64)?;
-            Ok(v.as_primitive::<Int64Type>().value(0))
-        }
-    }
+        DataType::Interval(IntervalUnit::MonthDayNano) => a
+            .as_primitive::<IntervalMonthDayNanoType>()
+            .iter()
+            .map(|v| {
+                v.map(|v| {
+                    if v.months != 0 {
+                        return Err(DataFusionError::Plan(format!(
+                            "{name}: a window cannot be measured in months (their length varies)"
+                        )));
+                    }
+                    Ok(v.days as i64 * 86_400_000_000 + v.nanoseconds / 1000)
+                })
+                .transpose()
+            })
+            .collect::<DFResult<_>>()?,
+        DataType::Interval(IntervalUnit::DayTime) => a
+            .as_primitive::<IntervalDayTimeType>()
+            .iter()
+            .map(|v| v.map(|v| v.days as i64 * 86_400_000_000 + v.milliseconds as i64 * 1000))
+            .collect(),
+        _ => cast(a, &DataType::Int64)?
+            .as_primitive::<Int64Type>()
+            .iter()
+            .collect(),
+    })
+}
+
+/// A constant duration argument in µs (see [`durations_us`]).
+fn duration_us(a: &ArrayRef, name: &str) -> DFResult<i64> {
+    durations_us(a, name)?
+        .first()
+        .copied()
+        .flatten()
+        .ok_or_else(|| DataFusionError::Plan(format!("{name}: durations must not be null")))
 }
 
 /// `(ts, size[, slide[, start]])` as µs values (the slide defaults to the
@@ -404,23 +423,8 @@ impl ScalarUDFImpl for Session {
             ));
         }
         let ts = timestamp_micros(&arrays[0], "session_window")?;
-        // the gap: microseconds, or per-row interval text like "10 seconds"
-        let gaps: Vec<Option<i64>> = match arrays[1].data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                let text = cast(&arrays[1], &DataType::Utf8)?;
-                text.as_string::<i32>()
-                    .iter()
-                    .map(|v| {
-                        v.and_then(|s| crate::engine::trigger::parse_duration_ms(s).ok())
-                            .map(|ms| ms * 1000)
-                    })
-                    .collect()
-            }
-            _ => cast(&arrays[1], &DataType::Int64)?
-                .as_primitive::<Int64Type>()
-                .iter()
-                .collect(),
-        };
+        // the gap: per row, µs, an interval or text like "10 seconds"
+        let gaps = durations_us(&arrays[1], "session_window")?;
         let mut starts = Vec::with_capacity(ts.len());
         let mut ends = Vec::with_capacity(ts.len());
         let mut valid = Vec::with_capacity(ts.len());

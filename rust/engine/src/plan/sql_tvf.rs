@@ -5,12 +5,22 @@
 //! - `HOP(TABLE t, DESCRIPTOR(ts), slide, size[, offset])`,
 //! - `CUMULATE(TABLE t, DESCRIPTOR(ts), step, size[, offset])`
 //!
+//! - `SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)`
+//!
 //! (optionally wrapped in `TABLE(...)`, as Flink writes them) are rewritten
 //! before parsing into subqueries over `t` that add `window_start`,
 //! `window_end` and `window_time` columns: one row per window holding the
 //! row. `GROUP BY window_start, window_end` then aggregates them, and with a
 //! watermark on `t` the aggregation treats `window_end` as its event time
 //! (state evicted and append-mode rows emitted once the watermark passes it).
+//! Sessions must merge, which only a session-window aggregation does: after
+//! planning, [`merge_sessions`] turns a `GROUP BY window_start, window_end`
+//! over `SESSION` rows into a `session_window` aggregation.
+
+use datafusion::common::Column;
+use datafusion::dataframe::DataFrame;
+use datafusion::functions::core::expr_fn::get_field;
+use datafusion::logical_expr::{ident, Expr, LogicalPlan};
 
 use crate::error::{Error, Result};
 
@@ -54,7 +64,11 @@ pub fn rewrite(sql: &str) -> Result<String> {
     Ok(out)
 }
 
-const KINDS: [&str; 3] = ["TUMBLE", "HOP", "CUMULATE"];
+const KINDS: [&str; 4] = ["TUMBLE", "HOP", "CUMULATE", "SESSION"];
+
+/// The column a `SESSION` subquery adds: each row's own session, which
+/// [`merge_sessions`] groups by.
+pub const SESSION_COLUMN: &str = "__session_tvf";
 
 /// The first window function call outside quotes: its position and name.
 fn find_tvf(sql: &str) -> Option<(usize, &str)> {
@@ -180,9 +194,14 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
     let usage = match kind {
         "TUMBLE" => "TUMBLE(TABLE t, DESCRIPTOR(ts), size[, offset])",
         "HOP" => "HOP(TABLE t, DESCRIPTOR(ts), slide, size[, offset])",
+        "SESSION" => "SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap)",
         _ => "CUMULATE(TABLE t, DESCRIPTOR(ts), step, size[, offset])",
     };
-    let wanted = if kind == "TUMBLE" { 3..=4 } else { 4..=5 };
+    let wanted = match kind {
+        "TUMBLE" => 3..=4,
+        "SESSION" => 3..=3,
+        _ => 4..=5,
+    };
     if !wanted.contains(&args.len()) {
         return Err(Error::analysis(
             "WRONG_NUM_ARGS",
@@ -196,6 +215,16 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
     }
     let table = keyword_arg(&args[0], "TABLE", kind)?;
     let ts = keyword_arg(&args[1], "DESCRIPTOR", kind)?;
+    if kind == "SESSION" {
+        // the partition keys are the other GROUP BY keys; the table is its first word
+        let table = table.split_whitespace().next().unwrap_or(table);
+        return Ok(format!(
+            "(SELECT *, get_field({SESSION_COLUMN}, 'start') AS window_start, \
+             get_field({SESSION_COLUMN}, 'end') AS window_end \
+             FROM (SELECT *, session_window({ts}, {gap}) AS {SESSION_COLUMN} FROM {table}))",
+            gap = args[2]
+        ));
+    }
     let offset = |i: usize| args.get(i).map(|o| format!(", {o}")).unwrap_or_default();
     let windows = match kind {
         "TUMBLE" => format!("window({ts}, {size}, {size}{})", offset(3), size = args[2]),
@@ -218,6 +247,75 @@ fn subquery(kind: &str, args: &[String]) -> Result<String> {
          get_field(__window, 'end') AS window_end, window_time(__window) AS window_time \
          FROM (SELECT *, {windows} AS __window FROM {table}))"
     ))
+}
+
+/// Each aggregation of `SESSION` rows by `window_start, window_end` (and
+/// other keys) as a `session_window` aggregation, so that sessions merge;
+/// its output keeps the names (and qualifiers) the query refers to.
+pub fn merge_sessions(df: DataFrame) -> Result<DataFrame> {
+    use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
+    let (state, plan) = df.into_parts();
+    let rewritten = plan
+        .transform_up(|node| {
+            let LogicalPlan::Aggregate(agg) = &node else {
+                return Ok(Transformed::no(node));
+            };
+            let column = |e: &Expr, name: &str| matches!(e, Expr::Column(c) if c.name == name);
+            let by_window = ["window_start", "window_end"]
+                .iter()
+                .all(|n| agg.group_expr.iter().any(|g| column(g, n)));
+            let Some((qualifier, _)) = agg
+                .input
+                .schema()
+                .iter()
+                .find(|(_, f)| f.name() == SESSION_COLUMN)
+            else {
+                return Ok(Transformed::no(node));
+            };
+            if !by_window {
+                return Ok(Transformed::no(node));
+            }
+            let mut group: Vec<Expr> = agg
+                .group_expr
+                .iter()
+                .filter(|g| !column(g, "window_start") && !column(g, "window_end"))
+                .cloned()
+                .collect();
+            group.push(
+                Expr::Column(Column::new(qualifier.cloned(), SESSION_COLUMN))
+                    .alias("session_window"),
+            );
+            let input = DataFrame::new(state.clone(), agg.input.as_ref().clone());
+            let merged = crate::dataframe::aggregate(input, group, agg.aggr_expr.clone())
+                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            // back to the aggregate's columns: the session's bounds as
+            // window_start/window_end, the rest by name
+            let field = |f: &str| get_field(ident("session_window"), f);
+            let out: Vec<Expr> = agg
+                .schema
+                .iter()
+                .map(|(q, f)| {
+                    let e = match f.name().as_str() {
+                        "window_start" => field("start"),
+                        "window_end" => field("end"),
+                        name => match agg
+                            .group_expr
+                            .iter()
+                            .any(|g| g.schema_name().to_string() == *name)
+                        {
+                            true => Expr::Column(Column::new(q.cloned(), name)),
+                            false => ident(name),
+                        },
+                    };
+                    e.alias_qualified(q.cloned(), f.name())
+                })
+                .collect();
+            let projected = merged.select(out)?;
+            Ok(Transformed::yes(projected.into_parts().1))
+        })
+        .data()
+        .map_err(Error::from_planning)?;
+    Ok(DataFrame::new(state, rewritten))
 }
 
 #[cfg(test)]
