@@ -230,3 +230,24 @@ def test_session_table_function_on_a_batch_table(spark: SparkSession) -> None:
     ).collect()
     naive = [(t(1), t(8), 2), (t(20), t(25), 1)]
     assert [tuple(r) for r in rows] == [(a.replace(tzinfo=None), b.replace(tzinfo=None), n) for a, b, n in naive]
+
+
+def test_sql_join_of_a_streaming_and_a_static_view(spark: SparkSession, clicks: MemoryStream) -> None:
+    spark.createDataFrame([("a", "home"), ("b", "cart")], "page STRING, title STRING").createOrReplaceTempView("pages")
+    df = spark.sql(
+        "SELECT c.page, p.title, count(*) AS n FROM clicks c JOIN pages p ON c.page = p.page GROUP BY c.page, p.title"
+    )
+    assert df.isStreaming
+    got = [b for b in run_per_batch(clicks, df, "sql_join", "update") if b]  # batches with updates
+    assert got[0] == [("a", "home", 2), ("b", "cart", 1)]
+    assert got[1] == [("a", "home", 3), ("b", "cart", 3)]
+
+
+def test_cumulate_in_update_mode_reports_each_growing_window(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT window_start, window_end, count(*) AS n "
+        "FROM CUMULATE(TABLE clicks, DESCRIPTOR(ts), '10 seconds', '20 seconds') GROUP BY window_start, window_end"
+    )
+    got = run_per_batch(clicks, df, "cumulate_update", "update")
+    # batch 1: 1, 3 in [0,10) and [0,20); 12 in [0,20)
+    assert got[0] == [(t(0), t(10), 2), (t(0), t(20), 3)]
