@@ -8,6 +8,7 @@
 
 mod arena;
 mod codec;
+mod key_filter;
 pub(crate) use codec::Codec;
 mod entries;
 mod files;

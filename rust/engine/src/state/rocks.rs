@@ -40,6 +40,7 @@ use super::files::{
     deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, snapshot_columns,
     write_delta, write_snapshot_chunks, Change, RemovedBelow, Snapshots,
 };
+use super::key_filter::KeyFilter;
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
 
@@ -425,6 +426,7 @@ impl RocksDbProvider {
             removed_below: RemovedBelow::default(),
             tag_buf: std::cell::RefCell::new(Vec::new()),
             last_commit: CommitMetrics::default(),
+            written: None,
         };
         match reusable {
             Some(m) => {
@@ -442,6 +444,7 @@ impl RocksDbProvider {
                 store.cache_misses += u64::from(version > 0);
             }
         }
+        store.written = Some(store.key_filter()?);
         Ok(store)
     }
 }
@@ -506,6 +509,9 @@ struct RocksStore {
     last_commit: CommitMetrics,
     /// The range of keys removed this version, recorded once in the delta.
     removed_below: RemovedBelow,
+    /// Every key RocksDB may hold (None until the store is open): a key
+    /// it rules out is answered without a read.
+    written: Option<KeyFilter>,
 }
 
 #[derive(Debug, Default)]
@@ -573,8 +579,38 @@ impl RocksStore {
         read_marker(&self.db).map_err(|e| self.err(e))
     }
 
+    /// A filter of the keys the store holds (a scan of them, values unread).
+    fn key_filter(&self) -> Result<KeyFilter> {
+        let mut filter = KeyFilter::with_capacity(self.keys as usize * 2);
+        let mut ro = ReadOptions::default();
+        ro.fill_cache(false);
+        let mut items = self.db.raw_iterator_opt(ro);
+        items.seek([DATA]);
+        while let Some(k) = items.key() {
+            if k.first() != Some(&DATA) {
+                break;
+            }
+            filter.insert(&k[1..]);
+            items.next();
+        }
+        items.status().map_err(|e| self.err(e))?;
+        for (k, v) in &self.overlay {
+            if v.is_some() {
+                filter.insert(k);
+            }
+        }
+        Ok(filter)
+    }
+
     /// Write the overlay and the marker of `version` together.
     fn write_overlay(&mut self, version: i64) -> Result<()> {
+        if let Some(filter) = &mut self.written {
+            for (k, v) in &self.overlay {
+                if v.is_some() {
+                    filter.insert(k);
+                }
+            }
+        }
         let marker = Marker {
             version,
             keys: self.keys,
@@ -745,6 +781,13 @@ impl RocksStore {
         for &i in order {
             match self.overlay.get(keys[i]) {
                 Some(v) => f(i, v.as_deref())?,
+                None if self
+                    .written
+                    .as_ref()
+                    .is_some_and(|w| !w.may_contain(keys[i])) =>
+                {
+                    f(i, None)?
+                }
                 None => {
                     unanswered.push(i);
                     buf.push(DATA);
@@ -817,6 +860,9 @@ impl RocksStore {
 
     /// Read `key` from RocksDB, remembering whether it was there.
     fn read(&self, key: &[u8]) -> Result<Option<rocksdb::DBPinnableSlice<'_>>> {
+        if self.written.as_ref().is_some_and(|w| !w.may_contain(key)) {
+            return Ok(None);
+        }
         self.gets.set(self.gets.get() + 1);
         let value = {
             let mut buf = self.tag_buf.borrow_mut();
@@ -1165,7 +1211,10 @@ impl StateStore for RocksStore {
         };
         StoreMetrics {
             num_keys: self.keys,
-            memory_bytes: outside_cache + self.cache.usage() + overlay as u64,
+            memory_bytes: outside_cache
+                + self.cache.usage()
+                + overlay as u64
+                + self.written.as_ref().map_or(0, KeyFilter::memory_bytes),
             last_snapshot_version: self.snapshots.last_version(),
             cache_hits: self.cache_hits,
             cache_misses: self.cache_misses,
