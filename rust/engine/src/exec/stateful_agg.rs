@@ -277,7 +277,7 @@ impl Merge<'_> {
             return Ok(Updated::default());
         }
         if self.aggr.iter().all(|a| a.groups_accumulator_supported()) {
-            self.by_groups(store, &items)
+            self.by_groups(store, items)
         } else {
             self.by_key(store, items)
         }
@@ -338,14 +338,17 @@ impl Merge<'_> {
     /// All keys at once, with DataFusion's groups accumulators (one per
     /// aggregate, not one per key): stored states and partial rows are
     /// merged column by column.
-    fn by_groups(&self, store: &mut dyn StateStore, items: &Work) -> Result<Updated> {
+    fn by_groups(&self, store: &mut dyn StateStore, mut items: Work) -> Result<Updated> {
         let mut group_of: std::collections::HashMap<&[u8], usize> = Default::default();
         let mut keys: Vec<&[u8]> = Vec::new();
+        // the item that brought each group's key (moved out at the end)
+        let mut first: Vec<usize> = Vec::new();
         let mut by_batch: Vec<(Vec<u32>, Vec<usize>)> =
             vec![Default::default(); self.partial.len()];
-        for (bi, r, key) in items {
+        for (i, (bi, r, key)) in items.iter().enumerate() {
             let g = *group_of.entry(key).or_insert_with(|| {
                 keys.push(key);
+                first.push(i);
                 keys.len() - 1
             });
             by_batch[*bi].0.push(*r as u32);
@@ -404,7 +407,10 @@ impl Merge<'_> {
             }
         }
         Ok(Updated {
-            keys: keys.iter().map(|k| k.to_vec()).collect(),
+            keys: first
+                .into_iter()
+                .map(|i| std::mem::take(&mut items[i].2))
+                .collect(),
             values,
         })
     }
