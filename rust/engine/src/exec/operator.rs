@@ -18,7 +18,6 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
 };
-use futures::StreamExt;
 use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
@@ -240,15 +239,24 @@ impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
         partition: usize,
         context: Arc<TaskContext>,
     ) -> DFResult<SendableRecordBatchStream> {
+        // the partition's whole input in one call: a store then takes a
+        // batch's keys in one sorted run (RocksDB's pending changes built in
+        // one pass rather than key by key into a growing tree)
         let stream = self.input.execute(partition, context)?;
         let schema: SchemaRef = stream.schema();
         let (slot, params) = (self.slot.clone(), self.params.clone());
-        let mapped = stream.map(move |b| {
-            let b = b?;
+        let input_schema = Arc::clone(&schema);
+        Ok(blocking_batch(schema, move || {
+            let batches: Vec<RecordBatch> = crate::runtime::block_on(
+                futures::TryStreamExt::try_collect(stream),
+            )?
+            .map_err(Error::from_execution)?;
+            let b = arrow::compute::concat_batches(&input_schema, &batches)?;
+            if batches.is_empty() {
+                return Ok(b); // no input: nothing to process (as before)
+            }
             slot.with(|op| op.process(&b, &params))
-                .map_err(|e| DataFusionError::External(Box::new(e)))
-        });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
+        }))
     }
 }
 
