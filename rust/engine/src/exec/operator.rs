@@ -247,10 +247,9 @@ impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
         let (slot, params) = (self.slot.clone(), self.params.clone());
         let input_schema = Arc::clone(&schema);
         Ok(blocking_batch(schema, move || {
-            let batches: Vec<RecordBatch> = crate::runtime::block_on(
-                futures::TryStreamExt::try_collect(stream),
-            )?
-            .map_err(Error::from_execution)?;
+            let batches: Vec<RecordBatch> =
+                crate::runtime::block_on(futures::TryStreamExt::try_collect(stream))?
+                    .map_err(Error::from_execution)?;
             let b = arrow::compute::concat_batches(&input_schema, &batches)?;
             if batches.is_empty() {
                 return Ok(b); // no input: nothing to process (as before)
