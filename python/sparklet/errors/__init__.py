@@ -4,6 +4,7 @@ from sparklet.errors.exceptions import (
     AnalysisException,
     IllegalArgumentException,
     ParseException,
+    PySparkAttributeError,
     PySparkException,
     PySparkRuntimeError,
     PySparkTypeError,
@@ -22,4 +23,5 @@ __all__ = [
     "PySparkValueError",
     "PySparkTypeError",
     "PySparkRuntimeError",
+    "PySparkAttributeError",
 ]

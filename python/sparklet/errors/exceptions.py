@@ -94,3 +94,7 @@ class PySparkTypeError(PySparkException, TypeError):
 
 class PySparkRuntimeError(PySparkException, RuntimeError):
     """A runtime error in the Python API."""
+
+
+class PySparkAttributeError(PySparkException, AttributeError):
+    """An attribute of the wrong kind (PySpark's name)."""

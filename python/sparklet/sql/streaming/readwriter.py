@@ -173,6 +173,15 @@ class DataStreamWriter:
             )
         return self
 
+    def foreach(self, f: Any) -> "DataStreamWriter":
+        """Send each output row to ``f``: a function of a row, or an object
+        with ``process(row)`` and optionally ``open(partition_id, epoch_id)``
+        and ``close(error)`` (see :mod:`sparklet.sql.streaming.foreach`)."""
+        from sparklet.sql.streaming.foreach import ForeachWriter
+
+        self._foreach_batch = ForeachWriter(f)
+        return self
+
     def foreachBatch(self, func: Callable[["pa.Table", int], None]) -> "DataStreamWriter":
         """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a :class:`pyarrow.Table`."""
         if not callable(func):

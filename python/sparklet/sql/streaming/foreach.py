@@ -1,0 +1,62 @@
+"""``writeStream.foreach(f)``: a function per row, or an object with
+``open(partition_id, epoch_id)``, ``process(row)`` and ``close(error)``,
+called as Spark calls them, on top of the micro-batch sink.
+
+Per micro-batch (epoch) and partition: ``open`` (when defined); if it
+returns false, no row is processed; else ``process`` for each row; then
+``close(None)``, or ``close(error)`` with the exception ``open`` or
+``process`` raised (which then fails the query). A batch is one partition
+(id 0) here. Like Spark's, the sink is at-least-once: after a crash the
+last epoch may be processed again with the same ``epoch_id``, which a
+writer can use to skip what it already wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparklet.errors import PySparkAttributeError, PySparkTypeError
+
+
+def _method(writer: Any, name: str) -> Any:
+    m = getattr(writer, name, None)
+    if m is not None and not callable(m):
+        raise PySparkAttributeError(
+            f"[ATTRIBUTE_NOT_CALLABLE] Attribute `{name}` in provided object `{type(writer).__name__}` is not callable.",
+            "ATTRIBUTE_NOT_CALLABLE",
+        )
+    return m
+
+
+class ForeachWriter:
+    """The ``foreachBatch`` function that drives a ``foreach`` writer."""
+
+    def __init__(self, f: Any) -> None:
+        if callable(f) and not hasattr(f, "process"):
+            self._open, self._process, self._close = None, f, None
+            return
+        process = _method(f, "process")
+        if process is None:
+            raise PySparkTypeError(
+                "[INVALID_FOREACH_WRITER] foreach() takes a function of a row or an object with a "
+                f"process(row) method; {type(f).__name__} has none.",
+                "INVALID_FOREACH_WRITER",
+            )
+        self._open, self._process, self._close = _method(f, "open"), process, _method(f, "close")
+
+    def __call__(self, table: Any, epoch_id: int) -> None:
+        from sparklet.sql._convert import table_to_rows
+
+        partition_id = 0
+        error: BaseException | None = None
+        try:
+            # a writer without open() processes every partition
+            if self._open is None or self._open(partition_id, epoch_id):
+                for row in table_to_rows(table):
+                    self._process(row)
+        except BaseException as e:
+            error = e
+        if self._close is not None:
+            self._close(error)
+        if error is not None:
+            raise error

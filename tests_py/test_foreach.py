@@ -1,0 +1,100 @@
+"""writeStream.foreach: a function per row, or an open/process/close
+writer called in Spark's order, with Spark's error behaviour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import step, write_json
+from sparklet.errors import PySparkTypeError, StreamingQueryException
+from sparklet.sql import SparkSession
+from sparklet.testing import MemoryStream
+
+
+def test_a_function_gets_each_row(spark: SparkSession) -> None:
+    seen: list[tuple] = []
+    ms = MemoryStream(spark, "id INT, name STRING")
+    q = ms.toDF().where("id > 1").writeStream.foreach(lambda row: seen.append((row.id, row["name"]))).start()
+    step(q, ms, [(1, "a"), (2, "b")])
+    step(q, ms, [(3, "c")])
+    assert seen == [(2, "b"), (3, "c")]
+
+
+class Recorder:
+    def __init__(self, calls: list, refuse_epochs: tuple[int, ...] = (), fail_on: int | None = None) -> None:
+        self.calls, self.refuse, self.fail_on = calls, refuse_epochs, fail_on
+
+    def open(self, partition_id: int, epoch_id: int) -> bool:
+        self.calls.append(("open", partition_id, epoch_id))
+        return epoch_id not in self.refuse
+
+    def process(self, row) -> None:  # noqa: ANN001
+        if row.id == self.fail_on:
+            raise ValueError(f"bad row {row.id}")
+        self.calls.append(("process", row.id))
+
+    def close(self, error) -> None:  # noqa: ANN001
+        self.calls.append(("close", None if error is None else str(error)))
+
+
+def test_a_writer_is_opened_per_epoch_and_closed_after_its_rows(spark: SparkSession) -> None:
+    calls: list = []
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.foreach(Recorder(calls, refuse_epochs=(1,))).start()
+    step(q, ms, [(1,), (2,)])
+    step(q, ms, [(3,)])  # epoch 1: open says no, so no row is processed
+    step(q, ms, [(4,)])
+    assert calls == [
+        ("open", 0, 0),
+        ("process", 1),
+        ("process", 2),
+        ("close", None),
+        ("open", 0, 1),
+        ("close", None),
+        ("open", 0, 2),
+        ("process", 4),
+        ("close", None),
+    ]
+
+
+def test_a_failing_process_closes_with_the_error_and_stops_the_query(spark: SparkSession) -> None:
+    calls: list = []
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.foreach(Recorder(calls, fail_on=2)).start()
+    ms.addData([(1,), (2,), (3,)])
+    with pytest.raises(StreamingQueryException, match="bad row 2"):
+        q.processAllAvailable()
+    assert calls == [("open", 0, 0), ("process", 1), ("close", "bad row 2")]
+    assert not q.isActive
+
+
+def test_epochs_repeat_after_a_restart_at_least_once(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    write_json(tmp_path / "in", "a.json", [{"id": 1}])
+    calls: list = []
+
+    def run() -> None:
+        q = (
+            spark.readStream.schema("id INT")
+            .json(str(tmp_path / "in"))
+            .writeStream.foreach(Recorder(calls))
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination()
+
+    run()
+    write_json(tmp_path / "in", "b.json", [{"id": 2}])
+    run()
+    # each epoch once, with its own id: the second run resumes at epoch 1
+    assert [c for c in calls if c[0] == "open"] == [("open", 0, 0), ("open", 0, 1)]
+    assert [c for c in calls if c[0] == "process"] == [("process", 1), ("process", 2)]
+
+
+def test_an_object_without_process_is_refused(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    with pytest.raises(PySparkTypeError, match="INVALID_FOREACH_WRITER"):
+        ms.toDF().writeStream.foreach(object())
