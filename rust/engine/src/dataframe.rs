@@ -90,7 +90,16 @@ fn is_fn(e: &Expr, name: &str) -> bool {
 
 /// Parse SQL `text` against `df`'s columns.
 pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
-    df.parse_sql_expr(text).map_err(Error::from_planning)
+    use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
+    let text = crate::plan::sql_tvf::rename_functions(text);
+    let e = df.parse_sql_expr(&text).map_err(Error::from_planning)?;
+    // Spark's `explode(...)` (parsed as unnest): the select's own explode
+    e.transform(|e| match e {
+        Expr::Unnest(u) => Ok(Transformed::yes(explode(*u.expr))),
+        other => Ok(Transformed::no(other)),
+    })
+    .data()
+    .map_err(Error::from_planning)
 }
 
 /// Resolve placeholders and dotted struct access in `e` against `df`.

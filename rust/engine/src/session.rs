@@ -288,6 +288,7 @@ impl Session {
         let factory: Arc<dyn SourceFactory> = match format.to_ascii_lowercase().as_str() {
             "rate" => Arc::new(RateFactory::new(&options)?),
             "rate-micro-batch" => Arc::new(RateMicroBatchFactory::new(&options)?),
+            "socket" => Arc::new(crate::sources::socket::SocketFactory::new(&options)?),
             f => {
                 let fmt = FileFormat::parse(f).ok_or_else(|| unknown_format(format))?;
                 let path = path
@@ -549,7 +550,7 @@ impl Session {
 
 fn unknown_format(format: &str) -> Error {
     match format.to_ascii_lowercase().as_str() {
-        "kafka" | "socket" => Error::analysis(
+        "kafka" => Error::analysis(
             "UNSUPPORTED_DATA_SOURCE",
             format!("The data source '{format}' is not supported by this version of sparklet yet."),
         ),

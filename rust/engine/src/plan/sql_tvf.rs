@@ -24,11 +24,34 @@ use datafusion::logical_expr::{ident, Expr, LogicalPlan};
 
 use crate::error::{Error, Result};
 
-/// The query with its window table functions rewritten (unchanged when it has none).
-pub fn rewrite(sql: &str) -> Result<String> {
+/// Spark SQL function names DataFusion spells otherwise (same arguments).
+const RENAMED: [(&str, &str); 1] = [("explode", "unnest")];
+
+/// `sql` with Spark's function names DataFusion spells otherwise renamed.
+pub fn rename_functions(sql: &str) -> String {
+    let names: Vec<&str> = RENAMED.iter().map(|(from, _)| *from).collect();
     let mut out = String::with_capacity(sql.len());
     let mut rest = sql;
-    while let Some((at, kind)) = find_tvf(rest) {
+    while let Some((at, name)) = find_call(rest, &names) {
+        let to = RENAMED
+            .iter()
+            .find(|(from, _)| from.eq_ignore_ascii_case(name))
+            .map_or(name, |(_, to)| *to);
+        out.push_str(&rest[..at]);
+        out.push_str(to);
+        rest = &rest[at + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The query with its window table functions rewritten (unchanged when it
+/// has none) and Spark's function names DataFusion spells otherwise renamed.
+pub fn rewrite(sql: &str) -> Result<String> {
+    let sql = rename_functions(sql);
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql.as_str();
+    while let Some((at, kind)) = find_call(rest, &KINDS) {
         let (before, call) = rest.split_at(at);
         let open = call[kind.len()..]
             .find('(')
@@ -70,8 +93,8 @@ const KINDS: [&str; 4] = ["TUMBLE", "HOP", "CUMULATE", "SESSION"];
 /// [`merge_sessions`] groups by.
 pub const SESSION_COLUMN: &str = "__session_tvf";
 
-/// The first window function call outside quotes: its position and name.
-fn find_tvf(sql: &str) -> Option<(usize, &str)> {
+/// The first call of one of `names` outside quotes: its position and name.
+fn find_call<'a>(sql: &'a str, names: &[&str]) -> Option<(usize, &'a str)> {
     let bytes = sql.as_bytes();
     let mut quote: Option<u8> = None;
     let mut i = 0;
@@ -88,7 +111,7 @@ fn find_tvf(sql: &str) -> Option<(usize, &str)> {
                 let boundary =
                     i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
                 if boundary {
-                    for kind in KINDS {
+                    for kind in names {
                         let end = i + kind.len();
                         if end <= bytes.len()
                             && sql[i..end].eq_ignore_ascii_case(kind)

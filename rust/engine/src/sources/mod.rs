@@ -11,6 +11,7 @@ pub mod file_log;
 pub mod memory;
 pub mod rate;
 pub mod refresh;
+pub mod socket;
 
 use std::fmt::Debug;
 use std::sync::Arc;
