@@ -4,6 +4,7 @@ from sparklet.errors.exceptions import (
     AnalysisException,
     IllegalArgumentException,
     ParseException,
+    PySparkAssertionError,
     PySparkAttributeError,
     PySparkException,
     PySparkRuntimeError,
@@ -24,4 +25,5 @@ __all__ = [
     "PySparkTypeError",
     "PySparkRuntimeError",
     "PySparkAttributeError",
+    "PySparkAssertionError",
 ]

@@ -98,3 +98,8 @@ class PySparkRuntimeError(PySparkException, RuntimeError):
 
 class PySparkAttributeError(PySparkException, AttributeError):
     """An attribute of the wrong kind (PySpark's name)."""
+
+
+class PySparkAssertionError(PySparkException, AssertionError):
+    """A failed ``assertDataFrameEqual``/``assertSchemaEqual`` (an
+    ``AssertionError``, so pytest reports it as a failed assertion)."""

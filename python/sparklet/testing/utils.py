@@ -1,0 +1,150 @@
+"""``assertDataFrameEqual`` and ``assertSchemaEqual``, as in
+:mod:`pyspark.testing`: compare results in tests with a message that shows
+what differs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sparklet.errors import PySparkAssertionError
+from sparklet.sql.types import ArrayType, DataType, MapType, Row, StructField, StructType
+
+__all__ = ["assertDataFrameEqual", "assertSchemaEqual"]
+
+
+def _field_key(f: StructField, ignore_nullable: bool, ignore_name: bool) -> tuple:
+    return (
+        None if ignore_name else f.name,
+        _type_key(f.dataType, ignore_nullable),
+        None if ignore_nullable else f.nullable,
+    )
+
+
+def _type_key(t: DataType, ignore_nullable: bool) -> Any:
+    if isinstance(t, StructType):
+        return ("struct", tuple(_field_key(f, ignore_nullable, False) for f in t.fields))
+    if isinstance(t, ArrayType):
+        return ("array", _type_key(t.elementType, ignore_nullable))
+    if isinstance(t, MapType):
+        return ("map", _type_key(t.keyType, ignore_nullable), _type_key(t.valueType, ignore_nullable))
+    return t.simpleString()
+
+
+def assertSchemaEqual(
+    actual: StructType,
+    expected: StructType,
+    ignoreNullable: bool = True,
+    ignoreColumnOrder: bool = False,
+    ignoreColumnName: bool = False,
+) -> None:
+    """Raise ``PySparkAssertionError`` (``DIFFERENT_SCHEMA``) unless the
+    schemas have the same fields (names, types and, unless ignored,
+    nullability), in the same order unless ``ignoreColumnOrder``."""
+    for name, s in (("actual", actual), ("expected", expected)):
+        if not isinstance(s, StructType):
+            raise PySparkAssertionError(
+                f"[UNSUPPORTED_DATA_TYPE] `{name}` should be a StructType, got {type(s).__name__}.",
+                "UNSUPPORTED_DATA_TYPE",
+            )
+    a = [_field_key(f, ignoreNullable, ignoreColumnName) for f in actual.fields]
+    e = [_field_key(f, ignoreNullable, ignoreColumnName) for f in expected.fields]
+    if ignoreColumnOrder:
+        a, e = sorted(a, key=repr), sorted(e, key=repr)
+    if a != e:
+        lines = [
+            f"{'  ' if x == y else '! '}{x!r:60} | {y!r}"
+            for x, y in zip(a + [None] * (len(e) - len(a)), e + [None] * (len(a) - len(e)))
+        ]
+        raise PySparkAssertionError(
+            "[DIFFERENT_SCHEMA] Schemas do not match.\n--- actual | +++ expected\n" + "\n".join(lines),
+            "DIFFERENT_SCHEMA",
+        )
+
+
+def _rows(data: Any) -> tuple[list[Any], StructType | None]:
+    """Rows and (for a DataFrame) the schema of what was given."""
+    from sparklet.sql.dataframe import DataFrame
+
+    if isinstance(data, DataFrame):
+        return data.collect(), data.schema
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas
+        import pandas as pd
+
+        def value(v: Any) -> Any:  # pandas' missing values (NaN, NaT, NA) are nulls
+            return None if not isinstance(v, (list, tuple, dict)) and pd.isna(v) else v
+
+        cols = [str(c) for c in data.columns]
+        rows = data.itertuples(index=False, name=None)
+        return [Row._from_pairs(cols, [value(v) for v in r]) for r in rows], None
+    if isinstance(data, list):
+        return list(data), None
+    raise PySparkAssertionError(
+        "[INVALID_TYPE_DF_EQUALITY_ARG] Expected a DataFrame, a pandas DataFrame or a list of Rows, "
+        f"got {type(data).__name__}.",
+        "INVALID_TYPE_DF_EQUALITY_ARG",
+    )
+
+
+def _close(a: Any, e: Any, rtol: float, atol: float) -> bool:
+    if isinstance(a, float) and isinstance(e, float):
+        if math.isnan(a) and math.isnan(e):
+            return True
+        return math.isclose(a, e, rel_tol=rtol, abs_tol=atol)
+    if isinstance(a, (tuple, list)) and isinstance(e, (tuple, list)):
+        return len(a) == len(e) and all(_close(x, y, rtol, atol) for x, y in zip(a, e))
+    if isinstance(a, dict) and isinstance(e, dict):
+        return a.keys() == e.keys() and all(_close(a[k], e[k], rtol, atol) for k in a)
+    return a == e
+
+
+def _sort_key(row: Any) -> tuple:
+    # None first, then by value; mixed types by their text
+    return tuple((v is not None, repr(v) if not isinstance(v, (int, float, str)) else v) for v in row)
+
+
+def assertDataFrameEqual(
+    actual: Any,
+    expected: Any,
+    checkRowOrder: bool = False,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    ignoreNullable: bool = True,
+    ignoreColumnOrder: bool = False,
+    ignoreColumnName: bool = False,
+    ignoreColumnType: bool = False,
+    maxErrors: int | None = None,
+) -> None:
+    """Raise ``PySparkAssertionError`` unless ``actual`` and ``expected``
+    (DataFrames, pandas DataFrames or lists of ``Row``) hold the same rows:
+    in any order unless ``checkRowOrder``, floats within ``rtol``/``atol``.
+    Two DataFrames must also have the same schema (``DIFFERENT_SCHEMA``),
+    unless ``ignoreColumnType``."""
+    if actual is None and expected is None:
+        return
+    a_rows, a_schema = _rows(actual)
+    e_rows, e_schema = _rows(expected)
+    if a_schema is not None and e_schema is not None and not ignoreColumnType:
+        assertSchemaEqual(a_schema, e_schema, ignoreNullable, ignoreColumnOrder, ignoreColumnName)
+    if ignoreColumnOrder:
+
+        def by_name(r: Any) -> Any:
+            return tuple(v for _, v in sorted(r.asDict().items())) if isinstance(r, Row) else r
+
+        a_rows, e_rows = [by_name(r) for r in a_rows], [by_name(r) for r in e_rows]
+    if not checkRowOrder:
+        a_rows, e_rows = sorted(a_rows, key=_sort_key), sorted(e_rows, key=_sort_key)
+    diffs = []
+    for i in range(max(len(a_rows), len(e_rows))):
+        a = a_rows[i] if i < len(a_rows) else None
+        e = e_rows[i] if i < len(e_rows) else None
+        if a is None or e is None or not _close(tuple(a), tuple(e), rtol, atol):
+            diffs.append(f"! {a!r}\n  {e!r} (expected)")
+    if diffs:
+        shown = diffs if maxErrors is None else diffs[:maxErrors]
+        raise PySparkAssertionError(
+            f"[DIFFERENT_ROWS] Results do not match: {len(diffs)} of {max(len(a_rows), len(e_rows))} rows "
+            f"differ ({len(a_rows)} actual, {len(e_rows)} expected"
+            f"{'' if checkRowOrder else ', compared sorted'}).\n" + "\n".join(shown),
+            "DIFFERENT_ROWS",
+        )
