@@ -122,15 +122,12 @@ fn respond(request: tiny_http::Request, streams: &QueryManager, app: &str) {
             page(app, "Not found", false, "<p>No such page.</p>"),
         ),
     };
+    let mut headers = vec![("Content-Type", kind), ("Cache-Control", "no-store")];
+    if status == 302 {
+        headers.push(("Location", "/StreamingQuery/"));
+    }
     let mut response = tiny_http::Response::from_string(body).with_status_code(status);
-    for (name, value) in [
-        ("Content-Type", kind),
-        ("Location", "/StreamingQuery/"),
-        ("Cache-Control", "no-store"),
-    ] {
-        if name == "Location" && status != 302 {
-            continue;
-        }
+    for (name, value) in headers {
         if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
             response.add_header(h);
         }
