@@ -444,7 +444,10 @@ impl RocksDbProvider {
                 store.cache_misses += u64::from(version > 0);
             }
         }
-        store.written = Some(store.key_filter()?);
+        if store.written.is_none() {
+            // a reused working copy: its keys scanned (a rebuild built it)
+            store.written = Some(store.key_filter()?);
+        }
         Ok(store)
     }
 }
@@ -732,13 +735,20 @@ impl RocksStore {
 
     /// Load `version` from the checkpoint into an empty working copy: its
     /// newest snapshot, then the deltas after it.
+    /// Rebuild the working copy from the checkpoint; the key filter is
+    /// built along (from the snapshot's keys, then the deltas' commits).
     fn rebuild(&mut self, version: i64) -> Result<()> {
         match newest_snapshot(&self.spec, version)? {
             Some((base, path)) => {
-                self.keys = self.ingest(&path)?;
+                let (keys, filter) = self.ingest(&path)?;
+                self.keys = keys;
+                self.written = Some(filter);
                 self.write_overlay(base)?;
             }
-            None => self.write_overlay(0)?,
+            None => {
+                self.written = Some(KeyFilter::with_capacity(0));
+                self.write_overlay(0)?;
+            }
         }
         self.catch_up(version)
     }
@@ -746,13 +756,16 @@ impl RocksStore {
     /// Load a snapshot file into the empty working copy, a record batch at
     /// a time: its keys in ascending order are written as an SST file and
     /// ingested whole (no memtable); any out of order (a snapshot this
-    /// provider did not write) go through write batches. Returns the keys.
-    fn ingest(&self, snapshot: &Path) -> Result<u64> {
+    /// provider did not write) go through write batches. Returns the keys'
+    /// count and a filter of them.
+    fn ingest(&self, snapshot: &Path) -> Result<(u64, KeyFilter)> {
         let mut file = self.sst_file()?;
         let mut batch = WriteBatch::default();
         let (mut keys, mut last) = (0u64, Vec::new());
+        let mut filter = KeyFilter::with_capacity(0);
         for_each_entry(&self.spec, snapshot, &encoded_rows(&self.codec), |k, v| {
             keys += 1;
+            filter.insert(k);
             if file.entries == 0 || k > &last[..] {
                 file.change(k, Some(&v))?;
                 last.clear();
@@ -769,7 +782,7 @@ impl RocksStore {
             self.write(batch)?;
         }
         self.ingest_file(file)?;
-        Ok(keys)
+        Ok((keys, filter))
     }
 
     /// Call `f(i, value)` for each of `keys[i]`, `i` in `order` (ascending
