@@ -17,11 +17,9 @@ use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
 };
-use futures::TryStreamExt;
 
-use super::operator::blocking_batch;
-use crate::error::{Error, Result};
-use crate::runtime::block_on;
+use super::operator::whole_partition;
+use crate::error::Result;
 
 /// The user's function over one partition's batches.
 pub trait BatchMapper: Send + Sync {
@@ -173,9 +171,7 @@ impl ExecutionPlan for MapBatchesExec {
         let mapper = self.mapper.clone();
         let schema = Arc::clone(self.properties.eq_properties.schema());
         let out_schema = Arc::clone(&schema);
-        Ok(blocking_batch(schema, move || {
-            let batches: Vec<RecordBatch> =
-                block_on(stream.try_collect())?.map_err(Error::from_execution)?;
+        Ok(whole_partition(stream, schema, move |batches| {
             let out = mapper.0.map(batches, Arc::clone(&out_schema))?;
             Ok(arrow::compute::concat_batches(&out_schema, &out)?)
         }))

@@ -246,10 +246,7 @@ impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
         let schema: SchemaRef = stream.schema();
         let (slot, params) = (self.slot.clone(), self.params.clone());
         let input_schema = Arc::clone(&schema);
-        Ok(blocking_batch(schema, move || {
-            let batches: Vec<RecordBatch> =
-                crate::runtime::block_on(futures::TryStreamExt::try_collect(stream))?
-                    .map_err(Error::from_execution)?;
+        Ok(whole_partition(stream, schema, move |batches| {
             let b = arrow::compute::concat_batches(&input_schema, &batches)?;
             if batches.is_empty() {
                 return Ok(b); // no input: nothing to process (as before)
@@ -302,6 +299,21 @@ pub fn blocking_batch(
         schema,
         futures::stream::once(fut),
     ))
+}
+
+/// A stream of the one record batch (of `schema`) that `job` makes of all
+/// of `input`'s batches, collected and run on the blocking pool.
+pub fn whole_partition(
+    input: SendableRecordBatchStream,
+    schema: SchemaRef,
+    job: impl FnOnce(Vec<RecordBatch>) -> Result<RecordBatch> + Send + 'static,
+) -> SendableRecordBatchStream {
+    blocking_batch(schema, move || {
+        let batches: Vec<RecordBatch> =
+            crate::runtime::block_on(futures::TryStreamExt::try_collect(input))?
+                .map_err(Error::from_execution)?;
+        job(batches)
+    })
 }
 
 /// `UserDefinedLogicalNodeCore` for a node over one `input` whose output
