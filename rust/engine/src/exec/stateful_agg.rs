@@ -354,7 +354,23 @@ impl Merge<'_> {
             by_batch[*bi].0.push(*r as u32);
             by_batch[*bi].1.push(g);
         }
+        // groups numbered in key order: the store's batched lookup and its
+        // write of the new states then take the keys as they are, unsorted
+        // twice over
         let n = keys.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]));
+        let mut rank = vec![0; n];
+        for (new, old) in order.iter().enumerate() {
+            rank[*old] = new;
+        }
+        let keys: Vec<&[u8]> = order.iter().map(|g| keys[*g]).collect();
+        let first: Vec<usize> = order.iter().map(|g| first[*g]).collect();
+        for (_, groups) in by_batch.iter_mut() {
+            for g in groups.iter_mut() {
+                *g = rank[*g];
+            }
+        }
         let stored = self.stored(store, &keys)?;
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;

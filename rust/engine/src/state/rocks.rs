@@ -461,6 +461,9 @@ type Answer<'a> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'a;
 /// position).
 fn sorted_distinct(keys: &[&[u8]]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..keys.len()).collect();
+    if keys.windows(2).all(|w| w[0] < w[1]) {
+        return order; // already in order (an aggregation's groups are)
+    }
     order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
     order.dedup_by(|b, a| keys[*a] == keys[*b]);
     order
