@@ -318,17 +318,11 @@ pub fn merge_sessions(df: DataFrame) -> Result<DataFrame> {
                 .schema
                 .iter()
                 .map(|(q, f)| {
+                    // other keys keep their qualifier; aggregates have none
                     let e = match f.name().as_str() {
                         "window_start" => field("start"),
                         "window_end" => field("end"),
-                        name => match agg
-                            .group_expr
-                            .iter()
-                            .any(|g| g.schema_name().to_string() == *name)
-                        {
-                            true => Expr::Column(Column::new(q.cloned(), name)),
-                            false => ident(name),
-                        },
+                        name => Expr::Column(Column::new(q.cloned(), name)),
                     };
                     e.alias_qualified(q.cloned(), f.name())
                 })
