@@ -19,13 +19,10 @@ build of sparklet (see bench/windowed.py).
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 
-from side_by_side import arguments, compare, session, summary, timed_available_now
+from side_by_side import bench_main, session, summary, timed_available_now
 
 AUCTIONS = "id BIGINT, seller BIGINT, category INT, ts TIMESTAMP"
 BIDS = "bidId BIGINT, auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
@@ -115,17 +112,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bids", type=int, default=1_000_000)
-    ap.add_argument("--files", type=int, default=10)
-    args = arguments(ap)
-    if args.folder:  # child mode: one engine, one query, JSON out
-        print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        generate(folder, args.bids, args.files)
-        compare(args, __file__, folder, ["join", "dedup"], run)
+    bench_main(__file__, "bids", ["join", "dedup"], generate, run)
 
 
 if __name__ == "__main__":

@@ -117,3 +117,23 @@ def compare(args: argparse.Namespace, script: str, folder, kinds: list[str], run
         if args.pyspark_python:
             theirs = run_pyspark(args.pyspark_python, script, str(folder), kind)
             report(kind, width, mine, theirs, mine["result"] == theirs["result"])
+
+
+def bench_main(script: str, size: str, kinds: list[str], generate, run, unit: str = "events") -> None:  # noqa: ANN001
+    """A side-by-side bench's command line: ``--<size>`` (default 1M) and
+    ``--files`` for the generated input, or, in child mode, one engine's run
+    as JSON (see :func:`run_pyspark`)."""
+    import tempfile
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument(f"--{size}", type=int, default=1_000_000)
+    ap.add_argument("--files", type=int, default=10)
+    args = arguments(ap)
+    if args.folder:  # child mode: one engine, one query, JSON out
+        print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        generate(folder, getattr(args, size), args.files)
+        compare(args, script, folder, kinds, run, unit=unit)

@@ -19,15 +19,12 @@ build of sparklet (see bench/windowed.py).
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 import pandas as pd  # module level: PySpark resolves the UDF's type hints in its globals
 
-from side_by_side import arguments, compare, session, summary, timed_available_now
+from side_by_side import bench_main, session, summary, timed_available_now
 
 SCHEMA = "id BIGINT, price DOUBLE, name STRING"
 
@@ -88,17 +85,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--files", type=int, default=10)
-    args = arguments(ap)
-    if args.folder:  # child mode: one engine, one query, JSON out
-        print(json.dumps(run(args.engine, Path(args.folder), args.kind)))
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        generate(folder, args.rows, args.files)
-        compare(args, __file__, folder, ["udf", "pandas_udf"], run, unit="rows")
+    bench_main(__file__, "rows", ["udf", "pandas_udf"], generate, run, unit="rows")
 
 
 if __name__ == "__main__":
