@@ -502,6 +502,22 @@ impl Snapshots {
         self.writing = Some(writing);
     }
 
+    /// Whether a snapshot is still being written. A store skips a due
+    /// snapshot then rather than wait for it: the batch never stalls on a
+    /// slow one, the next due version tries again.
+    pub fn in_flight(&mut self) -> bool {
+        match &self.writing {
+            Some(w) => match w.try_recv() {
+                Err(std::sync::mpsc::TryRecvError::Empty) => true,
+                _ => {
+                    self.writing = None;
+                    false
+                }
+            },
+            None => false,
+        }
+    }
+
     /// Wait for the snapshot in flight.
     pub fn wait(&mut self) {
         if let Some(w) = self.writing.take() {

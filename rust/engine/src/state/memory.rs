@@ -212,7 +212,9 @@ impl MemoryStore {
     /// crash before it lands only means a restart replays more deltas. The
     /// entries are copied into two columns first (no copy per entry).
     fn snapshot_in_background(&mut self, version: i64) {
-        self.snapshots.wait(); // the entries are read below, not while one is written
+        if self.snapshots.in_flight() {
+            return;
+        }
         let entries: Vec<(&[u8], ValueRef)> = self.map.iter().collect();
         let keys = binary(entries.iter().map(|(k, _)| Some(*k)));
         let values = Gathered::from(&entries);

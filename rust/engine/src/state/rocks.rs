@@ -34,7 +34,7 @@ use rocksdb::{
     WriteOptions, DB,
 };
 
-use super::codec::{binary, Codec, Gathered};
+use super::codec::{Codec, Gathered};
 use super::entries::ValueRef;
 use super::files::{
     deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, snapshot_columns,
@@ -43,6 +43,7 @@ use super::files::{
 use super::key_filter::KeyFilter;
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
+use arrow::array::{ArrayBuilder, BinaryBuilder};
 
 /// The marker's key: version, key count and the version's delta fingerprint.
 const MARKER: &[u8] = &[0];
@@ -50,6 +51,8 @@ const MARKER: &[u8] = &[0];
 const DATA: u8 = 1;
 /// Rows per write batch when loading, and per record batch of a snapshot.
 const CHUNK_ROWS: usize = 65_536;
+/// L0 files (about one per commit) that start a compaction (RocksDB's default is 4).
+const L0_FILES_TO_COMPACT: i32 = 16;
 /// Commits of at least this many changes are ingested as an SST file.
 const INGEST_ROWS: usize = 4096;
 
@@ -252,6 +255,13 @@ impl RocksDbProvider {
         };
         table.set_bloom_filter(10.0, false);
         opts.set_block_based_table_factory(&table);
+        // a commit's keys are ingested as one L0 file overlapping the rest:
+        // each L0-to-L1 compaction rewrites the whole state, so merge many
+        // files at once (reads of absent keys stop at the key filter, so more
+        // L0 files cost only reads of present keys a filter probe each)
+        opts.set_level_zero_file_num_compaction_trigger(L0_FILES_TO_COMPACT);
+        opts.set_level_zero_slowdown_writes_trigger(L0_FILES_TO_COMPACT * 3);
+        opts.set_level_zero_stop_writes_trigger(L0_FILES_TO_COMPACT * 4);
         if let Some(mb) = s.write_buffer_mb {
             opts.set_write_buffer_size(mb << 20);
         }
@@ -460,13 +470,38 @@ type Answer<'a> = dyn FnMut(usize, Option<&[u8]>) -> Result<()> + 'a;
 /// Positions of `keys` in key order, each distinct key once (at its first
 /// position).
 fn sorted_distinct(keys: &[&[u8]]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..keys.len()).collect();
     if keys.windows(2).all(|w| w[0] < w[1]) {
-        return order; // already in order (an aggregation's groups are)
+        return (0..keys.len()).collect(); // already in order (an aggregation's groups are)
     }
-    order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
-    order.dedup_by(|b, a| keys[*a] == keys[*b]);
-    order
+    // sorted by each key's first 16 bytes as one number, which orders as the
+    // bytes do: whole keys are compared only on a tie (most keys are shorter)
+    let mut order: Vec<(u128, usize)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (leading(k), i))
+        .collect();
+    order.sort_unstable_by(|(pa, a), (pb, b)| {
+        pa.cmp(pb)
+            .then_with(|| {
+                keys[*a][PREFIX.min(keys[*a].len())..].cmp(&keys[*b][PREFIX.min(keys[*b].len())..])
+            })
+            .then_with(|| keys[*a].len().cmp(&keys[*b].len()))
+            .then(a.cmp(b))
+    });
+    order.dedup_by(|b, a| a.0 == b.0 && keys[a.1] == keys[b.1]);
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Bytes of a key read as one number by [`leading`].
+const PREFIX: usize = 16;
+
+/// A key's first [`PREFIX`] bytes, big-endian, zero-padded: a shorter key
+/// ties with its zero-extended self, broken by comparing the rest and length.
+fn leading(key: &[u8]) -> u128 {
+    let mut b = [0u8; PREFIX];
+    let n = key.len().min(PREFIX);
+    b[..n].copy_from_slice(&key[..n]);
+    u128::from_be_bytes(b)
 }
 
 fn beside(local: &Path, suffix: &str) -> PathBuf {
@@ -917,12 +952,17 @@ impl RocksStore {
     }
 
     fn snapshot_in_background(&mut self, version: i64) -> Result<()> {
-        self.snapshots.wait();
+        if self.snapshots.in_flight() {
+            return Ok(());
+        }
         // a RocksDB checkpoint (hard links) of this version, read off the batch's path
         let at = beside(&self.local, &format!("snapshot-{version}"));
         let _ = std::fs::remove_dir_all(&at);
+        // writes only in the memtable (no WAL) need a flush to be in the
+        // checkpoint; without any, none (a flush waits out write stalls)
+        let flush_at = if self.in_memtable.get() { 0 } else { u64::MAX };
         rocksdb::checkpoint::Checkpoint::new(&self.db)
-            .and_then(|c| c.create_checkpoint(&at))
+            .and_then(|c| c.create_checkpoint_with_log_size(&at, flush_at))
             .map_err(|e| self.err(e))?;
         let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
         self.snapshots.start(&self.spec, version, move || {
@@ -946,32 +986,31 @@ fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> 
     let db = DB::open_for_read_only(&opts, at, false).map_err(|e| rocks_error(spec, at, e))?;
     let mut ro = ReadOptions::default();
     ro.fill_cache(false);
-    let mut items = db.iterator_opt(IteratorMode::From(&[DATA], Direction::Forward), ro);
+    // each entry copied once, straight from RocksDB's buffers into the
+    // chunk's two columns
+    let mut items = db.raw_iterator_opt(ro);
+    items.seek([DATA]);
     let chunks = std::iter::from_fn(|| {
-        let (mut keys, mut values) = (Vec::new(), Vec::new());
-        for item in items.by_ref().take(CHUNK_ROWS) {
-            match item {
-                Ok((k, v)) => {
-                    keys.push(k);
-                    values.push(v);
-                }
-                Err(e) => return Some(Err(rocks_error(spec, at, e))),
-            }
+        let (mut keys, mut values) = (BinaryBuilder::new(), BinaryBuilder::new());
+        while keys.len() < CHUNK_ROWS {
+            let (Some(k), Some(v)) = (items.key(), items.value()) else {
+                break;
+            };
+            keys.append_value(&k[1..]);
+            values.append_value(v);
+            items.next();
+        }
+        if let Err(e) = items.status() {
+            return Some(Err(rocks_error(spec, at, e)));
         }
         if keys.is_empty() {
             return None;
         }
-        let refs: Vec<(&[u8], ValueRef)> = keys
-            .iter()
-            .zip(&values)
-            .map(|(k, v)| (&k[1..], ValueRef::Bytes(v)))
-            .collect();
-        let key_col = binary(keys.iter().map(|k| Some(&k[1..])));
         Some(snapshot_columns(
             spec,
             codec,
-            key_col,
-            Gathered::from(&refs),
+            keys.finish(),
+            Gathered::Bytes(values.finish()),
         ))
     });
     write_snapshot_chunks(spec, version, chunks)
@@ -1265,6 +1304,31 @@ impl StateStore for RocksStore {
 mod tests {
     use super::*;
     use arrow::datatypes::{DataType, Field};
+
+    /// The numeric-prefix sort orders keys exactly as their bytes do, long
+    /// and short, zero bytes and repeats included.
+    #[test]
+    fn sorted_distinct_orders_as_bytes() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let owned: Vec<Vec<u8>> = (0..3000)
+            .map(|_| {
+                let len = (next() % 24) as usize;
+                // few distinct byte values: many shared prefixes and repeats
+                (0..len).map(|_| (next() % 3) as u8).collect()
+            })
+            .collect();
+        let keys: Vec<&[u8]> = owned.iter().map(|k| k.as_slice()).collect();
+        let mut expected: Vec<usize> = (0..keys.len()).collect();
+        expected.sort_by(|a, b| keys[*a].cmp(keys[*b]).then(a.cmp(b)));
+        expected.dedup_by(|b, a| keys[*a] == keys[*b]);
+        assert_eq!(sorted_distinct(&keys), expected);
+    }
 
     /// Most of a deduplication's reads are of absent keys, answered by bloom
     /// filters: the options reach the data's column family and the files
