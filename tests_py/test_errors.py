@@ -101,7 +101,7 @@ def test_duplicate_active_query_name(spark: SparkSession) -> None:
 def test_unknown_or_unsupported_stream_format(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(AnalysisException, match="DATA_SOURCE_NOT_FOUND"):
         spark.readStream.format("carrier-pigeon").load()
-    with pytest.raises(AnalysisException, match="kafka"):
+    with pytest.raises(IllegalArgumentException, match="kafka.bootstrap.servers"):
         spark.readStream.format("kafka").load()
 
 

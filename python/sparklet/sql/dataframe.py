@@ -19,6 +19,7 @@ from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
 
 if TYPE_CHECKING:
+    from sparklet.sql.readwriter import DataFrameWriter
     from sparklet.sql.session import SparkSession
     from sparklet.sql.streaming.readwriter import DataStreamWriter
 
@@ -329,6 +330,13 @@ class DataFrame:
                 "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
             )
         self.createOrReplaceTempView(name)
+
+    @property
+    def write(self) -> "DataFrameWriter":
+        """The interface for writing a batch DataFrame (``format("kafka")``)."""
+        from sparklet.sql.readwriter import DataFrameWriter
+
+        return DataFrameWriter(self)
 
     @property
     def writeStream(self) -> "DataStreamWriter":

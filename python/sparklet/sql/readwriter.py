@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 PathOrPaths = Union[str, list[str]]
 
-__all__ = ["DataFrameReader"]
+__all__ = ["DataFrameReader", "DataFrameWriter"]
 
 
 class DataFrameReader(OptionsMixin):
@@ -64,3 +64,53 @@ class DataFrameReader(OptionsMixin):
     def table(self, tableName: str) -> DataFrame:
         """A table or view by name."""
         return self._spark.table(tableName)
+
+
+class DataFrameWriter:
+    """Writes a batch DataFrame (``df.write``). ``format("kafka")`` sends each
+    row as a record (columns ``value``, and optionally ``key``, ``topic``,
+    ``headers``, ``partition``; options ``kafka.bootstrap.servers``,
+    ``topic`` and other ``kafka.*`` client settings)."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self._df = df
+        self._format: str | None = None
+        self._options: dict[str, str] = {}
+        self._mode = "errorifexists"
+
+    def format(self, source: str) -> "DataFrameWriter":
+        """Set the output format (``kafka``)."""
+        self._format = source
+        return self
+
+    def mode(self, saveMode: str | None) -> "DataFrameWriter":
+        """Set the save mode (Kafka appends whatever the mode)."""
+        if saveMode is not None:
+            self._mode = saveMode
+        return self
+
+    def option(self, key: str, value: Any) -> "DataFrameWriter":
+        """Set one output option."""
+        return self.options(**{key: value})
+
+    def options(self, **options: Any) -> "DataFrameWriter":
+        """Set output options."""
+        for k, v in options.items():
+            if v is not None:
+                self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
+        return self
+
+    def save(self, path: str | None = None, format: str | None = None, **options: Any) -> None:  # noqa: A002
+        """Write the DataFrame."""
+        from sparklet.errors import AnalysisException
+
+        if format is not None:
+            self.format(format)
+        self.options(**options)
+        fmt = (self._format or "parquet").lower()
+        if fmt != "kafka":
+            raise AnalysisException(
+                f"df.write supports format('kafka'); for '{fmt}' files, write df.toArrow() "
+                "with pyarrow (pyarrow.parquet.write_table, pyarrow.csv.write_csv)."
+            )
+        self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})

@@ -55,6 +55,8 @@ pub enum SinkSpec {
         /// Writer options (`header`, `sep`, ...).
         options: HashMap<String, String>,
     },
+    /// `kafka`, with its options (keys lower-cased).
+    Kafka(HashMap<String, String>),
 }
 
 /// What `writeStream` was told besides the sink.
@@ -289,6 +291,7 @@ impl Session {
             "rate" => Arc::new(RateFactory::new(&options)?),
             "rate-micro-batch" => Arc::new(RateMicroBatchFactory::new(&options)?),
             "socket" => Arc::new(crate::sources::socket::SocketFactory::new(&options)?),
+            "kafka" => Arc::new(crate::sources::kafka::KafkaFactory::new(&options)?),
             f => {
                 let fmt = FileFormat::parse(f).ok_or_else(|| unknown_format(format))?;
                 let path = path
@@ -364,6 +367,10 @@ impl Session {
         if let Some(batch) = self.read_state(format, paths, &options)? {
             let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
             return self.batch_df(Arc::new(table));
+        }
+        if format.eq_ignore_ascii_case("kafka") {
+            let (schema, batches) = crate::sources::kafka::read_batch(&options)?;
+            return self.batch_df(Arc::new(MemTable::try_new(schema, vec![batches])?));
         }
         let (schema, input) = load_files(format, paths, schema, &options)?;
         let refresh = crate::sources::refresh::RefreshPolicy::from_options(&options)?;
@@ -453,7 +460,7 @@ impl Session {
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
-        let temp_allowed = !matches!(sink, SinkSpec::File { .. });
+        let temp_allowed = !matches!(sink, SinkSpec::File { .. } | SinkSpec::Kafka(_));
         let checkpoint = self.checkpoint_for(
             checkpoint_location.as_deref(),
             name.as_deref(),
@@ -468,6 +475,7 @@ impl Session {
                 num_rows, truncate, out,
             )),
             SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
+            SinkSpec::Kafka(options) => Box::new(crate::sinks::kafka::KafkaSink::new(&options)?),
             SinkSpec::ForeachBatch(cb) => {
                 Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb))
             }
@@ -549,16 +557,10 @@ impl Session {
 }
 
 fn unknown_format(format: &str) -> Error {
-    match format.to_ascii_lowercase().as_str() {
-        "kafka" => Error::analysis(
-            "UNSUPPORTED_DATA_SOURCE",
-            format!("The data source '{format}' is not supported by this version of sparklet yet."),
-        ),
-        _ => Error::analysis(
-            "DATA_SOURCE_NOT_FOUND",
-            format!("Failed to find the data source: {format}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
-        ),
-    }
+    Error::analysis(
+        "DATA_SOURCE_NOT_FOUND",
+        format!("Failed to find the data source: {format}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
+    )
 }
 
 /// Infer a schema from existing files (batch reads; streaming reads with

@@ -1,6 +1,7 @@
 //! `DataFrame` bindings: argument conversion only; the operations live in
 //! `sparklet_engine::dataframe`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use datafusion::dataframe::DataFrame;
@@ -238,6 +239,19 @@ impl PyDataFrame {
         let df = self.df.clone();
         let (schema, batches) = py.detach(|| dataframe::collect(df)).py()?;
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
+    }
+
+    /// `df.write.format("kafka").save()`: every row a record (options'
+    /// keys lower-cased); returns when all are acknowledged.
+    fn write_kafka(&self, py: Python<'_>, options: HashMap<String, String>) -> PyResult<()> {
+        self.batch_only("write")?;
+        let df = self.df.clone();
+        py.detach(|| {
+            let writer = sparklet_engine::sinks::kafka::KafkaWriter::new(&options)?;
+            let (_, batches) = dataframe::collect(df)?;
+            writer.write(&batches)
+        })
+        .py()
     }
 
     /// Execute and discard the rows; the row count (the batch side of benchmarks).

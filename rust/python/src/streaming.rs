@@ -252,6 +252,7 @@ pub fn start_query(
                 }
             }
             "memory" => SinkSpec::Memory,
+            "kafka" => SinkSpec::Kafka(options.clone()),
             "noop" => SinkSpec::Noop,
             "parquet" | "csv" | "json" | "text" => SinkSpec::File {
                 format: format.to_ascii_lowercase(),

@@ -7,6 +7,7 @@
 pub mod console;
 pub mod file;
 pub mod foreach_batch;
+pub mod kafka;
 pub mod memory;
 
 use arrow::array::RecordBatch;

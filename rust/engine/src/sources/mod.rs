@@ -8,6 +8,7 @@
 
 pub mod file;
 pub mod file_log;
+pub mod kafka;
 pub mod memory;
 pub mod rate;
 pub mod refresh;
