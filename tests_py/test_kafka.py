@@ -14,7 +14,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from sparklet.errors import IllegalArgumentException, SparkRuntimeException
+from sparklet.errors import IllegalArgumentException, SparkRuntimeException, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -319,3 +319,98 @@ def test_batch_id_headers_let_a_consumer_drop_a_replayed_batch(spark: SparkSessi
         last[m.partition()] = at
         applied.append(m.value())
     assert applied == [b"a", b"b", b"c"]
+
+
+def test_offsets_past_the_end_are_data_loss_unless_allowed(spark: SparkSession, bootstrap: str, tmp_path: Path) -> None:
+    """A partition whose offsets went back (as a recreated topic's do): the
+    query fails naming the partition; with failOnDataLoss=false it goes on
+    from the partition's end."""
+    topic = new_topic(bootstrap)
+    produce(bootstrap, topic, [{"value": f"m{i}".encode()} for i in range(5)])
+    past = f'{{"{topic}": {{"0": 100}}}}'
+    q = (
+        kafka_stream(spark, bootstrap, subscribe=topic, startingOffsets=past)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(tmp_path / "strict"))
+        .start()
+    )
+    with pytest.raises(StreamingQueryException, match=rf"{topic}-0's offset was changed from 100 to 5.*failOnDataLoss"):
+        q.awaitTermination(60)
+
+    sink = Batches()
+    q = (
+        kafka_stream(spark, bootstrap, subscribe=topic, startingOffsets=past, failOnDataLoss="false")
+        .select(F.col("value").cast("string").alias("v"))
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "lenient"))
+        .start()
+    )
+    q.processAllAvailable()
+    produce(bootstrap, topic, [{"value": b"after"}])
+    q.processAllAvailable()
+    q.stop()
+    assert [r["v"] for r in sink.rows()] == ["after"]
+
+
+def test_subscribe_pattern_picks_up_a_topic_created_while_running(
+    spark: SparkSession, bootstrap: str, tmp_path: Path
+) -> None:
+    prefix = f"n{uuid.uuid4().hex[:6]}"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(f"{prefix}-1", 1, 1)]).values():
+        f.result(timeout=30)
+    produce(bootstrap, f"{prefix}-1", [{"value": b"first"}])
+    sink = Batches()
+    q = (
+        kafka_stream(spark, bootstrap, subscribePattern=f"{prefix}-.*", startingOffsets="earliest")
+        .select("topic", F.col("value").cast("string").alias("v"))
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+    q.processAllAvailable()
+    for f in admin.create_topics([NewTopic(f"{prefix}-2", 2, 1)]).values():
+        f.result(timeout=30)
+    produce(bootstrap, f"{prefix}-2", [{"value": b"a", "partition": 0}, {"value": b"b", "partition": 1}])
+    q.processAllAvailable()
+    q.stop()
+    # the new topic's partitions are read from their start
+    assert sorted((r["topic"], r["v"]) for r in sink.rows()) == [
+        (f"{prefix}-1", "first"),
+        (f"{prefix}-2", "a"),
+        (f"{prefix}-2", "b"),
+    ]
+
+
+def test_min_offsets_per_trigger_waits_for_enough_data_or_the_delay(
+    spark: SparkSession, bootstrap: str, tmp_path: Path
+) -> None:
+    topic = new_topic(bootstrap)
+    produce(bootstrap, topic, [{"value": b"x"} for _ in range(3)])
+    sink = Batches()
+    q = (
+        kafka_stream(
+            spark,
+            bootstrap,
+            subscribe=topic,
+            startingOffsets="earliest",
+            minOffsetsPerTrigger="5",
+            maxTriggerDelay="6 seconds",
+        )
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+    q.processAllAvailable()
+    assert sink.rows() == []  # 3 < 5, and the delay has not passed
+    produce(bootstrap, topic, [{"value": b"y"} for _ in range(2)])
+    deadline = time.time() + 30
+    while not sink.rows() and time.time() < deadline:
+        time.sleep(0.05)
+    assert [len(b) for b in sink.batches if b][0] == 5  # enough now: one batch of 5
+    produce(bootstrap, topic, [{"value": b"z"}])
+    deadline = time.time() + 30
+    while len(sink.rows()) < 6 and time.time() < deadline:
+        time.sleep(0.05)
+    q.stop()
+    assert len(sink.rows()) == 6  # 1 < 5, released by maxTriggerDelay

@@ -251,3 +251,14 @@ def test_cumulate_in_update_mode_reports_each_growing_window(spark: SparkSession
     got = run_per_batch(clicks, df, "cumulate_update", "update")
     # batch 1: 1, 3 in [0,10) and [0,20); 12 in [0,20)
     assert got[0] == [(t(0), t(10), 2), (t(0), t(20), 3)]
+
+
+def test_timestamps_cast_to_numbers_are_epoch_seconds_as_in_spark(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(dt.datetime(2024, 1, 1, 0, 0, 1, 500000, tzinfo=dt.timezone.utc),)], "ts TIMESTAMP")
+    [row] = df.select(
+        F.col("ts").cast("long").alias("l"), F.col("ts").cast("int").alias("i"), F.col("ts").cast("double").alias("d")
+    ).collect()
+    assert (row["l"], row["i"], row["d"]) == (1704067201, 1704067201, 1704067201.5)
+    df.createOrReplaceTempView("one_ts")
+    [row] = spark.sql("SELECT CAST(ts AS BIGINT) AS l FROM one_ts").collect()
+    assert row["l"] == 1704067201

@@ -1,6 +1,7 @@
 //! Casts that Spark and DataFusion write differently, made Spark's in both
 //! the DataFrame API and SQL: a timestamp cast to a string reads
-//! `2024-01-01 00:00:01.5` (Spark) rather than `2024-01-01T00:00:01.500Z`.
+//! `2024-01-01 00:00:01.5` (Spark) rather than `2024-01-01T00:00:01.500Z`;
+//! cast to a number it is seconds since the epoch (DataFusion: its units).
 //! An analyzer rule swaps such casts for [`timestamp_string`] after type
 //! coercion, keeping each expression's name.
 
@@ -57,11 +58,34 @@ fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
         return Ok(Transformed::no(e));
     };
     let data_type = field.data_type();
+    let Ok(DataType::Timestamp(_, tz)) = expr.get_type(schema) else {
+        return Ok(Transformed::no(e));
+    };
+    if data_type.is_integer() {
+        // Spark: whole seconds since the epoch (DataFusion: the raw units)
+        let seconds = expr
+            .as_ref()
+            .clone()
+            .cast_to(&DataType::Timestamp(TimeUnit::Second, tz), schema)?
+            .cast_to(&DataType::Int64, schema)?;
+        return Ok(Transformed::yes(seconds.cast_to(data_type, schema)?));
+    }
+    if matches!(data_type, DataType::Float64 | DataType::Float32) {
+        // Spark: seconds with their fraction
+        let micros = expr
+            .as_ref()
+            .clone()
+            .cast_to(&DataType::Timestamp(TimeUnit::Microsecond, tz), schema)?
+            .cast_to(&DataType::Int64, schema)?
+            .cast_to(&DataType::Float64, schema)?;
+        let seconds = micros / datafusion::logical_expr::lit(1_000_000.0f64);
+        return Ok(Transformed::yes(seconds.cast_to(data_type, schema)?));
+    }
     let to_text = matches!(
         data_type,
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
     );
-    if !to_text || !matches!(expr.get_type(schema), Ok(DataType::Timestamp(_, _))) {
+    if !to_text {
         return Ok(Transformed::no(e));
     }
     let text = timestamp_string().call(vec![expr.as_ref().clone()]);

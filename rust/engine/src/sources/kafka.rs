@@ -493,6 +493,11 @@ impl Client {
                         low
                     }
                 };
+                if s > *e {
+                    self.data_loss(&format!(
+                        "Partition {t}-{p}'s offset was changed from {s} to {e}"
+                    ))?;
+                }
                 if s < *e {
                     ranges.insert((t.clone(), *p), (s, *e));
                 }
@@ -826,9 +831,9 @@ impl KafkaSource {
                 let share = ((lag as f64 / behind as f64) * limit as f64).floor() as u64;
                 let take = share.min(left).min(lag);
                 left -= take;
-                out.entry(t.clone())
-                    .or_default()
-                    .insert(*p, s + take as i64);
+                // a partition below its start stays there (data loss, found on reading)
+                let at = if *e < s { *e } else { s + take as i64 };
+                out.entry(t.clone()).or_default().insert(*p, at);
             }
         }
         // what flooring left over goes to the partitions still behind
@@ -879,10 +884,6 @@ impl Source for KafkaSource {
                     .unwrap_or(at)
                     .min(at);
             }
-            // a partition never goes back (a truncated one is found in get_batch)
-            if let Some(s) = start.get(t).and_then(|m| m.get(p)) {
-                at = at.max(*s);
-            }
             latest.entry(t.clone()).or_default().insert(*p, at);
         }
         let o = &self.client.options;
@@ -912,17 +913,11 @@ impl Source for KafkaSource {
         };
         let end = from_offset(end)?;
         let batches = self.client.read(&start, &end)?;
-        // a batch re-run after a restart: the next starts after it
+        // the next batch starts where this one ends (also after a batch
+        // re-run on restart)
         let current = self.current.get_or_insert_with(Offsets::new);
         for (t, ps) in &end {
-            for (p, e) in ps {
-                let at = current
-                    .entry(t.clone())
-                    .or_default()
-                    .entry(*p)
-                    .or_insert(*e);
-                *at = (*at).max(*e);
-            }
+            current.entry(t.clone()).or_default().extend(ps);
         }
         if self.cap.is_some() {
             self.taken += count(&start, &end);
