@@ -149,7 +149,9 @@ def main() -> None:
     got = read_counts(bootstrap, out, args.partitions)
     if got != expected:
         wrong = [(k, got.get(k), v) for k, v in expected.items() if got.get(k) != v]
-        raise SystemExit(f"{len(wrong)} of {len(expected)} window counts differ, e.g. {wrong[:3]}; read {list(got.items())[:3]}")
+        raise SystemExit(
+            f"{len(wrong)} of {len(expected)} window counts differ, e.g. {wrong[:3]}; read {list(got.items())[:3]}"
+        )
     n = args.events
     print(f"Kafka -> noop                               : {n / read_s:>12,.0f} events/s ({read_s:.2f} s)")
     print(

@@ -254,7 +254,7 @@ def test_cumulate_in_update_mode_reports_each_growing_window(spark: SparkSession
 
 
 def test_timestamps_cast_to_numbers_are_epoch_seconds_as_in_spark(spark: SparkSession) -> None:
-    df = spark.createDataFrame([(dt.datetime(2024, 1, 1, 0, 0, 1, 500000, tzinfo=dt.timezone.utc),)], "ts TIMESTAMP")
+    df = spark.createDataFrame([(dt.datetime(2024, 1, 1, 0, 0, 1, 500000, tzinfo=dt.UTC),)], "ts TIMESTAMP")
     [row] = df.select(
         F.col("ts").cast("long").alias("l"), F.col("ts").cast("int").alias("i"), F.col("ts").cast("double").alias("d")
     ).collect()
