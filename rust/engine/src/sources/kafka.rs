@@ -336,6 +336,12 @@ impl Client {
         c.set("enable.auto.commit", "false");
         c.set("enable.partition.eof", "false");
         c.set("auto.offset.reset", "error");
+        // a fetch waiting for records that are not there holds the broker
+        // connection (and the offset look-ups queued behind it): a batch
+        // reads ranges that exist, so waiting gains nothing
+        if !options.client.iter().any(|(k, _)| k == "fetch.wait.max.ms") {
+            c.set("fetch.wait.max.ms", "10");
+        }
         let consumer: BaseConsumer = c
             .create()
             .map_err(|e| invalid(format!("Cannot create a Kafka consumer: {e}")))?;
@@ -549,7 +555,18 @@ impl Client {
                 let _ = self.consumer.unassign();
                 return Err(self.broker_error(
                     "reading a batch's records",
-                    format!("{open} partition(s) did not reach their end offsets"),
+                    format!(
+                        "{open} partition(s) did not reach their end offsets: {}",
+                        ranges
+                            .iter()
+                            .filter(|(k, (_, e))| next.get(*k).is_some_and(|n| n < e))
+                            .map(|((t, p), (s, e))| format!(
+                                "{t}-{p} [{s}, {e}) read to {}",
+                                next[&(t.clone(), *p)]
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 ));
             }
             match self.consumer.poll(Duration::from_millis(100)) {
@@ -587,6 +604,10 @@ impl Client {
                     *n = m.offset() + 1;
                     if *n >= *e {
                         open -= 1;
+                        // fetch no further for it while the others finish
+                        let mut done = TopicPartitionList::new();
+                        done.add_partition(&key.0, key.1);
+                        let _ = self.consumer.pause(&done);
                     }
                 }
             }
