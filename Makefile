@@ -68,6 +68,7 @@ bench: build
 	$(PY) bench/windowed.py
 	$(PY) bench/joins.py
 	$(PY) bench/state_stores.py
+	tools/with_kafka.sh $(PY) bench/kafka.py
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200
