@@ -546,6 +546,11 @@ impl Client {
         self.consumer
             .assign(&tpl)
             .map_err(|e| self.broker_error("assigning partitions", e))?;
+        // a partition paused at the end of the last batch stays paused
+        // through a new assignment: resume them all
+        self.consumer
+            .resume(&tpl)
+            .map_err(|e| self.broker_error("resuming partitions", e))?;
         let deadline = Instant::now() + self.options.timeout;
         let mut open = ranges.len();
         let mut next: BTreeMap<(String, i32), i64> =
