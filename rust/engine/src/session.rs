@@ -72,6 +72,8 @@ pub struct QueryOptions {
     pub checkpoint_location: Option<String>,
     /// `lateRowsTable`: keep rows dropped behind the watermark in this table.
     pub late_rows_table: Option<String>,
+    /// The trigger clock (a manual one in tests).
+    pub clock: crate::engine::clock::Clock,
 }
 
 /// One user session (`SparkSession`).
@@ -456,6 +458,7 @@ impl Session {
             output_mode,
             checkpoint_location,
             late_rows_table,
+            clock,
         } = opts;
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
@@ -543,6 +546,7 @@ impl Session {
                 output_mode,
                 checkpoint,
                 late_rows,
+                clock,
             },
             &self.conf,
             &self.streams,

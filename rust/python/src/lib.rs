@@ -61,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dataframe::PyDataFrame>()?;
     m.add_class::<expr::PyExpr>()?;
     m.add_class::<streaming::PyStreamingQuery>()?;
+    m.add_class::<streaming::PyManualClock>()?;
     m.add_class::<streaming::PyMemoryStream>()?;
     m.add_function(wrap_pyfunction!(expr::col, m)?)?;
     m.add_function(wrap_pyfunction!(expr::lit_array, m)?)?;

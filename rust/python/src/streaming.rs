@@ -130,6 +130,11 @@ impl PyStreamingQuery {
         self.inner.backlog().map(|b| (b.done, b.total, b.unit))
     }
 
+    /// The manual-clock time the query waits for to trigger next.
+    fn waiting_until_ms(&self) -> Option<i64> {
+        self.inner.waiting_until_ms()
+    }
+
     /// Wall times (ns) of recent no-data triggers (for benchmarks).
     fn idle_trigger_nanos(&self) -> Vec<u64> {
         self.inner.idle_trigger_nanos()
@@ -188,7 +193,7 @@ pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
 
 /// `df.writeStream....start()`.
 #[pyfunction]
-#[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, partition_by, foreach_batch=None, console_out=None))]
+#[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, partition_by, foreach_batch=None, console_out=None, clock=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn start_query(
     py: Python<'_>,
@@ -202,6 +207,7 @@ pub fn start_query(
     partition_by: Vec<String>,
     foreach_batch: Option<Py<PyAny>>,
     console_out: Option<Py<PyAny>>,
+    clock: Option<PyRef<'_, PyManualClock>>,
 ) -> PyResult<PyStreamingQuery> {
     let options: HashMap<String, String> = options
         .into_iter()
@@ -272,6 +278,10 @@ pub fn start_query(
     let frame = df.df.clone();
     let checkpoint = options.get("checkpointlocation").cloned();
     let late = options.get("laterowstable").cloned();
+    let clock = match clock {
+        Some(c) => sparklet_engine::engine::clock::Clock::Manual(Arc::clone(&c.inner)),
+        None => sparklet_engine::engine::clock::Clock::System,
+    };
     let q = py
         .detach(|| {
             let opts = QueryOptions {
@@ -280,6 +290,7 @@ pub fn start_query(
                 output_mode,
                 checkpoint_location: checkpoint,
                 late_rows_table: late,
+                clock,
             };
             session.start_query(frame, sink, opts)
         })
@@ -292,4 +303,28 @@ pub fn start_query(
 #[pyfunction]
 pub fn remove_failed_temporary_checkpoints() {
     sparklet_engine::engine::execution::remove_failed_temporary_checkpoints();
+}
+
+/// A manual trigger clock (`sparklet.testing.ManualClock`).
+#[pyclass(name = "ManualClock", module = "sparklet._native", frozen)]
+pub struct PyManualClock {
+    inner: Arc<sparklet_engine::engine::clock::ManualClock>,
+}
+
+#[pymethods]
+impl PyManualClock {
+    #[new]
+    fn new(start_ms: i64) -> Self {
+        PyManualClock {
+            inner: Arc::new(sparklet_engine::engine::clock::ManualClock::new(start_ms)),
+        }
+    }
+
+    fn advance(&self, ms: i64) {
+        self.inner.advance(ms);
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.inner.now_ms()
+    }
 }

@@ -83,6 +83,8 @@ class DataStreamWriter:
         self._name: str | None = None
         self._trigger = ("processingTime", 0)
         self._foreach_batch: Callable[["pa.Table", int], None] | None = None
+        # a manual trigger clock (sparklet.testing.StartStream(clock=...)); None: the system clock
+        self._clock: Any = None
         self._partition_by: list[str] = []
 
     def format(self, source: str) -> "DataStreamWriter":
@@ -225,6 +227,7 @@ class DataStreamWriter:
             self._partition_by,
             self._foreach_batch,
             _console_write if fmt.lower() == "console" else None,
+            self._clock,
         )
         query = StreamingQuery(native, self._df.sparkSession)
         if kind == "availableNow":

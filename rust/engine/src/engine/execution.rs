@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::datasource::{provider_as_source, source_as_provider, MemTable};
@@ -94,6 +94,8 @@ pub struct StartOptions {
     pub checkpoint: CheckpointSpec,
     /// Where rows dropped behind the watermark go (`lateRowsTable`).
     pub late_rows: Option<Box<dyn Sink>>,
+    /// The clock triggers and processing time follow.
+    pub clock: crate::engine::clock::Clock,
 }
 
 fn incompatible(message: String) -> Error {
@@ -196,13 +198,6 @@ fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
             (batch, start, Some(check(cp.read_offsets(batch)?, batch)?))
         }
     })
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Replace every stream placeholder in `plan` with the batch's data.
@@ -837,7 +832,7 @@ fn start_query(
         &shared.id,
         &shared.run_id,
         shared.name.as_deref(),
-        &crate::engine::progress::format_timestamp_ms(now_ms()),
+        &crate::engine::progress::format_timestamp_ms(opts.clock.now_ms()),
     );
     let mut conf_snapshot = BTreeMap::new();
     for key in [keys::SHUFFLE_PARTITIONS, keys::SESSION_TIME_ZONE] {
@@ -871,7 +866,8 @@ fn start_query(
         retain,
         conf_snapshot,
         last_trigger_start: None,
-        last_progress_ms: now_ms(),
+        last_progress_ms: opts.clock.now_ms(),
+        clock: opts.clock.clone(),
         polling_delay: Duration::from_millis(conf.get_i64(keys::POLLING_DELAY, 10).max(1) as u64),
         no_data_interval_ms: conf.get_i64(keys::NO_DATA_PROGRESS_INTERVAL, 10_000),
     };
@@ -968,6 +964,8 @@ struct Execution {
     conf_snapshot: BTreeMap<String, String>,
     last_trigger_start: Option<i64>,
     last_progress_ms: i64,
+    /// What triggers and processing time follow.
+    clock: crate::engine::clock::Clock,
     polling_delay: Duration,
     no_data_interval_ms: i64,
 }
@@ -1030,10 +1028,11 @@ impl Execution {
         // state timing out by processing time (Spark runs a batch on every
         // trigger for it; here only once a timeout is due)
         let timeout_due = matches!(self.trigger, Trigger::ProcessingTime { .. })
-            && self
-                .operators
-                .iter()
-                .any(|(_, op)| op.next_timeout_ms().is_some_and(|t| t <= now_ms()));
+            && self.operators.iter().any(|(_, op)| {
+                // past, not at: a state times out once the batch time exceeds it
+                op.next_timeout_ms()
+                    .is_some_and(|t| t < self.clock.now_ms())
+            });
         self.no_data_batches
             && self.trigger != Trigger::Once
             && !self.operators.is_empty()
@@ -1069,7 +1068,7 @@ impl Execution {
         while !self.stopping() {
             let seen = wake.seq();
             let trigger_start = Instant::now();
-            let start_ms = now_ms();
+            let start_ms = self.clock.now_ms();
             self.shared.update(|st| {
                 st.status = QueryStatus::new("Getting offsets from sources", false, true)
             });
@@ -1095,7 +1094,7 @@ impl Execution {
                 if matches!(self.trigger, Trigger::Once | Trigger::AvailableNow) {
                     return Ok(());
                 }
-                self.wait_next(trigger_start, seen);
+                self.wait_next(trigger_start, start_ms, seen);
                 continue;
             }
             self.run_batch(latest, start_ms, latest_ms, trigger_start, true)?;
@@ -1107,7 +1106,7 @@ impl Execution {
             }
             // after a batch with data, the default trigger goes straight on
             if matches!(self.trigger, Trigger::ProcessingTime { interval_ms } if interval_ms > 0) {
-                self.wait_next(trigger_start, wake.seq());
+                self.wait_next(trigger_start, start_ms, wake.seq());
             }
         }
         Ok(())
@@ -1157,8 +1156,27 @@ impl Execution {
     }
 
     /// Sleep until the next trigger (or until woken by new data / stop).
-    fn wait_next(&self, trigger_start: Instant, seen: u64) {
+    fn wait_next(&self, trigger_start: Instant, start_ms: i64, seen: u64) {
         let wake = global_wake();
+        if let (
+            crate::engine::clock::Clock::Manual(clock),
+            Trigger::ProcessingTime { interval_ms },
+        ) = (&self.clock, self.trigger)
+        {
+            // the next trigger is due when the manual clock reaches it; tests
+            // see the query waiting there (Spark's isStreamWaitingAt)
+            let next = start_ms + interval_ms.max(1) as i64;
+            self.shared.update(|st| st.waiting_until_ms = Some(next));
+            while !self.stopping() {
+                let seq = wake.seq();
+                if clock.now_ms() >= next {
+                    break;
+                }
+                wake.wait(seq, Duration::from_millis(100));
+            }
+            self.shared.update(|st| st.waiting_until_ms = None);
+            return;
+        }
         match self.trigger {
             Trigger::ProcessingTime { interval_ms } if interval_ms > 0 => {
                 let next = trigger_start + Duration::from_millis(interval_ms);

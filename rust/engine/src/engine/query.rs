@@ -27,6 +27,8 @@ pub(crate) struct QueryState {
     pub checkpoint_nanos: VecDeque<u64>,
     /// In an `AvailableNow` run: how far through its data it is.
     pub backlog: Option<crate::sources::Backlog>,
+    /// Waiting for a manual clock to reach this time (the next trigger).
+    pub waiting_until_ms: Option<i64>,
 }
 
 /// State shared between a query's handle(s) and its engine thread.
@@ -71,6 +73,7 @@ impl QueryShared {
                 idle_nanos: VecDeque::new(),
                 checkpoint_nanos: VecDeque::new(),
                 backlog: None,
+                waiting_until_ms: None,
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -160,6 +163,12 @@ impl StreamingQuery {
     /// In an `AvailableNow` run: the data done of what it was capped at.
     pub fn backlog(&self) -> Option<crate::sources::Backlog> {
         self.shared.state.lock().backlog
+    }
+
+    /// The manual-clock time the query waits for to trigger next (None:
+    /// not waiting on a manual clock).
+    pub fn waiting_until_ms(&self) -> Option<i64> {
+        self.shared.state.lock().waiting_until_ms
     }
 
     /// The error that stopped the query, if it failed.

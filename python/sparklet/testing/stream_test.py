@@ -1,0 +1,275 @@
+"""``testStream``: Spark's Scala stream-test DSL, for Python.
+
+A test is a list of actions run in order against one streaming query, which
+restarts from the same checkpoint after :class:`StopStream`::
+
+    ms = MemoryStream(spark, "word STRING")
+    testStream(
+        ms.toDF().groupBy("word").count(), "update",
+        AddData(ms, [("a",), ("b",), ("a",)]),
+        CheckLastBatch(("a", 2), ("b", 1)),
+        StopStream(),
+        AddData(ms, [("a",)]),
+        StartStream(),
+        CheckNewAnswer(("a", 3)),
+    )
+
+With ``StartStream(trigger={"processingTime": "10 seconds"}, clock=clock)``
+and a :class:`ManualClock`, triggers fire when :class:`AdvanceManualClock`
+moves the clock, so processing-time behaviour is tested without sleeping.
+Answers are compared as multisets of rows (order ignored) unless
+``ordered=True``; each row is a tuple (or a :class:`~sparklet.sql.Row`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sparklet import _native
+from sparklet.sql.dataframe import DataFrame
+from sparklet.sql.streaming.query import StreamingQuery
+from sparklet.testing.memory_stream import MemoryStream
+
+__all__ = [
+    "AddData",
+    "AdvanceManualClock",
+    "AssertOnQuery",
+    "CheckAnswer",
+    "CheckLastBatch",
+    "CheckNewAnswer",
+    "ExpectFailure",
+    "ManualClock",
+    "StartStream",
+    "StopStream",
+    "testStream",
+]
+
+
+class ManualClock:
+    """A clock that moves only when told (``advance``): the trigger clock of
+    a query started by :class:`StartStream` with ``clock=``. Milliseconds
+    since the epoch, starting at ``start_ms``."""
+
+    def __init__(self, start_ms: int = 0) -> None:
+        self._native = _native.ManualClock(start_ms)
+
+    def advance(self, ms: int) -> None:
+        """Move the clock forward ``ms`` milliseconds (waking the query)."""
+        self._native.advance(ms)
+
+    @property
+    def now_ms(self) -> int:
+        """The clock's time in ms since the epoch."""
+        return self._native.now_ms()
+
+
+@dataclass
+class AddData:
+    """Add ``rows`` to ``stream`` (one offset)."""
+
+    stream: MemoryStream
+    rows: Sequence[Any]
+
+
+@dataclass
+class StartStream:
+    """Start (or restart, from the test's checkpoint) the query, with a
+    trigger as ``writeStream.trigger`` takes it (a dict such as
+    ``{"processingTime": "1 second"}``) and an optional manual clock."""
+
+    trigger: dict[str, Any] = field(default_factory=dict)
+    clock: ManualClock | None = None
+
+
+@dataclass
+class StopStream:
+    """Stop the query (its checkpoint stays for the next :class:`StartStream`)."""
+
+
+@dataclass
+class AdvanceManualClock:
+    """Advance the running query's manual clock by ``ms``, then wait until
+    the query has processed what that trigger brought."""
+
+    ms: int
+
+
+def _rows(rows: Sequence[Any]) -> list[tuple]:
+    return [tuple(r) for r in rows]
+
+
+class CheckAnswer:
+    """Everything the sink holds (append and update: every row so far;
+    complete: the last batch) equals ``rows``."""
+
+    def __init__(self, *rows: Any, ordered: bool = False) -> None:
+        self.rows, self.ordered = rows, ordered
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(map(repr, self.rows))}, ordered={self.ordered})"
+
+
+class CheckNewAnswer(CheckAnswer):
+    """The rows added since the last check equal ``rows``."""
+
+
+class CheckLastBatch(CheckAnswer):
+    """The last micro-batch with rows produced exactly ``rows``."""
+
+
+@dataclass
+class AssertOnQuery:
+    """``condition(query)`` is true (``message`` says what it checks)."""
+
+    condition: Callable[[StreamingQuery], bool]
+    message: str = ""
+
+
+@dataclass
+class ExpectFailure:
+    """The query fails with ``error`` (an exception class) whose message
+    contains ``match``."""
+
+    error: type[BaseException] = Exception
+    match: str = ""
+
+
+class _Run:
+    """The query under test and what its sink received."""
+
+    def __init__(self, df: DataFrame, output_mode: str) -> None:
+        self.df, self.mode = df, output_mode
+        self.checkpoint = tempfile.mkdtemp(prefix="sparklet-teststream-")
+        self.batches: list[list[tuple]] = []
+        self.checked = 0  # rows of `all_rows` already checked
+        self.query: StreamingQuery | None = None
+        self.clock: ManualClock | None = None
+
+    def sink(self, table: Any, batch_id: int) -> None:
+        self.batches.append([tuple(r.values()) for r in table.to_pylist()])
+
+    def all_rows(self) -> list[tuple]:
+        if self.mode == "complete":
+            return next((b for b in reversed(self.batches) if b), [])
+        return [r for b in self.batches for r in b]
+
+    def start(self, action: StartStream) -> None:
+        if self.query is not None and self.query.isActive:
+            raise AssertionError("StartStream: the query is already running")
+        w = self.df.writeStream.outputMode(self.mode).foreachBatch(self.sink)
+        w = w.option("checkpointLocation", self.checkpoint)
+        if action.trigger:
+            w = w.trigger(**action.trigger)
+        self.clock = action.clock
+        if action.clock is not None:
+            w._clock = action.clock._native
+        self.query = w.start()
+
+    def running(self, what: str) -> StreamingQuery:
+        if self.query is None or not self.query.isActive:
+            raise AssertionError(f"{what}: the query is not running")
+        return self.query
+
+    def settle(self) -> None:
+        """Process what the sources hold (unless a manual clock holds the trigger)."""
+        q = self.running("check")
+        if self.clock is None:
+            q.processAllAvailable()
+
+
+def _same(expected: Sequence[Any], actual: list[tuple], ordered: bool) -> bool:
+    exp = _rows(expected)
+    return exp == actual if ordered else Counter(exp) == Counter(actual)
+
+
+def testStream(df: DataFrame, outputMode: str = "append", *actions: Any) -> None:  # noqa: N802
+    """Run ``actions`` against a query over ``df`` in ``outputMode``; the
+    query starts at once (as in Spark) unless the first action is a
+    :class:`StartStream`. Raises AssertionError naming the failing action
+    and showing the sink's batches."""
+    run = _Run(df, outputMode)
+    steps = list(actions)
+    if not steps or not isinstance(steps[0], StartStream):
+        steps.insert(0, StartStream())
+    try:
+        for n, action in enumerate(steps):
+            try:
+                _apply(run, action)
+            except AssertionError as e:
+                raise AssertionError(
+                    f"testStream action {n} ({action!r}) failed: {e}\nbatches so far: {run.batches}"
+                ) from None
+    finally:
+        if run.query is not None and run.query.isActive:
+            run.query.stop()
+
+
+testStream.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def _apply(run: _Run, action: Any) -> None:
+    if isinstance(action, AddData):
+        action.stream.addData(list(action.rows))
+    elif isinstance(action, StartStream):
+        run.start(action)
+    elif isinstance(action, StopStream):
+        run.running("StopStream").stop()
+    elif isinstance(action, AdvanceManualClock):
+        q = run.running("AdvanceManualClock")
+        if run.clock is None:
+            raise AssertionError("AdvanceManualClock: the query was started without a manual clock")
+        run.clock.advance(action.ms)
+        # as Spark's: done once the query waits for a trigger after the new time
+        deadline = time.monotonic() + 60
+        while q.isActive:
+            waiting = q._native.waiting_until_ms()
+            if waiting is not None and waiting > run.clock.now_ms:
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError("the query did not reach its next trigger within 60 s")
+            time.sleep(0.001)
+    elif isinstance(action, CheckLastBatch):
+        run.settle()
+        last = next((b for b in reversed(run.batches) if b), [])
+        if not _same(action.rows, last, action.ordered):
+            raise AssertionError(f"last batch {last} != expected {_rows(action.rows)}")
+        run.checked = len(run.all_rows())
+    elif isinstance(action, CheckNewAnswer):
+        run.settle()
+        rows = run.all_rows()
+        new = rows[run.checked :] if run.mode != "complete" else rows
+        if not _same(action.rows, new, action.ordered):
+            raise AssertionError(f"new rows {new} != expected {_rows(action.rows)}")
+        run.checked = len(rows)
+    elif isinstance(action, CheckAnswer):
+        run.settle()
+        rows = run.all_rows()
+        if not _same(action.rows, rows, action.ordered):
+            raise AssertionError(f"sink rows {rows} != expected {_rows(action.rows)}")
+        run.checked = len(rows)
+    elif isinstance(action, AssertOnQuery):
+        if not action.condition(run.running("AssertOnQuery")):
+            raise AssertionError(f"condition false: {action.message or action.condition}")
+    elif isinstance(action, ExpectFailure):
+        q = run.query
+        if q is None:
+            raise AssertionError("ExpectFailure: no query was started")
+        try:
+            q.awaitTermination(60)
+        except Exception as e:  # the query's failure, raised as StreamingQueryException
+            cause = e.__cause__ or e
+            if not isinstance(cause, action.error) and not isinstance(e, action.error):
+                raise AssertionError(
+                    f"failed with {type(cause).__name__}, expected {action.error.__name__}: {e}"
+                ) from e
+            if action.match not in str(e):
+                raise AssertionError(f"failure {e} does not contain {action.match!r}") from e
+            return
+        raise AssertionError("the query did not fail")
+    else:
+        raise AssertionError(f"unknown testStream action {action!r}")
