@@ -58,7 +58,7 @@ py-test: build
 	$(PY) -m pytest -q --doctest-modules python/sparklet -p no:cacheprovider
 
 notebooks: build
-	$(PY) tools/run_notebooks.py notebooks
+	tools/with_kafka.sh $(PY) tools/run_notebooks.py notebooks
 
 test: lint rust-test py-test notebooks
 
