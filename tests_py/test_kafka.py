@@ -103,6 +103,14 @@ def test_every_message_once_across_restarts_and_rate_limited_batches(
     progress = q.lastProgress["sources"][0]
     assert progress["description"] == f"KafkaV2[Subscribe[{topic}]]"
     assert progress["endOffset"] == {topic: {"0": 10, "1": 10, "2": 10}}
+    # Spark's Kafka metrics: the last batch caught up with every partition
+    assert progress["metrics"] == {
+        "avgOffsetsBehindLatest": "0.0",
+        "maxOffsetsBehindLatest": "0",
+        "minOffsetsBehindLatest": "0",
+    }
+    first_batch = next(p for p in q.recentProgress if p["numInputRows"])["sources"][0]
+    assert first_batch["metrics"]["maxOffsetsBehindLatest"] == "8"  # 10 per partition, 7 taken (3, 2, 2)
     q.stop()
     assert sorted(r["v"] for r in first.rows()) == sorted(f"m{i}" for i in range(30))
 

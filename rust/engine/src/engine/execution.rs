@@ -1137,6 +1137,7 @@ impl Execution {
                     num_input_rows: 0,
                     input_rows_per_second: 0.0,
                     processed_rows_per_second: 0.0,
+                    metrics: s.metrics(c.as_ref()),
                 })
                 .collect();
             let p = self.progress(start_ms, 0, duration, sources, 0);
@@ -1385,6 +1386,7 @@ impl Execution {
                 num_input_rows: rows[i],
                 input_rows_per_second: rate(rows[i], since_last),
                 processed_rows_per_second: rate(rows[i], trigger_ms),
+                metrics: s.metrics(latest[i].as_ref()),
             })
             .collect();
         let total_rows = rows.iter().sum();

@@ -25,6 +25,10 @@ pub struct SourceProgress {
     pub input_rows_per_second: f64,
     /// Rows per second processed (over this trigger's duration).
     pub processed_rows_per_second: f64,
+    /// The source's own figures (Kafka: offsets behind the latest), left
+    /// out when empty, as Spark does.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, String>,
 }
 
 /// Progress of the sink in one trigger.

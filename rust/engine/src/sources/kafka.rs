@@ -762,6 +762,7 @@ impl SourceFactory for KafkaFactory {
             last_batch_at: Instant::now(),
             cap: None,
             taken: 0,
+            available: Offsets::new(),
         }))
     }
 }
@@ -780,6 +781,8 @@ struct KafkaSource {
     cap: Option<Offsets>,
     /// Offsets taken since `availableNow` started, and its total.
     taken: u64,
+    /// The partitions' latest offsets when last asked (for the metrics).
+    available: Offsets,
 }
 
 fn to_offset(o: &Offsets) -> Result<Offset> {
@@ -898,6 +901,12 @@ impl Source for KafkaSource {
         };
         let parts = self.client.partitions()?;
         let marks = self.client.all_watermarks(&parts)?;
+        self.available = marks
+            .iter()
+            .fold(Offsets::new(), |mut o, ((t, p), (_, high))| {
+                o.entry(t.clone()).or_default().insert(*p, *high);
+                o
+            });
         let mut latest = Offsets::new();
         for ((t, p), (_, high)) in &marks {
             let mut at = *high;
@@ -974,6 +983,39 @@ impl Source for KafkaSource {
         );
         self.taken = 0;
         Ok(())
+    }
+
+    /// Spark's: how far the batch's end is behind each partition's latest.
+    fn metrics(&self, end: Option<&Offset>) -> BTreeMap<String, String> {
+        let Some(end) = end.and_then(|e| from_offset(e).ok()) else {
+            return BTreeMap::new();
+        };
+        let behind: Vec<i64> = self
+            .available
+            .iter()
+            .flat_map(|(t, ps)| {
+                let end = &end;
+                ps.iter().map(move |(p, high)| {
+                    let at = end.get(t).and_then(|m| m.get(p)).copied().unwrap_or(0);
+                    (high - at).max(0)
+                })
+            })
+            .collect();
+        if behind.is_empty() {
+            return BTreeMap::new();
+        }
+        let avg = behind.iter().sum::<i64>() as f64 / behind.len() as f64;
+        BTreeMap::from([
+            ("avgOffsetsBehindLatest".into(), format!("{avg:?}")),
+            (
+                "maxOffsetsBehindLatest".into(),
+                behind.iter().max().copied().unwrap_or(0).to_string(),
+            ),
+            (
+                "minOffsetsBehindLatest".into(),
+                behind.iter().min().copied().unwrap_or(0).to_string(),
+            ),
+        ])
     }
 
     fn backlog(&self) -> Option<Backlog> {

@@ -66,6 +66,11 @@ pub trait Source: Send {
     fn backlog(&self) -> Option<Backlog> {
         None
     }
+    /// Figures for the source's progress after a batch ending at `end`
+    /// (Spark's `SourceProgress.metrics`).
+    fn metrics(&self, _end: Option<&Offset>) -> std::collections::BTreeMap<String, String> {
+        std::collections::BTreeMap::new()
+    }
 }
 
 /// How far an `AvailableNow` run is through the data it was capped at.
