@@ -73,12 +73,13 @@ def chromium() -> str:
 
 
 def browse(url: str, *flags: str) -> str:
-    out = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *flags, url],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    # /dev/shm is small in containers (a known cause of headless crashes);
+    # a browser killed by a signal is tried once more, it is not the page's fault
+    args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"]
+    for _ in range(2):
+        out = subprocess.run([*args, *flags, url], capture_output=True, text=True, timeout=120)
+        if out.returncode >= 0:
+            break
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout
 
