@@ -169,6 +169,9 @@ class _Run:
         if action.clock is not None:
             w._clock = action.clock._native
         self.query = w.start()
+        if action.clock is not None:
+            # the first trigger (at the clock's time) is done before the next action
+            _await_next_trigger(self.query, action.clock)
 
     def running(self, what: str) -> StreamingQuery:
         if self.query is None or not self.query.isActive:
@@ -180,6 +183,19 @@ class _Run:
         q = self.running("check")
         if self.clock is None:
             q.processAllAvailable()
+
+
+def _await_next_trigger(q: StreamingQuery, clock: ManualClock) -> None:
+    """As Spark's ``isStreamWaitingAt``: return once the query waits for a
+    trigger after the clock's time (every trigger due has run)."""
+    deadline = time.monotonic() + 60
+    while q.isActive:
+        waiting = q._native.waiting_until_ms()
+        if waiting is not None and waiting > clock.now_ms:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("the query did not reach its next trigger within 60 s")
+        time.sleep(0.001)
 
 
 def _same(expected: Sequence[Any], actual: list[tuple], ordered: bool) -> bool:
@@ -224,15 +240,7 @@ def _apply(run: _Run, action: Any) -> None:
         if run.clock is None:
             raise AssertionError("AdvanceManualClock: the query was started without a manual clock")
         run.clock.advance(action.ms)
-        # as Spark's: done once the query waits for a trigger after the new time
-        deadline = time.monotonic() + 60
-        while q.isActive:
-            waiting = q._native.waiting_until_ms()
-            if waiting is not None and waiting > run.clock.now_ms:
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError("the query did not reach its next trigger within 60 s")
-            time.sleep(0.001)
+        _await_next_trigger(q, run.clock)
     elif isinstance(action, CheckLastBatch):
         run.settle()
         last = next((b for b in reversed(run.batches) if b), [])
