@@ -552,25 +552,37 @@ impl Client {
             .resume(&tpl)
             .map_err(|e| self.broker_error("resuming partitions", e))?;
         let deadline = Instant::now() + self.options.timeout;
-        let mut open = ranges.len();
-        let mut next: BTreeMap<(String, i32), i64> =
-            ranges.iter().map(|(k, (s, _))| (k.clone(), *s)).collect();
+        // per partition: its range and the next offset expected; found by a
+        // scan (a batch reads few partitions), so no key is built per record
+        let mut reading: Vec<Reading> = ranges
+            .into_iter()
+            .map(|((topic, partition), (start, end))| Reading {
+                topic,
+                partition,
+                start,
+                end,
+                next: start,
+            })
+            .collect();
+        let mut open = reading.len();
         while open > 0 {
             if Instant::now() > deadline {
                 let _ = self.consumer.unassign();
+                let behind: Vec<String> = reading
+                    .iter()
+                    .filter(|r| !r.done())
+                    .map(|r| {
+                        format!(
+                            "{}-{} [{}, {}) read to {}",
+                            r.topic, r.partition, r.start, r.end, r.next
+                        )
+                    })
+                    .collect();
                 return Err(self.broker_error(
                     "reading a batch's records",
                     format!(
                         "{open} partition(s) did not reach their end offsets: {}",
-                        ranges
-                            .iter()
-                            .filter(|(k, (_, e))| next.get(*k).is_some_and(|n| n < e))
-                            .map(|((t, p), (s, e))| format!(
-                                "{t}-{p} [{s}, {e}) read to {}",
-                                next[&(t.clone(), *p)]
-                            ))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        behind.join(", ")
                     ),
                 ));
             }
@@ -579,14 +591,14 @@ impl Client {
                     // offsets with no record (transaction markers, compaction)
                     if let Ok(pos) = self.consumer.position() {
                         for el in pos.elements() {
-                            let key = (el.topic().to_string(), el.partition());
-                            if let (KafkaOffset::Offset(o), Some((_, e))) =
-                                (el.offset(), ranges.get(&key))
-                            {
-                                if o >= *e && next.get(&key).is_some_and(|n| n < e) {
-                                    next.insert(key, *e);
-                                    open -= 1;
-                                }
+                            let (KafkaOffset::Offset(o), Some(r)) =
+                                (el.offset(), find(&mut reading, el.topic(), el.partition()))
+                            else {
+                                continue;
+                            };
+                            if o >= r.end && !r.done() {
+                                r.next = r.end;
+                                open -= 1;
                             }
                         }
                     }
@@ -596,22 +608,21 @@ impl Client {
                     return Err(self.broker_error("reading records", e));
                 }
                 Some(Ok(m)) => {
-                    let key = (m.topic().to_string(), m.partition());
-                    let (Some((_, e)), Some(n)) = (ranges.get(&key), next.get_mut(&key)) else {
+                    let Some(r) = find(&mut reading, m.topic(), m.partition()) else {
                         continue;
                     };
-                    if m.offset() < *n || *n >= *e {
+                    if m.offset() < r.next || r.done() {
                         continue;
                     }
-                    if m.offset() < *e {
+                    if m.offset() < r.end {
                         out.push(&m);
                     }
-                    *n = m.offset() + 1;
-                    if *n >= *e {
+                    r.next = m.offset() + 1;
+                    if r.done() {
                         open -= 1;
                         // fetch no further for it while the others finish
                         let mut done = TopicPartitionList::new();
-                        done.add_partition(&key.0, key.1);
+                        done.add_partition(&r.topic, r.partition);
                         let _ = self.consumer.pause(&done);
                     }
                 }
@@ -639,6 +650,27 @@ impl Client {
             Ok(())
         }
     }
+}
+
+/// A partition's range being read, and the next offset expected.
+struct Reading {
+    topic: String,
+    partition: i32,
+    start: i64,
+    end: i64,
+    next: i64,
+}
+
+impl Reading {
+    fn done(&self) -> bool {
+        self.next >= self.end
+    }
+}
+
+fn find<'a>(reading: &'a mut [Reading], topic: &str, partition: i32) -> Option<&'a mut Reading> {
+    reading
+        .iter_mut()
+        .find(|r| r.partition == partition && r.topic == topic)
 }
 
 /// Record batches of Kafka records being built.
