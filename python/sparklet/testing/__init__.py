@@ -8,39 +8,18 @@ and :class:`TwsTester` a ``transformWithStateInPandas`` processor;
 (``sparklet.testing.pytest_plugin``): a ``spark`` fixture, and queries left
 running stopped after each test."""
 
+from sparklet.testing import stream_test
 from sparklet.testing.group_state import GroupStateTester
 from sparklet.testing.memory_stream import MemoryStream
-from sparklet.testing.stream_test import (
-    AddData,
-    AdvanceManualClock,
-    AssertOnQuery,
-    CheckAnswer,
-    CheckLastBatch,
-    CheckNewAnswer,
-    ExpectFailure,
-    ManualClock,
-    StartStream,
-    StopStream,
-    testStream,
-)
+from sparklet.testing.stream_test import *  # noqa: F403  (its __all__: the DSL)
 from sparklet.testing.tws_tester import TwsTester
 from sparklet.testing.utils import assertDataFrameEqual, assertSchemaEqual
 
 __all__ = [
-    "AddData",
-    "AdvanceManualClock",
-    "AssertOnQuery",
-    "CheckAnswer",
-    "CheckLastBatch",
-    "CheckNewAnswer",
-    "ExpectFailure",
     "GroupStateTester",
-    "ManualClock",
     "MemoryStream",
-    "StartStream",
-    "StopStream",
     "TwsTester",
     "assertDataFrameEqual",
     "assertSchemaEqual",
-    "testStream",
+    *stream_test.__all__,
 ]
