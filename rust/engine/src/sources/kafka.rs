@@ -31,6 +31,9 @@ use crate::error::{Error, Result};
 /// `{"topic":{"0":23}}`.
 pub type Offsets = BTreeMap<String, BTreeMap<i32, i64>>;
 
+/// (earliest, latest) offsets per (topic, partition).
+type Marks = BTreeMap<(String, i32), (i64, i64)>;
+
 /// Client options a user may not set (Spark's list): sparklet manages them.
 const UNSUPPORTED: [(&str, &str); 5] = [
     (
@@ -427,10 +430,7 @@ impl Client {
     }
 
     /// Every partition's (earliest, latest).
-    fn all_watermarks(
-        &self,
-        parts: &[(String, i32)],
-    ) -> Result<BTreeMap<(String, i32), (i64, i64)>> {
+    fn all_watermarks(&self, parts: &[(String, i32)]) -> Result<Marks> {
         parts
             .iter()
             .map(|(t, p)| Ok(((t.clone(), *p), self.watermarks(t, *p)?)))
@@ -439,12 +439,7 @@ impl Client {
 
     /// `bound` resolved to offsets of `parts` (a partition `bound` leaves
     /// out: `default`).
-    fn resolve(
-        &self,
-        bound: &Bound,
-        parts: &[(String, i32)],
-        marks: &BTreeMap<(String, i32), (i64, i64)>,
-    ) -> Result<Offsets> {
+    fn resolve(&self, bound: &Bound, parts: &[(String, i32)], marks: &Marks) -> Result<Offsets> {
         let mut out = Offsets::new();
         for (t, p) in parts {
             let (low, high) = marks[&(t.clone(), *p)];
@@ -482,7 +477,13 @@ impl Client {
 
     /// Records of each partition from `start` (or its earliest) to `end`
     /// (exclusive), as Spark's columns.
-    fn read(&self, start: &Offsets, end: &Offsets) -> Result<Vec<RecordBatch>> {
+    /// `known`: (earliest, latest) of partitions just asked for (the
+    /// trigger's own look-up), so a batch does not ask again.
+    fn read(&self, start: &Offsets, end: &Offsets, known: &Marks) -> Result<Vec<RecordBatch>> {
+        let marks = |t: &String, p: i32| match known.get(&(t.clone(), p)) {
+            Some(m) => Ok(*m),
+            None => self.watermarks(t, p),
+        };
         let mut ranges: BTreeMap<(String, i32), (i64, i64)> = BTreeMap::new();
         for (t, ps) in end {
             for (p, e) in ps {
@@ -490,7 +491,7 @@ impl Client {
                     Some(s) => *s,
                     None => {
                         // a partition new since the batch before: from its start
-                        let (low, _) = self.watermarks(t, *p)?;
+                        let (low, _) = marks(t, *p)?;
                         if low != 0 {
                             self.data_loss(&format!(
                                 "Added partition {t}-{p} starts from {low} instead of 0"
@@ -518,7 +519,7 @@ impl Client {
         }
         // offsets no longer on the broker: data loss
         for ((t, p), (s, e)) in ranges.iter_mut() {
-            let (low, high) = self.watermarks(t, *p)?;
+            let (low, high) = marks(t, *p)?;
             if *s < low {
                 self.data_loss(&format!(
                     "Cannot fetch offset {s} of {t}-{p}: the earliest available is {low}"
@@ -759,7 +760,7 @@ pub fn read_batch(options: &HashMap<String, String>) -> Result<(SchemaRef, Vec<R
     let marks = client.all_watermarks(&parts)?;
     let start = client.resolve(&options.starting, &parts, &marks)?;
     let end = client.resolve(&options.ending, &parts, &marks)?;
-    let batches = client.read(&start, &end)?;
+    let batches = client.read(&start, &end, &marks)?;
     Ok((schema(options.include_headers), batches))
 }
 
@@ -794,7 +795,7 @@ impl SourceFactory for KafkaFactory {
             last_batch_at: Instant::now(),
             cap: None,
             taken: 0,
-            available: Offsets::new(),
+            marks: Marks::new(),
         }))
     }
 }
@@ -813,8 +814,9 @@ struct KafkaSource {
     cap: Option<Offsets>,
     /// Offsets taken since `availableNow` started, and its total.
     taken: u64,
-    /// The partitions' latest offsets when last asked (for the metrics).
-    available: Offsets,
+    /// Each partition's (earliest, latest) at the last trigger: the batch's
+    /// read checks its range against them, the metrics its lag.
+    marks: Marks,
 }
 
 fn to_offset(o: &Offsets) -> Result<Offset> {
@@ -932,15 +934,9 @@ impl Source for KafkaSource {
             }
         };
         let parts = self.client.partitions()?;
-        let marks = self.client.all_watermarks(&parts)?;
-        self.available = marks
-            .iter()
-            .fold(Offsets::new(), |mut o, ((t, p), (_, high))| {
-                o.entry(t.clone()).or_default().insert(*p, *high);
-                o
-            });
+        self.marks = self.client.all_watermarks(&parts)?;
         let mut latest = Offsets::new();
-        for ((t, p), (_, high)) in &marks {
+        for ((t, p), (_, high)) in &self.marks {
             let mut at = *high;
             if let Some(cap) = &self.cap {
                 // availableNow: nothing past what existed when it started
@@ -979,7 +975,7 @@ impl Source for KafkaSource {
             None => self.initial()?,
         };
         let end = from_offset(end)?;
-        let batches = self.client.read(&start, &end)?;
+        let batches = self.client.read(&start, &end, &self.marks)?;
         // the next batch starts where this one ends (also after a batch
         // re-run on restart)
         let current = self.current.get_or_insert_with(Offsets::new);
@@ -1023,14 +1019,11 @@ impl Source for KafkaSource {
             return BTreeMap::new();
         };
         let behind: Vec<i64> = self
-            .available
+            .marks
             .iter()
-            .flat_map(|(t, ps)| {
-                let end = &end;
-                ps.iter().map(move |(p, high)| {
-                    let at = end.get(t).and_then(|m| m.get(p)).copied().unwrap_or(0);
-                    (high - at).max(0)
-                })
+            .map(|((t, p), (_, high))| {
+                let at = end.get(t).and_then(|m| m.get(p)).copied().unwrap_or(0);
+                (high - at).max(0)
             })
             .collect();
         if behind.is_empty() {
