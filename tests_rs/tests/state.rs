@@ -42,7 +42,7 @@ fn versions_reload_from_snapshot_plus_deltas(kind: Kind) {
     }
     assert_eq!(store.metrics().cache_hits, 5);
     drop(store); // waits for the snapshot written off the batch's path
-    assert!(dir.path().join("3.snapshot").exists());
+    assert!(kind.snapshot(dir.path(), 3).exists());
     let reopened = provider.open(&s, 5).unwrap();
     let keys: Vec<String> = reopened
         .keys()
@@ -366,15 +366,7 @@ fn large_state_reloads(writer: Kind, reader: Kind) {
     store.remove(&key(3));
     store.commit().unwrap();
     drop(store); // the snapshot lands; RocksDB's working copy is deleted
-    let snapshot = dir.path().join("3.snapshot");
-    if matches!(writer, Kind::RocksDb) {
-        // written a record batch at a time, not built whole in memory
-        let file = std::fs::File::open(&snapshot).unwrap();
-        let batches = arrow::ipc::reader::FileReader::try_new(file, None)
-            .unwrap()
-            .count();
-        assert!(batches > 1, "{batches} record batch");
-    }
+    assert!(writer.snapshot(dir.path(), 3).exists());
     let reopened = reader.provider(dir.path()).open(&s, 4).unwrap();
     let expected = 150_000 - 500 + 1 - 1;
     assert_eq!(reopened.metrics().num_keys, expected);
@@ -436,6 +428,99 @@ fn rocksdb_reads_a_key_once_to_update_it() {
     assert_eq!(store.metrics().num_keys, 2);
 }
 
+/// RocksDB snapshots are RocksDB's own files: a later snapshot links the
+/// files an earlier one has (the state is not written again), and a
+/// restore links them back.
+#[test]
+fn rocksdb_snapshots_share_their_files_across_versions() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = TempDir::new("state-shared");
+    let s = raw_spec(dir.path(), KeyOrder::Sorted);
+    let provider = Kind::RocksDb.provider(dir.path());
+    let mut store = provider.open(&s, 0).unwrap();
+    for version in 1..=6u32 {
+        // large enough to be ingested as an SST file of its own
+        for i in 0..5000u32 {
+            store
+                .put_bytes(format!("{version}-{i:05}").as_bytes(), &i.to_le_bytes())
+                .unwrap();
+        }
+        store.commit().unwrap();
+        if version == 3 {
+            drop(store); // waits for the snapshot of version 3
+            store = provider.open(&s, 3).unwrap();
+        }
+    }
+    drop(store);
+    let inodes = |v: i64| -> std::collections::BTreeSet<u64> {
+        std::fs::read_dir(Kind::RocksDb.snapshot(dir.path(), v))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sst"))
+            .map(|p| std::fs::metadata(p).unwrap().ino())
+            .collect()
+    };
+    let (at3, at6) = (inodes(3), inodes(6));
+    assert!(at3.len() >= 3, "{at3:?}");
+    assert!(at3.is_subset(&at6), "{at3:?} not all in {at6:?}");
+    assert!(at6.len() > at3.len());
+    // a restore from the snapshot (the working copy is gone) plus no delta
+    let reopened = provider.open(&s, 6).unwrap();
+    assert_eq!(reopened.metrics().num_keys, 30_000);
+    assert_eq!(
+        reopened.get_bytes(b"6-04999").unwrap().as_deref(),
+        Some(&4999u32.to_le_bytes()[..])
+    );
+}
+
+/// A damaged RocksDB snapshot is an error naming it, and stays as it is;
+/// one of another state schema is an incompatible checkpoint, as a file is.
+#[test]
+fn rocksdb_snapshot_damage_and_schema_changes_are_errors() {
+    let dir = TempDir::new("state-damaged");
+    let s = raw_spec(dir.path(), KeyOrder::Sorted);
+    let provider = Kind::RocksDb.provider(dir.path());
+    let mut store = provider.open(&s, 0).unwrap();
+    for version in 1..=4u32 {
+        for i in 0..5000u32 {
+            store
+                .put_bytes(format!("{version}-{i:05}").as_bytes(), b"v")
+                .unwrap();
+        }
+        store.commit().unwrap();
+    }
+    drop(store);
+    let snapshot = Kind::RocksDb.snapshot(dir.path(), 3);
+    let renamed = StoreSpec {
+        value_fields: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
+        ..s.clone()
+    };
+    let Err(err) = provider.open(&renamed, 4) else {
+        panic!("a renamed state column must not load")
+    };
+    assert!(err.to_string().contains("CHECKPOINT_INCOMPATIBLE"), "{err}");
+    // the in-memory provider reads it too, and finds the same
+    let Err(err) = MemoryProvider.open(&renamed, 4) else {
+        panic!("a renamed state column must not load")
+    };
+    assert!(err.to_string().contains("CHECKPOINT_INCOMPATIBLE"), "{err}");
+
+    let ssts: Vec<_> = std::fs::read_dir(&snapshot)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sst"))
+        .collect();
+    std::fs::remove_file(&ssts[0]).unwrap();
+    let Err(err) = provider.open(&s, 4) else {
+        panic!("a damaged snapshot must not load")
+    };
+    let text = err.to_string();
+    assert!(text.contains("CHECKPOINT_FILE_CORRUPT"), "{text}");
+    assert!(text.contains("3.rocksdb"), "{text}");
+    assert!(snapshot.join("CURRENT").exists(), "nothing deleted");
+    assert!(dir.path().join("4.delta").exists(), "nothing deleted");
+}
+
 mod large_state {
     //! Each provider reloads what either wrote (they share the file format).
     use super::{large_state_reloads, Kind};
@@ -468,6 +553,14 @@ enum Kind {
 }
 
 impl Kind {
+    /// Where this provider writes `version`'s snapshot in `dir`.
+    fn snapshot(self, dir: &std::path::Path, version: i64) -> std::path::PathBuf {
+        match self {
+            Kind::Memory => dir.join(format!("{version}.snapshot")),
+            Kind::RocksDb => dir.join(format!("{version}.rocksdb")),
+        }
+    }
+
     /// A provider whose working copies (RocksDB) live under `dir`.
     fn provider(self, dir: &std::path::Path) -> Box<dyn StateStoreProvider> {
         match self {

@@ -24,6 +24,7 @@ use arrow::ipc::writer::FileWriter;
 use datafusion::common::ScalarValue;
 
 use super::codec::{binary, Codec, Gathered};
+use super::rocks_snapshot;
 use super::{StateRow, StoreSpec};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
@@ -123,21 +124,28 @@ impl<'a, V> Change<'a, V> {
     }
 }
 
-/// Call `f` with each entry of a snapshot file, a record batch at a time.
+/// Call `f` with each entry of a snapshot (a file, or a RocksDB store's
+/// folder), a record batch at a time.
 pub fn for_each_entry<V>(
     spec: &StoreSpec,
     path: &Path,
     decode: &impl Decode<V>,
     mut f: impl FnMut(&[u8], V) -> Result<()>,
 ) -> Result<()> {
-    let (reader, expected) = open_ipc(spec, path, false)?;
-    for batch in checked(reader, path, &expected) {
-        let batch = batch?;
-        let keys = batch.column(0).as_binary::<i32>();
-        let values = decode(&batch.columns()[1..], batch.num_rows())?;
+    let mut each = |columns: &[ArrayRef]| {
+        let keys = columns[0].as_binary::<i32>();
+        let values = decode(&columns[1..], arrow::array::Array::len(keys))?;
         for (r, v) in values.into_iter().enumerate() {
             f(keys.value(r), v)?;
         }
+        Ok(())
+    };
+    if rocks_snapshot::is_folder(path) {
+        return rocks_snapshot::for_each_chunk(spec, path, |columns| each(&columns));
+    }
+    let (reader, expected) = open_ipc(spec, path, false)?;
+    for batch in checked(reader, path, &expected) {
+        each(batch?.columns())?;
     }
     Ok(())
 }
@@ -203,13 +211,25 @@ fn checked<'a>(
 ) -> impl Iterator<Item = Result<RecordBatch>> + 'a {
     reader.map(move |batch| {
         let batch = batch.map_err(|e| corrupt(path, e))?;
-        check_schema(path, &batch, expected)?;
+        check_schema(path, &batch.schema(), expected)?;
         Ok(batch)
     })
 }
 
-fn check_schema(path: &Path, batch: &RecordBatch, expected: &Schema) -> Result<()> {
-    let fields = batch.schema().fields().clone();
+/// Check that the state schema file `path` (a RocksDB snapshot folder's)
+/// is the query's.
+pub fn check_schema_file(spec: &StoreSpec, path: &Path) -> Result<()> {
+    let (reader, expected) = open_ipc(spec, path, false)?;
+    check_schema(path, &reader.schema(), &expected)
+}
+
+/// Write the state schema file of `spec` at `path`.
+pub fn write_schema_file(spec: &StoreSpec, path: &Path) -> Result<()> {
+    write_ipc_batches(path, schema(spec, false), std::iter::empty())
+}
+
+fn check_schema(path: &Path, found: &Schema, expected: &Schema) -> Result<()> {
+    let fields = found.fields().clone();
     if fields.len() == expected.fields().len()
         && fields
             .iter()
@@ -296,9 +316,17 @@ pub fn newest_snapshot(spec: &StoreSpec, version: i64) -> Result<Option<(i64, Pa
     if version == 0 {
         return Ok(None);
     }
-    Ok(files(&spec.dir, ".snapshot")?
+    Ok(snapshots(&spec.dir)?
         .into_iter()
         .rfind(|(v, _)| *v <= version))
+}
+
+/// A store's snapshots by version: files, and a RocksDB store's folders.
+pub fn snapshots(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
+    let mut all = files(dir, ".snapshot")?;
+    all.extend(files(dir, rocks_snapshot::EXT)?);
+    all.sort();
+    Ok(all)
 }
 
 /// The delta files after version `from` up to `version`; a missing one is
@@ -320,7 +348,7 @@ pub fn deltas(spec: &StoreSpec, from: i64, version: i64) -> Result<Vec<PathBuf>>
 
 /// Remove snapshots and deltas older than the newest snapshot before `keep_from`.
 pub fn cleanup(dir: &Path, keep_from: i64) {
-    let Ok(snaps) = files(dir, ".snapshot") else {
+    let Ok(snaps) = snapshots(dir) else {
         return;
     };
     let Some(base) = snaps
@@ -331,13 +359,18 @@ pub fn cleanup(dir: &Path, keep_from: i64) {
     else {
         return;
     };
-    for ext in [".snapshot", ".delta"] {
-        if let Ok(fs) = files(dir, ext) {
-            for (v, p) in fs {
-                if v < base || (ext == ".delta" && v == base) {
-                    let _ = std::fs::remove_file(p);
-                }
-            }
+    for (v, p) in snaps {
+        if v < base {
+            let _ = if rocks_snapshot::is_folder(&p) {
+                std::fs::remove_dir_all(p)
+            } else {
+                std::fs::remove_file(p)
+            };
+        }
+    }
+    for (v, p) in files(dir, ".delta").unwrap_or_default() {
+        if v <= base {
+            let _ = std::fs::remove_file(p);
         }
     }
 }

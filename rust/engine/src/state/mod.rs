@@ -17,6 +17,7 @@ pub mod partitioned;
 pub mod reader;
 pub mod rescale;
 pub mod rocks;
+mod rocks_snapshot;
 
 use std::borrow::Cow;
 use std::path::PathBuf;

@@ -37,18 +37,19 @@ use rocksdb::{
 use super::codec::{Codec, Gathered};
 use super::entries::ValueRef;
 use super::files::{
-    deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, snapshot_columns,
-    write_delta, write_snapshot_chunks, Change, RemovedBelow, Snapshots,
+    deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, write_delta,
+    Change, RemovedBelow, Snapshots,
 };
 use super::key_filter::KeyFilter;
+use super::rocks_snapshot;
+use crate::checkpoint::log::corrupt;
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
-use arrow::array::{ArrayBuilder, BinaryBuilder};
 
 /// The marker's key: version, key count and the version's delta fingerprint.
 const MARKER: &[u8] = &[0];
 /// The tag before every data key (after the marker's).
-const DATA: u8 = 1;
+pub(super) const DATA: u8 = 1;
 /// Rows per write batch when loading, and per record batch of a snapshot.
 const CHUNK_ROWS: usize = 65_536;
 /// L0 files (about one per commit) that start a compaction (RocksDB's default is 4).
@@ -407,13 +408,33 @@ impl RocksDbProvider {
                 && m.delta == fingerprint(&spec.dir, m.version)
                 && (m.version == version || has_deltas(&spec.dir, m.version, version))
         });
-        let db = match reusable {
-            Some(_) => db,
+        let (db, restored) = match reusable {
+            Some(_) => (db, None),
             None => {
-                // lost, another checkpoint's, or ahead: rebuilt from the checkpoint
+                // lost, another checkpoint's, or ahead: rebuilt from the
+                // checkpoint, a RocksDB snapshot by linking its files back in
                 drop(db);
                 DB::destroy(&opts, &local).map_err(|e| rocks_error(spec, &local, e))?;
-                open(&local)?
+                let snapshot = newest_snapshot(spec, version)?
+                    .filter(|(_, path)| rocks_snapshot::is_folder(path));
+                if let Some((_, path)) = &snapshot {
+                    let _ = std::fs::remove_dir_all(&local);
+                    rocks_snapshot::restore(spec, path, &local)?;
+                }
+                let db = open(&local)?;
+                let restored = match snapshot {
+                    Some((base, path)) => {
+                        let m = read_marker(&db).map_err(|e| rocks_error(spec, &local, e))?;
+                        match m.filter(|m| m.version == base) {
+                            Some(m) => Some(m),
+                            None => {
+                                return Err(corrupt(&path, format!("it does not hold version {base}")))
+                            }
+                        }
+                    }
+                    None => None,
+                };
+                (db, restored)
             }
         };
         let mut store = RocksStore {
@@ -438,12 +459,12 @@ impl RocksDbProvider {
             last_commit: CommitMetrics::default(),
             written: None,
         };
-        match reusable {
+        match reusable.or(restored) {
             Some(m) => {
                 store.version = m.version;
                 store.keys = m.keys;
                 store.catch_up(version)?;
-                if m.version == version {
+                if m.version == version && reusable.is_some() {
                     store.cache_hits += 1;
                 } else {
                     store.cache_misses += 1;
@@ -964,11 +985,11 @@ impl RocksStore {
         rocksdb::checkpoint::Checkpoint::new(&self.db)
             .and_then(|c| c.create_checkpoint_with_log_size(&at, flush_at))
             .map_err(|e| self.err(e))?;
-        let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
+        let spec = self.spec.clone();
         self.snapshots.start(&self.spec, version, move || {
-            let written = dump(&spec, &codec, version, &at);
+            let placed = rocks_snapshot::publish(&spec, version, &at);
             let _ = std::fs::remove_dir_all(&at);
-            written
+            placed
         });
         Ok(())
     }
@@ -976,44 +997,6 @@ impl RocksStore {
     fn property(&self, name: &str) -> u64 {
         self.db.property_int_value(name).ok().flatten().unwrap_or(0)
     }
-}
-
-/// Write the RocksDB checkpoint at `at` as `version`'s snapshot file, in
-/// key order, a record batch of rows at a time.
-fn dump(spec: &StoreSpec, codec: &Codec, version: i64, at: &Path) -> Result<()> {
-    let mut opts = Options::default();
-    opts.create_if_missing(false);
-    let db = DB::open_for_read_only(&opts, at, false).map_err(|e| rocks_error(spec, at, e))?;
-    let mut ro = ReadOptions::default();
-    ro.fill_cache(false);
-    // each entry copied once, straight from RocksDB's buffers into the
-    // chunk's two columns
-    let mut items = db.raw_iterator_opt(ro);
-    items.seek([DATA]);
-    let chunks = std::iter::from_fn(|| {
-        let (mut keys, mut values) = (BinaryBuilder::new(), BinaryBuilder::new());
-        while keys.len() < CHUNK_ROWS {
-            let (Some(k), Some(v)) = (items.key(), items.value()) else {
-                break;
-            };
-            keys.append_value(&k[1..]);
-            values.append_value(v);
-            items.next();
-        }
-        if let Err(e) = items.status() {
-            return Some(Err(rocks_error(spec, at, e)));
-        }
-        if keys.is_empty() {
-            return None;
-        }
-        Some(snapshot_columns(
-            spec,
-            codec,
-            keys.finish(),
-            Gathered::Bytes(values.finish()),
-        ))
-    });
-    write_snapshot_chunks(spec, version, chunks)
 }
 
 /// Deletes a folder when dropped.
