@@ -90,7 +90,9 @@ def child(provider: str, kind: str, folder: Path) -> dict:
     events = sum(p["numInputRows"] for p in progress)
     # the largest state any batch reported (a batch without data has no entry)
     state_rows = max((o["numRowsTotal"] for p in progress for o in p.get("stateOperators", [])), default=0)
-    state_bytes = sum(f.stat().st_size for f in (ckpt / "state").rglob("*") if f.is_file())
+    # each file once: RocksDB snapshots share their files as hard links
+    files = {(s.st_dev, s.st_ino): s.st_size for f in (ckpt / "state").rglob("*") if f.is_file() for s in [f.stat()]}
+    state_bytes = sum(files.values())
     # a restart: one small new file, state loaded from the checkpoint
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -4,9 +4,12 @@
 //! ```text
 //! state/<op>/<partition>/<version>.delta      key, deleted, value columns
 //! state/<op>/<partition>/<version>.snapshot   key, value columns
+//! state/<op>/<partition>/<version>.rocksdb/   a RocksDB store's snapshot
 //! ```
 //!
-//! Version N is the newest snapshot at or below N plus the deltas after it.
+//! (the RocksDB folders are in [`super::rocks_snapshot`]; both providers
+//! read them). Version N is the newest snapshot at or below N plus the
+//! deltas after it.
 //! A delta whose version removed every key below a bound (watermark
 //! eviction of time-prefixed keys) records the bound once, in its footer's
 //! `removed_below` (hex), instead of each key it removed: replaying it

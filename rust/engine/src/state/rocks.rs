@@ -3,12 +3,15 @@
 //! memory stays on disk, and memory is bounded by RocksDB's caches.
 //!
 //! Durability is changelog checkpointing: a batch's changes are written as
-//! that version's delta file and every `minDeltasForSnapshot` versions a
-//! snapshot file, the same Arrow IPC files as the in-memory provider writes
-//! ([`super::files`]). The RocksDB instance is a local working copy under
-//! the temp folder; opening a version reuses it when it holds that version
-//! of this checkpoint, catches it up from the deltas when it is behind, and
-//! rebuilds it from the checkpoint otherwise (lost, foreign or ahead).
+//! that version's delta file, the Arrow IPC files the in-memory provider
+//! writes ([`super::files`]), and every `minDeltasForSnapshot` versions a
+//! snapshot, RocksDB's own files shared across versions
+//! ([`super::rocks_snapshot`]). The RocksDB instance is a local working copy
+//! under the temp folder; opening a version reuses it when it holds that
+//! version of this checkpoint, catches it up from the deltas when it is
+//! behind, and otherwise (lost, foreign or ahead) restores it from the
+//! newest snapshot (linked back in; a snapshot file of the in-memory
+//! provider is loaded) and the deltas after it.
 //!
 //! A batch's changes are kept in an overlay until the commit writes them
 //! together with the version marker, so RocksDB only ever holds committed
@@ -37,13 +40,13 @@ use rocksdb::{
 use super::codec::{Codec, Gathered};
 use super::entries::ValueRef;
 use super::files::{
-    deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, write_delta,
-    Change, RemovedBelow, Snapshots,
+    deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, write_delta, Change,
+    RemovedBelow, Snapshots,
 };
 use super::key_filter::KeyFilter;
 use super::rocks_snapshot;
-use crate::checkpoint::log::corrupt;
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
+use crate::checkpoint::log::corrupt;
 use crate::error::{Error, Result};
 
 /// The marker's key: version, key count and the version's delta fingerprint.
@@ -428,7 +431,10 @@ impl RocksDbProvider {
                         match m.filter(|m| m.version == base) {
                             Some(m) => Some(m),
                             None => {
-                                return Err(corrupt(&path, format!("it does not hold version {base}")))
+                                return Err(corrupt(
+                                    &path,
+                                    format!("it does not hold version {base}"),
+                                ))
                             }
                         }
                     }
