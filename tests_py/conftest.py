@@ -21,12 +21,18 @@ def spark() -> Iterator[SparkSession]:
 
 
 PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+# Spark's class names (sparklet also takes "hdfs" and "rocksdb"), so that the
+# tests run on PySpark too (pytest --engine=pyspark)
+PROVIDER_CLASSES = {
+    "hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+}
 
 
 @pytest.fixture(params=["hdfs", "rocksdb"])
 def state_provider(request: pytest.FixtureRequest, spark: SparkSession) -> Iterator[str]:
     """Run a stateful test once on each state store provider."""
-    spark.conf.set(PROVIDER, request.param)
+    spark.conf.set(PROVIDER, PROVIDER_CLASSES[request.param])
     yield request.param
     spark.conf.unset(PROVIDER)
 
@@ -59,6 +65,14 @@ def op(q) -> dict:  # noqa: ANN001
     return q.lastProgress["stateOperators"][0]
 
 
+def dicts(batch) -> list[dict]:  # noqa: ANN001
+    """A foreachBatch batch's rows as dicts: sparklet hands a pyarrow.Table,
+    PySpark a DataFrame (pytest --engine=pyspark)."""
+    if hasattr(batch, "to_pylist"):
+        return batch.to_pylist()
+    return [r.asDict() for r in batch.collect()]
+
+
 class Batches:
     """foreachBatch target: each non-empty batch's rows as sorted tuples."""
 
@@ -66,8 +80,9 @@ class Batches:
         self.batches: list[list[tuple]] = []
 
     def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
-        if table.num_rows:
-            self.batches.append(sorted(tuple(r.values()) for r in table.to_pylist()))
+        rows = dicts(table)
+        if rows:
+            self.batches.append(sorted(tuple(r.values()) for r in rows))
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 30) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import write_json
+from conftest import dicts, write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming.files import committed_files
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def run_available_now(df, ckpt: Path, seen: list):  # noqa: ANN001, ANN201
     q = (
-        df.writeStream.foreachBatch(lambda t, i: seen.append((i, sorted(t.column("id").to_pylist()))))
+        df.writeStream.foreachBatch(lambda t, i: seen.append((i, sorted(r["id"] for r in dicts(t)))))
         .option("checkpointLocation", str(ckpt))
         .trigger(availableNow=True)
         .start()
@@ -66,7 +66,7 @@ def test_memory_stream_and_rate_micro_batch_resume(spark: SparkSession, tmp_path
     values: list = []
     for _ in range(2):
         q = (
-            rate.writeStream.foreachBatch(lambda t, i: values.extend(t.column("value").to_pylist()))
+            rate.writeStream.foreachBatch(lambda t, i: values.extend(r["value"] for r in dicts(t)))
             .option("checkpointLocation", str(tmp_path / "r"))
             .start()
         )
@@ -101,7 +101,7 @@ CHILD = textwrap.dedent(
     df = spark.readStream.schema("id INT").option("maxFilesPerTrigger", 1).json(src)
     def f(t, i):
         with open(out, "a") as fh:
-            fh.write(json.dumps([i, sorted(t.column("id").to_pylist())]) + "\\n")
+            fh.write(json.dumps([i, sorted(r["id"] for r in dicts(t))]) + "\\n")
     # one query per process: a failpoint stops the process, so it must be this query's batch
     if which == "foreachBatch":
         q = df.writeStream.foreachBatch(f).option("checkpointLocation", ckpt + "/fb")

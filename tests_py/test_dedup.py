@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import op, step
+from conftest import dicts, op, step
 from sparklet.errors import AnalysisException, PySparkTypeError
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
@@ -30,8 +30,8 @@ class Rows:
         self.batches: list[list[tuple]] = []
 
     def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
-        if table.num_rows:
-            self.batches.append(sorted((r["user"], r["v"]) for r in table.to_pylist()))
+        if rows := dicts(table):
+            self.batches.append(sorted((r["user"], r["v"]) for r in rows))
 
     def all(self) -> list[tuple]:
         return [r for b in self.batches for r in b]

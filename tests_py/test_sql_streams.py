@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 
+from conftest import dicts
 from sparklet.errors import AnalysisException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
@@ -32,7 +33,7 @@ def run_per_batch(ms: MemoryStream, df, name: str, mode: str) -> list:  # noqa: 
     seen: list = []
 
     def gather(tbl, batch_id: int) -> None:  # noqa: ANN001
-        rows = sorted(tuple(r.values()) for r in tbl.to_pylist())
+        rows = sorted(tuple(r.values()) for r in dicts(tbl))
         seen.append(rows)
 
     q = df.writeStream.outputMode(mode).foreachBatch(gather).queryName(name).start()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import op
+from conftest import dicts, op
 from sparklet.errors import AnalysisException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -37,8 +37,7 @@ class Out:
 
     def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
         rows = [
-            (r.get("adId"), sec(r.get("impTime")), r.get("clickAdId"), sec(r.get("clickTime")))
-            for r in table.to_pylist()
+            (r.get("adId"), sec(r.get("impTime")), r.get("clickAdId"), sec(r.get("clickTime"))) for r in dicts(table)
         ]
         self.by_batch[batch_id] = sorted(rows, key=repr)
 
@@ -206,7 +205,7 @@ def test_window_equality_using_join(spark: SparkSession) -> None:
     assert joined.columns == ["id", "window", "clickTime"]
     rows: list[tuple] = []
     q = joined.writeStream.foreachBatch(
-        lambda tbl, _: rows.extend((r["id"], sec(r["clickTime"])) for r in tbl.to_pylist())
+        lambda tbl, _: rows.extend((r["id"], sec(r["clickTime"])) for r in dicts(tbl))
     ).start()
     run(q, s, imp=[(1, t(1)), (2, t(2))], clk=[(1, t(8)), (2, t(12))])
     run(q, s, imp=[(3, t(40))], clk=[(4, t(40))])
@@ -302,9 +301,7 @@ def test_chained_window_aggregations_in_append_mode(spark: SparkSession) -> None
     out: list[tuple] = []
     q = (
         per_minute.writeStream.outputMode("append")
-        .foreachBatch(
-            lambda tbl, _: out.extend((sec(r["window"]["start"]), r["n"], r["windows"]) for r in tbl.to_pylist())
-        )
+        .foreachBatch(lambda tbl, _: out.extend((sec(r["window"]["start"]), r["n"], r["windows"]) for r in dicts(tbl)))
         .start()
     )
     ms.addData([(1, t(1)), (1, t(2)), (2, t(15)), (1, t(59))])
@@ -326,7 +323,7 @@ def test_aggregation_over_a_stream_stream_join(spark: SparkSession) -> None:
     out: list[tuple] = []
     q = (
         counts.writeStream.outputMode("append")
-        .foreachBatch(lambda tbl, _: out.extend((sec(r["window"]["start"]), r["clicks"]) for r in tbl.to_pylist()))
+        .foreachBatch(lambda tbl, _: out.extend((sec(r["window"]["start"]), r["clicks"]) for r in dicts(tbl)))
         .start()
     )
     run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3)), (2, t(4))])

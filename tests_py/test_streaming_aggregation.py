@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import op, step
+from conftest import dicts, op, step
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -41,7 +41,7 @@ class Collector:
 
     def __call__(self, table, batch_id: int) -> None:  # noqa: ANN001
         rows = []
-        for r in table.to_pylist():
+        for r in dicts(table):
             start = r["window"]["start"].replace(tzinfo=None) if "window" in r else None
             rows.append(((start - t(0)).total_seconds() if start else None, r["k"], r.get("n"), r.get("total")))
         self.batches.append((batch_id, sorted(rows, key=lambda r: (r[0] or 0.0, r[1]))))
@@ -329,7 +329,7 @@ def test_changed_shuffle_partitions_repartition_the_state(spark: SparkSession, t
         counts = ms.toDF().groupBy("k").agg(F.sum("v").alias("s"))
         return (
             counts.writeStream.outputMode("complete")
-            .foreachBatch(lambda tbl, _: got.append({r["k"]: r["s"] for r in tbl.to_pylist()}))
+            .foreachBatch(lambda tbl, _: got.append({r["k"]: r["s"] for r in dicts(tbl)}))
             .option("checkpointLocation", str(tmp_path))
             .start()
         )
@@ -356,7 +356,7 @@ def test_session_windows_survive_a_rescale(spark: SparkSession, tmp_path: Path) 
         )
         return (
             sessions.writeStream.outputMode("update")
-            .foreachBatch(lambda tbl, _: got.append(sorted((r["k"], r["s"]) for r in tbl.to_pylist())))
+            .foreachBatch(lambda tbl, _: got.append(sorted((r["k"], r["s"]) for r in dicts(tbl))))
             .option("checkpointLocation", str(tmp_path))
             .start()
         )
@@ -412,9 +412,7 @@ def test_update_mode_emits_merged_values_of_every_aggregate_kind(spark: SparkSes
     aggs = ms.toDF().groupBy("k").agg(F.sum("v").alias("s"), F.last("v").alias("l"), F.collect_list("v").alias("c"))
     q = (
         aggs.writeStream.outputMode("update")
-        .foreachBatch(
-            lambda tb, i: got.append(sorted((r["k"], r["s"], r["l"], sorted(r["c"])) for r in tb.to_pylist()))
-        )
+        .foreachBatch(lambda tb, i: got.append(sorted((r["k"], r["s"], r["l"], sorted(r["c"])) for r in dicts(tb))))
         .start()
     )
     step(q, ms, [(t(1), "a", 1), (t(2), "a", 2), (t(3), "b", 5)])
@@ -467,7 +465,7 @@ def sessions(ms: MemoryStream, gap) -> DataFrame:  # noqa: ANN001
 
 def session_rows(table) -> list[tuple]:  # noqa: ANN001
     out = []
-    for r in table.to_pylist():
+    for r in dicts(table):
         w = r["session_window"]
         out.append(
             (

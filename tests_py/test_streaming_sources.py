@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import write_json
+from conftest import dicts, write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException
 from sparklet.sql import Row, SparkSession
 from sparklet.sql import functions as F
@@ -19,7 +19,7 @@ from sparklet.testing import MemoryStream
 
 def collect_batches(df, **trigger):  # noqa: ANN001, ANN003, ANN201
     seen: list[tuple[int, list]] = []
-    writer = df.writeStream.foreachBatch(lambda t, i: seen.append((i, t.to_pylist())))
+    writer = df.writeStream.foreachBatch(lambda t, i: seen.append((i, dicts(t))))
     if trigger:
         writer = writer.trigger(**trigger)
     q = writer.start()

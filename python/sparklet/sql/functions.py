@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Union
 
 from sparklet import _native
+from sparklet.sql import _remote
 from sparklet.sql.column import Column, _as_col, _lit_expr, _to_col
 from sparklet.sql.types import StructType, to_struct_type
 
@@ -341,3 +342,17 @@ count_distinct = countDistinct
 
 
 from sparklet.sql.udf import PandasUDFType, pandas_udf, udf  # noqa: E402, F401 - PySpark exports them here
+
+# with a Spark Connect session from SparkSession.builder.remote(), each
+# function builds PySpark's column instead (see sparklet.sql._remote)
+_remote.forward_functions(
+    globals(),
+    [
+        name
+        for name, f in list(globals().items())
+        if not name.startswith("_")
+        and callable(f)
+        and not isinstance(f, type)
+        and getattr(f, "__module__", None) in (__name__, "sparklet.sql.udf")
+    ],
+)

@@ -9,6 +9,7 @@ from typing import Any
 
 from sparklet import _native
 from sparklet.errors import PySparkRuntimeError
+from sparklet.sql import _remote
 from sparklet.sql._convert import to_table
 from sparklet.sql.dataframe import DataFrame
 from sparklet.sql.readwriter import DataFrameReader
@@ -152,6 +153,7 @@ class SparkSession:
 
         def __init__(self) -> None:
             self._conf: dict[str, str] = {}
+            self._remote: str | None = None
 
         def appName(self, name: str) -> "SparkSession.Builder":
             """Set ``spark.app.name``."""
@@ -179,12 +181,23 @@ class SparkSession:
                     self._conf[k] = v
             return self
 
+        def remote(self, url: str) -> "SparkSession.Builder":
+            """Run on a Spark cluster through Spark Connect (``sc://host:port``):
+            ``getOrCreate()`` then returns a session of PySpark's Spark Connect
+            client (``pip install 'sparklet[connect]'``) with these settings,
+            and sparklet's functions and types build PySpark's, so the same
+            script runs on Spark by changing this line."""
+            self._remote = url
+            return self
+
         def enableHiveSupport(self) -> "SparkSession.Builder":
             """Accepted for compatibility; sparklet has no Hive metastore."""
             return self
 
         def getOrCreate(self) -> "SparkSession":
             """The active session (with these settings applied), or a new one."""
+            if self._remote is not None:
+                return _remote.connect(self._remote, self._conf)
             with SparkSession._lock:
                 s = SparkSession._active
                 if s is None:
@@ -197,6 +210,8 @@ class SparkSession:
 
         def create(self) -> "SparkSession":
             """A new session, even if one is active."""
+            if self._remote is not None:
+                return _remote.connect(self._remote, self._conf)
             with SparkSession._lock:
                 s = SparkSession(list(self._conf.items()))
                 SparkSession._active = s

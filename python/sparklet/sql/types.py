@@ -8,6 +8,7 @@ DDL strings such as ``"id INT, ts TIMESTAMP"`` parse into a
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql import _remote
 
 __all__ = [
     "DataType",
@@ -42,6 +44,15 @@ __all__ = [
 
 class DataType:
     """Base class of data types."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        # with a Spark Connect session from SparkSession.builder.remote(),
+        # PySpark's type of the same name (see sparklet.sql._remote)
+        if _remote.active():
+            args = tuple(_remote.pyspark_type(a) for a in args)
+            kwargs = {k: _remote.pyspark_type(v) for k, v in kwargs.items()}
+            return getattr(importlib.import_module("pyspark.sql.types"), cls.__name__)(*args, **kwargs)
+        return super().__new__(cls)
 
     def simpleString(self) -> str:
         """Return the short SQL name, e.g. ``int``."""

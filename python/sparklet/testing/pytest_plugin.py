@@ -1,7 +1,11 @@
 """sparklet's pytest plugin (registered by the package's ``pytest11`` entry
 point): a session-wide ``spark`` fixture, and every streaming query a test
 leaves running stopped after it, so one test's query never feeds the next.
-A project's own ``spark`` fixture (in its conftest) takes precedence."""
+A project's own ``spark`` fixture (in its conftest) takes precedence.
+
+``--engine=pyspark`` runs the same tests on Apache Spark (PySpark and Java
+installed): ``sparklet``'s public modules become PySpark's before the test
+modules are imported (see :mod:`sparklet.testing.pyspark_engine`)."""
 
 from __future__ import annotations
 
@@ -10,9 +14,34 @@ from collections.abc import Iterator
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--engine``: the engine the pipelines under test run on."""
+    parser.addoption(
+        "--engine",
+        choices=("sparklet", "pyspark"),
+        default="sparklet",
+        help="run the tests' pipelines on sparklet (default) or on PySpark (Apache Spark, local mode)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """With ``--engine=pyspark``, alias sparklet's modules to PySpark's
+    before any conftest or test module imports them."""
+    if getattr(early_config.known_args_namespace, "engine", "sparklet") == "pyspark":
+        from sparklet.testing import pyspark_engine
+
+        pyspark_engine.install()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the engine in pytest's header."""
+    return f"sparklet engine: {config.getoption('engine', 'sparklet')}"
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
-    """A local sparklet session for the test run (stopped at the end)."""
+    """A local session for the test run (stopped at the end)."""
     from sparklet.sql import SparkSession
 
     session = SparkSession.builder.appName("pytest").getOrCreate()
@@ -26,7 +55,7 @@ def _sparklet_stop_queries() -> Iterator[None]:
     yield
     from sparklet.sql import SparkSession
 
-    active = SparkSession._active
+    active = SparkSession.getActiveSession()
     if active is None:
         return
     for q in active.streams.active:

@@ -1,0 +1,134 @@
+"""Run a test suite written against sparklet on Apache Spark instead.
+
+``pytest --engine=pyspark`` (the option of sparklet's pytest plugin) calls
+:func:`install` before any test module is imported: from then on
+``sparklet.sql``, ``sparklet.sql.functions``, ``sparklet.sql.types``,
+``sparklet.sql.streaming`` and ``sparklet.errors`` are PySpark's modules,
+and ``sparklet.testing`` is this module, so the unchanged tests build their
+pipelines with PySpark on a local Spark session. A test passes on both
+engines only if the pipeline code means the same to both, which is the
+claim it checks.
+
+What cannot be PySpark's: :class:`MemoryStream` has no Python API in
+PySpark, so here it is a folder of Parquet files read by Spark's file
+source (one file per ``addData``, so one offset each, as Spark's
+``MemoryStream``). sparklet's other test helpers (``testStream``,
+``GroupStateTester``, ...) are not provided, so tests using them fail to
+import on PySpark and count as not portable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MemoryStream", "assertDataFrameEqual", "assertSchemaEqual", "install", "session"]
+
+#: Settings that make a local Spark session behave as sparklet's defaults.
+SPARK_DEFAULTS = {
+    "spark.master": "local[2]",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.ui.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.streaming.schemaInference": "true",
+}
+
+
+def session() -> Any:
+    """The local Spark session the suite runs on (created on first use)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("sparklet-portability")
+    for key, value in SPARK_DEFAULTS.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def install() -> None:
+    """Make ``sparklet``'s public modules PySpark's for this process."""
+    import pyspark.errors
+    import pyspark.sql
+    import pyspark.sql.functions
+    import pyspark.sql.streaming
+    import pyspark.sql.types
+    import pyspark.testing
+
+    import sparklet
+
+    aliases = {
+        "sparklet.sql": pyspark.sql,
+        "sparklet.sql.functions": pyspark.sql.functions,
+        "sparklet.sql.types": pyspark.sql.types,
+        "sparklet.sql.streaming": pyspark.sql.streaming,
+        "sparklet.errors": pyspark.errors,
+        "sparklet.testing": sys.modules[__name__],
+    }
+    sys.modules.update(aliases)
+    sparklet.sql = pyspark.sql  # type: ignore[attr-defined]
+    sparklet.errors = pyspark.errors  # type: ignore[attr-defined]
+    sparklet.testing = sys.modules[__name__]  # type: ignore[attr-defined]
+    # created now with sparklet's defaults: the suite's getOrCreate() gets it
+    session()
+
+
+def assertDataFrameEqual(actual: Any, expected: Any, **kwargs: Any) -> None:  # noqa: N802 - PySpark's name
+    """:func:`pyspark.testing.assertDataFrameEqual`."""
+    from pyspark.testing import assertDataFrameEqual as check
+
+    check(actual, expected, **kwargs)
+
+
+def assertSchemaEqual(actual: Any, expected: Any, **kwargs: Any) -> None:  # noqa: N802 - PySpark's name
+    """:func:`pyspark.testing.assertSchemaEqual`."""
+    from pyspark.testing import assertSchemaEqual as check
+
+    check(actual, expected, **kwargs)
+
+
+class MemoryStream:
+    """sparklet's ``MemoryStream`` for PySpark: each :meth:`addData` writes
+    one Parquet file (atomically: written aside, then renamed in) to a
+    folder that Spark's file source streams from."""
+
+    _ids = itertools.count()
+
+    def __init__(self, spark: Any, schema: Any) -> None:
+        from pyspark.sql.types import StructType, _parse_datatype_string
+
+        self._spark = spark
+        self._schema = schema if isinstance(schema, StructType) else _parse_datatype_string(schema)
+        self._folder = Path(tempfile.mkdtemp(prefix=f"sparklet-memory-stream-{next(self._ids)}-"))
+        self._offset = -1
+
+    def __del__(self) -> None:
+        shutil.rmtree(getattr(self, "_folder", ""), ignore_errors=True)
+
+    @property
+    def schema(self) -> Any:
+        """The rows' schema."""
+        return self._schema
+
+    def toDF(self) -> Any:  # noqa: N802 - the API's name
+        """The streaming DataFrame over this stream."""
+        return self._spark.readStream.schema(self._schema).parquet(str(self._folder))
+
+    def addData(self, *data: Any) -> int:  # noqa: N802 - the API's name
+        """Append rows (a list of tuples/Rows/dicts, a pandas DataFrame or a
+        pyarrow Table, or rows as separate arguments). Returns the offset."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        payload: Any = data[0] if len(data) == 1 and not isinstance(data[0], tuple) else list(data)
+        if isinstance(payload, pa.Table):
+            payload = payload.to_pandas()
+        table = self._spark.createDataFrame(payload, self._schema).toArrow()
+        self._offset += 1
+        name = f"part-{self._offset:06d}.parquet"
+        pq.write_table(table, self._folder / f".{name}.tmp")
+        os.rename(self._folder / f".{name}.tmp", self._folder / name)
+        return self._offset
