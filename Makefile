@@ -12,7 +12,7 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench stress clean
+.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability stress clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
 # the web UI test drives headless Chromium (Debian: chromium); the Spark
@@ -74,6 +74,11 @@ bench: build
 	$(PY) bench/joins.py
 	$(PY) bench/state_stores.py
 	tools/with_kafka.sh $(PY) bench/kafka.py
+
+# the Python tests on sparklet and on Apache Spark (PySpark, local mode):
+# how many pass on each (tools/portability.py)
+portability: build
+	tools/with_kafka.sh $(PY) tools/portability.py
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200
