@@ -6,7 +6,8 @@ use parking_lot::RwLock;
 
 /// Spark config keys the engine reads, with their defaults.
 pub mod keys {
-    /// Number of partitions for shuffles (stateful operators, later issues).
+    /// Partitions of stateful operators (each a state store); changing it
+    /// for a checkpointed query repartitions its state at start.
     pub const SHUFFLE_PARTITIONS: &str = "spark.sql.shuffle.partitions";
     /// Session time zone used to render timestamps.
     pub const SESSION_TIME_ZONE: &str = "spark.sql.session.timeZone";
@@ -16,7 +17,8 @@ pub mod keys {
     pub const NO_DATA_PROGRESS_INTERVAL: &str = "spark.sql.streaming.noDataProgressEventInterval";
     /// How long the loop sleeps when there is no new data (ms).
     pub const POLLING_DELAY: &str = "spark.sql.streaming.pollingDelay";
-    /// Default parent folder of checkpoints.
+    /// Default parent folder of checkpoints (unset: a query without a
+    /// `checkpointLocation` gets a temporary one).
     pub const CHECKPOINT_LOCATION: &str = "spark.sql.streaming.checkpointLocation";
     /// Log batches kept in a checkpoint.
     pub const MIN_BATCHES_TO_RETAIN: &str = "spark.sql.streaming.minBatchesToRetain";
@@ -30,17 +32,18 @@ pub mod keys {
     pub const MIN_DELTAS_FOR_SNAPSHOT: &str = "spark.sql.streaming.stateStore.minDeltasForSnapshot";
     /// Whether a batch runs without data when the watermark moved.
     pub const NO_DATA_MICRO_BATCHES: &str = "spark.sql.streaming.noDataMicroBatches.enabled";
-    /// The state store implementation (Spark's class names or short names).
+    /// The state store implementation: Spark's class names, or `hdfs`/`memory`
+    /// and `rocksdb` (unset: in memory).
     pub const STATE_STORE_PROVIDER: &str = "spark.sql.streaming.stateStore.providerClass";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
-    /// Serve the web UI (off by default in sparklet; Spark's is on).
+    /// Serve the web UI (unset: off; Spark's is on).
     pub const UI_ENABLED: &str = "spark.ui.enabled";
-    /// The web UI's first port to try.
+    /// The web UI's first port to try (unset: 4040).
     pub const UI_PORT: &str = "spark.ui.port";
-    /// How many ports after it to try when taken.
+    /// How many ports after `spark.ui.port` to try when taken (unset: 16).
     pub const PORT_MAX_RETRIES: &str = "spark.port.maxRetries";
-    /// The address to bind (loopback unless set).
+    /// The address the web UI binds (unset: 127.0.0.1).
     pub const DRIVER_BIND_ADDRESS: &str = "spark.driver.bindAddress";
 }
 

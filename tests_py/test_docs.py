@@ -1,0 +1,38 @@
+"""The docs stay true to the code: the API reference is the docstrings', and
+nothing public lacks a docstring."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import api_reference  # noqa: E402
+
+
+def test_the_api_reference_is_generated_from_the_current_docstrings() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "api_reference.py"), "--check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    missing = []
+    for module_name in api_reference.MODULES:
+        module = importlib.import_module(module_name)
+        for name in api_reference.public_names(module):
+            value = getattr(module, name)
+            if inspect.ismodule(value):
+                continue
+            if not api_reference.doc(value):
+                missing.append(f"{module_name}.{name}")
+            if inspect.isclass(value):
+                for member, obj in api_reference.members(value):
+                    if member != "__init__" and not api_reference.doc(obj):
+                        missing.append(f"{module_name}.{name}.{member}")
+    assert missing == []
