@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Union
 import pyarrow as pa
 
 from sparklet import _native
-from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
@@ -110,9 +110,21 @@ class DataFrame:
         for c in _flatten(cols):
             if isinstance(c, str) and c == "*":
                 exprs.extend(_native.col(n) for n in self.columns)
+            elif isinstance(c, str) and c.endswith(".*"):
+                exprs.extend(self._struct_fields(c[:-2]))
             else:
                 exprs.append(_to_col(c)._expr)
         return self._wrap(self._native.select(exprs))
+
+    def _struct_fields(self, name: str) -> list[Any]:
+        """``"s.*"``: each field of struct column ``s``, named as the field."""
+        field = next((f for f in self.schema.fields if f.name == name), None)
+        if field is None or not isinstance(field.dataType, StructType):
+            raise AnalysisException(
+                f"[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve {name}.* given input columns {self.columns}.",
+                "CANNOT_RESOLVE_STAR_EXPAND",
+            )
+        return [Column(_native.col(f"{name}.{f.name}")).alias(f.name)._expr for f in field.dataType.fields]
 
     def selectExpr(self, *expr: str | list[str]) -> "DataFrame":
         """Project SQL expressions (``"a + 1 AS b"``)."""
@@ -322,8 +334,6 @@ class DataFrame:
 
     def createTempView(self, name: str) -> None:
         """Register as a temporary view; error if one of that name exists."""
-        from sparklet.errors import AnalysisException
-
         if name in self.sparkSession._native.table_names():
             raise AnalysisException(
                 f"[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{name}` because it already exists.",

@@ -51,6 +51,16 @@ def when(condition: Column, value: Any) -> Column:
     return Column(_native.case_when(condition._expr, _as_col(value)._expr))
 
 
+def asc(col: ColumnOrName) -> Column:
+    """Sort ascending by ``col`` (nulls first), for ``orderBy``."""
+    return _to_col(col).asc()
+
+
+def desc(col: ColumnOrName) -> Column:
+    """Sort descending by ``col`` (nulls last), for ``orderBy``."""
+    return _to_col(col).desc()
+
+
 def coalesce(*cols: ColumnOrName) -> Column:
     """The first non-null value."""
     return _call("coalesce", *[_to_col(c) for c in cols])

@@ -153,12 +153,36 @@ pub fn qualified_column(df: &DataFrame, name: &str) -> Expr {
     }
 }
 
-/// `df.select(*exprs)`, with `explode` turned into an unnest.
+/// The field name of `s.field` where `s` is a struct column of `df` (Spark
+/// names the selected field after it).
+fn struct_field_name(df: &DataFrame, e: &Expr) -> Option<String> {
+    let Expr::Column(Column {
+        relation: Some(rel),
+        name,
+        ..
+    }) = e
+    else {
+        return None;
+    };
+    let schema = df.schema();
+    let rel_name = rel.to_string();
+    let is_relation = schema
+        .iter()
+        .any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
+    (!is_relation && schema.has_column_with_unqualified_name(&rel_name)).then(|| name.clone())
+}
+
+/// `df.select(*exprs)`, with `explode` turned into an unnest, and
+/// aggregates (`select(F.max("x"))`) computed over the whole DataFrame.
 pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     let mut resolved = Vec::with_capacity(exprs.len());
     let mut exploded: Vec<String> = Vec::new();
     for e in exprs {
-        let e = resolve(&df, e)?;
+        let field = struct_field_name(&df, &e);
+        let mut e = resolve(&df, e)?;
+        if let Some(field) = field {
+            e = e.alias(field);
+        }
         let (inner, alias) = match &e {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
             other => (other.clone(), None),
@@ -178,6 +202,10 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
             resolved.push(e);
         }
     }
+    let aggregates = datafusion::logical_expr::utils::find_aggregate_exprs(resolved.iter());
+    if !aggregates.is_empty() && exploded.is_empty() {
+        return select_aggregates(df, resolved, aggregates);
+    }
     let projected = df.select(resolved).map_err(Error::from_planning)?;
     if exploded.is_empty() {
         return Ok(projected);
@@ -186,6 +214,39 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     projected
         .unnest_columns_with_options(&names, UnnestOptions::new().with_preserve_nulls(false))
         .map_err(Error::from_planning)
+}
+
+/// A select of aggregates: one aggregate over all rows, then the select's
+/// expressions over its results (`select(F.max("x") - F.min("x"))`).
+fn select_aggregates(df: DataFrame, exprs: Vec<Expr>, aggregates: Vec<Expr>) -> Result<DataFrame> {
+    let aggregated = df
+        .aggregate(vec![], aggregates.clone())
+        .map_err(Error::from_planning)?;
+    // the aggregate's output columns, in the order of `aggregates`
+    let outputs: Vec<Expr> = (0..aggregates.len())
+        .map(|i| Expr::Column(Column::from(aggregated.schema().qualified_field(i))))
+        .collect();
+    let rebased = exprs
+        .into_iter()
+        .map(|e| {
+            let name = e.schema_name().to_string();
+            let rebased = e
+                .transform_up(|node| {
+                    Ok(match aggregates.iter().position(|a| *a == node) {
+                        Some(i) => Transformed::yes(outputs[i].clone()),
+                        None => Transformed::no(node),
+                    })
+                })
+                .map(|t| t.data)
+                .map_err(Error::from_planning)?;
+            // named as the expression was, not after the aggregate's column
+            Ok(match rebased {
+                Expr::Alias(_) => rebased,
+                other => other.alias(name),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    aggregated.select(rebased).map_err(Error::from_planning)
 }
 
 /// `df.filter(cond)` / `df.where(cond)`.

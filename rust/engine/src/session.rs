@@ -292,6 +292,7 @@ impl Session {
         let factory: Arc<dyn SourceFactory> = match format.to_ascii_lowercase().as_str() {
             "rate" => Arc::new(RateFactory::new(&options)?),
             "rate-micro-batch" => Arc::new(RateMicroBatchFactory::new(&options)?),
+            "nexmark" => Arc::new(crate::sources::nexmark::NexmarkFactory::new(&options)?),
             "socket" => Arc::new(crate::sources::socket::SocketFactory::new(&options)?),
             "kafka" => Arc::new(crate::sources::kafka::KafkaFactory::new(&options)?),
             f => {
@@ -372,6 +373,11 @@ impl Session {
         }
         if format.eq_ignore_ascii_case("kafka") {
             let (schema, batches) = crate::sources::kafka::read_batch(&options)?;
+            return self.batch_df(Arc::new(MemTable::try_new(schema, vec![batches])?));
+        }
+        if format.eq_ignore_ascii_case("nexmark") {
+            let (schema, batches) =
+                crate::sources::nexmark::NexmarkFactory::new(&options)?.read_all()?;
             return self.batch_df(Arc::new(MemTable::try_new(schema, vec![batches])?));
         }
         let (schema, input) = load_files(format, paths, schema, &options)?;

@@ -57,7 +57,10 @@ pub fn column(name: &str) -> Expr {
         return ident(inner);
     }
     if name.contains('.') {
-        return datafusion::prelude::col(name);
+        // `s.fieldName`: as written (DataFusion's `col` lower-cases it)
+        return Expr::Column(datafusion::common::Column::from_qualified_name_ignore_case(
+            name,
+        ));
     }
     ident(name)
 }

@@ -10,6 +10,7 @@ pub mod file;
 pub mod file_log;
 pub mod kafka;
 pub mod memory;
+pub mod nexmark;
 pub mod rate;
 pub mod refresh;
 pub mod socket;

@@ -46,7 +46,7 @@ fn rows_batch(values: std::ops::Range<i64>, ts_micros: impl Fn(i64) -> i64) -> R
 
 /// The source's start time: kept in its checkpoint folder (`sources/<n>/0`)
 /// so a restarted query continues the same sequence without gaps or repeats.
-fn start_time(ctx: &SourceContext) -> Result<i64> {
+pub(super) fn start_time(ctx: &SourceContext) -> Result<i64> {
     let Some(dir) = &ctx.metadata_dir else {
         return Ok(now_ms());
     };
