@@ -315,6 +315,33 @@ def test_chained_window_aggregations_in_append_mode(spark: SparkSession) -> None
     q.stop()
 
 
+def test_grouping_by_a_sliding_window_keeps_its_windows(spark: SparkSession) -> None:
+    # Nexmark q5's shape: per sliding window the busiest ad. The second
+    # aggregation groups by the first one's window value: its rows are those
+    # windows, not windows made again from them
+    ms = MemoryStream(spark, IMPRESSIONS)
+    per_ad = (
+        ms.toDF()
+        .withWatermark("impTime", "0 seconds")
+        .groupBy(F.window("impTime", "10 seconds", "5 seconds"), "adId")
+        .agg(F.count("*").alias("n"))
+    )
+    busiest = per_ad.groupBy("window").agg(F.max("n").alias("top"), F.count("*").alias("ads"))
+    out: list[tuple] = []
+    q = (
+        busiest.writeStream.outputMode("append")
+        .foreachBatch(lambda tbl, _: out.extend((sec(r["window"]["start"]), r["top"], r["ads"]) for r in dicts(tbl)))
+        .start()
+    )
+    ms.addData([(1, t(1)), (1, t(2)), (2, t(6)), (1, t(7))])
+    q.processAllAvailable()
+    ms.addData([(3, t(30))])  # watermark -> 30: every window up to [15, 25) closes
+    q.processAllAvailable()
+    # [-5, 5): ad 1 twice; [0, 10): ad 1 three times, ad 2 once; [5, 15): ads 1 and 2 once
+    assert sorted(out) == [(-5, 2, 1), (0, 3, 2), (5, 1, 2)]
+    q.stop()
+
+
 def test_aggregation_over_a_stream_stream_join(spark: SparkSession) -> None:
     s = Streams(spark)
     imp, clk = s.watermarked()

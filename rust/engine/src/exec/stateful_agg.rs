@@ -65,6 +65,11 @@ impl PaneSpec {
     pub fn find(plan: &LogicalPlan, key: usize) -> Option<Self> {
         let mut found = None;
         let _ = plan.apply(|node| {
+            // an aggregation below (a window over a window) has its own
+            // window: this one groups by that window's value, not by a pane
+            if !std::ptr::eq(node, plan) && matches!(node, LogicalPlan::Aggregate(_)) {
+                return Ok(TreeNodeRecursion::Jump);
+            }
             for e in node.expressions() {
                 let _ = e.apply(|x| {
                     if let Expr::ScalarFunction(f) = x {
