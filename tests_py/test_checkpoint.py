@@ -101,7 +101,7 @@ CHILD = textwrap.dedent(
     df = spark.readStream.schema("id INT").option("maxFilesPerTrigger", 1).json(src)
     def f(t, i):
         with open(out, "a") as fh:
-            fh.write(json.dumps([i, sorted(r["id"] for r in dicts(t))]) + "\\n")
+            fh.write(json.dumps([i, sorted(t.column("id").to_pylist())]) + "\\n")
     # one query per process: a failpoint stops the process, so it must be this query's batch
     if which == "foreachBatch":
         q = df.writeStream.foreachBatch(f).option("checkpointLocation", ckpt + "/fb")

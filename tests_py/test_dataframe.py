@@ -101,3 +101,14 @@ def test_to_pandas_and_arrow(people: DataFrame) -> None:
 def test_column_in_boolean_context_is_an_error(people: DataFrame) -> None:
     with pytest.raises(PySparkValueError, match="CANNOT_CONVERT_COLUMN_INTO_BOOL"):
         bool(F.col("a") > 1)
+
+
+def test_unaliased_expressions_are_named_as_spark_names_them(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 2), (1, 3)], "k INT, v INT")
+    aggs = df.groupBy("k").agg(F.sum("v"), F.count("*"), F.avg(F.col("v") + 1), F.max(F.length(F.lit("x"))))
+    assert aggs.columns == ["k", "sum(v)", "count(1)", "avg((v + 1))", "max(length(x))"]
+    assert aggs.collect()[0]["sum(v)"] == 5
+    projected = df.select(F.col("v") + 1, F.upper(F.lit("a")), (F.col("v") * 2).cast("string"), F.col("v") == 2)
+    assert projected.columns == ["(v + 1)", "upper(a)", "CAST((v * 2) AS STRING)", "(v = 2)"]
+    # a select of aggregates is one aggregate over the whole DataFrame
+    assert df.select(F.min("v"), (F.max("v") - F.min("v")).alias("span")).collect() == [Row(**{"min(v)": 2, "span": 1})]

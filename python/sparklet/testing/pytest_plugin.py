@@ -34,6 +34,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
         pyspark_engine.install()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """On PySpark, its warning about the pandas version is not a failure
+    (a suite that turns warnings into errors would fail every pandas call)."""
+    if config.getoption("engine", "sparklet") == "pyspark":
+        config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     """Name the engine in pytest's header."""
     return f"sparklet engine: {config.getoption('engine', 'sparklet')}"

@@ -153,6 +153,19 @@ pub fn qualified_column(df: &DataFrame, name: &str) -> Expr {
     }
 }
 
+/// `e` named as Spark names it, unless it is a column or already named
+/// (see [`crate::plan::spark_names`]).
+fn spark_named(e: Expr) -> Expr {
+    match e {
+        Expr::Alias(_) | Expr::Column(_) => e,
+        Expr::ScalarFunction(ref f) if f.func.name() == "explode" => e,
+        other => {
+            let name = crate::plan::spark_names::spark_name(&other);
+            other.alias(name)
+        }
+    }
+}
+
 /// The field name of `s.field` where `s` is a struct column of `df` (Spark
 /// names the selected field after it).
 fn struct_field_name(df: &DataFrame, e: &Expr) -> Option<String> {
@@ -182,6 +195,8 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
         let mut e = resolve(&df, e)?;
         if let Some(field) = field {
             e = e.alias(field);
+        } else {
+            e = spark_named(e);
         }
         let (inner, alias) = match &e {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
@@ -662,6 +677,16 @@ pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFr
             node: Arc::new(node),
         });
     Ok(DataFrame::new(state, plan))
+}
+
+/// `df.groupBy(*group).agg(*aggs)` as the API calls it: [`aggregate`], its
+/// unaliased aggregates named as Spark names them (`sum(v)`, `count(1)`).
+pub fn group_agg(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
+    let aggs = aggs
+        .into_iter()
+        .map(|a| resolve(&df, a).map(spark_named))
+        .collect::<Result<Vec<_>>>()?;
+    aggregate(df, group, aggs)
 }
 
 /// `df.groupBy(*group).agg(*aggs)`: grouping expressions that are not plain

@@ -162,7 +162,7 @@ impl PyDataFrame {
         group: Vec<PyRef<'_, PyExpr>>,
         aggs: Vec<PyRef<'_, PyExpr>>,
     ) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::aggregate(self.df.clone(), exprs(group), exprs(aggs)).py()?))
+        Ok(self.wrap(dataframe::group_agg(self.df.clone(), exprs(group), exprs(aggs)).py()?))
     }
 
     /// `groupBy(keys).applyInPandasWithState` (`processor`:

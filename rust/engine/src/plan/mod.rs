@@ -3,5 +3,6 @@
 
 pub mod planner;
 pub mod spark_casts;
+pub mod spark_names;
 pub mod sql_tvf;
 pub mod watermark;

@@ -228,7 +228,7 @@ impl Rng {
         let start = out.len();
         for _ in 0..len {
             let v = self.next();
-            out.push(if v % 13 == 0 {
+            out.push(if v.is_multiple_of(13) {
                 special
             } else {
                 (b'a' + ((v >> 8) % 26) as u8) as char
