@@ -436,6 +436,30 @@ impl Merge<'_> {
         })
     }
 
+    /// The aggregate values of stored groups `keys` (closed windows being
+    /// evicted), evaluated together with groups accumulators.
+    fn evaluate_stored(&self, store: &dyn StateStore, keys: &[&[u8]]) -> Result<Updated> {
+        if keys.is_empty() {
+            return Ok(Updated::default());
+        }
+        let n = keys.len();
+        let stored = self.stored(store, keys)?;
+        let mut values = Vec::with_capacity(self.aggr.len());
+        let mut at = 0;
+        for (a, w) in self.aggr.iter().zip(self.widths) {
+            let mut acc = a.create_groups_accumulator()?;
+            if !stored.groups.is_empty() {
+                acc.merge_batch(&stored.columns[at..at + w], &stored.groups, n)?;
+            }
+            values.push(acc.evaluate(EmitTo::All)?);
+            at += w;
+        }
+        Ok(Updated {
+            keys: keys.iter().map(|k| k.to_vec()).collect(),
+            values,
+        })
+    }
+
     /// Key by key, with an accumulator per key (aggregates without groups
     /// accumulators).
     fn by_key(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
@@ -790,9 +814,22 @@ impl StatefulAggregate {
             }
         }
         // evict what the watermark has passed (append mode emits it now)
+        let mut evicted: Vec<Updated> = Vec::new();
+        let vectorized = self.mode == OutputMode::Append
+            && self.aggr.iter().all(|a| a.groups_accumulator_supported());
         if let (Some(kind), Some(wm)) = (self.event_time, watermark_us) {
             for p in 0..self.state.len() {
                 let expired = self.expired(p, kind, wm)?;
+                if vectorized {
+                    // all of the partition's closed groups evaluated at once
+                    let keys: Vec<&[u8]> = expired.iter().map(Vec::as_slice).collect();
+                    evicted.push(merge.evaluate_stored(self.state.store(p), &keys)?);
+                    for k in &expired {
+                        self.state.store_mut(p).remove(k);
+                    }
+                    self.metrics.rows_removed += expired.len() as u64;
+                    continue;
+                }
                 for k in expired {
                     if self.mode == OutputMode::Append {
                         if let Some(v) = self.state.store(p).get(&k)? {
@@ -809,7 +846,8 @@ impl StatefulAggregate {
         if self.mode == OutputMode::Update {
             return self.rows(&updated);
         }
-        self.rows(&[Updated::from_rows(emit, self.aggr.len())?])
+        evicted.push(Updated::from_rows(emit, self.aggr.len())?);
+        self.rows(&evicted)
     }
 
     /// `b` without its rows behind the watermark (Spark: event time <= watermark
