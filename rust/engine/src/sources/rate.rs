@@ -26,7 +26,12 @@ fn now_ms() -> i64 {
     crate::engine::clock::Clock::System.now_ms()
 }
 
-fn option_u64(options: &HashMap<String, String>, name: &str, default: u64) -> Result<u64> {
+/// Option `name` (keys lower-cased) as a non-negative integer, or `default`.
+pub(super) fn option_u64(
+    options: &HashMap<String, String>,
+    name: &str,
+    default: u64,
+) -> Result<u64> {
     options
         .get(&name.to_ascii_lowercase())
         .map(|v| parse_u64_option(name, v))

@@ -18,7 +18,7 @@ use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::datasource::MemTable;
 
-use super::{parse_u64_option, BatchInput, Offset, Source, SourceContext, SourceFactory};
+use super::{BatchInput, Offset, Source, SourceContext, SourceFactory};
 use crate::error::{Error, Result};
 use generator::Config;
 
@@ -35,13 +35,7 @@ pub struct NexmarkFactory {
     real_time: bool,
 }
 
-fn option(options: &HashMap<String, String>, name: &str, default: u64) -> Result<u64> {
-    options
-        .get(&name.to_ascii_lowercase())
-        .map(|v| parse_u64_option(name, v))
-        .transpose()
-        .map(|v| v.unwrap_or(default))
-}
+use super::rate::option_u64 as option;
 
 fn positive(options: &HashMap<String, String>, name: &str, default: u64) -> Result<u64> {
     let v = option(options, name, default)?;
