@@ -261,10 +261,14 @@ def test_a_failed_query_keeps_its_temporary_checkpoint_until_the_process_exits(t
             """
         )
     )
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    # a temp folder of its own: other processes' temporary checkpoints come and go in /tmp
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     kept = out.stdout.strip().splitlines()[-1]
-    assert not (Path(tempfile.gettempdir()) / kept).exists()  # gone at exit
+    assert not (tmp / kept).exists()  # gone at exit
 
 
 def test_second_run_on_an_active_checkpoint(spark: SparkSession, tmp_path: Path) -> None:
