@@ -229,3 +229,43 @@ def test_progress_durations_add_up_and_rates_follow_rows_and_times(spark: SparkS
             assert p["inputRowsPerSecond"] == pytest.approx(p["numInputRows"] / gap, rel=0.05)
             compared += 1
     assert compared >= 1
+
+
+def test_each_batch_plans_its_own_current_timestamp(spark: SparkSession) -> None:
+    # batches skip the optimizer when they can; not when an expression
+    # depends on when it is planned: each batch has its own time
+    ms = MemoryStream(spark, "id INT")
+    times: list = []
+    q = (
+        ms.toDF()
+        .select("id", F.current_timestamp().alias("at"))
+        .writeStream.foreachBatch(lambda tbl, _: times.extend(tbl.column("at").to_pylist()))
+        .start()
+    )
+    ms.addData([(1,)])
+    q.processAllAvailable()
+    time.sleep(0.05)  # so that the next batch's time is another
+    ms.addData([(2,)])
+    q.processAllAvailable()
+    q.stop()
+    assert len(times) == 2 and times[1] > times[0]
+
+
+def test_batches_planned_once_still_filter_and_project_each_batch(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT, word STRING")
+    got: list = []
+    q = (
+        ms.toDF()
+        .where(F.col("id") % 2 == 0)
+        .select((F.col("id") * 10).alias("x"), F.upper("word").alias("w"))
+        .writeStream.foreachBatch(lambda tbl, i: got.append((i, tbl.to_pylist())))
+        .start()
+    )
+    for rows in ([(1, "a"), (2, "b")], [(3, "c")], [(4, "d"), (6, "e")]):
+        ms.addData(rows)
+        q.processAllAvailable()
+    q.stop()
+    assert [rows for _, rows in got if rows] == [
+        [{"x": 20, "w": "B"}],
+        [{"x": 40, "w": "D"}, {"x": 60, "w": "E"}],
+    ]

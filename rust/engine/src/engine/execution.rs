@@ -200,6 +200,40 @@ fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
     })
 }
 
+/// `plan` optimized for every batch at once. The optimizer sees only the
+/// stream placeholders, which stand for any batch's data (same schema, the
+/// same filter pushdown), so its result holds for each batch; batches then
+/// skip it (about half of a small batch's planning). Not when an expression
+/// depends on when it is planned (`current_timestamp()` and the like are
+/// folded by the optimizer, and Spark gives each batch its own time).
+fn optimize_once(state: &SessionState, plan: &LogicalPlan) -> Option<LogicalPlan> {
+    use datafusion::logical_expr::Volatility;
+    let mut timed = false;
+    let _ = plan.apply(|node| {
+        for e in node.expressions() {
+            let _ = e.apply(|x| {
+                if let Expr::ScalarFunction(f) = x {
+                    timed |= f.func.signature().volatility != Volatility::Immutable;
+                }
+                Ok(if timed {
+                    TreeNodeRecursion::Stop
+                } else {
+                    TreeNodeRecursion::Continue
+                })
+            });
+        }
+        Ok(if timed {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    });
+    if timed {
+        return None;
+    }
+    state.optimize(plan).ok()
+}
+
 /// Replace every stream placeholder in `plan` with the batch's data.
 fn bind(
     plan: &LogicalPlan,
@@ -841,11 +875,13 @@ fn start_query(
         }
     }
     let observations = observations_in(&plan);
+    let optimized = optimize_once(&state, &plan);
     let mut exec = Execution {
         shared: Arc::clone(&shared),
         state,
         observations,
         plan,
+        optimized,
         factories,
         sources,
         sink,
@@ -930,6 +966,9 @@ struct Execution {
     shared: Arc<QueryShared>,
     state: SessionState,
     plan: LogicalPlan,
+    /// `plan` optimized once at start (see [`optimize_once`]): each batch
+    /// binds its data into it and goes straight to physical planning.
+    optimized: Option<LogicalPlan>,
     /// The plan's `observe` nodes (metrics computed after each batch).
     observations: Vec<ObserveNode>,
     factories: Vec<Arc<dyn SourceFactory>>,
@@ -1277,9 +1316,22 @@ impl Execution {
         duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
 
         let t = Instant::now();
-        let bound = bind(&self.plan, &self.factories, &inputs)?;
-        let physical =
-            block_on(self.state.create_physical_plan(&bound))?.map_err(Error::from_planning)?;
+        // current_timestamp() is the batch's timestamp, as in Spark (kept in
+        // the offset log: a batch run again sees the same time)
+        self.state.execution_props_mut().query_execution_start_time =
+            chrono::DateTime::from_timestamp_millis(start_ms);
+        let physical = match &self.optimized {
+            Some(optimized) => {
+                let bound = bind(optimized, &self.factories, &inputs)?;
+                let planner = self.state.query_planner();
+                block_on(planner.create_physical_plan(&bound, &self.state))?
+            }
+            None => {
+                let bound = bind(&self.plan, &self.factories, &inputs)?;
+                block_on(self.state.create_physical_plan(&bound))?
+            }
+        }
+        .map_err(Error::from_planning)?;
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
         // this batch runs with the watermark computed after the previous one
