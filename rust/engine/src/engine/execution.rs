@@ -692,6 +692,19 @@ impl Watermarks {
 /// The plan with its stateful operators opened (their state placed by
 /// `spec`) and planned over empty inputs: what explain() shows, and where
 /// the aggregations find their planned aggregates.
+/// Filters moved below joins and aggregations before the stateful
+/// operators are planned (Spark optimizes before its stateful planning too):
+/// a `WHERE` above a stream-stream join then bounds the join's state, as the
+/// same filters written before the join do (Nexmark q3 in SQL kept every
+/// auction and person otherwise).
+fn push_filters_down(plan: LogicalPlan) -> Result<LogicalPlan> {
+    use datafusion::optimizer::push_down_filter::PushDownFilter;
+    use datafusion::optimizer::{Optimizer, OptimizerContext};
+    Optimizer::with_rules(vec![Arc::new(PushDownFilter::new())])
+        .optimize(plan, &OptimizerContext::new(), |_, _| {})
+        .map_err(Error::from_planning)
+}
+
 fn plan_with_operators(
     state: &SessionState,
     plan: LogicalPlan,
@@ -704,6 +717,7 @@ fn plan_with_operators(
     Arc<dyn datafusion::physical_plan::ExecutionPlan>,
     String,
 )> {
+    let plan = push_filters_down(plan)?;
     let (plan, operators, aggregates) = open_operators(plan, mode, provider, spec)?;
     let probe = bind(&plan, factories, &empty_inputs(factories)?)?;
     let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
