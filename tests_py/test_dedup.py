@@ -45,8 +45,13 @@ def test_batch_drop_duplicates(spark: SparkSession) -> None:
     assert df.drop_duplicates(["v"]).count() == 2
     with pytest.raises(AnalysisException, match='"nope"'):
         df.dropDuplicates(["nope"])
-    with pytest.raises(PySparkTypeError, match="NOT_LIST_OR_TUPLE"):
+    # PySpark 4's error class and message
+    with pytest.raises(
+        PySparkTypeError, match=r"\[NOT_EXPECTED_TYPE\] Argument `subset` should be list or tuple, got str"
+    ):
         df.dropDuplicates("user")  # type: ignore[arg-type]
+    with pytest.raises(PySparkTypeError, match="should be str, got int"):
+        df.dropDuplicates(["user", 1])  # type: ignore[list-item]
 
 
 def test_stream_dedup_without_watermark_remembers_every_key(spark: SparkSession) -> None:

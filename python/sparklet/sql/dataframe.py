@@ -34,16 +34,21 @@ def _flatten(cols: tuple[Any, ...]) -> list[Any]:
     return list(cols)
 
 
-def _subset(subset: Any, method: str) -> list[str] | None:
-    """``subset`` as a list of column names (PySpark also takes a tuple)."""
+def _subset(subset: Any) -> list[str] | None:
+    """``subset`` as a list of column names (PySpark also takes a tuple);
+    PySpark 4's errors otherwise."""
     if subset is None:
         return None
-    if isinstance(subset, (list, tuple)) and all(isinstance(c, str) for c in subset):
-        return list(subset)
+    if not isinstance(subset, (list, tuple)):
+        expected, found = "list or tuple", subset
+    else:
+        found = next((c for c in subset if not isinstance(c, str)), None)
+        if found is None:
+            return list(subset)
+        expected = "str"
     raise PySparkTypeError(
-        f"[NOT_LIST_OR_TUPLE] Argument `subset` of {method} should be a list or tuple of column names, "
-        f"got {type(subset).__name__}.",
-        "NOT_LIST_OR_TUPLE",
+        f"[NOT_EXPECTED_TYPE] Argument `subset` should be {expected}, got {type(found).__name__}.",
+        "NOT_EXPECTED_TYPE",
     )
 
 
@@ -236,7 +241,7 @@ class DataFrame:
         event-time column is in ``subset`` a key is forgotten once the
         watermark passes its event time (later copies would be late anyway).
         """
-        return self._wrap(self._native.drop_duplicates(_subset(subset, "dropDuplicates"), False))
+        return self._wrap(self._native.drop_duplicates(_subset(subset), False))
 
     drop_duplicates = dropDuplicates
 
@@ -246,7 +251,7 @@ class DataFrame:
         A key is remembered until the watermark passes its first event time
         plus the delay of ``withWatermark``, which a stream must have.
         """
-        return self._wrap(self._native.drop_duplicates(_subset(subset, "dropDuplicatesWithinWatermark"), True))
+        return self._wrap(self._native.drop_duplicates(_subset(subset), True))
 
     drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
