@@ -123,9 +123,7 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             {
                 // `s.a` where `s` is a struct column, not a relation
                 let rel_name = rel.to_string();
-                let is_relation = schema
-                    .iter()
-                    .any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
+                let is_relation = is_relation(schema, &rel_name);
                 if !is_relation && schema.has_column_with_unqualified_name(&rel_name) {
                     let getter = datafusion::functions::core::expr_fn::get_field(
                         ident(rel_name),
@@ -179,10 +177,15 @@ fn struct_field_name(df: &DataFrame, e: &Expr) -> Option<String> {
     };
     let schema = df.schema();
     let rel_name = rel.to_string();
-    let is_relation = schema
+    (!is_relation(schema, &rel_name) && schema.has_column_with_unqualified_name(&rel_name))
+        .then(|| name.clone())
+}
+
+/// Whether `name` qualifies columns of `schema` (a relation, not a struct column).
+fn is_relation(schema: &DFSchema, name: &str) -> bool {
+    schema
         .iter()
-        .any(|(q, _)| q.is_some_and(|q| q.to_string() == rel_name));
-    (!is_relation && schema.has_column_with_unqualified_name(&rel_name)).then(|| name.clone())
+        .any(|(q, _)| q.is_some_and(|q| q.to_string() == name))
 }
 
 /// `df.select(*exprs)`, with `explode` turned into an unnest, and

@@ -437,10 +437,11 @@ impl Merge<'_> {
     }
 
     /// The aggregate values of stored groups `keys` (closed windows being
-    /// evicted), evaluated together with groups accumulators.
-    fn evaluate_stored(&self, store: &dyn StateStore, keys: &[&[u8]]) -> Result<Updated> {
+    /// evicted), evaluated together with groups accumulators: a column per
+    /// aggregate, in the keys' order.
+    fn evaluate_stored(&self, store: &dyn StateStore, keys: &[&[u8]]) -> Result<Vec<ArrayRef>> {
         if keys.is_empty() {
-            return Ok(Updated::default());
+            return Ok(Vec::new());
         }
         let n = keys.len();
         let stored = self.stored(store, keys)?;
@@ -454,10 +455,7 @@ impl Merge<'_> {
             values.push(acc.evaluate(EmitTo::All)?);
             at += w;
         }
-        Ok(Updated {
-            keys: keys.iter().map(|k| k.to_vec()).collect(),
-            values,
-        })
+        Ok(values)
     }
 
     /// Key by key, with an accumulator per key (aggregates without groups
@@ -823,11 +821,15 @@ impl StatefulAggregate {
                 if vectorized {
                     // all of the partition's closed groups evaluated at once
                     let keys: Vec<&[u8]> = expired.iter().map(Vec::as_slice).collect();
-                    evicted.push(merge.evaluate_stored(self.state.store(p), &keys)?);
+                    let values = merge.evaluate_stored(self.state.store(p), &keys)?;
                     for k in &expired {
                         self.state.store_mut(p).remove(k);
                     }
                     self.metrics.rows_removed += expired.len() as u64;
+                    evicted.push(Updated {
+                        keys: expired,
+                        values,
+                    });
                     continue;
                 }
                 for k in expired {

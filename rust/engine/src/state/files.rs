@@ -452,8 +452,11 @@ pub fn write_snapshot(
     keys: BinaryArray,
     values: Gathered,
 ) -> Result<()> {
-    let columns = snapshot_columns(spec, codec, keys, values);
-    write_snapshot_chunks(spec, version, std::iter::once(columns))
+    write_ipc_batches(
+        &spec.dir.join(format!("{version}.snapshot")),
+        schema(spec, false),
+        std::iter::once(snapshot_columns(spec, codec, keys, values)),
+    )
 }
 
 /// A snapshot's columns for `keys` with their `values`.
@@ -466,20 +469,6 @@ pub fn snapshot_columns(
     let mut cols: Vec<ArrayRef> = vec![Arc::new(keys)];
     cols.extend(codec.columns(spec, values)?);
     Ok(cols)
-}
-
-/// Write `version`'s snapshot from chunks of [`snapshot_columns`], one
-/// record batch each.
-pub fn write_snapshot_chunks(
-    spec: &StoreSpec,
-    version: i64,
-    chunks: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
-) -> Result<()> {
-    write_ipc_batches(
-        &spec.dir.join(format!("{version}.snapshot")),
-        schema(spec, false),
-        chunks,
-    )
 }
 
 /// Snapshots written off the batch's path, at most one at a time: a
