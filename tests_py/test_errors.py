@@ -83,7 +83,7 @@ def test_sink_and_writer_validation(spark: SparkSession) -> None:
         df.writeStream.format("noop").outputMode("sometimes").start()
     with pytest.raises(PySparkValueError, match="ONLY_ALLOW_SINGLE_TRIGGER"):
         df.writeStream.trigger(once=True, availableNow=True)
-    with pytest.raises(PySparkValueError, match="VALUE_NOT_TRUE"):
+    with pytest.raises(PySparkValueError, match="VALUE_NOT_ALLOWED"):
         df.writeStream.trigger(once=False)
     with pytest.raises(IllegalArgumentException, match="Invalid interval"):
         df.writeStream.trigger(processingTime="every now and then")

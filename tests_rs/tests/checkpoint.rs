@@ -12,24 +12,54 @@ use crate::common::{batch, schema_id_word, TempDir};
 
 #[test]
 fn recovery_decisions() {
-    assert_eq!(decide(None, None, "c").unwrap(), Resume::Fresh);
+    assert_eq!(decide(None, None, None, "c").unwrap(), Resume::Fresh);
     assert_eq!(
-        decide(Some(4), Some(4), "c").unwrap(),
+        decide(Some(4), Some(3), Some(4), "c").unwrap(),
         Resume::After { last: 4 }
     );
     assert_eq!(
-        decide(Some(5), Some(4), "c").unwrap(),
-        Resume::Replay { batch: 5 }
+        decide(Some(5), Some(4), Some(4), "c").unwrap(),
+        Resume::Replay {
+            batch: 5,
+            previous: Some(4)
+        }
     );
     assert_eq!(
-        decide(Some(0), None, "c").unwrap(),
-        Resume::Replay { batch: 0 }
+        decide(Some(0), None, None, "c").unwrap(),
+        Resume::Replay {
+            batch: 0,
+            previous: None
+        }
     );
-    let err = decide(Some(3), Some(7), "/ck").unwrap_err();
+    let err = decide(Some(3), Some(2), Some(7), "/ck").unwrap_err();
     assert_eq!(err.condition(), Some("CHECKPOINT_INCONSISTENT"));
     assert!(err.to_string().contains("/ck"));
-    assert!(decide(None, Some(1), "c").is_err());
-    assert!(decide(Some(9), Some(4), "c").is_err());
+    assert!(decide(None, None, Some(1), "c").is_err());
+    // batch 8 planned but not committed: 5-8 cannot all be unlogged
+    assert!(decide(Some(9), Some(8), Some(4), "c").is_err());
+    // a planned batch with an older one uncommitted before it
+    assert!(decide(Some(3), Some(1), None, "c").is_err());
+}
+
+#[test]
+fn recovery_across_batches_asynchronous_progress_tracking_left_unlogged() {
+    // offsets 4 and 9 logged, commits 4: batches 5-8 ran unlogged; 9 replays
+    // from 4's offsets
+    assert_eq!(
+        decide(Some(9), Some(4), Some(4), "c").unwrap(),
+        Resume::Replay {
+            batch: 9,
+            previous: Some(4)
+        }
+    );
+    // the first logged batch was not batch 0 and did not commit
+    assert_eq!(
+        decide(Some(3), None, None, "c").unwrap(),
+        Resume::Replay {
+            batch: 3,
+            previous: None
+        }
+    );
 }
 
 #[test]
@@ -51,7 +81,7 @@ fn offsets_round_trip_and_atomic_writes_leave_no_temp_files() {
     assert_eq!(cp.read_offsets(7).unwrap(), seq);
     cp.write_commit(7, 5).unwrap();
     assert_eq!(cp.read_commit(7).unwrap(), 5);
-    assert_eq!(cp.latest().unwrap(), (Some(7), Some(7)));
+    assert_eq!(cp.latest().unwrap(), (Some(7), None, Some(7)));
     let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("offsets"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -116,4 +146,23 @@ fn memory_sink_replaces_a_replayed_batch() {
     sink.add_batch(0, data()).unwrap();
     let rows = crate::common::rows(s.sql("SELECT count(*) AS n FROM replayed").unwrap()).join("\n");
     assert!(rows.contains("| 2 |"), "{rows}");
+}
+
+#[test]
+fn memory_sink_adds_a_long_running_batchs_rows_and_a_rerun_replaces_them() {
+    let s = sparklet_engine::Session::new(vec![]).unwrap();
+    let mut sink = MemorySink::new("epochs", s.ctx().clone(), false, schema_id_word()).unwrap();
+    let data = |ids: &[i64], words: &[&str]| SinkBatch {
+        schema: schema_id_word(),
+        batches: vec![batch(ids, words)],
+    };
+    let count = || crate::common::rows(s.sql("SELECT count(*) AS n FROM epochs").unwrap()).join("\n");
+    sink.add_batch(0, data(&[1], &["a"])).unwrap();
+    // batch 1's epochs add up as they arrive
+    sink.add_rows(1, true, data(&[2], &["b"])).unwrap();
+    sink.add_rows(1, false, data(&[3, 4], &["c", "d"])).unwrap();
+    assert!(count().contains("| 4 |"), "{}", count());
+    // batch 1 failed and runs again: its first delivery replaces the old rows
+    sink.add_rows(1, true, data(&[2], &["b"])).unwrap();
+    assert!(count().contains("| 2 |"), "{}", count());
 }

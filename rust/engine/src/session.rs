@@ -21,7 +21,11 @@ use crate::engine::trigger::Trigger;
 use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
 use crate::runtime::block_on;
-use crate::sinks::{console::ConsoleWriter, foreach_batch::BatchCallback, Sink};
+use crate::sinks::{
+    console::ConsoleWriter,
+    foreach_batch::{BatchCallback, EndCallback},
+    Sink,
+};
 use crate::sources::file::{self, FileFormat, FileStreamFactory};
 use crate::sources::memory::{MemoryStream, MemoryStreamFactory};
 use crate::sources::rate::{RateFactory, RateMicroBatchFactory};
@@ -44,6 +48,8 @@ pub enum SinkSpec {
     Noop,
     /// `foreachBatch(fn)`.
     ForeachBatch(BatchCallback),
+    /// `foreach(writer)`: rows per delivery, then the epoch's end.
+    Foreach(BatchCallback, EndCallback),
     /// A file sink (`parquet`, `csv`, `json`, `text`).
     File {
         /// The format name.
@@ -74,6 +80,8 @@ pub struct QueryOptions {
     pub late_rows_table: Option<String>,
     /// The trigger clock (a manual one in tests).
     pub clock: crate::engine::clock::Clock,
+    /// Asynchronous progress tracking (writer options).
+    pub async_progress: crate::engine::async_progress::AsyncProgressOptions,
 }
 
 /// One user session (`SparkSession`).
@@ -465,6 +473,7 @@ impl Session {
             checkpoint_location,
             late_rows_table,
             clock,
+            async_progress,
         } = opts;
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
@@ -487,6 +496,9 @@ impl Session {
             SinkSpec::Kafka(options) => Box::new(crate::sinks::kafka::KafkaSink::new(&options)?),
             SinkSpec::ForeachBatch(cb) => {
                 Box::new(crate::sinks::foreach_batch::ForeachBatchSink::new(cb))
+            }
+            SinkSpec::Foreach(rows, end) => {
+                Box::new(crate::sinks::foreach_batch::ForeachSink::new(rows, end))
             }
             SinkSpec::Memory => {
                 let table = name.as_deref().ok_or_else(|| {
@@ -553,6 +565,7 @@ impl Session {
                 checkpoint,
                 late_rows,
                 clock,
+                async_progress,
             },
             &self.conf,
             &self.streams,

@@ -191,6 +191,20 @@ pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
     Error::UserCode(Box::new(UserError::new(py, e)))
 }
 
+/// The sink callback calling `func(table, batch_id)`.
+fn rows_callback(func: Py<PyAny>) -> sparklet_engine::sinks::foreach_batch::BatchCallback {
+    Box::new(move |batch_id: i64, data: SinkBatch| {
+        Python::attach(|py| {
+            let run = || -> PyResult<()> {
+                let table = crate::arrow_table::to_pyarrow(py, data.batches, data.schema)?;
+                func.call1(py, (table, batch_id))?;
+                Ok(())
+            };
+            run().map_err(|e| callback_error(py, e))
+        })
+    })
+}
+
 /// `df.writeStream....start()`.
 #[pyfunction]
 #[pyo3(signature = (df, format, options, query_name, trigger, trigger_ms, output_mode, partition_by, foreach_batch=None, console_out=None, clock=None))]
@@ -216,22 +230,35 @@ pub fn start_query(
     let trigger = match trigger {
         "once" => Trigger::Once,
         "availableNow" => Trigger::AvailableNow,
+        "realTime" => Trigger::RealTime {
+            interval_ms: trigger_ms,
+        },
+        "continuous" => Trigger::Continuous {
+            interval_ms: trigger_ms,
+        },
         _ => Trigger::ProcessingTime {
             interval_ms: trigger_ms,
         },
     };
     let output_mode = OutputMode::parse(output_mode).py()?;
     let sink = if let Some(func) = foreach_batch {
-        SinkSpec::ForeachBatch(Box::new(move |batch_id: i64, data: SinkBatch| {
-            Python::attach(|py| {
-                let run = || -> PyResult<()> {
-                    let table = crate::arrow_table::to_pyarrow(py, data.batches, data.schema)?;
-                    func.call1(py, (table, batch_id))?;
-                    Ok(())
-                };
-                run().map_err(|e| callback_error(py, e))
-            })
-        }))
+        // a `foreach` writer (sparklet.sql.streaming.foreach) also hears
+        // when each epoch ends: its `close`
+        let end_epoch = func.getattr(py, "end_epoch").ok();
+        let rows = rows_callback(func);
+        match end_epoch {
+            Some(end) => SinkSpec::Foreach(
+                rows,
+                Box::new(move |batch_id: i64| {
+                    Python::attach(|py| {
+                        end.call1(py, (batch_id,))
+                            .map(|_| ())
+                            .map_err(|e| callback_error(py, e))
+                    })
+                }),
+            ),
+            None => SinkSpec::ForeachBatch(rows),
+        }
     } else {
         match format.to_ascii_lowercase().as_str() {
             "console" => {
@@ -278,6 +305,9 @@ pub fn start_query(
     let frame = df.df.clone();
     let checkpoint = options.get("checkpointlocation").cloned();
     let late = options.get("laterowstable").cloned();
+    let async_progress =
+        sparklet_engine::engine::async_progress::AsyncProgressOptions::from_writer_options(&options)
+            .py()?;
     let clock = match clock {
         Some(c) => sparklet_engine::engine::clock::Clock::Manual(Arc::clone(&c.inner)),
         None => sparklet_engine::engine::clock::Clock::System,
@@ -291,6 +321,7 @@ pub fn start_query(
                 checkpoint_location: checkpoint,
                 late_rows_table: late,
                 clock,
+                async_progress,
             };
             session.start_query(frame, sink, opts)
         })

@@ -6,9 +6,11 @@ Per micro-batch (epoch) and partition: ``open`` (when defined); if it
 returns false, no row is processed; else ``process`` for each row; then
 ``close(None)``, or ``close(error)`` with the exception ``open`` or
 ``process`` raised (which then fails the query). A batch is one partition
-(id 0) here. Like Spark's, the sink is at-least-once: after a crash the
-last epoch may be processed again with the same ``epoch_id``, which a
-writer can use to skip what it already wrote.
+(id 0) here. In the real-time and continuous modes an epoch is a
+long-running batch: ``open`` before its first rows, ``process`` as rows
+arrive, ``close`` when the batch ends. Like Spark's, the sink is
+at-least-once: after a crash the last epoch may be processed again with
+the same ``epoch_id``, which a writer can use to skip what it already wrote.
 """
 
 from __future__ import annotations
@@ -44,19 +46,32 @@ class ForeachWriter:
             )
         self._open, self._process, self._close = _method(f, "open"), process, _method(f, "close")
 
+    #: The epoch open now, and whether ``open`` accepted it.
+    _epoch: int | None = None
+    _accepted = False
+
     def __call__(self, table: Any, epoch_id: int) -> None:
+        """Process ``table``'s rows for epoch ``epoch_id`` (opening it first)."""
         from sparklet.sql._convert import table_to_rows
 
-        partition_id = 0
-        error: BaseException | None = None
         try:
-            # a writer without open() processes every partition
-            if self._open is None or self._open(partition_id, epoch_id):
+            if self._epoch != epoch_id:
+                self._epoch = epoch_id
+                # a writer without open() processes every partition
+                self._accepted = self._open is None or bool(self._open(0, epoch_id))
+            if self._accepted:
                 for row in table_to_rows(table):
                     self._process(row)
         except BaseException as e:
-            error = e
+            self._epoch = None
+            if self._close is not None:
+                self._close(e)
+            raise
+
+    def end_epoch(self, epoch_id: int) -> None:
+        """Epoch ``epoch_id`` is over: ``close(None)``."""
+        if self._epoch != epoch_id:
+            return
+        self._epoch = None
         if self._close is not None:
-            self._close(error)
-        if error is not None:
-            raise error
+            self._close(None)

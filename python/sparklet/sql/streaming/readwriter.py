@@ -134,45 +134,55 @@ class DataStreamWriter:
 
     def trigger(
         self,
+        *,
         processingTime: str | None = None,
         once: bool | None = None,
         continuous: str | None = None,
         availableNow: bool | None = None,
+        realTime: str | None = None,
     ) -> "DataStreamWriter":
-        """Set when batches run: ``processingTime="10 seconds"``, ``once=True`` or ``availableNow=True``."""
-        given = [x for x in (processingTime, once, continuous, availableNow) if x is not None]
-        if len(given) > 1:
+        """Set when batches run. One of:
+
+        - ``processingTime="10 seconds"``: a micro-batch every interval
+          (``"0 seconds"``, the default: as soon as the previous one ends);
+        - ``once=True``: one batch of what is available, then stop;
+        - ``availableNow=True``: everything available, in batches, then stop;
+        - ``realTime="5 minutes"``: real-time mode (Spark 4.1): records are
+          processed as they arrive, in long-running batches of that length
+          (the checkpoint interval, at least
+          ``spark.sql.streaming.realTimeMode.minBatchDuration``); update
+          output mode;
+        - ``continuous="1 second"``: continuous processing of map-like
+          queries, records processed as they arrive, progress checkpointed
+          every interval.
+        """
+        params = [processingTime, once, continuous, availableNow, realTime]
+        if params.count(None) != 4:
             raise PySparkValueError(
                 "[ONLY_ALLOW_SINGLE_TRIGGER] Only a single trigger is allowed.", "ONLY_ALLOW_SINGLE_TRIGGER"
             )
-        if not given:
-            raise PySparkValueError("[ONLY_ALLOW_SINGLE_TRIGGER] No trigger is set.", "ONLY_ALLOW_SINGLE_TRIGGER")
-        if processingTime is not None:
-            if not isinstance(processingTime, str) or processingTime.strip() == "":
+        for name, value in (("processingTime", processingTime), ("continuous", continuous), ("realTime", realTime)):
+            if value is not None and (not isinstance(value, str) or value.strip() == ""):
                 raise PySparkValueError(
-                    f"[VALUE_NOT_NON_EMPTY_STR] Value for `processingTime` must be a non-empty string. Got '{processingTime}'.",
+                    f"[VALUE_NOT_NON_EMPTY_STR] Value for `{name}` must be a non-empty string. Got '{value}'.",
                     "VALUE_NOT_NON_EMPTY_STR",
                 )
+        for name, flag in (("once", once), ("availableNow", availableNow)):
+            if flag is not None and flag is not True:
+                raise PySparkValueError(
+                    f"[VALUE_NOT_ALLOWED] Value for `{name}` has to be amongst the following values: [True].",
+                    "VALUE_NOT_ALLOWED",
+                )
+        if processingTime is not None:
             self._trigger = ("processingTime", _native.parse_interval_ms(processingTime))
         elif once is not None:
-            if once is not True:
-                raise PySparkValueError(
-                    f"[VALUE_NOT_TRUE] Value for `once` must be True. Got '{once}'.", "VALUE_NOT_TRUE"
-                )
             self._trigger = ("once", 0)
         elif availableNow is not None:
-            if availableNow is not True:
-                raise PySparkValueError(
-                    f"[VALUE_NOT_TRUE] Value for `availableNow` must be True. Got '{availableNow}'.", "VALUE_NOT_TRUE"
-                )
             self._trigger = ("availableNow", 0)
+        elif realTime is not None:
+            self._trigger = ("realTime", _native.parse_interval_ms(realTime))
         else:
-            from sparklet.errors import AnalysisException
-
-            raise AnalysisException(
-                "[UNSUPPORTED_FEATURE] Continuous processing is not supported by sparklet; use processingTime.",
-                "UNSUPPORTED_FEATURE",
-            )
+            self._trigger = ("continuous", _native.parse_interval_ms(continuous))
         return self
 
     def foreach(self, f: Any) -> "DataStreamWriter":

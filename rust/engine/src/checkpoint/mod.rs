@@ -175,12 +175,16 @@ impl Checkpoint {
             .unwrap_or(0))
     }
 
-    /// Newest batch ids in `offsets/` and `commits/`.
-    pub fn latest(&self) -> Result<(Option<i64>, Option<i64>)> {
-        let last = |dir: PathBuf| -> Result<Option<i64>> {
-            Ok(log::batch_files(&dir)?.last().map(|(n, _)| *n))
-        };
-        Ok((last(self.offsets_dir())?, last(self.commits_dir())?))
+    /// Batch ids of the newest and the one-before-newest entries of
+    /// `offsets/`, and of the newest of `commits/`.
+    pub fn latest(&self) -> Result<(Option<i64>, Option<i64>, Option<i64>)> {
+        let offsets = log::batch_files(&self.offsets_dir())?;
+        let mut newest = offsets.iter().rev().map(|(n, _)| *n);
+        let (last, before) = (newest.next(), newest.next());
+        let commit = log::batch_files(&self.commits_dir())?
+            .last()
+            .map(|(n, _)| *n);
+        Ok((last, before, commit))
     }
 
     /// Keep the newest `retain` batches of `offsets/` and `commits/`.

@@ -20,6 +20,7 @@ use super::progress::{
     format_timestamp_ms, rate, QueryProgress, QueryStatus, SinkProgress, SourceProgress,
 };
 use super::query::{QueryShared, StreamingQuery};
+use super::async_progress::{AsyncProgressLog, AsyncProgressOptions};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
 use crate::catalog::{is_streaming, stream_tables};
@@ -45,6 +46,8 @@ use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, S
 use crate::state::memory::MemoryProvider;
 use crate::state::partitioned::OperatorStateSpec;
 use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
+
+mod real_time;
 use arrow::datatypes::DataType;
 
 /// Spark's output modes.
@@ -96,6 +99,8 @@ pub struct StartOptions {
     pub late_rows: Option<Box<dyn Sink>>,
     /// The clock triggers and processing time follow.
     pub clock: crate::engine::clock::Clock,
+    /// Asynchronous progress tracking.
+    pub async_progress: AsyncProgressOptions,
 }
 
 fn incompatible(message: String) -> Error {
@@ -175,7 +180,7 @@ type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
 /// Read the checkpoint and decide where to resume (Spark's
 /// `populateStartOffsets`), checking it belongs to a query of this shape.
 fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
-    let (offsets, commits) = cp.latest()?;
+    let (offsets, before, commits) = cp.latest()?;
     let root = cp.root().display().to_string();
     let check = |seq: OffsetSeq, batch: i64| -> Result<OffsetSeq> {
         if seq.offsets.len() != num_sources {
@@ -186,14 +191,13 @@ fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
         }
         Ok(seq)
     };
-    Ok(match recovery::decide(offsets, commits, &root)? {
+    Ok(match recovery::decide(offsets, before, commits, &root)? {
         Resume::Fresh => (0, vec![None; num_sources], None),
         Resume::After { last } => (last + 1, check(cp.read_offsets(last)?, last)?.offsets, None),
-        Resume::Replay { batch } => {
-            let start = if batch > 0 {
-                check(cp.read_offsets(batch - 1)?, batch - 1)?.offsets
-            } else {
-                vec![None; num_sources]
+        Resume::Replay { batch, previous } => {
+            let start = match previous {
+                Some(p) => check(cp.read_offsets(p)?, p)?.offsets,
+                None => vec![None; num_sources],
             };
             (batch, start, Some(check(cp.read_offsets(batch)?, batch)?))
         }
@@ -337,6 +341,45 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
         ));
     }
     Ok(aggregates == 1)
+}
+
+/// Spark's restrictions on asynchronous progress tracking (its
+/// `AsyncProgressTrackingMicroBatchExecution`): replays must be harmless.
+fn check_async_progress(opts: &StartOptions, sink: &dyn Sink, stateful: bool) -> Result<()> {
+    if !opts.async_progress.enabled {
+        return Ok(());
+    }
+    match opts.trigger {
+        Trigger::Once => {
+            return Err(Error::illegal_argument(
+                "Async progress tracking cannot be used with Once trigger",
+            ))
+        }
+        Trigger::AvailableNow => {
+            return Err(Error::illegal_argument(
+                "Async progress tracking cannot be used with AvailableNow trigger",
+            ))
+        }
+        Trigger::RealTime { .. } if opts.async_progress.interval_ms != 0 => {
+            return Err(Error::analysis(
+                "STREAMING_REAL_TIME_MODE.ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO",
+                "Streaming real-time mode has the following limitation: The checkpointing interval for async progress tracking must be set to 0, which means each progress update is checkpointed. Set option asyncProgressTrackingCheckpointIntervalMs to 0 in DataStreamWriter options and retry your query.",
+            ))
+        }
+        _ => {}
+    }
+    if !sink.supports_async_progress() {
+        return Err(Error::illegal_argument(format!(
+            "Sink {} does not support async progress tracking",
+            sink.description()
+        )));
+    }
+    if stateful {
+        return Err(Error::illegal_argument(
+            "Stateful streaming queries does not support async progress tracking at this moment.",
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `plan` holds partitioned state other than an aggregation's
@@ -790,6 +833,8 @@ fn start_query(
     }
     let aggregating = check_supported(&plan, opts.output_mode)?;
     let stateful = aggregating || has_stateful_nodes(&plan);
+    check_async_progress(&opts, sink.as_ref(), stateful)?;
+    real_time::check_supported(&plan, &opts, sink.as_ref(), &factories, conf)?;
     let max_policy = conf
         .get(keys::MULTIPLE_WATERMARK_POLICY)
         .is_some_and(|p| p.eq_ignore_ascii_case("max"));
@@ -814,6 +859,7 @@ fn start_query(
                 index,
                 metadata_dir: Some(cp.source_dir(index)),
                 min_batches_to_retain: retain,
+                real_time: opts.trigger.real_time_interval_ms().is_some(),
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -911,6 +957,17 @@ fn start_query(
         late_watermark_ms: watermark_ms,
         next_watermark_ms: watermark_ms,
         no_data_batches: conf.get_bool(keys::NO_DATA_MICRO_BATCHES, true),
+        progress_log: match opts.async_progress.enabled {
+            true => Some(AsyncProgressLog::new(
+                cp.clone(),
+                if opts.trigger.real_time_interval_ms().is_some() {
+                    0 // a real-time batch is already one checkpoint interval
+                } else {
+                    opts.async_progress.interval_ms
+                },
+            )?),
+            false => None,
+        },
         checkpoint: cp,
         temporary: opts.checkpoint.temporary,
         retain,
@@ -1010,6 +1067,9 @@ struct Execution {
     /// `spark.sql.streaming.noDataMicroBatches.enabled`.
     no_data_batches: bool,
     checkpoint: Checkpoint,
+    /// Writes the offsets and commit logs in the background
+    /// (asynchronous progress tracking); `None`: on the batch's path.
+    progress_log: Option<AsyncProgressLog>,
     temporary: bool,
     /// `spark.sql.streaming.minBatchesToRetain`.
     retain: i64,
@@ -1103,6 +1163,18 @@ impl Execution {
     }
 
     fn run(&mut self) -> Result<()> {
+        self.run_loop()?;
+        // a graceful stop: what the background writer holds reaches disk
+        match &mut self.progress_log {
+            Some(log) => log.finish(),
+            None => Ok(()),
+        }
+    }
+
+    fn run_loop(&mut self) -> Result<()> {
+        if let Some(interval_ms) = self.trigger.real_time_interval_ms() {
+            return self.run_real_time(interval_ms);
+        }
         if self.trigger == Trigger::AvailableNow {
             for s in &mut self.sources {
                 s.prepare_for_available_now()?;
@@ -1278,6 +1350,56 @@ impl Execution {
         }
     }
 
+    /// Each source's data in `(from, to]` (an empty table where nothing is
+    /// new) and its row count.
+    fn read_inputs(
+        &mut self,
+        from: &[Option<Offset>],
+        to: &[Option<Offset>],
+    ) -> Result<(Vec<Arc<dyn datafusion::catalog::TableProvider>>, Vec<i64>)> {
+        let mut inputs = Vec::with_capacity(self.sources.len());
+        let mut rows = Vec::with_capacity(self.sources.len());
+        for (i, src) in self.sources.iter_mut().enumerate() {
+            let input = match &to[i] {
+                Some(end) if Some(end) != from[i].as_ref() => src.get_batch(from[i].as_ref(), end)?,
+                _ => BatchInput {
+                    provider: Arc::new(MemTable::try_new(
+                        self.factories[i].schema(),
+                        vec![vec![]],
+                    )?),
+                    num_rows: 0,
+                },
+            };
+            rows.push(input.num_rows as i64);
+            inputs.push(input.provider);
+        }
+        Ok((inputs, rows))
+    }
+
+    /// The physical plan of a batch of timestamp `start_ms` over `inputs`.
+    fn plan_physical(
+        &mut self,
+        inputs: &[Arc<dyn datafusion::catalog::TableProvider>],
+        start_ms: i64,
+    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        // current_timestamp() is the batch's timestamp, as in Spark (kept in
+        // the offset log: a batch run again sees the same time)
+        self.state.execution_props_mut().query_execution_start_time =
+            chrono::DateTime::from_timestamp_millis(start_ms);
+        match &self.optimized {
+            Some(optimized) => {
+                let bound = bind(optimized, &self.factories, inputs)?;
+                let planner = self.state.query_planner();
+                block_on(planner.create_physical_plan(&bound, &self.state))?
+            }
+            None => {
+                let bound = bind(&self.plan, &self.factories, inputs)?;
+                block_on(self.state.create_physical_plan(&bound))?
+            }
+        }
+        .map_err(Error::from_planning)
+    }
+
     fn run_batch(
         &mut self,
         latest: Vec<Option<Offset>>,
@@ -1292,67 +1414,67 @@ impl Execution {
         duration.insert("latestOffset".to_string(), latest_ms);
 
         // write-ahead: offsets/N before anything reads the batch
-        let t = Instant::now();
-        if write_wal {
-            let seq = OffsetSeq {
-                metadata: OffsetSeqMetadata {
-                    batch_watermark_ms: self.next_watermark_ms,
-                    batch_timestamp_ms: start_ms,
-                    conf: self.conf_snapshot.clone(),
-                },
-                offsets: latest.clone(),
-            };
-            self.checkpoint.write_offsets(self.batch_id, &seq)?;
-        }
-        let wal_nanos = t.elapsed().as_nanos() as u64;
+        let wal_nanos = if write_wal {
+            self.log_offsets(&latest, start_ms)?
+        } else {
+            if let Some(log) = &mut self.progress_log {
+                log.replaying(self.batch_id);
+            }
+            0
+        };
         duration.insert("walCommit".to_string(), (wal_nanos / 1_000_000) as i64);
         failpoint::hit("after-offsets", self.batch_id);
 
         let t = Instant::now();
-        let mut inputs = Vec::with_capacity(self.sources.len());
-        let mut rows = Vec::with_capacity(self.sources.len());
-        for (i, src) in self.sources.iter_mut().enumerate() {
-            let input = match &latest[i] {
-                Some(end) if Some(end) != self.committed[i].as_ref() => {
-                    src.get_batch(self.committed[i].as_ref(), end)?
-                }
-                _ => BatchInput {
-                    provider: Arc::new(MemTable::try_new(
-                        self.factories[i].schema(),
-                        vec![vec![]],
-                    )?),
-                    num_rows: 0,
-                },
-            };
-            rows.push(input.num_rows as i64);
-            inputs.push(input.provider);
-        }
+        let committed = self.committed.clone();
+        let (inputs, rows) = self.read_inputs(&committed, &latest)?;
         duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
 
         let t = Instant::now();
-        // current_timestamp() is the batch's timestamp, as in Spark (kept in
-        // the offset log: a batch run again sees the same time)
-        self.state.execution_props_mut().query_execution_start_time =
-            chrono::DateTime::from_timestamp_millis(start_ms);
-        let physical = match &self.optimized {
-            Some(optimized) => {
-                let bound = bind(optimized, &self.factories, &inputs)?;
-                let planner = self.state.query_planner();
-                block_on(planner.create_physical_plan(&bound, &self.state))?
-            }
-            None => {
-                let bound = bind(&self.plan, &self.factories, &inputs)?;
-                block_on(self.state.create_physical_plan(&bound))?
-            }
-        }
-        .map_err(Error::from_planning)?;
+        let physical = self.plan_physical(&inputs, start_ms)?;
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
-        // this batch runs with the watermark computed after the previous one
+        let t = Instant::now();
+        self.begin_operators(start_ms);
+        let data = self.execute(physical)?;
+        let num_output = data.num_rows() as i64;
+        let batch_id = self.batch_id;
+        self.commit_state_beside(|sink| sink.add_batch(batch_id, data))?;
+        duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
+        self.finish_batch(
+            latest,
+            rows,
+            (start_ms, trigger_start),
+            duration,
+            num_output,
+            wal_nanos,
+        )
+    }
+
+    /// Write `offsets/N` for the current batch ending at `end` (by the
+    /// background writer under asynchronous progress tracking); ns taken.
+    fn log_offsets(&mut self, end: &[Option<Offset>], start_ms: i64) -> Result<u64> {
+        let t = Instant::now();
+        let seq = OffsetSeq {
+            metadata: OffsetSeqMetadata {
+                batch_watermark_ms: self.next_watermark_ms,
+                batch_timestamp_ms: start_ms,
+                conf: self.conf_snapshot.clone(),
+            },
+            offsets: end.to_vec(),
+        };
+        match &mut self.progress_log {
+            Some(log) => log.offsets(self.batch_id, &seq)?,
+            None => self.checkpoint.write_offsets(self.batch_id, &seq)?,
+        }
+        Ok(t.elapsed().as_nanos() as u64)
+    }
+
+    /// The batch starts: it runs with the watermark computed after the
+    /// previous one, which the stateful operators learn.
+    fn begin_operators(&mut self, start_ms: i64) {
         self.late_watermark_ms = self.watermark_ms;
         self.watermark_ms = self.next_watermark_ms;
-        let t = Instant::now();
-        let task_ctx = Arc::new(TaskContext::from(&self.state));
         let defined = self.watermarks.defined();
         let late_us = defined.then_some(self.late_watermark_ms * 1000);
         let evict_us = defined.then_some(self.watermark_ms * 1000);
@@ -1360,9 +1482,26 @@ impl Execution {
             op.begin_batch(late_us, evict_us);
             op.batch_started(self.batch_id, start_ms);
         }
+    }
+
+    /// Run a physical plan to its rows.
+    fn execute(
+        &mut self,
+        physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+    ) -> Result<SinkBatch> {
+        let task_ctx = Arc::new(TaskContext::from(&self.state));
         let schema = physical.schema();
         let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
-        let observed = self.observed_metrics()?;
+        Ok(SinkBatch { schema, batches })
+    }
+
+    /// Commit the stateful operators' state while `deliver` hands the
+    /// batch's output to the sink (and the aggregation's late rows to
+    /// theirs).
+    fn commit_state_beside(
+        &mut self,
+        deliver: impl FnOnce(&mut dyn Sink) -> Result<()>,
+    ) -> Result<()> {
         if let (Some(late), Some(agg)) = (&mut self.late_sink, &self.late_agg) {
             let (rows, input_schema) = agg.with(|a| {
                 Ok((
@@ -1375,8 +1514,6 @@ impl Execution {
                 late_rows(&rows, input_schema, self.batch_id)?,
             )?;
         }
-        let data = SinkBatch { schema, batches };
-        let num_output = data.num_rows() as i64;
         // the state commits (delta files, fsynced) while the sink runs: the
         // output is already computed, and the batch counts as done only
         // once both have finished and commits/N is written. The commit runs
@@ -1396,23 +1533,40 @@ impl Execution {
             });
             Some(rx)
         };
-        let sunk = self.sink.add_batch(self.batch_id, data);
+        let sunk = deliver(self.sink.as_mut());
         // a commit that panicked drops its sender: an error, not a hang
         let committed = commits.map_or(Ok(()), |rx| {
             rx.recv()
                 .unwrap_or_else(|_| Err(Error::Internal("a state commit failed to finish".into())))
         });
         sunk?;
-        committed?;
-        duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
+        committed
+    }
+
+    /// The batch's output is delivered and its state committed: write
+    /// `commits/N`, let the sources go, report progress, move on.
+    fn finish_batch(
+        &mut self,
+        latest: Vec<Option<Offset>>,
+        rows: Vec<i64>,
+        (start_ms, trigger_start): (i64, Instant),
+        mut duration: BTreeMap<String, i64>,
+        num_output: i64,
+        wal_nanos: u64,
+    ) -> Result<()> {
+        let observed = self.observed_metrics()?;
         let (stats, next_wm) = self.watermarks.advance(self.watermark_ms);
         self.next_watermark_ms = next_wm;
         failpoint::hit("after-sink", self.batch_id);
 
         // commits/N: the batch is done and never delivered again
         let t = Instant::now();
-        self.checkpoint
-            .write_commit(self.batch_id, self.next_watermark_ms)?;
+        match &mut self.progress_log {
+            Some(log) => log.commit(self.batch_id, self.next_watermark_ms)?,
+            None => self
+                .checkpoint
+                .write_commit(self.batch_id, self.next_watermark_ms)?,
+        }
         let commit_nanos = t.elapsed().as_nanos() as u64;
         failpoint::hit("after-commit", self.batch_id);
         for (i, src) in self.sources.iter_mut().enumerate() {

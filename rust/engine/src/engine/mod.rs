@@ -1,6 +1,7 @@
 //! The streaming engine: the micro-batch loop (`execution`), the query
 //! handle users hold (`query`), triggers, progress and the query manager.
 
+pub mod async_progress;
 pub mod clock;
 pub mod execution;
 pub mod listener;

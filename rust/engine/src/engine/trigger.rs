@@ -14,6 +14,31 @@ pub enum Trigger {
     Once,
     /// Everything available at start, in as many batches as limits allow, then stop.
     AvailableNow,
+    /// Spark 4.1's real-time mode: records are processed as they arrive
+    /// within long-running batches of `interval_ms` (the checkpoint
+    /// interval, not a latency); update output mode.
+    RealTime {
+        /// Length of each long-running batch, in ms.
+        interval_ms: u64,
+    },
+    /// Continuous processing: map-like queries, records processed as they
+    /// arrive, progress checkpointed every `interval_ms`.
+    Continuous {
+        /// Checkpoint interval, in ms.
+        interval_ms: u64,
+    },
+}
+
+impl Trigger {
+    /// The long-running-batch length of the real-time and continuous modes.
+    pub fn real_time_interval_ms(&self) -> Option<u64> {
+        match self {
+            Trigger::RealTime { interval_ms } | Trigger::Continuous { interval_ms } => {
+                Some(*interval_ms)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Default for Trigger {

@@ -148,4 +148,10 @@ impl Sink for ConsoleSink {
         let table = render_show(&data, self.num_rows, self.truncate)?;
         (self.out)(&format!("{header}{table}\n"))
     }
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+    fn supports_async_progress(&self) -> bool {
+        true
+    }
 }

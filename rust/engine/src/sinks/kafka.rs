@@ -270,4 +270,10 @@ impl Sink for KafkaSink {
     fn add_batch(&mut self, _batch_id: i64, data: SinkBatch) -> Result<()> {
         self.writer.write(&data.batches)
     }
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+    fn supports_async_progress(&self) -> bool {
+        true
+    }
 }

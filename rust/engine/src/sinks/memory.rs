@@ -65,4 +65,19 @@ impl Sink for MemorySink {
         self.batches.insert(batch_id, rows);
         self.publish()
     }
+    fn supports_real_time(&self) -> bool {
+        !self.complete
+    }
+    fn add_rows(&mut self, batch_id: i64, first: bool, data: SinkBatch) -> Result<()> {
+        if first {
+            return self.add_batch(batch_id, data);
+        }
+        self.schema = data.schema;
+        let rows = self.batches.entry(batch_id).or_default();
+        rows.extend(data.batches.into_iter().filter(|b| b.num_rows() > 0));
+        self.publish()
+    }
+    fn supports_async_progress(&self) -> bool {
+        true
+    }
 }

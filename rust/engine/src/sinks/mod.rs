@@ -36,6 +36,28 @@ pub trait Sink: Send {
     fn description(&self) -> String;
     /// Deliver batch `batch_id`.
     fn add_batch(&mut self, batch_id: i64, data: SinkBatch) -> Result<()>;
+    /// Whether rows may reach the sink as they are computed, several
+    /// deliveries per batch id (the real-time and continuous modes).
+    fn supports_real_time(&self) -> bool {
+        false
+    }
+    /// Real-time modes: more rows of the long-running batch `batch_id`.
+    /// `first`: the batch's first delivery in this run, which replaces what
+    /// an earlier, failed run delivered under the same id.
+    fn add_rows(&mut self, batch_id: i64, first: bool, data: SinkBatch) -> Result<()> {
+        let _ = first;
+        self.add_batch(batch_id, data)
+    }
+    /// Real-time modes: batch `batch_id` ends (its rows are all delivered).
+    fn end_batch(&mut self, _batch_id: i64) -> Result<()> {
+        Ok(())
+    }
+    /// Whether the sink may take batches whose offsets are logged after
+    /// them (Spark's allowlist for asynchronous progress tracking: sinks
+    /// that a replay cannot corrupt).
+    fn supports_async_progress(&self) -> bool {
+        false
+    }
 }
 
 /// `format("noop")`: runs the query, discards the rows (benchmarks).
@@ -49,5 +71,11 @@ impl Sink for NoopSink {
 
     fn add_batch(&mut self, _batch_id: i64, _data: SinkBatch) -> Result<()> {
         Ok(())
+    }
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+    fn supports_async_progress(&self) -> bool {
+        true
     }
 }

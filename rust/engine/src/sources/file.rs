@@ -442,6 +442,10 @@ impl FileStreamFactory {
 }
 
 impl SourceFactory for FileStreamFactory {
+    fn class_name(&self) -> &'static str {
+        "FileStreamSource"
+    }
+
     fn schema(&self) -> SchemaRef {
         Arc::clone(&self.schema)
     }

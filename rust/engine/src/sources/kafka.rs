@@ -780,6 +780,10 @@ impl KafkaFactory {
 }
 
 impl SourceFactory for KafkaFactory {
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+
     fn schema(&self) -> SchemaRef {
         schema(self.options.include_headers)
     }

@@ -74,6 +74,10 @@ impl MemoryStream {
 pub struct MemoryStreamFactory(pub Arc<MemoryStream>);
 
 impl SourceFactory for MemoryStreamFactory {
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+
     fn schema(&self) -> SchemaRef {
         self.0.schema()
     }

@@ -106,6 +106,9 @@ pub struct SourceContext {
     pub metadata_dir: Option<std::path::PathBuf>,
     /// `spark.sql.streaming.minBatchesToRetain`: how much of its log to keep.
     pub min_batches_to_retain: i64,
+    /// The query runs in a real-time mode: offsets as fine as the source
+    /// can make them (records are read as they arrive).
+    pub real_time: bool,
 }
 
 /// Creates a source instance for each query started over a DataFrame.
@@ -114,6 +117,15 @@ pub trait SourceFactory: Send + Sync + Debug {
     fn schema(&self) -> SchemaRef;
     /// A fresh source for a starting query.
     fn create(&self, ctx: &SourceContext) -> Result<Box<dyn Source>>;
+    /// Whether the real-time and continuous modes can read it (records
+    /// as they arrive).
+    fn supports_real_time(&self) -> bool {
+        false
+    }
+    /// Spark's class name for the stream, in errors.
+    fn class_name(&self) -> &'static str {
+        "source"
+    }
 }
 
 /// The plan placeholder for a streaming source.

@@ -128,8 +128,18 @@ impl SourceFactory for RateFactory {
         rate_schema()
     }
 
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+
     fn create(&self, ctx: &SourceContext) -> Result<Box<dyn Source>> {
+        if ctx.real_time && self.ramp_up_secs > 0 {
+            return Err(Error::illegal_argument(
+                "The rate source's rampUpTime is not supported in the real-time and continuous modes",
+            ));
+        }
         Ok(Box::new(RateSource {
+            real_time: ctx.real_time,
             factory: RateFactory {
                 rows_per_second: self.rows_per_second,
                 ramp_up_secs: self.ramp_up_secs,
@@ -143,6 +153,9 @@ impl SourceFactory for RateFactory {
 
 struct RateSource {
     factory: RateFactory,
+    /// Offsets in ms (`{"elapsedMs": n}`): rows are released as their time
+    /// comes, not a second at a time.
+    real_time: bool,
     start_ms: i64,
     cap: Option<i64>,
 }
@@ -159,8 +172,13 @@ impl Source for RateSource {
         rate_schema()
     }
 
-    /// The offset is whole seconds since the query started.
+    /// The offset is whole seconds since the query started (ms in the
+    /// real-time modes).
     fn latest_offset(&mut self) -> Result<Option<Offset>> {
+        if self.real_time {
+            let ms = now_ms() - self.start_ms;
+            return Ok((ms > 0).then(|| serde_json::json!({ "elapsedMs": ms })));
+        }
         let mut secs = (now_ms() - self.start_ms) / 1000;
         if let Some(cap) = self.cap {
             secs = secs.min(cap);
@@ -169,6 +187,22 @@ impl Source for RateSource {
     }
 
     fn get_batch(&mut self, start: Option<&Offset>, end: &Offset) -> Result<BatchInput> {
+        if let Some(to_ms) = end.get("elapsedMs").and_then(|v| v.as_i64()) {
+            let from_ms = start
+                .and_then(|o| o.get("elapsedMs"))
+                .and_then(|v| v.as_i64())
+                .unwrap_or(0);
+            // row v is due at v / rowsPerSecond seconds after the start
+            let rps = self.factory.rows_per_second as i64;
+            let (first, last) = (from_ms * rps / 1000, to_ms * rps / 1000);
+            let base_us = self.start_ms * 1000;
+            let batch = rows_batch(first..last, |v| base_us + v * 1_000_000 / rps.max(1))?;
+            let num_rows = batch.num_rows() as u64;
+            return Ok(BatchInput {
+                provider: Arc::new(MemTable::try_new(rate_schema(), vec![vec![batch]])?),
+                num_rows,
+            });
+        }
         let from_sec = start.and_then(|o| o.as_i64()).unwrap_or(0);
         let to_sec = end.as_i64().unwrap_or(from_sec);
         let mut batches = Vec::new();
@@ -230,6 +264,10 @@ impl RateMicroBatchFactory {
 }
 
 impl SourceFactory for RateMicroBatchFactory {
+    fn class_name(&self) -> &'static str {
+        "RatePerMicroBatchStream"
+    }
+
     fn schema(&self) -> SchemaRef {
         rate_schema()
     }

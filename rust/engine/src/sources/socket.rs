@@ -108,6 +108,10 @@ struct Received {
 }
 
 impl SourceFactory for SocketFactory {
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+
     fn schema(&self) -> SchemaRef {
         schema(self.include_timestamp)
     }

@@ -150,6 +150,10 @@ fn chunks(config: &Config, from: u64, to: u64) -> Result<Vec<RecordBatch>> {
 }
 
 impl SourceFactory for NexmarkFactory {
+    fn supports_real_time(&self) -> bool {
+        true
+    }
+
     fn schema(&self) -> SchemaRef {
         generator::schema()
     }

@@ -1,0 +1,341 @@
+//! The real-time and continuous modes (`trigger(realTime=...)`,
+//! `trigger(continuous=...)`): long-running batches, one per checkpoint
+//! interval, inside which records are processed as they arrive.
+//!
+//! Batch N starts from the offsets batch N-1 ended at. Until the interval
+//! is over, the loop asks the sources for new data and runs each arrival
+//! ("epoch") through the plan at once, handing its rows to the sink; the
+//! stateful operators update their state in memory across the epochs. At
+//! the end of the interval the batch's end offsets go to `offsets/N`, the
+//! state is committed as version N+1 and `commits/N` is written: the
+//! checkpoint moves once per interval, not per record.
+//!
+//! After a crash inside batch N nothing of it is logged, so the restart runs
+//! batch N again from N-1's offsets and state; a sink keyed by batch id (the
+//! memory sink) replaces what the failed run gave it, which is exactly-once.
+//! A crash between `offsets/N` and `commits/N` replays batch N with its
+//! logged offsets as one micro-batch. Row-at-a-time sinks (`foreach`,
+//! Kafka) see the failed run's rows again: at-least-once, as in Spark.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::logical_expr::{Expr, LogicalPlan};
+
+use super::{global_wake, Execution, QueryStatus, StartOptions};
+use crate::catalog::is_streaming;
+use crate::conf::Conf;
+use crate::error::{Error, Result};
+use crate::failpoint;
+use crate::sinks::Sink;
+use crate::sources::{Offset, SourceFactory};
+
+use super::super::trigger::Trigger;
+
+/// `spark.sql.streaming.realTimeMode.minBatchDuration` (Spark's default).
+const MIN_BATCH_DURATION: &str = "spark.sql.streaming.realTimeMode.minBatchDuration";
+const DEFAULT_MIN_BATCH_DURATION_MS: i64 = 5000;
+/// `spark.sql.streaming.realTimeMode.allowlistCheck`.
+const ALLOWLIST_CHECK: &str = "spark.sql.streaming.realTimeMode.allowlistCheck";
+/// How long the loop sleeps when a source has nothing new and cannot wake
+/// it (Kafka, sockets, the rate source): the latency floor for those.
+const POLL_INTERVAL: Duration = Duration::from_micros(200);
+
+fn real_time_error(sub: &str, message: impl std::fmt::Display) -> Error {
+    Error::analysis(
+        &format!("STREAMING_REAL_TIME_MODE.{sub}"),
+        format!("Streaming real-time mode has the following limitation: {message}"),
+    )
+}
+
+fn continuous_error(message: impl Into<String>) -> Error {
+    Error::analysis("UNSUPPORTED_STREAMING_OPERATION", message)
+}
+
+/// Whether an expression reads the clock (`current_timestamp()` and kin).
+fn reads_clock(e: &Expr) -> bool {
+    e.exists(|x| {
+        Ok(matches!(x, Expr::ScalarFunction(f)
+            if matches!(f.name(), "now" | "current_timestamp" | "current_date" | "current_time" | "localtimestamp")))
+    })
+    .unwrap_or(false)
+}
+
+/// The streaming part of `plan`'s nodes that `allowed` refuses (Spark's
+/// operator names), in plan order.
+fn refused(plan: &LogicalPlan, allowed: impl Fn(&LogicalPlan) -> bool) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    plan.apply(|node| {
+        if !is_streaming(node) {
+            return Ok(TreeNodeRecursion::Jump); // a join's static side is a batch plan
+        }
+        if !allowed(node) {
+            let name = match node {
+                LogicalPlan::Extension(ext) => ext.node.name().to_string(),
+                LogicalPlan::Projection(_) => "Project".into(),
+                LogicalPlan::Unnest(_) => "Generate".into(),
+                LogicalPlan::Limit(_) => "GlobalLimit".into(),
+                LogicalPlan::Distinct(_) => "Deduplicate".into(),
+                LogicalPlan::Join(j) if is_streaming(&j.left) && is_streaming(&j.right) => {
+                    "StreamingSymmetricHashJoin".into()
+                }
+                LogicalPlan::Join(_) => "Join".into(),
+                other => other.display().to_string().split([':', ' ']).next().unwrap_or("").to_string(),
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })
+    .map_err(Error::from_planning)?;
+    Ok(out)
+}
+
+/// Nodes that only map rows (continuous processing allows nothing else).
+fn map_like(node: &LogicalPlan) -> bool {
+    matches!(
+        node,
+        LogicalPlan::Projection(_)
+            | LogicalPlan::Filter(_)
+            | LogicalPlan::SubqueryAlias(_)
+            | LogicalPlan::TableScan(_)
+            | LogicalPlan::Unnest(_)
+    ) || matches!(node, LogicalPlan::Extension(e) if matches!(e.node.name(), "MapInPandas" | "MapInArrow"))
+}
+
+/// What real-time mode runs (Spark 4.3's allowlist): map-like nodes,
+/// unions, joins with a static side, watermarks, observed metrics,
+/// streaming aggregations without session windows and deduplication.
+fn real_time_allowed(node: &LogicalPlan) -> bool {
+    if map_like(node) {
+        return true;
+    }
+    match node {
+        LogicalPlan::Union(_) | LogicalPlan::Aggregate(_) => true,
+        LogicalPlan::Join(j) => !(is_streaming(&j.left) && is_streaming(&j.right)),
+        LogicalPlan::Extension(e) => matches!(
+            e.node.name(),
+            "EventTimeWatermark" | "CollectMetrics" | "StateStoreSave" | "Deduplicate"
+        ),
+        _ => false,
+    }
+}
+
+/// Spark's restrictions on the real-time and continuous modes, at start.
+pub(super) fn check_supported(
+    plan: &LogicalPlan,
+    opts: &StartOptions,
+    sink: &dyn Sink,
+    factories: &[std::sync::Arc<dyn SourceFactory>],
+    conf: &Conf,
+) -> Result<()> {
+    match opts.trigger {
+        Trigger::RealTime { interval_ms } => {
+            let min = conf.get_i64(MIN_BATCH_DURATION, DEFAULT_MIN_BATCH_DURATION_MS);
+            if (interval_ms as i64) < min {
+                return Err(Error::analysis(
+                    "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL",
+                    format!("The real-time trigger interval is set to {interval_ms} ms. This is less than the {min} ms minimum specified by {MIN_BATCH_DURATION}."),
+                ));
+            }
+            if opts.output_mode != super::OutputMode::Update {
+                let mode = format!("{:?}", opts.output_mode);
+                return Err(real_time_error(
+                    "OUTPUT_MODE_NOT_SUPPORTED",
+                    format!("The output mode {mode} is not supported. To work around this limitation, set the output mode to Update. In the future, {mode} may be supported."),
+                ));
+            }
+            if let Some(f) = factories.iter().find(|f| !f.supports_real_time()) {
+                return Err(real_time_error(
+                    "INPUT_STREAM_NOT_SUPPORTED",
+                    format!(
+                        "The input stream {} is not supported in Real-time Mode.",
+                        f.class_name()
+                    ),
+                ));
+            }
+            if !conf.get_bool(ALLOWLIST_CHECK, true) {
+                return Ok(());
+            }
+            let mut ops = refused(plan, real_time_allowed)?;
+            if plan.exists(|n| {
+                Ok(n.expressions().iter().any(|e| {
+                    e.exists(|x| Ok(matches!(x, Expr::ScalarFunction(f) if f.name() == "session_window")))
+                        .unwrap_or(false)
+                }))
+            })? {
+                ops.push("SessionWindowStateStoreSaveExec".into());
+            }
+            if !ops.is_empty() {
+                let list = ops.join(", ");
+                return Err(real_time_error(
+                    "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+                    format!("The operator(s): {list} not in the operator allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
+                ));
+            }
+            if !sink.supports_real_time() {
+                return Err(real_time_error(
+                    "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+                    format!("The sink(s): {} not in the sink allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk.", sink.description()),
+                ));
+            }
+        }
+        Trigger::Continuous { .. } => {
+            if let Some(f) = factories.iter().find(|f| !f.supports_real_time()) {
+                return Err(continuous_error(format!(
+                    "Data source {} does not support continuous processing.",
+                    f.class_name()
+                )));
+            }
+            if !sink.supports_real_time() {
+                return Err(continuous_error(format!(
+                    "'{}' is not supported with continuous trigger",
+                    sink.description()
+                )));
+            }
+            if let Some(name) = refused(plan, map_like)?.first() {
+                return Err(continuous_error(format!(
+                    "Continuous processing does not support {name} operations."
+                )));
+            }
+            if plan.exists(|n| Ok(n.expressions().iter().any(reads_clock)))? {
+                return Err(continuous_error(
+                    "Continuous processing does not support current time operations.",
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// What a long-running batch has done so far.
+struct Epochs {
+    rows: Vec<i64>,
+    output: i64,
+    delivered: bool,
+    duration: BTreeMap<String, i64>,
+}
+
+impl Epochs {
+    fn add_ms(&mut self, key: &str, since: Instant) {
+        *self.duration.entry(key.to_string()).or_insert(0) += since.elapsed().as_millis() as i64;
+    }
+}
+
+impl Execution {
+    /// The loop of the real-time and continuous modes.
+    pub(super) fn run_real_time(&mut self, interval_ms: u64) -> Result<()> {
+        if let Some(seq) = self.replay.take() {
+            // logged but not committed: the same offsets again, in one go
+            let start_ms = seq.metadata.batch_timestamp_ms;
+            self.run_batch(seq.offsets, start_ms, 0, Instant::now(), false)?;
+        }
+        let interval = Duration::from_millis(interval_ms.max(1));
+        while !self.stopping() {
+            self.run_long_batch(interval)?;
+        }
+        Ok(())
+    }
+
+    /// One long-running batch: epochs until the interval is over (or the
+    /// query stops), then the checkpoint.
+    fn run_long_batch(&mut self, interval: Duration) -> Result<()> {
+        let wake = global_wake();
+        let trigger_start = Instant::now();
+        let start_ms = self.clock.now_ms();
+        self.shared
+            .update(|st| st.status = QueryStatus::new("Processing new data", true, true));
+        self.begin_operators(start_ms);
+        let mut current = self.committed.clone();
+        let mut done = Epochs {
+            rows: vec![0; self.sources.len()],
+            output: 0,
+            delivered: false,
+            duration: BTreeMap::new(),
+        };
+        while trigger_start.elapsed() < interval && !self.stopping() {
+            let seen = wake.seq();
+            let t = Instant::now();
+            let latest = self
+                .sources
+                .iter_mut()
+                .map(|s| s.latest_offset())
+                .collect::<Result<Vec<_>>>()?;
+            done.add_ms("latestOffset", t);
+            let arrived = latest
+                .iter()
+                .zip(&current)
+                .any(|(l, c)| l.is_some() && l != c);
+            if arrived {
+                let end: Vec<Option<Offset>> = latest
+                    .into_iter()
+                    .zip(&current)
+                    .map(|(l, c)| l.or_else(|| c.clone()))
+                    .collect();
+                self.run_epoch(&current, &end, start_ms, &mut done)?;
+                current = end;
+                continue;
+            }
+            // everything that arrived is processed (processAllAvailable)
+            self.shared.update(|st| {
+                st.idle_checks += 1;
+                st.status = QueryStatus::new("Waiting for data to arrive", false, true);
+            });
+            let left = interval.saturating_sub(trigger_start.elapsed());
+            wake.wait(seen, left.min(POLL_INTERVAL));
+        }
+        if !done.delivered {
+            // nothing arrived: nothing to checkpoint, as a micro-batch
+            // trigger without data
+            let latest_ms = done.duration.get("latestOffset").copied().unwrap_or(0);
+            return self.idle(start_ms, latest_ms, trigger_start);
+        }
+        let wal_nanos = self.log_offsets(&current, start_ms)?;
+        done.duration
+            .insert("walCommit".into(), (wal_nanos / 1_000_000) as i64);
+        failpoint::hit("after-offsets", self.batch_id);
+        let t = Instant::now();
+        let batch_id = self.batch_id;
+        self.commit_state_beside(|sink| sink.end_batch(batch_id))?;
+        done.add_ms("addBatch", t);
+        self.finish_batch(
+            current,
+            done.rows,
+            (start_ms, trigger_start),
+            done.duration,
+            done.output,
+            wal_nanos,
+        )
+    }
+
+    /// Records that arrived in `(from, to]`: through the plan and into the
+    /// sink now.
+    fn run_epoch(
+        &mut self,
+        from: &[Option<Offset>],
+        to: &[Option<Offset>],
+        start_ms: i64,
+        done: &mut Epochs,
+    ) -> Result<()> {
+        let t = Instant::now();
+        let (inputs, rows) = self.read_inputs(from, to)?;
+        done.add_ms("getBatch", t);
+        let t = Instant::now();
+        let physical = self.plan_physical(&inputs, start_ms)?;
+        done.add_ms("queryPlanning", t);
+        let t = Instant::now();
+        let data = self.execute(physical)?;
+        done.output += data.num_rows() as i64;
+        let first = !done.delivered;
+        self.sink.add_rows(self.batch_id, first, data)?;
+        done.delivered = true;
+        done.add_ms("addBatch", t);
+        for (total, n) in done.rows.iter_mut().zip(rows) {
+            *total += n;
+        }
+        Ok(())
+    }
+}

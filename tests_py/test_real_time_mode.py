@@ -1,0 +1,411 @@
+"""Real-time mode (``trigger(realTime=...)``, Spark 4.1) and continuous
+processing (``trigger(continuous=...)``): records are processed as they
+arrive inside long-running batches whose length is the checkpoint interval;
+results equal the micro-batch run's; restarts; Spark's restrictions."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import AnalysisException, StreamingQueryException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+from sparklet.testing import MemoryStream
+
+MIN_BATCH = "spark.sql.streaming.realTimeMode.minBatchDuration"
+
+
+@pytest.fixture()
+def short_batches(spark: SparkSession):  # noqa: ANN201
+    """Allow real-time batches shorter than Spark's 5 s minimum."""
+    spark.conf.set(MIN_BATCH, "100")
+    yield
+    spark.conf.unset(MIN_BATCH)
+
+
+def latest_per_key(rows: list, key: str) -> dict:
+    """The last update of each key (update mode emits a group every time it changes)."""
+    out: dict = {}
+    for r in rows:
+        out[r[key]] = r.asDict() if hasattr(r, "asDict") else dict(r)
+    return out
+
+
+def committed_batches(ckpt: Path, log: str) -> list[int]:
+    folder = ckpt / log
+    if not folder.exists():
+        return []
+    return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
+
+
+def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT, v STRING")
+    q = (
+        ms.toDF()
+        .where("id % 2 = 0")
+        .select("id", F.upper("v").alias("v"))
+        .writeStream.format("memory")
+        .queryName("rt_stateless")
+        .outputMode("update")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(realTime="5 minutes")
+        .start()
+    )
+    ms.addData([(1, "a"), (2, "b"), (4, "c")])
+    q.processAllAvailable()
+    assert sorted(tuple(r) for r in spark.table("rt_stateless").collect()) == [(2, "B"), (4, "C")]
+    ms.addData([(6, "d")])
+    q.processAllAvailable()
+    assert sorted(r.id for r in spark.table("rt_stateless").collect()) == [2, 4, 6]
+    # still inside the first five-minute batch: nothing checkpointed yet
+    assert committed_batches(tmp_path / "ck", "commits") == []
+    assert q.lastProgress is None
+    q.stop()
+    # stopping ends the batch: its offsets and commit are written
+    assert committed_batches(tmp_path / "ck", "offsets") == [0]
+    assert committed_batches(tmp_path / "ck", "commits") == [0]
+
+
+def run_counts(spark: SparkSession, data: list[list[tuple]], trigger: dict, name: str) -> dict:
+    ms = MemoryStream(spark, "k STRING, v INT")
+    q = (
+        ms.toDF()
+        .groupBy("k")
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top"))
+        .writeStream.format("memory")
+        .queryName(name)
+        .outputMode("update")
+        .trigger(**trigger)
+        .start()
+    )
+    for rows in data:
+        ms.addData(rows)
+        q.processAllAvailable()
+    result = latest_per_key(spark.table(name).collect(), "k")
+    q.stop()
+    return result
+
+
+def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
+    data = [[(f"k{i % 7}", i) for i in range(j * 50, j * 50 + 50)] for j in range(6)]
+    micro = run_counts(spark, data, {"processingTime": "0 seconds"}, "agg_micro")
+    real_time = run_counts(spark, data, {"realTime": "200 milliseconds"}, "agg_rt")
+    assert real_time == micro
+    assert sum(r["n"] for r in micro.values()) == 300
+
+
+def test_a_restart_continues_the_state_of_the_committed_batches(
+    spark: SparkSession, tmp_path: Path, short_batches: None
+) -> None:
+    ms = MemoryStream(spark, "k STRING")
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .groupBy("k")
+            .count()
+            .writeStream.format("memory")
+            .queryName("rt_restart")
+            .outputMode("update")
+            .option("checkpointLocation", str(tmp_path / "ck"))
+            .trigger(realTime="300 milliseconds")
+            .start()
+        )
+
+    q = start()
+    ms.addData([("a",), ("a",), ("b",)])
+    q.processAllAvailable()
+    time.sleep(0.5)  # let a batch end and commit
+    ms.addData([("a",)])
+    q.processAllAvailable()
+    q.stop()
+    assert committed_batches(tmp_path / "ck", "commits")
+    q = start()
+    ms.addData([("a",), ("c",)])
+    q.processAllAvailable()
+    counts = {r.k: r["count"] for r in spark.table("rt_restart").collect()}
+    assert counts == {"a": 4, "c": 1}
+    q.stop()
+
+
+class FailOnce:
+    """A foreach writer that fails at a given row the first time it sees it."""
+
+    def __init__(self, poison: str) -> None:
+        self.poison, self.failed, self.rows, self.opened = poison, False, [], []
+
+    def open(self, partition_id: int, epoch_id: int) -> bool:
+        self.opened.append(epoch_id)
+        return True
+
+    def process(self, row) -> None:  # noqa: ANN001
+        if row.k == self.poison and not self.failed:
+            self.failed = True
+            raise ValueError("sink down")
+        self.rows.append((row.k, row["count"]))
+
+    def close(self, error) -> None:  # noqa: ANN001
+        pass
+
+
+def test_a_failed_batch_runs_again_from_the_committed_state(
+    spark: SparkSession, tmp_path: Path, short_batches: None
+) -> None:
+    ms = MemoryStream(spark, "k STRING")
+    writer = FailOnce("boom")
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .groupBy("k")
+            .count()
+            .writeStream.foreach(writer)
+            .outputMode("update")
+            .option("checkpointLocation", str(tmp_path / "ck"))
+            .trigger(realTime="300 milliseconds")
+            .start()
+        )
+
+    q = start()
+    ms.addData([("a",), ("a",)])
+    q.processAllAvailable()
+    time.sleep(0.5)  # batch 0 (a: 2) commits
+    ms.addData([("a",)])
+    q.processAllAvailable()
+    ms.addData([("boom",)])
+    with pytest.raises(StreamingQueryException, match="sink down"):
+        q.awaitTermination(10)
+    failed_batch = writer.opened[-1]
+    assert failed_batch >= 1
+    # the failed batch was not logged: the restart runs it again from the
+    # committed state, so "a" counts 3, not 4
+    q = start()
+    q.processAllAvailable()
+    q.stop()
+    last = dict(writer.rows)
+    assert last == {"a": 3, "boom": 1}
+    assert writer.opened.count(failed_batch) == 2  # the same epoch again (at-least-once)
+
+
+def test_progress_and_listener_events_per_long_running_batch(spark: SparkSession, short_batches: None) -> None:
+    from sparklet.sql.streaming import StreamingQueryListener
+
+    events = []
+
+    class Listener(StreamingQueryListener):
+        def onQueryStarted(self, event) -> None:  # noqa: ANN001
+            pass
+
+        def onQueryProgress(self, event) -> None:  # noqa: ANN001
+            events.append(event.progress)
+
+        def onQueryIdle(self, event) -> None:  # noqa: ANN001
+            pass
+
+        def onQueryTerminated(self, event) -> None:  # noqa: ANN001
+            pass
+
+    listener = Listener()
+    spark.streams.addListener(listener)
+    try:
+        ms = MemoryStream(spark, "id INT")
+        q = (
+            ms.toDF()
+            .writeStream.format("memory")
+            .queryName("rt_progress")
+            .outputMode("update")
+            .trigger(realTime="200 milliseconds")
+            .start()
+        )
+        ms.addData([(i,) for i in range(5)])
+        q.processAllAvailable()
+        ms.addData([(i,) for i in range(5, 8)])
+        q.processAllAvailable()
+        deadline = time.time() + 10
+        while q.lastProgress is None and time.time() < deadline:
+            time.sleep(0.05)
+        q.stop()
+    finally:
+        spark.streams.removeListener(listener)
+    progress = [p for p in q.recentProgress if p["numInputRows"] > 0]
+    assert sum(p["numInputRows"] for p in progress) == 8
+    assert progress[0]["batchId"] == 0
+    assert progress[0]["sink"]["numOutputRows"] == progress[0]["numInputRows"]
+    assert {"addBatch", "triggerExecution"} <= set(progress[0]["durationMs"])
+    deadline = time.time() + 5
+    while len(events) < len(progress) and time.time() < deadline:
+        time.sleep(0.05)
+    assert [e["batchId"] for e in events if e["numInputRows"] > 0] == [p["batchId"] for p in progress]
+
+
+def test_the_rate_source_releases_rows_as_their_time_comes(spark: SparkSession, short_batches: None) -> None:
+    seen: list[tuple[float, object]] = []
+
+    def record(row) -> None:  # noqa: ANN001
+        seen.append((time.time(), row.timestamp))
+
+    q = (
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", 200)
+        .load()
+        .writeStream.foreach(record)
+        .outputMode("update")
+        .trigger(realTime="200 milliseconds")
+        .start()
+    )
+    deadline = time.time() + 10
+    while len(seen) < 150 and time.time() < deadline:
+        time.sleep(0.05)
+    q.stop()
+    assert len(seen) >= 150
+    # a second's rows arrive through the second, not in one lump at its end
+    lags = sorted(arrived - ts.timestamp() for arrived, ts in seen[50:150])
+    assert lags[len(lags) // 2] < 0.25
+
+
+def test_continuous_map_query_equals_the_micro_batch_run(spark: SparkSession) -> None:
+    def run(trigger: dict, name: str) -> list:
+        ms = MemoryStream(spark, "id INT, v STRING")
+        q = (
+            ms.toDF()
+            .where("id > 1")
+            .select((F.col("id") * 10).alias("x"), F.concat("v", F.lit("!")).alias("v"))
+            .writeStream.format("memory")
+            .queryName(name)
+            .trigger(**trigger)
+            .start()
+        )
+        for chunk in ([(1, "a"), (2, "b")], [(3, "c")], [(4, "d"), (5, "e")]):
+            ms.addData(chunk)
+            q.processAllAvailable()
+        rows = sorted(tuple(r) for r in spark.table(name).collect())
+        q.stop()
+        return rows
+
+    continuous = run({"continuous": "1 second"}, "cont_map")
+    assert continuous == run({"processingTime": "0 seconds"}, "micro_map")
+    assert continuous == [(20, "b!"), (30, "c!"), (40, "d!"), (50, "e!")]
+
+
+def test_continuous_restart_resumes_after_the_checkpointed_epoch(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT")
+    got: list[int] = []
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .writeStream.foreach(lambda r: got.append(r.id))
+            .option("checkpointLocation", str(tmp_path / "ck"))
+            .trigger(continuous="200 milliseconds")
+            .start()
+        )
+
+    q = start()
+    ms.addData([(1,), (2,)])
+    q.processAllAvailable()
+    q.stop()
+    q = start()
+    ms.addData([(3,)])
+    q.processAllAvailable()
+    q.stop()
+    assert got == [1, 2, 3]
+
+
+def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None) -> None:
+    servers = os.environ.get("SPARKLET_KAFKA_BOOTSTRAP")
+    if not servers:
+        pytest.fail("no Kafka broker: run the tests through tools/with_kafka.sh")
+    from test_kafka import new_topic, produce
+
+    topic = new_topic(servers)
+    q = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+        .select(F.col("value").cast("string").alias("v"))
+        .groupBy("v")
+        .count()
+        .writeStream.format("memory")
+        .queryName("rt_kafka")
+        .outputMode("update")
+        .trigger(realTime="200 milliseconds")
+        .start()
+    )
+    produce(servers, topic, [{"value": v.encode()} for v in ["x", "y", "x"]])
+    deadline = time.time() + 20
+    counts: dict = {}
+    while counts != {"x": 2, "y": 1} and time.time() < deadline:
+        q.processAllAvailable()
+        counts = {r.v: r["count"] for r in latest_per_key(spark.table("rt_kafka").collect(), "v").values()}
+    q.stop()
+    assert counts == {"x": 2, "y": 1}
+
+
+@pytest.mark.parametrize(
+    ("build", "condition", "message"),
+    [
+        (
+            lambda df, w: w(df).outputMode("append").trigger(realTime="5 minutes"),
+            "STREAMING_REAL_TIME_MODE.OUTPUT_MODE_NOT_SUPPORTED",
+            "The output mode Append is not supported",
+        ),
+        (
+            lambda df, w: w(df).outputMode("update").trigger(realTime="1 second"),
+            "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL",
+            "1000 ms. This is less than the 5000 ms minimum",
+        ),
+        (
+            lambda df, w: w(df.join(df.other, "id"))
+            .outputMode("update")
+            .trigger(realTime="5 minutes"),
+            "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+            "StreamingSymmetricHashJoin not in the operator allowlist",
+        ),
+        (
+            lambda df, w: df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes"),
+            "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+            "The sink(s): ForeachBatchSink not in the sink allowlist",
+        ),
+        (
+            lambda df, w: w(df.groupBy("id").count()).trigger(continuous="1 second"),
+            "UNSUPPORTED_STREAMING_OPERATION",
+            "Continuous processing does not support Aggregate operations.",
+        ),
+        (
+            lambda df, w: w(df.select("id", F.current_timestamp())).trigger(continuous="1 second"),
+            "UNSUPPORTED_STREAMING_OPERATION",
+            "Continuous processing does not support current time operations.",
+        ),
+        (
+            lambda df, w: df.writeStream.foreachBatch(lambda t, i: None).trigger(continuous="1 second"),
+            "UNSUPPORTED_STREAMING_OPERATION",
+            "'ForeachBatchSink' is not supported with continuous trigger",
+        ),
+    ],
+)
+def test_what_the_low_latency_modes_refuse(spark: SparkSession, build, condition: str, message: str) -> None:  # noqa: ANN001
+    ms = MemoryStream(spark, "id INT, v STRING")
+    df = ms.toDF()
+    df.other = MemoryStream(spark, "id INT, w STRING").toDF()  # a second stream, to join
+
+    def to_memory(df):  # noqa: ANN001, ANN202
+        return df.writeStream.format("memory").queryName("refused")
+
+    with pytest.raises(AnalysisException) as err:
+        build(df, to_memory).start()
+    assert err.value.getCondition() == condition
+    assert message in str(err.value)
+
+
+def test_file_sources_are_refused(spark: SparkSession, tmp_path: Path) -> None:
+    src = spark.readStream.schema("id INT").json(str(tmp_path))
+    with pytest.raises(AnalysisException, match="The input stream FileStreamSource is not supported in Real-time Mode"):
+        src.writeStream.format("noop").outputMode("update").trigger(realTime="5 minutes").start()
+    with pytest.raises(AnalysisException, match="Data source FileStreamSource does not support continuous processing"):
+        src.writeStream.format("noop").trigger(continuous="1 second").start()
