@@ -361,14 +361,14 @@ def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None) -> No
             "1000 ms. This is less than the 5000 ms minimum",
         ),
         (
-            lambda df, w: w(df.join(df.other, "id"))
-            .outputMode("update")
-            .trigger(realTime="5 minutes"),
+            lambda df, w: w(df.join(df.other, "id")).outputMode("update").trigger(realTime="5 minutes"),
             "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
             "StreamingSymmetricHashJoin not in the operator allowlist",
         ),
         (
-            lambda df, w: df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes"),
+            lambda df, w: (
+                df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes")
+            ),
             "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
             "The sink(s): ForeachBatchSink not in the sink allowlist",
         ),

@@ -156,7 +156,8 @@ fn memory_sink_adds_a_long_running_batchs_rows_and_a_rerun_replaces_them() {
         schema: schema_id_word(),
         batches: vec![batch(ids, words)],
     };
-    let count = || crate::common::rows(s.sql("SELECT count(*) AS n FROM epochs").unwrap()).join("\n");
+    let count =
+        || crate::common::rows(s.sql("SELECT count(*) AS n FROM epochs").unwrap()).join("\n");
     sink.add_batch(0, data(&[1], &["a"])).unwrap();
     // batch 1's epochs add up as they arrive
     sink.add_rows(1, true, data(&[2], &["b"])).unwrap();

@@ -306,8 +306,10 @@ pub fn start_query(
     let checkpoint = options.get("checkpointlocation").cloned();
     let late = options.get("laterowstable").cloned();
     let async_progress =
-        sparklet_engine::engine::async_progress::AsyncProgressOptions::from_writer_options(&options)
-            .py()?;
+        sparklet_engine::engine::async_progress::AsyncProgressOptions::from_writer_options(
+            &options,
+        )
+        .py()?;
     let clock = match clock {
         Some(c) => sparklet_engine::engine::clock::Clock::Manual(Arc::clone(&c.inner)),
         None => sparklet_engine::engine::clock::Clock::System,

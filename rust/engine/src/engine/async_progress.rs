@@ -141,7 +141,9 @@ impl AsyncProgressLog {
     /// logged less than the interval ago.
     pub fn offsets(&mut self, batch: i64, seq: &OffsetSeq) -> Result<()> {
         self.pending = Some((batch, seq.clone(), None));
-        let due = self.last_logged.is_none_or(|t| t.elapsed() >= self.interval);
+        let due = self
+            .last_logged
+            .is_none_or(|t| t.elapsed() >= self.interval);
         if due {
             self.submit(Job::Offsets(batch, seq.clone()))?;
             self.last_logged = Some(Instant::now());

@@ -16,11 +16,11 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::{collect, displayable};
 
+use super::async_progress::{AsyncProgressLog, AsyncProgressOptions};
 use super::progress::{
     format_timestamp_ms, rate, QueryProgress, QueryStatus, SinkProgress, SourceProgress,
 };
 use super::query::{QueryShared, StreamingQuery};
-use super::async_progress::{AsyncProgressLog, AsyncProgressOptions};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
 use crate::catalog::{is_streaming, stream_tables};
@@ -173,6 +173,9 @@ pub fn remove_failed_temporary_checkpoints() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// What a batch's plan reads: each source's data, by source index.
+type BatchInputs = Vec<Arc<dyn datafusion::catalog::TableProvider>>;
 
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
 type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
@@ -1356,12 +1359,14 @@ impl Execution {
         &mut self,
         from: &[Option<Offset>],
         to: &[Option<Offset>],
-    ) -> Result<(Vec<Arc<dyn datafusion::catalog::TableProvider>>, Vec<i64>)> {
+    ) -> Result<(BatchInputs, Vec<i64>)> {
         let mut inputs = Vec::with_capacity(self.sources.len());
         let mut rows = Vec::with_capacity(self.sources.len());
         for (i, src) in self.sources.iter_mut().enumerate() {
             let input = match &to[i] {
-                Some(end) if Some(end) != from[i].as_ref() => src.get_batch(from[i].as_ref(), end)?,
+                Some(end) if Some(end) != from[i].as_ref() => {
+                    src.get_batch(from[i].as_ref(), end)?
+                }
                 _ => BatchInput {
                     provider: Arc::new(MemTable::try_new(
                         self.factories[i].schema(),

@@ -81,7 +81,13 @@ fn refused(plan: &LogicalPlan, allowed: impl Fn(&LogicalPlan) -> bool) -> Result
                     "StreamingSymmetricHashJoin".into()
                 }
                 LogicalPlan::Join(_) => "Join".into(),
-                other => other.display().to_string().split([':', ' ']).next().unwrap_or("").to_string(),
+                other => other
+                    .display()
+                    .to_string()
+                    .split([':', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
             };
             if !out.contains(&name) {
                 out.push(name);
@@ -162,8 +168,10 @@ pub(super) fn check_supported(
             let mut ops = refused(plan, real_time_allowed)?;
             if plan.exists(|n| {
                 Ok(n.expressions().iter().any(|e| {
-                    e.exists(|x| Ok(matches!(x, Expr::ScalarFunction(f) if f.name() == "session_window")))
-                        .unwrap_or(false)
+                    e.exists(|x| {
+                        Ok(matches!(x, Expr::ScalarFunction(f) if f.name() == "session_window"))
+                    })
+                    .unwrap_or(false)
                 }))
             })? {
                 ops.push("SessionWindowStateStoreSaveExec".into());
