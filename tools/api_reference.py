@@ -139,7 +139,7 @@ def render() -> str:
 def engine_keys() -> list[tuple[str, str]]:
     """(key, doc comment) of each key the engine reads, from conf.rs."""
     source = CONF_SOURCE.read_text()
-    found = re.findall(r'((?:\s*///[^\n]*\n)+)\s*pub const [A-Z_]+: &str = "([^"]+)";', source)
+    found = re.findall(r'((?:\s*///[^\n]*\n)+)\s*pub const [A-Z_]+: &str =\s*"([^"]+)";', source)
     return [
         (key, " ".join(line.strip()[3:].strip() for line in comment.strip().splitlines())) for comment, key in found
     ]

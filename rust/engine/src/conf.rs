@@ -45,6 +45,11 @@ pub mod keys {
     pub const PORT_MAX_RETRIES: &str = "spark.port.maxRetries";
     /// The address the web UI binds (unset: 127.0.0.1).
     pub const DRIVER_BIND_ADDRESS: &str = "spark.driver.bindAddress";
+    /// The shortest `trigger(realTime=...)` interval allowed (ms).
+    pub const REAL_TIME_MIN_BATCH_DURATION: &str =
+        "spark.sql.streaming.realTimeMode.minBatchDuration";
+    /// Whether real-time mode refuses operators and sinks outside Spark's allowlist.
+    pub const REAL_TIME_ALLOWLIST_CHECK: &str = "spark.sql.streaming.realTimeMode.allowlistCheck";
 }
 
 /// Spark's defaults for the keys above (sparklet differs only where noted).
@@ -65,6 +70,8 @@ const DEFAULTS: &[(&str, &str)] = &[
     (keys::MULTIPLE_WATERMARK_POLICY, "min"),
     (keys::MIN_DELTAS_FOR_SNAPSHOT, "10"),
     (keys::NO_DATA_MICRO_BATCHES, "true"),
+    (keys::REAL_TIME_MIN_BATCH_DURATION, "5000"),
+    (keys::REAL_TIME_ALLOWLIST_CHECK, "true"),
 ];
 
 /// A session's runtime configuration (`spark.conf`).

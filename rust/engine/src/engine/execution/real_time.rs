@@ -25,7 +25,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan};
 
 use super::{global_wake, Execution, QueryStatus, StartOptions};
 use crate::catalog::is_streaming;
-use crate::conf::Conf;
+use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::sinks::Sink;
@@ -33,11 +33,8 @@ use crate::sources::{Offset, SourceFactory};
 
 use super::super::trigger::Trigger;
 
-/// `spark.sql.streaming.realTimeMode.minBatchDuration` (Spark's default).
-const MIN_BATCH_DURATION: &str = "spark.sql.streaming.realTimeMode.minBatchDuration";
-const DEFAULT_MIN_BATCH_DURATION_MS: i64 = 5000;
-/// `spark.sql.streaming.realTimeMode.allowlistCheck`.
-const ALLOWLIST_CHECK: &str = "spark.sql.streaming.realTimeMode.allowlistCheck";
+const MIN_BATCH_DURATION: &str = keys::REAL_TIME_MIN_BATCH_DURATION;
+const ALLOWLIST_CHECK: &str = keys::REAL_TIME_ALLOWLIST_CHECK;
 /// How long the loop sleeps when a source has nothing new and cannot wake
 /// it (Kafka, sockets, the rate source): the latency floor for those.
 const POLL_INTERVAL: Duration = Duration::from_micros(200);
@@ -139,7 +136,7 @@ pub(super) fn check_supported(
 ) -> Result<()> {
     match opts.trigger {
         Trigger::RealTime { interval_ms } => {
-            let min = conf.get_i64(MIN_BATCH_DURATION, DEFAULT_MIN_BATCH_DURATION_MS);
+            let min = conf.get_i64(MIN_BATCH_DURATION, 5000);
             if (interval_ms as i64) < min {
                 return Err(Error::analysis(
                     "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL",
