@@ -342,7 +342,7 @@ def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None) -> No
     counts: dict = {}
     while counts != {"x": 2, "y": 1} and time.time() < deadline:
         q.processAllAvailable()
-        counts = {r.v: r["count"] for r in latest_per_key(spark.table("rt_kafka").collect(), "v").values()}
+        counts = {k: r["count"] for k, r in latest_per_key(spark.table("rt_kafka").collect(), "v").items()}
     q.stop()
     assert counts == {"x": 2, "y": 1}
 
