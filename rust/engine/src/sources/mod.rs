@@ -9,6 +9,7 @@
 pub mod file;
 pub mod file_log;
 pub mod kafka;
+pub mod live;
 pub mod memory;
 pub mod nexmark;
 pub mod rate;

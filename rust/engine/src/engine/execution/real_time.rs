@@ -2,10 +2,12 @@
 //! `trigger(continuous=...)`): long-running batches, one per checkpoint
 //! interval, inside which records are processed as they arrive.
 //!
-//! Batch N starts from the offsets batch N-1 ended at. Until the interval
-//! is over, the loop asks the sources for new data and runs each arrival
-//! ("epoch") through the plan at once, handing its rows to the sink; the
-//! stateful operators update their state in memory across the epochs. At
+//! Batch N starts from the offsets batch N-1 ended at, and plans the query
+//! once, over tables whose rows each epoch sets (`sources::live`). Until the
+//! interval is over, the loop asks the sources for new data and runs each
+//! arrival ("epoch") through that plan at once, handing its rows to the
+//! sink; the stateful operators update their state in memory across the
+//! epochs. At
 //! the end of the interval the batch's end offsets go to `offsets/N`, the
 //! state is committed as version N+1 and `commits/N` is written: the
 //! checkpoint moves once per interval, not per record.
@@ -18,7 +20,13 @@
 //! Kafka) see the failed run's rows again: at-least-once, as in Spark.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use arrow::array::RecordBatch;
+use datafusion::catalog::TableProvider;
+use datafusion::physical_plan::execution_plan::reset_plan_states;
+use datafusion::physical_plan::ExecutionPlan;
 
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::logical_expr::{Expr, LogicalPlan};
@@ -29,6 +37,8 @@ use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::sinks::Sink;
+use crate::runtime::block_on;
+use crate::sources::live::LiveInput;
 use crate::sources::{Offset, SourceFactory};
 
 use super::super::trigger::Trigger;
@@ -218,6 +228,10 @@ pub(super) fn check_supported(
 
 /// What a long-running batch has done so far.
 struct Epochs {
+    /// The batch's plan, made once, over `live`.
+    plan: Arc<dyn ExecutionPlan>,
+    /// Each source's table in `plan`: an epoch sets its rows.
+    live: Vec<Arc<LiveInput>>,
     rows: Vec<i64>,
     output: i64,
     delivered: bool,
@@ -255,12 +269,26 @@ impl Execution {
             .update(|st| st.status = QueryStatus::new("Processing new data", true, true));
         self.begin_operators(start_ms);
         let mut current = self.committed.clone();
+        let t = Instant::now();
+        let live: Vec<Arc<LiveInput>> = self
+            .factories
+            .iter()
+            .map(|f| Arc::new(LiveInput::new(f.schema())))
+            .collect();
+        let tables: Vec<Arc<dyn TableProvider>> = live
+            .iter()
+            .map(|l| Arc::clone(l) as Arc<dyn TableProvider>)
+            .collect();
+        let plan = self.plan_physical(&tables, start_ms)?;
         let mut done = Epochs {
+            plan,
+            live,
             rows: vec![0; self.sources.len()],
             output: 0,
             delivered: false,
             duration: BTreeMap::new(),
         };
+        done.add_ms("queryPlanning", t);
         while trigger_start.elapsed() < interval && !self.stopping() {
             let seen = wake.seq();
             let t = Instant::now();
@@ -280,7 +308,7 @@ impl Execution {
                     .zip(&current)
                     .map(|(l, c)| l.or_else(|| c.clone()))
                     .collect();
-                self.run_epoch(&current, &end, start_ms, &mut done)?;
+                self.run_epoch(&current, &end, &mut done)?;
                 current = end;
                 continue;
             }
@@ -316,22 +344,23 @@ impl Execution {
         )
     }
 
-    /// Records that arrived in `(from, to]`: through the plan and into the
-    /// sink now.
+    /// Records that arrived in `(from, to]`: through the batch's plan and
+    /// into the sink now.
     fn run_epoch(
         &mut self,
         from: &[Option<Offset>],
         to: &[Option<Offset>],
-        start_ms: i64,
         done: &mut Epochs,
     ) -> Result<()> {
         let t = Instant::now();
         let (inputs, rows) = self.read_inputs(from, to)?;
+        for (live, input) in done.live.iter().zip(inputs) {
+            live.set(self.rows_of(input)?);
+        }
         done.add_ms("getBatch", t);
         let t = Instant::now();
-        let physical = self.plan_physical(&inputs, start_ms)?;
-        done.add_ms("queryPlanning", t);
-        let t = Instant::now();
+        // the batch's plan again, with fresh run state (no planning)
+        let physical = reset_plan_states(Arc::clone(&done.plan)).map_err(Error::from_planning)?;
         let data = self.execute(physical)?;
         done.output += data.num_rows() as i64;
         let first = !done.delivered;
@@ -342,5 +371,15 @@ impl Execution {
             *total += n;
         }
         Ok(())
+    }
+
+    /// All the rows of a source's batch table.
+    fn rows_of(&self, table: Arc<dyn TableProvider>) -> Result<Vec<RecordBatch>> {
+        let task_ctx = Arc::new(datafusion::execution::TaskContext::from(&self.state));
+        block_on(async {
+            let scan = table.scan(&self.state, None, &[], None).await?;
+            datafusion::physical_plan::collect(scan, task_ctx).await
+        })?
+        .map_err(Error::from_execution)
     }
 }
