@@ -346,6 +346,16 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     Ok(aggregates == 1)
 }
 
+/// Run a physical plan to its rows.
+fn run_plan(
+    physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+    task_ctx: Arc<TaskContext>,
+) -> Result<SinkBatch> {
+    let schema = physical.schema();
+    let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
+    Ok(SinkBatch { schema, batches })
+}
+
 /// Spark's restrictions on asynchronous progress tracking (its
 /// `AsyncProgressTrackingMicroBatchExecution`): replays must be harmless.
 fn check_async_progress(opts: &StartOptions, sink: &dyn Sink, stateful: bool) -> Result<()> {
@@ -1494,10 +1504,7 @@ impl Execution {
         &mut self,
         physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
     ) -> Result<SinkBatch> {
-        let task_ctx = Arc::new(TaskContext::from(&self.state));
-        let schema = physical.schema();
-        let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
-        Ok(SinkBatch { schema, batches })
+        run_plan(physical, Arc::new(TaskContext::from(&self.state)))
     }
 
     /// Commit the stateful operators' state while `deliver` hands the

@@ -25,13 +25,14 @@ use std::time::{Duration, Instant};
 
 use arrow::array::RecordBatch;
 use datafusion::catalog::TableProvider;
+use datafusion::execution::TaskContext;
 use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::ExecutionPlan;
 
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::logical_expr::{Expr, LogicalPlan};
 
-use super::{global_wake, Execution, QueryStatus, StartOptions};
+use super::{global_wake, run_plan, Execution, QueryStatus, StartOptions};
 use crate::catalog::is_streaming;
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
@@ -232,15 +233,26 @@ struct Epochs {
     plan: Arc<dyn ExecutionPlan>,
     /// Each source's table in `plan`: an epoch sets its rows.
     live: Vec<Arc<LiveInput>>,
+    /// What runs `plan` (made once: it copies the session's settings).
+    task_ctx: Arc<TaskContext>,
     rows: Vec<i64>,
     output: i64,
     delivered: bool,
-    duration: BTreeMap<String, i64>,
+    /// Time per phase, summed over the epochs (ns).
+    nanos: BTreeMap<String, u128>,
 }
 
 impl Epochs {
-    fn add_ms(&mut self, key: &str, since: Instant) {
-        *self.duration.entry(key.to_string()).or_insert(0) += since.elapsed().as_millis() as i64;
+    fn add_time(&mut self, key: &str, since: Instant) {
+        *self.nanos.entry(key.to_string()).or_insert(0) += since.elapsed().as_nanos();
+    }
+
+    /// The phases' times for progress (`durationMs`).
+    fn duration_ms(&self) -> BTreeMap<String, i64> {
+        self.nanos
+            .iter()
+            .map(|(k, ns)| (k.clone(), (ns / 1_000_000) as i64))
+            .collect()
     }
 }
 
@@ -279,16 +291,26 @@ impl Execution {
             .iter()
             .map(|l| Arc::clone(l) as Arc<dyn TableProvider>)
             .collect();
-        let plan = self.plan_physical(&tables, start_ms)?;
+        // an epoch is small: one partition, no exchanges between threads
+        let options = self.state.config_mut().options_mut();
+        let partitions = std::mem::replace(&mut options.execution.target_partitions, 1);
+        let plan = self.plan_physical(&tables, start_ms);
+        let task_ctx = Arc::new(TaskContext::from(&self.state));
+        self.state
+            .config_mut()
+            .options_mut()
+            .execution
+            .target_partitions = partitions;
         let mut done = Epochs {
-            plan,
+            plan: plan?,
+            task_ctx,
             live,
             rows: vec![0; self.sources.len()],
             output: 0,
             delivered: false,
-            duration: BTreeMap::new(),
+            nanos: BTreeMap::new(),
         };
-        done.add_ms("queryPlanning", t);
+        done.add_time("queryPlanning", t);
         while trigger_start.elapsed() < interval && !self.stopping() {
             let seen = wake.seq();
             let t = Instant::now();
@@ -297,7 +319,7 @@ impl Execution {
                 .iter_mut()
                 .map(|s| s.latest_offset())
                 .collect::<Result<Vec<_>>>()?;
-            done.add_ms("latestOffset", t);
+            done.add_time("latestOffset", t);
             let arrived = latest
                 .iter()
                 .zip(&current)
@@ -323,22 +345,22 @@ impl Execution {
         if !done.delivered {
             // nothing arrived: nothing to checkpoint, as a micro-batch
             // trigger without data
-            let latest_ms = done.duration.get("latestOffset").copied().unwrap_or(0);
+            let latest_ms = done.duration_ms().get("latestOffset").copied().unwrap_or(0);
             return self.idle(start_ms, latest_ms, trigger_start);
         }
         let wal_nanos = self.log_offsets(&current, start_ms)?;
-        done.duration
-            .insert("walCommit".into(), (wal_nanos / 1_000_000) as i64);
+        done.nanos.insert("walCommit".into(), wal_nanos as u128);
         failpoint::hit("after-offsets", self.batch_id);
         let t = Instant::now();
         let batch_id = self.batch_id;
         self.commit_state_beside(|sink| sink.end_batch(batch_id))?;
-        done.add_ms("addBatch", t);
+        done.add_time("addBatch", t);
+        let duration = done.duration_ms();
         self.finish_batch(
             current,
             done.rows,
             (start_ms, trigger_start),
-            done.duration,
+            duration,
             done.output,
             wal_nanos,
         )
@@ -355,18 +377,18 @@ impl Execution {
         let t = Instant::now();
         let (inputs, rows) = self.read_inputs(from, to)?;
         for (live, input) in done.live.iter().zip(inputs) {
-            live.set(self.rows_of(input)?);
+            live.set(self.rows_of(input, &done.task_ctx)?);
         }
-        done.add_ms("getBatch", t);
+        done.add_time("getBatch", t);
         let t = Instant::now();
         // the batch's plan again, with fresh run state (no planning)
         let physical = reset_plan_states(Arc::clone(&done.plan)).map_err(Error::from_planning)?;
-        let data = self.execute(physical)?;
+        let data = run_plan(physical, Arc::clone(&done.task_ctx))?;
         done.output += data.num_rows() as i64;
         let first = !done.delivered;
         self.sink.add_rows(self.batch_id, first, data)?;
         done.delivered = true;
-        done.add_ms("addBatch", t);
+        done.add_time("addBatch", t);
         for (total, n) in done.rows.iter_mut().zip(rows) {
             *total += n;
         }
@@ -374,11 +396,14 @@ impl Execution {
     }
 
     /// All the rows of a source's batch table.
-    fn rows_of(&self, table: Arc<dyn TableProvider>) -> Result<Vec<RecordBatch>> {
-        let task_ctx = Arc::new(datafusion::execution::TaskContext::from(&self.state));
+    fn rows_of(
+        &self,
+        table: Arc<dyn TableProvider>,
+        task_ctx: &Arc<TaskContext>,
+    ) -> Result<Vec<RecordBatch>> {
         block_on(async {
             let scan = table.scan(&self.state, None, &[], None).await?;
-            datafusion::physical_plan::collect(scan, task_ctx).await
+            datafusion::physical_plan::collect(scan, Arc::clone(task_ctx)).await
         })?
         .map_err(Error::from_execution)
     }
