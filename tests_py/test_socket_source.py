@@ -97,3 +97,27 @@ def test_host_and_port_are_required(spark: SparkSession) -> None:
         spark.readStream.format("socket").option("port", 1).load()
     with pytest.raises(AnalysisException, match="The port must be a number"):
         spark.readStream.format("socket").option("host", "127.0.0.1").option("port", "http").load()
+
+
+def test_lines_are_counted_as_they_arrive_in_real_time_mode(spark: SparkSession, server: LineServer) -> None:
+    lines = spark.readStream.format("socket").option("host", "127.0.0.1").option("port", server.port).load()
+    words = lines.selectExpr("explode(split(value, ' ')) AS word").groupBy("word").count()
+    q = (
+        words.writeStream.outputMode("update")
+        .format("memory")
+        .queryName("socket_rt")
+        .trigger(realTime="5 minutes")
+        .start()
+    )
+
+    def latest() -> dict:
+        return {r.word: r["count"] for r in spark.table("socket_rt").collect()}
+
+    server.send("a b", "b")
+    wait_until(lambda: latest() == {"a": 1, "b": 2})
+    server.send("a")
+    wait_until(lambda: latest().get("a") == 2)
+    # within the first five-minute batch: results arrived before any checkpoint
+    assert q.lastProgress is None
+    q.stop()
+    assert latest() == {"a": 2, "b": 2}
