@@ -542,6 +542,11 @@ pub struct StatefulAggregate {
     /// batch's, as Spark 3.4+) and for evicting state.
     late_wm: Option<i64>,
     evict_wm: Option<i64>,
+    /// The watermark (µs) state was last evicted at, in update mode: a run
+    /// with the same watermark (the epochs of a real-time batch) has
+    /// nothing new to evict, since rows at or below it were dropped as late
+    /// (what the run they came in left lingers until the watermark moves).
+    evicted_at: Option<i64>,
     /// The last batch's metrics.
     pub metrics: OperatorMetrics,
 }
@@ -669,6 +674,7 @@ impl StatefulAggregate {
             input_schema: parts.input.schema(),
             late_wm: None,
             evict_wm: None,
+            evicted_at: None,
             metrics: OperatorMetrics::default(),
         })
     }
@@ -815,7 +821,11 @@ impl StatefulAggregate {
         let mut evicted: Vec<Updated> = Vec::new();
         let vectorized = self.mode == OutputMode::Append
             && self.aggr.iter().all(|a| a.groups_accumulator_supported());
-        if let (Some(kind), Some(wm)) = (self.event_time, watermark_us) {
+        let already = self.mode == OutputMode::Update && self.evicted_at == watermark_us;
+        if let (Some(kind), Some(wm), false) = (self.event_time, watermark_us, already) {
+            if self.mode == OutputMode::Update {
+                self.evicted_at = watermark_us;
+            }
             for p in 0..self.state.len() {
                 let expired = self.expired(p, kind, wm)?;
                 if vectorized {
@@ -988,12 +998,15 @@ impl StatefulAggregate {
         };
         let mut keys = self.state.store(p).keys();
         let mut out = Vec::new();
+        // keys decoded in growing chunks: a scan that stops early (window
+        // first) decodes little more than what expired
+        let mut chunk_len = 64;
         loop {
-            // keys decoded 1024 at a time: a scan that stops early reads no more
             let chunk = keys
                 .by_ref()
-                .take(1024)
+                .take(chunk_len)
                 .collect::<Result<Vec<Cow<[u8]>>>>()?;
+            chunk_len = (chunk_len * 2).min(4096);
             if chunk.is_empty() {
                 break;
             }

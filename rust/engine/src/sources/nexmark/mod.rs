@@ -188,7 +188,9 @@ impl NexmarkSource {
         let mut n = if f.real_time {
             let elapsed = (crate::engine::clock::Clock::System.now_ms() - f.config.base_time_ms)
                 .max(0) as u128;
-            (elapsed * f.config.events_per_second as u128 / 1000 + 1) as u64
+            // every event whose (whole-ms) event time is at or before now:
+            // event n's is floor(n * 1000 / rate), so n < (elapsed + 1) * rate / 1000
+            ((elapsed + 1) * f.config.events_per_second as u128).div_ceil(1000) as u64
         } else {
             u64::MAX
         };
