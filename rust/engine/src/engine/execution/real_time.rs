@@ -37,8 +37,8 @@ use crate::catalog::is_streaming;
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::failpoint;
-use crate::sinks::Sink;
 use crate::runtime::block_on;
+use crate::sinks::Sink;
 use crate::sources::live::LiveInput;
 use crate::sources::{Offset, SourceFactory};
 
