@@ -133,3 +133,31 @@ def test_bad_option_values_name_the_option(spark: SparkSession) -> None:
             .option("asyncProgressTrackingCheckpointIntervalMs", "soon")
             .start()
         )
+
+
+def test_real_time_mode_logs_in_the_background_with_a_zero_interval(spark: SparkSession, tmp_path: Path) -> None:
+    from sparklet.errors import AnalysisException
+
+    spark.conf.set("spark.sql.streaming.realTimeMode.minBatchDuration", "100")
+    try:
+        ms = MemoryStream(spark, "id INT")
+        writer = (
+            ms.toDF()
+            .writeStream.format("memory")
+            .queryName("async_rt")
+            .outputMode("update")
+            .option("checkpointLocation", str(tmp_path / "ck"))
+            .option("asyncProgressTrackingEnabled", "true")
+            .trigger(realTime="200 milliseconds")
+        )
+        with pytest.raises(AnalysisException, match="ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO"):
+            writer.start()
+        q = writer.option("asyncProgressTrackingCheckpointIntervalMs", "0").start()
+        ms.addData([(1,), (2,)])
+        q.processAllAvailable()
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.realTimeMode.minBatchDuration")
+    assert logged(tmp_path / "ck", "offsets") == [0]
+    assert logged(tmp_path / "ck", "commits") == [0]
+    assert sorted(r.id for r in spark.table("async_rt").collect()) == [1, 2]
