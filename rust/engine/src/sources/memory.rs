@@ -74,6 +74,10 @@ impl MemoryStream {
 pub struct MemoryStreamFactory(pub Arc<MemoryStream>);
 
 impl SourceFactory for MemoryStreamFactory {
+    fn wakes_on_arrival(&self) -> bool {
+        true
+    }
+
     fn supports_real_time(&self) -> bool {
         true
     }

@@ -123,6 +123,11 @@ pub trait SourceFactory: Send + Sync + Debug {
     fn supports_real_time(&self) -> bool {
         false
     }
+    /// Whether new data wakes a waiting query (`engine::global_wake`), so
+    /// the real-time loop need not poll the source.
+    fn wakes_on_arrival(&self) -> bool {
+        false
+    }
     /// Spark's class name for the stream, in errors.
     fn class_name(&self) -> &'static str {
         "source"

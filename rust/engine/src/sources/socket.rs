@@ -108,6 +108,10 @@ struct Received {
 }
 
 impl SourceFactory for SocketFactory {
+    fn wakes_on_arrival(&self) -> bool {
+        true
+    }
+
     fn supports_real_time(&self) -> bool {
         true
     }
@@ -123,6 +127,7 @@ impl SourceFactory for SocketFactory {
             .map_err(|e| Error::io(format!("{}:{}", self.host, self.port), e))?;
         let received = Arc::new(Mutex::new(Received::default()));
         let sink = Arc::clone(&received);
+        let wake = crate::engine::global_wake();
         std::thread::Builder::new()
             .name("sparklet-socket-source".into())
             .spawn(move || {
@@ -131,6 +136,8 @@ impl SourceFactory for SocketFactory {
                         Ok(l) => {
                             let at = chrono::Utc::now().timestamp_micros();
                             sink.lock().lines.push_back((l, at));
+                            // a query waiting for data looks at once
+                            wake.notify();
                         }
                         Err(e) => {
                             sink.lock().error = Some(e.to_string());

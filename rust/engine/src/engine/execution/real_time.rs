@@ -47,8 +47,11 @@ use super::super::trigger::Trigger;
 const MIN_BATCH_DURATION: &str = keys::REAL_TIME_MIN_BATCH_DURATION;
 const ALLOWLIST_CHECK: &str = keys::REAL_TIME_ALLOWLIST_CHECK;
 /// How long the loop sleeps when a source has nothing new and cannot wake
-/// it (Kafka, sockets, the rate source): the latency floor for those.
+/// it (Kafka, the rate source): the latency floor for those.
 const POLL_INTERVAL: Duration = Duration::from_micros(200);
+/// The sleep when every source wakes the loop on arrival (memory, socket):
+/// only a stop or the end of the batch needs it.
+const WOKEN_WAIT: Duration = Duration::from_millis(100);
 
 fn real_time_error(sub: &str, message: impl std::fmt::Display) -> Error {
     Error::analysis(
@@ -265,15 +268,20 @@ impl Execution {
             self.run_batch(seq.offsets, start_ms, 0, Instant::now(), false)?;
         }
         let interval = Duration::from_millis(interval_ms.max(1));
+        let poll = if self.factories.iter().all(|f| f.wakes_on_arrival()) {
+            WOKEN_WAIT
+        } else {
+            POLL_INTERVAL
+        };
         while !self.stopping() {
-            self.run_long_batch(interval)?;
+            self.run_long_batch(interval, poll)?;
         }
         Ok(())
     }
 
     /// One long-running batch: epochs until the interval is over (or the
     /// query stops), then the checkpoint.
-    fn run_long_batch(&mut self, interval: Duration) -> Result<()> {
+    fn run_long_batch(&mut self, interval: Duration, poll: Duration) -> Result<()> {
         let wake = global_wake();
         let trigger_start = Instant::now();
         let start_ms = self.clock.now_ms();
@@ -340,7 +348,7 @@ impl Execution {
                 st.status = QueryStatus::new("Waiting for data to arrive", false, true);
             });
             let left = interval.saturating_sub(trigger_start.elapsed());
-            wake.wait(seen, left.min(POLL_INTERVAL));
+            wake.wait(seen, left.min(poll));
         }
         if !done.delivered {
             // nothing arrived: nothing to checkpoint, as a micro-batch
