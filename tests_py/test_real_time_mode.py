@@ -486,3 +486,27 @@ def test_counts_are_exactly_once_through_kills(tmp_path: Path) -> None:
     child.kill()
     _, err = child.communicate()
     assert latest == produced, err.decode()[-2000:]
+
+
+def test_deduplication_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
+    def run(trigger: dict, name: str) -> list:
+        ms = MemoryStream(spark, "k STRING, v INT")
+        q = (
+            ms.toDF()
+            .dropDuplicates(["k"])
+            .writeStream.format("memory")
+            .queryName(name)
+            .outputMode("update")
+            .trigger(**trigger)
+            .start()
+        )
+        for chunk in ([("a", 1), ("b", 2), ("a", 3)], [("b", 4), ("c", 5)], [("c", 6), ("d", 7)]):
+            ms.addData(chunk)
+            q.processAllAvailable()
+        rows = sorted(tuple(r) for r in spark.table(name).collect())
+        q.stop()
+        return rows
+
+    real_time = run({"realTime": "200 milliseconds"}, "dedup_rt")
+    assert real_time == run({"processingTime": "0 seconds"}, "dedup_micro")
+    assert real_time == [("a", 1), ("b", 2), ("c", 5), ("d", 7)]
