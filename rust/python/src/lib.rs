@@ -17,19 +17,32 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// mimalloc's `purge_delay` option (its index in `mi_option_e`).
+/// mimalloc's `purge_delay` option (its index in v3's `mi_option_e`).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// mimalloc's `allow_thp` option (its index in v3's `mi_option_e`).
+const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 
 /// Keep freed memory for 10 s before handing it back to the OS (mimalloc's
 /// default is 1 s): micro-batches free and reallocate the same amounts every
 /// few hundred ms, and memory handed back comes back as fresh pages the
 /// kernel must zero (half of a join benchmark's page faults). A user's
 /// `MIMALLOC_PURGE_DELAY` still wins.
+///
+/// And no transparent huge pages (mimalloc v3 asks for them): a fault on a
+/// huge page zeroes 2 MiB, and where the kernel compacts memory to find one
+/// (THP `defrag=madvise`) the fault stalls. Nexmark q4 (10M events, a batch
+/// join) ran 0.63-1.25 s with them, half of it in the kernel zeroing pages,
+/// and 0.65 s every time without (peak RSS 960 -> 740 MiB). A user's
+/// `MIMALLOC_ALLOW_THP` still wins.
 #[allow(unsafe_code)] // an FFI call: mimalloc has no safe wrapper for options
 fn keep_freed_memory() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets a plain integer option; called once, at import
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10_000) };
+    }
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+        // SAFETY: as above
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ALLOW_THP, 0) };
     }
 }
 
