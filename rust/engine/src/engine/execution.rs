@@ -346,6 +346,11 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     Ok(aggregates == 1)
 }
 
+/// Whether a source's newest offset is past where the query is.
+fn any_new(latest: &[Option<Offset>], at: &[Option<Offset>]) -> bool {
+    latest.iter().zip(at).any(|(l, c)| l.is_some() && l != c)
+}
+
 /// Run a physical plan to its rows.
 fn run_plan(
     physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
@@ -1211,16 +1216,9 @@ impl Execution {
                 st.status = QueryStatus::new("Getting offsets from sources", false, true)
             });
             let t = Instant::now();
-            let latest = self
-                .sources
-                .iter_mut()
-                .map(|s| s.latest_offset())
-                .collect::<Result<Vec<_>>>()?;
+            let latest = self.latest_offsets()?;
             let latest_ms = t.elapsed().as_millis() as i64;
-            let has_data = latest
-                .iter()
-                .zip(&self.committed)
-                .any(|(l, c)| l.is_some() && l != c);
+            let has_data = any_new(&latest, &self.committed);
             if !has_data && self.needs_no_data_batch() {
                 // the watermark moved: run a batch without data so windows close
                 let latest = self.committed.clone();
@@ -1248,6 +1246,11 @@ impl Execution {
             }
         }
         Ok(())
+    }
+
+    /// Each source's newest offset.
+    fn latest_offsets(&mut self) -> Result<Vec<Option<Offset>>> {
+        self.sources.iter_mut().map(|s| s.latest_offset()).collect()
     }
 
     /// No new data: tell waiters, and report an idle progress now and then.

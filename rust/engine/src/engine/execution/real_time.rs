@@ -32,7 +32,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::logical_expr::{Expr, LogicalPlan};
 
-use super::{global_wake, run_plan, Execution, QueryStatus, StartOptions};
+use super::{any_new, global_wake, run_plan, Execution, QueryStatus, StartOptions};
 use crate::catalog::is_streaming;
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
@@ -322,17 +322,9 @@ impl Execution {
         while trigger_start.elapsed() < interval && !self.stopping() {
             let seen = wake.seq();
             let t = Instant::now();
-            let latest = self
-                .sources
-                .iter_mut()
-                .map(|s| s.latest_offset())
-                .collect::<Result<Vec<_>>>()?;
+            let latest = self.latest_offsets()?;
             done.add_time("latestOffset", t);
-            let arrived = latest
-                .iter()
-                .zip(&current)
-                .any(|(l, c)| l.is_some() && l != c);
-            if arrived {
+            if any_new(&latest, &current) {
                 let end: Vec<Option<Offset>> = latest
                     .into_iter()
                     .zip(&current)
