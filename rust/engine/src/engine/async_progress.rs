@@ -139,8 +139,7 @@ impl AsyncProgressLog {
 
     /// Batch `batch` starts with offsets `seq`: log them unless a batch was
     /// logged less than the interval ago.
-    pub fn offsets(&mut self, batch: i64, seq: &OffsetSeq) -> Result<()> {
-        self.pending = Some((batch, seq.clone(), None));
+    pub fn offsets(&mut self, batch: i64, seq: OffsetSeq) -> Result<()> {
         let due = self
             .last_logged
             .is_none_or(|t| t.elapsed() >= self.interval);
@@ -149,6 +148,7 @@ impl AsyncProgressLog {
             self.last_logged = Some(Instant::now());
             self.newest = Some((batch, false));
         }
+        self.pending = Some((batch, seq, None));
         Ok(())
     }
 

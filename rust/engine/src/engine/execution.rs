@@ -1454,7 +1454,7 @@ impl Execution {
 
         let t = Instant::now();
         self.begin_operators(start_ms);
-        let data = self.execute(physical)?;
+        let data = run_plan(physical, Arc::new(TaskContext::from(&self.state)))?;
         let num_output = data.num_rows() as i64;
         let batch_id = self.batch_id;
         self.commit_state_beside(|sink| sink.add_batch(batch_id, data))?;
@@ -1482,7 +1482,7 @@ impl Execution {
             offsets: end.to_vec(),
         };
         match &mut self.progress_log {
-            Some(log) => log.offsets(self.batch_id, &seq)?,
+            Some(log) => log.offsets(self.batch_id, seq)?,
             None => self.checkpoint.write_offsets(self.batch_id, &seq)?,
         }
         Ok(t.elapsed().as_nanos() as u64)
@@ -1500,14 +1500,6 @@ impl Execution {
             op.begin_batch(late_us, evict_us);
             op.batch_started(self.batch_id, start_ms);
         }
-    }
-
-    /// Run a physical plan to its rows.
-    fn execute(
-        &mut self,
-        physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-    ) -> Result<SinkBatch> {
-        run_plan(physical, Arc::new(TaskContext::from(&self.state)))
     }
 
     /// Commit the stateful operators' state while `deliver` hands the

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use arrow::array::RecordBatch;
 use datafusion::catalog::TableProvider;
+use datafusion::datasource::MemTable;
 use datafusion::execution::TaskContext;
 use datafusion::physical_plan::execution_plan::reset_plan_states;
 use datafusion::physical_plan::ExecutionPlan;
@@ -64,13 +65,23 @@ fn continuous_error(message: impl Into<String>) -> Error {
     Error::analysis("UNSUPPORTED_STREAMING_OPERATION", message)
 }
 
-/// Whether an expression reads the clock (`current_timestamp()` and kin).
-fn reads_clock(e: &Expr) -> bool {
-    e.exists(|x| {
-        Ok(matches!(x, Expr::ScalarFunction(f)
-            if matches!(f.name(), "now" | "current_timestamp" | "current_date" | "current_time" | "localtimestamp")))
+/// Whether an expression anywhere in `plan` calls one of `functions`.
+fn calls(plan: &LogicalPlan, functions: &[&str]) -> Result<bool> {
+    plan.exists(|n| {
+        Ok(n.expressions().iter().any(|e| {
+            e.exists(|x| Ok(matches!(x, Expr::ScalarFunction(f) if functions.contains(&f.name()))))
+                .unwrap_or(false)
+        }))
     })
-    .unwrap_or(false)
+    .map_err(Error::from_planning)
+}
+
+/// Spark's refusal of operators or sinks outside real-time mode's allowlist.
+fn not_in_allowlist(kind: &str, names: &str) -> Error {
+    real_time_error(
+        "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+        format!("The {kind}(s): {names} not in the {kind} allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
+    )
 }
 
 /// The streaming part of `plan`'s nodes that `allowed` refuses (Spark's
@@ -177,28 +188,14 @@ pub(super) fn check_supported(
                 return Ok(());
             }
             let mut ops = refused(plan, real_time_allowed)?;
-            if plan.exists(|n| {
-                Ok(n.expressions().iter().any(|e| {
-                    e.exists(|x| {
-                        Ok(matches!(x, Expr::ScalarFunction(f) if f.name() == "session_window"))
-                    })
-                    .unwrap_or(false)
-                }))
-            })? {
+            if calls(plan, &["session_window"])? {
                 ops.push("SessionWindowStateStoreSaveExec".into());
             }
             if !ops.is_empty() {
-                let list = ops.join(", ");
-                return Err(real_time_error(
-                    "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
-                    format!("The operator(s): {list} not in the operator allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
-                ));
+                return Err(not_in_allowlist("operator", &ops.join(", ")));
             }
             if !sink.supports_real_time() {
-                return Err(real_time_error(
-                    "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
-                    format!("The sink(s): {} not in the sink allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk.", sink.description()),
-                ));
+                return Err(not_in_allowlist("sink", &sink.description()));
             }
         }
         Trigger::Continuous { .. } => {
@@ -219,7 +216,14 @@ pub(super) fn check_supported(
                     "Continuous processing does not support {name} operations."
                 )));
             }
-            if plan.exists(|n| Ok(n.expressions().iter().any(reads_clock)))? {
+            let clock = [
+                "now",
+                "current_timestamp",
+                "current_date",
+                "current_time",
+                "localtimestamp",
+            ];
+            if calls(plan, &clock)? {
                 return Err(continuous_error(
                     "Continuous processing does not support current time operations.",
                 ));
@@ -395,12 +399,24 @@ impl Execution {
         Ok(())
     }
 
-    /// All the rows of a source's batch table.
+    /// All the rows of a source's batch table: a memory table's batches as
+    /// they are (what most sources return), else what a scan of it yields.
     fn rows_of(
         &self,
         table: Arc<dyn TableProvider>,
         task_ctx: &Arc<TaskContext>,
     ) -> Result<Vec<RecordBatch>> {
+        if let Some(mem) = table.downcast_ref::<MemTable>() {
+            let held: Option<Vec<RecordBatch>> = mem
+                .batches
+                .iter()
+                .map(|p| p.try_read().ok().map(|b| b.clone()))
+                .collect::<Option<Vec<_>>>()
+                .map(|parts| parts.concat());
+            if let Some(rows) = held {
+                return Ok(rows);
+            }
+        }
         block_on(async {
             let scan = table.scan(&self.state, None, &[], None).await?;
             datafusion::physical_plan::collect(scan, Arc::clone(task_ctx)).await
