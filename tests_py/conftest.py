@@ -54,6 +54,21 @@ def write_json(folder: Path, name: str, rows: list[dict]) -> Path:
     return target
 
 
+@pytest.fixture()
+def short_batches(spark: SparkSession) -> Iterator[None]:
+    """Allow real-time batches shorter than Spark's 5 s minimum."""
+    key = "spark.sql.streaming.realTimeMode.minBatchDuration"
+    spark.conf.set(key, "100")
+    yield
+    spark.conf.unset(key)
+
+
+def log_entries(ckpt: Path, log: str) -> list[int]:
+    """The batch ids a checkpoint's ``offsets`` or ``commits`` log holds."""
+    folder = ckpt / log
+    return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit()) if folder.exists() else []
+
+
 def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
     """Add rows to a memory stream and wait until the query processed them."""
     ms.addData(rows)

@@ -10,14 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import log_entries, step
 from sparklet.errors import IllegalArgumentException
 from sparklet.sql import SparkSession
 from sparklet.testing import MemoryStream
-
-
-def logged(ckpt: Path, log: str) -> list[int]:
-    folder = ckpt / log
-    return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit()) if folder.exists() else []
 
 
 def memory_query(ms: MemoryStream, ckpt: Path, interval_ms: int, name: str):  # noqa: ANN201
@@ -36,11 +32,10 @@ def test_every_batch_is_logged_with_a_zero_interval(spark: SparkSession, tmp_pat
     ms = MemoryStream(spark, "id INT")
     q = memory_query(ms, tmp_path / "ck", 0, "async_zero")
     for i in range(4):
-        ms.addData([(i,)])
-        q.processAllAvailable()
+        step(q, ms, [(i,)])
     q.stop()
-    assert logged(tmp_path / "ck", "offsets") == [0, 1, 2, 3]
-    assert logged(tmp_path / "ck", "commits") == [0, 1, 2, 3]
+    assert log_entries(tmp_path / "ck", "offsets") == [0, 1, 2, 3]
+    assert log_entries(tmp_path / "ck", "commits") == [0, 1, 2, 3]
     assert sorted(r.id for r in spark.table("async_zero").collect()) == [0, 1, 2, 3]
 
 
@@ -51,18 +46,17 @@ def test_batches_within_the_interval_are_not_logged_and_a_restart_continues(
     ck = tmp_path / "ck"
     q = memory_query(ms, ck, 60_000, "async_interval")
     for i in range(4):
-        ms.addData([(i,)])
-        q.processAllAvailable()
+        step(q, ms, [(i,)])
     # batch 0 was logged; 1 and 2 fell within the minute
     deadline = time.time() + 5
-    while logged(ck, "commits") != [0] and time.time() < deadline:
+    while log_entries(ck, "commits") != [0] and time.time() < deadline:
         time.sleep(0.02)
-    assert logged(ck, "offsets") == [0]
-    assert logged(ck, "commits") == [0]
+    assert log_entries(ck, "offsets") == [0]
+    assert log_entries(ck, "commits") == [0]
     q.stop()
     # a graceful stop logs the last batch: a restart goes on after it
-    assert logged(ck, "offsets") == [0, 3]
-    assert logged(ck, "commits") == [0, 3]
+    assert log_entries(ck, "offsets") == [0, 3]
+    assert log_entries(ck, "commits") == [0, 3]
     q = memory_query(ms, ck, 60_000, "async_interval")
     ms.addData([(4,)])
     q.processAllAvailable()
@@ -76,10 +70,9 @@ def test_a_crash_replays_from_the_last_logged_commit(spark: SparkSession, tmp_pa
     ck = tmp_path / "ck"
     q = memory_query(ms, ck, 60_000, "async_crash")
     for i in range(3):
-        ms.addData([(i,)])
-        q.processAllAvailable()
+        step(q, ms, [(i,)])
     q.stop()
-    assert logged(ck, "offsets") == [0, 2]
+    assert log_entries(ck, "offsets") == [0, 2]
     # as if the process died before batch 2's commit reached the disk
     (ck / "commits" / "2").unlink()
     q = memory_query(ms, ck, 60_000, "async_crash")
@@ -87,7 +80,7 @@ def test_a_crash_replays_from_the_last_logged_commit(spark: SparkSession, tmp_pa
     # batch 2 runs again from batch 0's offsets: rows 1 and 2 (at-least-once)
     assert sorted(r.id for r in spark.table("async_crash").collect()) == [1, 2]
     q.stop()
-    assert logged(ck, "commits") == [0, 2]
+    assert log_entries(ck, "commits") == [0, 2]
 
 
 @pytest.mark.parametrize(
@@ -135,29 +128,26 @@ def test_bad_option_values_name_the_option(spark: SparkSession) -> None:
         )
 
 
-def test_real_time_mode_logs_in_the_background_with_a_zero_interval(spark: SparkSession, tmp_path: Path) -> None:
+def test_real_time_mode_logs_in_the_background_with_a_zero_interval(
+    spark: SparkSession, tmp_path: Path, short_batches: None
+) -> None:
     from sparklet.errors import AnalysisException
 
-    spark.conf.set("spark.sql.streaming.realTimeMode.minBatchDuration", "100")
-    try:
-        ms = MemoryStream(spark, "id INT")
-        writer = (
-            ms.toDF()
-            .writeStream.format("memory")
-            .queryName("async_rt")
-            .outputMode("update")
-            .option("checkpointLocation", str(tmp_path / "ck"))
-            .option("asyncProgressTrackingEnabled", "true")
-            .trigger(realTime="200 milliseconds")
-        )
-        with pytest.raises(AnalysisException, match="ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO"):
-            writer.start()
-        q = writer.option("asyncProgressTrackingCheckpointIntervalMs", "0").start()
-        ms.addData([(1,), (2,)])
-        q.processAllAvailable()
-        q.stop()
-    finally:
-        spark.conf.unset("spark.sql.streaming.realTimeMode.minBatchDuration")
-    assert logged(tmp_path / "ck", "offsets") == [0]
-    assert logged(tmp_path / "ck", "commits") == [0]
+    ms = MemoryStream(spark, "id INT")
+    writer = (
+        ms.toDF()
+        .writeStream.format("memory")
+        .queryName("async_rt")
+        .outputMode("update")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .option("asyncProgressTrackingEnabled", "true")
+        .trigger(realTime="200 milliseconds")
+    )
+    with pytest.raises(AnalysisException, match="ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO"):
+        writer.start()
+    q = writer.option("asyncProgressTrackingCheckpointIntervalMs", "0").start()
+    step(q, ms, [(1,), (2,)])
+    q.stop()
+    assert log_entries(tmp_path / "ck", "offsets") == [0]
+    assert log_entries(tmp_path / "ck", "commits") == [0]
     assert sorted(r.id for r in spark.table("async_rt").collect()) == [1, 2]

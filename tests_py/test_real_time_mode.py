@@ -11,20 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import log_entries, step
 from sparklet.errors import AnalysisException, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
-
-MIN_BATCH = "spark.sql.streaming.realTimeMode.minBatchDuration"
-
-
-@pytest.fixture()
-def short_batches(spark: SparkSession):  # noqa: ANN201
-    """Allow real-time batches shorter than Spark's 5 s minimum."""
-    spark.conf.set(MIN_BATCH, "100")
-    yield
-    spark.conf.unset(MIN_BATCH)
 
 
 def latest_per_key(rows: list, key: str) -> dict:
@@ -35,11 +26,16 @@ def latest_per_key(rows: list, key: str) -> dict:
     return out
 
 
-def committed_batches(ckpt: Path, log: str) -> list[int]:
-    folder = ckpt / log
-    if not folder.exists():
-        return []
-    return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
+def memory_rows(spark: SparkSession, schema: str, build, chunks: list, trigger: dict, name: str) -> list:  # noqa: ANN001
+    """Feed ``chunks`` to a memory stream through ``build(df)`` into a memory
+    table under ``trigger`` (update mode), one chunk at a time; its rows."""
+    ms = MemoryStream(spark, schema)
+    q = build(ms.toDF()).writeStream.format("memory").queryName(name).outputMode("update").trigger(**trigger).start()
+    for chunk in chunks:
+        step(q, ms, chunk)
+    rows = spark.table(name).collect()
+    q.stop()
+    return rows
 
 
 def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path: Path) -> None:
@@ -62,32 +58,19 @@ def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path
     q.processAllAvailable()
     assert sorted(r.id for r in spark.table("rt_stateless").collect()) == [2, 4, 6]
     # still inside the first five-minute batch: nothing checkpointed yet
-    assert committed_batches(tmp_path / "ck", "commits") == []
+    assert log_entries(tmp_path / "ck", "commits") == []
     assert q.lastProgress is None
     q.stop()
     # stopping ends the batch: its offsets and commit are written
-    assert committed_batches(tmp_path / "ck", "offsets") == [0]
-    assert committed_batches(tmp_path / "ck", "commits") == [0]
+    assert log_entries(tmp_path / "ck", "offsets") == [0]
+    assert log_entries(tmp_path / "ck", "commits") == [0]
 
 
 def run_counts(spark: SparkSession, data: list[list[tuple]], trigger: dict, name: str) -> dict:
-    ms = MemoryStream(spark, "k STRING, v INT")
-    q = (
-        ms.toDF()
-        .groupBy("k")
-        .agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top"))
-        .writeStream.format("memory")
-        .queryName(name)
-        .outputMode("update")
-        .trigger(**trigger)
-        .start()
-    )
-    for rows in data:
-        ms.addData(rows)
-        q.processAllAvailable()
-    result = latest_per_key(spark.table(name).collect(), "k")
-    q.stop()
-    return result
+    def counts(df):  # noqa: ANN001, ANN202
+        return df.groupBy("k").agg(F.count("*").alias("n"), F.sum("v").alias("total"), F.max("v").alias("top"))
+
+    return latest_per_key(memory_rows(spark, "k STRING, v INT", counts, data, trigger, name), "k")
 
 
 def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
@@ -98,7 +81,7 @@ def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: Spark
     assert sum(r["n"] for r in micro.values()) == 300
 
 
-def test_a_restart_continues_the_state_of_the_committed_batches(
+def test_a_restart_continues_the_state_of_the_log_entries(
     spark: SparkSession, tmp_path: Path, short_batches: None
 ) -> None:
     ms = MemoryStream(spark, "k STRING")
@@ -123,7 +106,7 @@ def test_a_restart_continues_the_state_of_the_committed_batches(
     ms.addData([("a",)])
     q.processAllAvailable()
     q.stop()
-    assert committed_batches(tmp_path / "ck", "commits")
+    assert log_entries(tmp_path / "ck", "commits")
     q = start()
     ms.addData([("a",), ("c",)])
     q.processAllAvailable()
@@ -269,22 +252,11 @@ def test_the_rate_source_releases_rows_as_their_time_comes(spark: SparkSession, 
 
 def test_continuous_map_query_equals_the_micro_batch_run(spark: SparkSession) -> None:
     def run(trigger: dict, name: str) -> list:
-        ms = MemoryStream(spark, "id INT, v STRING")
-        q = (
-            ms.toDF()
-            .where("id > 1")
-            .select((F.col("id") * 10).alias("x"), F.concat("v", F.lit("!")).alias("v"))
-            .writeStream.format("memory")
-            .queryName(name)
-            .trigger(**trigger)
-            .start()
-        )
-        for chunk in ([(1, "a"), (2, "b")], [(3, "c")], [(4, "d"), (5, "e")]):
-            ms.addData(chunk)
-            q.processAllAvailable()
-        rows = sorted(tuple(r) for r in spark.table(name).collect())
-        q.stop()
-        return rows
+        def mapped(df):  # noqa: ANN001, ANN202
+            return df.where("id > 1").select((F.col("id") * 10).alias("x"), F.concat("v", F.lit("!")).alias("v"))
+
+        chunks = [[(1, "a"), (2, "b")], [(3, "c")], [(4, "d"), (5, "e")]]
+        return sorted(tuple(r) for r in memory_rows(spark, "id INT, v STRING", mapped, chunks, trigger, name))
 
     continuous = run({"continuous": "1 second"}, "cont_map")
     assert continuous == run({"processingTime": "0 seconds"}, "micro_map")
@@ -490,22 +462,9 @@ def test_counts_are_exactly_once_through_kills(tmp_path: Path) -> None:
 
 def test_deduplication_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
     def run(trigger: dict, name: str) -> list:
-        ms = MemoryStream(spark, "k STRING, v INT")
-        q = (
-            ms.toDF()
-            .dropDuplicates(["k"])
-            .writeStream.format("memory")
-            .queryName(name)
-            .outputMode("update")
-            .trigger(**trigger)
-            .start()
-        )
-        for chunk in ([("a", 1), ("b", 2), ("a", 3)], [("b", 4), ("c", 5)], [("c", 6), ("d", 7)]):
-            ms.addData(chunk)
-            q.processAllAvailable()
-        rows = sorted(tuple(r) for r in spark.table(name).collect())
-        q.stop()
-        return rows
+        chunks = [[("a", 1), ("b", 2), ("a", 3)], [("b", 4), ("c", 5)], [("c", 6), ("d", 7)]]
+        rows = memory_rows(spark, "k STRING, v INT", lambda df: df.dropDuplicates(["k"]), chunks, trigger, name)
+        return sorted(tuple(r) for r in rows)
 
     real_time = run({"realTime": "200 milliseconds"}, "dedup_rt")
     assert real_time == run({"processingTime": "0 seconds"}, "dedup_micro")
