@@ -367,3 +367,57 @@ fn group_state_calls_the_function_once_per_batch_with_each_key_once() {
     );
     q.stop();
 }
+
+/// The scan a plan reads from, with the columns it projects.
+fn scanned_columns(df: datafusion::dataframe::DataFrame) -> Vec<String> {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    let plan = df.into_optimized_plan().unwrap();
+    let mut cols = Vec::new();
+    plan.apply(|node| {
+        if let datafusion::logical_expr::LogicalPlan::TableScan(scan) = node {
+            cols = scan
+                .projected_schema
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })
+    .unwrap();
+    cols
+}
+
+#[test]
+fn a_watermark_lets_the_scan_skip_columns_nobody_reads() {
+    use arrow::array::{StringArray, TimestampMicrosecondArray};
+    use arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    let s = Session::new(vec![]).unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), true),
+        Field::new("page", DataType::Utf8, true),
+        Field::new("payload", DataType::Utf8, true),
+    ]));
+    let rows = arrow::array::RecordBatch::try_new(
+        Arc::clone(&schema),
+        vec![
+            Arc::new(TimestampMicrosecondArray::from(vec![1_000_000])),
+            Arc::new(StringArray::from(vec!["home"])),
+            Arc::new(StringArray::from(vec!["x".repeat(100)])),
+        ],
+    )
+    .unwrap();
+    let df = s.create_dataframe(schema, vec![rows]).unwrap();
+    let watermarked = sparklet_engine::dataframe::with_watermark(df, "ts", "10 seconds").unwrap();
+    // the event time stays (the watermark reads it), the payload goes
+    let pages = watermarked.clone().select_columns(&["page"]).unwrap();
+    assert_eq!(scanned_columns(pages.clone()), vec!["ts", "page"]);
+    assert_eq!(
+        crate::common::rows(pages),
+        vec!["+------+", "| page |", "+------+", "| home |", "+------+"]
+    );
+    // a column read above the watermark is kept as well
+    let times = watermarked.select_columns(&["payload", "ts"]).unwrap();
+    assert_eq!(scanned_columns(times), vec!["ts", "payload"]);
+}

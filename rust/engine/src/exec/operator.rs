@@ -319,9 +319,26 @@ pub fn whole_partition(
 /// `UserDefinedLogicalNodeCore` for a node over one `input` whose output
 /// has the input's schema (and no expressions of its own): its name and
 /// explain line are expressions over the node `$s` (and the formatter `$f`).
+/// With `needs`, the input columns the node reads itself (indexes, or None
+/// for all): the optimizer then prunes the input to those and what the
+/// parent reads (a scan decodes no column nobody reads).
 macro_rules! pass_through_node {
     ($ty:ident, |$s:ident, $f:ident| name: $name:expr, explain: $explain:expr) => {
+        $crate::exec::operator::pass_through_node!($ty, |$s, $f| name: $name, explain: $explain, needs: None);
+    };
+    ($ty:ident, |$s:ident, $f:ident| name: $name:expr, explain: $explain:expr, needs: $needs:expr) => {
         impl datafusion::logical_expr::UserDefinedLogicalNodeCore for $ty {
+            #[allow(unused_variables)]
+            fn necessary_children_exprs(&self, output_columns: &[usize]) -> Option<Vec<Vec<usize>>> {
+                let $s = self;
+                let own: Option<Vec<usize>> = $needs;
+                let mut all = own?;
+                all.extend_from_slice(output_columns);
+                all.sort_unstable();
+                all.dedup();
+                Some(vec![all])
+            }
+
             #[allow(unused_variables)]
             fn name(&self) -> &str {
                 let $s = self;

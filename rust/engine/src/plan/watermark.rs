@@ -141,7 +141,19 @@ impl WatermarkNode {
     }
 }
 
-pass_through_node!(WatermarkNode, |node, f| name: "EventTimeWatermark", explain: write!(f, "EventTimeWatermark: {}, delay={}ms", node.column, node.delay_ms));
+pass_through_node!(WatermarkNode, |node, f| name: "EventTimeWatermark", explain: write!(f, "EventTimeWatermark: {}, delay={}ms", node.column, node.delay_ms), needs: node.event_time_index().map(|i| vec![i]));
+
+impl WatermarkNode {
+    /// The event-time column's position in the input (as the physical
+    /// planner finds it: the first of that name).
+    fn event_time_index(&self) -> Option<usize> {
+        self.input
+            .schema()
+            .fields()
+            .iter()
+            .position(|f| f.name() == &self.column)
+    }
+}
 
 /// Physical pass-through that records event-time statistics.
 #[derive(Debug)]
