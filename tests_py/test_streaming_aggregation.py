@@ -600,6 +600,26 @@ def test_a_changed_stateful_operator_is_refused(spark: SparkSession, tmp_path: P
     assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
 
 
+def test_state_from_before_the_event_time_index_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    ms = MemoryStream(spark, SCHEMA)
+    ms.addData([(t(1), "a", 1)])
+    writer = windowed(ms).writeStream.outputMode("update").format("noop").option("checkpointLocation", str(tmp_path))
+    q = writer.start()
+    q.processAllAvailable()
+    q.stop()
+    # the layout an earlier sparklet recorded: keys without the time index
+    layout = tmp_path / "state" / "0" / "_metadata" / "layout-default.arrow"
+    schema = pa.ipc.open_file(layout.read_bytes()).schema
+    old = schema.with_metadata({k: v for k, v in schema.metadata.items() if k not in (b"time", b"timeLeads")})
+    with pa.OSFile(str(layout), "wb") as f, pa.ipc.new_file(f, old):
+        pass
+    with pytest.raises(StreamingQueryException, match="earlier version of sparklet") as e:
+        writer.start()
+    assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
+
+
 def test_many_keys_merge_in_parallel_partitions(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
     q = (

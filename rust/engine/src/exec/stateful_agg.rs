@@ -25,7 +25,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
-use super::operator::{blocking_batch, OperatorSlot, StatefulOperator};
+use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
@@ -362,23 +362,9 @@ impl Merge<'_> {
             by_batch[*bi].1.push(g);
         }
         drop(group_of);
-        // groups numbered in key order: the store's batched lookup and its
-        // write of the new states then take the keys as they are, unsorted
-        // twice over
+        // groups in the order they came (a store that reads faster in key
+        // order sorts its lookups itself)
         let n = keys.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by(|a, b| keys[*a].cmp(keys[*b]));
-        let mut rank = vec![0; n];
-        for (new, old) in order.iter().enumerate() {
-            rank[*old] = new;
-        }
-        let keys: Vec<&[u8]> = order.iter().map(|g| keys[*g]).collect();
-        let first: Vec<usize> = order.iter().map(|g| first[*g]).collect();
-        for (_, groups) in by_batch.iter_mut() {
-            for g in groups.iter_mut() {
-                *g = rank[*g];
-            }
-        }
         let stored = self.stored(store, &keys)?;
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;
@@ -534,6 +520,11 @@ pub struct StatefulAggregate {
     session: Option<(usize, RowConverter)>,
     /// Sliding windows aggregated by panes.
     pane: Option<PaneSpec>,
+    /// Whether stored keys lead with the group's event time (8 bytes, see
+    /// `time_prefix`): aggregations on event time, but for sessions. The
+    /// store indexes keys by it, so the watermark's eviction finds what
+    /// closed without a sorted map or a scan of every key.
+    time_keyed: bool,
     /// The stores' encoding of a state row (of the aggregates' states).
     codec: Codec,
     out_schema: SchemaRef,
@@ -639,6 +630,7 @@ impl StatefulAggregate {
             None => None,
         };
         spec.claim("stateStoreSave", &["default"])?;
+        let time_keyed = event_time.is_some() && session.is_none();
         let key_field = |i: usize| Arc::new(out_schema.field(i).clone());
         StateLayout {
             // a session's key: the other keys, then its start
@@ -646,19 +638,24 @@ impl StatefulAggregate {
                 .filter(|i| session.as_ref().is_none_or(|(si, _)| si != i))
                 .map(key_field)
                 .collect(),
-            time: session
-                .as_ref()
-                .map(|_| ("session_start".to_string(), false)),
+            time: match (&session, time_keyed) {
+                (Some(_), _) => Some(("session_start".to_string(), false)),
+                (None, true) => Some((String::new(), true)),
+                (None, false) => None,
+            },
             value: value_fields.clone(),
             rows: None,
         }
         .record(&spec.dir, "default")?;
         // without event time nothing scans the keys (no eviction, no
-        // sessions): a hashed store; complete mode sorts what it emits
-        let order = if event_time.is_none() && session.is_none() {
-            KeyOrder::Unordered
-        } else {
+        // sessions): a hashed store; complete mode sorts what it emits.
+        // With it, hashed too, with an index by time for the eviction
+        let order = if session.is_some() {
             KeyOrder::Sorted
+        } else if time_keyed {
+            KeyOrder::TimePrefixed
+        } else {
+            KeyOrder::Unordered
         };
         let state = PartitionedState::open(provider, spec, &value_fields, order)?;
         Ok(StatefulAggregate {
@@ -672,6 +669,7 @@ impl StatefulAggregate {
             event_time,
             session,
             pane,
+            time_keyed,
             out_schema,
             late_rows: Vec::new(),
             input_schema: parts.input.schema(),
@@ -760,8 +758,24 @@ impl StatefulAggregate {
                 None => (None, b.columns()[..self.num_keys].to_vec()),
             };
             let rows = self.converter.convert_columns(&keys)?;
+            let times = match self.event_time {
+                Some(EventTimeKey::Window(i) | EventTimeKey::Timestamp(i)) if self.time_keyed => {
+                    event_times(&keys[i])?
+                }
+                _ => Vec::new(),
+            };
             for r in 0..rows.num_rows() {
-                let key = rows.row(r).as_ref().to_vec();
+                let row = rows.row(r);
+                let key = match times.get(r) {
+                    Some(t) => {
+                        let mut k = Vec::with_capacity(8 + row.as_ref().len());
+                        // no event time: never closed (as without the index)
+                        k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
+                        k.extend_from_slice(row.as_ref());
+                        k
+                    }
+                    None => row.as_ref().to_vec(),
+                };
                 let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
                 work[self.partition_of(&key)].push((bi, src, key));
             }
@@ -835,8 +849,14 @@ impl StatefulAggregate {
                     // all of the partition's closed groups evaluated at once
                     let keys: Vec<&[u8]> = expired.iter().map(Vec::as_slice).collect();
                     let values = merge.evaluate_stored(self.state.store(p), &keys)?;
-                    for k in &expired {
-                        self.state.store_mut(p).remove(k);
+                    if self.time_keyed {
+                        // they are the keys before the bound: one removal
+                        let bound = time_prefix(wm.saturating_add(1));
+                        self.state.store_mut(p).remove_below(&bound)?;
+                    } else {
+                        for k in &expired {
+                            self.state.store_mut(p).remove(k);
+                        }
                     }
                     self.metrics.rows_removed += expired.len() as u64;
                     evicted.push(Updated {
@@ -995,6 +1015,13 @@ impl StatefulAggregate {
     /// Keys are ordered by their first column: when that is the event time,
     /// the scan stops at the first key still open.
     fn expired(&self, p: usize, kind: EventTimeKey, wm: i64) -> Result<Vec<Vec<u8>>> {
+        if self.time_keyed {
+            // keys lead with their event time: those before wm + 1
+            return self
+                .state
+                .store(p)
+                .keys_below(&time_prefix(wm.saturating_add(1)));
+        }
         let leading = matches!(kind, EventTimeKey::Window(0) | EventTimeKey::Timestamp(0));
         let idx = match kind {
             EventTimeKey::Window(i) | EventTimeKey::Timestamp(i) => i,
@@ -1102,7 +1129,7 @@ impl StatefulAggregate {
         }
         let session_key = |prefix: &[u8], start: i64| {
             let mut k = prefix.to_vec();
-            k.extend_from_slice(&super::operator::time_prefix(start));
+            k.extend_from_slice(&time_prefix(start));
             k
         };
         let mut updated: Vec<Vec<u8>> = Vec::new();
@@ -1282,11 +1309,14 @@ impl StatefulAggregate {
         if order.is_empty() {
             return Ok(vec![]);
         }
-        order.sort_unstable_by(|a, b| parts[a.0].keys[a.1].cmp(&parts[b.0].keys[b.1]));
+        // in the order of the group keys (a stored key's time index aside)
+        let skip = if self.time_keyed { 8 } else { 0 };
+        let key = |(p, i): &(usize, usize)| &parts[*p].keys[*i][skip..];
+        order.sort_unstable_by(|a, b| key(a).cmp(key(b)));
         let parser = self.converter.parser();
         let keys = self
             .converter
-            .convert_rows(order.iter().map(|(p, i)| parser.parse(&parts[*p].keys[*i])))?;
+            .convert_rows(order.iter().map(|at| parser.parse(key(at))))?;
         let values = (0..self.aggr.len())
             .map(|a| {
                 let sources = parts

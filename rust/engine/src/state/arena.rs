@@ -124,6 +124,8 @@ impl Chunks {
         &self.chunks[at.chunk as usize][start..start + len]
     }
 
+    /// Bytes allocated, spare chunks included.
+    #[cfg(test)]
     fn capacity(&self) -> usize {
         self.chunks
             .iter()
@@ -201,12 +203,13 @@ impl ArenaMap {
         self.live
     }
 
-    /// Bytes allocated for the map.
+    /// Bytes the entries use: their keys and values, slots and table
+    /// entries (as the sorted map counts its entries). Room the buffer keeps
+    /// for reuse (spare chunks, dead bytes before a compaction) is not
+    /// counted, so an eviction shows as memory freed.
     pub fn memory_bytes(&self) -> u64 {
-        (self.data.capacity()
-            + self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.table.capacity() * (std::mem::size_of::<u32>() + 1)
-            + (self.free.capacity() + self.changed.capacity()) * 4) as u64
+        let per_entry = std::mem::size_of::<Slot>() + std::mem::size_of::<u32>() + 1;
+        (self.live_bytes + self.tombstone_bytes + self.live * per_entry) as u64
     }
 
     fn key(&self, id: u32) -> &[u8] {
@@ -353,6 +356,27 @@ impl ArenaMap {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Live keys ordered before `bound`, in no particular order: with an
+    /// 8-byte bound and a time index, only the buckets up to the bound's
+    /// are looked at.
+    pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
+        let below = |id: u32| {
+            let s = &self.slots[id as usize];
+            let key = self.key(id);
+            (s.live && key < bound).then(|| key.to_vec())
+        };
+        match &self.by_time {
+            Some(idx) if bound.len() == 8 => {
+                let last = time_of(bound) >> TIME_BUCKET_BITS;
+                idx.range(..=last)
+                    .flat_map(|(_, ids)| ids.iter().copied())
+                    .filter_map(below)
+                    .collect()
+            }
+            _ => (0..self.slots.len() as u32).filter_map(below).collect(),
         }
     }
 
@@ -524,8 +548,14 @@ mod tests {
         for t in [1u64, 5, 1 << 21, (1 << 21) + 7, 1 << 30] {
             m.put(&key(t, 0), b"", true);
         }
-        let gone = m.remove_below(&((1u64 << 21) + 7).to_be_bytes());
+        // what would go: the earlier buckets and the bound's own, in part
+        let bound = ((1u64 << 21) + 7).to_be_bytes();
+        let mut below = m.keys_below(&bound);
+        below.sort();
+        assert_eq!(below, vec![key(1, 0), key(5, 0), key(1 << 21, 0)]);
+        let gone = m.remove_below(&bound);
         assert_eq!(gone, 3);
+        assert!(m.keys_below(&bound).is_empty());
         assert!(m.get(&key((1 << 21) + 7, 0)).is_some());
         assert!(m.get(&key(1 << 30, 0)).is_some());
         assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);

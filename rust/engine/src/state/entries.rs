@@ -217,6 +217,18 @@ impl Entries {
         }
     }
 
+    /// Keys ordered before `bound` (see [`super::StateStore::keys_below`]).
+    pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
+        match self {
+            Entries::Sorted(m) => m
+                .map
+                .range::<[u8], _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(bound)))
+                .map(|(k, _)| k.to_vec())
+                .collect(),
+            Entries::Arena(a) => a.keys_below(bound),
+        }
+    }
+
     /// Every entry: in key order when sorted, else in no particular order.
     pub fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], ValueRef<'_>)> + '_> {
         match self {

@@ -129,6 +129,10 @@ impl StateStore for MemoryStore {
         Ok(self.map.remove_below(bound))
     }
 
+    fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
+        Ok(self.map.keys_below(bound))
+    }
+
     fn keys(&self) -> Keys<'_> {
         Box::new(self.map.iter().map(|(k, _)| Ok(Cow::Borrowed(k))))
     }

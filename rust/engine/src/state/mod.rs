@@ -157,6 +157,20 @@ pub trait StateStore: Send {
         }
         Ok(gone.len())
     }
+    /// Keys ordered before `bound`, in no particular order: what
+    /// [`Self::remove_below`] would remove. A sorted store stops at the
+    /// bound and a time-prefixed one reads its time index (given an 8-byte
+    /// bound); this default scans every key.
+    fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        for k in self.keys() {
+            let k = k?;
+            if *k < *bound {
+                out.push(k.into_owned());
+            }
+        }
+        Ok(out)
+    }
     /// All keys (no values decoded), in order unless the store is unordered.
     fn keys(&self) -> Keys<'_>;
     /// All entries, in key order unless the store is unordered.

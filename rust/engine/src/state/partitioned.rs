@@ -134,7 +134,8 @@ impl OperatorInfo {
 pub struct StateLayout {
     /// The fields encoded in the key's row format.
     pub key: Vec<FieldRef>,
-    /// An 8-byte time around them: (name, leads the key).
+    /// An 8-byte time around them: (name, leads the key). An empty name:
+    /// the key's own event time, leading it as an index (not a key column).
     pub time: Option<(String, bool)>,
     /// The value columns.
     pub value: Vec<FieldRef>,
@@ -149,9 +150,37 @@ const ROW: &str = "row.";
 
 impl StateLayout {
     /// Write it to `state/<op>/_metadata/layout-<store>.arrow` (an IPC file
-    /// with no rows: the fields are the record).
+    /// with no rows: the fields are the record). State recorded there with
+    /// keys of another shape (no time in them, or a time elsewhere) is an
+    /// incompatible checkpoint: its keys would be misread.
     pub fn record(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
         use arrow::datatypes::{Field, Schema};
+        let path = op_dir
+            .join("_metadata")
+            .join(format!("layout-{store}.arrow"));
+        if path.exists() {
+            let was = Self::read(op_dir, store)?;
+            if was.time != self.time {
+                let shape = |t: &Option<(String, bool)>| match t {
+                    None => "no time".to_string(),
+                    Some((n, _)) if n.is_empty() => "an event-time index".to_string(),
+                    Some((n, leads)) => {
+                        format!("the time `{n}` {}", if *leads { "first" } else { "last" })
+                    }
+                };
+                return Err(Error::Checkpoint {
+                    condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                    message: format!(
+                        "The state at {} has keys with {} but the query now keys it with {}: \
+                         it was written by an earlier version of sparklet or for another query. \
+                         Use a new checkpointLocation.",
+                        op_dir.display(),
+                        shape(&was.time),
+                        shape(&self.time)
+                    ),
+                });
+            }
+        }
         let named = |prefix: &str, fs: &[FieldRef]| -> Vec<Field> {
             fs.iter()
                 .map(|f| {
@@ -173,9 +202,6 @@ impl StateLayout {
         let schema = Arc::new(Schema::new_with_metadata(fields, meta));
         let mut buf = Vec::new();
         arrow::ipc::writer::FileWriter::try_new(&mut buf, &schema)?.finish()?;
-        let path = op_dir
-            .join("_metadata")
-            .join(format!("layout-{store}.arrow"));
         crate::checkpoint::log::write_atomic(&path, &buf)
     }
 

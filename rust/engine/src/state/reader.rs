@@ -127,7 +127,7 @@ fn struct_of(fields: &[FieldRef], cols: Vec<ArrayRef>, n: usize) -> Result<Array
 }
 
 /// Keys back to their columns: the row-format fields, with the 8-byte time
-/// (as a timestamp) first or last.
+/// (as a timestamp) first or last, unless it is an index only (no name).
 fn decode_keys(layout: &StateLayout, keys: &[Vec<u8>]) -> Result<ArrayRef> {
     let time_len = if layout.time.is_some() { 8 } else { 0 };
     let leads = layout.time.as_ref().is_some_and(|(_, l)| *l);
@@ -162,7 +162,7 @@ fn decode_keys(layout: &StateLayout, keys: &[Vec<u8>]) -> Result<ArrayRef> {
         let parser = conv.parser();
         conv.convert_rows(rows.iter().map(|r| parser.parse(r)))?
     };
-    if let Some((name, _)) = &layout.time {
+    if let Some((name, _)) = layout.time.as_ref().filter(|(n, _)| !n.is_empty()) {
         let time: ArrayRef = Arc::new(TimestampMicrosecondArray::from(times).with_timezone("UTC"));
         let field = Arc::new(Field::new(
             name,

@@ -1165,6 +1165,18 @@ impl StateStore for RocksStore {
         Box::new(self.scan(&[]).map(|e| e.map(|(k, _)| k)))
     }
 
+    fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        for e in self.scan(&[]) {
+            let (k, _) = e?;
+            if *k >= *bound {
+                break;
+            }
+            out.push(k.into_owned());
+        }
+        Ok(out)
+    }
+
     fn entries(&self) -> Result<Vec<(Vec<u8>, StateRow)>> {
         self.scan(&[])
             .map(|e| {
