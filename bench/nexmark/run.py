@@ -114,6 +114,9 @@ def child(engine: str, query: str, form: str, folder: Path) -> dict:
         for k, v in s.items():
             sums[k] = sums.get(k, 0.0) + v
 
+    # pyarrow imports numpy, whose OpenBLAS threads spin for about 0.1 s of
+    # CPU after start-up: let them go idle before the clock starts
+    time.sleep(0.3)
     t0 = time.perf_counter()
     if query in BATCH_ONLY:
         source = spark.read.schema(schema).parquet(str(folder))

@@ -8,3 +8,4 @@ pub mod map_batches;
 pub mod observe;
 pub mod operator;
 pub mod stateful_agg;
+mod window_bounds;

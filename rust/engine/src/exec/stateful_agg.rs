@@ -26,6 +26,7 @@ use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, Physic
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
 use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
+use super::window_bounds::WindowBounds;
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
@@ -729,21 +730,45 @@ impl StatefulAggregate {
             .map_or(1, |n| n.get())
             .min(kept.len())
             .max(1);
+        // a window key grouped by its bounds (see `window_bounds`)
+        let bounds = match self.event_time {
+            Some(EventTimeKey::Window(i)) if self.session.is_none() => {
+                WindowBounds::new(&parts.group_by, i, &input_schema)
+            }
+            _ => None,
+        };
+        let (schema, group_by) = match &bounds {
+            Some(w) => (
+                w.widened_schema(&input_schema),
+                w.group_by(&parts.group_by, input_schema.fields().len()),
+            ),
+            None => (Arc::clone(&input_schema), parts.group_by.clone()),
+        };
         let mut partitions: Vec<Vec<RecordBatch>> = vec![Vec::new(); lanes];
         for (i, b) in kept.into_iter().enumerate() {
+            let b = match &bounds {
+                Some(w) => w.widen(&parts.group_by, &b, &schema)?,
+                None => b,
+            };
             partitions[i % lanes].push(b);
         }
-        let source =
-            MemorySourceConfig::try_new_exec(&partitions, Arc::clone(&input_schema), None)?;
+        let source = MemorySourceConfig::try_new_exec(&partitions, Arc::clone(&schema), None)?;
         let partial: Arc<dyn ExecutionPlan> = Arc::new(AggregateExec::try_new(
             AggregateMode::Partial,
-            parts.group_by.clone(),
+            group_by,
             parts.aggr.clone(),
             parts.filters.clone(),
             source,
-            input_schema,
+            schema,
         )?);
-        let partial_out = block_on(collect(partial, task_ctx))?.map_err(Error::from_execution)?;
+        let mut partial_out =
+            block_on(collect(partial, task_ctx))?.map_err(Error::from_execution)?;
+        if let Some(w) = &bounds {
+            partial_out = partial_out
+                .iter()
+                .map(|b| w.narrow(b))
+                .collect::<Result<_>>()?;
+        }
         if self.session.is_some() {
             let out = self.process_sessions(&partial_out, watermark_us);
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;

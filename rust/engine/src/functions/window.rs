@@ -112,6 +112,21 @@ fn duration_us(a: &ArrayRef, name: &str) -> DFResult<i64> {
         .ok_or_else(|| DataFusionError::Plan(format!("{name}: durations must not be null")))
 }
 
+/// A window function's arguments as arrays: the time column at full
+/// length, the durations (literals) as one value each: only their first is
+/// read, and a literal expanded to every row cost a fill and a parse per row.
+fn window_arrays(a: &ScalarFunctionArgs) -> DFResult<Vec<ArrayRef>> {
+    a.args
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            ColumnarValue::Array(arr) if i > 0 => Ok(arr.slice(0, arr.len().min(1))),
+            ColumnarValue::Scalar(s) if i > 0 => s.to_array(),
+            v => v.to_array(a.number_rows),
+        })
+        .collect()
+}
+
 /// `(ts, size[, slide[, start]])` as µs values (the slide defaults to the
 /// size, the start to 0).
 fn args(args: &[ArrayRef], name: &str) -> DFResult<(Int64Array, i64, i64, i64)> {
@@ -219,7 +234,7 @@ impl ScalarUDFImpl for Fixed {
         Ok(window_type())
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let arrays = window_arrays(&a)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
         if self.pane {
             let width = pane_width(size, slide);
@@ -254,7 +269,7 @@ impl ScalarUDFImpl for Sliding {
         Ok(DataType::List(window_item()))
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let arrays = window_arrays(&a)?;
         let (ts, size, slide, start) = args(&arrays, "window")?;
         // flat start/end vectors plus list offsets: no per-value builder calls
         let overlapping = (size + slide - 1) / slide;
@@ -323,7 +338,7 @@ impl ScalarUDFImpl for Cumulate {
         Ok(DataType::List(window_item()))
     }
     fn invoke_with_args(&self, a: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
-        let arrays = ColumnarValue::values_to_arrays(&a.args)?;
+        let arrays = window_arrays(&a)?;
         // (ts, step, size, start): `args` reads (ts, size, slide, start)
         let (ts, size, step, start) = match arrays.len() {
             3 | 4 => {
