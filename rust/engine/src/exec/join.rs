@@ -26,7 +26,7 @@ use arrow::buffer::NullBuffer;
 use arrow::compute::{cast, concat_batches, filter_record_batch, take};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
-use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -80,6 +80,40 @@ pub struct Expiry {
     pub column: usize,
     /// Added to the column's time before comparing with the watermark.
     pub offset_us: i64,
+}
+
+/// Whether `name` in `plan`'s output is a time window: the `window` column
+/// `groupBy(window(...))` names, or a `window(...)` under any alias (Nexmark
+/// q8 joins `window(...) AS pw` to `window(...) AS aw`).
+fn is_window_column(plan: &LogicalPlan, name: &str) -> bool {
+    if plan.schema().index_of_column_by_name(None, name).is_none() {
+        return false;
+    }
+    if name == "window" {
+        return true;
+    }
+    let mut found = false;
+    let _ = plan.apply(|node| {
+        if let LogicalPlan::Projection(p) = node {
+            found = p.expr.iter().any(|e| match e {
+                Expr::Alias(a) if a.name == name => {
+                    // `F.window(...)` is named `window` before any alias
+                    let mut inner = a.expr.as_ref();
+                    while let Expr::Alias(a) = inner {
+                        inner = a.expr.as_ref();
+                    }
+                    matches!(inner, Expr::ScalarFunction(f) if f.func.name() == "window")
+                }
+                _ => false,
+            });
+        }
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    });
+    found
 }
 
 impl StreamJoinNode {
@@ -138,11 +172,8 @@ impl StreamJoinNode {
         // a key that is a watermarked column (or a window) on both sides
         for (l, r) in &self.on {
             if let (Expr::Column(lc), Expr::Column(rc)) = (l, r) {
-                let window = |s: &DFSchema, name: &str| {
-                    s.index_of_column_by_name(None, name).is_some() && name == "window"
-                };
-                if (is_wm(&lc.name) || window(ls, &lc.name))
-                    && (is_wm(&rc.name) || window(rs, &rc.name))
+                if (is_wm(&lc.name) || is_window_column(&self.left, &lc.name))
+                    && (is_wm(&rc.name) || is_window_column(&self.right, &rc.name))
                 {
                     if let (Ok(li), Ok(ri)) = (ls.index_of_column(lc), rs.index_of_column(rc)) {
                         return (
