@@ -433,8 +433,43 @@ impl Merge<'_> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let n = keys.len();
         let stored = self.stored(store, keys)?;
+        self.evaluate(&stored, keys.len())
+    }
+
+    /// The groups a time-keyed store holds before `bound` (closed windows),
+    /// with their aggregate values, then removed: one pass over the store's
+    /// time index, no lookup per key (None: states not held as row bytes).
+    fn take_below(&self, store: &mut dyn StateStore, bound: &[u8]) -> Result<Option<Updated>> {
+        let Some(conv) = &self.codec.conv else {
+            return Ok(None);
+        };
+        let mut keys = Vec::new();
+        let mut bytes = arrow::array::BinaryBuilder::new();
+        store.each_below(bound, &mut |k, v| {
+            keys.push(k.to_vec());
+            bytes.append_value(v);
+            Ok(())
+        })?;
+        store.remove_below(bound)?;
+        if keys.is_empty() {
+            return Ok(Some(Updated::default()));
+        }
+        let bytes = bytes.finish();
+        let parser = conv.parser();
+        let stored = Stored {
+            columns: conv
+                .convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?,
+            groups: (0..keys.len()).collect(),
+            existed: Vec::new(),
+        };
+        let values = self.evaluate(&stored, keys.len())?;
+        Ok(Some(Updated { keys, values }))
+    }
+
+    /// The aggregate values of `n` groups from their stored states: a
+    /// column per aggregate.
+    fn evaluate(&self, stored: &Stored, n: usize) -> Result<Vec<ArrayRef>> {
         let mut values = Vec::with_capacity(self.aggr.len());
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
@@ -869,6 +904,14 @@ impl StatefulAggregate {
                 self.evicted_at = watermark_us;
             }
             for p in 0..self.state.len() {
+                if vectorized && self.time_keyed {
+                    let bound = time_prefix(wm.saturating_add(1));
+                    if let Some(gone) = merge.take_below(self.state.store_mut(p), &bound)? {
+                        self.metrics.rows_removed += gone.keys.len() as u64;
+                        evicted.push(gone);
+                        continue;
+                    }
+                }
                 let expired = self.expired(p, kind, wm)?;
                 if vectorized {
                     // all of the partition's closed groups evaluated at once

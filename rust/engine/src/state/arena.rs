@@ -172,6 +172,8 @@ pub(super) struct ArenaMap {
     live_bytes: usize,
     /// Key bytes of tombstones awaiting the commit (kept by compaction).
     tombstone_bytes: usize,
+    /// Tombstones awaiting the commit.
+    tombstones: usize,
     live: usize,
     /// Ids free for reuse (tombstones dropped by a commit).
     free: Vec<u32>,
@@ -192,6 +194,7 @@ impl ArenaMap {
             data: Chunks::default(),
             live_bytes: 0,
             tombstone_bytes: 0,
+            tombstones: 0,
             live: 0,
             free: Vec::new(),
             changed: Vec::new(),
@@ -276,43 +279,60 @@ impl ArenaMap {
                     self.live -= 1;
                 } else {
                     self.tombstone_bytes -= s.key_len as usize; // revived
+                    self.tombstones -= 1;
                 }
                 self.write(id, key, value);
                 self.mark_changed(id);
             }
-            None => {
-                let slot = Slot {
-                    hash,
-                    at: Loc::default(),
-                    key_len: 0,
-                    value_len: 0,
-                    live: false,
-                    changed: false,
-                };
-                let id = match self.free.pop() {
-                    Some(id) => {
-                        self.slots[id as usize] = slot;
-                        id
-                    }
-                    None => {
-                        self.slots.push(slot);
-                        (self.slots.len() - 1) as u32
-                    }
-                };
-                self.write(id, key, value);
-                self.mark_changed(id);
-                let slots = &self.slots;
-                self.table
-                    .insert_unique(hash, id, |&i| slots[i as usize].hash);
-                if let Some(idx) = &mut self.by_time {
-                    idx.entry(time_of(key) >> TIME_BUCKET_BITS)
-                        .or_default()
-                        .push(id);
-                }
-            }
+            None => self.insert_new(key, value, hash),
         }
         self.compact_if_sparse();
         true
+    }
+
+    /// Put `key`, which has no live value, without looking for it: with no
+    /// tombstones awaiting the commit the table cannot hold it (a caller
+    /// that just looked keys up saves the second probe of each).
+    pub fn put_absent(&mut self, key: &[u8], value: &[u8]) {
+        if self.tombstones > 0 {
+            self.put(key, value, false);
+            return;
+        }
+        let hash = self.hasher.hash_one(key);
+        self.insert_new(key, value, hash);
+        self.compact_if_sparse();
+    }
+
+    /// Add an entry for `key`, which the table does not hold.
+    fn insert_new(&mut self, key: &[u8], value: &[u8], hash: u64) {
+        let slot = Slot {
+            hash,
+            at: Loc::default(),
+            key_len: 0,
+            value_len: 0,
+            live: false,
+            changed: false,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = slot;
+                id
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.write(id, key, value);
+        self.mark_changed(id);
+        let slots = &self.slots;
+        self.table
+            .insert_unique(hash, id, |&i| slots[i as usize].hash);
+        if let Some(idx) = &mut self.by_time {
+            idx.entry(time_of(key) >> TIME_BUCKET_BITS)
+                .or_default()
+                .push(id);
+        }
     }
 
     /// Append `extra` to `key`'s value (or set it to `extra`): the entry
@@ -343,6 +363,7 @@ impl ArenaMap {
             // the delta needs only the key of a removed entry
             s.value_len = 0;
             self.tombstone_bytes += s.key_len as usize;
+            self.tombstones += 1;
             self.live -= 1;
             self.mark_changed(id);
         }
@@ -359,25 +380,38 @@ impl ArenaMap {
         }
     }
 
-    /// Live keys ordered before `bound`, in no particular order: with an
-    /// 8-byte bound and a time index, only the buckets up to the bound's
-    /// are looked at.
-    pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
-        let below = |id: u32| {
-            let s = &self.slots[id as usize];
-            let key = self.key(id);
-            (s.live && key < bound).then(|| key.to_vec())
-        };
-        match &self.by_time {
+    /// Live entries whose key is ordered before `bound`, each once, in no
+    /// particular order: with an 8-byte bound and a time index, only the
+    /// buckets up to the bound's are looked at.
+    pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], &[u8])> {
+        let ids: Vec<u32> = match &self.by_time {
             Some(idx) if bound.len() == 8 => {
                 let last = time_of(bound) >> TIME_BUCKET_BITS;
-                idx.range(..=last)
-                    .flat_map(|(_, ids)| ids.iter().copied())
-                    .filter_map(below)
-                    .collect()
+                let mut ids: Vec<u32> = idx
+                    .range(..=last)
+                    .flat_map(|(_, ids)| ids)
+                    .copied()
+                    .collect();
+                // an id removed by key stays listed in its bucket: reused
+                // for a later key, it is listed twice
+                ids.sort_unstable();
+                ids.dedup();
+                ids
             }
-            _ => (0..self.slots.len() as u32).filter_map(below).collect(),
-        }
+            _ => (0..self.slots.len() as u32).collect(),
+        };
+        ids.into_iter()
+            .filter(|&id| self.slots[id as usize].live && self.key(id) < bound)
+            .map(|id| (self.key(id), self.value(id)))
+            .collect()
+    }
+
+    /// The keys of [`Self::entries_below`].
+    pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
+        self.entries_below(bound)
+            .into_iter()
+            .map(|(k, _)| k.to_vec())
+            .collect()
     }
 
     /// Remove every key ordered before `bound`; returns how many went.
@@ -460,6 +494,7 @@ impl ArenaMap {
             s.changed = false;
             if !s.live {
                 self.tombstone_bytes -= s.key_len as usize;
+                self.tombstones -= 1;
                 let hash = s.hash;
                 if let Ok(e) = self.table.find_entry(hash, |&i| i == id) {
                     e.remove();
@@ -535,6 +570,24 @@ mod tests {
         assert!(removed.is_empty());
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
+    }
+
+    #[test]
+    fn a_put_without_lookup_finds_a_tombstone_before_the_commit() {
+        let mut m = ArenaMap::new(false);
+        m.put_absent(b"a", b"1");
+        assert_eq!(m.get(b"a"), Some(&b"1"[..]));
+        assert!(m.remove(b"a"));
+        // removed, not committed: the table still holds "a"
+        m.put_absent(b"a", b"2");
+        assert_eq!((m.get(b"a"), m.len()), (Some(&b"2"[..]), 1));
+        let (present, removed) = m.changes();
+        assert_eq!((present, removed.len()), (vec![(&b"a"[..], &b"2"[..])], 0));
+        m.committed();
+        assert!(m.remove(b"a"));
+        m.committed();
+        m.put_absent(b"a", b"3");
+        assert_eq!((m.get(b"a"), m.len()), (Some(&b"3"[..]), 1));
     }
 
     #[test]

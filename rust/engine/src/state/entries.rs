@@ -185,6 +185,17 @@ impl Entries {
         }
     }
 
+    /// Set `key`, which has no live value, to bytes (the arena skips its
+    /// lookup).
+    pub fn insert_absent(&mut self, key: &[u8], value: &[u8]) {
+        match self {
+            Entries::Arena(a) => a.put_absent(key, value),
+            Entries::Sorted(m) => {
+                m.insert(key, Value::Bytes(value.into()), false);
+            }
+        }
+    }
+
     /// Append to `key`'s bytes (or set them).
     pub fn append_bytes(&mut self, key: &[u8], extra: &[u8]) {
         match self {
@@ -220,12 +231,29 @@ impl Entries {
     /// Keys ordered before `bound` (see [`super::StateStore::keys_below`]).
     pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
         match self {
+            Entries::Arena(a) => a.keys_below(bound),
+            Entries::Sorted(_) => self
+                .entries_below(bound)
+                .into_iter()
+                .map(|(k, _)| k.to_vec())
+                .collect(),
+        }
+    }
+
+    /// Entries whose key is ordered before `bound`: in key order when
+    /// sorted, else in no particular order.
+    pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], ValueRef<'_>)> {
+        match self {
             Entries::Sorted(m) => m
                 .map
                 .range::<[u8], _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(bound)))
-                .map(|(k, _)| k.to_vec())
+                .map(|(k, v)| (k.as_ref(), v.as_ref()))
                 .collect(),
-            Entries::Arena(a) => a.keys_below(bound),
+            Entries::Arena(a) => a
+                .entries_below(bound)
+                .into_iter()
+                .map(|(k, v)| (k, ValueRef::Bytes(v)))
+                .collect(),
         }
     }
 

@@ -110,6 +110,18 @@ impl StateStore for MemoryStore {
         self.put_raw(key, value, false).map(|_| ())
     }
 
+    fn put_bytes_all(&mut self, keys: &[&[u8]], values: &[&[u8]], existed: &[bool]) -> Result<()> {
+        self.held_as_bytes()?;
+        for ((k, v), had) in keys.iter().zip(values).zip(existed) {
+            if *had {
+                self.map.insert_bytes(k, v, false);
+            } else {
+                self.map.insert_absent(k, v);
+            }
+        }
+        Ok(())
+    }
+
     fn put_bytes_if_absent(&mut self, key: &[u8], value: &[u8]) -> Result<bool> {
         self.put_raw(key, value, true)
     }
@@ -131,6 +143,20 @@ impl StateStore for MemoryStore {
 
     fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
         Ok(self.map.keys_below(bound))
+    }
+
+    fn each_below(
+        &self,
+        bound: &[u8],
+        found: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        self.held_as_bytes()?;
+        for (k, v) in self.map.entries_below(bound) {
+            if let ValueRef::Bytes(v) = v {
+                found(k, v)?;
+            }
+        }
+        Ok(())
     }
 
     fn keys(&self) -> Keys<'_> {

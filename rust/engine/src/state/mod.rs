@@ -171,6 +171,21 @@ pub trait StateStore: Send {
         }
         Ok(out)
     }
+    /// Call `found(key, value)` for each key ordered before `bound`, values
+    /// as [`Self::get_bytes`] gives them, in no particular order: one pass
+    /// where [`Self::keys_below`] then lookups take two.
+    fn each_below(
+        &self,
+        bound: &[u8],
+        found: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for k in self.keys_below(bound)? {
+            if let Some(v) = self.get_bytes(&k)? {
+                found(&k, &v)?;
+            }
+        }
+        Ok(())
+    }
     /// All keys (no values decoded), in order unless the store is unordered.
     fn keys(&self) -> Keys<'_>;
     /// All entries, in key order unless the store is unordered.
