@@ -380,23 +380,22 @@ impl ArenaMap {
         }
     }
 
-    /// Live entries whose key is ordered before `bound`, each once, in no
-    /// particular order: with an 8-byte bound and a time index, only the
-    /// buckets up to the bound's are looked at.
+    /// Live entries whose key is ordered before `bound`, each once: with an
+    /// 8-byte bound and a time index, only the buckets up to the bound's
+    /// are looked at, and entries come bucket by bucket (in time order but
+    /// within a bucket), else in no particular order.
     pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], &[u8])> {
         let ids: Vec<u32> = match &self.by_time {
             Some(idx) if bound.len() == 8 => {
                 let last = time_of(bound) >> TIME_BUCKET_BITS;
-                let mut ids: Vec<u32> = idx
-                    .range(..=last)
-                    .flat_map(|(_, ids)| ids)
-                    .copied()
-                    .collect();
                 // an id removed by key stays listed in its bucket: reused
                 // for a later key, it is listed twice
-                ids.sort_unstable();
-                ids.dedup();
-                ids
+                let mut seen = vec![false; self.slots.len()];
+                idx.range(..=last)
+                    .flat_map(|(_, ids)| ids)
+                    .copied()
+                    .filter(|&id| !std::mem::replace(&mut seen[id as usize], true))
+                    .collect()
             }
             _ => (0..self.slots.len() as u32).collect(),
         };
