@@ -1,7 +1,7 @@
 """The Nexmark suite: sparklet, and PySpark when it is installed, over the same input.
 
     python bench/nexmark/run.py [--events 10000000] [--queries q0,q1,...] [--form df|sql]
-                                [--no-pyspark] [--data DIR]
+                                [--no-pyspark] [--data DIR] [--repeat N]
 
 Writes ``--events`` Nexmark events (the ``nexmark`` source, seed 0) to
 Parquet files of a million events each (once per size, kept in ``--data``),
@@ -12,7 +12,8 @@ of each numeric column), or a batch query for the queries Spark cannot
 stream (``queries.BATCH_ONLY``). Prints per query: events, seconds,
 events/s, events/s per core, peak RSS; with PySpark (local mode on as many
 cores) its seconds, sparklet's throughput ratio and whether the digests
-match. Measure with a release build of sparklet.
+match. With ``--repeat N`` each engine runs each query N times and the
+median run counts. Measure with a release build of sparklet.
 """
 
 from __future__ import annotations
@@ -129,12 +130,13 @@ def child(engine: str, query: str, form: str, folder: Path) -> dict:
         q.awaitTermination()
     elapsed = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    jvm = None
     if engine == "pyspark":  # the JVM's peak too
-        pid = spark.sparkContext._gateway.proc.pid
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        jvm = spark.sparkContext._gateway.proc.pid
+        for line in Path(f"/proc/{jvm}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 rss += int(line.split()[1]) * 1024
-    return {"events": events, "elapsed": elapsed, "rows": rows, "sums": sums, "rss": rss}
+    return {"events": events, "elapsed": elapsed, "rows": rows, "sums": sums, "rss": rss, "jvm": jvm}
 
 
 def run_child(python: str, engine: str, query: str, form: str, folder: Path) -> dict | None:
@@ -144,7 +146,24 @@ def run_child(python: str, engine: str, query: str, form: str, folder: Path) -> 
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
         return {"error": tail[0][:200]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    # PySpark's JVM outlives its Python process by a second or so: wait for
+    # it, or it would share the cores with the next run
+    deadline = time.monotonic() + 30
+    while out.get("jvm") and Path(f"/proc/{out['jvm']}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return out
+
+
+def measure(python: str, engine: str, query: str, form: str, folder: Path, repeat: int) -> dict | None:
+    """The run with the median time of `repeat` runs (the first failure ends it)."""
+    runs = []
+    for _ in range(repeat):
+        out = run_child(python, engine, query, form, folder)
+        if out is None or "error" in out:
+            return out
+        runs.append(out)
+    return sorted(runs, key=lambda r: r["elapsed"])[len(runs) // 2]
 
 
 def same(a: dict, b: dict) -> bool:
@@ -168,6 +187,7 @@ def main() -> int:
     ap.add_argument("--form", choices=("df", "sql"), default="df")
     ap.add_argument("--data", default=str(Path.home() / ".cache" / "sparklet-nexmark"))
     ap.add_argument("--no-pyspark", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per query and engine; the median counts")
     ap.add_argument("--child", nargs=4, metavar=("ENGINE", "QUERY", "FORM", "FOLDER"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -188,7 +208,7 @@ def main() -> int:
     for query in args.queries.split(","):
         if args.form == "sql" and query not in SQL:
             continue  # the windowed queries have the DataFrame form only
-        mine = run_child(sys.executable, "sparklet", query, args.form, folder)
+        mine = measure(sys.executable, "sparklet", query, args.form, folder, args.repeat)
         mode = "batch" if query in BATCH_ONLY else "stream"
         if mine is None or "error" in mine:
             print(f"{query:6s} {mode:6s} sparklet failed: {mine and mine.get('error')}")
@@ -199,7 +219,7 @@ def main() -> int:
             f"{rate / CORES:10,.0f} {mine['rss'] / 2**20:8,.0f}"
         )
         if pyspark:
-            theirs = run_child(sys.executable, "pyspark", query, args.form, folder)
+            theirs = measure(sys.executable, "pyspark", query, args.form, folder, args.repeat)
             if theirs is None or "error" in theirs:
                 line += f"  PySpark failed: {theirs and theirs.get('error')}"
             else:
