@@ -145,11 +145,7 @@ impl StateStore for MemoryStore {
         Ok(self.map.keys_below(bound))
     }
 
-    fn each_below(
-        &self,
-        bound: &[u8],
-        found: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn each_below(&self, bound: &[u8], found: &mut super::EachEntry<'_>) -> Result<()> {
         self.held_as_bytes()?;
         for (k, v) in self.map.entries_below(bound) {
             if let ValueRef::Bytes(v) = v {

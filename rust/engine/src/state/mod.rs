@@ -35,6 +35,10 @@ pub(crate) const TIME_BUCKET_BITS: u32 = 20;
 /// A state row.
 pub type StateRow = Vec<ScalarValue>;
 
+/// A callback given a store's entries, key and value bytes (see
+/// [`StateStore::each_below`]).
+pub type EachEntry<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
+
 /// A store's keys: borrowed from memory, or read from disk (which can fail).
 pub type Keys<'a> = Box<dyn Iterator<Item = Result<Cow<'a, [u8]>>> + 'a>;
 
@@ -174,11 +178,7 @@ pub trait StateStore: Send {
     /// Call `found(key, value)` for each key ordered before `bound`, values
     /// as [`Self::get_bytes`] gives them, in no particular order: one pass
     /// where [`Self::keys_below`] then lookups take two.
-    fn each_below(
-        &self,
-        bound: &[u8],
-        found: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
-    ) -> Result<()> {
+    fn each_below(&self, bound: &[u8], found: &mut EachEntry<'_>) -> Result<()> {
         for k in self.keys_below(bound)? {
             if let Some(v) = self.get_bytes(&k)? {
                 found(&k, &v)?;
