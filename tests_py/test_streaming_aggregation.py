@@ -600,6 +600,18 @@ def test_a_changed_stateful_operator_is_refused(spark: SparkSession, tmp_path: P
     assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
 
 
+def test_rows_without_a_time_leave_no_state(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = windowed(ms).writeStream.outputMode("append").foreachBatch(out).start()
+    step(q, ms, [(t(1), "a", 1), (None, "a", 2), (t(3), "b", 1)])
+    assert op(q)["numRowsTotal"] == 2  # a's and b's [0, 10) windows, none for the null time
+    step(q, ms, [(t(40), "a", 1)])  # watermark -> 30: both close
+    assert sorted(out.rows()) == [(0.0, "a", 1, 1), (0.0, "b", 1, 1)]
+    assert op(q)["numRowsTotal"] == 1
+    q.stop()
+
+
 def test_state_from_before_the_event_time_index_is_refused(spark: SparkSession, tmp_path: Path) -> None:
     import pyarrow as pa
 

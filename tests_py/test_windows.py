@@ -32,6 +32,17 @@ def test_sliding_window_puts_a_row_in_every_window_containing_it(events: DataFra
     assert rows == [(t(-5), "a", 2), (t(0), "a", 3), (t(5), "a", 1), (t(5), "b", 1), (t(10), "b", 2), (t(15), "b", 1)]
 
 
+def test_rows_without_a_time_have_no_window(spark: SparkSession) -> None:
+    # Spark filters null times out below any window(): no null-window group
+    df = spark.createDataFrame([(t(1), "a"), (None, "a"), (t(12), "b")], "ts TIMESTAMP, k STRING")
+    tumbling = df.groupBy(F.window("ts", "10 seconds")).count().orderBy("window").collect()
+    assert [(r.window.start, r["count"]) for r in tumbling] == [(t(0), 1), (t(10), 1)]
+    sliding = df.groupBy(F.window("ts", "10 seconds", "5 seconds")).count().collect()
+    assert sorted((r.window.start, r["count"]) for r in sliding) == [(t(-5), 1), (t(0), 1), (t(5), 1), (t(10), 1)]
+    assert [r.k for r in df.select("k", F.window("ts", "10 seconds")).collect()] == ["a", "b"]
+    assert df.count() == 3  # only what reads a window loses the row
+
+
 def test_window_start_time_and_window_time(events: DataFrame) -> None:
     out = events.groupBy(F.window("ts", "10 seconds", startTime="3 seconds")).count().orderBy("window").collect()
     assert [(r.window.start, r["count"]) for r in out] == [(t(-7), 1), (t(3), 3), (t(13), 1)]

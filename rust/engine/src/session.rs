@@ -138,6 +138,7 @@ impl Session {
         // after DataFusion's analyzers (type coercion): casts as Spark writes them
         let mut state = state;
         state.add_analyzer_rule(Arc::new(crate::plan::spark_casts::SparkCasts));
+        state.add_analyzer_rule(Arc::new(crate::plan::window_nulls::WindowNulls));
         let ctx = SessionContext::new_with_state(state);
         for f in crate::functions::udfs::all()
             .into_iter()

@@ -6,3 +6,4 @@ pub mod spark_casts;
 pub mod spark_names;
 pub mod sql_tvf;
 pub mod watermark;
+pub mod window_nulls;
