@@ -1165,6 +1165,18 @@ impl StateStore for RocksStore {
         Box::new(self.scan(&[]).map(|e| e.map(|(k, _)| k)))
     }
 
+    fn each_below(&self, bound: &[u8], found: &mut super::EachEntry<'_>) -> Result<()> {
+        // one ordered scan yields the values too: no lookup per key
+        for e in self.scan(&[]) {
+            let (k, v) = e?;
+            if *k >= *bound {
+                break;
+            }
+            found(&k, &v)?;
+        }
+        Ok(())
+    }
+
     fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
         let mut out = Vec::new();
         for e in self.scan(&[]) {
