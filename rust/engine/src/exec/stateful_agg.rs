@@ -34,7 +34,7 @@ use crate::runtime::block_on;
 use crate::state::partitioned::{
     OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
 };
-use crate::state::Codec;
+use crate::state::{decode_rows, Codec};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
@@ -302,12 +302,10 @@ impl Merge<'_> {
                 existed[g] = true;
                 Ok(())
             })?;
-            let bytes = bytes.finish();
-            let parser = conv.parser();
             let columns = if groups.is_empty() {
                 Vec::new()
             } else {
-                conv.convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?
+                decode_rows(conv, &bytes.finish())?
             };
             return Ok(Stored {
                 columns,
@@ -455,11 +453,8 @@ impl Merge<'_> {
         if keys.is_empty() {
             return Ok(Some(Updated::default()));
         }
-        let bytes = bytes.finish();
-        let parser = conv.parser();
         let stored = Stored {
-            columns: conv
-                .convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?,
+            columns: decode_rows(conv, &bytes.finish())?,
             groups: (0..keys.len()).collect(),
             existed: Vec::new(),
         };

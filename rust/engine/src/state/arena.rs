@@ -405,14 +405,6 @@ impl ArenaMap {
             .collect()
     }
 
-    /// The keys of [`Self::entries_below`].
-    pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
-        self.entries_below(bound)
-            .into_iter()
-            .map(|(k, _)| k.to_vec())
-            .collect()
-    }
-
     /// Remove every key ordered before `bound`; returns how many went.
     pub fn remove_below(&mut self, bound: &[u8]) -> usize {
         let before = self.live;
@@ -602,12 +594,16 @@ mod tests {
         }
         // what would go: the earlier buckets and the bound's own, in part
         let bound = ((1u64 << 21) + 7).to_be_bytes();
-        let mut below = m.keys_below(&bound);
+        let mut below: Vec<Vec<u8>> = m
+            .entries_below(&bound)
+            .iter()
+            .map(|(k, _)| k.to_vec())
+            .collect();
         below.sort();
         assert_eq!(below, vec![key(1, 0), key(5, 0), key(1 << 21, 0)]);
         let gone = m.remove_below(&bound);
         assert_eq!(gone, 3);
-        assert!(m.keys_below(&bound).is_empty());
+        assert!(m.entries_below(&bound).is_empty());
         assert!(m.get(&key((1 << 21) + 7, 0)).is_some());
         assert!(m.get(&key(1 << 30, 0)).is_some());
         assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);

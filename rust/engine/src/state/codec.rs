@@ -132,16 +132,20 @@ impl Codec {
     pub(super) fn columns(&self, spec: &StoreSpec, values: Gathered) -> Result<Vec<ArrayRef>> {
         match (values, &self.conv) {
             (Gathered::Bytes(bytes), _) if self.raw => Ok(vec![Arc::new(bytes)]),
-            (Gathered::Bytes(bytes), Some(conv)) => {
-                let parser = conv.parser();
-                Ok(conv.convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?)
-            }
+            (Gathered::Bytes(bytes), Some(conv)) => decode_rows(conv, &bytes),
             (Gathered::Bytes(_), None) => {
                 Err(Error::Internal("encoded state without a codec".into()))
             }
             (Gathered::Rows(rows), _) => value_columns(spec, &rows.iter().collect::<Vec<_>>()),
         }
     }
+}
+
+/// Row-format values (one per element of `bytes`) as columns, decoded in
+/// one pass.
+pub(crate) fn decode_rows(conv: &RowConverter, bytes: &BinaryArray) -> Result<Vec<ArrayRef>> {
+    let parser = conv.parser();
+    Ok(conv.convert_rows(bytes.iter().map(|b| parser.parse(b.unwrap_or_default())))?)
 }
 
 /// A binary column sized up front: growing it by doubling costs a copy and

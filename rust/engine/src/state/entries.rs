@@ -230,14 +230,10 @@ impl Entries {
 
     /// Keys ordered before `bound` (see [`super::StateStore::keys_below`]).
     pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
-        match self {
-            Entries::Arena(a) => a.keys_below(bound),
-            Entries::Sorted(_) => self
-                .entries_below(bound)
-                .into_iter()
-                .map(|(k, _)| k.to_vec())
-                .collect(),
-        }
+        self.entries_below(bound)
+            .into_iter()
+            .map(|(k, _)| k.to_vec())
+            .collect()
     }
 
     /// Entries whose key is ordered before `bound`: in key order when

@@ -9,7 +9,7 @@
 mod arena;
 mod codec;
 mod key_filter;
-pub(crate) use codec::Codec;
+pub(crate) use codec::{decode_rows, Codec};
 mod entries;
 mod files;
 pub mod memory;

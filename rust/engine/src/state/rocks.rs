@@ -1179,13 +1179,10 @@ impl StateStore for RocksStore {
 
     fn keys_below(&self, bound: &[u8]) -> Result<Vec<Vec<u8>>> {
         let mut out = Vec::new();
-        for e in self.scan(&[]) {
-            let (k, _) = e?;
-            if *k >= *bound {
-                break;
-            }
-            out.push(k.into_owned());
-        }
+        self.each_below(bound, &mut |k, _| {
+            out.push(k.to_vec());
+            Ok(())
+        })?;
         Ok(out)
     }
 
