@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{cast, filter_record_batch};
@@ -32,7 +32,8 @@ use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
 use crate::runtime::block_on;
 use crate::state::partitioned::{
-    OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
+    partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
+    PARALLEL_ROWS,
 };
 use crate::state::{decode_rows, Codec};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
@@ -252,6 +253,122 @@ fn scalar_columns(rows: &[Vec<ScalarValue>], n: usize) -> Result<Vec<ArrayRef>> 
     Ok((0..n)
         .map(|i| ScalarValue::iter_to_array(rows.iter().map(|v| v[i].clone())))
         .collect::<std::result::Result<Vec<_>, _>>()?)
+}
+
+/// Routes partial rows to the state partitions: each row's stored key (for
+/// panes: one per window holding it that the watermark has not passed) and
+/// the partition owning it.
+struct Router<'a> {
+    converter: &'a RowConverter,
+    pane: Option<PaneSpec>,
+    num_keys: usize,
+    /// The key whose event time leads the stored key (time-keyed stores).
+    time_key: Option<usize>,
+    partitions: usize,
+    late_us: Option<i64>,
+}
+
+impl Router<'_> {
+    /// Each partition's work from all partial batches: split over `lanes`
+    /// threads when there are many rows (encoding keys was a tenth of a
+    /// sliding-window query, on one core), in the batches' order.
+    fn route_all(&self, batches: &[RecordBatch], lanes: usize) -> Result<Vec<Work>> {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if lanes < 2 || batches.len() < 2 || rows < PARALLEL_ROWS {
+            return self.route(batches, 0);
+        }
+        let chunk = batches.len().div_ceil(lanes);
+        let parts: Vec<Result<Vec<Work>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batches
+                .chunks(chunk)
+                .enumerate()
+                .map(|(c, bs)| scope.spawn(move || self.route(bs, c * chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Internal("a key routing thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        let mut work: Vec<Work> = vec![Vec::new(); self.partitions];
+        for part in parts {
+            for (w, mut items) in work.iter_mut().zip(part?) {
+                w.append(&mut items);
+            }
+        }
+        Ok(work)
+    }
+
+    /// Each partition's work from `batches`, the first being partial batch `first`.
+    fn route(&self, batches: &[RecordBatch], first: usize) -> Result<Vec<Work>> {
+        let mut work: Vec<Work> = vec![Vec::new(); self.partitions];
+        for (bi, b) in batches.iter().enumerate() {
+            let (source_rows, keys) = match self.pane {
+                Some(pane) => self.pane_keys(b, pane)?,
+                None => (None, b.columns()[..self.num_keys].to_vec()),
+            };
+            let rows = self.converter.convert_columns(&keys)?;
+            let times = match self.time_key {
+                Some(i) => event_times(&keys[i])?,
+                None => Vec::new(),
+            };
+            for r in 0..rows.num_rows() {
+                let row = rows.row(r);
+                let key = match times.get(r) {
+                    Some(t) => {
+                        let mut k = Vec::with_capacity(8 + row.as_ref().len());
+                        // no event time: never closed (as without the index)
+                        k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
+                        k.extend_from_slice(row.as_ref());
+                        k
+                    }
+                    None => row.as_ref().to_vec(),
+                };
+                let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
+                work[partition_for(&key, self.partitions)].push((first + bi, src, key));
+            }
+        }
+        Ok(work)
+    }
+
+    /// Key columns of a partial batch with each pane row expanded into the
+    /// windows holding it that the watermark has not passed, and for each
+    /// expanded row the partial row it came from.
+    fn pane_keys(
+        &self,
+        b: &RecordBatch,
+        pane: PaneSpec,
+    ) -> Result<(Option<Vec<u32>>, Vec<ArrayRef>)> {
+        let starts = window_starts(b.column(pane.key))?;
+        let (mut rows, mut window_starts_v) = (Vec::new(), Vec::new());
+        // rows of a pane come together: its windows once per run of rows
+        let mut last: Option<(i64, Vec<i64>)> = None;
+        for (r, ps) in starts.iter().enumerate() {
+            let Some(ps) = ps else { continue };
+            if last.as_ref().is_none_or(|(p, _)| p != ps) {
+                last = Some((*ps, pane.windows(*ps)));
+            }
+            for &w in last.iter().flat_map(|(_, ws)| ws) {
+                if self.late_us.is_none_or(|wm| w + pane.size > wm) {
+                    rows.push(r as u32);
+                    window_starts_v.push(w);
+                }
+            }
+        }
+        let indices = arrow::array::UInt32Array::from(rows.clone());
+        let mut keys = Vec::with_capacity(self.num_keys);
+        for (i, c) in b.columns()[..self.num_keys].iter().enumerate() {
+            keys.push(if i == pane.key {
+                Arc::new(window_array(&window_starts_v, pane.size)?) as ArrayRef
+            } else {
+                arrow::compute::take(c.as_ref(), &indices, None)?
+            });
+        }
+        Ok((Some(rows), keys))
+    }
 }
 
 /// The stored states of some of a partition's groups, as columns.
@@ -804,37 +921,22 @@ impl StatefulAggregate {
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
             return out;
         }
-        // route each partial row (for panes: each window holding it) to its
-        // partition; partitions merge in parallel
-        let mut work: Vec<Work> = vec![Vec::new(); self.state.len()];
-        for (bi, b) in partial_out.iter().enumerate() {
-            let (source_rows, keys) = match self.pane {
-                Some(pane) => self.pane_keys(b, pane, late_us)?,
-                None => (None, b.columns()[..self.num_keys].to_vec()),
-            };
-            let rows = self.converter.convert_columns(&keys)?;
-            let times = match self.event_time {
+        // each partial row's stored key (for panes: one per window holding
+        // it), routed to its partition; partitions merge in parallel
+        let router = Router {
+            converter: &self.converter,
+            pane: self.pane,
+            num_keys: self.num_keys,
+            time_key: match self.event_time {
                 Some(EventTimeKey::Window(i) | EventTimeKey::Timestamp(i)) if self.time_keyed => {
-                    event_times(&keys[i])?
+                    Some(i)
                 }
-                _ => Vec::new(),
-            };
-            for r in 0..rows.num_rows() {
-                let row = rows.row(r);
-                let key = match times.get(r) {
-                    Some(t) => {
-                        let mut k = Vec::with_capacity(8 + row.as_ref().len());
-                        // no event time: never closed (as without the index)
-                        k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
-                        k.extend_from_slice(row.as_ref());
-                        k
-                    }
-                    None => row.as_ref().to_vec(),
-                };
-                let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
-                work[self.partition_of(&key)].push((bi, src, key));
-            }
-        }
+                _ => None,
+            },
+            partitions: self.state.len(),
+            late_us,
+        };
+        let work = router.route_all(&partial_out, lanes)?;
         let merge = Merge {
             partial: &partial_out,
             aggr: &self.aggr,
@@ -843,8 +945,30 @@ impl StatefulAggregate {
             evaluate: self.mode == OutputMode::Update,
             codec: &self.codec,
         };
+        // append mode: each partition takes its closed windows in its own
+        // thread, after its merge (rows that came were not late, so no
+        // group merged now closes: the order is Spark's)
+        let vectorized = self.mode == OutputMode::Append
+            && self.aggr.iter().all(|a| a.groups_accumulator_supported());
+        let take_bound = match (self.event_time, watermark_us) {
+            (Some(_), Some(wm)) if vectorized && self.time_keyed => {
+                Some(time_prefix(wm.saturating_add(1)))
+            }
+            _ => None,
+        };
+        type Done = (Updated, Option<Updated>, Duration);
+        let job = |store: &mut dyn StateStore, items: Work| -> Result<Done> {
+            let updated = merge.partition(store, items)?;
+            let t = Instant::now();
+            let taken = match &take_bound {
+                Some(bound) => merge.take_below(store, bound)?,
+                None => None,
+            };
+            Ok((updated, taken, t.elapsed()))
+        };
         let total: usize = work.iter().map(Vec::len).sum();
-        let results: Vec<Result<Updated>> = if total >= 256 && self.state.len() > 1 {
+        let busy = total >= 256 || take_bound.is_some();
+        let results: Vec<Result<Done>> = if busy && self.state.len() > 1 {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = self
                     .state
@@ -852,8 +976,8 @@ impl StatefulAggregate {
                     .iter_mut()
                     .zip(work)
                     .map(|(store, items)| {
-                        let merge = &merge;
-                        scope.spawn(move || merge.partition(store.as_mut(), items))
+                        let job = &job;
+                        scope.spawn(move || job(store.as_mut(), items))
                     })
                     .collect();
                 handles
@@ -870,15 +994,22 @@ impl StatefulAggregate {
                 .stores_mut()
                 .iter_mut()
                 .zip(work)
-                .map(|(store, items)| merge.partition(store.as_mut(), items))
+                .map(|(store, items)| job(store.as_mut(), items))
                 .collect()
         };
         let mut updated = Vec::with_capacity(results.len());
+        let mut taken = Vec::with_capacity(results.len());
+        // removal time as Spark counts it: summed over the partitions
+        let (mut removing, mut longest) = (Duration::ZERO, Duration::ZERO);
         for r in results {
-            updated.push(r?);
+            let (u, gone, d) = r?;
+            updated.push(u);
+            taken.push(gone);
+            removing += d;
+            longest = longest.max(d);
         }
         self.metrics.rows_updated = updated.iter().map(|u| u.keys.len() as u64).sum();
-        self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
+        self.metrics.all_updates_ms = t.elapsed().saturating_sub(longest).as_millis() as i64;
 
         let t = Instant::now();
         let mut emit: Vec<(Vec<u8>, Vec<ScalarValue>)> = Vec::new();
@@ -891,21 +1022,16 @@ impl StatefulAggregate {
         }
         // evict what the watermark has passed (append mode emits it now)
         let mut evicted: Vec<Updated> = Vec::new();
-        let vectorized = self.mode == OutputMode::Append
-            && self.aggr.iter().all(|a| a.groups_accumulator_supported());
         let already = self.mode == OutputMode::Update && self.evicted_at == watermark_us;
         if let (Some(kind), Some(wm), false) = (self.event_time, watermark_us, already) {
             if self.mode == OutputMode::Update {
                 self.evicted_at = watermark_us;
             }
-            for p in 0..self.state.len() {
-                if vectorized && self.time_keyed {
-                    let bound = time_prefix(wm.saturating_add(1));
-                    if let Some(gone) = merge.take_below(self.state.store_mut(p), &bound)? {
-                        self.metrics.rows_removed += gone.keys.len() as u64;
-                        evicted.push(gone);
-                        continue;
-                    }
+            for (p, taken) in taken.into_iter().enumerate() {
+                if let Some(gone) = taken {
+                    self.metrics.rows_removed += gone.keys.len() as u64;
+                    evicted.push(gone);
+                    continue;
                 }
                 let expired = self.expired(p, kind, wm)?;
                 if vectorized {
@@ -940,7 +1066,7 @@ impl StatefulAggregate {
                 }
             }
         }
-        self.metrics.all_removals_ms = t.elapsed().as_millis() as i64;
+        self.metrics.all_removals_ms = (t.elapsed() + removing).as_millis() as i64;
         if self.mode == OutputMode::Update {
             return self.rows(&updated);
         }
@@ -965,6 +1091,9 @@ impl StatefulAggregate {
         let (expr, _) = &parts.group_by.expr()[idx];
         let key_col = expr.evaluate(&b)?.into_array(b.num_rows())?;
         let pane = self.pane.filter(|p| p.key == idx);
+        if self.none_late(&key_col, pane, wm)? {
+            return Ok(b);
+        }
         let (keep, late_count, late): (BooleanArray, usize, Option<RecordBatch>) = match pane {
             None => {
                 let times = event_times(&key_col)?;
@@ -1025,6 +1154,36 @@ impl StatefulAggregate {
         Ok(filter_record_batch(&b, &keep)?)
     }
 
+    /// Whether no row of an event-time key column is late (the common case,
+    /// told from its earliest time or pane without a pass per row).
+    fn none_late(&self, key_col: &ArrayRef, pane: Option<PaneSpec>, wm: i64) -> Result<bool> {
+        let (column, nulls) = match key_col.as_struct_opt() {
+            Some(st) => match pane {
+                Some(_) => (st.column(0), st.logical_null_count()),
+                None => (
+                    st.column_by_name("end")
+                        .ok_or_else(|| Error::Internal("window key has no end".into()))?,
+                    0,
+                ),
+            },
+            None => (key_col, 0),
+        };
+        // a null window's start is no time: read every row then
+        if nulls > 0 {
+            return Ok(false);
+        }
+        let c = cast(column, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
+        let c = cast(&c, &DataType::Int64)?;
+        let Some(earliest) = arrow::compute::min(c.as_primitive::<Int64Type>()) else {
+            return Ok(true);
+        };
+        Ok(match pane {
+            // a later pane's windows end no earlier
+            Some(pane) => pane.windows(earliest).iter().all(|w| w + pane.size > wm),
+            None => earliest > wm,
+        })
+    }
+
     /// `b` with its pane column (when it is one) replaced by the windows starting at `starts`.
     fn with_windows(
         &self,
@@ -1040,38 +1199,6 @@ impl StatefulAggregate {
         let mut cols = b.columns().to_vec();
         cols[col.index()] = Arc::new(window_array(starts, pane.size)?);
         Ok(RecordBatch::try_new(b.schema(), cols)?)
-    }
-
-    /// Key columns of a partial batch with each pane row expanded into the
-    /// windows holding it that the watermark has not passed, and for each
-    /// expanded row the partial row it came from.
-    fn pane_keys(
-        &self,
-        b: &RecordBatch,
-        pane: PaneSpec,
-        watermark_us: Option<i64>,
-    ) -> Result<(Option<Vec<u32>>, Vec<ArrayRef>)> {
-        let starts = window_starts(b.column(pane.key))?;
-        let (mut rows, mut window_starts_v) = (Vec::new(), Vec::new());
-        for (r, ps) in starts.iter().enumerate() {
-            let Some(ps) = ps else { continue };
-            for w in pane.windows(*ps) {
-                if watermark_us.is_none_or(|wm| w + pane.size > wm) {
-                    rows.push(r as u32);
-                    window_starts_v.push(w);
-                }
-            }
-        }
-        let indices = arrow::array::UInt32Array::from(rows.clone());
-        let mut keys = Vec::with_capacity(self.num_keys);
-        for (i, c) in b.columns()[..self.num_keys].iter().enumerate() {
-            keys.push(if i == pane.key {
-                Arc::new(window_array(&window_starts_v, pane.size)?) as ArrayRef
-            } else {
-                arrow::compute::take(c.as_ref(), &indices, None)?
-            });
-        }
-        Ok((Some(rows), keys))
     }
 
     /// Keys of partition `p` whose event time is at or below the watermark.
