@@ -90,6 +90,18 @@ def test_show_and_print_schema(people: DataFrame, capsys: pytest.CaptureFixture[
     assert " |-- age: integer (nullable = true)" in capsys.readouterr().out
 
 
+def test_explain_prints_the_plan_that_runs(people: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
+    grouped = people.where("age > 20").groupBy("country").count()
+    grouped.explain()
+    out = capsys.readouterr().out
+    # PySpark's default: the physical plan only
+    assert out.startswith("== Physical Plan ==") and "AggregateExec" in out and "Logical" not in out
+    grouped.explain(True)
+    out = capsys.readouterr().out
+    sections = ["== Parsed Logical Plan ==", "== Optimized Logical Plan ==", "== Physical Plan =="]
+    assert [out.index(s) for s in sections] == sorted(out.index(s) for s in sections)
+
+
 def test_to_pandas_and_arrow(people: DataFrame) -> None:
     pdf = people.orderBy("id").toPandas()
     assert list(pdf["name"]) == ["ann", "bob", "cy"]

@@ -329,7 +329,8 @@ class DataFrame:
         print(self._show_string(n, truncate), end="")
 
     def explain(self, extended: bool | str | None = None, mode: str | None = None) -> None:
-        """Print the plan."""
+        """Print the physical plan that would run; with ``extended`` (or
+        ``mode="extended"``) the parsed and optimized logical plans first."""
         full = bool(extended) or mode in ("extended", "formatted", "cost")
         print(self._native.explain_string(full))
 

@@ -290,8 +290,20 @@ impl PyDataFrame {
                 running
             });
         }
+        // the plan that would run (PySpark's `explain()` prints only it)
+        let df = self.df.clone();
+        let physical = py
+            .detach(|| {
+                runtime::block_on(df.create_physical_plan())
+                    .and_then(|p| p.map_err(Error::from_planning))
+            })
+            .py()?;
+        let physical = format!(
+            "== Physical Plan ==\n{}",
+            datafusion::physical_plan::displayable(physical.as_ref()).indent(false)
+        );
         if !extended {
-            return Ok(format!("== Logical Plan ==\n{logical}"));
+            return Ok(physical);
         }
         let optimized = self
             .df
@@ -300,7 +312,7 @@ impl PyDataFrame {
             .map_err(Error::from_planning)
             .py()?;
         Ok(format!(
-            "== Parsed Logical Plan ==\n{logical}\n\n== Optimized Logical Plan ==\n{}",
+            "== Parsed Logical Plan ==\n{logical}\n\n== Optimized Logical Plan ==\n{}\n\n{physical}",
             optimized.display_indent()
         ))
     }
