@@ -4,6 +4,13 @@
 //! is written to a temporary name in the same folder, fsynced, renamed into
 //! place and the folder fsynced, so a crash leaves either the old state or
 //! the complete new file, never a torn file that reads as valid.
+//!
+//! Temporary checkpoints (a query started without `checkpointLocation`)
+//! skip the fsyncs: nothing can resume from one once its process is gone
+//! (its folder has a random name and goes with the query), and while the
+//! process lives the page cache serves it the files whatever happens to
+//! the process; an fsync only guards against an OS crash, after which no
+//! one reads the folder. Spark never fsyncs its checkpoint files.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +26,25 @@ pub fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
         condition: "CHECKPOINT_FILE_CORRUPT".into(),
         message: format!("The checkpoint file {} is corrupt: {what}. Nothing was deleted; restore the file or start the query with a new checkpointLocation.", path.display()),
     }
+}
+
+/// Roots of the temporary checkpoints of running queries.
+static VOLATILE: parking_lot::RwLock<Vec<PathBuf>> = parking_lot::RwLock::new(Vec::new());
+
+/// Write files under `root` (a temporary checkpoint) without fsyncs, until
+/// [`forget_volatile`].
+pub fn register_volatile(root: &Path) {
+    VOLATILE.write().push(root.to_path_buf());
+}
+
+/// Files under `root` are written durably again.
+pub fn forget_volatile(root: &Path) {
+    VOLATILE.write().retain(|r| r != root);
+}
+
+/// Whether writes to `path` must reach the disk (not in a temporary checkpoint).
+fn durable(path: &Path) -> bool {
+    !VOLATILE.read().iter().any(|root| path.starts_with(root))
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -48,7 +74,10 @@ pub fn write_atomic_with(
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         write(&mut w)?;
         let f = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
-        f.sync_all().map_err(|e| io(&tmp, e))
+        if durable(&tmp) {
+            f.sync_all().map_err(|e| io(&tmp, e))?;
+        }
+        Ok(())
     })();
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
@@ -60,6 +89,9 @@ pub fn write_atomic_with(
 
 /// Make a rename or create in `dir` durable.
 pub fn sync_dir(dir: &Path) -> Result<()> {
+    if !durable(dir) {
+        return Ok(());
+    }
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| io(dir, e))
@@ -156,4 +188,24 @@ pub fn live_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
             None => !is_compact(p),
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_under_a_temporary_checkpoint_skip_the_disk() {
+        let root = std::env::temp_dir().join(format!("sparklet-volatile-{}", uuid::Uuid::new_v4()));
+        let other = std::env::temp_dir().join("sparklet-volatile-other");
+        register_volatile(&root);
+        assert!(!durable(&root.join("offsets").join("0")));
+        assert!(durable(&other.join("offsets").join("0")));
+        // written all the same, atomically
+        write_entries(&root.join("commits").join("0"), &["{}".into()]).unwrap();
+        assert_eq!(read_entries(&root.join("commits").join("0")).unwrap(), vec!["{}"]);
+        forget_volatile(&root);
+        assert!(durable(&root.join("offsets").join("0")));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -826,9 +826,13 @@ pub fn start(
         .checkpoint
         .temporary
         .then(|| opts.checkpoint.dir.clone());
+    if let Some(dir) = &temporary {
+        crate::checkpoint::log::register_volatile(dir);
+    }
     let started = start_query(state, plan, sink, opts, conf, manager);
     if let (Err(_), Some(dir)) = (&started, temporary) {
         // a query refused at start leaves no temporary checkpoint behind
+        crate::checkpoint::log::forget_volatile(&dir);
         let _ = std::fs::remove_dir_all(dir);
     }
     started
@@ -1011,6 +1015,7 @@ fn start_query(
             // query ended: a process that exits then leaves nothing open
             drop(exec);
             if temporary {
+                crate::checkpoint::log::forget_volatile(&root);
                 // a temporary checkpoint goes with the query; a failed one's
                 // stays for a look until the process exits, as in Spark
                 match outcome {
