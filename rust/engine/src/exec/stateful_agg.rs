@@ -25,6 +25,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
+use super::keys::Keys;
 use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
 use super::window_bounds::WindowBounds;
 use crate::engine::execution::OutputMode;
@@ -35,7 +36,7 @@ use crate::state::partitioned::{
     partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
     PARALLEL_ROWS,
 };
-use crate::state::{decode_rows, Codec};
+use crate::state::{decode_rows, time_of, Codec};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
 
 /// How a group key carries event time.
@@ -221,17 +222,43 @@ fn accumulators_for(
     Ok(accs)
 }
 
-/// One partition's share of a batch's partial aggregation: (partial batch,
-/// row, key) of each partial row routed to it.
-type Work = Vec<(usize, usize, Vec<u8>)>;
+/// One partition's share of a batch's partial aggregation: the (partial
+/// batch, row) of each partial row routed to it, and its stored key.
+#[derive(Default, Clone)]
+struct Work {
+    rows: Vec<(u32, u32)>,
+    keys: Keys,
+}
+
+impl Work {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn push(&mut self, batch: usize, row: usize, key: &[&[u8]]) {
+        self.rows.push((batch as u32, row as u32));
+        self.keys.push(key);
+    }
+
+    fn append(&mut self, other: Work) {
+        self.rows.extend(other.rows);
+        self.keys.append(other.keys);
+    }
+}
 
 /// What merging a partition updated: its keys and, when they were asked
 /// for (update mode emits them), their aggregate values as columns, one per
 /// aggregate, in the keys' order.
 #[derive(Default)]
 struct Updated {
-    keys: Vec<Vec<u8>>,
+    keys: Keys,
     values: Vec<ArrayRef>,
+    /// How many groups were updated (the keys may be left out).
+    groups: usize,
 }
 
 impl Updated {
@@ -240,7 +267,8 @@ impl Updated {
         let (keys, values): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
         Ok(Updated {
             values: scalar_columns(&values, n)?,
-            keys,
+            groups: keys.len(),
+            keys: keys.into_iter().collect(),
         })
     }
 }
@@ -293,10 +321,10 @@ impl Router<'_> {
                 })
                 .collect()
         });
-        let mut work: Vec<Work> = vec![Vec::new(); self.partitions];
+        let mut work: Vec<Work> = vec![Work::default(); self.partitions];
         for part in parts {
-            for (w, mut items) in work.iter_mut().zip(part?) {
-                w.append(&mut items);
+            for (w, items) in work.iter_mut().zip(part?) {
+                w.append(items);
             }
         }
         Ok(work)
@@ -304,7 +332,7 @@ impl Router<'_> {
 
     /// Each partition's work from `batches`, the first being partial batch `first`.
     fn route(&self, batches: &[RecordBatch], first: usize) -> Result<Vec<Work>> {
-        let mut work: Vec<Work> = vec![Vec::new(); self.partitions];
+        let mut work: Vec<Work> = vec![Work::default(); self.partitions];
         for (bi, b) in batches.iter().enumerate() {
             let (source_rows, keys) = match self.pane {
                 Some(pane) => self.pane_keys(b, pane)?,
@@ -315,20 +343,17 @@ impl Router<'_> {
                 Some(i) => event_times(&keys[i])?,
                 None => Vec::new(),
             };
+            let mut key = Vec::new();
             for r in 0..rows.num_rows() {
                 let row = rows.row(r);
-                let key = match times.get(r) {
-                    Some(t) => {
-                        let mut k = Vec::with_capacity(8 + row.as_ref().len());
-                        // no event time: never closed (as without the index)
-                        k.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
-                        k.extend_from_slice(row.as_ref());
-                        k
-                    }
-                    None => row.as_ref().to_vec(),
-                };
+                key.clear();
+                if let Some(t) = times.get(r) {
+                    // no event time: never closed (as without the index)
+                    key.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
+                }
+                key.extend_from_slice(row.as_ref());
                 let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
-                work[partition_for(&key, self.partitions)].push((first + bi, src, key));
+                work[partition_for(&key, self.partitions)].push(first + bi, src, &[&key]);
             }
         }
         Ok(work)
@@ -459,23 +484,20 @@ impl Merge<'_> {
     /// All keys at once, with DataFusion's groups accumulators (one per
     /// aggregate, not one per key): stored states and partial rows are
     /// merged column by column.
-    fn by_groups(&self, store: &mut dyn StateStore, mut items: Work) -> Result<Updated> {
+    fn by_groups(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
         // foldhash: SipHash over a batch's keys was a twentieth of q5's time
         let mut group_of: hashbrown::HashMap<&[u8], usize, foldhash::fast::FixedState> =
             hashbrown::HashMap::with_capacity_and_hasher(items.len(), Default::default());
         let mut keys: Vec<&[u8]> = Vec::new();
-        // the item that brought each group's key (moved out at the end)
-        let mut first: Vec<usize> = Vec::new();
         let mut by_batch: Vec<(Vec<u32>, Vec<usize>)> =
             vec![Default::default(); self.partial.len()];
-        for (i, (bi, r, key)) in items.iter().enumerate() {
+        for (key, &(bi, r)) in items.keys.iter().zip(&items.rows) {
             let g = *group_of.entry(key).or_insert_with(|| {
                 keys.push(key);
-                first.push(i);
                 keys.len() - 1
             });
-            by_batch[*bi].0.push(*r as u32);
-            by_batch[*bi].1.push(g);
+            by_batch[bi as usize].0.push(r);
+            by_batch[bi as usize].1.push(g);
         }
         drop(group_of);
         // groups in the order they came (a store that reads faster in key
@@ -533,11 +555,14 @@ impl Merge<'_> {
             }
         }
         Ok(Updated {
-            keys: first
-                .into_iter()
-                .map(|i| std::mem::take(&mut items[i].2))
-                .collect(),
+            // only update mode emits them
+            keys: if self.evaluate {
+                keys.iter().collect()
+            } else {
+                Keys::default()
+            },
             values,
+            groups: n,
         })
     }
 
@@ -559,10 +584,10 @@ impl Merge<'_> {
         let Some(conv) = &self.codec.conv else {
             return Ok(None);
         };
-        let mut keys = Vec::new();
+        let mut keys = Keys::default();
         let mut bytes = arrow::array::BinaryBuilder::new();
         store.each_below(bound, &mut |k, v| {
-            keys.push(k.to_vec());
+            keys.push(&[k]);
             bytes.append_value(v);
             Ok(())
         })?;
@@ -576,7 +601,11 @@ impl Merge<'_> {
             existed: Vec::new(),
         };
         let values = self.evaluate(&stored, keys.len())?;
-        Ok(Some(Updated { keys, values }))
+        Ok(Some(Updated {
+            groups: keys.len(),
+            keys,
+            values,
+        }))
     }
 
     /// The aggregate values of `n` groups from their stored states: a
@@ -599,8 +628,8 @@ impl Merge<'_> {
     /// accumulators).
     fn by_key(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
         let mut updated = Vec::with_capacity(items.len());
-        for (bi, r, key) in items {
-            let b = &self.partial[bi];
+        for (key, &(bi, r)) in items.keys.iter().zip(&items.rows) {
+            let (b, r) = (&self.partial[bi as usize], r as usize);
             let stored = store.get(&key)?;
             let mut accs = accumulators_for(self.aggr, self.widths, stored.as_ref())?;
             let mut at = self.num_keys;
@@ -624,8 +653,8 @@ impl Merge<'_> {
             } else {
                 Vec::new()
             };
-            store.put(key.clone(), state)?;
-            updated.push((key, values));
+            store.put(key.to_vec(), state)?;
+            updated.push((key.to_vec(), values));
         }
         // a key's later rows replace what its earlier ones reported
         updated.reverse();
@@ -966,7 +995,7 @@ impl StatefulAggregate {
             };
             Ok((updated, taken, t.elapsed()))
         };
-        let total: usize = work.iter().map(Vec::len).sum();
+        let total: usize = work.iter().map(Work::len).sum();
         let busy = total >= 256 || take_bound.is_some();
         let results: Vec<Result<Done>> = if busy && self.state.len() > 1 {
             std::thread::scope(|scope| {
@@ -1008,7 +1037,7 @@ impl StatefulAggregate {
             removing += d;
             longest = longest.max(d);
         }
-        self.metrics.rows_updated = updated.iter().map(|u| u.keys.len() as u64).sum();
+        self.metrics.rows_updated = updated.iter().map(|u| u.groups as u64).sum();
         self.metrics.all_updates_ms = t.elapsed().saturating_sub(longest).as_millis() as i64;
 
         let t = Instant::now();
@@ -1029,7 +1058,7 @@ impl StatefulAggregate {
             }
             for (p, taken) in taken.into_iter().enumerate() {
                 if let Some(gone) = taken {
-                    self.metrics.rows_removed += gone.keys.len() as u64;
+                    self.metrics.rows_removed += gone.groups as u64;
                     evicted.push(gone);
                     continue;
                 }
@@ -1049,7 +1078,8 @@ impl StatefulAggregate {
                     }
                     self.metrics.rows_removed += expired.len() as u64;
                     evicted.push(Updated {
-                        keys: expired,
+                        groups: expired.len(),
+                        keys: expired.iter().collect(),
                         values,
                     });
                     continue;
@@ -1491,26 +1521,37 @@ impl StatefulAggregate {
     fn rows(&self, parts: &[Updated]) -> Result<Vec<RecordBatch>> {
         // a part with keys has a column per aggregate
         let parts: Vec<&Updated> = parts.iter().filter(|u| !u.keys.is_empty()).collect();
-        let mut order: Vec<(usize, usize)> = parts
-            .iter()
-            .enumerate()
-            .flat_map(|(p, u)| (0..u.keys.len()).map(move |i| (p, i)))
-            .collect();
-        if order.is_empty() {
-            return Ok(vec![]);
-        }
         let skip = if self.time_keyed { 8 } else { 0 };
-        let key = |(p, i): &(usize, usize)| &parts[*p].keys[*i][skip..];
-        if self.time_keyed {
+        let key = |(p, i): &(usize, usize)| &parts[*p].keys.get(*i)[skip..];
+        let order: Vec<(usize, usize)> = if self.time_keyed {
             // in event-time order, a time's keys as they came: sorting
             // whole keys was a fifth of a sliding-window query's time
-            order.sort_by_key(|(p, i)| {
-                parts[*p].keys[*i]
-                    .get(..8)
-                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            });
+            let mut timed: Vec<(u64, u32, u32)> = parts
+                .iter()
+                .enumerate()
+                .flat_map(|(p, u)| {
+                    u.keys
+                        .iter()
+                        .enumerate()
+                        .map(move |(i, k)| (time_of(k), p as u32, i as u32))
+                })
+                .collect();
+            timed.sort_by_key(|t| t.0);
+            timed
+                .into_iter()
+                .map(|(_, p, i)| (p as usize, i as usize))
+                .collect()
         } else {
+            let mut order: Vec<(usize, usize)> = parts
+                .iter()
+                .enumerate()
+                .flat_map(|(p, u)| (0..u.keys.len()).map(move |i| (p, i)))
+                .collect();
             order.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+            order
+        };
+        if order.is_empty() {
+            return Ok(vec![]);
         }
         let parser = self.converter.parser();
         let keys = self

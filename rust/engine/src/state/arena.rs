@@ -155,7 +155,7 @@ impl Chunks {
 pub(super) type Changes<'a, V> = (Vec<(&'a [u8], V)>, Vec<&'a [u8]>);
 
 /// The leading 8 bytes of a time-prefixed key as a number (same order).
-pub(super) fn time_of(key: &[u8]) -> u64 {
+pub(crate) fn time_of(key: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     let n = key.len().min(8);
     b[..n].copy_from_slice(&key[..n]);

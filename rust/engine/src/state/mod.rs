@@ -9,6 +9,7 @@
 mod arena;
 mod codec;
 mod key_filter;
+pub(crate) use arena::time_of;
 pub(crate) use codec::{decode_rows, Codec};
 mod entries;
 mod files;
