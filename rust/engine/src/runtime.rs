@@ -37,3 +37,42 @@ pub fn runtime() -> Result<&'static Runtime> {
 pub fn block_on<F: std::future::Future>(fut: F) -> Result<F::Output> {
     Ok(runtime()?.block_on(fut))
 }
+
+static STATE_POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+
+/// Threads for a batch's work split over state partitions (routing keys,
+/// merging, taking closed windows): one per core, kept for the process so
+/// that their allocator heaps stay warm (threads spawned per batch faulted
+/// in fresh pages, a tenth of a sliding-window query's time).
+fn state_pool() -> Result<&'static rayon::ThreadPool> {
+    runtime()?; // the fork check
+    if let Some(pool) = STATE_POOL.get() {
+        return Ok(pool);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("sparklet-state-{i}"))
+        .build()
+        .map_err(|e| Error::Internal(format!("could not start the state threads: {e}")))?;
+    Ok(STATE_POOL.get_or_init(|| pool))
+}
+
+/// `job` on each of `items` side by side, results in the items' order; the
+/// first error wins, and a panic is an error.
+pub fn parallel_map<T: Send, R: Send>(
+    items: Vec<T>,
+    job: impl Fn(T) -> Result<R> + Sync,
+) -> Result<Vec<R>> {
+    use rayon::prelude::*;
+    state_pool()?
+        .install(|| {
+            items
+                .into_par_iter()
+                .map(|item| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(item)))
+                        .unwrap_or_else(|_| Err(Error::Internal("a parallel task panicked".into())))
+                })
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .collect()
+}

@@ -203,7 +203,10 @@ mod tests {
         assert!(durable(&other.join("offsets").join("0")));
         // written all the same, atomically
         write_entries(&root.join("commits").join("0"), &["{}".into()]).unwrap();
-        assert_eq!(read_entries(&root.join("commits").join("0")).unwrap(), vec!["{}"]);
+        assert_eq!(
+            read_entries(&root.join("commits").join("0")).unwrap(),
+            vec!["{}"]
+        );
         forget_volatile(&root);
         assert!(durable(&root.join("offsets").join("0")));
         let _ = std::fs::remove_dir_all(&root);

@@ -31,10 +31,9 @@ use super::window_bounds::WindowBounds;
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
-use crate::runtime::block_on;
+use crate::runtime::{block_on, parallel_map};
 use crate::state::partitioned::{
-    partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout,
-    PARALLEL_ROWS,
+    partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout, PARALLEL_ROWS,
 };
 use crate::state::{decode_rows, time_of, Codec};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
@@ -306,24 +305,11 @@ impl Router<'_> {
             return self.route(batches, 0);
         }
         let chunk = batches.len().div_ceil(lanes);
-        let parts: Vec<Result<Vec<Work>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batches
-                .chunks(chunk)
-                .enumerate()
-                .map(|(c, bs)| scope.spawn(move || self.route(bs, c * chunk)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Internal("a key routing thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
+        let chunks: Vec<(usize, &[RecordBatch])> = batches.chunks(chunk).enumerate().collect();
+        let parts = parallel_map(chunks, |(c, bs)| self.route(bs, c * chunk))?;
         let mut work: Vec<Work> = vec![Work::default(); self.partitions];
         for part in parts {
-            for (w, items) in work.iter_mut().zip(part?) {
+            for (w, items) in work.iter_mut().zip(part) {
                 w.append(items);
             }
         }
@@ -997,41 +983,20 @@ impl StatefulAggregate {
         };
         let total: usize = work.iter().map(Work::len).sum();
         let busy = total >= 256 || take_bound.is_some();
-        let results: Vec<Result<Done>> = if busy && self.state.len() > 1 {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = self
-                    .state
-                    .stores_mut()
-                    .iter_mut()
-                    .zip(work)
-                    .map(|(store, items)| {
-                        let job = &job;
-                        scope.spawn(move || job(store.as_mut(), items))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            Err(Error::Internal("a state partition thread panicked".into()))
-                        })
-                    })
-                    .collect()
-            })
+        let pairs: Vec<_> = self.state.stores_mut().iter_mut().zip(work).collect();
+        let results: Vec<Done> = if busy && pairs.len() > 1 {
+            parallel_map(pairs, |(store, items)| job(store.as_mut(), items))?
         } else {
-            self.state
-                .stores_mut()
-                .iter_mut()
-                .zip(work)
+            pairs
+                .into_iter()
                 .map(|(store, items)| job(store.as_mut(), items))
-                .collect()
+                .collect::<Result<_>>()?
         };
         let mut updated = Vec::with_capacity(results.len());
         let mut taken = Vec::with_capacity(results.len());
         // removal time as Spark counts it: summed over the partitions
         let (mut removing, mut longest) = (Duration::ZERO, Duration::ZERO);
-        for r in results {
-            let (u, gone, d) = r?;
+        for (u, gone, d) in results {
             updated.push(u);
             taken.push(gone);
             removing += d;
