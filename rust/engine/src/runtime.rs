@@ -76,3 +76,29 @@ pub fn parallel_map<T: Send, R: Send>(
         .into_iter()
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_results_keep_their_order_and_a_panic_is_an_error() {
+        let squares = parallel_map((0..100u64).collect(), |i| Ok(i * i)).unwrap();
+        assert_eq!(squares, (0..100u64).map(|i| i * i).collect::<Vec<_>>());
+        let failed = parallel_map(vec![1, 2, 3], |i| {
+            if i == 2 {
+                panic!("a bug in a partition's work");
+            }
+            Ok(i)
+        });
+        assert!(matches!(failed, Err(Error::Internal(m)) if m.contains("panicked")));
+        let refused = parallel_map(vec![1, 2], |i| {
+            if i == 2 {
+                Err(Error::Internal("the second failed".into()))
+            } else {
+                Ok(i)
+            }
+        });
+        assert!(matches!(refused, Err(Error::Internal(m)) if m == "the second failed"));
+    }
+}
