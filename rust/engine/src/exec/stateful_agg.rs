@@ -616,7 +616,7 @@ impl Merge<'_> {
         let mut updated = Vec::with_capacity(items.len());
         for (key, &(bi, r)) in items.keys.iter().zip(&items.rows) {
             let (b, r) = (&self.partial[bi as usize], r as usize);
-            let stored = store.get(&key)?;
+            let stored = store.get(key)?;
             let mut accs = accumulators_for(self.aggr, self.widths, stored.as_ref())?;
             let mut at = self.num_keys;
             for (acc, w) in accs.iter_mut().zip(self.widths) {
