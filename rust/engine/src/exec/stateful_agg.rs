@@ -893,11 +893,22 @@ impl StatefulAggregate {
             .min(kept.len())
             .max(1);
         // a window key grouped by its bounds (see `window_bounds`)
-        let bounds = match self.event_time {
+        let mut bounds = match self.event_time {
             Some(EventTimeKey::Window(i)) if self.session.is_none() => {
                 WindowBounds::new(&parts.group_by, i, &input_schema)
             }
             _ => None,
+        };
+        let splits = match &mut bounds {
+            Some(w) => {
+                let splits = kept
+                    .iter()
+                    .map(|b| w.split(&parts.group_by, b))
+                    .collect::<Result<Vec<_>>>()?;
+                w.settle_width(&splits)?;
+                splits.into_iter().map(Some).collect()
+            }
+            None => vec![None; kept.len()],
         };
         let (schema, group_by) = match &bounds {
             Some(w) => (
@@ -907,10 +918,10 @@ impl StatefulAggregate {
             None => (Arc::clone(&input_schema), parts.group_by.clone()),
         };
         let mut partitions: Vec<Vec<RecordBatch>> = vec![Vec::new(); lanes];
-        for (i, b) in kept.into_iter().enumerate() {
-            let b = match &bounds {
-                Some(w) => w.widen(&parts.group_by, &b, &schema)?,
-                None => b,
+        for (i, (b, split)) in kept.into_iter().zip(splits).enumerate() {
+            let b = match (&bounds, split) {
+                (Some(w), Some(split)) => w.widen(&b, split, &schema)?,
+                _ => b,
             };
             partitions[i % lanes].push(b);
         }

@@ -1,14 +1,16 @@
 //! A streaming aggregation's partial step grouped by a `window` struct key
 //! runs grouped by the window's start and end instead: DataFusion hashes
 //! integer keys column by column, while a struct key goes through the row
-//! format row by row (a quarter of Nexmark q7's time). The struct is put
-//! back on the partial rows, which are few.
+//! format row by row (a quarter of Nexmark q7's time). When every window
+//! of the batch has the same width (tumbling and sliding windows), the end
+//! is a function of the start and the grouping is by the start alone. The
+//! struct is put back on the partial rows, which are few.
 
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray};
 use arrow::buffer::NullBuffer;
-use arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, FieldRef, Fields, Int64Type, Schema, SchemaRef};
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_plan::aggregates::PhysicalGroupBy;
 use datafusion::physical_plan::PhysicalExpr;
@@ -23,7 +25,14 @@ pub(crate) struct WindowBounds {
     fields: Fields,
     /// The key's name in the partial output.
     name: String,
+    /// The width (in the bounds' unit) every window of the batch has, if
+    /// one: then only the start is a group key.
+    width: Option<i64>,
 }
+
+/// A batch's window key as its start and end columns (null where the
+/// window is).
+pub(crate) type Split = (ArrayRef, ArrayRef);
 
 impl WindowBounds {
     /// The split of `group_by`'s key `key` over `input`, when that key is a
@@ -38,15 +47,61 @@ impl WindowBounds {
                 key,
                 fields,
                 name: name.clone(),
+                width: None,
             }),
             _ => None,
         }
     }
 
-    /// `input` with the two bound columns after its own.
+    /// The key of `b` split into its bounds.
+    pub fn split(&self, group_by: &PhysicalGroupBy, b: &RecordBatch) -> Result<Split> {
+        let (expr, _) = &group_by.expr()[self.key];
+        let key = expr.evaluate(b)?.into_array(b.num_rows())?;
+        let st = key
+            .as_struct_opt()
+            .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
+        let bound = |c: &ArrayRef| -> Result<ArrayRef> {
+            let nulls = NullBuffer::union(st.nulls(), c.nulls());
+            let data = c.to_data().into_builder().nulls(nulls).build()?;
+            Ok(arrow::array::make_array(data))
+        };
+        Ok((bound(st.column(0))?, bound(st.column(1))?))
+    }
+
+    /// Group by the start alone if every window in `splits` has one width.
+    pub fn settle_width(&mut self, splits: &[Split]) -> Result<()> {
+        let mut width = None;
+        for (start, end) in splits.iter().filter(|(s, _)| s.null_count() < s.len()) {
+            if start.logical_nulls() != end.logical_nulls() {
+                return Ok(());
+            }
+            let (s, e) = (as_i64(start)?, as_i64(end)?);
+            let widths = arrow::compute::kernels::numeric::sub_wrapping(&e, &s)?;
+            let widths = widths.as_primitive::<Int64Type>();
+            let (lo, hi) = (arrow::compute::min(widths), arrow::compute::max(widths));
+            match (lo, hi, width) {
+                (Some(lo), Some(hi), None) if lo == hi => width = Some(lo),
+                (Some(lo), Some(hi), Some(w)) if lo == hi && lo == w => {}
+                _ => return Ok(()),
+            }
+        }
+        self.width = width;
+        Ok(())
+    }
+
+    /// How many bound columns are group keys.
+    fn bounds(&self) -> usize {
+        if self.width.is_some() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// `input` with the bound columns after its own.
     pub fn widened_schema(&self, input: &Schema) -> SchemaRef {
         let mut fields: Vec<FieldRef> = input.fields().iter().cloned().collect();
-        for (i, f) in self.fields.iter().enumerate() {
+        for (i, f) in self.fields.iter().take(self.bounds()).enumerate() {
             fields.push(Arc::new(Field::new(
                 format!("__window_bound_{i}"),
                 f.data_type().clone(),
@@ -56,34 +111,23 @@ impl WindowBounds {
         Arc::new(Schema::new(fields))
     }
 
-    /// `b` with the key's start and end appended (null where the window is).
-    pub fn widen(
-        &self,
-        group_by: &PhysicalGroupBy,
-        b: &RecordBatch,
-        widened: &SchemaRef,
-    ) -> Result<RecordBatch> {
-        let (expr, _) = &group_by.expr()[self.key];
-        let key = expr.evaluate(b)?.into_array(b.num_rows())?;
-        let st = key
-            .as_struct_opt()
-            .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
+    /// `b` with its key's bounds (`split`) appended.
+    pub fn widen(&self, b: &RecordBatch, split: Split, widened: &SchemaRef) -> Result<RecordBatch> {
         let mut cols = b.columns().to_vec();
-        for c in st.columns() {
-            let nulls = NullBuffer::union(st.nulls(), c.nulls());
-            let data = c.to_data().into_builder().nulls(nulls).build()?;
-            cols.push(arrow::array::make_array(data));
+        cols.push(split.0);
+        if self.width.is_none() {
+            cols.push(split.1);
         }
         Ok(RecordBatch::try_new(Arc::clone(widened), cols)?)
     }
 
     /// `group_by` over the widened input of `input_width` columns: the key
-    /// replaced by the two bound columns.
+    /// replaced by the bound columns.
     pub fn group_by(&self, group_by: &PhysicalGroupBy, input_width: usize) -> PhysicalGroupBy {
         let mut exprs: Vec<(Arc<dyn PhysicalExpr>, String)> = Vec::new();
         for (i, (e, name)) in group_by.expr().iter().enumerate() {
             if i == self.key {
-                for (j, f) in self.fields.iter().enumerate() {
+                for (j, f) in self.fields.iter().take(self.bounds()).enumerate() {
                     let col = format!("__window_bound_{j}");
                     exprs.push((
                         Arc::new(Column::new(&col, input_width + j)),
@@ -97,18 +141,28 @@ impl WindowBounds {
         PhysicalGroupBy::new_single(exprs)
     }
 
-    /// A partial output batch with the two bound columns back as the
-    /// window struct (null where its start is).
+    /// A partial output batch with the bound columns back as the window
+    /// struct (null where its start is).
     pub fn narrow(&self, b: &RecordBatch) -> Result<RecordBatch> {
-        let (start, end) = (b.column(self.key), b.column(self.key + 1));
+        let start = b.column(self.key);
+        let end = match self.width {
+            Some(w) => {
+                let ends = as_i64(start)?
+                    .as_primitive::<Int64Type>()
+                    .unary::<_, Int64Type>(|s| s.wrapping_add(w));
+                arrow::compute::cast(&ends, self.fields[1].data_type())?
+            }
+            None => Arc::clone(b.column(self.key + 1)),
+        };
         let window = StructArray::try_new(
             self.fields.clone(),
-            vec![Arc::clone(start), Arc::clone(end)],
+            vec![Arc::clone(start), end],
             start.nulls().cloned(),
         )?;
+        let after = self.key + self.bounds();
         let mut cols: Vec<ArrayRef> = b.columns()[..self.key].to_vec();
         cols.push(Arc::new(window));
-        cols.extend(b.columns()[self.key + 2..].iter().cloned());
+        cols.extend(b.columns()[after..].iter().cloned());
         let schema = b.schema();
         let mut fields: Vec<FieldRef> = schema.fields()[..self.key].to_vec();
         fields.push(Arc::new(Field::new(
@@ -116,7 +170,12 @@ impl WindowBounds {
             DataType::Struct(self.fields.clone()),
             true,
         )));
-        fields.extend(schema.fields()[self.key + 2..].iter().cloned());
+        fields.extend(schema.fields()[after..].iter().cloned());
         Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?)
     }
+}
+
+/// A bound column's values as `Int64` (timestamps are numbers underneath).
+fn as_i64(c: &ArrayRef) -> Result<ArrayRef> {
+    Ok(arrow::compute::cast(c, &DataType::Int64)?)
 }
