@@ -57,7 +57,10 @@ fn state_pool() -> Result<&'static rayon::ThreadPool> {
 }
 
 /// `job` on each of `items` side by side, results in the items' order; the
-/// first error wins, and a panic is an error.
+/// first error wins, and a panic is an error. For work that computes: the
+/// pool has a thread per core. Work that waits on the disk (a commit's
+/// fsync) goes to the runtime's blocking threads instead
+/// (`PartitionedState::each_in_parallel`), where waits overlap.
 pub fn parallel_map<T: Send, R: Send>(
     items: Vec<T>,
     job: impl Fn(T) -> Result<R> + Sync,
@@ -82,8 +85,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parallel_results_keep_their_order_and_a_panic_is_an_error() {
-        let squares = parallel_map((0..100u64).collect(), |i| Ok(i * i)).unwrap();
+    fn parallel_results_keep_their_order_and_a_panic_is_an_error() -> Result<()> {
+        let squares = parallel_map((0..100u64).collect(), |i| Ok(i * i))?;
         assert_eq!(squares, (0..100u64).map(|i| i * i).collect::<Vec<_>>());
         let failed = parallel_map(vec![1, 2, 3], |i| {
             if i == 2 {
@@ -100,5 +103,6 @@ mod tests {
             }
         });
         assert!(matches!(refused, Err(Error::Internal(m)) if m == "the second failed"));
+        Ok(())
     }
 }

@@ -195,20 +195,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_files_under_a_temporary_checkpoint_skip_the_disk() {
+    fn only_files_under_a_temporary_checkpoint_skip_the_disk() -> Result<()> {
         let root = std::env::temp_dir().join(format!("sparklet-volatile-{}", uuid::Uuid::new_v4()));
         let other = std::env::temp_dir().join("sparklet-volatile-other");
         register_volatile(&root);
         assert!(!durable(&root.join("offsets").join("0")));
         assert!(durable(&other.join("offsets").join("0")));
         // written all the same, atomically
-        write_entries(&root.join("commits").join("0"), &["{}".into()]).unwrap();
-        assert_eq!(
-            read_entries(&root.join("commits").join("0")).unwrap(),
-            vec!["{}"]
-        );
+        write_entries(&root.join("commits").join("0"), &["{}".into()])?;
+        assert_eq!(read_entries(&root.join("commits").join("0"))?, vec!["{}"]);
         forget_volatile(&root);
         assert!(durable(&root.join("offsets").join("0")));
         let _ = std::fs::remove_dir_all(&root);
+        Ok(())
     }
 }

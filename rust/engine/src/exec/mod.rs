@@ -3,7 +3,7 @@
 pub mod dedup;
 pub mod group_state;
 pub mod join;
-mod keys;
+mod key_buffer;
 pub mod limit;
 pub mod map_batches;
 pub mod observe;

@@ -25,7 +25,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
-use super::keys::Keys;
+use super::key_buffer::KeyBuffer;
 use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
 use super::window_bounds::WindowBounds;
 use crate::engine::execution::OutputMode;
@@ -226,7 +226,7 @@ fn accumulators_for(
 #[derive(Default, Clone)]
 struct Work {
     rows: Vec<(u32, u32)>,
-    keys: Keys,
+    keys: KeyBuffer,
 }
 
 impl Work {
@@ -254,7 +254,7 @@ impl Work {
 /// aggregate, in the keys' order.
 #[derive(Default)]
 struct Updated {
-    keys: Keys,
+    keys: KeyBuffer,
     values: Vec<ArrayRef>,
     /// How many groups were updated (the keys may be left out).
     groups: usize,
@@ -545,7 +545,7 @@ impl Merge<'_> {
             keys: if self.evaluate {
                 keys.iter().collect()
             } else {
-                Keys::default()
+                KeyBuffer::default()
             },
             values,
             groups: n,
@@ -570,7 +570,7 @@ impl Merge<'_> {
         let Some(conv) = &self.codec.conv else {
             return Ok(None);
         };
-        let mut keys = Keys::default();
+        let mut keys = KeyBuffer::default();
         let mut bytes = arrow::array::BinaryBuilder::new();
         store.each_below(bound, &mut |k, v| {
             keys.push(&[k]);
@@ -710,22 +710,32 @@ pub struct StatefulAggregate {
 
 /// A timestamp column as µs values.
 pub(crate) fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
+    Ok(micros_array(a)?
+        .as_primitive::<Int64Type>()
+        .iter()
+        .collect())
+}
+
+/// A timestamp column as an `Int64` array of µs.
+fn micros_array(a: &ArrayRef) -> Result<ArrayRef> {
     let c = cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
-    let c = cast(&c, &DataType::Int64)?;
-    Ok(c.as_primitive::<Int64Type>().iter().collect())
+    Ok(cast(&c, &DataType::Int64)?)
+}
+
+/// The column holding an event-time key's times: the key itself (a
+/// timestamp), or a window's `end`.
+fn event_time_column(col: &ArrayRef) -> Result<&ArrayRef> {
+    match col.as_struct_opt() {
+        Some(st) => st
+            .column_by_name("end")
+            .ok_or_else(|| Error::Internal("window key has no end".into())),
+        None => Ok(col),
+    }
 }
 
 /// Event times (µs) of an event-time column: a timestamp, or a window's `end`.
 pub(crate) fn event_times(col: &ArrayRef) -> Result<Vec<Option<i64>>> {
-    match col.as_struct_opt() {
-        Some(st) => {
-            let end = st
-                .column_by_name("end")
-                .ok_or_else(|| Error::Internal("window key has no end".into()))?;
-            micros(end)
-        }
-        None => micros(col),
-    }
+    micros(event_time_column(col)?)
 }
 
 /// The `start`s of a window struct column, in µs.
@@ -1163,24 +1173,14 @@ impl StatefulAggregate {
     /// Whether no row of an event-time key column is late (the common case,
     /// told from its earliest time or pane without a pass per row).
     fn none_late(&self, key_col: &ArrayRef, pane: Option<PaneSpec>, wm: i64) -> Result<bool> {
-        let (column, nulls) = match key_col.as_struct_opt() {
-            Some(st) => match pane {
-                Some(_) => (st.column(0), st.logical_null_count()),
-                None => (
-                    st.column_by_name("end")
-                        .ok_or_else(|| Error::Internal("window key has no end".into()))?,
-                    0,
-                ),
-            },
-            None => (key_col, 0),
+        let column = match (pane, key_col.as_struct_opt()) {
+            // a null window's start is no time: read every row then
+            (Some(_), Some(st)) if st.logical_null_count() > 0 => return Ok(false),
+            (Some(_), Some(st)) => st.column(0),
+            _ => event_time_column(key_col)?,
         };
-        // a null window's start is no time: read every row then
-        if nulls > 0 {
-            return Ok(false);
-        }
-        let c = cast(column, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
-        let c = cast(&c, &DataType::Int64)?;
-        let Some(earliest) = arrow::compute::min(c.as_primitive::<Int64Type>()) else {
+        let times = micros_array(column)?;
+        let Some(earliest) = arrow::compute::min(times.as_primitive::<Int64Type>()) else {
             return Ok(true);
         };
         Ok(match pane {

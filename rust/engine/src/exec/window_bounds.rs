@@ -187,36 +187,44 @@ mod tests {
     use arrow::array::TimestampMicrosecondArray;
     use datafusion::physical_plan::expressions::col;
 
+    /// Windows as `(start, end)`, `None` for a null window.
+    type Windows = Vec<Option<(i64, i64)>>;
+
     /// Bounds over a batch of one window column `w` holding `(start, end)`s.
-    fn bounds_of(windows: &[Option<(i64, i64)>]) -> (WindowBounds, PhysicalGroupBy, RecordBatch) {
+    fn bounds_of(
+        windows: &[Option<(i64, i64)>],
+    ) -> Result<(WindowBounds, PhysicalGroupBy, RecordBatch)> {
         let starts: TimestampMicrosecondArray = windows.iter().map(|w| w.map(|w| w.0)).collect();
         let ends: TimestampMicrosecondArray = windows.iter().map(|w| w.map(|w| w.1)).collect();
         let nulls = NullBuffer::from(windows.iter().map(Option::is_some).collect::<Vec<_>>());
-        let st = window_struct(starts, ends, Some(nulls)).unwrap();
+        let st = window_struct(starts, ends, Some(nulls)).map_err(Error::from_execution)?;
         let schema = Arc::new(Schema::new(vec![Field::new(
             "w",
             st.data_type().clone(),
             true,
         )]));
-        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(st)]).unwrap();
-        let group_by = PhysicalGroupBy::new_single(vec![(col("w", &schema).unwrap(), "w".into())]);
-        let bounds = WindowBounds::new(&group_by, 0, &schema).unwrap();
-        (bounds, group_by, batch)
+        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(st)])?;
+        let w = col("w", &schema).map_err(Error::from_planning)?;
+        let group_by = PhysicalGroupBy::new_single(vec![(w, "w".into())]);
+        let bounds = WindowBounds::new(&group_by, 0, &schema)
+            .ok_or_else(|| Error::Internal("no window key".into()))?;
+        Ok((bounds, group_by, batch))
     }
 
-    fn round_trip(windows: &[Option<(i64, i64)>]) -> (Option<i64>, Vec<Option<(i64, i64)>>) {
-        let (mut w, group_by, batch) = bounds_of(windows);
-        let split = w.split(&group_by, &batch).unwrap();
-        w.settle_width(std::slice::from_ref(&split)).unwrap();
+    /// The width the bounds settle on, and the windows back from a
+    /// partial batch keyed by the bounds.
+    fn round_trip(windows: &[Option<(i64, i64)>]) -> Result<(Option<i64>, Windows)> {
+        let (mut w, group_by, batch) = bounds_of(windows)?;
+        let split = w.split(&group_by, &batch)?;
+        w.settle_width(std::slice::from_ref(&split))?;
         let schema = w.widened_schema(&batch.schema());
-        let widened = w.widen(&batch, split, &schema).unwrap();
+        let widened = w.widen(&batch, split, &schema)?;
         // the partial output: group keys (the bounds) first
         let keys = RecordBatch::try_new(
             Arc::new(Schema::new(schema.fields()[1..].to_vec())),
             widened.columns()[1..].to_vec(),
-        )
-        .unwrap();
-        let back = w.narrow(&keys).unwrap();
+        )?;
+        let back = w.narrow(&keys)?;
         let st = back.column(0).as_struct();
         let bound = |i: usize| {
             st.column(i)
@@ -227,23 +235,25 @@ mod tests {
         let out = (0..st.len())
             .map(|r| st.is_valid(r).then(|| (s.value(r), e.value(r))))
             .collect();
-        (w.width, out)
+        Ok((w.width, out))
     }
 
     #[test]
-    fn windows_of_one_width_group_by_their_start_and_come_back_whole() {
+    fn windows_of_one_width_group_by_their_start_and_come_back_whole() -> Result<()> {
         let windows = [Some((0, 10)), None, Some((10, 20)), Some((0, 10))];
-        let (width, back) = round_trip(&windows);
+        let (width, back) = round_trip(&windows)?;
         assert_eq!(width, Some(10));
         assert_eq!(back, windows.to_vec());
+        Ok(())
     }
 
     #[test]
-    fn windows_of_several_widths_group_by_start_and_end() {
+    fn windows_of_several_widths_group_by_start_and_end() -> Result<()> {
         // cumulating windows: one start, growing ends
         let windows = [Some((0, 5)), Some((0, 10)), None];
-        let (width, back) = round_trip(&windows);
+        let (width, back) = round_trip(&windows)?;
         assert_eq!(width, None);
         assert_eq!(back, windows.to_vec());
+        Ok(())
     }
 }

@@ -3,14 +3,14 @@
 //! on one thread at the batch's end) was a tenth of a sliding-window
 //! query's time.
 
-/// Keys in one buffer, each found by its end offset.
+/// KeyBuffer in one buffer, each found by its end offset.
 #[derive(Default, Clone, Debug)]
-pub struct Keys {
+pub struct KeyBuffer {
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
-impl Keys {
+impl KeyBuffer {
     /// Add the key made of `parts` one after the other.
     pub fn push(&mut self, parts: &[&[u8]]) {
         for p in parts {
@@ -38,7 +38,7 @@ impl Keys {
     }
 
     /// Move `other`'s keys to the end.
-    pub fn append(&mut self, other: Keys) {
+    pub fn append(&mut self, other: KeyBuffer) {
         if self.is_empty() {
             *self = other;
             return;
@@ -49,9 +49,9 @@ impl Keys {
     }
 }
 
-impl<K: AsRef<[u8]>> FromIterator<K> for Keys {
+impl<K: AsRef<[u8]>> FromIterator<K> for KeyBuffer {
     fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
-        let mut keys = Keys::default();
+        let mut keys = KeyBuffer::default();
         for k in iter {
             keys.push(&[k.as_ref()]);
         }
@@ -65,14 +65,14 @@ mod tests {
 
     #[test]
     fn keys_keep_their_bytes_and_order_through_append() {
-        let mut a: Keys = [&b"k1"[..], b"", b"key3"].into_iter().collect();
-        let mut b = Keys::default();
+        let mut a: KeyBuffer = [&b"k1"[..], b"", b"key3"].into_iter().collect();
+        let mut b = KeyBuffer::default();
         b.push(&[b"x", b"yz"]);
         a.append(b);
         assert_eq!(a.len(), 4);
         let all: Vec<&[u8]> = a.iter().collect();
         assert_eq!(all, vec![&b"k1"[..], b"", b"key3", b"xyz"]);
-        let mut empty = Keys::default();
+        let mut empty = KeyBuffer::default();
         empty.append(a.clone());
         assert_eq!(empty.get(3), b"xyz");
     }
