@@ -6,7 +6,10 @@
 //!
 //! A removed entry stays in the table as a tombstone until the commit (the
 //! delta still needs its key, and putting the key again revives it); the
-//! commit drops tombstones and recycles their ids. Replaced values leave
+//! commit drops tombstones and recycles their ids. Keys that lead with an
+//! event time have a table per time bucket: eviction below a time drops
+//! whole tables, and the delta records the bound instead of the keys, so
+//! evicted entries need no tombstone (their ids are free at once). Replaced values leave
 //! dead bytes behind, compacted away once they outweigh live ones. The
 //! buffer is a list of chunks, so appending never moves earlier bytes, and
 //! compaction hands its old chunks back for reuse: a store in a steady
@@ -162,10 +165,67 @@ pub(crate) fn time_of(key: &[u8]) -> u64 {
     u64::from_be_bytes(b)
 }
 
+/// The time bucket of a time-prefixed key.
+fn bucket_of(key: &[u8]) -> u64 {
+    time_of(key) >> TIME_BUCKET_BITS
+}
+
+/// Entry ids by key hash: one table, or one per time bucket of the keys'
+/// leading event time.
+enum Tables {
+    One(HashTable<u32>),
+    ByTime(BTreeMap<u64, HashTable<u32>>),
+}
+
+impl Tables {
+    /// The table that holds `key` if present.
+    fn of(&self, key: &[u8]) -> Option<&HashTable<u32>> {
+        match self {
+            Tables::One(t) => Some(t),
+            Tables::ByTime(m) => m.get(&bucket_of(key)),
+        }
+    }
+
+    /// The table to put `key` in.
+    fn for_key(&mut self, key: &[u8]) -> &mut HashTable<u32> {
+        match self {
+            Tables::One(t) => t,
+            Tables::ByTime(m) => m.entry(bucket_of(key)).or_default(),
+        }
+    }
+
+    /// Take entry `id` (key `key`, hash `hash`) out of its table, if listed.
+    fn unlist(&mut self, key: &[u8], hash: u64, id: u32) {
+        let (table, bucket) = match self {
+            Tables::One(t) => (t, None),
+            Tables::ByTime(m) => {
+                let b = bucket_of(key);
+                match m.get_mut(&b) {
+                    Some(t) => (t, Some(b)),
+                    None => return,
+                }
+            }
+        };
+        if let Ok(e) = table.find_entry(hash, |&i| i == id) {
+            e.remove();
+        }
+        if let (true, Some(b), Tables::ByTime(m)) = (table.is_empty(), bucket, self) {
+            m.remove(&b);
+        }
+    }
+}
+
+/// The key of entry `id` (a free function, so that a caller may hold the
+/// tables mutably meanwhile).
+fn key_at<'a>(slots: &[Slot], data: &'a Chunks, id: u32) -> &'a [u8] {
+    let s = &slots[id as usize];
+    data.get(s.at, s.key_len as usize)
+}
+
 /// Keys and values in a buffer, found through a table of entry ids.
 pub(super) struct ArenaMap {
     hasher: Hasher,
-    table: HashTable<u32>,
+    tables: Tables,
     slots: Vec<Slot>,
     data: Chunks,
     /// Bytes of live entries in `data` (the rest is dead).
@@ -179,9 +239,6 @@ pub(super) struct ArenaMap {
     free: Vec<u32>,
     /// Ids put or removed since the last commit.
     changed: Vec<u32>,
-    /// Ids by time bucket of their key's leading event time, for
-    /// `remove_below`; may name entries since removed or reused (checked).
-    by_time: Option<BTreeMap<u64, Vec<u32>>>,
 }
 
 impl ArenaMap {
@@ -189,7 +246,11 @@ impl ArenaMap {
     pub fn new(time_prefixed: bool) -> Self {
         ArenaMap {
             hasher: Hasher::default(),
-            table: HashTable::new(),
+            tables: if time_prefixed {
+                Tables::ByTime(BTreeMap::new())
+            } else {
+                Tables::One(HashTable::new())
+            },
             slots: Vec::new(),
             data: Chunks::default(),
             live_bytes: 0,
@@ -198,7 +259,6 @@ impl ArenaMap {
             live: 0,
             free: Vec::new(),
             changed: Vec::new(),
-            by_time: time_prefixed.then(BTreeMap::new),
         }
     }
 
@@ -216,8 +276,7 @@ impl ArenaMap {
     }
 
     fn key(&self, id: u32) -> &[u8] {
-        let s = &self.slots[id as usize];
-        self.data.get(s.at, s.key_len as usize)
+        key_at(&self.slots, &self.data, id)
     }
 
     fn value(&self, id: u32) -> &[u8] {
@@ -231,7 +290,8 @@ impl ArenaMap {
 
     /// The entry id of `key`, whose hash is `hash`.
     fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
-        self.table
+        self.tables
+            .of(key)?
             .find(hash, |&id| {
                 let s = &self.slots[id as usize];
                 s.hash == hash && self.data.get(s.at, s.key_len as usize) == key
@@ -326,13 +386,9 @@ impl ArenaMap {
         self.write(id, key, value);
         self.mark_changed(id);
         let slots = &self.slots;
-        self.table
+        self.tables
+            .for_key(key)
             .insert_unique(hash, id, |&i| slots[i as usize].hash);
-        if let Some(idx) = &mut self.by_time {
-            idx.entry(time_of(key) >> TIME_BUCKET_BITS)
-                .or_default()
-                .push(id);
-        }
     }
 
     /// Append `extra` to `key`'s value (or set it to `extra`): the entry
@@ -380,76 +436,101 @@ impl ArenaMap {
         }
     }
 
-    /// Live entries whose key is ordered before `bound`, each once: with an
-    /// 8-byte bound and a time index, only the buckets up to the bound's
-    /// are looked at, and entries come bucket by bucket (in time order but
-    /// within a bucket), else in no particular order.
+    /// Live entries whose key is ordered before `bound`: with an 8-byte
+    /// bound and tables by time, only the tables up to the bound's are
+    /// looked at (keys compared only in the bound's own), and entries come
+    /// table by table (in time order but within a table), else in no
+    /// particular order.
     pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], &[u8])> {
-        let ids: Vec<u32> = match &self.by_time {
-            Some(idx) if bound.len() == 8 => {
-                let last = time_of(bound) >> TIME_BUCKET_BITS;
-                // an id removed by key stays listed in its bucket: reused
-                // for a later key, it is listed twice
-                let mut seen = vec![false; self.slots.len()];
-                idx.range(..=last)
-                    .flat_map(|(_, ids)| ids)
-                    .copied()
-                    .filter(|&id| !std::mem::replace(&mut seen[id as usize], true))
+        let ids: Vec<u32> = match &self.tables {
+            Tables::ByTime(m) if bound.len() == 8 => {
+                let t = time_of(bound);
+                let last = t >> TIME_BUCKET_BITS;
+                m.range(..=last)
+                    .flat_map(|(&b, table)| {
+                        table
+                            .iter()
+                            .copied()
+                            .filter(move |&id| b < last || time_of(self.key(id)) < t)
+                    })
                     .collect()
             }
-            _ => (0..self.slots.len() as u32).collect(),
+            _ => (0..self.slots.len() as u32)
+                .filter(|&id| self.key(id) < bound)
+                .collect(),
         };
         ids.into_iter()
-            .filter(|&id| self.slots[id as usize].live && self.key(id) < bound)
+            .filter(|&id| self.slots[id as usize].live)
             .map(|id| (self.key(id), self.value(id)))
             .collect()
     }
 
-    /// Remove every key ordered before `bound`; returns how many went.
+    /// Remove every key ordered before `bound`; returns how many went. With
+    /// an 8-byte bound and tables by time, the earlier tables are dropped
+    /// whole and the bound's own is filtered: the entries go without
+    /// tombstones (the caller records the bound for the delta), their ids
+    /// free at once unless the change list names them.
     pub fn remove_below(&mut self, bound: &[u8]) -> usize {
         let before = self.live;
-        let ids: Vec<u32> = match &mut self.by_time {
-            // keys before an 8-byte bound are those with an earlier time:
-            // in the earlier buckets and some of the bound's own
-            Some(idx) if bound.len() == 8 => {
-                let bound_bucket = time_of(bound) >> TIME_BUCKET_BITS;
-                let keep = idx.split_off(&bound_bucket);
-                let mut ids: Vec<u32> = std::mem::replace(idx, keep)
-                    .into_values()
-                    .flatten()
-                    .collect();
-                if let Some(edge) = idx.get_mut(&bound_bucket) {
-                    ids.extend_from_slice(edge);
-                }
-                ids
-            }
-            _ => (0..self.slots.len() as u32).collect(),
+        let Tables::ByTime(m) = &mut self.tables else {
+            return self.remove_each_below(bound);
         };
-        let mut edge_left = Vec::new();
-        let bound_time = (bound.len() == 8).then(|| time_of(bound));
-        for id in ids {
-            let s = self.slots[id as usize];
-            if !s.live {
-                continue;
-            }
-            let below = match bound_time {
-                Some(t) => time_of(self.key(id)) < t,
-                None => self.key(id) < bound,
-            };
-            if below {
-                self.remove_id(id);
-            } else if bound_time
-                .is_some_and(|t| time_of(self.key(id)) >> TIME_BUCKET_BITS == t >> TIME_BUCKET_BITS)
-            {
-                edge_left.push(id);
+        if bound.len() != 8 {
+            return self.remove_each_below(bound);
+        }
+        let t = time_of(bound);
+        let last = t >> TIME_BUCKET_BITS;
+        let keep = m.split_off(&last);
+        let gone = std::mem::replace(m, keep);
+        let mut ids: Vec<u32> = gone.into_values().flatten().collect();
+        if let Some(edge) = m.get_mut(&last) {
+            let (slots, data) = (&self.slots, &self.data);
+            edge.retain(|&mut id| {
+                let below = time_of(key_at(slots, data, id)) < t;
+                if below {
+                    ids.push(id);
+                }
+                !below
+            });
+            if edge.is_empty() {
+                m.remove(&last);
             }
         }
-        if let (Some(idx), Some(t)) = (&mut self.by_time, bound_time) {
-            if let Some(edge) = idx.get_mut(&(t >> TIME_BUCKET_BITS)) {
-                *edge = edge_left;
+        for id in ids {
+            self.evict(id);
+        }
+        before - self.live
+    }
+
+    /// Remove every key ordered before `bound`, one by one (tombstones).
+    fn remove_each_below(&mut self, bound: &[u8]) -> usize {
+        let before = self.live;
+        for id in 0..self.slots.len() as u32 {
+            if self.slots[id as usize].live && self.key(id) < bound {
+                self.remove_id(id);
             }
         }
         before - self.live
+    }
+
+    /// Drop entry `id`, already out of the tables: a live entry put since
+    /// the last commit becomes a tombstone (the change list names it, the
+    /// commit frees it), any other is free now; a tombstone stays one.
+    fn evict(&mut self, id: u32) {
+        let s = &mut self.slots[id as usize];
+        if !s.live {
+            return;
+        }
+        s.live = false;
+        self.live_bytes -= s.len();
+        self.live -= 1;
+        if s.changed {
+            s.value_len = 0;
+            self.tombstone_bytes += s.key_len as usize;
+            self.tombstones += 1;
+        } else {
+            self.free.push(id);
+        }
     }
 
     /// Live entries, in no particular order.
@@ -487,9 +568,8 @@ impl ArenaMap {
                 self.tombstone_bytes -= s.key_len as usize;
                 self.tombstones -= 1;
                 let hash = s.hash;
-                if let Ok(e) = self.table.find_entry(hash, |&i| i == id) {
-                    e.remove();
-                }
+                let key = key_at(&self.slots, &self.data, id);
+                self.tables.unlist(key, hash, id);
                 self.free.push(id);
             }
         }
@@ -584,11 +664,7 @@ mod tests {
     #[test]
     fn remove_below_by_time_bucket() {
         let mut m = ArenaMap::new(true);
-        let key = |t: u64, k: u8| {
-            let mut v = t.to_be_bytes().to_vec();
-            v.push(k);
-            v
-        };
+        let key = timed;
         for t in [1u64, 5, 1 << 21, (1 << 21) + 7, 1 << 30] {
             m.put(&key(t, 0), b"", true);
         }
@@ -608,6 +684,59 @@ mod tests {
         assert!(m.get(&key(1 << 30, 0)).is_some());
         assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);
         assert_eq!(m.len(), 0);
+    }
+
+    fn timed(t: u64, k: u8) -> Vec<u8> {
+        let mut v = t.to_be_bytes().to_vec();
+        v.push(k);
+        v
+    }
+
+    #[test]
+    fn evicted_entries_leave_no_tombstone_and_free_their_ids() {
+        let mut m = ArenaMap::new(true);
+        for k in 0..4 {
+            m.put(&timed(1, k), b"old", false);
+        }
+        m.put(&timed(3 << 20, 0), b"kept", false);
+        m.committed();
+        // put since the commit, then evicted with the rest of its bucket
+        m.put(&timed(2, 9), b"new", false);
+        // removed by key, then its bucket evicted
+        assert!(m.remove(&timed(1, 0)));
+        let bound = (3u64 << 20).to_be_bytes();
+        assert_eq!(m.remove_below(&bound), 4);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.get(&timed(1, 1)), None);
+        // evicted keys from before the commit are not listed (the delta
+        // records the bound); the ones the change list named are, as removed
+        let (present, mut removed) = m.changes();
+        removed.sort();
+        assert!(present.is_empty());
+        assert_eq!(removed, vec![&timed(1, 0)[..], &timed(2, 9)[..]]);
+        // freed ids hold new keys before the commit, and a key put again
+        // after its eviction is present
+        m.put(&timed(1, 1), b"again", false);
+        m.put(&timed(5 << 20, 0), b"later", false);
+        assert_eq!(m.get(&timed(1, 1)), Some(&b"again"[..]));
+        assert_eq!(m.slots.len(), 6);
+        let (present, _) = m.changes();
+        assert_eq!(present.len(), 2);
+        m.committed();
+        assert_eq!((m.len(), m.tombstones, m.tombstone_bytes), (3, 0, 0));
+        assert_eq!(m.get(&timed(3 << 20, 0)), Some(&b"kept"[..]));
+        assert_eq!(m.get(&timed(5 << 20, 0)), Some(&b"later"[..]));
+    }
+
+    #[test]
+    fn a_bucket_emptied_by_key_removals_is_dropped_at_the_commit() {
+        let mut m = ArenaMap::new(true);
+        m.put(&timed(1, 0), b"v", false);
+        m.committed();
+        assert!(m.remove(&timed(1, 0)));
+        m.committed();
+        assert!(matches!(&m.tables, Tables::ByTime(t) if t.is_empty()));
+        assert!(m.entries_below(&u64::MAX.to_be_bytes()).is_empty());
     }
 
     #[test]
