@@ -156,6 +156,42 @@ def test_streaming_sliding_windows_equal_the_batch_result(
     assert sorted(map(key, spark.table("sliding_complete").collect())) == sorted(map(key, expected.collect()))
 
 
+def test_sliding_windows_in_append_mode_merge_a_windows_rows_across_panes_and_batches(spark: SparkSession) -> None:
+    # several rows of one window and key in each batch, in different panes
+    # of it (slices of 2 s): every aggregate, single-column states and
+    # two-column ones (avg), comes out as the batch query computes it
+    rows = [
+        (t(s), k, v)
+        for s, k, v in [(0, "a", 4), (1, "a", 6), (3, "a", 1), (5, "b", 2), (7, "a", 9), (8, "b", 3)]
+        + [(9, "a", 5), (11, "a", 2), (12, "b", 8), (14, "a", 7), (15, "b", 1), (19, "a", 3)]
+        + [(21, "a", 6), (24, "b", 4), (26, "a", 5), (60, "c", 0)]
+    ]
+
+    def agg(df: DataFrame) -> DataFrame:
+        return df.groupBy(F.window("ts", "10 seconds", "4 seconds"), "k").agg(
+            F.count("*").alias("n"), F.sum("v").alias("total"), F.avg("v").alias("mean"), F.max("v").alias("top")
+        )
+
+    ms = MemoryStream(spark, SCHEMA)
+    out: list[tuple] = []
+
+    def collect(table, batch_id: int) -> None:  # noqa: ANN001
+        out.extend((r["window"]["start"], r["k"], r["n"], r["total"], r["mean"], r["top"]) for r in dicts(table))
+
+    q = agg(ms.toDF().withWatermark("ts", "10 seconds")).writeStream.outputMode("append").foreachBatch(collect).start()
+    for part in (rows[:6], rows[6:12], rows[12:]):
+        step(q, ms, part)
+    q.stop()
+    # t(60) moved the watermark to 50: every window but c's is closed
+    expected = [
+        (r.window.start, r.k, r.n, r.total, r.mean, r.top)
+        for r in agg(spark.createDataFrame(rows[:-1], SCHEMA)).collect()
+    ]
+    assert len(expected) > 10
+    key = lambda r: (r[0].replace(tzinfo=None), r[1])  # noqa: E731
+    assert sorted((key(r), r[2:]) for r in out) == sorted((key(r), r[2:]) for r in expected)
+
+
 def test_state_continues_after_restart(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, SCHEMA)
     out = Collector()
