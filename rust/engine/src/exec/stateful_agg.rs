@@ -255,6 +255,9 @@ impl Work {
 #[derive(Default)]
 struct Updated {
     keys: KeyBuffer,
+    /// The keys decoded into the grouping columns, when the partition's
+    /// task did it (in parallel with the others' instead of after them).
+    key_columns: Option<Vec<ArrayRef>>,
     values: Vec<ArrayRef>,
     /// How many groups were updated (the keys may be left out).
     groups: usize,
@@ -268,6 +271,7 @@ impl Updated {
             values: scalar_columns(&values, n)?,
             groups: keys.len(),
             keys: keys.into_iter().collect(),
+            key_columns: None,
         })
     }
 }
@@ -402,9 +406,21 @@ struct Merge<'a> {
     /// The stores' encoding of state rows: with it, states move between
     /// store and accumulators as bytes, column by column.
     codec: &'a Codec,
+    /// The encoding of the grouping keys, after `key_skip` bytes of a
+    /// stored key (its event-time prefix).
+    converter: &'a RowConverter,
+    key_skip: usize,
 }
 
 impl Merge<'_> {
+    /// Stored keys as the grouping columns.
+    fn key_columns(&self, keys: &KeyBuffer) -> Result<Vec<ArrayRef>> {
+        let parser = self.converter.parser();
+        Ok(self
+            .converter
+            .convert_rows(keys.iter().map(|k| parser.parse(&k[self.key_skip..])))?)
+    }
+
     /// Merge the partition's partial rows into its store.
     fn partition(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
         if items.is_empty() {
@@ -540,13 +556,18 @@ impl Merge<'_> {
                 }
             }
         }
+        // only update mode emits them
+        let keys: KeyBuffer = match self.evaluate {
+            true => keys.iter().collect(),
+            false => KeyBuffer::default(),
+        };
+        let key_columns = match self.evaluate {
+            true => Some(self.key_columns(&keys)?),
+            false => None,
+        };
         Ok(Updated {
-            // only update mode emits them
-            keys: if self.evaluate {
-                keys.iter().collect()
-            } else {
-                KeyBuffer::default()
-            },
+            keys,
+            key_columns,
             values,
             groups: n,
         })
@@ -589,6 +610,7 @@ impl Merge<'_> {
         let values = self.evaluate(&stored, keys.len())?;
         Ok(Some(Updated {
             groups: keys.len(),
+            key_columns: Some(self.key_columns(&keys)?),
             keys,
             values,
         }))
@@ -980,6 +1002,8 @@ impl StatefulAggregate {
             num_keys: self.num_keys,
             evaluate: self.mode == OutputMode::Update,
             codec: &self.codec,
+            converter: &self.converter,
+            key_skip: if self.time_keyed { 8 } else { 0 },
         };
         // append mode: each partition takes its closed windows in its own
         // thread, after its merge (rows that came were not late, so no
@@ -1066,6 +1090,7 @@ impl StatefulAggregate {
                     evicted.push(Updated {
                         groups: expired.len(),
                         keys: expired.iter().collect(),
+                        key_columns: None,
                         values,
                     });
                     continue;
@@ -1529,10 +1554,22 @@ impl StatefulAggregate {
         if order.is_empty() {
             return Ok(vec![]);
         }
-        let parser = self.converter.parser();
-        let keys = self
-            .converter
-            .convert_rows(order.iter().map(|at| parser.parse(key(at))))?;
+        let decoded: Option<Vec<&[ArrayRef]>> =
+            parts.iter().map(|u| u.key_columns.as_deref()).collect();
+        let keys = match decoded {
+            // decoded by the partitions' tasks: gathered in order
+            Some(decoded) => (0..decoded.first().map_or(0, |d| d.len()))
+                .map(|c| {
+                    let sources: Vec<&dyn Array> = decoded.iter().map(|d| d[c].as_ref()).collect();
+                    Ok(arrow::compute::interleave(&sources, &order)?)
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => {
+                let parser = self.converter.parser();
+                self.converter
+                    .convert_rows(order.iter().map(|at| parser.parse(key(at))))?
+            }
+        };
         let values = (0..self.aggr.len())
             .map(|a| {
                 let sources = parts
