@@ -446,14 +446,21 @@ impl ArenaMap {
             Tables::ByTime(m) if bound.len() == 8 => {
                 let t = time_of(bound);
                 let last = t >> TIME_BUCKET_BITS;
-                m.range(..=last)
-                    .flat_map(|(&b, table)| {
+                let mut ids = Vec::new();
+                for (&b, table) in m.range(..=last) {
+                    let from = ids.len();
+                    ids.extend(
                         table
                             .iter()
                             .copied()
-                            .filter(move |&id| b < last || time_of(self.key(id)) < t)
-                    })
-                    .collect()
+                            .filter(|&id| b < last || time_of(self.key(id)) < t),
+                    );
+                    // in id order, which is the order they were written in
+                    // (see `remove_below`): memory read front to back, not
+                    // in the table's hash order
+                    ids[from..].sort_unstable();
+                }
+                ids
             }
             _ => (0..self.slots.len() as u32)
                 .filter(|&id| self.key(id) < bound)
@@ -496,6 +503,9 @@ impl ArenaMap {
                 m.remove(&last);
             }
         }
+        // freed in descending order, so that puts take them ascending:
+        // a batch's entries then lie in id order as in the buffer
+        ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids {
             self.evict(id);
         }
@@ -561,6 +571,7 @@ impl ArenaMap {
 
     /// The changes are durable: drop tombstones and start a new change list.
     pub fn committed(&mut self) {
+        let freed = self.free.len();
         for id in std::mem::take(&mut self.changed) {
             let s = &mut self.slots[id as usize];
             s.changed = false;
@@ -573,6 +584,8 @@ impl ArenaMap {
                 self.free.push(id);
             }
         }
+        // the newly freed ids taken ascending by the next puts (see `remove_below`)
+        self.free[freed..].sort_unstable_by(|a, b| b.cmp(a));
         self.compact_if_sparse();
     }
 
@@ -726,6 +739,41 @@ mod tests {
         assert_eq!((m.len(), m.tombstones, m.tombstone_bytes), (3, 0, 0));
         assert_eq!(m.get(&timed(3 << 20, 0)), Some(&b"kept"[..]));
         assert_eq!(m.get(&timed(5 << 20, 0)), Some(&b"later"[..]));
+    }
+
+    #[test]
+    fn freed_ids_are_reused_in_ascending_order_and_read_in_id_order() {
+        let mut m = ArenaMap::new(true);
+        for k in 0..50 {
+            m.put(&timed(1, k), &[k], false);
+        }
+        m.committed();
+        assert_eq!(m.remove_below(&(2u64 << 20).to_be_bytes()), 50);
+        // the next puts fill the freed slots front to back
+        for k in 0..50 {
+            m.put(&timed(3 << 20, k), &[k], false);
+            assert_eq!(m.find(&timed(3 << 20, k)), Some(u32::from(k)));
+        }
+        // and a bucket is read in that order, whatever its hash order
+        let values: Vec<u8> = m
+            .entries_below(&(4u64 << 20).to_be_bytes())
+            .iter()
+            .map(|(_, v)| v[0])
+            .collect();
+        assert_eq!(values, (0..50).collect::<Vec<u8>>());
+        // ids freed by key removals at a commit too
+        for k in [7u8, 3, 40] {
+            assert!(m.remove(&timed(3 << 20, k)));
+        }
+        m.committed();
+        let ids: Vec<Option<u32>> = [1u8, 2, 3]
+            .iter()
+            .map(|&k| {
+                m.put(&timed(5 << 20, k), b"", false);
+                m.find(&timed(5 << 20, k))
+            })
+            .collect();
+        assert_eq!(ids, vec![Some(3), Some(7), Some(40)]);
     }
 
     #[test]
