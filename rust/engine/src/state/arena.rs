@@ -1,5 +1,5 @@
 //! A hash map of byte keys to byte values for stores that need no key
-//! order (dedup, joins): entries live in one growing buffer and the hash
+//! order (dedup, joins, aggregations): entries live in one growing buffer and the hash
 //! table holds only their ids, so a put is an append (no allocation per
 //! entry), a lookup one probe, and the changes since the last commit are a
 //! list of ids (each once) that the delta file is written from.
@@ -9,7 +9,10 @@
 //! commit drops tombstones and recycles their ids. Keys that lead with an
 //! event time have a table per time bucket: eviction below a time drops
 //! whole tables, and the delta records the bound instead of the keys, so
-//! evicted entries need no tombstone (their ids are free at once). Replaced values leave
+//! evicted entries need no tombstone (their ids are free at once). Freed
+//! ids are reused in ascending order and a bucket is read in id order, so
+//! a batch's entries are written and read front to back, not in hash
+//! order (cache misses were most of an eviction). Replaced values leave
 //! dead bytes behind, compacted away once they outweigh live ones. The
 //! buffer is a list of chunks, so appending never moves earlier bytes, and
 //! compaction hands its old chunks back for reuse: a store in a steady
