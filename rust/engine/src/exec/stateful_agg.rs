@@ -415,10 +415,7 @@ struct Merge<'a> {
 impl Merge<'_> {
     /// Stored keys as the grouping columns.
     fn key_columns(&self, keys: &KeyBuffer) -> Result<Vec<ArrayRef>> {
-        let parser = self.converter.parser();
-        Ok(self
-            .converter
-            .convert_rows(keys.iter().map(|k| parser.parse(&k[self.key_skip..])))?)
+        parse_keys(self.converter, keys.iter(), self.key_skip)
     }
 
     /// Merge the partition's partial rows into its store.
@@ -670,6 +667,17 @@ impl Merge<'_> {
         updated.dedup_by(|later, earlier| later.0 == earlier.0);
         Updated::from_rows(updated, self.aggr.len())
     }
+}
+
+/// Stored keys (their first `skip` bytes, an event-time prefix, left out)
+/// as the grouping columns they encode.
+fn parse_keys<'k>(
+    converter: &RowConverter,
+    keys: impl Iterator<Item = &'k [u8]>,
+    skip: usize,
+) -> Result<Vec<ArrayRef>> {
+    let parser = converter.parser();
+    Ok(converter.convert_rows(keys.map(|k| parser.parse(&k[skip..])))?)
 }
 
 /// A session of one key while merging: stored or new, and which stored keys it absorbed.
@@ -1003,7 +1011,7 @@ impl StatefulAggregate {
             evaluate: self.mode == OutputMode::Update,
             codec: &self.codec,
             converter: &self.converter,
-            key_skip: if self.time_keyed { 8 } else { 0 },
+            key_skip: self.key_skip(),
         };
         // append mode: each partition takes its closed windows in its own
         // thread, after its merge (rows that came were not late, so no
@@ -1522,7 +1530,7 @@ impl StatefulAggregate {
     fn rows(&self, parts: &[Updated]) -> Result<Vec<RecordBatch>> {
         // a part with keys has a column per aggregate
         let parts: Vec<&Updated> = parts.iter().filter(|u| !u.keys.is_empty()).collect();
-        let skip = if self.time_keyed { 8 } else { 0 };
+        let skip = self.key_skip();
         let key = |(p, i): &(usize, usize)| &parts[*p].keys.get(*i)[skip..];
         let order: Vec<(usize, usize)> = if self.time_keyed {
             // in event-time order, a time's keys as they came: sorting
@@ -1564,11 +1572,11 @@ impl StatefulAggregate {
                     Ok(arrow::compute::interleave(&sources, &order)?)
                 })
                 .collect::<Result<Vec<_>>>()?,
-            None => {
-                let parser = self.converter.parser();
-                self.converter
-                    .convert_rows(order.iter().map(|at| parser.parse(key(at))))?
-            }
+            None => parse_keys(
+                &self.converter,
+                order.iter().map(|&(p, i)| parts[p].keys.get(i)),
+                skip,
+            )?,
         };
         let values = (0..self.aggr.len())
             .map(|a| {
@@ -1581,6 +1589,15 @@ impl StatefulAggregate {
             })
             .collect::<Result<Vec<_>>>()?;
         self.output_batch(keys, values)
+    }
+
+    /// Bytes of event-time prefix a stored key leads with.
+    fn key_skip(&self) -> usize {
+        if self.time_keyed {
+            8
+        } else {
+            0
+        }
     }
 
     /// Commit every partition's store (version = batches committed).

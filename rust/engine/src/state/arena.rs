@@ -458,9 +458,8 @@ impl ArenaMap {
                             .copied()
                             .filter(|&id| b < last || time_of(self.key(id)) < t),
                     );
-                    // in id order, which is the order they were written in
-                    // (see `remove_below`): memory read front to back, not
-                    // in the table's hash order
+                    // in id order, the order they were written in (see
+                    // `order_freed`), not in the table's hash order
                     ids[from..].sort_unstable();
                 }
                 ids
@@ -506,13 +505,19 @@ impl ArenaMap {
                 m.remove(&last);
             }
         }
-        // freed in descending order, so that puts take them ascending:
-        // a batch's entries then lie in id order as in the buffer
-        ids.sort_unstable_by(|a, b| b.cmp(a));
+        let freed = self.free.len();
         for id in ids {
             self.evict(id);
         }
+        self.order_freed(freed);
         before - self.live
+    }
+
+    /// The ids freed since `free` held `from` of them, ordered so that puts
+    /// take them ascending: a batch's entries then lie in id order as in
+    /// the buffer, and are read front to back (`entries_below`).
+    fn order_freed(&mut self, from: usize) {
+        self.free[from..].sort_unstable_by(|a, b| b.cmp(a));
     }
 
     /// Remove every key ordered before `bound`, one by one (tombstones).
@@ -587,8 +592,7 @@ impl ArenaMap {
                 self.free.push(id);
             }
         }
-        // the newly freed ids taken ascending by the next puts (see `remove_below`)
-        self.free[freed..].sort_unstable_by(|a, b| b.cmp(a));
+        self.order_freed(freed);
         self.compact_if_sparse();
     }
 
