@@ -505,11 +505,12 @@ impl ArenaMap {
                 m.remove(&last);
             }
         }
-        let freed = self.free.len();
+        // in descending id order: the slots are visited front to back, not
+        // in hash order, and freed as `order_freed` orders them
+        ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids {
             self.evict(id);
         }
-        self.order_freed(freed);
         before - self.live
     }
 
