@@ -269,14 +269,40 @@ def test_large_batches_join_like_a_nested_loop(spark: SparkSession, tmp_path: Pa
     run(q, s, imp=imps[1], clk=clks[1])
     run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
     q.stop()
+    assert out.all() == left_outer_by_nested_loop(imps[0] + imps[1], clks[0] + clks[1])
+
+
+def left_outer_by_nested_loop(imps: list[tuple], clks: list[tuple]) -> list[tuple]:
+    """What the left outer join over RANGE outputs for all these rows, and
+    the (-1, 1000) and (-1, 1001) rows that move the watermark past them."""
     clicks: dict = {}
-    for ad, ts in clks[0] + clks[1]:
+    for ad, ts in clks:
         clicks.setdefault(ad, []).append(ts)
     expected = [(-1, 1000, -1, 1001)]
-    for ad, ts in imps[0] + imps[1]:
+    for ad, ts in imps:
         hits = [c for c in clicks.get(ad, []) if ts <= c <= ts + dt.timedelta(seconds=20)]
         expected += [(ad, sec(ts), ad, sec(c)) for c in hits] or [(ad, sec(ts), None, None)]
-    assert out.all() == sorted(expected, key=repr)
+    return sorted(expected, key=repr)
+
+
+def test_a_batch_of_many_input_batches_joins_each_pair_once(spark: SparkSession, tmp_path: Path) -> None:
+    # a side's rows join in chunks as its input is read: three inputs of
+    # 10000 rows a side in one micro-batch; clicks in the last chunk match
+    # impressions of the first, and impressions in the last chunk match
+    # clicks of every chunk (stored during this batch)
+    s = Streams(spark)
+    out = Out()
+    imps = [(i % 7000, t(i % 50)) for i in range(30_000)]
+    clks = [(j % 8000, t(5 + j % 45)) for j in range(30_000)]
+    for part in range(3):
+        s.imp.addData(imps[part * 10_000 : (part + 1) * 10_000])
+        s.clk.addData(clks[part * 10_000 : (part + 1) * 10_000])
+    q = start_left_outer(s, out, tmp_path)
+    q.processAllAvailable()
+    run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
+    assert q.recentProgress[0]["numInputRows"] == 60_000
+    q.stop()
+    assert out.all() == left_outer_by_nested_loop(imps, clks)
 
 
 def test_watermarks_follow_renamed_columns(spark: SparkSession) -> None:

@@ -19,6 +19,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::StreamExt;
+
 use arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
 };
@@ -26,6 +28,7 @@ use arrow::buffer::NullBuffer;
 use arrow::compute::{cast, concat_batches, filter_record_batch, take};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
+use datafusion::common::runtime::SpawnedTask;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
 use datafusion::error::DataFusionError;
@@ -37,7 +40,7 @@ use datafusion::physical_expr::EquivalenceProperties;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
-    collect, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PhysicalExpr,
+    execute_stream, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PhysicalExpr,
     PlanProperties,
 };
 
@@ -281,6 +284,7 @@ impl StreamJoinNode {
             watermark: None,
             evict_wm: None,
             metrics: OperatorMetrics::default(),
+            updating: std::time::Duration::ZERO,
         };
         let node = StreamJoinNode {
             slot: OperatorSlot::empty(),
@@ -819,6 +823,8 @@ pub struct StreamJoin {
     /// State at or below it is evicted.
     evict_wm: Option<i64>,
     metrics: OperatorMetrics,
+    /// Time spent joining this batch's rows so far (its chunks').
+    updating: std::time::Duration,
 }
 
 /// The physical expressions and schemas of a planned join.
@@ -836,7 +842,7 @@ pub struct JoinExprs {
 }
 
 impl JoinExprs {
-    fn side_schema(&self, left: bool) -> &Schema {
+    fn side_schema(&self, left: bool) -> &SchemaRef {
         if left {
             &self.left_schema
         } else {
@@ -1279,13 +1285,15 @@ impl StreamJoin {
         self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
         Ok(out)
     }
-    /// One batch of both sides: the join's output rows.
-    fn process(
+    /// One side's rows of a batch joined with the other side's state, and
+    /// stored. The left side goes first: this batch's right rows then meet
+    /// its left rows in state, so every new pair is output once.
+    fn join_input(
         &mut self,
-        left: Vec<RecordBatch>,
-        right: Vec<RecordBatch>,
+        batches: Vec<RecordBatch>,
+        left: bool,
         exprs: &JoinExprs,
-    ) -> Result<RecordBatch> {
+    ) -> Result<Vec<RecordBatch>> {
         let t = Instant::now();
         let key_types: Vec<SortField> = exprs
             .left_keys
@@ -1293,14 +1301,17 @@ impl StreamJoin {
             .map(|k| Ok(SortField::new(k.data_type(&exprs.left_schema)?)))
             .collect::<Result<Vec<_>>>()?;
         let conv = RowConverter::new(key_types)?;
-        let mut out = Vec::new();
-        let l = concat_batches(&exprs.left_schema, &left)?;
-        let l = self.drop_late(l, true)?;
-        out.extend(self.join_side(&l, true, exprs, &conv)?);
-        let r = concat_batches(&exprs.right_schema, &right)?;
-        let r = self.drop_late(r, false)?;
-        out.extend(self.join_side(&r, false, exprs, &conv)?);
-        self.metrics.all_updates_ms += t.elapsed().as_millis() as i64;
+        let b = concat_batches(exprs.side_schema(left), &batches)?;
+        let b = self.drop_late(b, left)?;
+        let out = self.join_side(&b, left, exprs, &conv)?;
+        self.updating += t.elapsed();
+        Ok(out)
+    }
+
+    /// The batch's output: the joined rows of both sides and the rows
+    /// evicted unmatched (outer joins), in the output schema.
+    fn finish(&mut self, mut out: Vec<RecordBatch>, exprs: &JoinExprs) -> Result<RecordBatch> {
+        self.metrics.all_updates_ms = self.updating.as_millis() as i64;
         out.extend(self.evict(exprs)?);
         // pairs to the output schema (semi output is the left rows already)
         let out: Vec<RecordBatch> = out
@@ -1316,6 +1327,7 @@ impl StatefulOperator for StreamJoin {
         self.watermark = late_us;
         self.evict_wm = evict_us;
         self.metrics = OperatorMetrics::default();
+        self.updating = std::time::Duration::ZERO;
     }
 
     fn commit(&mut self) -> Result<()> {
@@ -1475,16 +1487,86 @@ impl ExecutionPlan for StreamJoinExec {
         let (exprs, slot) = (Arc::clone(&self.exprs), self.slot.clone());
         let schema = Arc::clone(&self.exprs.out_schema);
         let fut = async move {
-            let l = collect(left, Arc::clone(&context)).await?;
-            let r = collect(right, context).await?;
-            slot.with(|j| j.process(l, r, &exprs))
-                .map_err(|e| DataFusionError::External(Box::new(e)))
+            // both inputs are read from the start, and their rows join as
+            // they come, while the scans go on: the left ones first (the
+            // right rows read meanwhile wait), so that this batch's right
+            // rows meet its left rows in state and each new pair is output once
+            let left = Chunks::read(left, Arc::clone(&context));
+            let right = Chunks::read(right, context);
+            let mut out = left.join(&slot, &exprs, true).await?;
+            out.extend(right.join(&slot, &exprs, false).await?);
+            slot.with(|j| j.finish(out, &exprs)).map_err(external)
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
             schema,
             futures::stream::once(fut),
         )))
     }
+}
+
+/// Rows a side joins at a time (or all it has, at its end): enough for a
+/// join to work on partitions side by side, few enough to start before the
+/// scan ends.
+const CHUNK_ROWS: usize = 16_384;
+
+/// A join input being read by a task of its own, its batches queued.
+struct Chunks {
+    batches: tokio::sync::mpsc::UnboundedReceiver<RecordBatch>,
+    task: SpawnedTask<DFResult<()>>,
+}
+
+impl Chunks {
+    fn read(plan: Arc<dyn ExecutionPlan>, context: Arc<TaskContext>) -> Self {
+        let (tx, batches) = tokio::sync::mpsc::unbounded_channel();
+        let task = SpawnedTask::spawn(async move {
+            let mut stream = execute_stream(plan, context)?;
+            while let Some(b) = stream.next().await {
+                if tx.send(b?).is_err() {
+                    break; // the join stopped
+                }
+            }
+            Ok(())
+        });
+        Chunks { batches, task }
+    }
+
+    /// Join the side's rows, [`CHUNK_ROWS`] at a time, as they arrive.
+    async fn join(
+        mut self,
+        slot: &OperatorSlot<StreamJoin>,
+        exprs: &JoinExprs,
+        left: bool,
+    ) -> DFResult<Vec<RecordBatch>> {
+        let (mut out, mut pending, mut rows) = (Vec::new(), Vec::new(), 0);
+        loop {
+            let next = self.batches.recv().await;
+            if let Some(b) = next.as_ref() {
+                rows += b.num_rows();
+            }
+            let end = next.is_none();
+            pending.extend(next);
+            if (end && rows > 0) || rows >= CHUNK_ROWS {
+                let chunk = std::mem::take(&mut pending);
+                out.extend(
+                    slot.with(|j| j.join_input(chunk, left, exprs))
+                        .map_err(external)?,
+                );
+                rows = 0;
+            }
+            if end {
+                break;
+            }
+        }
+        self.task
+            .join_unwind()
+            .await
+            .map_err(|e| DataFusionError::Internal(format!("a join input's task failed: {e}")))??;
+        Ok(out)
+    }
+}
+
+fn external(e: Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
 }
 
 #[cfg(test)]
