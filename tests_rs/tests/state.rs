@@ -56,18 +56,49 @@ fn versions_reload_from_snapshot_plus_deltas(kind: Kind) {
     assert_eq!(at2.metrics().num_keys, 2);
 }
 
-fn abort_drops_uncommitted_changes(kind: Kind) {
-    let dir = TempDir::new("state-abort");
-    let provider = kind.provider(dir.path());
-    let s = spec(dir.path());
-    let mut store = provider.open(&s, 0).unwrap();
-    store.put(b"a".to_vec(), v(1)).unwrap();
-    store.commit().unwrap();
-    store.put(b"b".to_vec(), v(2)).unwrap();
-    store.remove(b"a");
-    store.abort();
-    assert_eq!(store.get(b"a").unwrap(), Some(v(1)));
-    assert!(store.get(b"b").unwrap().is_none());
+#[test]
+fn an_in_memory_store_of_a_temporary_checkpoint_writes_no_files(
+) -> sparklet_engine::error::Result<()> {
+    // a query without checkpointLocation: nothing can resume from its
+    // folder, so its state lives in memory only, version after version
+    let dir = TempDir::new("state-volatile");
+    sparklet_engine::checkpoint::log::register_volatile(dir.path());
+    let s = spec(&dir.path().join("state").join("0").join("0"));
+    let mut store = MemoryProvider.open(&s, 0)?;
+    for version in 1..=4i64 {
+        store.put(b"count".to_vec(), v(version))?;
+        store.put(format!("k{version}").into_bytes(), v(version))?;
+        if version == 3 {
+            store.remove(b"k1");
+        }
+        assert_eq!(store.commit()?, version);
+    }
+    assert_eq!(store.get(b"count")?, Some(v(4)));
+    assert!(store.get(b"k1")?.is_none());
+    assert_eq!(store.metrics().num_keys, 4);
+    drop(store); // a snapshot would be written by now (every 3 versions)
+    sparklet_engine::checkpoint::log::forget_volatile(dir.path());
+    let files: Vec<_> = walk(dir.path());
+    assert!(files.is_empty(), "files written: {files:?}");
+    Ok(())
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    entries
+        .flatten()
+        .flat_map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p)
+            } else {
+                vec![p]
+            }
+        })
+        .collect()
 }
 
 fn a_missing_delta_is_an_error_naming_the_folder(kind: Kind) {
@@ -592,7 +623,6 @@ macro_rules! on_both_providers {
 
 on_both_providers!(
     versions_reload_from_snapshot_plus_deltas,
-    abort_drops_uncommitted_changes,
     a_missing_delta_is_an_error_naming_the_folder,
     changes_within_a_version_keep_the_last_one,
     binary_values_are_kept_as_their_bytes_through_deltas_and_snapshots,

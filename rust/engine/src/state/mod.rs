@@ -196,8 +196,6 @@ pub trait StateStore: Send {
     fn scan_prefix(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, StateRow)>>;
     /// Make the changes durable as version `version() + 1`; returns it.
     fn commit(&mut self) -> Result<i64>;
-    /// Drop uncommitted changes.
-    fn abort(&mut self);
     /// Current sizes.
     fn metrics(&self) -> StoreMetrics;
 }

@@ -15,7 +15,7 @@
 //!
 //! A batch's changes are kept in an overlay until the commit writes them
 //! together with the version marker, so RocksDB only ever holds committed
-//! versions and an abort just drops the overlay: a small batch as one
+//! versions: a small batch as one
 //! `WriteBatch`, a large one as an SST file ingested whole (sorted writes
 //! into a file cost a fraction of inserts into the memtable's skip list).
 //! RocksDB's WAL is off: the delta files are the log.
@@ -643,10 +643,6 @@ impl RocksStore {
         rocks_error(&self.spec, &self.local, e)
     }
 
-    fn marker(&self) -> Result<Option<Marker>> {
-        read_marker(&self.db).map_err(|e| self.err(e))
-    }
-
     /// A filter of the keys the store holds (a scan of them, values unread).
     fn key_filter(&self) -> Result<KeyFilter> {
         let mut filter = KeyFilter::with_capacity(self.keys as usize * 2);
@@ -1250,14 +1246,6 @@ impl StateStore for RocksStore {
         }
         self.cache_hits += 1;
         Ok(version)
-    }
-
-    fn abort(&mut self) {
-        self.overlay.clear();
-        self.removed_below.clear();
-        if let Ok(Some(m)) = self.marker() {
-            self.keys = m.keys;
-        }
     }
 
     fn metrics(&self) -> StoreMetrics {
