@@ -1538,29 +1538,29 @@ impl Chunks {
         left: bool,
     ) -> DFResult<Vec<RecordBatch>> {
         let (mut out, mut pending, mut rows) = (Vec::new(), Vec::new(), 0);
-        loop {
-            let next = self.batches.recv().await;
-            if let Some(b) = next.as_ref() {
-                rows += b.num_rows();
-            }
-            let end = next.is_none();
-            pending.extend(next);
-            if (end && rows > 0) || rows >= CHUNK_ROWS {
-                let chunk = std::mem::take(&mut pending);
-                out.extend(
-                    slot.with(|j| j.join_input(chunk, left, exprs))
-                        .map_err(external)?,
-                );
+        let mut join = |chunk: Vec<RecordBatch>| -> DFResult<()> {
+            out.extend(
+                slot.with(|j| j.join_input(chunk, left, exprs))
+                    .map_err(external)?,
+            );
+            Ok(())
+        };
+        while let Some(b) = self.batches.recv().await {
+            rows += b.num_rows();
+            pending.push(b);
+            if rows >= CHUNK_ROWS {
+                join(std::mem::take(&mut pending))?;
                 rows = 0;
             }
-            if end {
-                break;
-            }
         }
+        // the input ended or failed: a failure ends the batch here
         self.task
-            .join_unwind()
+            .join()
             .await
             .map_err(|e| DataFusionError::Internal(format!("a join input's task failed: {e}")))??;
+        if rows > 0 {
+            join(pending)?;
+        }
         Ok(out)
     }
 }
