@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import dicts, op
-from sparklet.errors import AnalysisException
+from sparklet.errors import AnalysisException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -303,6 +303,44 @@ def test_a_batch_of_many_input_batches_joins_each_pair_once(spark: SparkSession,
     assert q.recentProgress[0]["numInputRows"] == 60_000
     q.stop()
     assert out.all() == left_outer_by_nested_loop(imps, clks)
+
+
+def test_a_failing_join_input_fails_its_batch_and_a_restart_joins_it_once(spark: SparkSession, tmp_path: Path) -> None:
+    # one side's input fails while both are read: the batch stores nothing,
+    # the query stops with the cause, and a restart runs the batch again
+    s = Streams(spark)
+    out = Out()
+    failing = {"on": True}
+
+    @F.udf("int")
+    def checked(ad: int) -> int:
+        if failing["on"] and ad == 99:
+            raise ValueError("bad click 99")
+        return ad
+
+    def start():  # noqa: ANN202
+        imp, clk = s.watermarked()
+        clk = clk.withColumn("clickAdId", checked("clickAdId"))
+        return (
+            imp.join(clk, F.expr(RANGE), "leftOuter")
+            .writeStream.foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3))])
+    s.imp.addData([(99, t(4))])
+    s.clk.addData([(2, t(5)), (99, t(6))])
+    with pytest.raises(StreamingQueryException):
+        q.processAllAvailable()
+    assert "bad click 99" in str(q.exception()) and not q.isActive
+    failing["on"] = False
+    q = start()
+    q.processAllAvailable()
+    run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
+    q.stop()
+    assert out.all() == sorted([(1, 0, 1, 3), (2, 1, 2, 5), (99, 4, 99, 6), (-1, 1000, -1, 1001)], key=repr)
 
 
 def test_watermarks_follow_renamed_columns(spark: SparkSession) -> None:
