@@ -57,29 +57,31 @@ fn versions_reload_from_snapshot_plus_deltas(kind: Kind) {
 }
 
 #[test]
-fn an_in_memory_store_of_a_temporary_checkpoint_writes_no_files(
-) -> sparklet_engine::error::Result<()> {
+fn a_store_of_a_temporary_checkpoint_writes_no_files() -> sparklet_engine::error::Result<()> {
     // a query without checkpointLocation: nothing can resume from its
-    // folder, so its state lives in memory only, version after version
-    let dir = TempDir::new("state-volatile");
-    sparklet_engine::checkpoint::log::register_volatile(dir.path());
-    let s = spec(&dir.path().join("state").join("0").join("0"));
-    let mut store = MemoryProvider.open(&s, 0)?;
-    for version in 1..=4i64 {
-        store.put(b"count".to_vec(), v(version))?;
-        store.put(format!("k{version}").into_bytes(), v(version))?;
-        if version == 3 {
-            store.remove(b"k1");
+    // folder, so its state is kept by the store alone, version after version
+    for kind in [Kind::Memory, Kind::RocksDb] {
+        let dir = TempDir::new("state-volatile");
+        sparklet_engine::checkpoint::log::register_volatile(dir.path());
+        let provider = kind.provider(dir.path());
+        let s = spec(&dir.path().join("state").join("0").join("0"));
+        let mut store = provider.open(&s, 0)?;
+        for version in 1..=4i64 {
+            store.put(b"count".to_vec(), v(version))?;
+            store.put(format!("k{version}").into_bytes(), v(version))?;
+            if version == 3 {
+                store.remove(b"k1");
+            }
+            assert_eq!(store.commit()?, version);
         }
-        assert_eq!(store.commit()?, version);
+        assert_eq!(store.get(b"count")?, Some(v(4)));
+        assert!(store.get(b"k1")?.is_none());
+        assert_eq!(store.metrics().num_keys, 4);
+        drop(store); // a snapshot would be written by now (every 3 versions)
+        sparklet_engine::checkpoint::log::forget_volatile(dir.path());
+        let files: Vec<_> = walk(dir.path());
+        assert!(files.is_empty(), "{kind:?} wrote {files:?}");
     }
-    assert_eq!(store.get(b"count")?, Some(v(4)));
-    assert!(store.get(b"k1")?.is_none());
-    assert_eq!(store.metrics().num_keys, 4);
-    drop(store); // a snapshot would be written by now (every 3 versions)
-    sparklet_engine::checkpoint::log::forget_volatile(dir.path());
-    let files: Vec<_> = walk(dir.path());
-    assert!(files.is_empty(), "files written: {files:?}");
     Ok(())
 }
 
@@ -577,7 +579,7 @@ mod large_state {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Kind {
     Memory,
     RocksDb,

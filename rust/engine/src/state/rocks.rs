@@ -18,7 +18,8 @@
 //! versions: a small batch as one
 //! `WriteBatch`, a large one as an SST file ingested whole (sorted writes
 //! into a file cost a fraction of inserts into the memtable's skip list).
-//! RocksDB's WAL is off: the delta files are the log.
+//! RocksDB's WAL is off: the delta files are the log (none in a temporary
+//! checkpoint, which nothing can resume from).
 //!
 //! Data keys are the operator's keys after a tag byte, so the marker has a
 //! key of its own in the same column family and lands atomically with the
@@ -464,6 +465,7 @@ impl RocksDbProvider {
             tag_buf: std::cell::RefCell::new(Vec::new()),
             last_commit: CommitMetrics::default(),
             written: None,
+            durable: !crate::checkpoint::log::volatile(&spec.dir),
         };
         match reusable.or(restored) {
             Some(m) => {
@@ -580,6 +582,9 @@ struct RocksStore {
     /// Every key RocksDB may hold (None until the store is open): a key
     /// it rules out is answered without a read.
     written: Option<KeyFilter>,
+    /// Whether commits write delta and snapshot files: not in a temporary
+    /// checkpoint, which nothing can resume from (as the in-memory store).
+    durable: bool,
 }
 
 #[derive(Debug, Default)]
@@ -1221,15 +1226,17 @@ impl StateStore for RocksStore {
         // the delta first: once it is durable the version is, whatever
         // happens to the working copy
         let t = std::time::Instant::now();
-        write_delta(
-            &self.spec,
-            &self.codec,
-            version,
-            &present,
-            Gathered::from(&values),
-            &removed,
-            self.removed_below.bound(),
-        )?;
+        if self.durable {
+            write_delta(
+                &self.spec,
+                &self.codec,
+                version,
+                &present,
+                Gathered::from(&values),
+                &removed,
+                self.removed_below.bound(),
+            )?;
+        }
         let file_sync_ms = t.elapsed().as_millis() as u64;
         self.removed_below.clear();
         let t = std::time::Instant::now();
@@ -1241,7 +1248,7 @@ impl StateStore for RocksStore {
             file_sync_ms,
             write_batch_ms: t.elapsed().as_millis() as u64,
         };
-        if version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
+        if self.durable && version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version)?;
         }
         self.cache_hits += 1;
