@@ -42,13 +42,8 @@ pub fn forget_volatile(root: &Path) {
     VOLATILE.write().retain(|r| r != root);
 }
 
-/// Whether `path` is in a temporary checkpoint.
-pub fn volatile(path: &Path) -> bool {
-    !durable(path)
-}
-
 /// Whether writes to `path` must reach the disk (not in a temporary checkpoint).
-fn durable(path: &Path) -> bool {
+pub fn durable(path: &Path) -> bool {
     !VOLATILE.read().iter().any(|root| path.starts_with(root))
 }
 

@@ -838,6 +838,8 @@ pub struct JoinExprs {
     filter: Option<Arc<dyn PhysicalExpr>>,
     /// Left columns followed by right columns, all nullable (outer rows).
     pair_schema: SchemaRef,
+    /// Encodes either side's keys (the right ones cast to the left's types).
+    key_conv: RowConverter,
     out_schema: SchemaRef,
 }
 
@@ -1048,14 +1050,13 @@ impl StreamJoin {
         b: &RecordBatch,
         left: bool,
         exprs: &JoinExprs,
-        key_conv: &RowConverter,
     ) -> Result<Vec<RecordBatch>> {
         let key_exprs = if left {
             &exprs.left_keys
         } else {
             &exprs.right_keys
         };
-        let (keys, valid) = key_rows(b, key_exprs, key_conv)?;
+        let (keys, valid) = key_rows(b, key_exprs, &exprs.key_conv)?;
         let groups = KeyGroups::new(&keys, &valid);
         let semi = self.join_type == JoinType::LeftSemi;
         // the other side's rows of each distinct key: their packed values
@@ -1295,15 +1296,9 @@ impl StreamJoin {
         exprs: &JoinExprs,
     ) -> Result<Vec<RecordBatch>> {
         let t = Instant::now();
-        let key_types: Vec<SortField> = exprs
-            .left_keys
-            .iter()
-            .map(|k| Ok(SortField::new(k.data_type(&exprs.left_schema)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let conv = RowConverter::new(key_types)?;
         let b = concat_batches(exprs.side_schema(left), &batches)?;
         let b = self.drop_late(b, left)?;
-        let out = self.join_side(&b, left, exprs, &conv)?;
+        let out = self.join_side(&b, left, exprs)?;
         self.updating += t.elapsed();
         Ok(out)
     }
@@ -1409,6 +1404,12 @@ pub fn plan(
     let mut pair: Vec<FieldRef> = nullable(ls);
     pair.extend(nullable(rs));
     let out_schema: SchemaRef = Arc::new(node.schema.as_arrow().clone());
+    let key_conv = RowConverter::new(
+        left_keys
+            .iter()
+            .map(|k| Ok(SortField::new(k.data_type(ls.as_arrow())?)))
+            .collect::<DFResult<Vec<_>>>()?,
+    )?;
     let exprs = JoinExprs {
         left_schema: Arc::clone(ls.inner()),
         right_schema: Arc::clone(rs.inner()),
@@ -1417,6 +1418,7 @@ pub fn plan(
         filter,
         pair_schema: Arc::new(Schema::new(pair)),
         out_schema: Arc::clone(&out_schema),
+        key_conv,
     };
     let properties = Arc::new(PlanProperties::new(
         EquivalenceProperties::new(out_schema),

@@ -36,7 +36,7 @@ impl StateStoreProvider for MemoryProvider {
             codec: Arc::new(codec),
             snapshots: Snapshots::default(),
             removed_below: RemovedBelow::default(),
-            durable: !crate::checkpoint::log::volatile(&spec.dir),
+            writes_files: spec.writes_files(),
             cache_hits: 0,
             cache_misses: u64::from(version > 0),
         }))
@@ -53,9 +53,8 @@ struct MemoryStore {
     snapshots: Snapshots,
     /// The range of keys removed this version, recorded once in the delta.
     removed_below: RemovedBelow,
-    /// Whether commits write files: not in a temporary checkpoint, which
-    /// nothing can resume from (see [`crate::checkpoint::log`]).
-    durable: bool,
+    /// [`StoreSpec::writes_files`], read once at open.
+    writes_files: bool,
     cache_hits: u64,
     cache_misses: u64,
 }
@@ -186,8 +185,8 @@ impl StateStore for MemoryStore {
 
     fn commit(&mut self) -> Result<i64> {
         let version = self.version + 1;
-        let (present, removed) = self.map.changes();
-        if self.durable {
+        if self.writes_files {
+            let (present, removed) = self.map.changes();
             let keys: Vec<&[u8]> = present.iter().map(|(k, _)| *k).collect();
             write_delta(
                 &self.spec,
@@ -201,7 +200,7 @@ impl StateStore for MemoryStore {
         }
         self.map.committed();
         self.removed_below.clear();
-        if self.durable && version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
+        if self.writes_files && version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version);
         }
         self.version = version;

@@ -215,6 +215,15 @@ pub struct StoreSpec {
     pub key_order: KeyOrder,
 }
 
+impl StoreSpec {
+    /// Whether the store writes delta and snapshot files: not in a
+    /// temporary checkpoint (a query without `checkpointLocation`), which
+    /// no query can resume from and a running one never reads back.
+    pub fn writes_files(&self) -> bool {
+        crate::checkpoint::log::durable(&self.dir)
+    }
+}
+
 /// The key order an operator relies on, which lets a store pick its
 /// structure (the memory store hashes keys unless they must be sorted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

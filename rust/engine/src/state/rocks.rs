@@ -465,7 +465,7 @@ impl RocksDbProvider {
             tag_buf: std::cell::RefCell::new(Vec::new()),
             last_commit: CommitMetrics::default(),
             written: None,
-            durable: !crate::checkpoint::log::volatile(&spec.dir),
+            writes_files: spec.writes_files(),
         };
         match reusable.or(restored) {
             Some(m) => {
@@ -582,9 +582,8 @@ struct RocksStore {
     /// Every key RocksDB may hold (None until the store is open): a key
     /// it rules out is answered without a read.
     written: Option<KeyFilter>,
-    /// Whether commits write delta and snapshot files: not in a temporary
-    /// checkpoint, which nothing can resume from (as the in-memory store).
-    durable: bool,
+    /// [`StoreSpec::writes_files`], read once at open.
+    writes_files: bool,
 }
 
 #[derive(Debug, Default)]
@@ -1226,7 +1225,7 @@ impl StateStore for RocksStore {
         // the delta first: once it is durable the version is, whatever
         // happens to the working copy
         let t = std::time::Instant::now();
-        if self.durable {
+        if self.writes_files {
             write_delta(
                 &self.spec,
                 &self.codec,
@@ -1248,7 +1247,7 @@ impl StateStore for RocksStore {
             file_sync_ms,
             write_batch_ms: t.elapsed().as_millis() as u64,
         };
-        if self.durable && version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
+        if self.writes_files && version % self.spec.min_deltas_for_snapshot.max(1) == 0 {
             self.snapshot_in_background(version)?;
         }
         self.cache_hits += 1;
