@@ -5,5 +5,6 @@ mod common;
 mod engine;
 mod formats;
 mod functions;
+mod joins;
 mod sources;
 mod state;

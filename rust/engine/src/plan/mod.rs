@@ -1,6 +1,7 @@
 //! Streaming-only plan nodes (DataFusion `Extension`s) and the query planner
 //! that turns them into physical operators.
 
+pub mod adaptive_join;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
