@@ -141,12 +141,7 @@ impl AdaptiveJoinExec {
         limits: AdaptiveJoins,
     ) -> Self {
         let n = partitions(&left).max(partitions(&right)).max(1);
-        let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(join.schema()),
-            Partitioning::UnknownPartitioning(n),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        ));
+        let properties = bounded(join.schema(), n);
         AdaptiveJoinExec {
             join,
             left,
@@ -226,6 +221,16 @@ impl AdaptiveJoinExec {
             _ => join.swap_inputs(mode),
         }
     }
+}
+
+/// A bounded plan's properties: `n` partitions, rows as they come.
+fn bounded(schema: SchemaRef, n: usize) -> Arc<PlanProperties> {
+    Arc::new(PlanProperties::new(
+        EquivalenceProperties::new(schema),
+        Partitioning::UnknownPartitioning(n),
+        EmissionType::Incremental,
+        Boundedness::Bounded,
+    ))
 }
 
 fn partitions(plan: &Arc<dyn ExecutionPlan>) -> usize {
@@ -380,12 +385,7 @@ impl Replay {
         let mut parts: Vec<Option<ReplayPart>> =
             parts.into_iter().map(|p| Some(ReplayPart(p))).collect();
         parts.resize_with(n.max(parts.len()), || None);
-        let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(schema),
-            Partitioning::UnknownPartitioning(parts.len()),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        ));
+        let properties = bounded(schema, parts.len());
         Replay {
             parts: Mutex::new(parts),
             properties,
@@ -500,6 +500,13 @@ impl ExecutionPlan for AdaptiveJoinExec {
             right,
             self.limits,
         )))
+    }
+
+    /// A plan run again (a recursive query's step) reads its inputs again
+    /// and chooses again: the decided join's probe input is spent.
+    fn reset_state(self: Arc<Self>) -> DFResult<Arc<dyn ExecutionPlan>> {
+        let children = vec![Arc::clone(&self.left), Arc::clone(&self.right)];
+        self.with_new_children(children)
     }
 
     fn execute(
