@@ -505,8 +505,13 @@ impl ExecutionPlan for AdaptiveJoinExec {
     /// A plan run again (a recursive query's step) reads its inputs again
     /// and chooses again: the decided join's probe input is spent.
     fn reset_state(self: Arc<Self>) -> DFResult<Arc<dyn ExecutionPlan>> {
-        let children = vec![Arc::clone(&self.left), Arc::clone(&self.right)];
-        self.with_new_children(children)
+        let (left, right) = (Arc::clone(&self.left), Arc::clone(&self.right));
+        Ok(Arc::new(AdaptiveJoinExec::new(
+            Arc::clone(&self.join),
+            left,
+            right,
+            self.limits,
+        )))
     }
 
     fn execute(
