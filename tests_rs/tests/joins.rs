@@ -12,7 +12,7 @@ use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use sparklet_engine::plan::adaptive_join::AdaptiveJoins;
+use sparklet_engine::plan::adaptive_join::{with_adaptive_joins, AdaptiveJoins};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -46,14 +46,10 @@ fn session(rule: Option<AdaptiveJoins>, left_rows: i64, right_rows: i64) -> Resu
     let opts = config.options_mut();
     opts.optimizer.hash_join_single_partition_threshold = 0;
     opts.optimizer.hash_join_single_partition_threshold_rows = 0;
-    let mut rules = PhysicalOptimizer::new().rules;
-    if let Some(rule) = rule {
-        let at = rules
-            .iter()
-            .position(|r| r.name() == "join_selection")
-            .ok_or("no join_selection rule")?;
-        rules.insert(at + 1, Arc::new(rule));
-    }
+    let rules = match rule {
+        Some(rule) => with_adaptive_joins(PhysicalOptimizer::new().rules, rule),
+        None => PhysicalOptimizer::new().rules,
+    };
     let state = SessionStateBuilder::new()
         .with_default_features()
         .with_config(config)

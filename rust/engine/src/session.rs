@@ -136,6 +136,7 @@ impl Session {
             .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
             .with_physical_optimizer_rules(crate::plan::adaptive_join::with_adaptive_joins(
                 datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules,
+                Default::default(),
             ))
             .build();
         // after DataFusion's analyzers (type coercion): casts as Spark writes them

@@ -45,6 +45,13 @@ use tokio::sync::mpsc;
 /// building a table of tens of millions of rows leaves the others idle).
 const SHARED_BUILD_MAX_ROWS: usize = 4_000_000;
 
+/// Rows read from one input after which the input with fewer rows so far
+/// is taken to be the smaller one. Two inputs over the same files (q4's
+/// auctions and bids) end together, so waiting for the first to end would
+/// hold nearly all of the larger one in memory; their rates tell them
+/// apart early.
+const RACE_ROWS: usize = 1 << 20;
+
 /// Batches an input may read ahead of the join once the sides are chosen.
 const READ_AHEAD: usize = 4;
 
@@ -105,16 +112,17 @@ impl PhysicalOptimizerRule for AdaptiveJoins {
     }
 }
 
-/// Where [`AdaptiveJoins`] goes in DataFusion's physical rules: right after
-/// `JoinSelection` (at the end when that rule is not found).
+/// `rule` placed in DataFusion's physical rules right after
+/// `JoinSelection`, the one place it works: after distribution is enforced
+/// the join's consumers rely on its hash partitioning. Without that rule
+/// (a DataFusion that renamed it) the rules are left as they are.
 pub fn with_adaptive_joins(
     mut rules: Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>>,
+    rule: AdaptiveJoins,
 ) -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
-    let at = rules
-        .iter()
-        .position(|r| r.name() == "join_selection")
-        .map_or(rules.len(), |i| i + 1);
-    rules.insert(at, Arc::new(AdaptiveJoins::default()));
+    if let Some(at) = rules.iter().position(|r| r.name() == "join_selection") {
+        rules.insert(at + 1, Arc::new(rule));
+    }
     rules
 }
 
@@ -167,9 +175,8 @@ impl AdaptiveJoinExec {
         let n = self.properties.partitioning.partition_count();
         let build_schema = Arc::clone(&build.schema);
         let probe_schema = Arc::clone(&probe.schema);
+        let shared = build.rows <= self.limits.shared_build_max_rows;
         let batches: Vec<RecordBatch> = build.parts.into_iter().flat_map(|p| p.buffered).collect();
-        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        let shared = rows <= self.limits.shared_build_max_rows;
         let build_parts = if shared {
             vec![batches]
         } else {
@@ -250,6 +257,8 @@ struct Part {
 struct Input {
     schema: SchemaRef,
     parts: Vec<Part>,
+    /// Rows in `parts`' buffers.
+    rows: usize,
 }
 
 impl Input {
@@ -285,24 +294,8 @@ impl Input {
         Input {
             schema: plan.schema(),
             parts,
+            rows: 0,
         }
-    }
-}
-
-/// Rows read from one input after which the input with fewer rows so far
-/// is taken to be the smaller one. Two inputs over the same files (q4's
-/// auctions and bids) end together, so waiting for the first to end would
-/// hold nearly all of the larger one in memory; their rates tell them
-/// apart early.
-const RACE_ROWS: usize = 1 << 20;
-
-impl Input {
-    fn rows(&self) -> usize {
-        self.parts
-            .iter()
-            .flat_map(|p| &p.buffered)
-            .map(RecordBatch::num_rows)
-            .sum()
     }
 
     fn ended(&self) -> bool {
@@ -312,10 +305,14 @@ impl Input {
     /// Take what the input's partitions have read (Pending once none has
     /// more); an input's error is returned.
     fn drain(&mut self, cx: &mut std::task::Context<'_>) -> DFResult<()> {
+        let mut rows = 0;
         for part in self.parts.iter_mut().filter(|p| !p.done) {
             loop {
                 match part.batches.poll_recv(cx) {
-                    Poll::Ready(Some(Ok(b))) => part.buffered.push(b),
+                    Poll::Ready(Some(Ok(b))) => {
+                        rows += b.num_rows();
+                        part.buffered.push(b);
+                    }
                     Poll::Ready(Some(Err(e))) => return Err(e),
                     Poll::Ready(None) => {
                         part.done = true;
@@ -325,6 +322,7 @@ impl Input {
                 }
             }
         }
+        self.rows += rows;
         Ok(())
     }
 }
@@ -347,7 +345,7 @@ async fn race(sides: &mut [Input; 2], race_rows: usize) -> DFResult<usize> {
         if r.ended() {
             return Poll::Ready(Ok(1));
         }
-        let (lr, rr) = (l.rows(), r.rows());
+        let (lr, rr) = (l.rows, r.rows);
         if lr.max(rr) >= race_rows {
             return Poll::Ready(Ok(usize::from(rr < lr)));
         }
