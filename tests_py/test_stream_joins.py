@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import random
+import string
 from pathlib import Path
 
 import pytest
@@ -354,6 +356,49 @@ def test_watermarks_follow_renamed_columns(spark: SparkSession) -> None:
     run(q, s, imp=[(3, t(40))], clk=[(3, t(45))])  # watermark -> 30: impression 2 expires
     assert (2, 1, None, None) in out.all()
     q.stop()
+
+
+def test_a_join_stores_only_the_columns_read_after_it(spark: SparkSession, tmp_path: Path) -> None:
+    """SQL joins whole rows, then selects: the columns nobody reads are pruned
+    below the join (as Spark prunes them), so its state holds only what the
+    query reads, and a watermarked column still drops late rows."""
+    # payloads that do not compress away in the state files
+    rng = random.Random(7)
+    payloads = ["".join(rng.choices(string.ascii_letters, k=20_000)) for _ in range(21)]
+    queries = {
+        "narrow": "SELECT adId, clickTime FROM imp JOIN clk ON adId = clickAdId",
+        "wide": "SELECT adId, clickTime, payload FROM imp JOIN clk ON adId = clickAdId",
+    }
+    stored, rows = {}, {}
+    for name, sql in queries.items():
+        imp, clk = MemoryStream(spark, "adId INT, impTime TIMESTAMP, payload STRING"), MemoryStream(spark, CLICKS)
+        imp.toDF().withWatermark("impTime", "10 seconds").createOrReplaceTempView("imp")
+        clk.toDF().createOrReplaceTempView("clk")
+        got: list[dict] = []
+        ckpt = tmp_path / name
+        q = (
+            spark.sql(sql)
+            .writeStream.foreachBatch(lambda tb, _, got=got: got.extend(dicts(tb)))
+            .option("checkpointLocation", str(ckpt))
+            .start()
+        )
+        imp.addData([(i, t(100 + i), payloads[i]) for i in range(20)])
+        clk.addData([(1, t(101)), (2, t(102))])
+        q.processAllAvailable()
+        imp.addData([(30, t(200), payloads[20])])  # watermark -> 190
+        q.processAllAvailable()
+        clk.addData([(99, t(201))])  # late rows are those behind the batch before's
+        q.processAllAvailable()
+        imp.addData([(31, t(150), "late")])  # dropped
+        q.processAllAvailable()
+        assert op(q)["numRowsDroppedByWatermark"] == 1
+        q.stop()
+        stored[name] = sum(f.stat().st_size for f in (ckpt / "state").rglob("*") if f.is_file())
+        rows[name] = sorted((r["adId"], sec(r["clickTime"])) for r in got)
+    assert rows["narrow"] == rows["wide"] == [(1, 101), (2, 102)]
+    # 21 impressions of 20 KB are in the wide query's state files only (before
+    # the pruning, both stored 0.5 MB)
+    assert 5 * stored["narrow"] < 400_000 < stored["wide"]
 
 
 def test_union_of_streams_combines_their_watermarks(spark: SparkSession) -> None:

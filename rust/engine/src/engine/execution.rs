@@ -39,7 +39,7 @@ use crate::exec::stateful_agg::{
     find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
 };
 use crate::failpoint;
-use crate::plan::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
+use crate::plan::watermark::{watermarks_under, EventTimeStats, StatsHandle, WatermarkNode};
 use crate::runtime::block_on;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
@@ -416,50 +416,6 @@ fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
     .unwrap_or(false)
 }
 
-/// The output columns of `plan` that carry a watermark (name, delay ms),
-/// followed through projections, renames and aliases (Spark tracks the
-/// watermark on the attribute).
-fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
-    let from_inputs = || -> Vec<(String, i64)> {
-        plan.inputs()
-            .into_iter()
-            .flat_map(watermarks_under)
-            .collect()
-    };
-    match plan {
-        LogicalPlan::Extension(ext) => {
-            let mut out = from_inputs();
-            if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
-                out.push((wm.column.clone(), wm.delay_ms));
-            }
-            out
-        }
-        LogicalPlan::Projection(p) => {
-            let below = watermarks_under(&p.input);
-            p.expr
-                .iter()
-                .filter_map(|e| {
-                    let (inner, name) = match e {
-                        Expr::Alias(a) => (a.expr.as_ref(), a.name.clone()),
-                        Expr::Column(c) => (e, c.name.clone()),
-                        _ => return None,
-                    };
-                    let Expr::Column(c) = inner else { return None };
-                    below
-                        .iter()
-                        .find(|(n, _)| *n == c.name)
-                        .map(|(_, d)| (name, *d))
-                })
-                .collect()
-        }
-        // other nodes keep the columns of their inputs that they output
-        _ => from_inputs()
-            .into_iter()
-            .filter(|(n, _)| plan.schema().has_column_with_unqualified_name(n))
-            .collect(),
-    }
-}
-
 /// The plan with its stateful nodes, the opened operators and the
 /// aggregations still to open (they need the physical plan) with their ids.
 type OpenedOperators = (
@@ -527,20 +483,6 @@ fn open_operators(
                     next_id += 1;
                     return Ok(extension(Arc::new(opened)));
                 }
-                LogicalPlan::Join(join) if is_streaming(&join.left) && is_streaming(&join.right) => {
-                    let node = StreamJoinNode::from_join(join).map_err(external)?;
-                    let mut watermarks = watermarks_under(&node.left);
-                    watermarks.extend(watermarks_under(&node.right));
-                    let ctx = OpenContext {
-                        provider,
-                        spec: spec(next_id),
-                        watermarks,
-                    };
-                    let (opened, control) = node.open(&ctx).map_err(external)?;
-                    operators.push((next_id, control));
-                    next_id += 1;
-                    return Ok(extension(Arc::new(opened)));
-                }
                 LogicalPlan::Extension(ext) => {
                     let node = ext.node.as_any();
                     if let Some(o) = node.downcast_ref::<ObserveNode>() {
@@ -551,6 +493,16 @@ fn open_operators(
                     let opened: Option<(Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>, _)> =
                         if let Some(dedup) = node.downcast_ref::<DedupNode>() {
                             let (n, c) = dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
+                            Some((Arc::new(n), c))
+                        } else if let Some(join) = node.downcast_ref::<StreamJoinNode>() {
+                            let mut watermarks = watermarks_under(&join.left);
+                            watermarks.extend(watermarks_under(&join.right));
+                            let ctx = OpenContext {
+                                provider,
+                                spec: spec(next_id),
+                                watermarks,
+                            };
+                            let (n, c) = join.open(&ctx).map_err(external)?;
                             Some((Arc::new(n), c))
                         } else if let Some(groups) = node.downcast_ref::<GroupStateNode>() {
                             let (n, c) = groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
@@ -753,17 +705,41 @@ impl Watermarks {
 /// The plan with its stateful operators opened (their state placed by
 /// `spec`) and planned over empty inputs: what explain() shows, and where
 /// the aggregations find their planned aggregates.
-/// Filters moved below joins and aggregations before the stateful
-/// operators are planned (Spark optimizes before its stateful planning too):
-/// a `WHERE` above a stream-stream join then bounds the join's state, as the
-/// same filters written before the join do (Nexmark q3 in SQL kept every
-/// auction and person otherwise).
-fn push_filters_down(plan: LogicalPlan) -> Result<LogicalPlan> {
+/// Filters moved below joins and aggregations, and columns nobody reads
+/// pruned, before the stateful operators are planned (Spark optimizes
+/// before its stateful planning too): a `WHERE` above a stream-stream join
+/// then bounds the join's state, as the same filters written before the
+/// join do, and the join stores only the columns read after it (Nexmark q3
+/// in SQL kept every auction and person, then every column of them).
+fn optimize_before_operators(plan: LogicalPlan) -> Result<LogicalPlan> {
+    use datafusion::optimizer::optimize_projections::OptimizeProjections;
     use datafusion::optimizer::push_down_filter::PushDownFilter;
-    use datafusion::optimizer::{Optimizer, OptimizerContext};
-    Optimizer::with_rules(vec![Arc::new(PushDownFilter::new())])
-        .optimize(plan, &OptimizerContext::new(), |_, _| {})
-        .map_err(Error::from_planning)
+    use datafusion::optimizer::{Optimizer, OptimizerContext, OptimizerRule};
+    let run = |plan: LogicalPlan, rule: Arc<dyn OptimizerRule + Send + Sync>| {
+        Optimizer::with_rules(vec![rule])
+            .optimize(plan, &OptimizerContext::new(), |_, _| {})
+            .map_err(Error::from_planning)
+    };
+    let plan = run(plan, Arc::new(PushDownFilter::new()))?;
+    // stream-stream joins become their node first: it keeps each side's
+    // watermarked columns, which drop the side's late rows, where
+    // DataFusion's join would prune them when nothing above reads them
+    let plan = plan
+        .transform_down(|node| match &node {
+            LogicalPlan::Join(join) if is_streaming(&join.left) && is_streaming(&join.right) => {
+                let joined = StreamJoinNode::from_join(join)
+                    .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+                Ok(Transformed::yes(LogicalPlan::Extension(
+                    datafusion::logical_expr::Extension {
+                        node: Arc::new(joined),
+                    },
+                )))
+            }
+            _ => Ok(Transformed::no(node)),
+        })
+        .map_err(Error::from_planning)?
+        .data;
+    run(plan, Arc::new(OptimizeProjections::new()))
 }
 
 fn plan_with_operators(
@@ -778,7 +754,7 @@ fn plan_with_operators(
     Arc<dyn datafusion::physical_plan::ExecutionPlan>,
     String,
 )> {
-    let plan = push_filters_down(plan)?;
+    let plan = optimize_before_operators(plan)?;
     let (plan, operators, aggregates) = open_operators(plan, mode, provider, spec)?;
     let probe = bind(&plan, factories, &empty_inputs(factories)?)?;
     let optimized = state.optimize(&probe).map_err(Error::from_planning)?;

@@ -34,7 +34,8 @@ use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue}
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::{
-    BinaryExpr, Expr, ExprSchemable, JoinType, LogicalPlan, Operator, UserDefinedLogicalNodeCore,
+    build_join_schema, BinaryExpr, Expr, ExprSchemable, JoinType, LogicalPlan, Operator,
+    UserDefinedLogicalNodeCore,
 };
 use datafusion::physical_expr::EquivalenceProperties;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
@@ -47,6 +48,7 @@ use datafusion::physical_plan::{
 use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
 use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
+use crate::plan::watermark::watermarks_under;
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
@@ -523,6 +525,38 @@ impl UserDefinedLogicalNodeCore for StreamJoinNode {
         Ok(())
     }
 
+    /// What each side must keep: the columns read above the join, its
+    /// keys and condition (the optimizer adds [`Self::expressions`]'
+    /// columns) and its watermarked columns, which drop its late rows. The
+    /// rest is pruned below the join, as Spark prunes it: the state holds
+    /// only columns someone reads (Nexmark q3 in SQL stored the auctions'
+    /// descriptions and took three times as long as its DataFrame form).
+    /// Once opened, the inputs are fixed: the state stores their rows as
+    /// they were then, and later optimizer passes must not reshape them.
+    fn necessary_children_exprs(&self, output_columns: &[usize]) -> Option<Vec<Vec<usize>>> {
+        if self.slot.is_open() {
+            return None;
+        }
+        let left_len = self.left.schema().fields().len();
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for &i in output_columns {
+            match self.join_type {
+                // the output is the left side's columns
+                JoinType::LeftSemi => left.push(i),
+                _ if i < left_len => left.push(i),
+                _ => right.push(i - left_len),
+            }
+        }
+        for (keep, side) in [(&mut left, &self.left), (&mut right, &self.right)] {
+            for (name, _) in watermarks_under(side) {
+                keep.extend(side.schema().index_of_column_by_name(None, &name));
+            }
+            keep.sort_unstable();
+            keep.dedup();
+        }
+        Some(vec![left, right])
+    }
+
     fn with_exprs_and_inputs(
         &self,
         mut exprs: Vec<Expr>,
@@ -543,11 +577,24 @@ impl UserDefinedLogicalNodeCore for StreamJoinNode {
         let left = inputs
             .pop()
             .ok_or_else(|| DataFusionError::Internal("join needs two inputs".into()))?;
+        // before it opens, the inputs may lose columns nobody reads (see
+        // above); once open they are fixed, and keeping the schema makes
+        // the rules that would reshape them (pushing a struct field's
+        // extraction below the join) leave the node alone
+        let schema = match self.slot.is_open() {
+            true => Arc::clone(&self.schema),
+            false => Arc::new(build_join_schema(
+                left.schema(),
+                right.schema(),
+                &self.join_type,
+            )?),
+        };
         Ok(StreamJoinNode {
             left,
             right,
             on,
             filter,
+            schema,
             ..self.clone()
         })
     }

@@ -70,6 +70,11 @@ impl<T> OperatorSlot<T> {
         OperatorSlot(Arc::new(Mutex::new(None)))
     }
 
+    /// Whether a query opened the operator.
+    pub fn is_open(&self) -> bool {
+        self.0.lock().is_some()
+    }
+
     /// Run `f` on the open operator.
     pub fn with<R>(&self, f: impl FnOnce(&mut T) -> Result<R>) -> Result<R> {
         match self.0.lock().as_mut() {

@@ -13,7 +13,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use datafusion::common::Result as DFResult;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
-use datafusion::logical_expr::LogicalPlan;
+use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 use futures::StreamExt;
@@ -235,5 +235,49 @@ impl ExecutionPlan for WatermarkExec {
             Ok(b)
         });
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
+    }
+}
+
+/// The output columns of `plan` that carry a watermark (name, delay ms),
+/// followed through projections, renames and aliases (Spark tracks the
+/// watermark on the attribute).
+pub fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
+    let from_inputs = || -> Vec<(String, i64)> {
+        plan.inputs()
+            .into_iter()
+            .flat_map(watermarks_under)
+            .collect()
+    };
+    match plan {
+        LogicalPlan::Extension(ext) => {
+            let mut out = from_inputs();
+            if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
+                out.push((wm.column.clone(), wm.delay_ms));
+            }
+            out
+        }
+        LogicalPlan::Projection(p) => {
+            let below = watermarks_under(&p.input);
+            p.expr
+                .iter()
+                .filter_map(|e| {
+                    let (inner, name) = match e {
+                        Expr::Alias(a) => (a.expr.as_ref(), a.name.clone()),
+                        Expr::Column(c) => (e, c.name.clone()),
+                        _ => return None,
+                    };
+                    let Expr::Column(c) = inner else { return None };
+                    below
+                        .iter()
+                        .find(|(n, _)| *n == c.name)
+                        .map(|(_, d)| (name, *d))
+                })
+                .collect()
+        }
+        // other nodes keep the columns of their inputs that they output
+        _ => from_inputs()
+            .into_iter()
+            .filter(|(n, _)| plan.schema().has_column_with_unqualified_name(n))
+            .collect(),
     }
 }
