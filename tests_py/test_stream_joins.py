@@ -401,6 +401,30 @@ def test_a_join_stores_only_the_columns_read_after_it(spark: SparkSession, tmp_p
     assert 5 * stored["narrow"] < 400_000 < stored["wide"]
 
 
+def test_a_join_reading_other_columns_refuses_its_old_state(spark: SparkSession, tmp_path: Path) -> None:
+    """A side stores the columns read after the join: restarted reading
+    others, the stored rows would be misread, so the checkpoint is refused."""
+    imp, clk = MemoryStream(spark, "adId INT, impTime TIMESTAMP, payload STRING"), MemoryStream(spark, CLICKS)
+    joined = imp.toDF().join(clk.toDF(), F.col("adId") == F.col("clickAdId"))
+
+    def start(df: DataFrame):  # noqa: ANN202
+        return df.writeStream.format("noop").option("checkpointLocation", str(tmp_path)).start()
+
+    q = start(joined.select("adId", "clickTime"))
+    imp.addData([(1, t(1), "p")])
+    q.processAllAvailable()
+    q.stop()
+    with pytest.raises(StreamingQueryException, match=r"holds rows of \[adId: Int32\] but the query now stores") as e:
+        start(joined.select("adId", "payload", "clickTime"))
+    assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
+    # the same columns as before resume
+    q = start(joined.select("clickTime", "adId"))
+    clk.addData([(1, t(2))])
+    q.processAllAvailable()
+    assert op(q)["numRowsTotal"] == 2
+    q.stop()
+
+
 def test_union_of_streams_combines_their_watermarks(spark: SparkSession) -> None:
     a = MemoryStream(spark, IMPRESSIONS)
     b = MemoryStream(spark, IMPRESSIONS)

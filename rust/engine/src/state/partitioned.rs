@@ -180,6 +180,34 @@ impl StateLayout {
                     ),
                 });
             }
+            // a join side's stored rows decode with the columns they were
+            // written with (a query reading other columns after the join
+            // stores other ones: they are pruned below it)
+            let columns = |rows: &Option<Vec<FieldRef>>| -> Option<Vec<String>> {
+                rows.as_ref().map(|fs| {
+                    fs.iter()
+                        .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                        .collect()
+                })
+            };
+            let (before, now) = (columns(&was.rows), columns(&self.rows));
+            if let (Some(before), Some(now)) = (&before, &now) {
+                if before != now {
+                    return Err(Error::Checkpoint {
+                        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                        message: format!(
+                            "The join state at {} ({store} side) holds rows of [{}] but the query \
+                             now stores [{}]: it was written for another query (each side stores \
+                             the columns read after the join, its keys and condition and its \
+                             watermarked columns) or by an earlier version of sparklet. \
+                             Use a new checkpointLocation.",
+                            op_dir.display(),
+                            before.join(", "),
+                            now.join(", ")
+                        ),
+                    });
+                }
+            }
         }
         let named = |prefix: &str, fs: &[FieldRef]| -> Vec<Field> {
             fs.iter()
