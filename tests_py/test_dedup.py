@@ -323,6 +323,23 @@ def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytes
     q.stop()
 
 
+def test_a_dedup_reads_only_its_keys_its_event_time_and_what_follows_reads(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    users = ms.toDF().withWatermark("ts", "10 seconds").dropDuplicatesWithinWatermark(["user"]).select("user")
+    seen: list[str] = []
+    q = users.writeStream.foreachBatch(lambda tb, _: seen.extend(r["user"] for r in dicts(tb))).start()
+    step(q, ms, [(t(5), "a", 1), (t(6), "a", 2)])
+    step(q, ms, [(t(40), "b", 3)])  # watermark -> 30: a's key expires, by `ts`, read by no one after
+    step(q, ms, [(t(35), "a", 4)])
+    assert seen == ["a", "b", "a"]
+    q.explain()
+    # `v` is never read: not decoded, not carried through the dedup
+    assert "projection=[ts, user]" in capsys.readouterr().out
+    q.stop()
+
+
 def test_another_stateful_operator_on_the_same_checkpoint_is_refused(spark: SparkSession, tmp_path: Path) -> None:
     from sparklet.errors import StreamingQueryException
 

@@ -27,6 +27,7 @@ use super::operator::{
 };
 use super::stateful_agg::micros;
 use crate::error::{Error, Result};
+use crate::plan::watermark::watermarks_under;
 use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore};
 
@@ -44,6 +45,22 @@ pub struct DedupNode {
 }
 
 impl DedupNode {
+    /// The input columns the deduplication reads itself: its keys and the
+    /// watermarked columns (its event time); the others pass through, so
+    /// those nobody reads after it are not decoded (None: a key not found).
+    fn reads(&self) -> Option<Vec<usize>> {
+        let schema = self.input.schema();
+        let mut cols = self
+            .keys
+            .iter()
+            .map(|k| schema.index_of_column_by_name(None, k))
+            .collect::<Option<Vec<usize>>>()?;
+        for (name, _) in watermarks_under(&self.input) {
+            cols.extend(schema.index_of_column_by_name(None, &name));
+        }
+        Some(cols)
+    }
+
     /// A node over `input` deduplicating on `keys` (columns of its schema).
     pub fn new(input: LogicalPlan, keys: Vec<String>, within_watermark: bool) -> Self {
         DedupNode {
@@ -134,7 +151,7 @@ impl DedupNode {
     }
 }
 
-pass_through_node!(DedupNode, |node, f| name: if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, explain: write!(f, "{}: [{}]", if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, node.keys.join(", ")));
+pass_through_node!(DedupNode, |node, f| name: if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, explain: write!(f, "{}: [{}]", if node.within_watermark { "DeduplicateWithinWatermark" } else { "Deduplicate" }, node.keys.join(", ")), needs: node.reads());
 
 /// A running query's deduplication state.
 pub struct Dedup {
