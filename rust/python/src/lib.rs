@@ -25,26 +25,37 @@ const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 /// Keep freed memory for 10 s before handing it back to the OS (mimalloc's
 /// default is 1 s): micro-batches free and reallocate the same amounts every
 /// few hundred ms, and memory handed back comes back as fresh pages the
-/// kernel must zero (half of a join benchmark's page faults). A user's
-/// `MIMALLOC_PURGE_DELAY` still wins.
+/// kernel must zero (half of a join benchmark's page faults).
 ///
 /// And no transparent huge pages (mimalloc v3 asks for them): a fault on a
 /// huge page zeroes 2 MiB, and where the kernel compacts memory to find one
 /// (THP `defrag=madvise`) the fault stalls. Nexmark q4 (10M events, a batch
 /// join) ran 0.63-1.25 s with them, half of it in the kernel zeroing pages,
-/// and 0.65 s every time without (peak RSS 960 -> 740 MiB). A user's
-/// `MIMALLOC_ALLOW_THP` still wins.
+/// and 0.65 s every time without (peak RSS 960 -> 740 MiB); q5 1.7 s with
+/// 510 MiB in huge pages, 1.0-1.1 s without.
+///
+/// Defaults only: a user's `MIMALLOC_PURGE_DELAY` or `MIMALLOC_ALLOW_THP`
+/// wins.
 #[allow(unsafe_code)] // an FFI call: mimalloc has no safe wrapper for options
-fn keep_freed_memory() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets a plain integer option; called once, at import
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10_000) };
-    }
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: as above
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ALLOW_THP, 0) };
+extern "C" fn allocator_defaults() {
+    // SAFETY: sets plain integer options, allocating nothing
+    unsafe {
+        libmimalloc_sys::mi_option_set_default(MI_OPTION_PURGE_DELAY, 10_000);
+        libmimalloc_sys::mi_option_set_default(MI_OPTION_ALLOW_THP, 0);
     }
 }
+
+/// [`allocator_defaults`] as the extension loads, before its first
+/// allocation: mimalloc reserves its first arena (and asks for huge pages
+/// on it) at the first allocation, with the options as they are then. Set
+/// in the module's init function they came after pyo3's first allocations,
+/// and that arena kept huge pages (hidden while the early purge, under the
+/// 1 s default, broke them up).
+#[allow(unsafe_code)] // a loader section: runs before any Rust code of the extension
+#[used]
+#[cfg_attr(target_os = "linux", link_section = ".init_array")]
+#[cfg_attr(target_os = "macos", link_section = "__DATA,__mod_init_func")]
+static ALLOCATOR_DEFAULTS_AT_LOAD: extern "C" fn() = allocator_defaults;
 
 /// Forgets the Python log levels the Rust side cached (after a change).
 static LOG_LEVELS: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
@@ -60,7 +71,8 @@ fn reset_log_levels() {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    keep_freed_memory();
+    // where the loader section is not used (other systems): as early as here
+    allocator_defaults();
     // engine `log` records reach Python's `logging` under "sparklet"
     // (`sparklet.sparklet_engine.state.files`, ...), so configuring or
     // `setLogLevel` on "sparklet" covers them
