@@ -107,40 +107,36 @@ fn check(rule: AdaptiveJoins, left_rows: i64, right_rows: i64) -> Result<()> {
     })
 }
 
+/// The rule with a race of `race_rows` and a shared table up to `shared_build_max_rows`.
+fn limits(race_rows: usize, shared_build_max_rows: usize) -> AdaptiveJoins {
+    AdaptiveJoins {
+        race_rows,
+        shared_build_max_rows,
+    }
+}
+
 #[test]
 fn a_smaller_left_input_builds_the_table_every_probe_partition_shares() -> Result<()> {
-    let rule = AdaptiveJoins {
-        race_rows: 1_000,
-        shared_build_max_rows: 100_000,
-    };
+    let rule = limits(1_000, 100_000);
     check(rule, 300, 5_000)
 }
 
 #[test]
 fn a_smaller_right_input_is_built_and_the_columns_keep_their_order() -> Result<()> {
-    let rule = AdaptiveJoins {
-        race_rows: 1_000,
-        shared_build_max_rows: 100_000,
-    };
+    let rule = limits(1_000, 100_000);
     check(rule, 5_000, 300)
 }
 
 #[test]
 fn inputs_that_end_before_the_race_is_decided_build_on_the_first_to_end() -> Result<()> {
-    let rule = AdaptiveJoins {
-        race_rows: 1_000_000,
-        shared_build_max_rows: 100_000,
-    };
+    let rule = limits(1_000_000, 100_000);
     check(rule, 2_000, 2_500)?;
     check(rule, 2_500, 2_000)
 }
 
 #[test]
 fn a_large_build_side_is_partitioned_by_key_again() -> Result<()> {
-    let rule = AdaptiveJoins {
-        race_rows: 500,
-        shared_build_max_rows: 100,
-    };
+    let rule = limits(500, 100);
     check(rule, 3_000, 700)?;
     check(rule, 700, 3_000)
 }
