@@ -288,13 +288,20 @@ impl ArenaMap {
     }
 
     fn find(&self, key: &[u8]) -> Option<u32> {
-        self.find_hashed(key, self.hasher.hash_one(key))
+        // a key of a time bucket with no table is absent: no hash needed
+        // (a sliding window's new groups, most of each batch's lookups)
+        let table = self.tables.of(key)?;
+        let hash = self.hasher.hash_one(key);
+        self.find_in(table, key, hash)
     }
 
     /// The entry id of `key`, whose hash is `hash`.
     fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
-        self.tables
-            .of(key)?
+        self.find_in(self.tables.of(key)?, key, hash)
+    }
+
+    fn find_in(&self, table: &HashTable<u32>, key: &[u8], hash: u64) -> Option<u32> {
+        table
             .find(hash, |&id| {
                 let s = &self.slots[id as usize];
                 s.hash == hash && self.data.get(s.at, s.key_len as usize) == key
