@@ -53,6 +53,41 @@ def test_file_source_restart_continues_batch_ids_and_skips_processed_files(spark
     assert (ckpt / "sources" / "0" / "1").read_text().startswith("v1\n")
 
 
+def test_a_batch_reaches_the_sink_after_its_offsets_are_logged_and_before_its_commit(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # the offsets log is written while the batch runs; the sink must still
+    # see a batch only once offsets/N is in place (a replay after a crash
+    # then reads the same input), and before commits/N
+    src, ckpt = tmp_path / "in", tmp_path / "ckpt"
+    src.mkdir()
+    seen: list = []
+
+    def sink(t, batch_id: int) -> None:  # noqa: ANN001
+        offsets = (ckpt / "offsets" / str(batch_id)).read_text().splitlines()
+        seen.append((batch_id, t.num_rows, offsets[0], (ckpt / "commits" / str(batch_id)).exists()))
+
+    for i in range(3):
+        write_json(src, f"{i}.json", [{"id": i, "ts": "2024-01-01T00:00:0%d" % i}] * (i + 1))
+    df = (
+        spark.readStream.schema("id INT, ts TIMESTAMP")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(src))
+        .groupBy("id")
+        .count()
+    )
+    q = (
+        df.writeStream.outputMode("update")
+        .foreachBatch(sink)
+        .option("checkpointLocation", str(ckpt))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert q.awaitTermination(30)
+    assert seen == [(0, 1, "v1", False), (1, 1, "v1", False), (2, 1, "v1", False)]
+    assert sorted(os.listdir(ckpt / "commits")) == ["0", "1", "2"]
+
+
 def test_memory_stream_and_rate_micro_batch_resume(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, "id INT")
     seen: list = []

@@ -177,6 +177,27 @@ pub fn remove_failed_temporary_checkpoints() {
 /// What a batch's plan reads: each source's data, by source index.
 type BatchInputs = Vec<Arc<dyn datafusion::catalog::TableProvider>>;
 
+/// A batch's `offsets/N` being written: done (ns taken) or on its way.
+enum OffsetsWrite {
+    Done(u64),
+    Pending(std::sync::mpsc::Receiver<Result<u64>>),
+}
+
+impl OffsetsWrite {
+    /// Wait until the file is written; ns its writing took.
+    fn wait(self) -> Result<u64> {
+        match self {
+            OffsetsWrite::Done(nanos) => Ok(nanos),
+            // a write that panicked drops its sender: an error, not a hang
+            OffsetsWrite::Pending(rx) => rx.recv().unwrap_or_else(|_| {
+                Err(Error::Internal(
+                    "writing the offsets log failed to finish".into(),
+                ))
+            }),
+        }
+    }
+}
+
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
 type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
 
@@ -1412,30 +1433,23 @@ impl Execution {
         let mut duration = BTreeMap::new();
         duration.insert("latestOffset".to_string(), latest_ms);
 
-        // write-ahead: offsets/N before anything reads the batch
-        let wal_nanos = if write_wal {
+        // write-ahead: offsets/N, durable before the batch's result reaches
+        // the sink or the state; written (fsynced) while the batch is read
+        // and run, which nothing outside the process sees
+        let wal = if write_wal {
             self.log_offsets(&latest, start_ms)?
         } else {
             if let Some(log) = &mut self.progress_log {
                 log.replaying(self.batch_id);
             }
-            0
+            OffsetsWrite::Done(0)
         };
+        let ran = self.read_and_run(&latest, start_ms, &mut duration);
+        let wal_nanos = wal.wait()?;
         duration.insert("walCommit".to_string(), (wal_nanos / 1_000_000) as i64);
         failpoint::hit("after-offsets", self.batch_id);
+        let (data, rows, t) = ran?;
 
-        let t = Instant::now();
-        let committed = self.committed.clone();
-        let (inputs, rows) = self.read_inputs(&committed, &latest)?;
-        duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
-
-        let t = Instant::now();
-        let physical = self.plan_physical(&inputs, start_ms)?;
-        duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
-
-        let t = Instant::now();
-        self.begin_operators(start_ms);
-        let data = run_plan(physical, Arc::new(TaskContext::from(&self.state)))?;
         let num_output = data.num_rows() as i64;
         let batch_id = self.batch_id;
         self.commit_state_beside(|sink| sink.add_batch(batch_id, data))?;
@@ -1450,9 +1464,34 @@ impl Execution {
         )
     }
 
-    /// Write `offsets/N` for the current batch ending at `end` (by the
-    /// background writer under asynchronous progress tracking); ns taken.
-    fn log_offsets(&mut self, end: &[Option<Offset>], start_ms: i64) -> Result<u64> {
+    /// Read the batch's input up to `latest` and run its plan: the result,
+    /// the rows read per source, and when the run started (`addBatch`
+    /// counts from there).
+    fn read_and_run(
+        &mut self,
+        latest: &[Option<Offset>],
+        start_ms: i64,
+        duration: &mut BTreeMap<String, i64>,
+    ) -> Result<(SinkBatch, Vec<i64>, Instant)> {
+        let t = Instant::now();
+        let committed = self.committed.clone();
+        let (inputs, rows) = self.read_inputs(&committed, latest)?;
+        duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
+
+        let t = Instant::now();
+        let physical = self.plan_physical(&inputs, start_ms)?;
+        duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
+
+        let t = Instant::now();
+        self.begin_operators(start_ms);
+        let data = run_plan(physical, Arc::new(TaskContext::from(&self.state)))?;
+        Ok((data, rows, t))
+    }
+
+    /// Start writing `offsets/N` for the current batch ending at `end`: on
+    /// a blocking thread, or by the background writer under asynchronous
+    /// progress tracking.
+    fn log_offsets(&mut self, end: &[Option<Offset>], start_ms: i64) -> Result<OffsetsWrite> {
         let t = Instant::now();
         let seq = OffsetSeq {
             metadata: OffsetSeqMetadata {
@@ -1462,11 +1501,18 @@ impl Execution {
             },
             offsets: end.to_vec(),
         };
-        match &mut self.progress_log {
-            Some(log) => log.offsets(self.batch_id, seq)?,
-            None => self.checkpoint.write_offsets(self.batch_id, &seq)?,
+        if let Some(log) = &mut self.progress_log {
+            log.offsets(self.batch_id, seq)?;
+            return Ok(OffsetsWrite::Done(t.elapsed().as_nanos() as u64));
         }
-        Ok(t.elapsed().as_nanos() as u64)
+        let (checkpoint, batch) = (self.checkpoint.clone(), self.batch_id);
+        let (tx, rx) = std::sync::mpsc::channel();
+        crate::runtime::runtime()?.spawn_blocking(move || {
+            let t = Instant::now();
+            let written = checkpoint.write_offsets(batch, &seq);
+            let _ = tx.send(written.map(|()| t.elapsed().as_nanos() as u64));
+        });
+        Ok(OffsetsWrite::Pending(rx))
     }
 
     /// The batch starts: it runs with the watermark computed after the
