@@ -200,7 +200,8 @@ fn aligned_windows(ts: &Int64Array, step: i64, width: i64, start: i64) -> DFResu
         .iter()
         .map(|t| last_start(*t, step, start))
         .collect();
-    let ends_v: Vec<i64> = starts_v.iter().map(|s| s + width).collect();
+    // saturating: a time near the end of the range has no later end
+    let ends_v: Vec<i64> = starts_v.iter().map(|s| s.saturating_add(width)).collect();
     let starts = TimestampMicrosecondArray::new(starts_v.into(), nulls.clone());
     let ends = TimestampMicrosecondArray::new(ends_v.into(), nulls.clone());
     Ok(ColumnarValue::Array(Arc::new(window_struct(
@@ -282,14 +283,14 @@ impl ScalarUDFImpl for Sliding {
                 // Spark's order: the earliest window first
                 for k in (0..overlapping).rev() {
                     let ws = last - k * slide;
-                    if ws <= *t && *t < ws + size {
+                    if ws <= *t && *t < ws.saturating_add(size) {
                         starts.push(ws);
                     }
                 }
             }
             offsets.push(starts.len() as i32);
         }
-        let ends: Vec<i64> = starts.iter().map(|s| s + size).collect();
+        let ends: Vec<i64> = starts.iter().map(|s| s.saturating_add(size)).collect();
         window_lists(starts, ends, offsets, &ts)
     }
 }
@@ -482,4 +483,45 @@ pub fn all() -> Vec<ScalarUDF> {
         ScalarUDF::new_from_impl(WindowTime { signature: sig() }),
         ScalarUDF::new_from_impl(Session { signature: sig() }),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{AsArray, Int64Array};
+    use arrow::datatypes::TimestampMicrosecondType;
+
+    #[test]
+    fn window_starts_hold_for_times_out_of_order_and_before_the_epoch() -> DFResult<()> {
+        // back and forth across windows, on both sides of 0, with an offset
+        let ts = Int64Array::from(vec![
+            Some(12),
+            Some(13),
+            Some(9),
+            None,
+            Some(-1),
+            Some(-10),
+            Some(12),
+            Some(20),
+            Some(19),
+            Some(i64::MAX),
+        ]);
+        let ColumnarValue::Array(w) = aligned_windows(&ts, 10, 10, 3)? else {
+            panic!("an array of windows");
+        };
+        let starts = w
+            .as_struct()
+            .column(0)
+            .as_primitive::<TimestampMicrosecondType>();
+        for (i, t) in ts.iter().enumerate() {
+            match t {
+                Some(t) => assert_eq!(starts.value(i), last_start(t, 10, 3), "row {i}"),
+                None => assert!(starts.is_null(i)),
+            }
+        }
+        assert_eq!(starts.value(0), 3);
+        assert_eq!(starts.value(4), -7);
+        assert_eq!(starts.value(7), 13);
+        Ok(())
+    }
 }
