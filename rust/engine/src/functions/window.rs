@@ -522,6 +522,13 @@ mod tests {
         assert_eq!(starts.value(0), 3);
         assert_eq!(starts.value(4), -7);
         assert_eq!(starts.value(7), 13);
+        // the last time's window cannot end later than the range does
+        let ends = w
+            .as_struct()
+            .column(1)
+            .as_primitive::<TimestampMicrosecondType>();
+        assert_eq!(ends.value(9), i64::MAX);
+        assert_eq!(ends.value(0), 13);
         Ok(())
     }
 }
