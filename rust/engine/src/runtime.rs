@@ -38,6 +38,32 @@ pub fn block_on<F: std::future::Future>(fut: F) -> Result<F::Output> {
     Ok(runtime()?.block_on(fut))
 }
 
+/// A result being computed on the runtime's blocking threads: work that
+/// waits on the disk (fsyncs) beside the caller's own. The threads live as
+/// long as the process, and so do their warm allocator pages.
+pub struct Blocking<R>(std::sync::mpsc::Receiver<Result<R>>);
+
+/// Start `job` on the runtime's blocking threads.
+pub fn on_blocking_thread<R: Send + 'static>(
+    job: impl FnOnce() -> Result<R> + Send + 'static,
+) -> Result<Blocking<R>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    runtime()?.spawn_blocking(move || {
+        let _ = tx.send(job());
+    });
+    Ok(Blocking(rx))
+}
+
+impl<R> Blocking<R> {
+    /// The job's result; a job that panicked dropped its sender: an error
+    /// naming `what`, not a hang.
+    pub fn wait(self, what: &str) -> Result<R> {
+        self.0
+            .recv()
+            .unwrap_or_else(|_| Err(Error::Internal(format!("{what} failed to finish"))))
+    }
+}
+
 static STATE_POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
 
 /// Threads for a batch's work split over state partitions (routing keys,
@@ -103,6 +129,18 @@ mod tests {
             }
         });
         assert!(matches!(refused, Err(Error::Internal(m)) if m == "the second failed"));
+        Ok(())
+    }
+
+    #[test]
+    fn a_blocking_job_hands_back_its_result_and_a_panic_is_an_error() -> Result<()> {
+        assert_eq!(on_blocking_thread(|| Ok(7))?.wait("a sum")?, 7);
+        let refused = on_blocking_thread(|| -> Result<()> { Err(Error::Internal("full".into())) })?;
+        assert!(matches!(refused.wait("a write"), Err(Error::Internal(m)) if m == "full"));
+        let failed = on_blocking_thread(|| -> Result<()> { panic!("a bug in the job") })?;
+        assert!(
+            matches!(failed.wait("a commit"), Err(Error::Internal(m)) if m == "a commit failed to finish")
+        );
         Ok(())
     }
 }

@@ -40,7 +40,7 @@ use crate::exec::stateful_agg::{
 };
 use crate::failpoint;
 use crate::plan::watermark::{watermarks_under, EventTimeStats, StatsHandle, WatermarkNode};
-use crate::runtime::block_on;
+use crate::runtime::{block_on, on_blocking_thread, Blocking};
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
 use crate::state::memory::MemoryProvider;
@@ -177,10 +177,15 @@ pub fn remove_failed_temporary_checkpoints() {
 /// What a batch's plan reads: each source's data, by source index.
 type BatchInputs = Vec<Arc<dyn datafusion::catalog::TableProvider>>;
 
+/// An engine error inside DataFusion's plan rewrites.
+fn external(e: Error) -> datafusion::error::DataFusionError {
+    datafusion::error::DataFusionError::External(Box::new(e))
+}
+
 /// A batch's `offsets/N` being written: done (ns taken) or on its way.
 enum OffsetsWrite {
     Done(u64),
-    Pending(std::sync::mpsc::Receiver<Result<u64>>),
+    Pending(Blocking<u64>),
 }
 
 impl OffsetsWrite {
@@ -188,12 +193,7 @@ impl OffsetsWrite {
     fn wait(self) -> Result<u64> {
         match self {
             OffsetsWrite::Done(nanos) => Ok(nanos),
-            // a write that panicked drops its sender: an error, not a hang
-            OffsetsWrite::Pending(rx) => rx.recv().unwrap_or_else(|_| {
-                Err(Error::Internal(
-                    "writing the offsets log failed to finish".into(),
-                ))
-            }),
+            OffsetsWrite::Pending(w) => w.wait("writing the offsets log"),
         }
     }
 }
@@ -455,14 +455,12 @@ fn open_operators(
     provider: &dyn crate::state::StateStoreProvider,
     spec: &dyn Fn(usize) -> OperatorStateSpec,
 ) -> Result<OpenedOperators> {
-    use datafusion::error::DataFusionError;
     use datafusion::logical_expr::{Extension, FetchType, SkipType};
     let mut next_id = 0;
     let mut aggregates = Vec::new();
     let mut operators = Vec::new();
     // the Aggregate visited right after its new wrapper is not wrapped again
     let mut wrapped = false;
-    let external = |e: Error| DataFusionError::External(Box::new(e));
     let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
         Transformed::yes(LogicalPlan::Extension(Extension { node }))
     };
@@ -748,8 +746,7 @@ fn optimize_before_operators(plan: LogicalPlan) -> Result<LogicalPlan> {
     let plan = plan
         .transform_down(|node| match &node {
             LogicalPlan::Join(join) if is_streaming(&join.left) && is_streaming(&join.right) => {
-                let joined = StreamJoinNode::from_join(join)
-                    .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+                let joined = StreamJoinNode::from_join(join).map_err(external)?;
                 Ok(Transformed::yes(LogicalPlan::Extension(
                     datafusion::logical_expr::Extension {
                         node: Arc::new(joined),
@@ -1506,13 +1503,11 @@ impl Execution {
             return Ok(OffsetsWrite::Done(t.elapsed().as_nanos() as u64));
         }
         let (checkpoint, batch) = (self.checkpoint.clone(), self.batch_id);
-        let (tx, rx) = std::sync::mpsc::channel();
-        crate::runtime::runtime()?.spawn_blocking(move || {
+        Ok(OffsetsWrite::Pending(on_blocking_thread(move || {
             let t = Instant::now();
-            let written = checkpoint.write_offsets(batch, &seq);
-            let _ = tx.send(written.map(|()| t.elapsed().as_nanos() as u64));
-        });
-        Ok(OffsetsWrite::Pending(rx))
+            checkpoint.write_offsets(batch, &seq)?;
+            Ok(t.elapsed().as_nanos() as u64)
+        })?))
     }
 
     /// The batch starts: it runs with the watermark computed after the
@@ -1561,18 +1556,12 @@ impl Execution {
                 .iter()
                 .map(|(_, op)| Arc::clone(op))
                 .collect();
-            let (tx, rx) = std::sync::mpsc::channel();
-            crate::runtime::runtime()?.spawn_blocking(move || {
-                let _ = tx.send(ops.iter().try_for_each(|op| op.commit()));
-            });
-            Some(rx)
+            Some(on_blocking_thread(move || {
+                ops.iter().try_for_each(|op| op.commit())
+            })?)
         };
         let sunk = deliver(self.sink.as_mut());
-        // a commit that panicked drops its sender: an error, not a hang
-        let committed = commits.map_or(Ok(()), |rx| {
-            rx.recv()
-                .unwrap_or_else(|_| Err(Error::Internal("a state commit failed to finish".into())))
-        });
+        let committed = commits.map_or(Ok(()), |c| c.wait("a state commit"));
         sunk?;
         committed
     }
