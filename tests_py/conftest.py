@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,16 @@ def _stop_queries(spark: SparkSession) -> Iterator[None]:
     for q in spark.streams.active:
         q.stop()
     spark.streams.resetTerminated()
+
+
+@contextmanager
+def conf_set(spark: SparkSession, key: str, value: str) -> Iterator[None]:
+    """``key`` set to ``value`` for the block, unset after it."""
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        spark.conf.unset(key)
 
 
 def write_json(folder: Path, name: str, rows: list[dict]) -> Path:

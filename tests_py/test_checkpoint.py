@@ -453,3 +453,111 @@ def test_file_sink_retention_drops_old_entries_when_compacting(spark: SparkSessi
     finally:
         spark.conf.unset("spark.sql.streaming.fileSink.log.compactInterval")
     assert [r.id for r in spark.read.schema("id INT").json(str(tmp_path / "o")).collect()] == [2]
+
+
+def file_sink_query(spark: SparkSession, ms: MemoryStream, tmp_path: Path):  # noqa: ANN201
+    return (
+        ms.toDF()
+        .writeStream.format("json")
+        .option("checkpointLocation", str(tmp_path / "c"))
+        .start(str(tmp_path / "o"))
+    )
+
+
+def test_a_deleted_file_sink_manifest_file_is_named_and_nothing_is_written(spark: SparkSession, tmp_path: Path) -> None:
+    # sparklet-only: sparklet's error condition (Spark fails naming the file too)
+    ms = MemoryStream(spark, "id INT")
+    q = file_sink_query(spark, ms, tmp_path)
+    for i in range(3):
+        ms.addData([(i,)])
+        q.processAllAvailable()
+    q.stop()
+    gone = tmp_path / "o" / "_spark_metadata" / "1"
+    gone.unlink()
+    with pytest.raises(Exception, match="CHECKPOINT_FILE_CORRUPT") as e:
+        spark.read.json(str(tmp_path / "o")).collect()
+    assert f"{gone} is missing" in str(e.value)
+    data_files = sorted(p.name for p in (tmp_path / "o").glob("part-*"))
+    q = file_sink_query(spark, ms, tmp_path)
+    ms.addData([(3,)])
+    with pytest.raises(StreamingQueryException, match="is missing") as e:
+        q.processAllAvailable()
+    assert str(gone) in str(e.value)
+    assert sorted(p.name for p in (tmp_path / "o").glob("part-*")) == data_files
+    assert sorted(os.listdir(tmp_path / "o" / "_spark_metadata")) == ["0", "2"]
+
+
+@pytest.mark.parametrize("damage", ["one source log file", "the sources folder"])
+def test_a_damaged_source_log_is_named_and_no_file_is_read_twice(
+    spark: SparkSession, tmp_path: Path, damage: str
+) -> None:
+    # sparklet-only: sparklet's error condition
+    src, ckpt = tmp_path / "in", tmp_path / "c"
+    src.mkdir()
+    seen: list = []
+    for i in range(3):
+        write_json(src, f"{i}.json", [{"id": i}])
+        run_available_now(spark.readStream.schema("id INT").json(str(src)), ckpt, seen)
+    if damage == "one source log file":
+        (ckpt / "sources" / "0" / "1").unlink()
+    else:
+        import shutil
+
+        shutil.rmtree(ckpt / "sources")
+    write_json(src, "3.json", [{"id": 3}])
+    offsets = sorted(os.listdir(ckpt / "offsets"))
+    with pytest.raises(StreamingQueryException, match="CHECKPOINT_FILE_CORRUPT") as e:
+        run_available_now(spark.readStream.schema("id INT").json(str(src)), ckpt, seen)
+    missing = "1" if damage == "one source log file" else "2"
+    assert f"{ckpt / 'sources' / '0' / missing} is missing" in str(e.value)
+    assert sorted(os.listdir(ckpt / "offsets")) == offsets  # nothing written
+    assert seen == [(0, [0]), (1, [1]), (2, [2])]
+
+
+def test_a_source_log_naming_a_file_outside_the_source_path_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    # sparklet-only: whoever can write the checkpoint must not make the query read any file its user can
+    src, ckpt, secret = tmp_path / "in", tmp_path / "c", tmp_path / "secret.json"
+    src.mkdir()
+    secret.write_text('{"id": 42}\n')
+    write_json(src, "0.json", [{"id": 0}])
+    seen: list = []
+    run_available_now(spark.readStream.schema("id INT").json(str(src)), ckpt, seen)
+    # a forged uncommitted batch 1 whose log entry points outside `in/`
+    (ckpt / "sources" / "0" / "1").write_text(
+        "v1\n" + json.dumps({"path": f"file://{src}/../secret.json", "timestamp": 0, "batchId": 1})
+    )
+    lines = (ckpt / "offsets" / "0").read_text().splitlines()
+    (ckpt / "offsets" / "1").write_text("\n".join([*lines[:2], json.dumps({"logOffset": 1})]))
+    with pytest.raises(StreamingQueryException, match="not under the source path"):
+        run_available_now(spark.readStream.schema("id INT").json(str(src)), ckpt, seen)
+    assert seen == [(0, [0])]
+
+
+def run_complete(df, ckpt: Path) -> None:  # noqa: ANN001
+    q = df.writeStream.format("noop").outputMode("complete").option("checkpointLocation", str(ckpt))
+    assert q.trigger(availableNow=True).start().awaitTermination(30)
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_changed_grouping_keys_are_refused_naming_both(spark: SparkSession, tmp_path: Path) -> None:
+    # sparklet-only: sparklet's error condition and message
+    ms = MemoryStream(spark, "k INT, s STRING")
+    ms.addData([(1, "a")])
+    run_complete(ms.toDF().groupBy("k").count(), tmp_path / "c")
+    ms.addData([(2, "b")])
+    with pytest.raises(StreamingQueryException, match="CHECKPOINT_INCOMPATIBLE") as e:
+        run_complete(ms.toDF().groupBy("s").count(), tmp_path / "c")
+    assert "k: Int32" in str(e.value) and "s: Utf8" in str(e.value) and "stateStoreSave" in str(e.value)
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_an_added_stateful_operator_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    # sparklet-only: sparklet's error condition and message
+    ms = MemoryStream(spark, "k INT")
+    for i in range(2):
+        ms.addData([(i,)])
+        run_complete(ms.toDF().groupBy("k").count(), tmp_path / "c")
+    ms.addData([(5,)])
+    with pytest.raises(StreamingQueryException, match="CHECKPOINT_INCOMPATIBLE") as e:
+        run_complete(ms.toDF().dropDuplicates(["k"]).groupBy("k").count(), tmp_path / "c")
+    assert "operator was added" in str(e.value) or "operator changed" in str(e.value)

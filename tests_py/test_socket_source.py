@@ -121,3 +121,14 @@ def test_lines_are_counted_as_they_arrive_in_real_time_mode(spark: SparkSession,
     assert q.lastProgress is None
     q.stop()
     assert latest() == {"a": 2, "b": 2}
+
+
+def test_a_byte_that_is_not_utf8_is_replaced_and_no_line_is_lost(spark: SparkSession, server: LineServer) -> None:
+    lines = spark.readStream.format("socket").option("host", "127.0.0.1").option("port", server.port).load()
+    q = lines.writeStream.format("memory").queryName("socket_bytes").start()
+    assert server.accepted.wait(10)
+    assert server.client is not None
+    server.client.sendall(b"before\nbad \xff byte\nafter\n")
+    wait_until(lambda: len(table(spark, "socket_bytes")) == 3)
+    assert table(spark, "socket_bytes") == [("before",), ("bad \ufffd byte",), ("after",)]
+    assert q.isActive and q.exception() is None

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ from sparklet.sql import SparkSession
 # A user's script: one query running (a windowed count with a watermark and
 # a name), one finished; it prints the UI's address and runs until stdin closes.
 PIPELINE = r"""
-import datetime as dt, sys
+import datetime as dt, os, sys
 from sparklet.sql import SparkSession, functions as F
 from sparklet.testing import MemoryStream
 
@@ -39,9 +41,12 @@ t0 = dt.datetime(2024, 1, 1)
 for b in range(4):
     ms.addData([(t0 + dt.timedelta(seconds=10 * b + i), f"p{i % 3}") for i in range(50)])
     q.processAllAvailable()
-print(spark.sparkContext.uiWebUrl, q.runId, flush=True)
+print(spark.sparkContext.uiWebUrl, q.runId, os.getpid(), flush=True)
 sys.stdin.read()
 """
+
+
+UI_PID: list[int] = []
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +59,8 @@ def ui() -> Iterator[tuple[str, str]]:
     ) as proc:
         try:
             line = proc.stdout.readline().split()
-            assert len(line) == 2, "the pipeline did not print the UI's address"
+            assert len(line) == 3, "the pipeline did not print the UI's address"
+            UI_PID[:] = [int(line[2])]
             yield line[0], line[1]
         finally:
             proc.stdin.close()
@@ -138,3 +144,55 @@ def test_statistics_page_in_chromium_shows_the_query_and_its_charts(ui: tuple[st
     shot.unlink(missing_ok=True)
     browse(page, f"--screenshot={shot.resolve()}", "--window-size=1300,1100")
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
+
+
+def raw(url: str, request: str) -> bytes:
+    """Send one raw HTTP request to the UI; the whole answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(request.encode())
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def test_ui_answers_only_get_and_head_and_only_to_localhost(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    port = url.rsplit(":", 1)[1]
+    for method in ("POST", "PUT", "DELETE", "TRACE"):
+        answer = raw(url, f"{method} /api/queries HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 405") and b"Allow: GET, HEAD" in answer, method
+    head = raw(url, f"HEAD /api/queries HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and head.endswith(b"\r\n\r\n")  # headers, no body
+    # a page of another site whose name resolves to 127.0.0.1 (DNS rebinding)
+    foreign = raw(url, "GET /api/queries HTTP/1.1\r\nHost: evil.example\r\n\r\n")
+    assert foreign.startswith(b"HTTP/1.1 403")
+    ok = raw(url, f"GET /api/queries HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n")
+    assert ok.startswith(b"HTTP/1.1 200") and b'"clicks_per_page"' in ok
+
+
+def test_idle_connections_take_no_threads_and_the_ui_serves_after_them(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    [pid] = UI_PID
+    host, port = url.removeprefix("http://").split(":")
+
+    def threads() -> int:
+        return len(os.listdir(f"/proc/{pid}/task"))
+
+    def fds() -> int:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+
+    before_threads, before_fds = threads(), fds()
+    idle = [socket.create_connection((host, int(port)), timeout=10) for _ in range(400)]
+    try:
+        time.sleep(0.5)
+        assert threads() <= before_threads
+        assert fds() <= before_fds + 40  # at most 32 held open, the rest closed as they came
+        time.sleep(6)  # past the UI's idle timeout: it has closed every one
+        assert fds() <= before_fds + 2
+    finally:
+        for s in idle:
+            s.close()
+    status, _, body = fetch(url + "/api/queries")
+    assert status == 200 and json.loads(body)["active"][0]["status"] == "RUNNING"

@@ -599,7 +599,7 @@ impl Kind {
         match self {
             Kind::Memory => Box::new(MemoryProvider),
             Kind::RocksDb => Box::new(RocksDbProvider::new(RocksDbSettings {
-                local_dir: dir.join("local"),
+                local_dir: Some(dir.join("local")),
                 ..RocksDbSettings::default()
             })),
         }

@@ -23,13 +23,27 @@ SPARK_VERSION = "4.0.0"
 _NOT_SET = object()
 
 
+#: How long interpreter exit waits for each query to stop when
+#: ``spark.sql.streaming.stopTimeout`` sets no limit, ms: a callback that
+#: does not return must not keep the interpreter from exiting.
+EXIT_STOP_TIMEOUT_MS = 10_000
+
+
 def _stop_active_session() -> None:
     """At interpreter exit, stop running queries before Python finalizes, so no
-    engine thread calls into a half-torn-down interpreter; then remove the
+    engine thread calls into a half-torn-down interpreter (waiting for each
+    at most ``stopTimeout`` or :data:`EXIT_STOP_TIMEOUT_MS`); then remove the
     temporary checkpoints failed queries kept (Spark does at JVM exit)."""
     s = SparkSession._active
     if s is not None:
-        s._native.stop()
+        from sparklet.sql.streaming.query import _stop_timeout_ms
+
+        busy = s._native.stop(_stop_timeout_ms(s) or EXIT_STOP_TIMEOUT_MS)
+        for query_id in busy:
+            logging.getLogger("sparklet").warning("query %s was still running a callback at exit", query_id)
+    # from here on the interpreter is torn down: engine threads still
+    # running log nothing to it
+    _native.interpreter_exiting()
     _native.remove_failed_temporary_checkpoints()
 
 
@@ -343,8 +357,15 @@ class SparkSession:
         return DataFrame(self._native.table(tableName), self)
 
     def stop(self) -> None:
-        """Stop every streaming query of this session."""
-        self._native.stop()
+        """Stop every streaming query of this session (waiting for each at
+        most ``spark.sql.streaming.stopTimeout``, when set; a query still
+        busy then is logged, and stops at its next step)."""
+        from sparklet.sql.streaming.query import _stop_timeout_ms
+
+        for query_id in self._native.stop(_stop_timeout_ms(self)):
+            logging.getLogger("sparklet").warning(
+                "query %s did not stop within spark.sql.streaming.stopTimeout: a callback is still running", query_id
+            )
         self._stopped = True
         with SparkSession._lock:
             if SparkSession._active is self:

@@ -90,6 +90,18 @@ impl Error {
         }
     }
 
+    /// This error, naming the file `path` when it names none: a writer's
+    /// failure (a full disk, say) that arrow or parquet reports without one.
+    pub fn naming(self, path: &std::path::Path) -> Self {
+        match self {
+            e @ (Error::Io { .. } | Error::Checkpoint { .. } | Error::UserCode(_)) => e,
+            other => Error::io(
+                path.display().to_string(),
+                std::io::Error::other(other.to_string()),
+            ),
+        }
+    }
+
     /// Spark's error condition for this error, if it has one.
     pub fn condition(&self) -> Option<&str> {
         match self {

@@ -1,7 +1,8 @@
 //! Crash points for the exactly-once tests: with `SPARKLET_FAILPOINT=name@batch`
 //! (or just `name`) in the environment, the process aborts when it reaches
-//! that point, as a `kill -9` would at that instant. Unset (always, for
-//! users), a check is one load of a cached `None`.
+//! that point, as a `kill -9` would at that instant (or, at a
+//! [`panic_at`] point, panics as a bug would). Unset (always, for users), a
+//! check is one load of a cached `None`.
 
 use std::sync::OnceLock;
 
@@ -17,11 +18,23 @@ fn spec() -> &'static Option<(String, Option<i64>)> {
     })
 }
 
+fn armed(name: &str, batch: i64) -> bool {
+    spec()
+        .as_ref()
+        .is_some_and(|(armed, at)| armed == name && at.is_none_or(|b| b == batch))
+}
+
 /// Abort the process if the failpoint `name` is armed for `batch`.
 pub fn hit(name: &str, batch: i64) {
-    if let Some((armed, at)) = spec() {
-        if armed == name && at.is_none_or(|b| b == batch) {
-            std::process::abort();
-        }
+    if armed(name, batch) {
+        std::process::abort();
+    }
+}
+
+/// Panic, as a bug would, if the failpoint `name` is armed for `batch`
+/// (the tests that no panic reaches Python arm these).
+pub fn panic_at(name: &str, batch: i64) {
+    if armed(name, batch) {
+        panic!("failpoint {name} reached at batch {batch}");
     }
 }

@@ -49,14 +49,28 @@ pub fn on_blocking_thread<R: Send + 'static>(
 ) -> Result<Blocking<R>> {
     let (tx, rx) = std::sync::mpsc::channel();
     runtime()?.spawn_blocking(move || {
-        let _ = tx.send(job());
+        // a panic is the job's error, with its message
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+            .unwrap_or_else(|p| Err(Error::Internal(panic_message(p.as_ref()))));
+        let _ = tx.send(result);
     });
     Ok(Blocking(rx))
 }
 
+/// What a caught panic says.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    let msg = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    format!("the query thread panicked: {msg}")
+}
+
 impl<R> Blocking<R> {
-    /// The job's result; a job that panicked dropped its sender: an error
-    /// naming `what`, not a hang.
+    /// The job's result (a panic's message as an error); a job that ended
+    /// without a result (its runtime shut down): an error naming `what`,
+    /// not a hang.
     pub fn wait(self, what: &str) -> Result<R> {
         self.0
             .recv()
@@ -138,8 +152,9 @@ mod tests {
         let refused = on_blocking_thread(|| -> Result<()> { Err(Error::Internal("full".into())) })?;
         assert!(matches!(refused.wait("a write"), Err(Error::Internal(m)) if m == "full"));
         let failed = on_blocking_thread(|| -> Result<()> { panic!("a bug in the job") })?;
+        // the panic's own message, not a hang or a bare "failed"
         assert!(
-            matches!(failed.wait("a commit"), Err(Error::Internal(m)) if m == "a commit failed to finish")
+            matches!(failed.wait("a commit"), Err(Error::Internal(m)) if m.contains("a bug in the job"))
         );
         Ok(())
     }

@@ -579,8 +579,15 @@ impl Session {
 
     /// `spark.stop()`: stop every query and the web UI.
     pub fn stop(&self) {
-        self.streams.stop_all();
+        self.stop_within(None);
+    }
+
+    /// [`Self::stop`], waiting up to `timeout` for each query; the ids of
+    /// those still busy then (they stop at their next step).
+    pub fn stop_within(&self, timeout: Option<std::time::Duration>) -> Vec<String> {
+        let busy = self.streams.stop_all_within(timeout);
         self.ui.lock().take();
+        busy
     }
 }
 

@@ -12,6 +12,18 @@ pyo3::import_exception!(sparklet.errors, IllegalArgumentException);
 pyo3::import_exception!(sparklet.errors, StreamingQueryException);
 pyo3::import_exception!(sparklet.errors, SparkRuntimeException);
 
+/// Run `f` attached to the interpreter from an engine thread (a callback
+/// into user code). Once the interpreter is shutting down nothing is run
+/// and the query gets an error: attaching then would end the thread under
+/// the engine's feet, or abort the process.
+pub fn attach_from_engine<R>(f: impl FnOnce(Python<'_>) -> Result<R, Error>) -> Result<R, Error> {
+    Python::try_attach(f).unwrap_or_else(|| {
+        Err(Error::Internal(
+            "the Python interpreter is shutting down: user code cannot be called".into(),
+        ))
+    })
+}
+
 /// A Python exception raised by user code, carried through the engine.
 pub struct UserError {
     /// The original exception (becomes `__cause__`).

@@ -27,7 +27,7 @@ fn one_batch(table: PyTable) -> Result<RecordBatch, Error> {
 
 impl GroupFunction for PyGroupFunction {
     fn call(&self, g: Groups) -> Result<GroupsDone, Error> {
-        Python::attach(|py| {
+        crate::errors::attach_from_engine(|py| {
             let run = || -> PyResult<(PyTable, PyTable, Option<PyTable>)> {
                 let data = to_pyarrow(py, vec![g.data.clone()], g.data.schema())?;
                 let keys = to_pyarrow(py, vec![g.keys.clone()], g.keys.schema())?;

@@ -60,6 +60,37 @@ static ALLOCATOR_DEFAULTS_AT_LOAD: extern "C" fn() = allocator_defaults;
 /// Forgets the Python log levels the Rust side cached (after a change).
 static LOG_LEVELS: std::sync::OnceLock<pyo3_log::ResetHandle> = std::sync::OnceLock::new();
 
+/// Set once the interpreter starts to exit (`sparklet.sql.session`'s
+/// atexit hook): from then on engine threads log nothing to Python.
+static EXITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The interpreter is exiting: engine log records no longer go to Python
+/// (attaching an engine thread to an interpreter being torn down aborts the
+/// process).
+#[pyfunction]
+fn interpreter_exiting() {
+    EXITING.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// pyo3-log's logger, until the interpreter exits.
+struct UntilExit(pyo3_log::Logger);
+
+impl log::Log for UntilExit {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        !EXITING.load(std::sync::atomic::Ordering::Relaxed) && self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !EXITING.load(std::sync::atomic::Ordering::Relaxed) {
+            self.0.log(record);
+        }
+    }
+
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
 /// Make the engine's logging see Python's current logger levels (called by
 /// `setLogLevel`; levels are cached on the Rust side for speed).
 #[pyfunction]
@@ -76,10 +107,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // engine `log` records reach Python's `logging` under "sparklet"
     // (`sparklet.sparklet_engine.state.files`, ...), so configuring or
     // `setLogLevel` on "sparklet" covers them
-    if let Ok(Ok(handle)) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels)
-        .map(|l| l.set_prefix("sparklet").install())
-    {
-        let _ = LOG_LEVELS.set(handle);
+    if let Ok(logger) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels) {
+        let logger = logger.set_prefix("sparklet");
+        let handle = logger.reset_handle();
+        if log::set_boxed_logger(Box::new(UntilExit(logger))).is_ok() {
+            log::set_max_level(log::LevelFilter::Debug); // pyo3-log's default
+            let _ = LOG_LEVELS.set(handle);
+        }
     }
     m.add_class::<session::PySession>()?;
     m.add_class::<session::PyEventReceiver>()?;
@@ -97,6 +131,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::sql_expr, m)?)?;
     m.add_function(wrap_pyfunction!(expr::explode, m)?)?;
     m.add_function(wrap_pyfunction!(expr::from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(interpreter_exiting, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::start_query, m)?)?;
     m.add_function(wrap_pyfunction!(udf::udf_call, m)?)?;
     m.add_function(wrap_pyfunction!(udf::udaf_call, m)?)?;

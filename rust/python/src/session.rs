@@ -186,9 +186,12 @@ impl PySession {
         self.inner.ui_web_url()
     }
 
-    fn stop(&self, py: Python<'_>) {
+    /// Stop every query, waiting up to `timeout_ms` for each (None: as
+    /// long as it takes); the ids of the queries still busy then.
+    #[pyo3(signature = (timeout_ms=None))]
+    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> Vec<String> {
         let s = Arc::clone(&self.inner);
-        py.detach(|| s.stop())
+        py.detach(|| s.stop_within(timeout_ms.map(std::time::Duration::from_millis)))
     }
 }
 

@@ -153,9 +153,12 @@ impl PyStreamingQuery {
         })
     }
 
-    fn stop(&self, py: Python<'_>) {
+    /// Stop the query, waiting up to `timeout_ms` for its thread (None: as
+    /// long as it takes); whether it ended in time.
+    #[pyo3(signature = (timeout_ms=None))]
+    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> bool {
         let q = self.inner.clone();
-        py.detach(|| q.stop())
+        py.detach(|| q.stop_within(timeout_ms.map(std::time::Duration::from_millis)))
     }
 }
 
@@ -194,7 +197,7 @@ pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
 /// The sink callback calling `func(table, batch_id)`.
 fn rows_callback(func: Py<PyAny>) -> sparklet_engine::sinks::foreach_batch::BatchCallback {
     Box::new(move |batch_id: i64, data: SinkBatch| {
-        Python::attach(|py| {
+        crate::errors::attach_from_engine(|py| {
             let run = || -> PyResult<()> {
                 let table = crate::arrow_table::to_pyarrow(py, data.batches, data.schema)?;
                 func.call1(py, (table, batch_id))?;
@@ -250,7 +253,7 @@ pub fn start_query(
             Some(end) => SinkSpec::Foreach(
                 rows,
                 Box::new(move |batch_id: i64| {
-                    Python::attach(|py| {
+                    crate::errors::attach_from_engine(|py| {
                         end.call1(py, (batch_id,))
                             .map(|_| ())
                             .map_err(|e| callback_error(py, e))
@@ -278,7 +281,7 @@ pub fn start_query(
                     num_rows,
                     truncate,
                     out: Box::new(move |text: &str| {
-                        Python::attach(|py| {
+                        crate::errors::attach_from_engine(|py| {
                             out.call1(py, (text,)).map(|_| ()).map_err(|e| callback_error(py, e))
                         })
                     }),

@@ -256,7 +256,7 @@ fn call_runner(
         arrays,
         &RecordBatchOptions::new().with_row_count(Some(rows)),
     )?;
-    let out: ArrayRef = Python::attach(|py| {
+    let out: ArrayRef = crate::errors::attach_from_engine(|py| {
         let call = || -> PyResult<PyArray> {
             let table = to_pyarrow(py, vec![batch], schema)?;
             runner.call1(py, (table, rows))?.extract::<PyArray>(py)
@@ -334,7 +334,7 @@ impl BatchMapper for PyBatchMapper {
             Some(b) => b.schema(),
             None => return Ok(Vec::new()),
         };
-        Python::attach(|py| {
+        crate::errors::attach_from_engine(|py| {
             let call = || -> PyResult<PyTable> {
                 let table = to_pyarrow(py, batches, input_schema)?;
                 self.runner.call1(py, (table,))?.extract::<PyTable>(py)

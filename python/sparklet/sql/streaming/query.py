@@ -7,6 +7,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
+from sparklet import _native
 from sparklet.errors import PySparkValueError, StreamingQueryException
 
 if TYPE_CHECKING:
@@ -54,6 +55,24 @@ def _timeout_ms(timeout: float | None) -> int | None:
             f"[VALUE_NOT_POSITIVE] Value for `timeout` must be positive, got '{timeout}'.", "VALUE_NOT_POSITIVE"
         )
     return int(timeout * 1000)
+
+
+STOP_TIMEOUT = "spark.sql.streaming.stopTimeout"
+
+
+def _stop_timeout_ms(session: "SparkSession") -> int | None:
+    """``spark.sql.streaming.stopTimeout`` in ms (None: no limit)."""
+    value = str(session.conf.get(STOP_TIMEOUT, "0")).strip()
+    ms = int(value) if value.isdigit() else int(_native.parse_interval_ms(value))
+    return ms if ms > 0 else None
+
+
+def _stop_timed_out(id: str, run_id: str, timeout_ms: int | None) -> str:  # noqa: A002 - Spark's word
+    return (
+        f"Stream Execution thread for stream [id = {id}, runId = {run_id}] failed to stop within "
+        f"{timeout_ms} milliseconds (specified by {STOP_TIMEOUT}). A foreachBatch, foreach or listener "
+        "callback is still running; the query stops once it returns."
+    )
 
 
 class StreamingQuery:
@@ -125,8 +144,17 @@ class StreamingQuery:
         self._native.process_all_available(None)
 
     def stop(self) -> None:
-        """Stop the query and wait for its thread to finish."""
-        self._native.stop()
+        """Stop the query and wait for its thread to finish.
+
+        With ``spark.sql.streaming.stopTimeout`` set (ms, or a duration
+        such as ``"5s"``; 0, the default, waits as long as it takes), a
+        query whose thread is still busy when it is up (a ``foreachBatch``
+        that does not return) raises :class:`TimeoutError`; the query stops
+        at its next step.
+        """
+        timeout = _stop_timeout_ms(self._session)
+        if not self._native.stop(timeout):
+            raise TimeoutError(_stop_timed_out(self.id, self.runId, timeout))
         self._settle_displays()
 
     def exception(self) -> StreamingQueryException | None:

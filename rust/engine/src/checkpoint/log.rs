@@ -22,9 +22,16 @@ pub const VERSION: u32 = 1;
 
 /// Error naming a checkpoint file and what is wrong with it.
 pub fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
+    corrupt_file(format!(
+        "The checkpoint file {} is corrupt: {what}",
+        path.display()
+    ))
+}
+
+fn corrupt_file(what: String) -> Error {
     Error::Checkpoint {
         condition: "CHECKPOINT_FILE_CORRUPT".into(),
-        message: format!("The checkpoint file {} is corrupt: {what}. Nothing was deleted; restore the file or start the query with a new checkpointLocation.", path.display()),
+        message: format!("{what}. Nothing was deleted; restore the file or start the query with a new checkpointLocation."),
     }
 }
 
@@ -47,6 +54,15 @@ pub fn durable(path: &Path) -> bool {
     !VOLATILE.read().iter().any(|root| path.starts_with(root))
 }
 
+/// A checkpoint on a file system without locks is not guarded against a
+/// second run.
+pub fn warn_unlocked(path: &Path) {
+    log::warn!(
+        "{} cannot be locked (the file system has no locks): nothing stops a second run on this checkpoint",
+        path.display()
+    );
+}
+
 fn io(path: &Path, e: std::io::Error) -> Error {
     Error::io(path.display().to_string(), e)
 }
@@ -62,6 +78,55 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
 ) -> Result<()> {
+    write_then_place(path, write, |tmp, path| {
+        std::fs::rename(tmp, path).map_err(|e| io(path, e))
+    })
+}
+
+/// Write `body` to `path` atomically and durably, where no file may be yet:
+/// a log entry once written is final (Spark's `HDFSMetadataLog` refuses to
+/// overwrite one too), and finding one means a second run writes the same
+/// checkpoint.
+pub fn write_atomic_new(path: &Path, body: &[u8]) -> Result<()> {
+    write_then_place(
+        path,
+        |f| f.write_all(body).map_err(|e| io(path, e)),
+        |tmp, path| {
+            // a hard link fails where a file exists, which a rename would replace
+            let placed = match std::fs::hard_link(tmp, path) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    Err(concurrent_update(path))
+                }
+                // a file system without hard links: check, then rename
+                Err(_) if path.exists() => Err(concurrent_update(path)),
+                Err(_) => return std::fs::rename(tmp, path).map_err(|e| io(path, e)),
+                Ok(()) => Ok(()),
+            };
+            let _ = std::fs::remove_file(tmp);
+            placed
+        },
+    )
+}
+
+/// The error of a log entry found written by someone else.
+fn concurrent_update(path: &Path) -> Error {
+    Error::Checkpoint {
+        condition: "CONCURRENT_STREAM_LOG_UPDATE".into(),
+        message: format!(
+            "Concurrent update to the log: {} was already written. Multiple streaming queries are concurrently using this checkpoint; \
+             make sure only one streaming query runs on a checkpoint location at a time.",
+            path.display()
+        ),
+    }
+}
+
+/// Write a temporary file beside `path` with `write`, fsync it, and move
+/// it into place with `place` (then fsync the folder).
+fn write_then_place(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
+    place: impl FnOnce(&Path, &Path) -> Result<()>,
+) -> Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let name = path
@@ -72,7 +137,8 @@ pub fn write_atomic_with(
     let written = (|| {
         let f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        write(&mut w)?;
+        // an encoder's error (Arrow IPC, say) names no file: this one
+        write(&mut w).map_err(|e| e.naming(path))?;
         let f = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
         if durable(&tmp) {
             f.sync_all().map_err(|e| io(&tmp, e))?;
@@ -83,7 +149,7 @@ pub fn write_atomic_with(
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
+    place(&tmp, path)?;
     sync_dir(dir)
 }
 
@@ -99,12 +165,21 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 
 /// Write a versioned log file: `v1`, then one line per entry.
 pub fn write_entries(path: &Path, entries: &[String]) -> Result<()> {
+    write_atomic(path, versioned(entries).as_bytes())
+}
+
+/// Write a versioned log file that must not exist yet ([`write_atomic_new`]).
+pub fn write_new_entries(path: &Path, entries: &[String]) -> Result<()> {
+    write_atomic_new(path, versioned(entries).as_bytes())
+}
+
+fn versioned(entries: &[String]) -> String {
     let mut body = format!("v{VERSION}");
     for e in entries {
         body.push('\n');
         body.push_str(e);
     }
-    write_atomic(path, body.as_bytes())
+    body
 }
 
 /// Read a versioned log file's entry lines, checking its version.
@@ -162,17 +237,24 @@ pub fn batch_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
 }
 
 /// Delete numbered files in `dir` with id below `keep_from` (retention).
+/// A file already gone is no error: retention runs beside the batches, and
+/// at high batch rates one purge can overlap the next.
 pub fn purge_before(dir: &Path, keep_from: i64) -> Result<()> {
     for (n, p) in batch_files(dir)? {
         if n < keep_from {
-            std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
+            match std::fs::remove_file(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&p, e)),
+                _ => {}
+            }
         }
     }
     Ok(())
 }
 
 /// The files of a compacting log to read: the newest `<N>.compact` (which
-/// holds every entry up to N) and the plain batch files after it.
+/// holds every entry up to N) and the plain batch files after it, which
+/// must all be there: a missing one would lose its batch's entries without
+/// a word (and for good at the next compaction).
 pub fn live_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
     let files = batch_files(dir)?;
     let is_compact = |p: &Path| p.extension().is_some_and(|e| e == "compact");
@@ -181,13 +263,34 @@ pub fn live_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
         .filter(|(_, p)| is_compact(p))
         .map(|(n, _)| *n)
         .next_back();
-    Ok(files
+    let live: Vec<(i64, PathBuf)> = files
         .into_iter()
         .filter(|(n, p)| match last_compact {
             Some(c) => (is_compact(p) && *n == c) || (!is_compact(p) && *n > c),
             None => !is_compact(p),
         })
-        .collect())
+        .collect();
+    let mut expected = last_compact.map_or(0, |c| c + 1);
+    for (n, p) in &live {
+        if is_compact(p) {
+            continue;
+        }
+        if *n != expected {
+            let lost = match (last_compact, expected) {
+                // nothing before the first file: the compact file that held it went
+                (None, 0) => format!("{}.compact", n - 1),
+                _ => expected.to_string(),
+            };
+            return Err(missing(&dir.join(lost)));
+        }
+        expected += 1;
+    }
+    Ok(live)
+}
+
+/// Error naming a checkpoint file that should be there and is not.
+pub fn missing(path: &Path) -> Error {
+    corrupt_file(format!("The checkpoint file {} is missing", path.display()))
 }
 
 #[cfg(test)]
@@ -206,6 +309,78 @@ mod tests {
         assert_eq!(read_entries(&root.join("commits").join("0"))?, vec!["{}"]);
         forget_volatile(&root);
         assert!(durable(&root.join("offsets").join("0")));
+        let _ = std::fs::remove_dir_all(&root);
+        Ok(())
+    }
+
+    #[test]
+    fn a_compacting_log_with_a_file_missing_is_refused_naming_it() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("sparklet-live-{}", uuid::Uuid::new_v4()));
+        for name in ["9.compact", "10", "11", "12"] {
+            write_entries(&dir.join(name), &[])?;
+        }
+        assert_eq!(live_files(&dir)?.len(), 4);
+        std::fs::remove_file(dir.join("11")).unwrap();
+        let err = live_files(&dir).unwrap_err().to_string();
+        assert!(err.contains(&dir.join("11").display().to_string()), "{err}");
+        // the compact file gone: the batches it held are lost, and it is named
+        write_entries(&dir.join("11"), &[])?;
+        std::fs::remove_file(dir.join("9.compact")).unwrap();
+        let err = live_files(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains(&dir.join("9.compact").display().to_string()),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    #[test]
+    fn an_encoder_error_names_the_file_it_was_writing() {
+        let dir = std::env::temp_dir().join(format!("sparklet-naming-{}", uuid::Uuid::new_v4()));
+        let path = dir.join("1.delta");
+        let err = write_atomic_with(&path, |_| {
+            Err(Error::Internal(
+                "No space left on device (os error 28)".into(),
+            ))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(&dir.display().to_string()) && err.contains("1.delta"),
+            "{err}"
+        );
+        assert!(err.contains("No space left"), "{err}");
+        assert!(!path.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn purging_files_already_gone_is_no_error() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("sparklet-purge-{}", uuid::Uuid::new_v4()));
+        for n in 0..5 {
+            write_entries(&dir.join(n.to_string()), &[])?;
+        }
+        purge_before(&dir, 3)?;
+        purge_before(&dir, 3)?;
+        std::fs::remove_file(dir.join("3")).unwrap();
+        purge_before(&dir, 5)?;
+        assert!(batch_files(&dir)?.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    #[test]
+    fn a_log_entry_once_written_is_never_replaced() -> Result<()> {
+        let root = std::env::temp_dir().join(format!("sparklet-log-new-{}", uuid::Uuid::new_v4()));
+        let path = root.join("offsets").join("3");
+        write_new_entries(&path, &["{\"a\":1}".into()])?;
+        let err = write_new_entries(&path, &["{\"a\":2}".into()]).unwrap_err();
+        assert_eq!(err.condition(), Some("CONCURRENT_STREAM_LOG_UPDATE"));
+        assert!(err.to_string().contains(&path.display().to_string()));
+        assert_eq!(read_entries(&path)?, vec!["{\"a\":1}"]);
+        // no temporary file is left beside it
+        assert_eq!(std::fs::read_dir(root.join("offsets")).unwrap().count(), 1);
         let _ = std::fs::remove_dir_all(&root);
         Ok(())
     }

@@ -6,10 +6,19 @@
 //! commits/<batchId>   v1 / {"nextBatchWatermarkMs":..}
 //! sources/<n>/...     each source's own log (files taken, start time, ...)
 //! state/...           state stores (stateful operators)
+//! .sparklet-lock      held by the run that owns the checkpoint (empty)
 //! ```
 //!
-//! Every file is written atomically ([`log::write_atomic`]). Recovery is a
-//! pure decision over what the folder holds ([`recovery`]).
+//! Every file is written atomically ([`log::write_atomic`]); `metadata`,
+//! `offsets/N` and `commits/N` are never replaced once written. Recovery is
+//! a pure decision over what the folder holds ([`recovery`]).
+//!
+//! One run at a time owns a checkpoint, across threads and processes: it
+//! holds an exclusive `flock` on `.sparklet-lock` ([`Checkpoint::try_lock`]).
+//! The kernel releases the lock when its file closes, so when the process
+//! ends, killed or not: a lock never outlives its run, and the file's
+//! presence means nothing (it is never deleted, so that two runs always
+//! lock the same file).
 
 pub mod log;
 pub mod recovery;
@@ -38,6 +47,16 @@ pub struct OffsetSeq {
     pub metadata: OffsetSeqMetadata,
     /// Per source, in plan order; `None` when a source had no data yet.
     pub offsets: Vec<Option<Offset>>,
+}
+
+/// The name of the lock file in a checkpoint's folder.
+pub const LOCK_FILE: &str = ".sparklet-lock";
+
+/// A run's ownership of a checkpoint, held until dropped.
+#[derive(Debug)]
+pub struct CheckpointLock {
+    /// `None` where the file system has no locks (warned at start).
+    _file: Option<std::fs::File>,
 }
 
 /// A query's checkpoint folder.
@@ -76,21 +95,49 @@ impl Checkpoint {
         self.root.join("commits")
     }
 
+    /// Take ownership of the checkpoint for a run: `None` while another
+    /// run (of this process or another) holds it.
+    pub fn try_lock(&self) -> Result<Option<CheckpointLock>> {
+        let path = self.root.join(LOCK_FILE);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(path.display().to_string(), e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(CheckpointLock { _file: Some(file) })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                log::warn_unlocked(&path);
+                Ok(Some(CheckpointLock { _file: None }))
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path.display().to_string(), e)),
+        }
+    }
+
+    /// The query id stored in `metadata`, if it is written.
+    pub fn stored_query_id(&self) -> Result<Option<String>> {
+        let path = self.root.join("metadata");
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let v = log::parse_json(&path, text.trim())?;
+        v.get("id")
+            .and_then(|id| id.as_str())
+            .map(|id| Some(id.to_string()))
+            .ok_or_else(|| log::corrupt(&path, "it has no \"id\""))
+    }
+
     /// The query id stored in `metadata`, written with `new_id` on first use.
     pub fn query_id(&self, new_id: &str) -> Result<String> {
-        let path = self.root.join("metadata");
-        if path.exists() {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Error::io(path.display().to_string(), e))?;
-            let v = log::parse_json(&path, text.trim())?;
-            return v
-                .get("id")
-                .and_then(|id| id.as_str())
-                .map(str::to_string)
-                .ok_or_else(|| log::corrupt(&path, "it has no \"id\""));
+        if let Some(id) = self.stored_query_id()? {
+            return Ok(id);
         }
-        log::write_atomic(
-            &path,
+        log::write_atomic_new(
+            &self.root.join("metadata"),
             serde_json::json!({ "id": new_id }).to_string().as_bytes(),
         )?;
         Ok(new_id.to_string())
@@ -110,7 +157,7 @@ impl Checkpoint {
                     .map_or_else(|| "-".to_string(), |v| v.to_string()),
             );
         }
-        log::write_entries(&self.offsets_dir().join(batch.to_string()), &lines)
+        log::write_new_entries(&self.offsets_dir().join(batch.to_string()), &lines)
     }
 
     /// Read `offsets/<batch>`.
@@ -159,7 +206,7 @@ impl Checkpoint {
     /// Write `commits/<batch>`: the batch is done and will never be redelivered.
     pub fn write_commit(&self, batch: i64, next_watermark_ms: i64) -> Result<()> {
         let line = serde_json::json!({ "nextBatchWatermarkMs": next_watermark_ms }).to_string();
-        log::write_entries(&self.commits_dir().join(batch.to_string()), &[line])
+        log::write_new_entries(&self.commits_dir().join(batch.to_string()), &[line])
     }
 
     /// Read `commits/<batch>`: the watermark for the next batch.

@@ -25,7 +25,7 @@ use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
 use crate::catalog::{is_streaming, stream_tables};
 use crate::checkpoint::recovery::{self, Resume};
-use crate::checkpoint::{Checkpoint, OffsetSeq, OffsetSeqMetadata};
+use crate::checkpoint::{Checkpoint, CheckpointLock, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::exec::dedup::DedupNode;
@@ -199,7 +199,16 @@ impl OffsetsWrite {
 }
 
 /// Where the loop starts: first batch id, committed offsets, a batch to replay.
-type Start = (i64, Vec<Option<Offset>>, Option<OffsetSeq>);
+/// Where a run starts: the batch id, the sources' committed offsets, the
+/// batch to replay (if any), and the watermark of the batch before the first
+/// one run (late rows are filtered against it, as Spark's
+/// `prevOffsetSeqMetadata`: the offsets log's metadata of that batch).
+struct Start {
+    batch_id: i64,
+    committed: Vec<Option<Offset>>,
+    replay: Option<OffsetSeq>,
+    late_watermark_ms: i64,
+}
 
 /// Read the checkpoint and decide where to resume (Spark's
 /// `populateStartOffsets`), checking it belongs to a query of this shape.
@@ -216,16 +225,67 @@ fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
         Ok(seq)
     };
     Ok(match recovery::decide(offsets, before, commits, &root)? {
-        Resume::Fresh => (0, vec![None; num_sources], None),
-        Resume::After { last } => (last + 1, check(cp.read_offsets(last)?, last)?.offsets, None),
+        Resume::Fresh => Start {
+            batch_id: 0,
+            committed: vec![None; num_sources],
+            replay: None,
+            late_watermark_ms: 0,
+        },
+        Resume::After { last } => {
+            let seq = check(cp.read_offsets(last)?, last)?;
+            Start {
+                batch_id: last + 1,
+                late_watermark_ms: seq.metadata.batch_watermark_ms,
+                committed: seq.offsets,
+                replay: None,
+            }
+        }
         Resume::Replay { batch, previous } => {
-            let start = match previous {
-                Some(p) => check(cp.read_offsets(p)?, p)?.offsets,
-                None => vec![None; num_sources],
+            let (committed, late_watermark_ms) = match previous {
+                Some(p) => {
+                    let seq = check(cp.read_offsets(p)?, p)?;
+                    (seq.offsets, seq.metadata.batch_watermark_ms)
+                }
+                None => (vec![None; num_sources], 0),
             };
-            (batch, start, Some(check(cp.read_offsets(batch)?, batch)?))
+            Start {
+                batch_id: batch,
+                committed,
+                replay: Some(check(cp.read_offsets(batch)?, batch)?),
+                late_watermark_ms,
+            }
         }
     })
+}
+
+/// Make this run the checkpoint's one owner: its query id and its lock. A
+/// run of the same query active in this session is stopped first (or
+/// refused, as `spark.sql.streaming.stopActiveRunOnRestart` says); a run
+/// elsewhere, in another session or process, is refused.
+fn own_checkpoint(
+    cp: &Checkpoint,
+    name: Option<&str>,
+    conf: &Conf,
+    manager: &QueryManager,
+) -> Result<(String, CheckpointLock)> {
+    let stop_active = conf.get_bool(keys::STOP_ACTIVE_RUN_ON_RESTART, true);
+    if let Some(lock) = cp.try_lock()? {
+        let id = cp.query_id(&uuid::Uuid::new_v4().to_string())?;
+        manager.prepare_start(name, &id, stop_active)?;
+        return Ok((id, lock));
+    }
+    // held: by a run this session may stop, or by someone else
+    let busy = || {
+        Error::illegal_argument(format!(
+            "[CONCURRENT_QUERY] Another run is using the checkpoint {} (in this process or another): \
+             only one run at a time may use a checkpoint location. Stop the other run, or start this query with its own checkpointLocation.",
+            cp.root().display()
+        ))
+    };
+    let id = cp.stored_query_id()?.ok_or_else(busy)?;
+    manager.prepare_start(name, &id, stop_active)?;
+    let lock = cp.try_lock()?.ok_or_else(busy)?;
+    Ok((id, lock))
 }
 
 /// `plan` optimized for every batch at once. The optimizer sees only the
@@ -700,7 +760,8 @@ impl Watermarks {
         for (i, (stats, delay, _)) in self.nodes.iter().enumerate() {
             let s = stats.take();
             if s.count > 0 {
-                self.per_node[i] = self.per_node[i].max(s.max.div_euclid(1000) - delay);
+                self.per_node[i] =
+                    self.per_node[i].max(s.max.div_euclid(1000).saturating_sub(*delay));
                 if all.count == 0 {
                     all = s;
                 } else {
@@ -859,13 +920,13 @@ fn start_query(
     let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
     block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
     let cp = Checkpoint::open(&opts.checkpoint.dir)?;
-    let id = cp.query_id(&uuid::Uuid::new_v4().to_string())?;
-    manager.prepare_start(
-        opts.name.as_deref(),
-        &id,
-        conf.get_bool(keys::STOP_ACTIVE_RUN_ON_RESTART, true),
-    )?;
-    let (batch_id, committed, replay) = resume_point(&cp, factories.len())?;
+    let (id, lock) = own_checkpoint(&cp, opts.name.as_deref(), conf, manager)?;
+    let Start {
+        batch_id,
+        committed,
+        replay,
+        late_watermark_ms,
+    } = resume_point(&cp, factories.len())?;
     let retain = conf.get_i64(keys::MIN_BATCHES_TO_RETAIN, 100).max(1);
     let mut sources = factories
         .iter()
@@ -970,7 +1031,7 @@ fn start_query(
         late_sink: opts.late_rows,
         watermarks,
         watermark_ms,
-        late_watermark_ms: watermark_ms,
+        restored_late_watermark_ms: Some(late_watermark_ms),
         next_watermark_ms: watermark_ms,
         no_data_batches: conf.get_bool(keys::NO_DATA_MICRO_BATCHES, true),
         progress_log: match opts.async_progress.enabled {
@@ -985,6 +1046,7 @@ fn start_query(
             false => None,
         },
         checkpoint: cp,
+        _lock: lock,
         temporary: opts.checkpoint.temporary,
         retain,
         conf_snapshot,
@@ -1002,8 +1064,9 @@ fn start_query(
             opts.name.as_deref().unwrap_or(&shared.id)
         ))
         .spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(|| exec.run()))
-                .unwrap_or_else(|p| Err(Error::Internal(panic_message(&p))));
+            let outcome = catch_unwind(AssertUnwindSafe(|| exec.run())).unwrap_or_else(|p| {
+                Err(Error::Internal(crate::runtime::panic_message(p.as_ref())))
+            });
             let (temporary, root) = (exec.temporary, exec.checkpoint.root().to_path_buf());
             // state stores close (RocksDB flushes) before anyone learns the
             // query ended: a process that exits then leaves nothing open
@@ -1041,15 +1104,6 @@ fn start_query(
     Ok(StreamingQuery { shared })
 }
 
-fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    let msg = p
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string());
-    format!("the query thread panicked: {msg}")
-}
-
 struct Execution {
     shared: Arc<QueryShared>,
     state: SessionState,
@@ -1070,8 +1124,9 @@ struct Execution {
     /// The streaming aggregation, if the query has one.
     /// The streaming aggregation reading the input (its late rows go to the late-rows sink).
     late_agg: Option<OperatorSlot<StatefulAggregate>>,
-    /// The watermark of the previous batch, ms (rows at or below it are late).
-    late_watermark_ms: i64,
+    /// The watermark of the batch before this run's first, from the
+    /// checkpoint; taken by the first batch, which filters late rows against it.
+    restored_late_watermark_ms: Option<i64>,
     /// The other stateful operators, with their operator ids.
     operators: Vec<(usize, Arc<dyn OperatorControl>)>,
     /// Receives the rows the aggregation dropped as late, per batch.
@@ -1084,6 +1139,8 @@ struct Execution {
     /// `spark.sql.streaming.noDataMicroBatches.enabled`.
     no_data_batches: bool,
     checkpoint: Checkpoint,
+    /// This run's ownership of the checkpoint, released as the run ends.
+    _lock: CheckpointLock,
     /// Writes the offsets and commit logs in the background
     /// (asynchronous progress tracking); `None`: on the batch's path.
     progress_log: Option<AsyncProgressLog>,
@@ -1476,6 +1533,7 @@ impl Execution {
         duration.insert("getBatch".to_string(), t.elapsed().as_millis() as i64);
 
         let t = Instant::now();
+        failpoint::panic_at("panic-in-planning", self.batch_id);
         let physical = self.plan_physical(&inputs, start_ms)?;
         duration.insert("queryPlanning".to_string(), t.elapsed().as_millis() as i64);
 
@@ -1513,10 +1571,15 @@ impl Execution {
     /// The batch starts: it runs with the watermark computed after the
     /// previous one, which the stateful operators learn.
     fn begin_operators(&mut self, start_ms: i64) {
-        self.late_watermark_ms = self.watermark_ms;
+        // rows at or below the previous batch's watermark are late; after a
+        // restart that batch ran in an earlier run (a restart changes nothing)
+        let late_ms = self
+            .restored_late_watermark_ms
+            .take()
+            .unwrap_or(self.watermark_ms);
         self.watermark_ms = self.next_watermark_ms;
         let defined = self.watermarks.defined();
-        let late_us = defined.then_some(self.late_watermark_ms * 1000);
+        let late_us = defined.then_some(late_ms * 1000);
         let evict_us = defined.then_some(self.watermark_ms * 1000);
         for (_, op) in &self.operators {
             op.begin_batch(late_us, evict_us);
@@ -1556,7 +1619,9 @@ impl Execution {
                 .iter()
                 .map(|(_, op)| Arc::clone(op))
                 .collect();
+            let batch = self.batch_id;
             Some(on_blocking_thread(move || {
+                failpoint::panic_at("panic-in-execution", batch);
                 ops.iter().try_for_each(|op| op.commit())
             })?)
         };

@@ -1,27 +1,55 @@
 //! Spark's `StreamingQueryListener` bus: queries post their events (started,
 //! progress, idle, terminated) as JSON, in order, to every subscriber's
-//! unbounded channel. Posting never blocks the engine; a subscriber that
-//! went away is dropped at the next post. The Python side subscribes with
-//! one thread that calls the user's listeners.
+//! queue of [`CAPACITY`] events. Posting never blocks the engine: while a
+//! subscriber's queue is full (a listener that does not return), its new
+//! events are dropped with a warning, as Spark's listener bus does, so a
+//! slow listener costs events, never memory without bound. A subscriber
+//! that went away is dropped at the next post. The Python side subscribes
+//! with one thread that calls the user's listeners.
 
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use super::progress::QueryProgress;
 
+/// Events a subscriber's queue holds (Spark's
+/// `spark.scheduler.listenerbus.eventqueue.capacity` default).
+pub const CAPACITY: usize = 10_000;
+/// How often a subscriber that drops events is warned about.
+const WARN_EVERY: Duration = Duration::from_secs(60);
+
+/// One subscriber's queue, and what it dropped since the last warning.
+#[derive(Debug)]
+struct Subscriber {
+    tx: SyncSender<String>,
+    dropped: u64,
+    warned: Option<Instant>,
+}
+
 /// The subscribers of a session's query events.
 #[derive(Debug, Default)]
 pub struct ListenerBus {
-    subscribers: Mutex<Vec<Sender<String>>>,
+    subscribers: Mutex<Vec<Subscriber>>,
 }
 
 impl ListenerBus {
-    /// A new subscriber: every event posted from now on, in order.
+    /// A new subscriber: every event posted from now on, in order, but
+    /// those posted while its queue is full.
     pub fn subscribe(&self) -> Receiver<String> {
-        let (tx, rx) = channel();
-        self.subscribers.lock().push(tx);
+        self.subscribe_bounded(CAPACITY)
+    }
+
+    /// A subscriber whose queue holds `capacity` events.
+    pub fn subscribe_bounded(&self, capacity: usize) -> Receiver<String> {
+        let (tx, rx) = sync_channel(capacity);
+        self.subscribers.lock().push(Subscriber {
+            tx,
+            dropped: 0,
+            warned: None,
+        });
         rx
     }
 
@@ -31,7 +59,23 @@ impl ListenerBus {
             return;
         }
         let text = event.to_string();
-        subs.retain(|s| s.send(text.clone()).is_ok());
+        subs.retain_mut(|s| match s.tx.try_send(text.clone()) {
+            Ok(()) => true,
+            Err(TrySendError::Disconnected(_)) => false,
+            Err(TrySendError::Full(_)) => {
+                s.dropped += 1;
+                if s.warned.is_none_or(|t| t.elapsed() >= WARN_EVERY) {
+                    log::warn!(
+                        "Dropped {} streaming listener events: a listener is not keeping up \
+                         (its queue holds {CAPACITY} events). Make the listener return quickly.",
+                        s.dropped
+                    );
+                    s.warned = Some(Instant::now());
+                    s.dropped = 0;
+                }
+                true
+            }
+        });
     }
 
     /// `QueryStartedEvent`.
@@ -62,5 +106,25 @@ impl ListenerBus {
             "event": "QueryTerminatedEvent", "id": id, "runId": run_id,
             "exception": exception, "errorClassOnException": condition.flatten(),
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_drops_new_events_and_keeps_the_subscriber() {
+        let bus = ListenerBus::default();
+        let rx = bus.subscribe_bounded(3);
+        for i in 0..10 {
+            bus.started(&i.to_string(), "run", None, "t");
+        }
+        let got: Vec<String> = rx.try_iter().collect();
+        assert_eq!(got.len(), 3);
+        assert!(got[0].contains("\"id\":\"0\""));
+        // room again: the next event arrives
+        bus.started("10", "run", None, "t");
+        assert!(rx.try_recv().unwrap().contains("\"id\":\"10\""));
     }
 }

@@ -139,8 +139,16 @@ impl QueryManager {
 
     /// Stop every active query (session shutdown).
     pub fn stop_all(&self) {
-        for q in self.active() {
-            q.stop();
-        }
+        self.stop_all_within(None);
+    }
+
+    /// Stop every active query, waiting up to `timeout` for each (see
+    /// [`StreamingQuery::stop_within`]); the ids of those still busy then.
+    pub fn stop_all_within(&self, timeout: Option<std::time::Duration>) -> Vec<String> {
+        self.active()
+            .into_iter()
+            .filter(|q| !q.stop_within(timeout))
+            .map(|q| q.id().to_string())
+            .collect()
     }
 }

@@ -4,6 +4,7 @@
 pub mod async_progress;
 pub mod clock;
 pub mod execution;
+pub mod http_server;
 pub mod listener;
 pub mod manager;
 pub mod progress;

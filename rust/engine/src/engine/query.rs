@@ -261,15 +261,39 @@ impl StreamingQuery {
     /// Ask the query to stop and wait for its thread (unless called from
     /// that thread, e.g. inside foreachBatch).
     pub fn stop(&self) {
+        self.stop_within(None);
+    }
+
+    /// Stop the query and wait for its thread, up to `timeout` (Spark's
+    /// `spark.sql.streaming.stopTimeout`; `None`: as long as it takes).
+    /// `false`: the thread is still busy (a callback that does not return)
+    /// when the time is up; it stops at its next step.
+    pub fn stop_within(&self, timeout: Option<Duration>) -> bool {
         self.shared.stop.store(true, Ordering::SeqCst);
         super::global_wake().notify();
         let on_engine_thread = *self.shared.thread_id.lock() == Some(std::thread::current().id());
         if on_engine_thread {
-            return;
+            return true;
+        }
+        if let Some(t) = timeout {
+            let deadline = Instant::now() + t;
+            let mut st = self.shared.state.lock();
+            while st.active {
+                if self
+                    .shared
+                    .changed
+                    .wait_until(&mut st, deadline)
+                    .timed_out()
+                    && st.active
+                {
+                    return false;
+                }
+            }
         }
         let handle = self.shared.thread.lock().take();
         if let Some(h) = handle {
             let _ = h.join();
         }
+        true
     }
 }

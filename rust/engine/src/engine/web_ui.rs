@@ -8,11 +8,14 @@
 //!
 //! Pages are rendered on the server (SVG charts, no scripts) and refresh
 //! themselves while a query runs. `/api/queries` gives the same as JSON.
+//! The server is bounded so that no client takes what the queries need
+//! (`http_server.rs`).
 
 use std::fmt::Write as _;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
+use super::http_server::{Request, Response, Server};
 use super::manager::QueryManager;
 use super::progress::QueryProgress;
 use super::query::StreamingQuery;
@@ -21,8 +24,7 @@ use crate::error::{Error, Result};
 /// The running web UI; dropping it stops the server and frees its port.
 pub struct WebUi {
     url: String,
-    server: Arc<tiny_http::Server>,
-    thread: Option<JoinHandle<()>>,
+    _server: Server,
 }
 
 impl std::fmt::Debug for WebUi {
@@ -41,33 +43,24 @@ impl WebUi {
         retries: u16,
     ) -> Result<Self> {
         let mut last = String::new();
+        let ip = resolve(host)?;
+        let serving = Arc::new((streams, app_name));
         for p in port..=port.saturating_add(retries) {
-            let server = match tiny_http::Server::http((host, p)) {
-                Ok(s) => Arc::new(s),
+            let pages = Arc::clone(&serving);
+            let server = match Server::bind(SocketAddr::new(ip, p), move |r| {
+                respond(r, &pages.0, &pages.1)
+            }) {
+                Ok(s) => s,
                 Err(e) => {
                     last = e.to_string();
                     continue;
                 }
             };
-            let bound = server
-                .server_addr()
-                .to_ip()
-                .map_or(p, |a: std::net::SocketAddr| a.port());
-            let url = format!("http://{host}:{bound}");
-            let serving = Arc::clone(&server);
-            let thread = std::thread::Builder::new()
-                .name("sparklet-web-ui".into())
-                .spawn(move || {
-                    for request in serving.incoming_requests() {
-                        respond(request, &streams, &app_name);
-                    }
-                })
-                .map_err(|e| Error::io("the web UI thread", e))?;
+            let url = format!("http://{host}:{}", server.addr().port());
             log::info!("web UI at {url}");
             return Ok(WebUi {
                 url,
-                server,
-                thread: Some(thread),
+                _server: server,
             });
         }
         Err(Error::illegal_argument(format!(
@@ -83,19 +76,27 @@ impl WebUi {
     }
 }
 
-impl Drop for WebUi {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+/// The address `host` names (an IP, or a name such as `localhost`).
+fn resolve(host: &str) -> Result<IpAddr> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(ip);
     }
+    (host, 0)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .map(|a| a.ip())
+        .ok_or_else(|| {
+            Error::illegal_argument(format!(
+                "spark.driver.bindAddress {host:?} names no address of this machine"
+            ))
+        })
 }
 
-/// Answer one request; a client gone mid-answer is no error of ours.
-fn respond(request: tiny_http::Request, streams: &QueryManager, app: &str) {
-    let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+/// Answer one request.
+fn respond(request: &Request, streams: &QueryManager, app: &str) -> Response {
+    let url = request.url.as_str();
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let param = |name: &str| {
         query
             .split('&')
@@ -122,17 +123,18 @@ fn respond(request: tiny_http::Request, streams: &QueryManager, app: &str) {
             page(app, "Not found", false, "<p>No such page.</p>"),
         ),
     };
-    let mut headers = vec![("Content-Type", kind), ("Cache-Control", "no-store")];
+    let mut headers = vec![
+        ("Content-Type", kind.to_string()),
+        ("Cache-Control", "no-store".to_string()),
+    ];
     if status == 302 {
-        headers.push(("Location", "/StreamingQuery/"));
+        headers.push(("Location", "/StreamingQuery/".to_string()));
     }
-    let mut response = tiny_http::Response::from_string(body).with_status_code(status);
-    for (name, value) in headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(h);
-        }
+    Response {
+        status,
+        headers,
+        body,
     }
-    let _ = request.respond(response);
 }
 
 /// A query run by run id (Spark's statistics pages are per run).

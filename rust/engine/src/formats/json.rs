@@ -17,6 +17,53 @@ use super::datetime::is_datetime;
 use super::{apply_mode, convert_columns, split_corrupt_column, ReadOptions};
 use crate::error::{Error, Result};
 
+/// The deepest nesting a record may have: Jackson's default
+/// (`StreamReadConstraints.maxNestingDepth`), past which Spark reads the
+/// record as malformed. Deeper records would also overflow the stack of
+/// arrow-json's decoders.
+pub const MAX_NESTING_DEPTH: usize = 1000;
+
+/// Whether `rec` nests arrays and objects deeper than `limit` (brackets
+/// inside strings do not count). A level takes a byte at least, so a
+/// shorter record is not scanned.
+fn nests_deeper_than(rec: &str, limit: usize) -> bool {
+    if rec.len() <= limit {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in rec.as_bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether `rec` can be a row: a JSON object, well formed, nested no
+/// deeper than Spark reads.
+pub fn is_record(rec: &str) -> bool {
+    rec.trim_start().starts_with('{')
+        && !nests_deeper_than(rec, MAX_NESTING_DEPTH)
+        && serde_json::from_str::<serde::de::IgnoredAny>(rec).is_ok()
+}
+
 /// Split a file's text into JSON records.
 fn records(text: &str, multi_line: bool) -> Vec<String> {
     if !multi_line {
@@ -77,12 +124,9 @@ pub fn parse(
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
     let dschema = decode_schema(&data_schema);
     let mut malformed: Vec<Option<String>> = vec![None; recs.len()];
-    // syntax check: a record must be a JSON object
     let mut inputs: Vec<&str> = Vec::with_capacity(recs.len());
     for (i, r) in recs.iter().enumerate() {
-        let ok = r.trim_start().starts_with('{')
-            && serde_json::from_str::<serde::de::IgnoredAny>(r).is_ok();
-        if ok {
+        if is_record(r) {
             inputs.push(r);
         } else {
             malformed[i] = Some(r.clone());
@@ -155,4 +199,19 @@ pub fn infer_schema(text: &str, opts: &ReadOptions) -> Result<Schema> {
         .collect();
     fields.sort_by(|a, b| a.name().cmp(b.name()));
     Ok(Schema::new(fields))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_depth_counts_brackets_outside_strings() {
+        let deep = |n: usize| format!("{{\"a\":{}1{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(!nests_deeper_than(&deep(998), MAX_NESTING_DEPTH));
+        assert!(nests_deeper_than(&deep(1000), MAX_NESTING_DEPTH));
+        // brackets in a string, escaped quotes included, are text
+        let text = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(5000));
+        assert!(!nests_deeper_than(&text, MAX_NESTING_DEPTH));
+    }
 }

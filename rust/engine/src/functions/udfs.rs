@@ -453,25 +453,19 @@ impl ScalarUDFImpl for FromJson {
         let schema = Arc::new(arrow::datatypes::Schema::new(fields.clone()));
         let opts = crate::formats::ReadOptions::from_options(&Default::default())
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-        // one JSON record per row; nulls and malformed rows become null structs
+        // one JSON record per row (a line each: an empty one would be
+        // skipped); nulls and malformed rows become null structs
+        let valid: Vec<bool> = (0..s.len())
+            .map(|i| s.is_valid(i) && crate::formats::json::is_record(s.value(i)))
+            .collect();
         let text: Vec<String> = (0..s.len())
-            .map(|i| {
-                if s.is_valid(i) {
-                    s.value(i).replace('\n', " ")
-                } else {
-                    "null".into()
-                }
+            .map(|i| match valid[i] {
+                true => s.value(i).replace(['\n', '\r'], " "),
+                false => "null".into(),
             })
             .collect();
         let parsed = crate::formats::json::parse(&text.join("\n"), &schema, &opts, "from_json")
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-        let valid: Vec<bool> = (0..s.len())
-            .map(|i| {
-                s.is_valid(i)
-                    && s.value(i).trim_start().starts_with('{')
-                    && serde_json::from_str::<serde::de::IgnoredAny>(s.value(i)).is_ok()
-            })
-            .collect();
         let st = arrow::array::StructArray::try_new(
             fields.clone(),
             parsed.columns().to_vec(),

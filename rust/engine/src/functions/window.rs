@@ -453,7 +453,7 @@ impl ScalarUDFImpl for Session {
             let ok = ts.is_valid(i) && g.is_some_and(|g| g > 0);
             let t = ts.value(i);
             starts.push(t);
-            ends.push(t + g.unwrap_or(0));
+            ends.push(t.saturating_add(g.unwrap_or(0)));
             valid.push(ok);
         }
         let st = window_struct(starts.into(), ends.into(), Some(valid.into()))?;

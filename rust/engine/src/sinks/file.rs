@@ -152,8 +152,10 @@ impl FileSink {
     }
 
     /// Newest batch id in the manifest.
+    /// The newest batch in the manifest, which must have every file a
+    /// reader needs (none missing after the last compaction).
     fn last_batch(&self) -> Result<Option<i64>> {
-        Ok(log::batch_files(&self.manifest_dir())?
+        Ok(log::live_files(&self.manifest_dir())?
             .last()
             .map(|(n, _)| *n))
     }
@@ -167,8 +169,20 @@ impl FileSink {
         }
     }
 
+    /// Write `batches` to the data file `path`; an error names the file.
     fn write_file(&self, path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) -> Result<()> {
+        self.write_file_unnamed(path, schema, batches)
+            .map_err(|e| e.naming(path))
+    }
+
+    fn write_file_unnamed(
+        &self,
+        path: &Path,
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+    ) -> Result<()> {
         let file = std::fs::File::create(path).map_err(|e| io(path, e))?;
+        let parquet_error = |e: parquet::errors::ParquetError| io(path, std::io::Error::other(e));
         match self.format {
             FileFormat::Parquet => {
                 let props = parquet::file::properties::WriterProperties::builder()
@@ -176,15 +190,11 @@ impl FileSink {
                     .build();
                 let mut w =
                     parquet::arrow::ArrowWriter::try_new(&file, Arc::clone(schema), Some(props))
-                        .map_err(|e| {
-                            Error::Internal(format!("parquet writer for {}: {e}", path.display()))
-                        })?;
+                        .map_err(parquet_error)?;
                 for b in batches {
-                    w.write(b)
-                        .map_err(|e| Error::Internal(format!("writing {}: {e}", path.display())))?;
+                    w.write(b).map_err(parquet_error)?;
                 }
-                w.close()
-                    .map_err(|e| Error::Internal(format!("closing {}: {e}", path.display())))?;
+                w.close().map_err(parquet_error)?;
             }
             FileFormat::Json => {
                 let mut w = arrow::json::LineDelimitedWriter::new(&file);
@@ -293,8 +303,15 @@ impl Sink for FileSink {
     }
 
     fn add_batch(&mut self, batch_id: i64, data: SinkBatch) -> Result<()> {
-        if self.last_batch()?.is_some_and(|last| batch_id <= last) {
-            return Ok(()); // committed by an earlier attempt: never written twice
+        match self.last_batch()? {
+            Some(last) if batch_id <= last => return Ok(()), // committed by an earlier attempt: never written twice
+            // the batch before this one ran and reached this sink: its file went
+            Some(last) if last < batch_id - 1 => {
+                return Err(log::missing(
+                    &self.manifest_dir().join((batch_id - 1).to_string()),
+                ))
+            }
+            _ => {}
         }
         let mut entries = Vec::new();
         for (dir, batches) in self.split(&data)? {

@@ -71,6 +71,27 @@ fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '[', '{'])
 }
 
+/// The folder (or file) a source path lists: the path itself, or a glob's
+/// leading components without a wildcard.
+fn listing_root(path: &str) -> Result<PathBuf> {
+    let abs = absolute(path)?;
+    if !has_glob(path) {
+        return Ok(abs);
+    }
+    Ok(abs
+        .components()
+        .take_while(|c| !has_glob(&c.as_os_str().to_string_lossy()))
+        .collect())
+}
+
+/// Whether `file` lies under `root` (no `..` climbing out of it).
+fn lies_under(file: &Path, root: &Path) -> bool {
+    file.strip_prefix(root).is_ok_and(|rest| {
+        rest.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    })
+}
+
 /// Make `path` absolute without requiring it to exist.
 pub fn absolute(path: &str) -> Result<PathBuf> {
     std::path::absolute(path).map_err(|e| Error::io(path, e))
@@ -96,8 +117,17 @@ pub fn check_path_exists(path: &str) -> Result<()> {
     }
 }
 
+/// A data file's listing entry. Only regular files are data (a link to
+/// one too): a folder reached through a link is skipped, as Spark does, and
+/// a FIFO or device would block or never end.
 fn entry(path: &Path) -> Result<FileEntry> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    if !meta.is_file() {
+        return Err(Error::illegal_argument(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
     let mtime_ms = meta
         .modified()
         .ok()
@@ -494,6 +524,19 @@ struct FileStreamSource {
     backlog: (u64, u64),
 }
 
+impl FileStreamSource {
+    /// The source's log has no entry for `batch`, which the offsets log names.
+    fn log_lacks(&self, batch: i64) -> Error {
+        let dir = self.log_dir.clone().unwrap_or_default();
+        crate::checkpoint::log::missing(&dir.join(batch.to_string()))
+    }
+
+    fn log_corrupt(&self, what: String) -> Error {
+        let dir = self.log_dir.clone().unwrap_or_default();
+        crate::checkpoint::log::corrupt(&dir, what)
+    }
+}
+
 fn log_offset(offset: Option<&Offset>) -> i64 {
     offset
         .and_then(|o| o.get("logOffset"))
@@ -623,6 +666,10 @@ impl Source for FileStreamSource {
 
     fn get_batch(&mut self, start: Option<&Offset>, end: &Offset) -> Result<BatchInput> {
         let (from, to) = (log_offset(start) + 1, log_offset(Some(end)));
+        if from > to + 1 || (from <= to && !self.batches.contains_key(&to)) {
+            return Err(self.log_lacks(to));
+        }
+        let root = listing_root(&self.path)?;
         let files: Vec<FileEntry> = self
             .batches
             .range(from..=to)
@@ -634,7 +681,25 @@ impl Source for FileStreamSource {
                 size: 0,
             })
             .collect();
+        // the log names what a batch reads: never a file outside the source's path
+        if let Some(f) = files.iter().find(|f| !lies_under(&f.path, &root)) {
+            return Err(self.log_corrupt(format!(
+                "it names {}, which is not under the source path {}",
+                f.path.display(),
+                root.display()
+            )));
+        }
         read_files(self.format, &files, &self.schema, &self.read_opts)
+    }
+
+    fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
+        // the offsets log says batches up to `committed` ran: the source's
+        // own log must know their files, or a restart would take them again
+        let c = log_offset(committed);
+        if c >= 0 && self.batches.keys().next_back().is_none_or(|last| *last < c) {
+            return Err(self.log_lacks(c));
+        }
+        Ok(())
     }
 
     fn commit(&mut self, end: &Offset) -> Result<()> {

@@ -131,9 +131,18 @@ impl SourceFactory for SocketFactory {
         std::thread::Builder::new()
             .name("sparklet-socket-source".into())
             .spawn(move || {
-                for line in BufReader::new(reader).lines() {
-                    match line {
-                        Ok(l) => {
+                let mut reader = BufReader::new(reader);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) => return,
+                        Ok(_) => {
+                            // bytes that are not UTF-8 become U+FFFD, as
+                            // Java's decoder makes them in Spark's source
+                            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                            let line = line.strip_suffix(b"\r").unwrap_or(line);
+                            let l = String::from_utf8_lossy(line).into_owned();
                             let at = chrono::Utc::now().timestamp_micros();
                             sink.lock().lines.push_back((l, at));
                             // a query waiting for data looks at once

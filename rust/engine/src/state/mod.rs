@@ -19,6 +19,7 @@ pub mod reader;
 pub mod rescale;
 pub mod rocks;
 mod rocks_snapshot;
+mod scratch;
 
 use std::borrow::Cow;
 use std::path::PathBuf;

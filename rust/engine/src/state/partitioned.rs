@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arrow::datatypes::FieldRef;
+use arrow::datatypes::{DataType, FieldRef};
 
 use super::{KeyOrder, StateRow, StateStore, StateStoreProvider, StoreSpec};
 use crate::error::{Error, Result};
@@ -49,6 +49,18 @@ impl OperatorStateSpec {
                 }
                 Ok(())
             }
+            // batches ran, and none kept state here: the operator was added
+            None if self.version > 0 && !holds_files(&self.dir) => Err(Error::Checkpoint {
+                condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                message: format!(
+                    "The query has a {name} operator (operator {}) with no state at {}, but {} batches of it \
+                     were committed without one: a stateful operator was added to the query. \
+                     Use a new checkpointLocation.",
+                    self.id,
+                    self.dir.display(),
+                    self.version
+                ),
+            }),
             None => OperatorInfo {
                 name: name.to_string(),
                 partitions: self.partitions,
@@ -148,6 +160,11 @@ const KEY: &str = "key.";
 const VALUE: &str = "value.";
 const ROW: &str = "row.";
 
+/// Whether the folder `dir` exists and holds anything.
+fn holds_files(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some())
+}
+
 impl StateLayout {
     /// Write it to `state/<op>/_metadata/layout-<store>.arrow` (an IPC file
     /// with no rows: the fields are the record). State recorded there with
@@ -179,6 +196,36 @@ impl StateLayout {
                         shape(&self.time)
                     ),
                 });
+            }
+            // keys and values decode with the types they were written with
+            // (names may differ, as in Spark's state schema check)
+            let types = |fs: &[FieldRef]| -> Vec<DataType> {
+                fs.iter().map(|f| f.data_type().clone()).collect()
+            };
+            let described = |fs: &[FieldRef]| -> String {
+                fs.iter()
+                    .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            for (what, before, now) in [
+                ("keys", &was.key, &self.key),
+                ("values", &was.value, &self.value),
+            ] {
+                if types(before) != types(now) {
+                    return Err(Error::Checkpoint {
+                        condition: "CHECKPOINT_INCOMPATIBLE".into(),
+                        message: format!(
+                            "The state at {} ({store} store of the {} operator) has {what} of [{}] but the query now \
+                             has {what} of [{}]: the query's grouping or stateful operator changed. \
+                             Use a new checkpointLocation.",
+                            op_dir.display(),
+                            OperatorInfo::read(op_dir)?.map_or_else(|| "stateful".to_string(), |o| o.name),
+                            described(before),
+                            described(now)
+                        ),
+                    });
+                }
             }
             // a join side's stored rows decode with the columns they were
             // written with (a query reading other columns after the join

@@ -99,8 +99,9 @@ pub struct RocksDbSettings {
     pub max_write_buffers: Option<i32>,
     /// `compression`: lz4 (Spark's default), snappy, zstd, zlib or none.
     pub compression: String,
-    /// Where working copies live (the temp folder by default).
-    pub local_dir: PathBuf,
+    /// Where working copies live (None: the process's private folder,
+    /// [`super::scratch`]).
+    pub local_dir: Option<PathBuf>,
 }
 
 impl Default for RocksDbSettings {
@@ -113,7 +114,7 @@ impl Default for RocksDbSettings {
             write_buffer_mb: None,
             max_write_buffers: None,
             compression: "lz4".into(),
-            local_dir: std::env::temp_dir().join("sparklet-rocksdb"),
+            local_dir: None,
         }
     }
 }
@@ -277,10 +278,14 @@ impl RocksDbProvider {
     }
 
     /// The working copy of the store in `dir`.
-    fn local_path(&self, dir: &Path) -> PathBuf {
+    fn local_path(&self, dir: &Path) -> Result<PathBuf> {
         let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let name = twox_hash::XxHash64::oneshot(0, absolute.to_string_lossy().as_bytes());
-        self.settings.local_dir.join(format!("{name:016x}"))
+        let base = match &self.settings.local_dir {
+            Some(d) => d.as_path(),
+            None => super::scratch::process_dir()?,
+        };
+        Ok(base.join(format!("{name:016x}")))
     }
 }
 
@@ -397,7 +402,7 @@ impl RocksDbProvider {
         };
         // the shared working copy, or, while another instance holds it (a
         // reader of an older version), a private one rebuilt from the checkpoint
-        let mut local = self.local_path(&spec.dir);
+        let mut local = self.local_path(&spec.dir)?;
         let db = match open(&local) {
             Ok(db) => db,
             Err(Error::Checkpoint { condition, .. }) if condition == "STATE_STORE_LOCKED" => {
@@ -1349,7 +1354,7 @@ mod tests {
             key_order: super::super::KeyOrder::Unordered,
         };
         let provider = RocksDbProvider::new(RocksDbSettings {
-            local_dir: dir.join("local"),
+            local_dir: Some(dir.join("local")),
             ..RocksDbSettings::default()
         });
         let mut store = provider.open_store(&spec, 0)?;
