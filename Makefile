@@ -12,7 +12,7 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability stress clean
+.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability stress fuzz clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
 # the web UI test drives headless Chromium (Debian: chromium); the Spark
@@ -82,6 +82,12 @@ portability: build
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200
+
+# the long fuzz run (docs/fuzzing.md); make test runs 256 cases per target
+FUZZ ?= fuzz::
+FUZZ_CASES ?= 1000000
+fuzz: system-deps
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test -q -p sparklet-tests --test integration -- --test-threads 1 $(FUZZ)
 
 clean:
 	rm -rf $(VENV)

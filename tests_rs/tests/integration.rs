@@ -5,6 +5,7 @@ mod common;
 mod engine;
 mod formats;
 mod functions;
+mod fuzz;
 mod joins;
 mod sources;
 mod state;

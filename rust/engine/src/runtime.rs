@@ -57,14 +57,43 @@ pub fn on_blocking_thread<R: Send + 'static>(
     Ok(Blocking(rx))
 }
 
-/// What a caught panic says.
+/// What a caught panic of the engine says.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    let msg = p
-        .downcast_ref::<&str>()
+    format!("the query thread panicked: {}", panic_text(p))
+}
+
+/// A panic's own message.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string());
-    format!("the query thread panicked: {msg}")
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+std::thread_local! {
+    /// Set while [`catch_quietly`] runs on this thread.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+
+/// Run `f` of another crate that is known to panic on some damaged input
+/// (arrow's IPC reader, on a buffer past the end of a file's body): its
+/// panic is caught, without the panic hook's report, and returned as its
+/// message, for the caller to turn into an error naming that input.
+pub fn catch_quietly<R>(f: impl FnOnce() -> R) -> std::result::Result<R, String> {
+    QUIET_HOOK.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                report(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    result.map_err(|p| panic_text(p.as_ref()))
 }
 
 impl<R> Blocking<R> {
@@ -144,6 +173,15 @@ mod tests {
         });
         assert!(matches!(refused, Err(Error::Internal(m)) if m == "the second failed"));
         Ok(())
+    }
+
+    #[test]
+    fn a_quietly_caught_panic_is_its_message() {
+        assert_eq!(catch_quietly(|| 5), Ok(5));
+        let caught = catch_quietly(|| -> i32 { panic!("slice offset past the end") });
+        assert_eq!(caught, Err("slice offset past the end".to_string()));
+        // outside it, panics are caught by whoever catches them, as before
+        assert!(std::panic::catch_unwind(|| panic!("loud")).is_err());
     }
 
     #[test]

@@ -199,23 +199,44 @@ fn open_ipc(
     path: &Path,
     with_deleted: bool,
 ) -> Result<(FileReader<std::io::BufReader<std::fs::File>>, SchemaRef)> {
+    Ok((ipc_reader(path)?, schema(spec, with_deleted)))
+}
+
+/// An Arrow IPC file's reader; a damaged file is an error naming it.
+pub fn ipc_reader(path: &Path) -> Result<FileReader<std::io::BufReader<std::fs::File>>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
-    let reader =
-        FileReader::try_new(std::io::BufReader::new(file), None).map_err(|e| corrupt(path, e))?;
-    Ok((reader, schema(spec, with_deleted)))
+    crate::runtime::catch_quietly(|| FileReader::try_new(std::io::BufReader::new(file), None))
+        .map_err(|p| damaged(path, p))?
+        .map_err(|e| corrupt(path, e))
+}
+
+/// arrow's IPC reader panicked on `path`'s bytes.
+fn damaged(path: &Path, panic: String) -> Error {
+    corrupt(path, format!("its Arrow IPC data is damaged ({panic})"))
 }
 
 /// A state file's batches, read one at a time and checked against the
-/// query's state schema.
+/// query's state schema; the first error ends them.
 fn checked<'a>(
-    reader: FileReader<std::io::BufReader<std::fs::File>>,
+    mut reader: FileReader<std::io::BufReader<std::fs::File>>,
     path: &'a Path,
     expected: &'a Schema,
 ) -> impl Iterator<Item = Result<RecordBatch>> + 'a {
-    reader.map(move |batch| {
-        let batch = batch.map_err(|e| corrupt(path, e))?;
-        check_schema(path, &batch.schema(), expected)?;
-        Ok(batch)
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
+        let next = match crate::runtime::catch_quietly(|| reader.next()) {
+            Ok(next) => next.map(|batch| {
+                let batch = batch.map_err(|e| corrupt(path, e))?;
+                check_schema(path, &batch.schema(), expected)?;
+                Ok(batch)
+            }),
+            Err(p) => Some(Err(damaged(path, p))),
+        };
+        failed = matches!(next, Some(Err(_)));
+        next
     })
 }
 

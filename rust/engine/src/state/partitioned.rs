@@ -302,11 +302,7 @@ impl StateLayout {
         let path = op_dir
             .join("_metadata")
             .join(format!("layout-{store}.arrow"));
-        let file =
-            std::fs::File::open(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
-        let reader = arrow::ipc::reader::FileReader::try_new(file, None)
-            .map_err(|e| crate::checkpoint::log::corrupt(&path, e))?;
-        let schema = reader.schema();
+        let schema = super::files::ipc_reader(&path)?.schema();
         let strip = |prefix: &str| -> Vec<FieldRef> {
             schema
                 .fields()
