@@ -4,7 +4,12 @@ Runs ``crash_pipeline.py`` as a child, kills it with SIGKILL at random
 moments (and, every few runs, aborts it at an exact engine failpoint:
 between offsets and commit, in the middle of a sink write), restarts it,
 adds input as it goes, then runs it to completion and compares the output
-with the input: every row exactly once.
+with the input: every row exactly once. The input has a poisoned line now
+and then (arrays nested 50,000 deep: a malformed row, never a crash), and
+rows that are on time only by the watermark of the batch before theirs,
+whichever run that batch ran in. With ``concurrent``, each run starts two
+pipelines on the same checkpoints at once: one owns them, the other must
+be refused (``CONCURRENT_QUERY``), never run beside it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +44,10 @@ class Report:
     duplicated_batch_rows: int = 0
     windows_expected: int = 0
     windows_wrong: int = 0
+    late_expected: int = 0
+    lost_late_rows: int = 0
+    duplicated_late_rows: int = 0
+    refused_twins: int = 0
 
     @property
     def exactly_once(self) -> bool:
@@ -48,21 +58,46 @@ class Report:
             or self.lost_batch_rows
             or self.duplicated_batch_rows
             or self.windows_wrong
+            or self.lost_late_rows
+            or self.duplicated_late_rows
         )
 
 
-def add_input(work: Path, file_no: int, rows: int = 20) -> list[int]:
-    """Write input file ``file_no`` atomically; return its ids."""
-    ids = list(range(file_no * rows, (file_no + 1) * rows))
-    folder = work / "in"
+#: A line no reader may crash on: arrays nested far deeper than Spark reads.
+POISON = '{"id": ' + "[" * 50_000 + "]" * 50_000 + "}"
+#: Every how many input files one carries the poisoned line.
+POISON_EVERY = 7
+#: Event times of the late-rows input start here, s (well after the epoch,
+#: so the first batches' watermark of 0 finds nothing late).
+LATE_BASE = 1_000_000
+
+
+def _write_atomic(folder: Path, name: str, lines: list[str]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".f{file_no:05d}.tmp"
+    tmp = folder / f".{name}.tmp"
+    tmp.write_text("".join(line + "\n" for line in lines))
+    os.replace(tmp, folder / name)
+
+
+def add_input(work: Path, file_no: int, rows: int = 20) -> list[int]:
+    """Write input file ``file_no`` atomically (and its late-rows file);
+    return its ids."""
+    ids = list(range(file_no * rows, (file_no + 1) * rows))
     # event time = id seconds after the epoch: every 10 ids fill one 10 s window
-    tmp.write_text(
-        "".join(json.dumps({"id": i, "payload": f"p{i}", "ts": f"1970-01-01T{_hms(i)}"}) + "\n" for i in ids)
-    )
-    os.replace(tmp, folder / f"f{file_no:05d}.json")
+    lines = [json.dumps({"id": i, "payload": f"p{i}", "ts": f"1970-01-01T{_hms(i)}"}) for i in ids]
+    if file_no % POISON_EVERY == POISON_EVERY - 1:
+        lines.insert(rows // 2, POISON)
+    _write_atomic(work / "in", f"f{file_no:05d}.json", lines)
+    # late-rows input: its second row is behind the previous file's newest
+    # time but not behind the one before's: on time by Spark's rule
+    t = LATE_BASE + 100 * file_no
+    late = [{"id": 2 * file_no, "ts": _iso(t + 50)}, {"id": 2 * file_no + 1, "ts": _iso(t - 100)}]
+    _write_atomic(work / "in_late", f"f{file_no:05d}.json", [json.dumps(r) for r in late])
     return ids
+
+
+def _iso(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _hms(seconds: int) -> str:
@@ -82,10 +117,24 @@ def _start(work: Path, failpoint: str | None, provider: str) -> subprocess.Popen
     )
 
 
-def _check_child(proc: subprocess.Popen) -> None:
+def _check_child(proc: subprocess.Popen, twin: bool = False) -> bool:
+    """Fail on a crash or an error; ``True`` when a ``twin`` was refused
+    the checkpoints another run owns (the only error a twin may have)."""
     _, err = proc.communicate()
+    text = err.decode(errors="replace")
+    if twin and proc.returncode == 1 and "CONCURRENT_QUERY" in text:
+        return True
     if proc.returncode not in (0, -signal.SIGKILL, -signal.SIGABRT):
-        raise RuntimeError(f"pipeline failed with {proc.returncode}:\n{err.decode(errors='replace')}")
+        raise RuntimeError(f"pipeline failed with {proc.returncode}:\n{text}")
+    return False
+
+
+def _stop(proc: subprocess.Popen) -> bool:
+    """SIGKILL ``proc`` if it still runs; whether it did."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+        return True
+    return False
 
 
 def run(
@@ -95,8 +144,10 @@ def run(
     files_per_round: int = 3,
     max_delay: float = 1.2,
     provider: str = "hdfs",
+    concurrent: bool = False,
 ) -> Report:
-    """Kill the pipeline ``kills`` times, then finish it and count rows (state on ``provider``)."""
+    """Kill the pipeline ``kills`` times, then finish it and count rows
+    (state on ``provider``; with ``concurrent``, two pipelines a run)."""
     rng = random.Random(seed)
     report = Report()
     expected: list[int] = []
@@ -118,11 +169,15 @@ def run(
                 report.failpoint_aborts += 1
             _check_child(proc)
             continue
+        twin = _start(work, None, provider) if concurrent else None
         time.sleep(rng.uniform(0.05, max_delay))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
+        if _stop(proc):
             report.kills += 1
-        _check_child(proc)
+        # of two started at once, either may be the one refused
+        report.refused_twins += _check_child(proc, twin=concurrent)
+        if twin is not None:
+            _stop(twin)
+            report.refused_twins += _check_child(twin, twin=True)
     # finish: no kill, until the input is processed
     proc = _start(work, None, provider)
     report.runs += 1
@@ -143,6 +198,9 @@ def run(
     report.windows_wrong = sum((Counter(got_windows) - Counter(want_windows)).values()) + len(
         want_windows - set(got_windows)
     )
+    want_late = Counter(range(2 * next_file))
+    report.late_expected = sum(want_late.values())
+    report.lost_late_rows, report.duplicated_late_rows = _compare(want_late, _batch_ids(work / "out_late"))
     return report
 
 

@@ -9,6 +9,11 @@ batch id, so a replayed batch overwrites its own file). A third query counts
 rows per 10-second event-time window (watermark 0 s, append mode) into a
 Parquet file sink (WORKDIR/out_windows), so state recovery is killed too
 (its state on STATE_PROVIDER: ``hdfs``, the default, or ``rocksdb``).
+A fourth deduplicates WORKDIR/in_late by id (watermark 0 s, no batches
+without data), whose files each hold a row behind the previous file's
+newest time: on time by Spark's rule (late rows are those behind the
+watermark of the batch before), so every row must come out once, however
+the kills fall (WORKDIR/out_late/batch-<id>.json).
 All queries use ``availableNow`` and exit when the input is processed.
 """
 
@@ -44,16 +49,8 @@ def main(work: Path, provider: str) -> None:
         .start()
     )
 
-    out = work / "out_batches"
-    out.mkdir(exist_ok=True)
-
-    def write_batch(batch, batch_id):  # noqa: ANN001 - pyarrow.Table, int
-        tmp = out / f".batch-{batch_id}.tmp"
-        tmp.write_text(json.dumps(batch.column("id").to_pylist()))
-        os.replace(tmp, out / f"batch-{batch_id}.json")
-
     batches = (
-        evens.writeStream.foreachBatch(write_batch)
+        evens.writeStream.foreachBatch(batch_writer(work / "out_batches"))
         .option("checkpointLocation", str(work / "ckpt_batches"))
         .trigger(availableNow=True)
         .start()
@@ -69,9 +66,34 @@ def main(work: Path, provider: str) -> None:
         .trigger(availableNow=True)
         .start()
     )
-    files.awaitTermination()
-    batches.awaitTermination()
-    windows.awaitTermination()
+    spark.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "false")
+    late = (
+        spark.readStream.schema("id BIGINT, ts TIMESTAMP")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(work / "in_late"))
+        .withWatermark("ts", "0 seconds")
+        .dropDuplicates(["id"])
+        .writeStream.foreachBatch(batch_writer(work / "out_late"))
+        .option("checkpointLocation", str(work / "ckpt_late"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    spark.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled")
+    for q in (files, batches, windows, late):
+        q.awaitTermination()
+
+
+def batch_writer(out: Path):  # noqa: ANN201
+    """foreachBatch: each batch's ids to ``out/batch-<id>.json``, atomically
+    (a replayed batch overwrites its own file)."""
+    out.mkdir(exist_ok=True)
+
+    def write_batch(batch, batch_id):  # noqa: ANN001 - pyarrow.Table, int
+        tmp = out / f".batch-{batch_id}.tmp"
+        tmp.write_text(json.dumps(batch.column("id").to_pylist()))
+        os.replace(tmp, out / f"batch-{batch_id}.json")
+
+    return write_batch
 
 
 if __name__ == "__main__":
