@@ -103,7 +103,8 @@ def test_a_linked_folder_and_a_fifo_in_a_watched_folder_are_skipped(spark: Spark
 
 
 def test_windows_of_times_at_the_end_of_the_range_do_not_overflow(spark: SparkSession) -> None:
-    # sparklet-only: Spark's timestamps end at year 9999 on the Python side; these are later
+    # sparklet-only: Spark raises ARITHMETIC_OVERFLOW for these windows' ends; sparklet's end at
+    # the range's end (docs/differences.md)
     import pyarrow as pa
 
     near_end = 2**63 - 1_000
