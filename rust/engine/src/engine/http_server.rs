@@ -3,10 +3,10 @@
 //! [`MAX_CONNECTIONS`] connections are open at once (the ones beyond are
 //! closed as they arrive), [`WORKERS`] threads answer them, a client has
 //! [`IDLE_TIMEOUT`] from its connecting to send its request (and as long
-//! again to read the answer), each connection carries one request (`Connection: close`), only `GET` and
-//! `HEAD` are answered, and on a loopback address only a loopback `Host`
-//! is (a page of another site that resolves its own name to 127.0.0.1
-//! cannot read the UI: DNS rebinding). The accept loop outlives any error
+//! again to read the answer), each connection carries one request
+//! (`Connection: close`), only `GET` and `HEAD` are answered, and on a
+//! loopback address only a loopback `Host` is (a page of another site that
+//! resolves its own name to 127.0.0.1 cannot read the UI: DNS rebinding). The accept loop outlives any error
 //! (out of file descriptors included): it waits and accepts again.
 
 use std::io::{BufRead, BufReader, Read, Write};
