@@ -82,6 +82,8 @@ portability: build
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200
+	@if [ "$$(id -u)" = 0 ]; then $(PY) stress/disk_full.py; \
+	 else echo "stress/disk_full.py not run: it mounts small tmpfs folders (root only)"; fi
 
 # the long fuzz run (docs/fuzzing.md); make test runs 256 cases per target
 FUZZ ?= fuzz::

@@ -134,14 +134,15 @@ fn write_then_place(
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4()));
+    // errors name the file being written, not its temporary name
     let written = (|| {
-        let f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
+        let f = std::fs::File::create(&tmp).map_err(|e| io(path, e))?;
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         // an encoder's error (Arrow IPC, say) names no file: this one
         write(&mut w).map_err(|e| e.naming(path))?;
-        let f = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
+        let f = w.into_inner().map_err(|e| io(path, e.into_error()))?;
         if durable(&tmp) {
-            f.sync_all().map_err(|e| io(&tmp, e))?;
+            f.sync_all().map_err(|e| io(path, e))?;
         }
         Ok(())
     })();
