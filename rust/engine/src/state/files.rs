@@ -204,10 +204,68 @@ fn open_ipc(
 
 /// An Arrow IPC file's reader; a damaged file is an error naming it.
 pub fn ipc_reader(path: &Path) -> Result<FileReader<std::io::BufReader<std::fs::File>>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let mut file =
+        std::fs::File::open(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    check_ipc_blocks(path, &mut file)?;
     crate::runtime::catch_quietly(|| FileReader::try_new(std::io::BufReader::new(file), None))
         .map_err(|p| damaged(path, p))?
         .map_err(|e| corrupt(path, e))
+}
+
+/// Check that every block an IPC file's footer lists lies within the file.
+/// arrow's reader allocates a block's stated length before reading it: a
+/// damaged length of terabytes would abort the process, which no panic
+/// handler can catch. A footer that cannot be read is left to the reader,
+/// which refuses it with an error.
+fn check_ipc_blocks(path: &Path, file: &mut std::fs::File) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |e: std::io::Error| Error::io(path.display().to_string(), e);
+    let len = file.metadata().map_err(io)?.len();
+    if len < 10 {
+        return Ok(());
+    }
+    // the file ends with the footer's length (i32) and the magic `ARROW1`
+    let mut tail = [0u8; 10];
+    file.seek(SeekFrom::End(-10)).map_err(io)?;
+    file.read_exact(&mut tail).map_err(io)?;
+    let footer_len = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let Ok(footer_len) = u64::try_from(footer_len) else {
+        return Ok(());
+    };
+    if &tail[4..] != b"ARROW1" || footer_len + 10 > len {
+        return Ok(());
+    }
+    let mut footer = vec![0u8; footer_len as usize];
+    file.seek(SeekFrom::End(-10 - footer_len as i64))
+        .map_err(io)?;
+    file.read_exact(&mut footer).map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let Ok(footer) = arrow::ipc::root_as_footer(&footer) else {
+        return Ok(());
+    };
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .flatten()
+        .chain(footer.dictionaries().into_iter().flatten());
+    for b in blocks {
+        let end = u64::try_from(b.offset())
+            .ok()
+            .zip(u64::try_from(b.metaDataLength()).ok())
+            .zip(u64::try_from(b.bodyLength()).ok())
+            .and_then(|((o, m), body)| o.checked_add(m)?.checked_add(body));
+        if end.is_none_or(|end| end > len) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "its Arrow IPC footer lists a block of {} bytes at {} past the file's end ({len} bytes)",
+                    b.metaDataLength() as i64 + b.bodyLength(),
+                    b.offset()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// arrow's IPC reader panicked on `path`'s bytes.
@@ -580,5 +638,54 @@ impl Snapshots {
 impl Drop for Snapshots {
     fn drop(&mut self) {
         self.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::Int64Array;
+    use arrow::datatypes::{DataType, Field};
+
+    /// A state file whose footer says a block is far longer than the file
+    /// (a fuzz finding: arrow allocated the 17 TB it said, and the process
+    /// aborted) is refused, naming the file.
+    #[test]
+    fn a_footer_block_past_the_end_of_the_file_is_refused() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("sparklet-ipc-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io("dir", e))?;
+        let path = dir.join("1.delta");
+        let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, true)]));
+        let column: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+        write_ipc_batches(&path, schema, [Ok(vec![column])])?;
+        assert_eq!(ipc_reader(&path)?.count(), 1);
+        // the footer's block: offset (i64), metadata length (i32), padding, body length (i64)
+        let mut bytes = std::fs::read(&path).unwrap();
+        let footer_len = i32::from_le_bytes(bytes[bytes.len() - 10..][..4].try_into().unwrap());
+        let start = bytes.len() - 10 - footer_len as usize;
+        let block = {
+            let footer = arrow::ipc::root_as_footer(&bytes[start..bytes.len() - 10]).unwrap();
+            let b = footer.recordBatches().unwrap().get(0);
+            let mut raw = b.offset().to_le_bytes().to_vec();
+            raw.extend(b.metaDataLength().to_le_bytes());
+            raw.extend([0u8; 4]);
+            raw.extend(b.bodyLength().to_le_bytes());
+            raw
+        };
+        let at = start
+            + bytes[start..]
+                .windows(block.len())
+                .position(|w| w == block.as_slice())
+                .expect("the block in the footer");
+        bytes[at + 16..at + 24].copy_from_slice(&(1i64 << 44).to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let err = ipc_reader(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("CHECKPOINT_FILE_CORRUPT") && err.contains("1.delta"),
+            "{err}"
+        );
+        assert!(err.contains("past the file's end"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
     }
 }
