@@ -315,18 +315,19 @@ mod tests {
     }
 
     #[test]
-    fn a_compacting_log_with_a_file_missing_is_refused_naming_it() -> Result<()> {
+    fn a_compacting_log_with_a_file_missing_is_refused_naming_it(
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("sparklet-live-{}", uuid::Uuid::new_v4()));
         for name in ["9.compact", "10", "11", "12"] {
             write_entries(&dir.join(name), &[])?;
         }
         assert_eq!(live_files(&dir)?.len(), 4);
-        std::fs::remove_file(dir.join("11")).unwrap();
+        std::fs::remove_file(dir.join("11"))?;
         let err = live_files(&dir).unwrap_err().to_string();
         assert!(err.contains(&dir.join("11").display().to_string()), "{err}");
         // the compact file gone: the batches it held are lost, and it is named
         write_entries(&dir.join("11"), &[])?;
-        std::fs::remove_file(dir.join("9.compact")).unwrap();
+        std::fs::remove_file(dir.join("9.compact"))?;
         let err = live_files(&dir).unwrap_err().to_string();
         assert!(
             err.contains(&dir.join("9.compact").display().to_string()),
@@ -357,14 +358,15 @@ mod tests {
     }
 
     #[test]
-    fn purging_files_already_gone_is_no_error() -> Result<()> {
+    fn purging_files_already_gone_is_no_error(
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("sparklet-purge-{}", uuid::Uuid::new_v4()));
         for n in 0..5 {
             write_entries(&dir.join(n.to_string()), &[])?;
         }
         purge_before(&dir, 3)?;
         purge_before(&dir, 3)?;
-        std::fs::remove_file(dir.join("3")).unwrap();
+        std::fs::remove_file(dir.join("3"))?;
         purge_before(&dir, 5)?;
         assert!(batch_files(&dir)?.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
@@ -372,7 +374,8 @@ mod tests {
     }
 
     #[test]
-    fn a_log_entry_once_written_is_never_replaced() -> Result<()> {
+    fn a_log_entry_once_written_is_never_replaced(
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let root = std::env::temp_dir().join(format!("sparklet-log-new-{}", uuid::Uuid::new_v4()));
         let path = root.join("offsets").join("3");
         write_new_entries(&path, &["{\"a\":1}".into()])?;
@@ -381,7 +384,7 @@ mod tests {
         assert!(err.to_string().contains(&path.display().to_string()));
         assert_eq!(read_entries(&path)?, vec!["{\"a\":1}"]);
         // no temporary file is left beside it
-        assert_eq!(std::fs::read_dir(root.join("offsets")).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(root.join("offsets"))?.count(), 1);
         let _ = std::fs::remove_dir_all(&root);
         Ok(())
     }

@@ -114,7 +114,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_full_queue_drops_new_events_and_keeps_the_subscriber() {
+    fn a_full_queue_drops_new_events_and_keeps_the_subscriber(
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let bus = ListenerBus::default();
         let rx = bus.subscribe_bounded(3);
         for i in 0..10 {
@@ -125,6 +126,7 @@ mod tests {
         assert!(got[0].contains("\"id\":\"0\""));
         // room again: the next event arrives
         bus.started("10", "run", None, "t");
-        assert!(rx.try_recv().unwrap().contains("\"id\":\"10\""));
+        assert!(rx.try_recv()?.contains("\"id\":\"10\""));
+        Ok(())
     }
 }

@@ -90,11 +90,12 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn the_folder_is_private_and_a_gone_process_folder_is_removed() -> Result<()> {
+    fn the_folder_is_private_and_a_gone_process_folder_is_removed(
+    ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let base = std::env::temp_dir().join(format!("sparklet-scratch-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&base).map_err(|e| Error::io("base", e))?;
+        std::fs::create_dir_all(&base)?;
         let (first, lock) = create(&base)?;
-        let mode = std::fs::metadata(&first).unwrap().permissions().mode();
+        let mode = std::fs::metadata(&first)?.permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         // held: a second process leaves it alone
         let (second, _held) = create(&base)?;
