@@ -85,11 +85,13 @@ stress: build
 	@if [ "$$(id -u)" = 0 ]; then $(PY) stress/disk_full.py; \
 	 else echo "stress/disk_full.py not run: it mounts small tmpfs folders (root only)"; fi
 
-# the long fuzz run (docs/fuzzing.md); make test runs 256 cases per target
-FUZZ ?= fuzz::
-FUZZ_CASES ?= 1000000
-fuzz: system-deps
-	PROPTEST_CASES=$(FUZZ_CASES) cargo test -q -p sparklet-tests --test integration -- --test-threads 1 $(FUZZ)
+# the long fuzz run (docs/fuzzing.md): each target for FUZZ_MINUTES, FUZZ_JOBS
+# side by side, with its figures; make test runs 256 cases per target
+FUZZ ?=
+FUZZ_MINUTES ?= 30
+FUZZ_JOBS ?= 1
+fuzz: system-deps venv
+	$(PY) tools/fuzz.py --minutes $(FUZZ_MINUTES) --jobs $(FUZZ_JOBS) $(FUZZ)
 
 clean:
 	rm -rf $(VENV)

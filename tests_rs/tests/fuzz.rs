@@ -30,11 +30,18 @@ use sparklet_engine::Session;
 
 use crate::common::TempDir;
 
+/// `tests_rs/`: where cargo runs the tests from (it sets the variable), or
+/// where they were built (a test binary run by hand, as `tools/fuzz.py` does,
+/// may have been built from another checkout sharing the target folder).
+fn tests_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 /// The seeds of `target`, from `tests_rs/fuzz/<target>/`.
 fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz")
-        .join(target);
+    let dir = tests_dir().join("fuzz").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("the corpus {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -145,6 +152,18 @@ fn input(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
         .prop_map(move |(i, ms)| apply(seeds[i].clone(), &ms))
 }
 
+/// `tests_rs/proptest-regressions/fuzz.txt` (proptest wants a `'static` path).
+fn regressions_file() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        tests_dir()
+            .join("proptest-regressions")
+            .join("fuzz.txt")
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
 fn config() -> ProptestConfig {
     // PROPTEST_CASES overrides the count (the long run sets it high)
     ProptestConfig {
@@ -153,10 +172,7 @@ fn config() -> ProptestConfig {
             .and_then(|v| v.parse().ok())
             .unwrap_or(256),
         failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::Direct(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/proptest-regressions/fuzz.txt"
-            )),
+            proptest::test_runner::FileFailurePersistence::Direct(regressions_file()),
         )),
         ..ProptestConfig::default()
     }
