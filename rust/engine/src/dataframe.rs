@@ -718,10 +718,14 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
     let mut computed: Vec<Expr> = Vec::new();
     let mut keys: Vec<Expr> = Vec::new();
     for g in group {
-        let (inner, alias) = match &g {
+        // the outer name wins (`F.window(...)` is itself named `window`)
+        let (mut inner, alias) = match &g {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
             other => (other.clone(), None),
         };
+        while let Expr::Alias(a) = inner {
+            inner = *a.expr;
+        }
         // a streaming sliding window groups by pane; the stateful operator
         // merges each pane into the windows holding it
         let inner = match sliding_window_args(&inner) {

@@ -537,10 +537,7 @@ fn open_operators(
             match &node {
                 LogicalPlan::Aggregate(_) if wrapped => wrapped = false,
                 LogicalPlan::Aggregate(_) => {
-                    let node = StatefulAggNode {
-                        input: node.clone(),
-                        slot: OperatorSlot::empty(),
-                    };
+                    let node = StatefulAggNode::new(node.clone());
                     aggregates.push((next_id, node.slot.clone()));
                     next_id += 1;
                     wrapped = true;
@@ -646,12 +643,19 @@ fn open_aggregates(
         columns.extend(settings.watermarked.iter().map(|(c, _)| c.clone()));
         columns.extend(watermarks_under(&logical).into_iter().map(|(c, _)| c));
         let defined = settings.watermarks.defined();
+        // what computed each key: a window is one under any alias
+        let made_by = |i: usize, functions: &[&str]| {
+            crate::plan::column_origin::origin(&logical, schema.field(i).name())
+                .is_some_and(|o| o.function().is_some_and(|f| functions.contains(&f)))
+        };
         let event_time = (0..num_keys).find_map(|i| {
             let f = schema.field(i);
             match f.data_type() {
                 // F.window's column, or SQL's `GROUP BY window(ts, ...)`
                 DataType::Struct(fields)
-                    if (f.name() == "window" || f.name().starts_with("window("))
+                    if (f.name() == "window"
+                        || f.name().starts_with("window(")
+                        || made_by(i, &["window", "window_pane"]))
                         && fields.find("end").is_some() =>
                 {
                     Some(EventTimeKey::Window(i))
@@ -669,7 +673,9 @@ fn open_aggregates(
         let event_time = event_time.filter(|_| defined);
         let session = (0..num_keys).find(|i| {
             let f = schema.field(*i);
-            (f.name() == "session_window" || f.name().starts_with("session_window("))
+            (f.name() == "session_window"
+                || f.name().starts_with("session_window(")
+                || made_by(*i, &["session_window"]))
                 && matches!(f.data_type(), DataType::Struct(_))
         });
         // a session's end decides lateness and eviction, as a window's does
@@ -684,9 +690,7 @@ fn open_aggregates(
                  add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
             ));
         }
-        let pane = (0..num_keys)
-            .find(|i| schema.field(*i).name() == "window")
-            .and_then(|i| PaneSpec::find(&logical, i));
+        let pane = (0..num_keys).find_map(|i| PaneSpec::of(&logical, i, schema.field(i).name()));
         let agg = StatefulAggregate::open(
             &parts,
             settings.mode,

@@ -29,7 +29,7 @@ use arrow::compute::{cast, concat_batches, filter_record_batch, take};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::common::runtime::SpawnedTask;
-use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
@@ -94,31 +94,9 @@ fn is_window_column(plan: &LogicalPlan, name: &str) -> bool {
     if plan.schema().index_of_column_by_name(None, name).is_none() {
         return false;
     }
-    if name == "window" {
-        return true;
-    }
-    let mut found = false;
-    let _ = plan.apply(|node| {
-        if let LogicalPlan::Projection(p) = node {
-            found = p.expr.iter().any(|e| match e {
-                Expr::Alias(a) if a.name == name => {
-                    // `F.window(...)` is named `window` before any alias
-                    let mut inner = a.expr.as_ref();
-                    while let Expr::Alias(a) = inner {
-                        inner = a.expr.as_ref();
-                    }
-                    matches!(inner, Expr::ScalarFunction(f) if f.func.name() == "window")
-                }
-                _ => false,
-            });
-        }
-        Ok(if found {
-            TreeNodeRecursion::Stop
-        } else {
-            TreeNodeRecursion::Continue
-        })
-    });
-    found
+    name == "window"
+        || crate::plan::column_origin::origin(plan, name)
+            .is_some_and(|o| matches!(o.function(), Some("window" | "window_pane")))
 }
 
 impl StreamJoinNode {

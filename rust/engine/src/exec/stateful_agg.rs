@@ -16,8 +16,8 @@ use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{cast, filter_record_batch};
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, SortField};
-use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
-use datafusion::common::ScalarValue;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DFSchemaRef, ScalarValue};
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{EmitTo, Expr, LogicalPlan};
@@ -31,6 +31,7 @@ use super::window_bounds::WindowBounds;
 use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
+use crate::plan::column_origin;
 use crate::runtime::{block_on, parallel_map};
 use crate::state::partitioned::{
     partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout, PARALLEL_ROWS,
@@ -62,37 +63,20 @@ pub struct PaneSpec {
 }
 
 impl PaneSpec {
-    /// The sliding window a streaming aggregation groups by, if it does: the
-    /// `window_pane(ts, size, slide, start)` call in `plan`, its pane at `key`.
-    pub fn find(plan: &LogicalPlan, key: usize) -> Option<Self> {
-        let mut found = None;
-        let _ = plan.apply(|node| {
-            // an aggregation below (a window over a window) has its own
-            // window: this one groups by that window's value, not by a pane
-            if !std::ptr::eq(node, plan) && matches!(node, LogicalPlan::Aggregate(_)) {
-                return Ok(TreeNodeRecursion::Jump);
-            }
-            for e in node.expressions() {
-                let _ = e.apply(|x| {
-                    if let Expr::ScalarFunction(f) = x {
-                        if f.func.name() == "window_pane" {
-                            found = pane_args(&f.args);
-                        }
-                    }
-                    Ok(if found.is_some() {
-                        TreeNodeRecursion::Stop
-                    } else {
-                        TreeNodeRecursion::Continue
-                    })
-                });
-            }
-            Ok(if found.is_some() {
-                TreeNodeRecursion::Stop
-            } else {
-                TreeNodeRecursion::Continue
-            })
-        });
-        found.map(|(size, slide, start)| PaneSpec {
+    /// The sliding window of the aggregation `aggregate` groups by at key
+    /// `key` (named `name`), if that key is its own `window_pane(ts, size,
+    /// slide, start)` (a pane computed below an earlier aggregation reaches
+    /// this one as that aggregation's window).
+    pub fn of(aggregate: &LogicalPlan, key: usize, name: &str) -> Option<Self> {
+        let origin = column_origin::origin(aggregate, name)?;
+        let Expr::ScalarFunction(f) = &origin.expr else {
+            return None;
+        };
+        if f.func.name() != "window_pane" || origin.aggregations != 1 {
+            return None;
+        }
+        let (size, slide, start) = pane_args(&f.args)?;
+        Some(PaneSpec {
             key,
             size,
             slide,
@@ -1628,12 +1612,34 @@ impl StatefulOperator for StatefulAggregate {
 /// The logical marker of a streaming aggregation: its input is the
 /// `Aggregate`, which DataFusion plans; [`StatefulAggExec`] runs it against
 /// the state (Spark's `StateStoreRestore`/`StateStoreSave` around it).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StatefulAggNode {
     /// The `Aggregate`.
     pub input: LogicalPlan,
+    /// The aggregate's output, fixed: the node turns panes into windows, so
+    /// an expression over its output must not be computed below it (this
+    /// schema is what stops DataFusion pushing `window.start` down to the
+    /// panes).
+    schema: DFSchemaRef,
     /// The running query's operator (opened once the query has planned it).
     pub slot: OperatorSlot<StatefulAggregate>,
+}
+
+impl StatefulAggNode {
+    /// The marker over `aggregate`, with a new operator slot.
+    pub fn new(aggregate: LogicalPlan) -> Self {
+        StatefulAggNode {
+            schema: Arc::clone(aggregate.schema()),
+            input: aggregate,
+            slot: OperatorSlot::empty(),
+        }
+    }
+}
+
+impl PartialOrd for StatefulAggNode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        self.input.partial_cmp(&other.input)
+    }
 }
 
 impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
@@ -1643,8 +1649,8 @@ impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
     fn inputs(&self) -> Vec<&LogicalPlan> {
         vec![&self.input]
     }
-    fn schema(&self) -> &datafusion::common::DFSchemaRef {
-        self.input.schema()
+    fn schema(&self) -> &DFSchemaRef {
+        &self.schema
     }
     fn expressions(&self) -> Vec<Expr> {
         vec![]
@@ -1659,6 +1665,7 @@ impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
     ) -> datafusion::common::Result<Self> {
         Ok(StatefulAggNode {
             input: inputs.swap_remove(0),
+            schema: Arc::clone(&self.schema),
             slot: self.slot.clone(),
         })
     }

@@ -2,6 +2,7 @@
 //! that turns them into physical operators.
 
 pub mod adaptive_join;
+pub mod column_origin;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
