@@ -218,6 +218,24 @@ def test_available_now_stops_at_what_existed(spark: SparkSession, bootstrap: str
     assert [len(b) for b in sink.batches if b] == [4, 4, 2]
 
 
+def test_trigger_once_takes_every_offset_whatever_the_read_limits(
+    spark: SparkSession, bootstrap: str, tmp_path: Path
+) -> None:
+    topic = new_topic(bootstrap)
+    produce(bootstrap, topic, [{"value": str(i).encode()} for i in range(10)])
+    sink = Batches()
+    limits = {"maxOffsetsPerTrigger": "4", "minOffsetsPerTrigger": "100", "maxTriggerDelay": "1h"}
+    q = (
+        kafka_stream(spark, bootstrap, subscribe=topic, startingOffsets="earliest", **limits)
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .trigger(once=True)
+        .start()
+    )
+    q.awaitTermination(60)
+    assert [len(b) for b in sink.batches if b] == [10]
+
+
 def test_stream_written_to_a_topic_reads_back(spark: SparkSession, bootstrap: str, tmp_path: Path) -> None:
     topic = new_topic(bootstrap, partitions=2)
     ms = MemoryStream(spark, "k STRING, v STRING")

@@ -53,6 +53,16 @@ def test_max_files_per_trigger_and_latest_first(spark: SparkSession, tmp_path: P
     assert [rows[0]["id"] for _, rows in seen2] == [3, 2, 1, 0]
 
 
+@pytest.mark.parametrize("limit", ["maxFilesPerTrigger", "maxBytesPerTrigger"])
+def test_trigger_once_takes_every_file_whatever_the_read_limit(spark: SparkSession, tmp_path: Path, limit: str) -> None:
+    for i in range(3):
+        write_json(tmp_path, f"{i}.json", [{"id": i}])
+    df = spark.readStream.schema("id INT").option(limit, 1).json(str(tmp_path))
+    q, seen = collect_batches(df, once=True)
+    q.awaitTermination(30)
+    assert [sorted(r["id"] for r in rows) for _, rows in seen] == [[0, 1, 2]]
+
+
 def test_max_bytes_glob_filter_and_recursive_lookup(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     write_json(tmp_path, "a.json", [{"id": 1}])

@@ -1259,6 +1259,11 @@ impl Execution {
             }
             self.publish_backlog();
         }
+        if self.trigger == Trigger::Once {
+            for s in &mut self.sources {
+                s.ignore_read_limits();
+            }
+        }
         if let Some(seq) = self.replay.take() {
             // same offsets, same batch id, same batch timestamp as the first attempt
             let start_ms = seq.metadata.batch_timestamp_ms;

@@ -492,6 +492,7 @@ impl SourceFactory for FileStreamFactory {
             log_dir: ctx.metadata_dir.clone(),
             available_now: None,
             backlog: (0, 0),
+            all_available: false,
         };
         if let Some(dir) = &src.log_dir {
             for (batch, entries) in file_log::read_all(dir)? {
@@ -522,6 +523,8 @@ struct FileStreamSource {
     available_now: Option<HashSet<PathBuf>>,
     /// With `Trigger.AvailableNow`: files taken of those not yet taken at its start.
     backlog: (u64, u64),
+    /// With `Trigger.Once`: `maxFilesPerTrigger` and `maxBytesPerTrigger` ignored.
+    all_available: bool,
 }
 
 impl FileStreamSource {
@@ -575,6 +578,9 @@ impl FileStreamSource {
         });
         if self.stream_opts.latest_first {
             files.reverse();
+        }
+        if self.all_available {
+            return Ok(files);
         }
         if let Some(max) = self.stream_opts.max_files {
             files.truncate(max as usize);
@@ -724,6 +730,17 @@ impl Source for FileStreamSource {
             }
         });
         Ok(())
+    }
+
+    fn ignore_read_limits(&mut self) {
+        let o = &self.stream_opts;
+        if o.max_files.is_some() || o.max_bytes.is_some() {
+            log::warn!(
+                "The read limit of {} (maxFilesPerTrigger / maxBytesPerTrigger) is ignored when Trigger.Once is used.",
+                self.description()
+            );
+        }
+        self.all_available = true;
     }
 
     fn prepare_for_available_now(&mut self) -> Result<()> {

@@ -800,6 +800,7 @@ impl SourceFactory for KafkaFactory {
             cap: None,
             taken: 0,
             marks: Marks::new(),
+            all_available: false,
         }))
     }
 }
@@ -821,6 +822,8 @@ struct KafkaSource {
     /// Each partition's (earliest, latest) at the last trigger: the batch's
     /// read checks its range against them, the metrics its lag.
     marks: Marks,
+    /// With `Trigger.Once`: `minOffsetsPerTrigger` and `maxOffsetsPerTrigger` ignored.
+    all_available: bool,
 }
 
 fn to_offset(o: &Offsets) -> Result<Offset> {
@@ -954,13 +957,13 @@ impl Source for KafkaSource {
             latest.entry(t.clone()).or_default().insert(*p, at);
         }
         let o = &self.client.options;
-        if let Some(min) = o.min_per_trigger {
+        if let Some(min) = o.min_per_trigger.filter(|_| !self.all_available) {
             let waited = self.last_batch_at.elapsed() >= o.max_trigger_delay;
             if count(&start, &latest) < min && !waited {
                 return Ok(Some(to_offset(&start)?));
             }
         }
-        if let Some(max) = o.max_per_trigger {
+        if let Some(max) = o.max_per_trigger.filter(|_| !self.all_available) {
             latest = Self::rate_limit(&start, &latest, max);
         }
         if latest != start {
@@ -1000,6 +1003,17 @@ impl Source for KafkaSource {
     fn restore(&mut self, committed: Option<&Offset>) -> Result<()> {
         self.current = committed.map(from_offset).transpose()?;
         Ok(())
+    }
+
+    fn ignore_read_limits(&mut self) {
+        let o = &self.client.options;
+        if o.min_per_trigger.is_some() || o.max_per_trigger.is_some() {
+            log::warn!(
+                "The read limit of {} (minOffsetsPerTrigger / maxOffsetsPerTrigger) is ignored when Trigger.Once is used.",
+                self.description()
+            );
+        }
+        self.all_available = true;
     }
 
     fn prepare_for_available_now(&mut self) -> Result<()> {

@@ -64,6 +64,9 @@ pub trait Source: Send {
     fn prepare_for_available_now(&mut self) -> Result<()> {
         Ok(())
     }
+    /// `Trigger.Once`: its one batch takes everything available, whatever
+    /// the source's read limits (Spark ignores them, with a warning).
+    fn ignore_read_limits(&mut self) {}
     /// In an `AvailableNow` run: how much of the capped data was taken.
     fn backlog(&self) -> Option<Backlog> {
         None
