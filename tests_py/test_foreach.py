@@ -98,3 +98,22 @@ def test_an_object_without_process_is_refused(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     with pytest.raises(PySparkTypeError, match="INVALID_FOREACH_WRITER"):
         ms.toDF().writeStream.foreach(object())
+
+
+@pytest.mark.parametrize("wait", ["awaitTermination", "processAllAvailable"])
+def test_a_query_whose_batch_function_failed_is_not_active_once_the_wait_raises(
+    spark: SparkSession, tmp_path: Path, wait: str
+) -> None:
+    write_json(tmp_path, "a.json", [{"v": 1}])
+    df = spark.readStream.schema("v INT").json(str(tmp_path))
+
+    def fail(batch, batch_id: int) -> None:  # noqa: ANN001
+        raise ValueError("boom")
+
+    for _ in range(10):  # the query thread's last steps once raced the wait
+        q = df.writeStream.foreachBatch(fail).start()
+        with pytest.raises(StreamingQueryException, match="boom"):
+            getattr(q, wait)()
+        assert not q.isActive
+        assert [a.id for a in spark.streams.active] == []
+        spark.streams.resetTerminated()

@@ -1090,6 +1090,7 @@ fn start_query(
                 .as_ref()
                 .err()
                 .map(|e| (e.to_string(), e.condition().map(str::to_string)));
+            thread_manager.deactivate(&thread_shared);
             thread_shared.update(|st| {
                 st.active = false;
                 st.status = QueryStatus::new("Stopped", false, false);

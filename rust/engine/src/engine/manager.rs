@@ -68,6 +68,16 @@ impl QueryManager {
         self.state.lock().active.push(q);
     }
 
+    /// A query's run is ending: it is no longer listed as active. Called
+    /// before the query's own waiters learn it ended (Spark's order), so
+    /// that once `awaitTermination()` returns, `spark.streams.active` does
+    /// not list it.
+    pub(crate) fn deactivate(&self, q: &Arc<QueryShared>) {
+        self.state.lock().active.retain(|a| !Arc::ptr_eq(a, q));
+    }
+
+    /// A query ended (after [`Self::deactivate`] and its own state): wake
+    /// `awaitAnyTermination`.
     pub(crate) fn terminated(&self, q: &Arc<QueryShared>) {
         let mut st = self.state.lock();
         st.active.retain(|a| !Arc::ptr_eq(a, q));
