@@ -21,17 +21,18 @@ class Recorder(StreamingQueryListener):
         self.events: list[tuple] = []
 
     def onQueryStarted(self, event: Any) -> None:  # noqa: ANN401
-        self.events.append(("started", event.id, event.runId, event.name, event.timestamp))
+        # ids are UUIDs on events, as in PySpark; q.id is their string
+        self.events.append(("started", str(event.id), str(event.runId), event.name, event.timestamp))
 
     def onQueryProgress(self, event: Any) -> None:  # noqa: ANN401
         p = event.progress
-        self.events.append(("progress", p.id, p.batchId, p.numInputRows))
+        self.events.append(("progress", str(p.id), p.batchId, p.numInputRows))
 
     def onQueryIdle(self, event: Any) -> None:  # noqa: ANN401
-        self.events.append(("idle", event.id))
+        self.events.append(("idle", str(event.id)))
 
     def onQueryTerminated(self, event: Any) -> None:  # noqa: ANN401
-        self.events.append(("terminated", event.id, event.exception, event.errorClassOnException))
+        self.events.append(("terminated", str(event.id), event.exception, event.errorClassOnException))
 
     def kinds(self) -> list[str]:
         return [e[0] for e in self.events]

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import step
 from sparklet.errors import AnalysisException, PySparkTypeError
-from sparklet.sql import SparkSession
+from sparklet.sql import Row, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
@@ -17,9 +17,9 @@ def test_observed_metrics_are_computed_over_each_batch_s_rows(spark: SparkSessio
     # rows pass through unchanged; the filter after it does not change what it saw
     q = observed.where("id > 1").writeStream.format("memory").queryName("observed_rows").start()
     step(q, ms, [(1, "a"), (2, "b"), (3, "c")])
-    assert q.lastProgress["observedMetrics"] == {"seen": {"rows": 3, "max_id": 3}}
+    assert q.lastProgress["observedMetrics"] == {"seen": Row(rows=3, max_id=3)}
     step(q, ms, [(7, "z")])
-    assert q.lastProgress.observedMetrics == {"seen": {"rows": 1, "max_id": 7}}
+    assert q.lastProgress.observedMetrics["seen"].asDict() == {"rows": 1, "max_id": 7}
     assert spark.sql("SELECT count(*) AS n FROM observed_rows").collect()[0]["n"] == 3
     q.stop()
 
@@ -44,7 +44,7 @@ def test_two_runs_of_one_observed_dataframe_count_their_own_rows(spark: SparkSes
     ms.addData([(1, "a"), (2, "b")])
     q1.processAllAvailable()
     q2.processAllAvailable()
-    assert q1.lastProgress["observedMetrics"] == {"seen": {"rows": 2}}
-    assert q2.lastProgress["observedMetrics"] == {"seen": {"rows": 2}}
+    assert q1.lastProgress["observedMetrics"] == {"seen": Row(rows=2)}
+    assert q2.lastProgress["observedMetrics"] == {"seen": Row(rows=2)}
     q1.stop()
     q2.stop()

@@ -241,6 +241,7 @@ class SparkSession:
         self._native = _native.Session(list(conf or []))
         self._conf = RuntimeConfig(self._native)
         self._stopped = False
+        self._streams: Any = None
 
     @classmethod
     def getActiveSession(cls) -> "SparkSession" | None:
@@ -314,10 +315,12 @@ class SparkSession:
 
     @property
     def streams(self) -> Any:
-        """The :class:`StreamingQueryManager` of this session."""
+        """The :class:`StreamingQueryManager` of this session (the same object each time)."""
         from sparklet.sql.streaming.query import StreamingQueryManager
 
-        return StreamingQueryManager(self)
+        if self._streams is None:
+            self._streams = StreamingQueryManager(self)
+        return self._streams
 
     def createDataFrame(
         self,

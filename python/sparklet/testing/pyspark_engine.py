@@ -55,6 +55,7 @@ def install() -> None:
     import pyspark.sql
     import pyspark.sql.functions
     import pyspark.sql.streaming
+    import pyspark.sql.streaming.listener
     import pyspark.sql.types
     import pyspark.testing
 
@@ -65,6 +66,7 @@ def install() -> None:
         "sparklet.sql.functions": pyspark.sql.functions,
         "sparklet.sql.types": pyspark.sql.types,
         "sparklet.sql.streaming": pyspark.sql.streaming,
+        "sparklet.sql.streaming.listener": pyspark.sql.streaming.listener,
         "sparklet.errors": pyspark.errors,
         "sparklet.testing": sys.modules[__name__],
     }

@@ -12,15 +12,27 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from abc import ABC, abstractmethod
 from typing import Any
+
+from sparklet.sql.streaming.progress import (
+    SinkProgress,
+    SourceProgress,
+    StateOperatorProgress,
+    StreamingQueryProgress,
+)
 
 __all__ = [
     "QueryIdleEvent",
     "QueryProgressEvent",
     "QueryStartedEvent",
     "QueryTerminatedEvent",
+    "SinkProgress",
+    "SourceProgress",
+    "StateOperatorProgress",
     "StreamingQueryListener",
+    "StreamingQueryProgress",
 ]
 
 log = logging.getLogger("sparklet")
@@ -29,40 +41,60 @@ log = logging.getLogger("sparklet")
 class QueryStartedEvent:
     """A query started (``onQueryStarted``)."""
 
-    def __init__(self, e: dict[str, Any]) -> None:
-        self.id: str = e["id"]
-        self.runId: str = e["runId"]
-        self.name: str | None = e["name"]
-        self.timestamp: str = e["timestamp"]
-        self.jobTags: set[str] = set(e.get("jobTags") or [])
+    def __init__(self, id: uuid.UUID, runId: uuid.UUID, name: str | None, timestamp: str, jobTags: set[str]) -> None:
+        self.id = id
+        self.runId = runId
+        self.name = name
+        self.timestamp = timestamp
+        self.jobTags = jobTags
+
+    @classmethod
+    def fromJson(cls, j: dict[str, Any]) -> QueryStartedEvent:
+        """From Spark's event JSON."""
+        return cls(uuid.UUID(j["id"]), uuid.UUID(j["runId"]), j["name"], j["timestamp"], set(j.get("jobTags") or []))
 
 
 class QueryProgressEvent:
     """A batch ran (``onQueryProgress``): its ``progress``."""
 
-    def __init__(self, e: dict[str, Any]) -> None:
-        from sparklet.sql.streaming.query import StreamingQueryProgress
+    def __init__(self, progress: StreamingQueryProgress) -> None:
+        self.progress = progress
 
-        self.progress = StreamingQueryProgress(e["progress"])
+    @classmethod
+    def fromJson(cls, j: dict[str, Any]) -> QueryProgressEvent:
+        """From Spark's event JSON."""
+        return cls(StreamingQueryProgress.fromJson(j["progress"]))
 
 
 class QueryIdleEvent:
     """A trigger found no new data (``onQueryIdle``)."""
 
-    def __init__(self, e: dict[str, Any]) -> None:
-        self.id: str = e["id"]
-        self.runId: str = e["runId"]
-        self.timestamp: str = e["timestamp"]
+    def __init__(self, id: uuid.UUID, runId: uuid.UUID, timestamp: str) -> None:
+        self.id = id
+        self.runId = runId
+        self.timestamp = timestamp
+
+    @classmethod
+    def fromJson(cls, j: dict[str, Any]) -> QueryIdleEvent:
+        """From Spark's event JSON."""
+        return cls(uuid.UUID(j["id"]), uuid.UUID(j["runId"]), j["timestamp"])
 
 
 class QueryTerminatedEvent:
     """A query ended (``onQueryTerminated``); ``exception`` is its error, if any."""
 
-    def __init__(self, e: dict[str, Any]) -> None:
-        self.id: str = e["id"]
-        self.runId: str = e["runId"]
-        self.exception: str | None = e["exception"]
-        self.errorClassOnException: str | None = e["errorClassOnException"]
+    def __init__(
+        self, id: uuid.UUID, runId: uuid.UUID, exception: str | None, errorClassOnException: str | None
+    ) -> None:
+        self.id = id
+        self.runId = runId
+        self.exception = exception
+        self.errorClassOnException = errorClassOnException
+
+    @classmethod
+    def fromJson(cls, j: dict[str, Any]) -> QueryTerminatedEvent:
+        """From Spark's event JSON."""
+        return cls(uuid.UUID(j["id"]), uuid.UUID(j["runId"]), j.get("exception"), j.get("errorClassOnException"))
 
 
 class StreamingQueryListener(ABC):
@@ -128,6 +160,6 @@ class _Bus:
                 listeners = list(self._listeners)
             for listener in listeners:
                 try:
-                    getattr(listener, method)(cls(event))
+                    getattr(listener, method)(cls.fromJson(event))
                 except Exception:
                     log.exception("StreamingQueryListener %r failed in %s", listener, method)

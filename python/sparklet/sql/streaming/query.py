@@ -9,32 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
 from sparklet.errors import PySparkValueError, StreamingQueryException
+from sparklet.sql.streaming.progress import StreamingQueryProgress
 
 if TYPE_CHECKING:
     from sparklet.sql.session import SparkSession
 
 __all__ = ["StreamingQuery", "StreamingQueryManager", "StreamingQueryProgress", "StreamingQueryStatus"]
-
-
-class StreamingQueryProgress(dict):  # type: ignore[type-arg]
-    """One trigger's progress: a dict with Spark's JSON field names, plus
-    attribute access (``p.batchId``), ``json`` and ``prettyJson``."""
-
-    def __getattr__(self, item: str) -> Any:
-        try:
-            return self[item]
-        except KeyError:
-            raise AttributeError(item) from None
-
-    @property
-    def json(self) -> str:
-        """Compact JSON, as Spark's ``StreamingQueryProgress.json``."""
-        return json.dumps(dict(self), separators=(",", ":"))
-
-    @property
-    def prettyJson(self) -> str:
-        """Indented JSON."""
-        return json.dumps(dict(self), indent=2)
 
 
 class StreamingQueryStatus(dict):  # type: ignore[type-arg]
@@ -118,12 +98,12 @@ class StreamingQuery:
     def lastProgress(self) -> StreamingQueryProgress | None:
         """The latest progress, or ``None`` before the first."""
         p = self._native.last_progress_json()
-        return StreamingQueryProgress(json.loads(p)) if p is not None else None
+        return StreamingQueryProgress.fromJson(json.loads(p)) if p is not None else None
 
     @property
     def recentProgress(self) -> list[StreamingQueryProgress]:
         """Recent progress updates, oldest first."""
-        return [StreamingQueryProgress(json.loads(p)) for p in self._native.recent_progress_json()]
+        return [StreamingQueryProgress.fromJson(json.loads(p)) for p in self._native.recent_progress_json()]
 
     def awaitTermination(self, timeout: float | None = None) -> bool | None:
         """Wait for the query to end (``timeout`` in seconds).
