@@ -134,6 +134,7 @@ impl Session {
             .with_default_features()
             .with_config(config)
             .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
+            .with_type_planner(Arc::new(crate::plan::spark_types::SparkTypes))
             .with_physical_optimizer_rules(crate::plan::adaptive_join::with_adaptive_joins(
                 datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules,
                 Default::default(),

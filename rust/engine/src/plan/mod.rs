@@ -6,6 +6,7 @@ pub mod column_origin;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
+pub mod spark_types;
 pub mod sql_tvf;
 pub mod watermark;
 pub mod window_nulls;
