@@ -86,9 +86,10 @@ pub fn java_to_chrono(pattern: &str) -> String {
 pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
     let s = s.trim();
     match pattern {
-        None => arrow::compute::kernels::cast_utils::string_to_timestamp_nanos(s)
+        // as µs, not ns: Spark's range is years 1-9999
+        None => arrow::compute::kernels::cast_utils::string_to_datetime(&Utc, s)
             .ok()
-            .map(|n| n.div_euclid(1000)),
+            .map(|d| d.timestamp_micros()),
         Some(p) => {
             let fmt = java_to_chrono(p);
             if let Ok(dt) = DateTime::parse_from_str(s, &fmt) {

@@ -1,20 +1,18 @@
 //! JSON lines (and `multiLine` documents) with Spark's parse modes.
 //!
-//! Fast path: every record is validated with serde and the valid ones are
-//! decoded together by arrow-json. Only when arrow-json rejects the chunk
-//! (a type mismatch) are records decoded one by one to find the bad ones.
-//! Timestamp and date fields are read as strings and converted with the
-//! `timestampFormat` / `dateFormat` patterns, as Spark does.
+//! Each record is checked as JSON (with what Spark allows beyond it:
+//! single quotes, NaN and the infinities), its fields converted by Spark's
+//! rules (`json_values`: a field that cannot be is null and marks the
+//! record malformed, the others keep their values), and the converted
+//! records decoded together by arrow-json.
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, RecordBatch};
-use arrow::compute::concat_batches;
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::json::ReaderBuilder;
 
-use super::datetime::is_datetime;
-use super::{apply_mode, convert_columns, split_corrupt_column, ReadOptions};
+use super::{apply_mode, json_values, split_corrupt_column, ReadOptions};
 use crate::error::{Error, Result};
 
 /// The deepest nesting a record may have: Jackson's default
@@ -64,53 +62,37 @@ pub fn is_record(rec: &str) -> bool {
         && serde_json::from_str::<serde::de::IgnoredAny>(rec).is_ok()
 }
 
-/// Split a file's text into JSON records.
-fn records(text: &str, multi_line: bool) -> Vec<String> {
+/// Split a file's text into JSON records: one a line (lines end at `\n`,
+/// `\r\n` or `\r`, as Spark's default line separator), or with `multiLine`
+/// the file's one document (its elements when it is an array).
+fn records(text: &str, multi_line: bool) -> Vec<&str> {
     if !multi_line {
         return text
-            .lines()
+            .split(['\n', '\r'])
             .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
             .collect();
     }
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Array(items)) => items.iter().map(|v| v.to_string()).collect(),
-        Ok(v) => vec![v.to_string()],
-        Err(_) if text.trim().is_empty() => vec![],
-        Err(_) => vec![text.to_string()],
+    let doc = text.trim();
+    if doc.is_empty() {
+        return vec![];
     }
+    vec![doc]
 }
 
-/// The schema arrow-json decodes into: datetimes as strings.
-fn decode_schema(data: &SchemaRef) -> SchemaRef {
-    Arc::new(Schema::new(
-        data.fields()
-            .iter()
-            .map(|f| {
-                if is_datetime(f.data_type()) {
-                    Field::new(f.name(), DataType::Utf8, true)
-                } else {
-                    f.as_ref().clone().with_nullable(true)
-                }
-            })
-            .collect::<Vec<_>>(),
-    ))
-}
-
-fn decode(
-    schema: &SchemaRef,
-    recs: &[&str],
-) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
-    let mut decoder = ReaderBuilder::new(Arc::clone(schema))
-        .with_batch_size(recs.len().max(1))
-        .build_decoder()?;
-    for r in recs {
-        decoder.decode(r.as_bytes())?;
-        decoder.decode(b"\n")?;
+/// Whether `rec` is JSON Spark reads: strict JSON, or with what Spark allows
+/// beyond it made strict (the text to read then), within the nesting limit.
+fn readable(rec: &str) -> Option<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    if nests_deeper_than(rec, MAX_NESTING_DEPTH) {
+        return None;
     }
-    Ok(decoder
-        .flush()?
-        .unwrap_or_else(|| RecordBatch::new_empty(Arc::clone(schema))))
+    let valid = |t: &str| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok();
+    if valid(rec) {
+        return Some(Cow::Borrowed(rec));
+    }
+    json_values::relaxed(rec)
+        .filter(|t| valid(t))
+        .map(Cow::Owned)
 }
 
 /// Parse JSON `text` (from `path`) into rows of `schema`.
@@ -120,66 +102,56 @@ pub fn parse(
     opts: &ReadOptions,
     path: &str,
 ) -> Result<RecordBatch> {
-    let recs = records(text, opts.multi_line);
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
-    let dschema = decode_schema(&data_schema);
-    let mut malformed: Vec<Option<String>> = vec![None; recs.len()];
-    let mut inputs: Vec<&str> = Vec::with_capacity(recs.len());
-    for (i, r) in recs.iter().enumerate() {
-        if is_record(r) {
-            inputs.push(r);
-        } else {
-            malformed[i] = Some(r.clone());
-            inputs.push("{}");
-        }
-    }
-    let decoded = match decode(&dschema, &inputs) {
-        Ok(b) => b,
-        Err(_) => {
-            // slow path: find the records arrow-json rejects
-            let mut parts = Vec::with_capacity(inputs.len());
-            for (i, r) in inputs.iter().enumerate() {
-                match decode(&dschema, &[r]) {
-                    Ok(b) => parts.push(b),
-                    Err(_) => {
-                        malformed[i] = Some(recs[i].clone());
-                        parts.push(decode(&dschema, &["{}"])?);
-                    }
+    let fields = data_schema.fields();
+    // each output row: its converted value, and the raw record when malformed
+    let mut values: Vec<serde_json::Value> = Vec::new();
+    let mut malformed: Vec<Option<String>> = Vec::new();
+    for rec in records(text, opts.multi_line) {
+        let rows = readable(rec).and_then(|t| json_values::rows(&t, fields, opts));
+        match rows {
+            Some(rows) => {
+                for (value, ok) in rows {
+                    values.push(value);
+                    malformed.push((!ok).then(|| rec.to_string()));
                 }
             }
-            concat_batches(&dschema, &parts)?
-        }
-    };
-    let strings: Vec<ArrayRef> = decoded.columns().to_vec();
-    // non-datetime columns are already typed; convert only the string-read ones
-    let mut converted = Vec::with_capacity(strings.len());
-    let mut datetime_cols = Vec::new();
-    for (i, f) in data_schema.fields().iter().enumerate() {
-        if is_datetime(f.data_type()) {
-            datetime_cols.push(i);
-        }
-        converted.push(Arc::clone(&strings[i]));
-    }
-    if !datetime_cols.is_empty() {
-        let fields: Vec<Field> = datetime_cols
-            .iter()
-            .map(|i| data_schema.field(*i).clone())
-            .collect();
-        let sub_schema = Arc::new(Schema::new(fields));
-        let sub = datetime_cols
-            .iter()
-            .map(|i| Arc::clone(&strings[*i]))
-            .collect();
-        let raw = |row: usize| recs[row].clone();
-        let typed = convert_columns(&sub_schema, sub, opts, &mut malformed, &raw)?;
-        for (k, i) in datetime_cols.iter().enumerate() {
-            converted[*i] = Arc::clone(typed.column(k));
+            None => {
+                values.push(serde_json::Value::Object(Default::default()));
+                malformed.push(Some(rec.to_string()));
+            }
         }
     }
-    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(recs.len()));
-    let data = RecordBatch::try_new_with_options(data_schema, converted, &options)
-        .map_err(|e| Error::Internal(format!("json reader built an inconsistent batch: {e}")))?;
+    let data = decode(&data_schema, &values)?;
     apply_mode(schema, data, corrupt_idx, malformed, opts, path)
+}
+
+/// Rows of `schema` from values already converted to it.
+fn decode(schema: &SchemaRef, values: &[serde_json::Value]) -> Result<RecordBatch> {
+    let nullable = Arc::new(Schema::new(
+        schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect::<Vec<_>>(),
+    ));
+    let internal = |e: arrow::error::ArrowError| {
+        Error::Internal(format!(
+            "json reader: a converted record did not decode: {e}"
+        ))
+    };
+    let mut decoder = ReaderBuilder::new(Arc::clone(&nullable))
+        .with_batch_size(values.len().max(1))
+        .build_decoder()
+        .map_err(internal)?;
+    decoder.serialize(values).map_err(internal)?;
+    let batch = decoder
+        .flush()
+        .map_err(internal)?
+        .unwrap_or_else(|| RecordBatch::new_empty(Arc::clone(&nullable)));
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(values.len()));
+    RecordBatch::try_new_with_options(Arc::clone(schema), batch.columns().to_vec(), &options)
+        .map_err(|e| Error::Internal(format!("json reader built an inconsistent batch: {e}")))
 }
 
 /// Infer a schema from JSON `text` (batch reads without a schema). Fields
@@ -187,7 +159,14 @@ pub fn parse(
 pub fn infer_schema(text: &str, opts: &ReadOptions) -> Result<Schema> {
     let recs = records(text, opts.multi_line)
         .into_iter()
-        .filter(|r| serde_json::from_str::<serde_json::Value>(r).is_ok_and(|v| v.is_object()))
+        .filter_map(|r| match serde_json::from_str::<serde_json::Value>(r) {
+            Ok(serde_json::Value::Array(items)) => {
+                Some(items.iter().map(|v| v.to_string()).collect())
+            }
+            Ok(v) if v.is_object() => Some(vec![r.to_string()]),
+            _ => None,
+        })
+        .flatten()
         .collect::<Vec<_>>()
         .join("\n");
     let (schema, _) =

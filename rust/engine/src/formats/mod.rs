@@ -7,6 +7,7 @@
 pub mod csv;
 pub mod datetime;
 pub mod json;
+mod json_values;
 pub mod partitions;
 pub mod text;
 

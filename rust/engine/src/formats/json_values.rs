@@ -1,0 +1,511 @@
+//! How Spark reads one JSON value into a column of a given type (the rules
+//! of Spark's `JacksonParser`), for records already known to be valid JSON.
+//!
+//! A record's fields are taken as raw text slices, so that a string column
+//! gets a non-string value's exact text (`1.50`, `{"a": 1}`), a decimal is
+//! rounded half-up from its written digits, and every field is converted
+//! on its own: a field Spark cannot convert is null and marks the record
+//! malformed, while the record's other fields keep their values (Spark 4's
+//! partial results). The converted values are JSON that arrow-json decodes
+//! exactly into the column's type (timestamps as µs, dates as days,
+//! decimals as strings of their scale, binary as hex).
+
+use arrow::datatypes::{DataType, Fields, TimeUnit};
+use base64::Engine;
+use serde_json::{Map, Number, Value};
+
+use super::datetime::{parse_date_days, parse_timestamp_micros};
+use super::ReadOptions;
+
+/// A record's top-level JSON value: the rows it holds, each with whether
+/// all its fields converted; None when the record is no row (a scalar, or
+/// an array holding something other than objects).
+pub(crate) fn rows(rec: &str, fields: &Fields, opts: &ReadOptions) -> Option<Vec<(Value, bool)>> {
+    let rec = rec.trim();
+    match rec.as_bytes().first()? {
+        b'{' => Some(vec![object(rec, fields, opts)]),
+        // Spark reads a top-level array of objects as one row per object
+        b'[' => elements(rec)
+            .into_iter()
+            .map(|e| e.starts_with('{').then(|| object(e, fields, opts)))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// An object as a row of `fields`: each field converted (missing ones
+/// null), and whether all converted.
+fn object(raw: &str, fields: &Fields, opts: &ReadOptions) -> (Value, bool) {
+    let members = members(raw);
+    let mut out = Map::with_capacity(fields.len());
+    let mut all_ok = true;
+    for f in fields {
+        // the last of duplicate keys wins, as in Jackson's reading
+        let value = members.iter().rev().find(|(k, _)| key_is(k, f.name()));
+        let converted = match value {
+            None => Value::Null,
+            Some((_, v)) => match field(v, f.data_type(), opts) {
+                Some((v, ok)) => {
+                    all_ok &= ok;
+                    v
+                }
+                None => {
+                    all_ok = false;
+                    Value::Null
+                }
+            },
+        };
+        out.insert(f.name().clone(), converted);
+    }
+    (Value::Object(out), all_ok)
+}
+
+/// Whether the raw key `raw` (quotes included) is `name`.
+fn key_is(raw: &str, name: &str) -> bool {
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        return inner == name;
+    }
+    serde_json::from_str::<String>(raw).is_ok_and(|k| k == name)
+}
+
+/// `raw` converted to `dt`: the value and whether every part of it
+/// converted (a struct keeps the fields that did), or None when it cannot be.
+fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> {
+    let first = *raw.as_bytes().first()?;
+    if raw == "null" {
+        return Some((Value::Null, true));
+    }
+    let whole = |v: Value| Some((v, true));
+    match dt {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            whole(Value::String(if first == b'"' {
+                unquote(raw)?
+            } else {
+                raw.to_string()
+            }))
+        }
+        DataType::Boolean => match raw {
+            "true" => whole(Value::Bool(true)),
+            "false" => whole(Value::Bool(false)),
+            _ => None,
+        },
+        DataType::Int8 => whole(Value::from(
+            integer(raw).and_then(|i| i8::try_from(i).ok())?,
+        )),
+        DataType::Int16 => whole(Value::from(
+            integer(raw).and_then(|i| i16::try_from(i).ok())?,
+        )),
+        DataType::Int32 => whole(Value::from(
+            integer(raw).and_then(|i| i32::try_from(i).ok())?,
+        )),
+        DataType::Int64 => whole(Value::from(integer(raw)?)),
+        DataType::Float32 => whole(float_value(float(raw)? as f32 as f64)),
+        DataType::Float64 => whole(float_value(float(raw)?)),
+        DataType::Decimal128(p, s) => {
+            let text = if first == b'"' {
+                unquote(raw)?
+            } else {
+                raw.to_string()
+            };
+            whole(Value::String(decimal(&text, *p, *s)?))
+        }
+        DataType::Timestamp(TimeUnit::Microsecond, _) => {
+            let micros = if first == b'"' {
+                parse_timestamp_micros(&unquote(raw)?, opts.timestamp_format.as_deref())?
+            } else {
+                // a whole number is seconds since the epoch
+                integer(raw)?.checked_mul(1_000_000)?
+            };
+            whole(Value::from(micros))
+        }
+        DataType::Date32 if first == b'"' => whole(Value::from(parse_date_days(
+            &unquote(raw)?,
+            opts.date_format.as_deref(),
+        )?)),
+        DataType::Date32 => None,
+        DataType::Binary | DataType::LargeBinary if first == b'"' => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(unquote(raw)?)
+                .ok()?;
+            whole(Value::String(
+                bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            ))
+        }
+        DataType::Binary | DataType::LargeBinary => None,
+        DataType::Struct(fields) if first == b'{' => Some(object(raw, fields, opts)),
+        DataType::Struct(_) => None,
+        // an element or value Spark cannot convert fails the whole column value
+        DataType::List(item) | DataType::LargeList(item) if first == b'[' => {
+            let mut out = Vec::new();
+            for e in elements(raw) {
+                match field(e, item.data_type(), opts)? {
+                    (v, true) => out.push(v),
+                    (_, false) => return None,
+                }
+            }
+            whole(Value::Array(out))
+        }
+        DataType::List(_) | DataType::LargeList(_) => None,
+        DataType::Map(entries, _) if first == b'{' => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return None;
+            };
+            let value_type = kv.get(1)?.data_type();
+            let mut out = Map::new();
+            for (k, v) in members(raw) {
+                match field(v, value_type, opts)? {
+                    (v, true) => {
+                        out.insert(unquote(k)?, v);
+                    }
+                    (_, false) => return None,
+                }
+            }
+            whole(Value::Object(out))
+        }
+        DataType::Map(_, _) => None,
+        DataType::Null => whole(Value::Null),
+        // other types as arrow-json reads them
+        _ => whole(serde_json::from_str(raw).ok()?),
+    }
+}
+
+fn unquote(raw: &str) -> Option<String> {
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    if !inner.contains('\\') {
+        return Some(inner.to_string());
+    }
+    serde_json::from_str(raw).ok()
+}
+
+/// A JSON whole number (no fraction, no exponent), as Jackson's integer token.
+fn integer(raw: &str) -> Option<i64> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    raw.parse().ok()
+}
+
+/// A floating-point column's value: any JSON number, or the strings Spark
+/// reads as NaN and the infinities.
+fn float(raw: &str) -> Option<f64> {
+    if raw.starts_with('"') {
+        return match unquote(raw)?.as_str() {
+            "NaN" | "+NaN" | "-NaN" => Some(f64::NAN),
+            "Infinity" | "+Infinity" | "+INF" | "INF" => Some(f64::INFINITY),
+            "-Infinity" | "-INF" => Some(f64::NEG_INFINITY),
+            _ => None,
+        };
+    }
+    if !raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return None;
+    }
+    raw.parse().ok()
+}
+
+/// A float as JSON arrow-json reads back exactly (NaN and the infinities as
+/// the strings its number parser takes).
+fn float_value(v: f64) -> Value {
+    match Number::from_f64(v) {
+        Some(n) => Value::Number(n),
+        None if v.is_nan() => Value::String("NaN".into()),
+        None if v > 0.0 => Value::String("inf".into()),
+        None => Value::String("-inf".into()),
+    }
+}
+
+/// `text` (a JSON number or a decimal string) at `scale`, rounded half up,
+/// or None when it is not a number or needs more than `precision` digits.
+fn decimal(text: &str, precision: u8, scale: i8) -> Option<String> {
+    let (negative, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    // value = digits * 10^(exponent - fraction.len()); keep `scale` decimals
+    let mut digits: Vec<u8> = whole
+        .bytes()
+        .chain(fraction.bytes())
+        .map(|b| b - b'0')
+        .collect();
+    let shift = i64::from(exponent) - fraction.len() as i64 + i64::from(scale);
+    if shift >= 0 {
+        if shift > i64::from(precision) + 1 {
+            return digits
+                .iter()
+                .all(|d| *d == 0)
+                .then(|| format_decimal(&[], false, scale));
+        }
+        digits.extend(std::iter::repeat_n(0, shift as usize));
+    } else {
+        let drop = (-shift) as usize;
+        let round_up = if drop > digits.len() {
+            false
+        } else {
+            digits[digits.len() - drop] >= 5
+        };
+        digits.truncate(digits.len().saturating_sub(drop));
+        if round_up {
+            let mut i = digits.len();
+            loop {
+                if i == 0 {
+                    digits.insert(0, 1);
+                    break;
+                }
+                i -= 1;
+                if digits[i] == 9 {
+                    digits[i] = 0;
+                } else {
+                    digits[i] += 1;
+                    break;
+                }
+            }
+        }
+    }
+    let first = digits.iter().position(|d| *d != 0).unwrap_or(digits.len());
+    let significant = &digits[first..];
+    if significant.len() > usize::from(precision) {
+        return None;
+    }
+    Some(format_decimal(significant, negative, scale))
+}
+
+fn format_decimal(digits: &[u8], negative: bool, scale: i8) -> String {
+    let scale = usize::try_from(scale).unwrap_or(0);
+    let mut padded: Vec<u8> = vec![0; (scale + 1).saturating_sub(digits.len())];
+    padded.extend_from_slice(digits);
+    let point = padded.len() - scale;
+    let mut out = String::with_capacity(padded.len() + 2);
+    if negative && digits.iter().any(|d| *d != 0) {
+        out.push('-');
+    }
+    for (i, d) in padded.iter().enumerate() {
+        if i == point {
+            out.push('.');
+        }
+        out.push(char::from(b'0' + d));
+    }
+    out
+}
+
+/// The end (exclusive) of the JSON value starting at `start` in valid JSON
+/// `s`, and where the next token starts.
+fn value_end(s: &[u8], start: usize) -> usize {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut i = start;
+    while i < s.len() {
+        let b = s[i];
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    if depth == 0 {
+                        return i + 1;
+                    }
+                }
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i + 1;
+                    }
+                }
+                b',' | b']' | b'}' | b':' if depth == 0 => return i,
+                b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return i,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    s.len()
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The raw values of a valid JSON array.
+fn elements(raw: &str) -> Vec<&str> {
+    let s = raw.as_bytes();
+    let mut out = Vec::new();
+    let mut i = skip_ws(s, 1);
+    while i < s.len() && s[i] != b']' {
+        let end = value_end(s, i);
+        out.push(&raw[i..end]);
+        i = skip_ws(s, end);
+        if i < s.len() && s[i] == b',' {
+            i = skip_ws(s, i + 1);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// The (raw key, raw value) members of a valid JSON object.
+fn members(raw: &str) -> Vec<(&str, &str)> {
+    let s = raw.as_bytes();
+    let mut out = Vec::new();
+    let mut i = skip_ws(s, 1);
+    while i < s.len() && s[i] == b'"' {
+        let key_end = value_end(s, i);
+        let colon = skip_ws(s, key_end);
+        let start = skip_ws(s, colon + 1);
+        let end = value_end(s, start);
+        out.push((&raw[i..key_end], &raw[start..end]));
+        i = skip_ws(s, end);
+        if i < s.len() && s[i] == b',' {
+            i = skip_ws(s, i + 1);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// `rec` with what Spark's JSON reader allows beyond strict JSON (by
+/// default: single-quoted strings and the bare NaN and infinity tokens)
+/// made strict, or None when it has none of it.
+pub(crate) fn relaxed(rec: &str) -> Option<String> {
+    const TOKENS: [&str; 6] = ["+Infinity", "-Infinity", "Infinity", "+INF", "-INF", "NaN"];
+    let s = rec.as_bytes();
+    let mut out = String::with_capacity(rec.len() + 8);
+    let mut changed = false;
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'"' => {
+                let end = value_end(s, i);
+                out.push_str(&rec[i..end]);
+                i = end.max(i + 1);
+            }
+            b'\'' => {
+                // a single-quoted string: the same text, double-quoted
+                changed = true;
+                out.push('"');
+                i += 1;
+                while i < s.len() && s[i] != b'\'' {
+                    match s[i] {
+                        b'\\' if s.get(i + 1) == Some(&b'\'') => {
+                            out.push('\'');
+                            i += 2;
+                            continue;
+                        }
+                        b'\\' => {
+                            out.push('\\');
+                            if let Some(next) = rec.get(i + 1..).and_then(|r| r.chars().next()) {
+                                out.push(next);
+                                i += 1 + next.len_utf8();
+                            } else {
+                                i += 1;
+                            }
+                            continue;
+                        }
+                        b'"' => out.push_str("\\\""),
+                        _ => {
+                            let c = rec[i..].chars().next().unwrap_or(' ');
+                            out.push(c);
+                            i += c.len_utf8();
+                            continue;
+                        }
+                    }
+                    i += 1;
+                }
+                out.push('"');
+                i += 1;
+            }
+            _ => match TOKENS.iter().find(|t| rec[i..].starts_with(*t)) {
+                Some(t) => {
+                    changed = true;
+                    out.push('"');
+                    out.push_str(t);
+                    out.push('"');
+                    i += t.len();
+                }
+                None => {
+                    let c = rec[i..].chars().next().unwrap_or(' ');
+                    out.push(c);
+                    i += c.len_utf8();
+                }
+            },
+        }
+    }
+    changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_round_half_up_from_their_digits() {
+        let d = |t: &str| decimal(t, 10, 2);
+        assert_eq!(d("12345678.999").as_deref(), Some("12345679.00"));
+        assert_eq!(d("0.005").as_deref(), Some("0.01"));
+        assert_eq!(d("2.675").as_deref(), Some("2.68"));
+        assert_eq!(d("-2.675").as_deref(), Some("-2.68"));
+        assert_eq!(d("1e2").as_deref(), Some("100.00"));
+        assert_eq!(d("0.004").as_deref(), Some("0.00"));
+        assert_eq!(d("123456789012.5"), None); // needs 14 digits
+        assert_eq!(d("1e999999999"), None);
+        assert_eq!(d("1e-999999999").as_deref(), Some("0.00"));
+        assert_eq!(d("x"), None);
+        assert_eq!(decimal("99.995", 4, 2), None); // rounds to 100.00
+    }
+
+    #[test]
+    fn members_and_elements_keep_raw_text() {
+        let m = members(r#"{ "a" : 1.50 , "b":{"x": [1, "]"]}, "c\"":"s"}"#);
+        assert_eq!(
+            m,
+            vec![
+                ("\"a\"", "1.50"),
+                ("\"b\"", r#"{"x": [1, "]"]}"#),
+                (r#""c\"""#, "\"s\"")
+            ]
+        );
+        assert_eq!(
+            elements("[1, {\"a\":2} ,\"x\"]"),
+            vec!["1", "{\"a\":2}", "\"x\""]
+        );
+        assert!(elements("[]").is_empty() && members("{}").is_empty());
+    }
+
+    #[test]
+    fn relaxed_quotes_single_quoted_strings_and_bare_nan() {
+        assert_eq!(relaxed(r#"{'a': 'x'}"#).as_deref(), Some(r#"{"a": "x"}"#));
+        assert_eq!(
+            relaxed(r#"{"a": NaN, "b": -Infinity}"#).as_deref(),
+            Some(r#"{"a": "NaN", "b": "-Infinity"}"#)
+        );
+        assert_eq!(relaxed(r#"{"a": "NaN"}"#), None);
+        assert_eq!(
+            relaxed(r#"{'q': "say \"hi\"", 'r': 'a"b'}"#).as_deref(),
+            Some(r#"{"q": "say \"hi\"", "r": "a\"b"}"#)
+        );
+    }
+}
