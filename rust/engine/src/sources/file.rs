@@ -52,6 +52,16 @@ impl FileFormat {
     }
 }
 
+/// How long after its last change a file listed empty is left for a later
+/// trigger (a producer that opens, then writes, shows it empty in between).
+const STILL_WRITING_MS: i64 = 1_000;
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 /// A file found by listing.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
@@ -568,6 +578,10 @@ impl FileStreamSource {
         )?;
         let threshold = self.age_threshold();
         files.retain(|f| !self.seen.contains_key(&f.path) && f.mtime_ms >= threshold);
+        // a file listed empty just after it was created is most likely being
+        // written (created, then written): a later trigger takes it, whole
+        let now = now_ms();
+        files.retain(|f| f.size > 0 || now.saturating_sub(f.mtime_ms) >= STILL_WRITING_MS);
         if let Some(allowed) = &self.available_now {
             files.retain(|f| allowed.contains(&f.path));
         }
