@@ -124,3 +124,38 @@ def test_unaliased_expressions_are_named_as_spark_names_them(spark: SparkSession
     assert projected.columns == ["(v + 1)", "upper(a)", "CAST((v * 2) AS STRING)", "(v = 2)"]
     # a select of aggregates is one aggregate over the whole DataFrame
     assert df.select(F.min("v"), (F.max("v") - F.min("v")).alias("span")).collect() == [Row(**{"min(v)": 2, "span": 1})]
+
+
+def test_a_cast_of_a_column_keeps_the_column_s_name(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "2")], "value INT, s STRING")
+    out = df.select(
+        F.col("value").cast("string"),
+        F.col("s").cast("int"),
+        (F.col("value") + 1).cast("string"),
+        F.upper(F.col("value").cast("string")),
+        F.lit(1).cast("string"),
+    )
+    assert out.columns == [
+        "value",
+        "s",
+        "CAST((value + 1) AS STRING)",
+        "upper(CAST(value AS STRING))",
+        "CAST(1 AS STRING)",
+    ]
+    assert df.selectExpr("CAST(value AS STRING)").columns == ["value"]
+    assert df.groupBy(F.col("value").cast("string")).count().columns == ["value", "count"]
+
+
+def test_to_json_writes_timestamps_as_spark_does(spark: SparkSession) -> None:
+    import datetime as dt
+
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        df = spark.createDataFrame(
+            [(dt.datetime(2024, 1, 1, 0, 0, 20, 123456), dt.datetime(2024, 1, 1, 0, 0, 20))],
+            "ts TIMESTAMP, n TIMESTAMP_NTZ",
+        )
+        (row,) = df.select(F.to_json(F.struct("ts", "n")).alias("j")).collect()
+        assert row.j == '{"ts":"2024-01-01T00:00:20.123Z","n":"2024-01-01T00:00:20.000"}'
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")

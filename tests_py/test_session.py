@@ -32,6 +32,26 @@ def test_conf_get_set_unset(spark: SparkSession) -> None:
         spark.conf.get("no.such.key")
 
 
+def test_conf_get_of_spark_s_own_unset_settings_is_their_default(spark: SparkSession) -> None:
+    assert spark.conf.get("spark.sql.execution.arrow.pyspark.enabled") == "true"
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+    assert spark.conf.get("spark.sql.streaming.stopTimeout") == "0ms"
+    assert spark.conf.get("spark.sql.streaming.checkpointLocation") is None  # no default
+    assert spark.conf.get("spark.sql.ansi.enabled", "false") == "false"  # a given default wins
+
+
+def test_create_dataframe_takes_tuples_lists_and_dicts_as_struct_values(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(1, (2, "x")), (2, [3, "y"]), (3, {"b": 4, "c": "z"}), (4, None)], "a INT, s STRUCT<b: INT, c: STRING>"
+    )
+    assert [(r.a, None if r.s is None else (r.s.b, r.s.c)) for r in df.collect()] == [
+        (1, (2, "x")),
+        (2, (3, "y")),
+        (3, (4, "z")),
+        (4, None),
+    ]
+
+
 def test_create_dataframe_from_tuples_with_ddl(spark: SparkSession) -> None:
     df = spark.createDataFrame([(1, "a"), (2, None)], "id INT, name STRING")
     assert df.dtypes == [("id", "int"), ("name", "string")]

@@ -86,7 +86,26 @@ def _row_values(row: Any, names: list[str] | None) -> list[Any]:
     return [row]
 
 
-def _to_arrow_value(v: Any) -> Any:
+def _to_arrow_value(v: Any, t: DataType | None = None) -> Any:
+    """``v`` as pyarrow takes it for a column of ``t``: a struct from a Row,
+    a dict or a tuple/list by position (as PySpark takes them), a map from a
+    dict, timestamps as UTC."""
+    if v is None:
+        return None
+    if isinstance(t, StructType):
+        if isinstance(v, Row) and v.__fields__:
+            items = dict(zip(v.__fields__, v))
+        elif isinstance(v, dict):
+            items = v
+        elif isinstance(v, (list, tuple)):
+            items = dict(zip(t.names, v))
+        else:
+            return v
+        return {f.name: _to_arrow_value(items.get(f.name), f.dataType) for f in t.fields}
+    if isinstance(t, MapType) and isinstance(v, dict):
+        return [(k, _to_arrow_value(x, t.valueType)) for k, x in v.items()]
+    if isinstance(t, ArrayType) and isinstance(v, (list, tuple)):
+        return [_to_arrow_value(x, t.elementType) for x in v]
     if isinstance(v, Row) and v.__fields__:
         return {k: _to_arrow_value(x) for k, x in zip(v.__fields__, v)}
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:
@@ -130,8 +149,8 @@ def rows_to_table(data: Sequence[Any], schema: StructType | None, names: list[st
                 f"[LENGTH_SHOULD_BE_THE_SAME] Row {r!r} has {len(values)} fields but the schema has {len(names)}.",
                 "LENGTH_SHOULD_BE_THE_SAME",
             )
-        for i, v in enumerate(values):
-            columns[i].append(_to_arrow_value(v))
+        for i, (v, f) in enumerate(zip(values, schema.fields)):
+            columns[i].append(_to_arrow_value(v, f.dataType))
     arrays = []
     for f, values in zip(schema.fields, columns):
         try:

@@ -57,10 +57,15 @@ class RuntimeConfig:
         self._native = native
 
     def get(self, key: str, default: Any = _NOT_SET) -> str | None:
-        """The value of ``key`` (``default`` if unset; error without one)."""
+        """The value of ``key``: ``default`` if unset, else Spark's default for
+        its own settings; ``SQL_CONF_NOT_FOUND`` for an unknown unset key."""
+        from sparklet.sql._conf_defaults import SPARK_DEFAULTS
+
         v = self._native.conf_get(key)
         if v is not None:
             return v
+        if default is _NOT_SET and key in SPARK_DEFAULTS:
+            return SPARK_DEFAULTS[key]
         if default is _NOT_SET:
             from sparklet.errors import SparkRuntimeException
 

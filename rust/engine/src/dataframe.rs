@@ -152,13 +152,21 @@ pub fn qualified_column(df: &DataFrame, name: &str) -> Expr {
 }
 
 /// `e` named as Spark names it, unless it is a column or already named
-/// (see [`crate::plan::spark_names`]).
-fn spark_named(e: Expr) -> Expr {
+/// (see [`crate::plan::spark_names`]). A cast of a column takes the
+/// column's name unless an earlier output has it (`taken`): Spark allows
+/// two columns of one name, DataFusion does not.
+fn spark_named(e: Expr, taken: &std::collections::HashSet<String>) -> Expr {
+    use crate::plan::spark_names::{output_name, spark_name};
     match e {
         Expr::Alias(_) | Expr::Column(_) => e,
         Expr::ScalarFunction(ref f) if f.func.name() == "explode" => e,
         other => {
-            let name = crate::plan::spark_names::spark_name(&other);
+            let name = output_name(&other);
+            let name = if taken.contains(&name) {
+                spark_name(&other)
+            } else {
+                name
+            };
             other.alias(name)
         }
     }
@@ -193,14 +201,20 @@ fn is_relation(schema: &DFSchema, name: &str) -> bool {
 pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     let mut resolved = Vec::with_capacity(exprs.len());
     let mut exploded: Vec<String> = Vec::new();
+    let mut taken = std::collections::HashSet::new();
     for e in exprs {
         let field = struct_field_name(&df, &e);
         let mut e = resolve(&df, e)?;
         if let Some(field) = field {
             e = e.alias(field);
         } else {
-            e = spark_named(e);
+            e = spark_named(e, &taken);
         }
+        taken.insert(match &e {
+            Expr::Alias(a) => a.name.clone(),
+            Expr::Column(c) => c.name.clone(),
+            other => other.schema_name().to_string(),
+        });
         let (inner, alias) = match &e {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
             other => (other.clone(), None),
@@ -687,7 +701,7 @@ pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFr
 pub fn group_agg(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
     let aggs = aggs
         .into_iter()
-        .map(|a| resolve(&df, a).map(spark_named))
+        .map(|a| resolve(&df, a).map(|a| spark_named(a, &Default::default())))
         .collect::<Result<Vec<_>>>()?;
     aggregate(df, group, aggs)
 }

@@ -395,7 +395,12 @@ fn to_json_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let batch = arrow::array::RecordBatch::try_new(schema, vec![Arc::clone(a)])?;
     let mut buf = Vec::new();
     {
-        let mut w = arrow::json::LineDelimitedWriter::new(&mut buf);
+        // Spark's default formats: milliseconds, and `Z` for the UTC
+        // instants sparklet's timestamps are
+        let mut w = arrow::json::WriterBuilder::new()
+            .with_timestamp_format("%Y-%m-%dT%H:%M:%S%.3f".into())
+            .with_timestamp_tz_format("%Y-%m-%dT%H:%M:%S%.3fZ".into())
+            .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
         w.write(&batch)?;
         w.finish()?;
     }

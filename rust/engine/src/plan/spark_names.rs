@@ -9,6 +9,20 @@ use datafusion::common::ScalarValue;
 use datafusion::logical_expr::expr::{AggregateFunction, Cast, ScalarFunction, TryCast};
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
 
+/// Spark's name of `e` as an output column: a cast (or casts) of a column
+/// keeps the column's name (Spark 4: `F.col("v").cast("string")` is `v`);
+/// anything else as [`spark_name`] names it.
+pub fn output_name(e: &Expr) -> String {
+    let mut inner = e;
+    while let Expr::Cast(Cast { expr, .. }) | Expr::TryCast(TryCast { expr, .. }) = inner {
+        inner = expr;
+    }
+    match inner {
+        Expr::Column(c) if !std::ptr::eq(inner, e) => c.name.clone(),
+        _ => spark_name(e),
+    }
+}
+
 /// Spark's name of `e` (an expression that is not an alias or a column).
 pub fn spark_name(e: &Expr) -> String {
     match e {

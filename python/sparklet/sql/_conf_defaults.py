@@ -1,0 +1,62 @@
+"""The defaults ``spark.conf.get`` gives for Spark's own SQL settings that
+are not set, as Spark 4.3 gives them (Spark returns a registered setting's
+default; an unknown key is ``SQL_CONF_NOT_FOUND``). Where sparklet reads a
+setting, it uses the same default. A ``None`` is a setting with no default."""
+
+from __future__ import annotations
+
+SPARK_DEFAULTS: dict[str, str | None] = {
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.autoBroadcastJoinThreshold": "10485760b",
+    "spark.sql.caseSensitive": "false",
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.sql.crossJoin.enabled": "true",
+    "spark.sql.debug.maxToStringFields": "25",
+    "spark.sql.execution.arrow.maxBytesPerBatch": "67108864b",
+    "spark.sql.execution.arrow.maxRecordsPerBatch": "10000",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.execution.arrow.pyspark.fallback.enabled": "true",
+    "spark.sql.execution.pandas.convertToArrowArraySafely": "true",
+    "spark.sql.execution.pythonUDF.arrow.enabled": "true",
+    "spark.sql.files.ignoreCorruptFiles": "false",
+    "spark.sql.files.ignoreMissingFiles": "false",
+    "spark.sql.files.maxPartitionBytes": "134217728b",
+    "spark.sql.jsonGenerator.ignoreNullFields": "true",
+    "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    "spark.sql.mapKeyDedupPolicy": "EXCEPTION",
+    "spark.sql.optimizer.excludedRules": None,
+    "spark.sql.parquet.compression.codec": "snappy",
+    "spark.sql.pyspark.jvmStacktrace.enabled": "false",
+    "spark.sql.repl.eagerEval.enabled": "false",
+    "spark.sql.repl.eagerEval.maxNumRows": "20",
+    "spark.sql.sources.default": "parquet",
+    "spark.sql.storeAssignmentPolicy": "ANSI",
+    "spark.sql.streaming.checkpointLocation": None,
+    "spark.sql.streaming.fileSink.log.compactInterval": "10",
+    "spark.sql.streaming.fileSource.cleaner.numThreads": "1",
+    "spark.sql.streaming.fileSource.log.compactInterval": "10",
+    "spark.sql.streaming.forceDeleteTempCheckpointLocation": "false",
+    "spark.sql.streaming.metricsEnabled": "false",
+    "spark.sql.streaming.minBatchesToRetain": "100",
+    "spark.sql.streaming.multipleWatermarkPolicy": "min",
+    "spark.sql.streaming.noDataMicroBatches.enabled": "true",
+    "spark.sql.streaming.noDataProgressEventInterval": "10000ms",
+    "spark.sql.streaming.numRecentProgressUpdates": "100",
+    "spark.sql.streaming.pollingDelay": "10ms",
+    "spark.sql.streaming.schemaInference": "false",
+    "spark.sql.streaming.stateStore.compression.codec": "lz4",
+    "spark.sql.streaming.stateStore.encodingFormat": "unsaferow",
+    "spark.sql.streaming.stateStore.maintenanceInterval": "60000ms",
+    "spark.sql.streaming.stateStore.minDeltasForSnapshot": "10",
+    "spark.sql.streaming.stateStore.providerClass": (
+        "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+    ),
+    "spark.sql.streaming.stateStore.stateSchemaCheck": "true",
+    "spark.sql.streaming.statefulOperator.checkCorrectness.enabled": "true",
+    "spark.sql.streaming.stopActiveRunOnRestart": "true",
+    "spark.sql.streaming.stopTimeout": "0ms",
+    "spark.sql.streaming.ui.enabled": "true",
+    "spark.sql.timestampType": "TIMESTAMP_LTZ",
+}
