@@ -159,3 +159,22 @@ def test_to_json_writes_timestamps_as_spark_does(spark: SparkSession) -> None:
         assert row.j == '{"ts":"2024-01-01T00:00:20.123Z","n":"2024-01-01T00:00:20.000"}'
     finally:
         spark.conf.unset("spark.sql.session.timeZone")
+
+
+def test_a_number_cast_to_a_timestamp_is_seconds_since_the_epoch(spark: SparkSession) -> None:
+    from decimal import Decimal
+
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    try:
+        df = spark.createDataFrame([(60.732, 5, Decimal("1.25"), -0.5)], "d DOUBLE, i INT, m DECIMAL(5,2), n DOUBLE")
+        out = df.select(*[F.col(c).cast("timestamp").cast("string").alias(c) for c in df.columns]).collect()[0]
+        assert (out.d, out.i, out.m, out.n) == (
+            "1970-01-01 00:01:00.732",
+            "1970-01-01 00:00:05",
+            "1970-01-01 00:00:01.25",
+            "1969-12-31 23:59:59.5",
+        )
+        sql = spark.sql("SELECT CAST(1.5 AS TIMESTAMP) AS t").selectExpr("CAST(t AS STRING) AS t").collect()[0].t
+        assert sql == "1970-01-01 00:00:01.5"
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")

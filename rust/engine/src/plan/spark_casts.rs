@@ -1,7 +1,8 @@
 //! Casts that Spark and DataFusion write differently, made Spark's in both
 //! the DataFrame API and SQL: a timestamp cast to a string reads
 //! `2024-01-01 00:00:01.5` (Spark) rather than `2024-01-01T00:00:01.500Z`;
-//! cast to a number it is seconds since the epoch (DataFusion: its units).
+//! cast to a number it is seconds since the epoch, and a number cast to a
+//! timestamp is read as seconds (DataFusion: the raw units).
 //! An analyzer rule swaps such casts for [`timestamp_string`] after type
 //! coercion, keeping each expression's name.
 
@@ -58,7 +59,13 @@ fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
         return Ok(Transformed::no(e));
     };
     let data_type = field.data_type();
-    let Ok(DataType::Timestamp(_, tz)) = expr.get_type(schema) else {
+    let source = expr.get_type(schema);
+    if let (DataType::Timestamp(_, tz), Ok(from)) = (data_type, &source) {
+        if let Some(t) = number_to_timestamp(expr, from, tz, schema)? {
+            return Ok(Transformed::yes(t.cast_to(data_type, schema)?));
+        }
+    }
+    let Ok(DataType::Timestamp(_, tz)) = source else {
         return Ok(Transformed::no(e));
     };
     if data_type.is_integer() {
@@ -93,6 +100,36 @@ fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
         text
     } else {
         text.cast_to(data_type, schema)?
+    }))
+}
+
+/// A number cast to a timestamp, as Spark reads it: seconds since the epoch
+/// (DataFusion: the timestamp's raw units), a fraction kept to the
+/// microsecond; None for a cast from something else.
+fn number_to_timestamp(
+    expr: &Expr,
+    from: &DataType,
+    tz: &Option<Arc<str>>,
+    schema: &DFSchema,
+) -> DFResult<Option<Expr>> {
+    let micros_type = DataType::Timestamp(TimeUnit::Microsecond, tz.clone());
+    Ok(Some(if from.is_integer() {
+        expr.clone()
+            .cast_to(&DataType::Int64, schema)?
+            .cast_to(&DataType::Timestamp(TimeUnit::Second, tz.clone()), schema)?
+            .cast_to(&micros_type, schema)?
+    } else if matches!(
+        from,
+        DataType::Float32 | DataType::Float64 | DataType::Decimal128(_, _)
+    ) {
+        // Spark truncates to the microsecond
+        let micros = expr.clone().cast_to(&DataType::Float64, schema)?
+            * datafusion::logical_expr::lit(1_000_000.0f64);
+        datafusion::functions::math::expr_fn::trunc(vec![micros])
+            .cast_to(&DataType::Int64, schema)?
+            .cast_to(&micros_type, schema)?
+    } else {
+        return Ok(None);
     }))
 }
 
