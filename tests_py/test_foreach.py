@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import step, write_json
-from sparklet.errors import PySparkTypeError, StreamingQueryException
+from sparklet.errors import PySparkAttributeError, PySparkTypeError, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.testing import MemoryStream
 
@@ -117,3 +117,32 @@ def test_a_query_whose_batch_function_failed_is_not_active_once_the_wait_raises(
         assert not q.isActive
         assert [a.id for a in spark.streams.active] == []
         spark.streams.resetTerminated()
+
+
+def test_a_failed_batch_function_is_spark_s_foreach_batch_error(spark: SparkSession, tmp_path: Path) -> None:
+    write_json(tmp_path, "a.json", [{"v": 1}])
+
+    def fail(batch, batch_id: int) -> None:  # noqa: ANN001
+        raise ValueError("boom")
+
+    q = spark.readStream.schema("v INT").json(str(tmp_path)).writeStream.foreachBatch(fail).start()
+    with pytest.raises(StreamingQueryException) as raised:
+        q.awaitTermination()
+    e = raised.value
+    assert e.getCondition() == "STREAM_FAILED" and e.getSqlState() == "XXKST"
+    params = e.getMessageParameters()
+    assert params["id"] == q.id and params["runId"] == q.runId
+    assert params["message"].startswith("[FOREACH_BATCH_USER_FUNCTION_ERROR] ")
+    assert "ValueError: boom" in params["message"] and "FOREACH_BATCH_USER_FUNCTION_ERROR" in str(e)
+    assert e.getQueryContext() == []
+
+
+def test_a_writer_whose_process_is_not_callable_is_refused(spark: SparkSession, tmp_path: Path) -> None:
+    class Writer:
+        process = 5
+
+    df = spark.readStream.schema("v INT").json(str(tmp_path))
+    with pytest.raises(
+        PySparkAttributeError, match=r"\[ATTRIBUTE_NOT_CALLABLE\] Attribute `process` in provided object `f`"
+    ):
+        df.writeStream.foreach(Writer()).start()

@@ -76,6 +76,17 @@ def test_a_file_listed_while_its_producer_writes_it_is_read_whole(spark: SparkSe
     assert [r.v for r in spark.table("mid_write").collect()] == [1]
 
 
+def test_a_text_stream_s_column_is_named_by_its_schema(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x\ny\n")
+    df = spark.readStream.format("text").schema("data STRING").load(str(tmp_path))
+    assert df.columns == ["data"]
+    assert spark.readStream.text(str(tmp_path)).columns == ["value"]
+    q = df.writeStream.format("memory").queryName("named_text").start()
+    q.processAllAvailable()
+    q.stop()
+    assert sorted(r.data for r in spark.table("named_text").collect()) == ["x", "y"]
+
+
 def test_max_bytes_glob_filter_and_recursive_lookup(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     write_json(tmp_path, "a.json", [{"id": 1}])

@@ -60,6 +60,18 @@ class PySparkException(Exception):
         """Return the full message."""
         return self._message
 
+    def getSqlState(self) -> str | None:
+        """Return the SQLSTATE of the error condition (``None`` when unknown)."""
+        return None
+
+    def getQueryContext(self) -> list[object]:
+        """Return the query context (sparklet has none to give)."""
+        return []
+
+    def getBreakingChangeInfo(self) -> object | None:
+        """Return breaking-change information (``None``: there is none)."""
+        return None
+
     def __str__(self) -> str:
         return self._message
 
@@ -77,7 +89,13 @@ class IllegalArgumentException(PySparkException):
 
 
 class StreamingQueryException(PySparkException):
-    """A streaming query stopped with an error; ``__cause__`` holds the original."""
+    """A streaming query stopped with an error (``STREAM_FAILED``; its
+    parameters ``id``, ``runId`` and ``message``); ``__cause__`` holds the
+    original."""
+
+    def getSqlState(self) -> str | None:
+        """Return ``STREAM_FAILED``'s SQLSTATE."""
+        return "XXKST" if self._errorClass == "STREAM_FAILED" else None
 
 
 class SparkRuntimeException(PySparkException):

@@ -320,7 +320,7 @@ impl Session {
                     })?;
                 file::check_path_exists(path)?;
                 let schema = match (fmt, schema) {
-                    (FileFormat::Text, _) => formats::text::text_schema(),
+                    (FileFormat::Text, s) => formats::text::schema_of(s)?,
                     (_, Some(s)) => s,
                     (_, None) if self.conf.get_bool(keys::SCHEMA_INFERENCE, false) => {
                         let opts = ReadOptions::from_options(&options)?;
@@ -678,7 +678,7 @@ fn load_files(
         .map(|r| formats::partitions::columns(r, &files, schema.as_ref()))
         .unwrap_or_default();
     let schema = match (fmt, schema) {
-        (FileFormat::Text, _) => formats::text::text_schema(),
+        (FileFormat::Text, s) => formats::text::schema_of(s)?,
         (_, Some(s)) => {
             let mut fields: Vec<arrow::datatypes::Field> =
                 s.fields().iter().map(|f| f.as_ref().clone()).collect();

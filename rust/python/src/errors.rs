@@ -30,13 +30,36 @@ pub struct UserError {
     pub err: PyErr,
     /// Its formatted traceback, for messages.
     pub text: String,
+    /// Spark's condition for a failure of this kind of callback, if it has one.
+    pub condition: Option<&'static UserCondition>,
 }
+
+/// Spark's error condition for an exception in one kind of user callback.
+pub struct UserCondition {
+    /// The condition, e.g. `FOREACH_BATCH_USER_FUNCTION_ERROR`.
+    pub name: &'static str,
+    /// Its message before the reason.
+    pub message: &'static str,
+    /// Its SQLSTATE.
+    pub sql_state: &'static str,
+}
+
+/// An exception in a `foreachBatch` function.
+pub const FOREACH_BATCH_ERROR: UserCondition = UserCondition {
+    name: "FOREACH_BATCH_USER_FUNCTION_ERROR",
+    message: "An error occurred in the user provided function in foreach batch sink.",
+    sql_state: "39000",
+};
 
 impl UserError {
     /// Capture `err` with its traceback text.
     pub fn new(py: Python<'_>, err: PyErr) -> Self {
         let text = format_exception(py, &err);
-        UserError { err, text }
+        UserError {
+            err,
+            text,
+            condition: None,
+        }
     }
 }
 
@@ -48,7 +71,14 @@ impl fmt::Debug for UserError {
 
 impl fmt::Display for UserError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        match self.condition {
+            Some(c) => write!(
+                f,
+                "[{}] {} Reason: {} SQLSTATE: {}",
+                c.name, c.message, self.text, c.sql_state
+            ),
+            None => f.write_str(&self.text),
+        }
     }
 }
 
@@ -101,7 +131,13 @@ pub fn query_failed(py: Python<'_>, id: &str, run_id: &str, err: &Error) -> PyEr
     let message = format!(
         "[STREAM_FAILED] Query [id = {id}, runId = {run_id}] terminated with exception: {detail}"
     );
-    let exc = StreamingQueryException::new_err((message, "STREAM_FAILED"));
+    let params: std::collections::HashMap<&str, String> = [
+        ("id", id.to_string()),
+        ("runId", run_id.to_string()),
+        ("message", detail),
+    ]
+    .into();
+    let exc = StreamingQueryException::new_err((message, "STREAM_FAILED", params));
     if let Error::UserCode(inner) = err {
         if let Some(user) = inner.downcast_ref::<UserError>() {
             exc.set_cause(py, Some(user.err.clone_ref(py)));

@@ -194,6 +194,13 @@ pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
     Error::UserCode(Box::new(UserError::new(py, e)))
 }
 
+/// An exception in a `foreachBatch` function, with Spark's condition.
+fn foreach_batch_error(py: Python<'_>, e: PyErr) -> Error {
+    let mut user = UserError::new(py, e);
+    user.condition = Some(&crate::errors::FOREACH_BATCH_ERROR);
+    Error::UserCode(Box::new(user))
+}
+
 /// The sink callback calling `func(table, batch_id)`.
 fn rows_callback(func: Py<PyAny>) -> sparklet_engine::sinks::foreach_batch::BatchCallback {
     Box::new(move |batch_id: i64, data: SinkBatch| {
@@ -203,7 +210,7 @@ fn rows_callback(func: Py<PyAny>) -> sparklet_engine::sinks::foreach_batch::Batc
                 func.call1(py, (table, batch_id))?;
                 Ok(())
             };
-            run().map_err(|e| callback_error(py, e))
+            run().map_err(|e| foreach_batch_error(py, e))
         })
     })
 }

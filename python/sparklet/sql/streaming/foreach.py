@@ -23,9 +23,11 @@ from sparklet.errors import PySparkAttributeError, PySparkTypeError
 def _method(writer: Any, name: str) -> Any:
     m = getattr(writer, name, None)
     if m is not None and not callable(m):
+        # `f`: the argument of foreach(f), as PySpark names it
         raise PySparkAttributeError(
-            f"[ATTRIBUTE_NOT_CALLABLE] Attribute `{name}` in provided object `{type(writer).__name__}` is not callable.",
+            f"[ATTRIBUTE_NOT_CALLABLE] Attribute `{name}` in provided object `f` is not callable.",
             "ATTRIBUTE_NOT_CALLABLE",
+            {"attr_name": name, "obj_name": "f"},
         )
     return m
 
