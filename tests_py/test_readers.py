@@ -70,3 +70,39 @@ def test_missing_path_unknown_format_bad_option(spark: SparkSession, tmp_path: P
     (tmp_path / "x.json").write_text("{}\n")
     with pytest.raises(IllegalArgumentException, match="mode"):
         spark.read.option("mode", "SOMETIMES").json(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("schema", "column", "found"),
+    [("x BIGINT", "x", "DOUBLE"), ("s BIGINT", "s", "BINARY"), ("x FLOAT", "x", "DOUBLE"), ("i STRING", "i", "INT32")],
+)
+def test_a_parquet_column_read_as_another_type_is_an_error_naming_file_and_column(
+    spark: SparkSession, tmp_path: Path, schema: str, column: str, found: str
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"x": pa.array([1.5]), "s": pa.array(["a"]), "i": pa.array([1], pa.int32())})
+    pq.write_table(table, tmp_path / "a.parquet")
+    message = (
+        rf"PARQUET_COLUMN_DATA_TYPE_MISMATCH.*a\.parquet.*Parquet column \[{column}\].*actual Parquet type {found}"
+    )
+    with pytest.raises(Exception, match=message):  # noqa: B017 - PySpark raises a Py4J error here
+        spark.read.schema(schema).parquet(str(tmp_path)).collect()
+    q = spark.readStream.schema(schema).parquet(str(tmp_path)).writeStream.format("noop").start()
+    with pytest.raises(Exception, match=message):  # noqa: B017
+        q.processAllAvailable()
+
+
+def test_parquet_columns_widen_as_spark_reads_them(spark: SparkSession, tmp_path: Path) -> None:
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"i": pa.array([1], pa.int32()), "f": pa.array([1.5], pa.float32())}), tmp_path / "a.parquet"
+    )
+    row = spark.read.schema("i BIGINT, f DOUBLE").parquet(str(tmp_path)).collect()[0]
+    assert (row.i, row.f) == (1, 1.5)
+    assert spark.read.schema("i DECIMAL(12,2)").parquet(str(tmp_path)).collect()[0].i == decimal.Decimal("1.00")

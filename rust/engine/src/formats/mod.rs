@@ -8,6 +8,7 @@ pub mod csv;
 pub mod datetime;
 pub mod json;
 mod json_values;
+pub mod parquet_types;
 pub mod partitions;
 pub mod text;
 

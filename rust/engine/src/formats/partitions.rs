@@ -104,12 +104,14 @@ pub fn columns(root: &Path, files: &[FileEntry], user: Option<&SchemaRef>) -> Ve
 pub fn read_parquet_file(path: &Path, schema: &SchemaRef) -> Result<Vec<RecordBatch>> {
     let display = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| Error::io(&display, e))?;
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| Error::Input {
-            condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
-            message: format!("Could not read footer for file: {display}: {e}"),
-        })?;
+    let footer = |e: parquet::errors::ParquetError| Error::Input {
+        condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+        message: format!("Could not read footer for file: {display}: {e}"),
+    };
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(footer)?;
+    super::parquet_types::check(&display, builder.schema(), schema)?;
+    let reader = builder.build().map_err(footer)?;
     let mut out = Vec::new();
     for batch in reader {
         let batch = batch?;

@@ -102,7 +102,7 @@ fn operator(op: &Operator) -> String {
 }
 
 /// Spark's SQL name of a type, as in `CAST(v AS INT)`.
-fn type_name(t: &DataType) -> String {
+pub fn type_name(t: &DataType) -> String {
     match t {
         DataType::Int8 => "TINYINT".into(),
         DataType::Int16 => "SMALLINT".into(),

@@ -328,9 +328,17 @@ fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
                 condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
                 message: format!("Could not read footer for file: {display}: {e}"),
             })?;
-        num_rows += parquet::file::reader::FileReader::metadata(&meta)
-            .file_metadata()
-            .num_rows() as u64;
+        let footer = parquet::file::reader::FileReader::metadata(&meta).file_metadata();
+        num_rows += footer.num_rows() as u64;
+        let columns = parquet::arrow::parquet_to_arrow_schema(
+            footer.schema_descr(),
+            footer.key_value_metadata(),
+        )
+        .map_err(|e| Error::Input {
+            condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+            message: format!("Could not read footer for file: {display}: {e}"),
+        })?;
+        formats::parquet_types::check(&display, &columns, schema)?;
         urls.push(ListingTableUrl::parse(&display)?);
     }
     if urls.is_empty() {
