@@ -106,3 +106,20 @@ def test_parquet_columns_widen_as_spark_reads_them(spark: SparkSession, tmp_path
     row = spark.read.schema("i BIGINT, f DOUBLE").parquet(str(tmp_path)).collect()[0]
     assert (row.i, row.f) == (1, 1.5)
     assert spark.read.schema("i DECIMAL(12,2)").parquet(str(tmp_path)).collect()[0].i == decimal.Decimal("1.00")
+
+
+def test_a_csv_quote_left_open_ends_with_its_line(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text('id,name\n1,"ann\n2,bob\n3,"c,d"\n4,eve,extra\n')
+    schema = "id INT, name STRING, _corrupt_record STRING"
+    rows = spark.read.schema(schema).option("header", True).csv(str(tmp_path)).collect()
+    assert [tuple(r) for r in rows] == [
+        (1, "ann", None),
+        (2, "bob", None),
+        (3, "c,d", None),
+        (4, "eve", "4,eve,extra"),  # too many fields: the line as written
+    ]
+    q = spark.readStream.schema(schema).option("header", True).csv(str(tmp_path)).writeStream.format("memory")
+    q = q.queryName("open_quote").start()
+    q.processAllAvailable()
+    q.stop()
+    assert sorted(tuple(r) for r in spark.table("open_quote").collect()) == [tuple(r) for r in rows]

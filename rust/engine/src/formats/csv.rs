@@ -16,32 +16,51 @@ struct Parsed {
     rows: Vec<(Vec<String>, String)>,
 }
 
+/// Split CSV text into records: without `multiLine` one a line (as Spark
+/// reads it: a quote left open ends with its line, so it cannot swallow the
+/// lines after it), with it as the quotes say. Each record comes with its
+/// text (a line as written, for the corrupt-record column).
 fn tokenize(text: &str, opts: &ReadOptions, path: &str) -> Result<Parsed> {
-    let mut reader = ::csv::ReaderBuilder::new()
-        .has_headers(false)
-        .delimiter(opts.sep)
-        .quote(opts.quote)
-        .escape(Some(opts.escape))
-        .double_quote(true)
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let builder = || {
+        let mut b = ::csv::ReaderBuilder::new();
+        b.has_headers(false)
+            .delimiter(opts.sep)
+            .quote(opts.quote)
+            .escape(Some(opts.escape))
+            .double_quote(true)
+            .flexible(true);
+        b
+    };
+    let bad = |e: ::csv::Error| Error::Input {
+        condition: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION".into(),
+        message: format!("{path}: cannot tokenize CSV: {e}"),
+    };
+    let mut records: Vec<(Vec<String>, String)> = Vec::new();
+    if opts.multi_line {
+        let sep = (opts.sep as char).to_string();
+        for rec in builder().from_reader(text.as_bytes()).records() {
+            let fields: Vec<String> = rec.map_err(bad)?.iter().map(str::to_string).collect();
+            let raw = fields.join(&sep);
+            records.push((fields, raw));
+        }
+    } else {
+        for line in text.split(['\n', '\r']) {
+            if let Some(rec) = builder().from_reader(line.as_bytes()).records().next() {
+                let fields = rec.map_err(bad)?.iter().map(str::to_string).collect();
+                records.push((fields, line.to_string()));
+            }
+        }
+    }
     let mut header = None;
     let mut rows = Vec::new();
-    for (i, rec) in reader.records().enumerate() {
-        let rec = rec.map_err(|e| Error::Input {
-            condition: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION".into(),
-            message: format!("{path}: cannot tokenize CSV: {e}"),
-        })?;
-        let fields: Vec<String> = rec.iter().map(str::to_string).collect();
-        if fields.len() == 1 && fields[0].is_empty() {
+    for (fields, raw) in records {
+        if fields.is_empty() || fields.len() == 1 && fields[0].is_empty() {
             continue; // blank line
         }
-        if i == 0 && opts.header {
+        if header.is_none() && opts.header {
             header = Some(fields);
             continue;
         }
-        let sep = (opts.sep as char).to_string();
-        let raw = fields.join(&sep);
         rows.push((fields, raw));
     }
     Ok(Parsed { header, rows })
