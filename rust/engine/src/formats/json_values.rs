@@ -356,14 +356,18 @@ fn elements(raw: &str) -> Vec<&str> {
     while i < s.len() && s[i] != b']' {
         let end = value_end(s, i);
         out.push(&raw[i..end]);
-        i = skip_ws(s, end);
-        if i < s.len() && s[i] == b',' {
-            i = skip_ws(s, i + 1);
-        } else {
-            break;
+        match after_comma(s, end) {
+            Some(next) => i = next,
+            None => break,
         }
     }
     out
+}
+
+/// Where the next item starts after a value ending at `end`, if a comma follows.
+fn after_comma(s: &[u8], end: usize) -> Option<usize> {
+    let i = skip_ws(s, end);
+    (i < s.len() && s[i] == b',').then(|| skip_ws(s, i + 1))
 }
 
 /// The (raw key, raw value) members of a valid JSON object.
@@ -377,11 +381,9 @@ fn members(raw: &str) -> Vec<(&str, &str)> {
         let start = skip_ws(s, colon + 1);
         let end = value_end(s, start);
         out.push((&raw[i..key_end], &raw[start..end]));
-        i = skip_ws(s, end);
-        if i < s.len() && s[i] == b',' {
-            i = skip_ws(s, i + 1);
-        } else {
-            break;
+        match after_comma(s, end) {
+            Some(next) => i = next,
+            None => break,
         }
     }
     out
