@@ -134,3 +134,12 @@ def test_lines_ended_by_a_carriage_return_are_records(spark: SparkSession, tmp_p
     (tmp_path / "cr.json").write_bytes(b'{"id": 1}\r{"id": 2}\r\n{"id": 3}\n')
     rows = spark.read.schema("id BIGINT, _corrupt_record STRING").json(str(tmp_path / "cr.json")).collect()
     assert [(r.id, r._corrupt_record) for r in rows] == [(1, None), (2, None), (3, None)]
+
+
+def test_single_quotes_and_bare_nan_can_be_refused(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{\'id\': 1}\n{"id": 2, "d": NaN}\n')
+    schema = "id BIGINT, d DOUBLE, _corrupt_record STRING"
+    strict = spark.read.schema(schema).options(allowSingleQuotes=False, allowNonNumericNumbers=False)
+    assert [r._corrupt_record is not None for r in strict.json(str(tmp_path)).collect()] == [True, True]
+    lenient = spark.read.schema(schema).json(str(tmp_path)).collect()
+    assert [r.id for r in lenient] == [1, 2] and math.isnan(lenient[1].d)

@@ -81,7 +81,7 @@ fn records(text: &str, multi_line: bool) -> Vec<&str> {
 
 /// Whether `rec` is JSON Spark reads: strict JSON, or with what Spark allows
 /// beyond it made strict (the text to read then), within the nesting limit.
-fn readable(rec: &str) -> Option<std::borrow::Cow<'_, str>> {
+fn readable<'a>(rec: &'a str, opts: &ReadOptions) -> Option<std::borrow::Cow<'a, str>> {
     use std::borrow::Cow;
     if nests_deeper_than(rec, MAX_NESTING_DEPTH) {
         return None;
@@ -90,7 +90,7 @@ fn readable(rec: &str) -> Option<std::borrow::Cow<'_, str>> {
     if valid(rec) {
         return Some(Cow::Borrowed(rec));
     }
-    json_values::relaxed(rec)
+    json_values::relaxed(rec, opts)
         .filter(|t| valid(t))
         .map(Cow::Owned)
 }
@@ -108,7 +108,7 @@ pub fn parse(
     let mut values: Vec<serde_json::Value> = Vec::new();
     let mut malformed: Vec<Option<String>> = Vec::new();
     for rec in records(text, opts.multi_line) {
-        let rows = readable(rec).and_then(|t| json_values::rows(&t, fields, opts));
+        let rows = readable(rec, opts).and_then(|t| json_values::rows(&t, fields, opts));
         match rows {
             Some(rows) => {
                 for (value, ok) in rows {

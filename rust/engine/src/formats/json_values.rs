@@ -389,10 +389,10 @@ fn members(raw: &str) -> Vec<(&str, &str)> {
     out
 }
 
-/// `rec` with what Spark's JSON reader allows beyond strict JSON (by
-/// default: single-quoted strings and the bare NaN and infinity tokens)
-/// made strict, or None when it has none of it.
-pub(crate) fn relaxed(rec: &str) -> Option<String> {
+/// `rec` with what Spark's JSON reader allows beyond strict JSON
+/// (single-quoted strings, and the bare NaN and infinity tokens, each unless
+/// its option is off) made strict, or None when it has none of it.
+pub(crate) fn relaxed(rec: &str, opts: &ReadOptions) -> Option<String> {
     const TOKENS: [&str; 6] = ["+Infinity", "-Infinity", "Infinity", "+INF", "-INF", "NaN"];
     let s = rec.as_bytes();
     let mut out = String::with_capacity(rec.len() + 8);
@@ -405,7 +405,7 @@ pub(crate) fn relaxed(rec: &str) -> Option<String> {
                 out.push_str(&rec[i..end]);
                 i = end.max(i + 1);
             }
-            b'\'' => {
+            b'\'' if opts.allow_single_quotes => {
                 // a single-quoted string: the same text, double-quoted
                 changed = true;
                 out.push('"');
@@ -440,7 +440,10 @@ pub(crate) fn relaxed(rec: &str) -> Option<String> {
                 out.push('"');
                 i += 1;
             }
-            _ => match TOKENS.iter().find(|t| rec[i..].starts_with(*t)) {
+            _ => match TOKENS
+                .iter()
+                .find(|t| opts.allow_non_numeric_numbers && rec[i..].starts_with(*t))
+            {
                 Some(t) => {
                     changed = true;
                     out.push('"');
@@ -498,7 +501,17 @@ mod tests {
     }
 
     #[test]
-    fn relaxed_quotes_single_quoted_strings_and_bare_nan() {
+    fn relaxed_quotes_single_quoted_strings_and_bare_nan() -> crate::error::Result<()> {
+        let defaults = ReadOptions::from_options(&Default::default())?;
+        let strict = ReadOptions::from_options(
+            &[
+                ("allowsinglequotes".to_string(), "false".to_string()),
+                ("allownonnumericnumbers".to_string(), "false".to_string()),
+            ]
+            .into(),
+        )?;
+        assert_eq!(super::relaxed(r#"{'a': NaN}"#, &strict), None);
+        let relaxed = |r: &str| relaxed(r, &defaults);
         assert_eq!(relaxed(r#"{'a': 'x'}"#).as_deref(), Some(r#"{"a": "x"}"#));
         assert_eq!(
             relaxed(r#"{"a": NaN, "b": -Infinity}"#).as_deref(),
@@ -509,5 +522,6 @@ mod tests {
             relaxed(r#"{'q': "say \"hi\"", 'r': 'a"b'}"#).as_deref(),
             Some(r#"{"q": "say \"hi\"", "r": "a\"b"}"#)
         );
+        Ok(())
     }
 }

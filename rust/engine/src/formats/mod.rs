@@ -58,6 +58,10 @@ pub struct ReadOptions {
     pub date_format: Option<String>,
     /// text: one row per file.
     pub whole_text: bool,
+    /// JSON: `allowSingleQuotes` (Spark's default: true).
+    pub allow_single_quotes: bool,
+    /// JSON: `allowNonNumericNumbers`, bare `NaN` and infinities (default: true).
+    pub allow_non_numeric_numbers: bool,
 }
 
 impl ReadOptions {
@@ -113,6 +117,10 @@ impl ReadOptions {
             timestamp_format: options.get("timestampformat").cloned(),
             date_format: options.get("dateformat").cloned(),
             whole_text: bool_opt("wholetext", "wholetext")?,
+            allow_single_quotes: !options.contains_key("allowsinglequotes")
+                || bool_opt("allowsinglequotes", "allowSingleQuotes")?,
+            allow_non_numeric_numbers: !options.contains_key("allownonnumericnumbers")
+                || bool_opt("allownonnumericnumbers", "allowNonNumericNumbers")?,
         })
     }
 }
