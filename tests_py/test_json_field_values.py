@@ -78,8 +78,6 @@ def plain(row) -> dict:  # noqa: ANN001
             continue
         if k == "ts":
             v = v.replace(tzinfo=None) if v.tzinfo is None else v.astimezone(dt.UTC).replace(tzinfo=None)
-        if k == "bin":
-            v = bytes(v)  # PySpark collects a bytearray
         out[k] = tuple(v) if k == "st" else v
     return out
 

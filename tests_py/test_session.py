@@ -102,3 +102,8 @@ def test_sql_over_temp_views_and_table(spark: SparkSession) -> None:
 def test_range(spark: SparkSession) -> None:
     assert [r.id for r in spark.range(3).collect()] == [0, 1, 2]
     assert [r.id for r in spark.range(2, 8, 3).collect()] == [2, 5]
+
+
+def test_binary_values_collect_as_bytes(spark: SparkSession) -> None:
+    (row,) = spark.createDataFrame([(b"hi", [b"x"])], "b BINARY, a ARRAY<BINARY>").collect()
+    assert type(row.b) is bytes and row.b == b"hi" and type(row.a[0]) is bytes
