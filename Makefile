@@ -12,7 +12,7 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability stress fuzz clean
+.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability differential stress fuzz clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
 # the web UI test drives headless Chromium (Debian: chromium); the Spark
@@ -79,6 +79,12 @@ bench: build
 # how many pass on each (tools/portability.py)
 portability: build
 	tools/with_kafka.sh $(PY) tools/portability.py
+
+# random inputs read by sparklet and PySpark, compared (tools/differential.py)
+DIFF_CASES ?= 500
+DIFF_SEED ?= 1
+differential: build
+	$(PY) tools/differential.py readers --cases $(DIFF_CASES) --seed $(DIFF_SEED)
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200

@@ -57,6 +57,11 @@ CASES = [
     ('{"id": 32, "s": ""}', {"id": 32, "s": ""}, False),
     ('{"id": 33, "bin": "aGVsbG8="}', {"id": 33, "bin": b"hello"}, False),
     ('[{"id": 34}, {"id": 35}]', [{"id": 34}, {"id": 35}], False),
+    # found by tools/differential.py
+    ('{"id": 37, "s": "t"} trailing', {"id": 37, "s": "t"}, False),  # what follows the first value is not read
+    ('{"id": 38, "bin": Infinity}', {"id": 38}, True),  # a bare infinity is a number, not a string
+    ('{"id": 39, "s": NaN}', {"id": 39, "s": "NaN"}, False),
+    ('{"id": 40, "ts": -9223372036854775808}', {"id": 40, "ts": dt.datetime(1970, 1, 1)}, False),  # Spark's overflow
     ("36", {}, True),
 ]
 

@@ -90,9 +90,14 @@ fn readable<'a>(rec: &'a str, opts: &ReadOptions) -> Option<std::borrow::Cow<'a,
     if valid(rec) {
         return Some(Cow::Borrowed(rec));
     }
-    json_values::relaxed(rec, opts)
-        .filter(|t| valid(t))
-        .map(Cow::Owned)
+    let relaxed = json_values::relaxed(rec, opts);
+    let text = relaxed.as_deref().unwrap_or(rec);
+    if valid(text) {
+        return relaxed.map(Cow::Owned);
+    }
+    // text after the record's first value is not read
+    let first = json_values::first_value(text).filter(|t| valid(t))?;
+    Some(Cow::Owned(first.to_string()))
 }
 
 /// Parse JSON `text` (from `path`) into rows of `schema`.

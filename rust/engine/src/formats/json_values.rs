@@ -17,6 +17,10 @@ use serde_json::{Map, Number, Value};
 use super::datetime::{parse_date_days, parse_timestamp_micros};
 use super::ReadOptions;
 
+/// What [`relaxed`] puts before a bare `NaN` or infinity it quotes, so that
+/// the string is not taken for one the record wrote.
+const BARE: char = '\0';
+
 /// A record's top-level JSON value: the rows it holds, each with whether
 /// all its fields converted; None when the record is no row (a scalar, or
 /// an array holding something other than objects).
@@ -80,7 +84,11 @@ fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> 
     match dt {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             whole(Value::String(if first == b'"' {
-                unquote(raw)?
+                let text = unquote(raw)?;
+                match text.strip_prefix(BARE) {
+                    Some(token) => token.to_string(),
+                    None => text,
+                }
             } else {
                 raw.to_string()
             }))
@@ -114,8 +122,9 @@ fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> 
             let micros = if first == b'"' {
                 parse_timestamp_micros(&unquote(raw)?, opts.timestamp_format.as_deref())?
             } else {
-                // a whole number is seconds since the epoch
-                integer(raw)?.checked_mul(1_000_000)?
+                // a whole number is seconds since the epoch (multiplied
+                // as Spark does, wrapping on overflow)
+                integer(raw)?.wrapping_mul(1_000_000)
             };
             whole(Value::from(micros))
         }
@@ -191,7 +200,8 @@ fn integer(raw: &str) -> Option<i64> {
 /// reads as NaN and the infinities.
 fn float(raw: &str) -> Option<f64> {
     if raw.starts_with('"') {
-        return match unquote(raw)?.as_str() {
+        let text = unquote(raw)?;
+        return match text.strip_prefix(BARE).unwrap_or(&text) {
             "NaN" | "+NaN" | "-NaN" => Some(f64::NAN),
             "Infinity" | "+Infinity" | "+INF" | "INF" => Some(f64::INFINITY),
             "-Infinity" | "-INF" => Some(f64::NEG_INFINITY),
@@ -348,6 +358,18 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The record's first JSON value when text follows it (`{"a": 1} x`): Spark's
+/// parser reads a record's first value and stops there.
+pub(crate) fn first_value(rec: &str) -> Option<&str> {
+    let s = rec.as_bytes();
+    let start = skip_ws(s, 0);
+    if !matches!(s.get(start), Some(b'{' | b'[')) {
+        return None;
+    }
+    let end = value_end(s, start);
+    (end < s.len()).then(|| &rec[start..end])
+}
+
 /// The raw values of a valid JSON array.
 fn elements(raw: &str) -> Vec<&str> {
     let s = raw.as_bytes();
@@ -445,8 +467,10 @@ pub(crate) fn relaxed(rec: &str, opts: &ReadOptions) -> Option<String> {
                 .find(|t| opts.allow_non_numeric_numbers && rec[i..].starts_with(*t))
             {
                 Some(t) => {
+                    // a string marked as a bare token: only float columns
+                    // read it as a number, a string column as its text
                     changed = true;
-                    out.push('"');
+                    out.push_str("\"\\u0000");
                     out.push_str(t);
                     out.push('"');
                     i += t.len();
@@ -515,7 +539,7 @@ mod tests {
         assert_eq!(relaxed(r#"{'a': 'x'}"#).as_deref(), Some(r#"{"a": "x"}"#));
         assert_eq!(
             relaxed(r#"{"a": NaN, "b": -Infinity}"#).as_deref(),
-            Some(r#"{"a": "NaN", "b": "-Infinity"}"#)
+            Some(r#"{"a": "\u0000NaN", "b": "\u0000-Infinity"}"#)
         );
         assert_eq!(relaxed(r#"{"a": "NaN"}"#), None);
         assert_eq!(
