@@ -62,6 +62,9 @@ CASES = [
     ('{"id": 38, "bin": Infinity}', {"id": 38}, True),  # a bare infinity is a number, not a string
     ('{"id": 39, "s": NaN}', {"id": 39, "s": "NaN"}, False),
     ('{"id": 40, "ts": -9223372036854775808}', {"id": 40, "ts": dt.datetime(1970, 1, 1)}, False),  # Spark's overflow
+    ('{"id": 41, "dt": "12"}', {"id": 41, "dt": dt.date(1970, 1, 13)}, False),  # days since the epoch
+    ('{"id": 42, "ts": "12"}', {"id": 42}, True),
+    ('{"id": 43, "s": "kept?", "bin": "x"}', {}, True),  # bad base64 fails the whole record
     ("36", {}, True),
 ]
 

@@ -41,6 +41,9 @@ pub(crate) fn rows(rec: &str, fields: &Fields, opts: &ReadOptions) -> Option<Vec
 /// null), and whether all converted.
 fn object(raw: &str, fields: &Fields, opts: &ReadOptions) -> (Value, bool) {
     let members = members(raw);
+    if breaks_the_parser(&members, fields) {
+        return (Value::Object(Map::new()), false);
+    }
     let mut out = Map::with_capacity(fields.len());
     let mut all_ok = true;
     for f in fields {
@@ -62,6 +65,26 @@ fn object(raw: &str, fields: &Fields, opts: &ReadOptions) -> (Value, bool) {
         out.insert(f.name().clone(), converted);
     }
     (Value::Object(out), all_ok)
+}
+
+/// Whether a binary field holds a string that is not base64: Jackson's
+/// decoder fails the whole record then, so Spark keeps none of its fields.
+fn breaks_the_parser(members: &[(&str, &str)], fields: &Fields) -> bool {
+    fields.iter().any(|f| {
+        matches!(f.data_type(), DataType::Binary | DataType::LargeBinary)
+            && members
+                .iter()
+                .rev()
+                .find(|(k, _)| key_is(k, f.name()))
+                .is_some_and(|(_, v)| {
+                    v.starts_with('"')
+                        && unquote(v).is_none_or(|s| {
+                            // a bare NaN or infinity is a number: it fails its field only
+                            !s.starts_with(BARE)
+                                && base64::engine::general_purpose::STANDARD.decode(s).is_err()
+                        })
+                })
+    })
 }
 
 /// Whether the raw key `raw` (quotes included) is `name`.
@@ -128,10 +151,18 @@ fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> 
             };
             whole(Value::from(micros))
         }
-        DataType::Date32 if first == b'"' => whole(Value::from(parse_date_days(
-            &unquote(raw)?,
-            opts.date_format.as_deref(),
-        )?)),
+        DataType::Date32 if first == b'"' => {
+            let text = unquote(raw)?;
+            let days = parse_date_days(&text, opts.date_format.as_deref()).or_else(|| {
+                // Spark also reads a whole number as days since the epoch
+                // (how Spark 1.5 wrote dates)
+                opts.date_format
+                    .is_none()
+                    .then(|| text.parse::<i32>().ok())
+                    .flatten()
+            })?;
+            whole(Value::from(days))
+        }
         DataType::Date32 => None,
         DataType::Binary | DataType::LargeBinary if first == b'"' => {
             let bytes = base64::engine::general_purpose::STANDARD
