@@ -67,8 +67,9 @@ fn object(raw: &str, fields: &Fields, opts: &ReadOptions) -> (Value, bool) {
     (Value::Object(out), all_ok)
 }
 
-/// Whether a binary field holds a string that is not base64: Jackson's
-/// decoder fails the whole record then, so Spark keeps none of its fields.
+/// Whether a binary field holds base64 that ends in the middle of a group
+/// (`x`, `abcde`, `YQ=`): Jackson's decoder then fails the whole record,
+/// so Spark keeps none of its fields (other bad base64 fails its field only).
 fn breaks_the_parser(members: &[(&str, &str)], fields: &Fields) -> bool {
     fields.iter().any(|f| {
         matches!(f.data_type(), DataType::Binary | DataType::LargeBinary)
@@ -77,14 +78,19 @@ fn breaks_the_parser(members: &[(&str, &str)], fields: &Fields) -> bool {
                 .rev()
                 .find(|(k, _)| key_is(k, f.name()))
                 .is_some_and(|(_, v)| {
-                    v.starts_with('"')
-                        && unquote(v).is_none_or(|s| {
-                            // a bare NaN or infinity is a number: it fails its field only
-                            !s.starts_with(BARE)
-                                && base64::engine::general_purpose::STANDARD.decode(s).is_err()
-                        })
+                    v.starts_with('"') && unquote(v).is_some_and(|s| cut_short_base64(&s))
                 })
     })
+}
+
+/// Base64 letters that stop one letter into a group, or one `=` short.
+fn cut_short_base64(s: &str) -> bool {
+    let data = s.trim_end_matches('=');
+    let pads = s.len() - data.len();
+    let letters = data
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/');
+    letters && matches!((data.len() % 4, pads), (1, 0) | (2, 1))
 }
 
 /// Whether the raw key `raw` (quotes included) is `name`.
@@ -535,6 +541,16 @@ mod tests {
         assert_eq!(d("1e-999999999").as_deref(), Some("0.00"));
         assert_eq!(d("x"), None);
         assert_eq!(decimal("99.995", 4, 2), None); // rounds to 100.00
+    }
+
+    #[test]
+    fn base64_cut_short_is_told_from_other_bad_base64() {
+        for s in ["x", "Y", "abcde", "YQ="] {
+            assert!(cut_short_base64(s), "{s}");
+        }
+        for s in ["12", "abc", "a=", "====", "a b", "aGVsbG8=", "", "NaN"] {
+            assert!(!cut_short_base64(s), "{s}");
+        }
     }
 
     #[test]
