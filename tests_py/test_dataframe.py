@@ -178,3 +178,10 @@ def test_a_number_cast_to_a_timestamp_is_seconds_since_the_epoch(spark: SparkSes
         assert sql == "1970-01-01 00:00:01.5"
     finally:
         spark.conf.unset("spark.sql.session.timeZone")
+
+
+def test_select_expr_takes_an_alias_without_as(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "a")], "v INT, s STRING")
+    out = df.selectExpr("CAST(v AS STRING) t", "v + 1 w", "upper(s) AS u", "s")
+    assert out.columns == ["t", "w", "u", "s"]
+    assert tuple(out.collect()[0]) == ("1", 2, "A", "a")

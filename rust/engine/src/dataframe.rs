@@ -88,11 +88,39 @@ fn is_fn(e: &Expr, name: &str) -> bool {
     matches!(e, Expr::ScalarFunction(f) if f.func.name() == name)
 }
 
+/// Spark's `expr alias` (an alias without `AS`, as `selectExpr` takes it):
+/// the expression's text and the alias.
+fn implicit_alias(text: &str) -> Option<(String, String)> {
+    use datafusion::sql::sqlparser::ast::SelectItem;
+    use datafusion::sql::sqlparser::dialect::DatabricksDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+    use datafusion::sql::sqlparser::tokenizer::Token;
+    let dialect = DatabricksDialect {};
+    let mut parser = Parser::new(&dialect).try_with_sql(text).ok()?;
+    let item = parser.parse_select_item().ok()?;
+    if parser.peek_token().token != Token::EOF {
+        return None;
+    }
+    match item {
+        SelectItem::ExprWithAlias { expr, alias } => Some((expr.to_string(), alias.value)),
+        _ => None,
+    }
+}
+
 /// Parse SQL `text` against `df`'s columns.
 pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
     use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
     let text = crate::plan::sql_tvf::rename_functions(text);
-    let e = df.parse_sql_expr(&text).map_err(Error::from_planning)?;
+    let e = match df.parse_sql_expr(&text) {
+        Ok(e) => e,
+        Err(first) => match implicit_alias(&text) {
+            Some((expr, alias)) => df
+                .parse_sql_expr(&expr)
+                .map_err(Error::from_planning)?
+                .alias(alias),
+            None => return Err(Error::from_planning(first)),
+        },
+    };
     // Spark's `explode(...)` (parsed as unnest): the select's own explode
     e.transform(|e| match e {
         Expr::Unnest(u) => Ok(Transformed::yes(explode(*u.expr))),
