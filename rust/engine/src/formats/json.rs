@@ -109,30 +109,28 @@ pub fn parse(
 ) -> Result<RecordBatch> {
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
     let fields = data_schema.fields();
-    // each output row: its converted value, and the raw record when malformed
-    let mut values: Vec<serde_json::Value> = Vec::new();
+    // the converted rows as JSON lines, and each one's raw record when malformed
+    let mut converted = String::with_capacity(text.len() + text.len() / 4);
     let mut malformed: Vec<Option<String>> = Vec::new();
     for rec in records(text, opts.multi_line) {
-        let rows = readable(rec, opts).and_then(|t| json_values::rows(&t, fields, opts));
+        let rows =
+            readable(rec, opts).and_then(|t| json_values::rows(&t, fields, opts, &mut converted));
         match rows {
             Some(rows) => {
-                for (value, ok) in rows {
-                    values.push(value);
-                    malformed.push((!ok).then(|| rec.to_string()));
-                }
+                malformed.extend(rows.into_iter().map(|ok| (!ok).then(|| rec.to_string())))
             }
             None => {
-                values.push(serde_json::Value::Object(Default::default()));
+                converted.push_str("{}\n");
                 malformed.push(Some(rec.to_string()));
             }
         }
     }
-    let data = decode(&data_schema, &values)?;
+    let data = decode(&data_schema, &converted, malformed.len())?;
     apply_mode(schema, data, corrupt_idx, malformed, opts, path)
 }
 
-/// Rows of `schema` from values already converted to it.
-fn decode(schema: &SchemaRef, values: &[serde_json::Value]) -> Result<RecordBatch> {
+/// Rows of `schema` from `rows` JSON lines already converted to it.
+fn decode(schema: &SchemaRef, lines: &str, rows: usize) -> Result<RecordBatch> {
     let nullable = Arc::new(Schema::new(
         schema
             .fields()
@@ -146,15 +144,21 @@ fn decode(schema: &SchemaRef, values: &[serde_json::Value]) -> Result<RecordBatc
         ))
     };
     let mut decoder = ReaderBuilder::new(Arc::clone(&nullable))
-        .with_batch_size(values.len().max(1))
+        .with_batch_size(rows.max(1))
         .build_decoder()
         .map_err(internal)?;
-    decoder.serialize(values).map_err(internal)?;
+    let read = decoder.decode(lines.as_bytes()).map_err(internal)?;
+    if read != lines.len() {
+        return Err(Error::Internal(format!(
+            "json reader: {read} of {} converted bytes decoded",
+            lines.len()
+        )));
+    }
     let batch = decoder
         .flush()
         .map_err(internal)?
         .unwrap_or_else(|| RecordBatch::new_empty(Arc::clone(&nullable)));
-    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(values.len()));
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(rows));
     RecordBatch::try_new_with_options(Arc::clone(schema), batch.columns().to_vec(), &options)
         .map_err(|e| Error::Internal(format!("json reader built an inconsistent batch: {e}")))
 }

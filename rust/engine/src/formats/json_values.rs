@@ -12,7 +12,6 @@
 
 use arrow::datatypes::{DataType, Fields, TimeUnit};
 use base64::Engine;
-use serde_json::{Map, Number, Value};
 
 use super::datetime::{parse_date_days, parse_timestamp_micros};
 use super::ReadOptions;
@@ -21,52 +20,76 @@ use super::ReadOptions;
 /// the string is not taken for one the record wrote.
 const BARE: char = '\0';
 
-/// A record's top-level JSON value: the rows it holds, each with whether
-/// all its fields converted; None when the record is no row (a scalar, or
-/// an array holding something other than objects).
-pub(crate) fn rows(rec: &str, fields: &Fields, opts: &ReadOptions) -> Option<Vec<(Value, bool)>> {
+/// A record's top-level JSON value converted: the rows it holds, each as
+/// JSON text appended to `out` (a line each) with whether all its fields
+/// converted; None when the record is no row (a scalar, or an array holding
+/// something other than objects), and then nothing is appended.
+pub(crate) fn rows(
+    rec: &str,
+    fields: &Fields,
+    opts: &ReadOptions,
+    out: &mut String,
+) -> Option<Vec<bool>> {
     let rec = rec.trim();
-    match rec.as_bytes().first()? {
-        b'{' => Some(vec![object(rec, fields, opts)]),
+    let objects = match rec.as_bytes().first()? {
+        b'{' => vec![rec],
         // Spark reads a top-level array of objects as one row per object
-        b'[' => elements(rec)
+        b'[' => {
+            let items = elements(rec);
+            if !items.iter().all(|e| e.starts_with('{')) {
+                return None;
+            }
+            items
+        }
+        _ => return None,
+    };
+    Some(
+        objects
             .into_iter()
-            .map(|e| e.starts_with('{').then(|| object(e, fields, opts)))
+            .map(|o| {
+                let ok = object(o, fields, opts, out);
+                out.push('\n');
+                ok
+            })
             .collect(),
-        _ => None,
-    }
+    )
 }
 
-/// An object as a row of `fields`: each field converted (missing ones
-/// null), and whether all converted.
-fn object(raw: &str, fields: &Fields, opts: &ReadOptions) -> (Value, bool) {
+/// An object as a row of `fields` appended to `out`: each field converted
+/// (missing and failed ones null); whether all converted.
+fn object(raw: &str, fields: &Fields, opts: &ReadOptions, out: &mut String) -> bool {
     let members = members(raw);
     if breaks_the_parser(&members, fields) {
-        return (Value::Object(Map::new()), false);
+        out.push_str("{}");
+        return false;
     }
-    let mut out = Map::with_capacity(fields.len());
     let mut all_ok = true;
-    for f in fields {
+    out.push('{');
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_string(out, f.name());
+        out.push(':');
         // the last of duplicate keys wins, as in Jackson's reading
-        let value = members.iter().rev().find(|(k, _)| key_is(k, f.name()));
-        let converted = match value {
-            None => Value::Null,
-            Some((_, v)) => match field(v, f.data_type(), opts) {
-                Some((v, ok)) => {
-                    all_ok &= ok;
-                    v
+        match members.iter().rev().find(|(k, _)| key_is(k, f.name())) {
+            None => out.push_str("null"),
+            Some((_, v)) => {
+                let mark = out.len();
+                match field(v, f.data_type(), opts, out) {
+                    Some(ok) => all_ok &= ok,
+                    None => {
+                        out.truncate(mark);
+                        out.push_str("null");
+                        all_ok = false;
+                    }
                 }
-                None => {
-                    all_ok = false;
-                    Value::Null
-                }
-            },
-        };
-        out.insert(f.name().clone(), converted);
+            }
+        }
     }
-    (Value::Object(out), all_ok)
+    out.push('}');
+    all_ok
 }
-
 /// Whether a binary field holds base64 that ends in the middle of a group
 /// (`x`, `abcde`, `YQ=`): Jackson's decoder then fails the whole record,
 /// so Spark keeps none of its fields (other bad base64 fails its field only).
@@ -102,50 +125,50 @@ fn key_is(raw: &str, name: &str) -> bool {
     serde_json::from_str::<String>(raw).is_ok_and(|k| k == name)
 }
 
-/// `raw` converted to `dt`: the value and whether every part of it
-/// converted (a struct keeps the fields that did), or None when it cannot be.
-fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> {
+/// `raw` converted to `dt`, appended to `out` as JSON arrow-json reads into
+/// `dt`: whether every part of it converted (a struct keeps the fields that
+/// did), or None when it cannot be (what was appended is then to be cut).
+fn field(raw: &str, dt: &DataType, opts: &ReadOptions, out: &mut String) -> Option<bool> {
+    use std::fmt::Write;
     let first = *raw.as_bytes().first()?;
     if raw == "null" {
-        return Some((Value::Null, true));
+        out.push_str("null");
+        return Some(true);
     }
-    let whole = |v: Value| Some((v, true));
     match dt {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-            whole(Value::String(if first == b'"' {
-                let text = unquote(raw)?;
-                match text.strip_prefix(BARE) {
-                    Some(token) => token.to_string(),
-                    None => text,
-                }
+            if first != b'"' {
+                push_string(out, raw); // a non-string value as its text
+            } else if raw.as_bytes().get(1..7) == Some(b"\\u0000") {
+                push_string(out, unquote(raw)?.trim_start_matches(BARE));
             } else {
-                raw.to_string()
-            }))
+                out.push_str(raw);
+            }
         }
-        DataType::Boolean => match raw {
-            "true" => whole(Value::Bool(true)),
-            "false" => whole(Value::Bool(false)),
-            _ => None,
-        },
-        DataType::Int8 => whole(Value::from(
-            integer(raw).and_then(|i| i8::try_from(i).ok())?,
-        )),
-        DataType::Int16 => whole(Value::from(
-            integer(raw).and_then(|i| i16::try_from(i).ok())?,
-        )),
-        DataType::Int32 => whole(Value::from(
-            integer(raw).and_then(|i| i32::try_from(i).ok())?,
-        )),
-        DataType::Int64 => whole(Value::from(integer(raw)?)),
-        DataType::Float32 => whole(float_value(float(raw)? as f32 as f64)),
-        DataType::Float64 => whole(float_value(float(raw)?)),
+        DataType::Boolean if raw == "true" || raw == "false" => out.push_str(raw),
+        DataType::Boolean => return None,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            let i = integer(raw)?;
+            let fits = match dt {
+                DataType::Int8 => i8::try_from(i).is_ok(),
+                DataType::Int16 => i16::try_from(i).is_ok(),
+                DataType::Int32 => i32::try_from(i).is_ok(),
+                _ => true,
+            };
+            if !fits {
+                return None;
+            }
+            out.push_str(raw);
+        }
+        DataType::Float32 => push_float(out, float(raw)? as f32 as f64),
+        DataType::Float64 => push_float(out, float(raw)?),
         DataType::Decimal128(p, s) => {
             let text = if first == b'"' {
                 unquote(raw)?
             } else {
                 raw.to_string()
             };
-            whole(Value::String(decimal(&text, *p, *s)?))
+            push_string(out, &decimal(&text, *p, *s)?);
         }
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
             let micros = if first == b'"' {
@@ -155,7 +178,7 @@ fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> 
                 // as Spark does, wrapping on overflow)
                 integer(raw)?.wrapping_mul(1_000_000)
             };
-            whole(Value::from(micros))
+            let _ = write!(out, "{micros}");
         }
         DataType::Date32 if first == b'"' => {
             let text = unquote(raw)?;
@@ -167,55 +190,81 @@ fn field(raw: &str, dt: &DataType, opts: &ReadOptions) -> Option<(Value, bool)> 
                     .then(|| text.parse::<i32>().ok())
                     .flatten()
             })?;
-            whole(Value::from(days))
+            let _ = write!(out, "{days}");
         }
-        DataType::Date32 => None,
+        DataType::Date32 => return None,
         DataType::Binary | DataType::LargeBinary if first == b'"' => {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(unquote(raw)?)
                 .ok()?;
-            whole(Value::String(
-                bytes.iter().map(|b| format!("{b:02x}")).collect(),
-            ))
+            out.push('"');
+            for b in bytes {
+                let _ = write!(out, "{b:02x}");
+            }
+            out.push('"');
         }
-        DataType::Binary | DataType::LargeBinary => None,
-        DataType::Struct(fields) if first == b'{' => Some(object(raw, fields, opts)),
-        DataType::Struct(_) => None,
+        DataType::Binary | DataType::LargeBinary => return None,
+        DataType::Struct(fields) if first == b'{' => return Some(object(raw, fields, opts, out)),
+        DataType::Struct(_) => return None,
         // an element or value Spark cannot convert fails the whole column value
         DataType::List(item) | DataType::LargeList(item) if first == b'[' => {
-            let mut out = Vec::new();
-            for e in elements(raw) {
-                match field(e, item.data_type(), opts)? {
-                    (v, true) => out.push(v),
-                    (_, false) => return None,
+            out.push('[');
+            for (i, e) in elements(raw).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !field(e, item.data_type(), opts, out)? {
+                    return None;
                 }
             }
-            whole(Value::Array(out))
+            out.push(']');
         }
-        DataType::List(_) | DataType::LargeList(_) => None,
+        DataType::List(_) | DataType::LargeList(_) => return None,
         DataType::Map(entries, _) if first == b'{' => {
             let DataType::Struct(kv) = entries.data_type() else {
                 return None;
             };
             let value_type = kv.get(1)?.data_type();
-            let mut out = Map::new();
-            for (k, v) in members(raw) {
-                match field(v, value_type, opts)? {
-                    (v, true) => {
-                        out.insert(unquote(k)?, v);
-                    }
-                    (_, false) => return None,
+            out.push('{');
+            for (i, (k, v)) in members(raw).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(k);
+                out.push(':');
+                if !field(v, value_type, opts, out)? {
+                    return None;
                 }
             }
-            whole(Value::Object(out))
+            out.push('}');
         }
-        DataType::Map(_, _) => None,
-        DataType::Null => whole(Value::Null),
+        DataType::Map(_, _) => return None,
+        DataType::Null => out.push_str("null"),
         // other types as arrow-json reads them
-        _ => whole(serde_json::from_str(raw).ok()?),
+        _ => out.push_str(raw),
     }
+    Some(true)
 }
 
+/// `s` as a JSON string.
+fn push_string(out: &mut String, s: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
 fn unquote(raw: &str) -> Option<String> {
     let inner = raw.get(1..raw.len().checked_sub(1)?)?;
     if !inner.contains('\\') {
@@ -253,15 +302,16 @@ fn float(raw: &str) -> Option<f64> {
 
 /// A float as JSON arrow-json reads back exactly (NaN and the infinities as
 /// the strings its number parser takes).
-fn float_value(v: f64) -> Value {
-    match Number::from_f64(v) {
-        Some(n) => Value::Number(n),
-        None if v.is_nan() => Value::String("NaN".into()),
-        None if v > 0.0 => Value::String("inf".into()),
-        None => Value::String("-inf".into()),
+fn push_float(out: &mut String, v: f64) {
+    use std::fmt::Write;
+    if v.is_nan() {
+        out.push_str("\"NaN\"");
+    } else if v.is_infinite() {
+        out.push_str(if v > 0.0 { "\"inf\"" } else { "\"-inf\"" });
+    } else {
+        let _ = write!(out, "{v:?}");
     }
 }
-
 /// `text` (a JSON number or a decimal string) at `scale`, rounded half up,
 /// or None when it is not a number or needs more than `precision` digits.
 fn decimal(text: &str, precision: u8, scale: i8) -> Option<String> {
