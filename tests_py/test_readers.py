@@ -123,3 +123,9 @@ def test_a_csv_quote_left_open_ends_with_its_line(spark: SparkSession, tmp_path:
     q.processAllAvailable()
     q.stop()
     assert sorted(tuple(r) for r in spark.table("open_quote").collect()) == [tuple(r) for r in rows]
+
+
+def test_a_csv_record_with_too_many_fields_keeps_its_line(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text('id,name\n1,"a, b"\n5,x,y\n6,r\n')
+    rows = spark.read.schema("id INT, name STRING, _corrupt_record STRING").option("header", True).csv(str(tmp_path))
+    assert [tuple(r) for r in rows.collect()] == [(1, "a, b", None), (5, "x", "5,x,y"), (6, "r", None)]

@@ -36,11 +36,29 @@ fn tokenize(text: &str, opts: &ReadOptions, path: &str) -> Result<Parsed> {
         message: format!("{path}: cannot tokenize CSV: {e}"),
     };
     let mut records: Vec<(Vec<String>, String)> = Vec::new();
-    if opts.multi_line {
+    // with no line holding an odd number of quote characters no quoted field
+    // spans lines, and one pass over the text reads what a pass per line would
+    let quote = char::from(opts.quote);
+    let lines_close_their_quotes = || {
+        text.split(['\n', '\r'])
+            .all(|l| l.matches(quote).count() % 2 == 0)
+    };
+    if opts.multi_line || lines_close_their_quotes() {
         let sep = (opts.sep as char).to_string();
-        for rec in builder().from_reader(text.as_bytes()).records() {
-            let fields: Vec<String> = rec.map_err(bad)?.iter().map(str::to_string).collect();
-            let raw = fields.join(&sep);
+        let mut reader = builder().from_reader(text.as_bytes());
+        let mut rec = ::csv::StringRecord::new();
+        loop {
+            let start = reader.position().byte() as usize;
+            if !reader.read_record(&mut rec).map_err(bad)? {
+                break;
+            }
+            let end = (reader.position().byte() as usize).min(text.len());
+            let fields: Vec<String> = rec.iter().map(str::to_string).collect();
+            // the record as written (without its line end), or rebuilt
+            let raw = match text.get(start..end) {
+                Some(t) if !opts.multi_line => t.trim_end_matches(['\n', '\r']).to_string(),
+                _ => fields.join(&sep),
+            };
             records.push((fields, raw));
         }
     } else {
