@@ -54,17 +54,15 @@ fn nests_deeper_than(rec: &str, limit: usize) -> bool {
     false
 }
 
-/// Whether `rec` can be a row: a JSON object, well formed, nested no
-/// deeper than Spark reads.
-pub fn is_record(rec: &str) -> bool {
-    rec.trim_start().starts_with('{')
-        && !nests_deeper_than(rec, MAX_NESTING_DEPTH)
-        && serde_json::from_str::<serde::de::IgnoredAny>(rec).is_ok()
+/// Whether `rec` can be a row: a JSON object the reader reads (see
+/// [`readable`]).
+pub fn is_record(rec: &str, opts: &ReadOptions) -> bool {
+    rec.trim_start().starts_with('{') && readable(rec, opts).is_some()
 }
 
 /// Split a file's text into JSON records: one a line (lines end at `\n`,
 /// `\r\n` or `\r`, as Spark's default line separator), or with `multiLine`
-/// the file's one document (its elements when it is an array).
+/// the file's one document (an array's objects become rows later).
 fn records(text: &str, multi_line: bool) -> Vec<&str> {
     if !multi_line {
         return text

@@ -461,7 +461,7 @@ impl ScalarUDFImpl for FromJson {
         // one JSON record per row (a line each: an empty one would be
         // skipped); nulls and malformed rows become null structs
         let valid: Vec<bool> = (0..s.len())
-            .map(|i| s.is_valid(i) && crate::formats::json::is_record(s.value(i)))
+            .map(|i| s.is_valid(i) && crate::formats::json::is_record(s.value(i), &opts))
             .collect();
         let text: Vec<String> = (0..s.len())
             .map(|i| match valid[i] {
