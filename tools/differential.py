@@ -2,6 +2,7 @@
 by PySpark (local mode) in one process, compared row by row.
 
     python tools/differential.py readers --cases 500 [--seed 1]   (make differential)
+    python tools/differential.py pipelines --cases 500 [--seed 1]
 
 ``readers``: random JSON files, each line a record of random, mistyped,
 extreme or malformed values for a random schema (numbers of every size,
@@ -12,6 +13,13 @@ fields dropped while the engines still disagree) and written to
 ``build/differential/`` as the file, the schema and both engines' rows; the
 run prints each such case and exits 1 when there is one. Seeded: the same
 ``--seed`` draws the same cases.
+
+``pipelines``: random streaming pipelines (tools/differential_pipelines.py)
+over random files, run to the end with availableNow on both engines (with a
+restart from the checkpoint part way), each micro-batch's rows, the result's
+schema and any error's condition compared. A disagreement is shrunk and
+written to ``build/differential/`` as a regression case in the form
+``tests_py/differential_cases/`` holds (PySpark's outcome as the expectation).
 """
 
 from __future__ import annotations
@@ -188,13 +196,39 @@ def readers(cases: int, seed: int) -> int:
     return 1 if found else 0
 
 
+def pipelines(cases: int, seed: int) -> int:
+    import differential_pipelines as dp
+
+    rng = random.Random(seed)
+    engines = dp.Engines()
+    OUT.mkdir(parents=True, exist_ok=True)
+    found = 0
+    errors: dict[str, int] = {}
+    for n in range(cases):
+        case = dp.draw(rng)
+        ours, theirs = engines.both(case)
+        if "error" in theirs:
+            errors[theirs["error"]] = errors.get(theirs["error"], 0) + 1
+        if not dp.disagree(ours, theirs):
+            continue
+        found += 1
+        small = dp.shrink(engines, case)
+        ours, theirs = engines.both(small)
+        report = dp.as_case(small, json.loads(json.dumps(theirs)))
+        report["sparklet"] = ours
+        (OUT / f"pipelines-{seed}-{n}.json").write_text(json.dumps(report, indent=1, default=repr))
+        print(json.dumps(report, default=repr), flush=True)
+    print(f"pipelines: {cases} cases (seed {seed}), {found} disagreements; PySpark refused {errors}")
+    return 1 if found else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["readers"])
+    ap.add_argument("what", choices=["readers", "pipelines"])
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    return readers(args.cases, args.seed)
+    return (readers if args.what == "readers" else pipelines)(args.cases, args.seed)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,12 @@ Runs the tests of ``tests_py`` twice, with ``--engine=sparklet`` and
 turns ``sparklet.sql`` into ``pyspark.sql`` for the second run), each test
 file in a pytest process of its own, stopped after ``FILE_TIMEOUT`` (a
 query that never ends on one engine costs that file's remaining tests, not
-the run). Then prints how many tests pass on each engine, how many pass on
-both, and the commonest reasons the rest fail on PySpark. The junit XML of
+the run). The PySpark side runs with the pandas PySpark supports (pandas 2,
+installed once into ``build/pyspark-pandas`` and put first on its path), so
+pandas 3 is not what fails there. Tests marked ``sparklet_only`` (with
+their reasons) are not collected on PySpark and are counted apart. Then
+prints how many tests pass on each engine, how many pass on both, and the
+commonest reasons the rest fail on PySpark. The junit XML of
 each file and the per-test table are left in ``build/portability/``.
 """
 
@@ -29,16 +33,48 @@ ENGINES = ("sparklet", "pyspark")
 FILE_TIMEOUT = 600
 
 
+PANDAS2 = OUT / "pyspark-pandas"
+
+
+def pyspark_env() -> dict[str, str]:
+    """The environment of the PySpark runs: pandas 2 first on the path."""
+    if not (PANDAS2 / "pandas").is_dir():
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(PANDAS2), "pandas>=2.2,<3"]
+        subprocess.run(pip, check=True)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PANDAS2), os.environ.get("PYTHONPATH", "")])}
+
+
+def sparklet_only() -> dict[str, str]:
+    """The tests marked sparklet_only and their reasons."""
+    import pytest
+
+    found: dict[str, str] = {}
+
+    class Collector:
+        def pytest_collection_modifyitems(self, items: list) -> None:
+            for item in items:
+                mark = item.get_closest_marker("sparklet_only")
+                if mark is not None:
+                    # as junit names it: tests_py.test_x::test_y[param]
+                    path, *scopes, name = item.nodeid.split("::")
+                    key = ".".join([path.removesuffix(".py").replace("/", "."), *scopes]) + f"::{name}"
+                    found[key] = str(mark.kwargs.get("reason") or mark.args[0])
+
+    pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", str(ROOT / "tests_py")], plugins=[Collector()])
+    return found
+
+
 def run(engine: str, extra: list[str]) -> list[Path]:
     """Each test file on ``engine``; the junit XML reports written."""
     reports = []
+    env = pyspark_env() if engine == "pyspark" else None
     for test_file in sorted((ROOT / "tests_py").glob("test_*.py")):
         report = OUT / engine / f"{test_file.stem}.xml"
         report.parent.mkdir(parents=True, exist_ok=True)
         report.unlink(missing_ok=True)
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout", "180"]
         command += [f"--engine={engine}", f"--junitxml={report}", str(test_file), *extra]
-        child = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+        child = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
         try:
             child.wait(FILE_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -68,9 +104,11 @@ def outcomes(reports: list[Path]) -> dict[str, tuple[str, str]]:
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
+    only = sparklet_only()
     results = {engine: outcomes(run(engine, sys.argv[1:])) for engine in ENGINES}
     ours, theirs = results["sparklet"], results["pyspark"]
-    tests = sorted(ours)
+    marked = set(only) & set(ours)
+    tests = sorted(t for t in ours if t not in marked)
     passed = {e: {t for t, (s, _) in results[e].items() if s == "passed"} for e in ENGINES}
     # a module PySpark cannot import reports one error, not its tests; a
     # file stopped after its time reports none
@@ -89,7 +127,12 @@ def main() -> int:
     print(f"{'engine':10s} {'passed':>7s} {'of':>5s}")
     for e in ENGINES:
         print(f"{e:10s} {len(passed[e] & set(tests)):7d} {len(tests):5d}")
-    print(f"passing on both: {len(passed['sparklet'] & passed['pyspark'])}")
+    both = len(passed["sparklet"] & passed["pyspark"] & set(tests))
+    print(f"passing on both: {both} of {len(tests)} that run on both ({100 * both / max(len(tests), 1):.1f}%)")
+    reasons_only = collections.Counter(only.values())
+    print(f"marked sparklet_only: {len(marked)} (not run on PySpark), by reason:")
+    for reason, n in reasons_only.most_common():
+        print(f"  {n:4d}  {reason}")
     print(f"not run on PySpark (a module importing sparklet-only helpers, or out of time): {len(not_run)}")
     print("commonest reasons for failing on PySpark:")
     for reason, n in reasons.most_common(15):

@@ -35,10 +35,29 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """On PySpark, its warning about the pandas version is not a failure
-    (a suite that turns warnings into errors would fail every pandas call)."""
+    """Registers the ``sparklet_only`` marker. On PySpark, its warning about
+    the pandas version is not a failure (a suite that turns warnings into
+    errors would fail every pandas call)."""
+    config.addinivalue_line(
+        "markers",
+        "sparklet_only(reason): checks sparklet's own behaviour (a sparklet-only feature, or a"
+        " deliberate difference in docs/differences.md); not collected with --engine=pyspark",
+    )
     if config.getoption("engine", "sparklet") == "pyspark":
         config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every ``sparklet_only`` test must say why; with ``--engine=pyspark``
+    they are deselected (so a portability run counts them apart)."""
+    marked = [item for item in items if item.get_closest_marker("sparklet_only") is not None]
+    for item in marked:
+        mark = item.get_closest_marker("sparklet_only")
+        if not (mark.kwargs.get("reason") or mark.args):
+            raise pytest.UsageError(f"{item.nodeid}: sparklet_only needs a reason")
+    if config.getoption("engine", "sparklet") == "pyspark" and marked:
+        config.hook.pytest_deselected(items=marked)
+        items[:] = [item for item in items if item.get_closest_marker("sparklet_only") is None]
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -639,7 +639,14 @@ pub fn join(left: DataFrame, right: DataFrame, on: JoinOn, how: &str) -> Result<
                 .join_on(right, kind, cond)
                 .map_err(Error::from_planning)?;
             if matches!(kind, JoinType::LeftSemi | JoinType::LeftAnti) {
-                return Ok(joined);
+                // the keys first here too, then the left's other columns
+                let mut out: Vec<Expr> = keys
+                    .iter()
+                    .zip(lk)
+                    .map(|(k, l)| Expr::Column(l).alias(k.as_str()))
+                    .collect();
+                out.extend(left_rest);
+                return joined.select(out).map_err(Error::from_planning);
             }
             let mut out: Vec<Expr> = keys
                 .iter()

@@ -888,13 +888,28 @@ pub fn start(
     if let Some(dir) = &temporary {
         crate::checkpoint::log::register_volatile(dir);
     }
-    let started = start_query(state, plan, sink, opts, conf, manager);
+    let started = start_query(streaming_state(state), plan, sink, opts, conf, manager);
     if let (Err(_), Some(dir)) = (&started, temporary) {
         // a query refused at start leaves no temporary checkpoint behind
         crate::checkpoint::log::forget_volatile(&dir);
         let _ = std::fs::remove_dir_all(dir);
     }
     started
+}
+
+/// The session's state for a streaming query: without DataFusion's rule
+/// that answers an aggregate from its input's statistics (over an empty
+/// micro-batch it replaces the aggregation the query's state is kept by).
+fn streaming_state(state: SessionState) -> SessionState {
+    let rules = state
+        .physical_optimizers()
+        .iter()
+        .filter(|r| r.name() != "aggregate_statistics")
+        .cloned()
+        .collect();
+    datafusion::execution::session_state::SessionStateBuilder::new_from_existing(state)
+        .with_physical_optimizer_rules(rules)
+        .build()
 }
 
 fn start_query(

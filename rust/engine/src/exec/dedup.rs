@@ -131,13 +131,19 @@ impl DedupNode {
         } else {
             KeyOrder::Unordered
         };
+        // with the event time not among the keys, Spark still drops the
+        // input's late rows (at batch 0 the watermark is the epoch), though
+        // no key is ever evicted
+        let late_only = (!self.within_watermark && time.is_none())
+            .then(|| ctx.watermarks.first().map(|(c, _)| c.clone()))
+            .flatten();
         let dedup = Dedup {
             name: self.operator_name(),
             state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields, order)?,
             converter: RowConverter::new(key_fields)?,
             time_in_key,
             delay_us: time.as_ref().map(|t| t.1 * 1000),
-            time_column: time.map(|t| t.0),
+            time_column: time.map(|t| t.0).or(late_only),
             watermark: None,
             evict_wm: None,
             metrics: OperatorMetrics::default(),
@@ -186,13 +192,17 @@ impl Dedup {
             .filter(|i| !(self.time_in_key && Some(**i) == time))
             .map(|i| Arc::clone(b.column(*i)))
             .collect();
-        let rows = self.converter.convert_columns(&cols)?;
+        // no key columns besides the event time: every key is its time alone
+        let rows = (!cols.is_empty())
+            .then(|| self.converter.convert_columns(&cols))
+            .transpose()?;
         let within = !self.time_in_key && self.delay_us.is_some();
         // each row's key and value, and the rows of each partition (in row
         // order, so the first of a batch's duplicates is the one kept)
         // sized up front: these grow by a row per input row
         let n = b.num_rows();
-        let key_len = rows.size() / n.max(1) + if self.time_in_key { 8 } else { 0 };
+        let key_len =
+            rows.as_ref().map_or(0, |r| r.size() / n.max(1)) + if self.time_in_key { 8 } else { 0 };
         let per_partition = n / self.state.len().max(1) + n / 16 + 16;
         let mut c = Candidates {
             keys: Vec::with_capacity(n * key_len),
@@ -214,13 +224,15 @@ impl Dedup {
                 c.keys
                     .extend_from_slice(&time_prefix(t.unwrap_or(i64::MIN)));
             }
-            c.keys.extend_from_slice(rows.row(r).as_ref());
+            if let Some(rows) = &rows {
+                c.keys.extend_from_slice(rows.row(r).as_ref());
+            }
             c.ends.push(c.keys.len());
             // within the watermark the value is when the key expires
             let value = if within {
                 t.zip(self.delay_us).map(|(t, d)| t + d)
             } else {
-                t
+                t.filter(|_| self.time_in_key)
             };
             c.values.push(value.map(i64::to_be_bytes));
             c.rows.push(r as u32);

@@ -312,20 +312,25 @@ impl Router<'_> {
                 Some(pane) => self.pane_keys(b, pane)?,
                 None => (None, b.columns()[..self.num_keys].to_vec()),
             };
-            let rows = self.converter.convert_columns(&keys)?;
+            // a global aggregation (no keys): every row is the one group, its key empty
+            let rows = (!keys.is_empty())
+                .then(|| self.converter.convert_columns(&keys))
+                .transpose()?;
             let times = match self.time_key {
                 Some(i) => event_times(&keys[i])?,
                 None => Vec::new(),
             };
             let mut key = Vec::new();
-            for r in 0..rows.num_rows() {
-                let row = rows.row(r);
+            let n = rows.as_ref().map_or(b.num_rows(), |rows| rows.num_rows());
+            for r in 0..n {
                 key.clear();
                 if let Some(t) = times.get(r) {
                     // no event time: never closed (as without the index)
                     key.extend_from_slice(&time_prefix(t.unwrap_or(i64::MAX)));
                 }
-                key.extend_from_slice(row.as_ref());
+                if let Some(rows) = &rows {
+                    key.extend_from_slice(rows.row(r).as_ref());
+                }
                 let src = source_rows.as_ref().map_or(r, |s| s[r] as usize);
                 work[partition_for(&key, self.partitions)].push(first + bi, src, &[&key]);
             }
