@@ -464,8 +464,8 @@ def file_sink_query(spark: SparkSession, ms: MemoryStream, tmp_path: Path):  # n
     )
 
 
+@pytest.mark.sparklet_only(reason="sparklet's error condition (Spark fails naming the file too)")
 def test_a_deleted_file_sink_manifest_file_is_named_and_nothing_is_written(spark: SparkSession, tmp_path: Path) -> None:
-    # sparklet-only: sparklet's error condition (Spark fails naming the file too)
     ms = MemoryStream(spark, "id INT")
     q = file_sink_query(spark, ms, tmp_path)
     for i in range(3):
@@ -487,11 +487,11 @@ def test_a_deleted_file_sink_manifest_file_is_named_and_nothing_is_written(spark
     assert sorted(os.listdir(tmp_path / "o" / "_spark_metadata")) == ["0", "2"]
 
 
+@pytest.mark.sparklet_only(reason="sparklet's error condition")
 @pytest.mark.parametrize("damage", ["one source log file", "the sources folder"])
 def test_a_damaged_source_log_is_named_and_no_file_is_read_twice(
     spark: SparkSession, tmp_path: Path, damage: str
 ) -> None:
-    # sparklet-only: sparklet's error condition
     src, ckpt = tmp_path / "in", tmp_path / "c"
     src.mkdir()
     seen: list = []
@@ -514,8 +514,8 @@ def test_a_damaged_source_log_is_named_and_no_file_is_read_twice(
     assert seen == [(0, [0]), (1, [1]), (2, [2])]
 
 
+@pytest.mark.sparklet_only(reason="whoever can write the checkpoint must not make the query read any file its user can")
 def test_a_source_log_naming_a_file_outside_the_source_path_is_refused(spark: SparkSession, tmp_path: Path) -> None:
-    # sparklet-only: whoever can write the checkpoint must not make the query read any file its user can
     src, ckpt, secret = tmp_path / "in", tmp_path / "c", tmp_path / "secret.json"
     src.mkdir()
     secret.write_text('{"id": 42}\n')
@@ -538,9 +538,9 @@ def run_complete(df, ckpt: Path) -> None:  # noqa: ANN001
     assert q.trigger(availableNow=True).start().awaitTermination(30)
 
 
+@pytest.mark.sparklet_only(reason="sparklet's error condition and message")
 @pytest.mark.usefixtures("state_provider")
 def test_changed_grouping_keys_are_refused_naming_both(spark: SparkSession, tmp_path: Path) -> None:
-    # sparklet-only: sparklet's error condition and message
     ms = MemoryStream(spark, "k INT, s STRING")
     ms.addData([(1, "a")])
     run_complete(ms.toDF().groupBy("k").count(), tmp_path / "c")
@@ -550,9 +550,9 @@ def test_changed_grouping_keys_are_refused_naming_both(spark: SparkSession, tmp_
     assert "k: Int32" in str(e.value) and "s: Utf8" in str(e.value) and "stateStoreSave" in str(e.value)
 
 
+@pytest.mark.sparklet_only(reason="sparklet's error condition and message")
 @pytest.mark.usefixtures("state_provider")
 def test_an_added_stateful_operator_is_refused(spark: SparkSession, tmp_path: Path) -> None:
-    # sparklet-only: sparklet's error condition and message
     ms = MemoryStream(spark, "k INT")
     for i in range(2):
         ms.addData([(i,)])

@@ -86,10 +86,10 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.sparklet_only(reason="Spark has no guard across processes but the logs' own")
 def test_a_checkpoint_in_use_by_another_process_is_refused_until_that_process_dies(
     spark: SparkSession, tmp_path: Path
 ) -> None:
-    # sparklet-only: Spark has no guard across processes but the logs' own
     src, ckpt = tmp_path / "in", tmp_path / "c"
     src.mkdir()
     write_json(src, "a.json", [{"id": 1}])

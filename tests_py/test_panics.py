@@ -13,6 +13,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.sparklet_only(reason="the panics are injected by sparklet's failpoints")
+
 CHILD = textwrap.dedent(
     """
     import json, sys

@@ -14,6 +14,10 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.sparklet_only(reason="where Spark keeps its RocksDB working copies is its own")
+
 CHILD = textwrap.dedent(
     """
     import sys, time

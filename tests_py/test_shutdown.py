@@ -20,6 +20,8 @@ from conftest import conf_set
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming import StreamingQueryListener
 
+pytestmark = pytest.mark.sparklet_only(reason="how PySpark reports a stop timeout is the JVM's TimeoutException")
+
 STOP_TIMEOUT = "spark.sql.streaming.stopTimeout"
 
 

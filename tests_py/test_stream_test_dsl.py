@@ -23,6 +23,8 @@ from sparklet.testing import (
     testStream,
 )
 
+pytestmark = pytest.mark.sparklet_only(reason="sparklet's testStream DSL (PySpark has no Python counterpart)")
+
 
 def test_aggregation_restarts_from_its_checkpoint(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "word STRING")

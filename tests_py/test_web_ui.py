@@ -18,6 +18,8 @@ import pytest
 
 from sparklet.sql import SparkSession
 
+pytestmark = pytest.mark.sparklet_only(reason="sparklet's own web UI (Spark's UI is another program)")
+
 # A user's script: one query running (a windowed count with a watermark and
 # a name), one finished; it prints the UI's address and runs until stdin closes.
 PIPELINE = r"""

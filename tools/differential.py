@@ -205,6 +205,8 @@ def pipelines(cases: int, seed: int) -> int:
     found = 0
     errors: dict[str, int] = {}
     for n in range(cases):
+        if n and n % 50 == 0:
+            print(f"pipelines: {n} cases, {found} disagreements", flush=True)
         case = dp.draw(rng)
         ours, theirs = engines.both(case)
         if "error" in theirs:

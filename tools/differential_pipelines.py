@@ -66,7 +66,8 @@ STATELESS = [
     'df = df.withColumn("vs", F.col("v").cast("string"))',
     'df = df.withColumn("half", F.col("v") / 2)',
     'df = df.withColumn("k", F.coalesce("k", F.lit("none")))',
-    'df = df.selectExpr("ts", "k", "v", "x", "v % 3 AS m")',
+    # SQL's integer literals are BIGINT here, INT in Spark (docs/differences.md): cast by rule
+    'df = df.selectExpr("ts", "k", "v", "x", "CAST(v % 3 AS INT) AS m")',
     'df = df.withColumn("xr", F.round(F.col("x") * {n}, 1))',
     'df = df.filter(F.col("k") != "c")',
     'df = df.withColumn("sec", F.second("ts"))',
@@ -154,6 +155,8 @@ def draw_program(rng: random.Random) -> tuple[list[str], str]:
         if rng.random() < 0.4:
             lines.append(f'df = df.groupBy("k").agg({aggs})')
     else:
+        # by rule: Spark's stream-stream join matches null keys (docs/differences.md)
+        lines.append('df = df.filter(F.col("k").isNotNull())')
         lines += [
             'left = df.select(F.col("ts").alias("lt"), F.col("k").alias("lk"), F.col("v").alias("lv"))',
             'right = df.select(F.col("ts").alias("rt"), F.col("k").alias("rk"), F.col("x").alias("rx"))',

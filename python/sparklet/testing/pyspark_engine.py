@@ -70,6 +70,7 @@ def install() -> None:
         "sparklet.sql.streaming.listener": pyspark.sql.streaming.listener,
         "sparklet.errors": pyspark.errors,
         "sparklet.testing": sys.modules[__name__],
+        "sparklet.sql.streaming.files": sys.modules[__name__],
     }
     sys.modules.update(aliases)
     sparklet.sql = pyspark.sql  # type: ignore[attr-defined]
@@ -77,6 +78,30 @@ def install() -> None:
     sparklet.testing = sys.modules[__name__]  # type: ignore[attr-defined]
     # created now with sparklet's defaults: the suite's getOrCreate() gets it
     session()
+
+
+def committed_files(path: str) -> list[str]:
+    """``sparklet.sql.streaming.files.committed_files`` read from Spark's own
+    file sink log (``_spark_metadata``: a JSON line per file after the
+    version line; a ``.compact`` batch holds every file up to it)."""
+    import json
+    from urllib.parse import unquote, urlparse
+
+    log = Path(path) / "_spark_metadata"
+    if not log.is_dir():
+        raise FileNotFoundError(f"{path}/_spark_metadata does not exist: {path} is not a streaming file sink output")
+    batches = sorted(
+        (int(f.name.split(".")[0]), f) for f in log.iterdir() if f.name.split(".")[0].isdigit() and "crc" not in f.name
+    )
+    files: list[str] = []
+    for _, f in batches:
+        if f.name.endswith(".compact"):
+            files = []
+        for line in f.read_text().splitlines()[1:]:
+            entry = json.loads(line)
+            if entry.get("action", "add") == "add":
+                files.append(unquote(urlparse(entry["path"]).path))
+    return files
 
 
 def __getattr__(name: str) -> Any:

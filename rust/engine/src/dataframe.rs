@@ -828,7 +828,7 @@ fn sliding_window_args(e: &Expr) -> Option<Vec<Expr>> {
 }
 
 /// Session windows on a batch DataFrame: per key, rows ordered by start form
-/// one session while each starts before the latest end so far (window
+/// one session while each starts at or before the latest end so far (window
 /// functions number the sessions), then the aggregate runs per session.
 fn session_aggregate(df: DataFrame, keys: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
     use datafusion::functions_aggregate::expr_fn::{max, min};
@@ -886,7 +886,8 @@ fn session_aggregate(df: DataFrame, keys: Vec<Expr>, aggs: Vec<Expr>) -> Result<
     let starts_new = when(
         ident("__prev_end")
             .is_null()
-            .or(ident("__s").gt_eq(ident("__prev_end"))),
+            // a session starting at the end so far joins it, as in Spark
+            .or(ident("__s").gt(ident("__prev_end"))),
         lit(1i64),
     )
     .otherwise(lit(0i64))

@@ -571,6 +571,7 @@ fn open_operators(
                             let (n, c) = dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
                             Some((Arc::new(n), c))
                         } else if let Some(join) = node.downcast_ref::<StreamJoinNode>() {
+                            join.check_output_mode(mode).map_err(external)?;
                             let mut watermarks = watermarks_under(&join.left);
                             watermarks.extend(watermarks_under(&join.right));
                             let ctx = OpenContext {
@@ -683,6 +684,13 @@ fn open_aggregates(
             (None, Some(si)) if defined => Some(EventTimeKey::Window(si)),
             (et, _) => et,
         };
+        if session.is_some() && settings.mode == OutputMode::Update {
+            return Err(Error::analysis(
+                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                "Invalid streaming output mode: update. This output mode is not supported for session window \
+                 streaming aggregations on streaming DataFrames/DataSets.",
+            ));
+        }
         if settings.mode == OutputMode::Append && event_time.is_none() {
             return Err(Error::analysis(
                 "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
@@ -1230,8 +1238,9 @@ impl Execution {
     /// Spark's `shouldRunAnotherBatch`: a stateful query whose watermark
     /// advanced since its last batch has state to evict or emit.
     fn needs_no_data_batch(&self) -> bool {
-        let watermark_moved =
-            self.watermarks.defined() && self.next_watermark_ms > self.watermark_ms;
+        let watermark_moved = self.watermarks.defined()
+            && self.next_watermark_ms > self.watermark_ms
+            && self.operators.iter().any(|(_, op)| op.acts_on_watermark());
         // state timing out by processing time (Spark runs a batch on every
         // trigger for it; here only once a timeout is due)
         let timeout_due = matches!(self.trigger, Trigger::ProcessingTime { .. })

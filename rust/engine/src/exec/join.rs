@@ -192,6 +192,26 @@ impl StreamJoinNode {
         )
     }
 
+    /// Spark runs outer and semi stream-stream joins in append mode only
+    /// (its unsupported-operation check, before the watermark's).
+    pub fn check_output_mode(&self, mode: crate::engine::execution::OutputMode) -> Result<()> {
+        let name = match self.join_type {
+            JoinType::Left | JoinType::Right | JoinType::Full => outer_name(self.join_type),
+            JoinType::LeftSemi => "LeftSemi",
+            _ => return Ok(()),
+        };
+        if mode == crate::engine::execution::OutputMode::Append {
+            return Ok(());
+        }
+        Err(Error::analysis(
+            "_LEGACY_ERROR_TEMP_3102",
+            format!(
+                "{name} join between two streaming DataFrames/Datasets is not supported in {mode:?} output mode, \
+                 only in Append output mode"
+            ),
+        ))
+    }
+
     /// The node with its operator opened for a running query.
     pub fn open(&self, ctx: &OpenContext) -> Result<(Self, Arc<dyn OperatorControl>)> {
         let watermarked = &ctx.watermarks;
@@ -204,8 +224,9 @@ impl StreamJoinNode {
             _ => (false, false),
         };
         if needs(outer_left, left_expiry) || needs(outer_right, right_expiry) {
+            // Spark's unsupported-operation check names no other condition
             return Err(Error::analysis(
-                "UNSUPPORTED_STREAMING_OPERATION",
+                "_LEGACY_ERROR_TEMP_3102",
                 format!(
                     "Stream-stream {} join between two streaming DataFrame/Datasets is not supported without a watermark \
                      in the join keys, or a watermark on the nullable side and an appropriate range condition",

@@ -43,6 +43,12 @@ pub trait StatefulOperator: Send {
     fn next_timeout_ms(&self) -> Option<i64> {
         None
     }
+    /// Whether a watermark that moved gives it work in a batch without data
+    /// (Spark's `shouldRunAnotherBatch`; an aggregation in complete mode
+    /// evicts and emits nothing by the watermark, so it has none).
+    fn acts_on_watermark(&self) -> bool {
+        true
+    }
 }
 
 /// What the loop holds for each operator.
@@ -57,6 +63,8 @@ pub trait OperatorControl: Send + Sync {
     fn progress(&self) -> serde_json::Value;
     /// See [`StatefulOperator::next_timeout_ms`].
     fn next_timeout_ms(&self) -> Option<i64>;
+    /// See [`StatefulOperator::acts_on_watermark`].
+    fn acts_on_watermark(&self) -> bool;
 }
 
 /// An operator's state shared by its logical node, the physical plans made
@@ -110,6 +118,12 @@ impl<T: StatefulOperator> OperatorControl for OperatorSlot<T> {
     }
     fn next_timeout_ms(&self) -> Option<i64> {
         self.0.lock().as_ref().and_then(|op| op.next_timeout_ms())
+    }
+    fn acts_on_watermark(&self) -> bool {
+        self.0
+            .lock()
+            .as_ref()
+            .is_some_and(|op| op.acts_on_watermark())
     }
     fn progress(&self) -> serde_json::Value {
         self.0

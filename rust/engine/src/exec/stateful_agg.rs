@@ -972,6 +972,13 @@ impl StatefulAggregate {
                 .collect::<Result<_>>()?;
         }
         if self.session.is_some() {
+            if self.num_keys == 1 {
+                // Spark fails the query at its first batch, not at start
+                return Err(Error::Internal(
+                    "Global aggregation with session window in streaming query is not supported."
+                        .into(),
+                ));
+            }
             let out = self.process_sessions(&partial_out, watermark_us);
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
             return out;
@@ -1375,7 +1382,8 @@ impl StatefulAggregate {
             let mut merged: Vec<SessionPiece> = Vec::new();
             for piece in all {
                 match merged.last_mut() {
-                    Some(cur) if piece.start < cur.end => {
+                    // sessions that touch are one (Spark: a start at the end merges)
+                    Some(cur) if piece.start <= cur.end => {
                         cur.end = cur.end.max(piece.end);
                         cur.state = self.merge_states(&cur.state, &piece.state)?;
                         cur.changed = true;
@@ -1611,6 +1619,9 @@ impl StatefulOperator for StatefulAggregate {
     }
     fn progress(&self) -> serde_json::Value {
         StatefulAggregate::progress(self)
+    }
+    fn acts_on_watermark(&self) -> bool {
+        self.mode != OutputMode::Complete
     }
 }
 

@@ -5,6 +5,7 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
+mod collect;
 pub mod spark_sql;
 pub mod udfs;
 pub mod window;
@@ -190,7 +191,15 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         "approx_count_distinct" => ("count", true),
         other => (other, false),
     };
-    let f = state.udaf(df_name).map_err(|_| {
+    let f = match name {
+        "collect_list" | "collect_set" => Ok(Arc::new(collect::udaf(if distinct {
+            "collect_set"
+        } else {
+            "collect_list"
+        }))),
+        _ => state.udaf(df_name),
+    };
+    let f = f.map_err(|_| {
         Error::analysis(
             "UNRESOLVED_ROUTINE",
             format!("Cannot resolve routine `{name}`."),

@@ -62,7 +62,9 @@ pub fn spark_name(e: &Expr) -> String {
             if func.name() == "count" && is_star(&params.args) {
                 return "count(1)".into();
             }
-            call(function_name(func.name()), &params.args, params.distinct)
+            // collect_set is array_agg(DISTINCT ...) under Spark's name
+            let distinct = params.distinct && func.name() != "collect_set";
+            call(function_name(func.name()), &params.args, distinct)
         }
         other => other.schema_name().to_string(),
     }
