@@ -102,19 +102,9 @@ class Engines:
     """A sparklet session and a PySpark session, both in UTC."""
 
     def __init__(self) -> None:
-        from pyspark.sql import SparkSession as PySparkSession
+        import differential_pipelines as dp
 
-        import sparklet.sql as sparklet_sql
-
-        self.sparklet = sparklet_sql.SparkSession.builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
-        self.pyspark = (
-            PySparkSession.builder.master("local[1]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "1")
-            .getOrCreate()
-        )
-        self.pyspark.sparkContext.setLogLevel("OFF")
+        self.sparklet, self.pyspark = dp.sessions()
 
     def read(self, which: str, case: Case, folder: Path) -> list[tuple] | str:
         spark = getattr(self, which)

@@ -288,28 +288,37 @@ def run(spark: Any, functions: Any, case: Pipeline, folder: Path) -> dict:
     return out
 
 
+def sessions() -> tuple[Any, Any]:
+    """A sparklet session and a PySpark session (local mode), both in UTC
+    (the process's zone too: PySpark's collect() gives local times)."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    from pyspark.sql import SparkSession as PySparkSession
+
+    import sparklet.sql as sparklet_sql
+
+    ours = sparklet_sql.SparkSession.builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    theirs = (
+        PySparkSession.builder.master("local[1]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.streaming.stateStore.maintenanceInterval", "600s")
+        .getOrCreate()
+    )
+    theirs.sparkContext.setLogLevel("OFF")
+    return ours, theirs
+
+
 class Engines:
-    """A sparklet session and a PySpark session (local mode), both in UTC."""
+    """Both sessions, and each engine's ``functions`` module."""
 
     def __init__(self) -> None:
-        os.environ["TZ"] = "UTC"
-        time.tzset()
-        from pyspark.sql import SparkSession as PySparkSession
         from pyspark.sql import functions as pyspark_functions
 
-        import sparklet.sql as sparklet_sql
         from sparklet.sql import functions as sparklet_functions
 
-        self.sparklet = sparklet_sql.SparkSession.builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
-        self.pyspark = (
-            PySparkSession.builder.master("local[1]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "1")
-            .config("spark.sql.streaming.stateStore.maintenanceInterval", "600s")
-            .getOrCreate()
-        )
-        self.pyspark.sparkContext.setLogLevel("OFF")
+        self.sparklet, self.pyspark = sessions()
         self.functions = {"sparklet": sparklet_functions, "pyspark": pyspark_functions}
 
     def outcome(self, which: str, case: Pipeline) -> dict:
