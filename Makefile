@@ -80,11 +80,13 @@ bench: build
 portability: build
 	tools/with_kafka.sh $(PY) tools/portability.py
 
-# random inputs read by sparklet and PySpark, compared (tools/differential.py)
+# random inputs read, and random streaming pipelines run, by sparklet and
+# PySpark, compared (tools/differential.py): DIFF_CASES of each kind
 DIFF_CASES ?= 500
 DIFF_SEED ?= 1
 differential: build
 	$(PY) tools/differential.py readers --cases $(DIFF_CASES) --seed $(DIFF_SEED)
+	$(PY) tools/differential.py pipelines --cases $(DIFF_CASES) --seed $(DIFF_SEED)
 
 stress: build
 	$(PY) stress/crash_stress.py --kills 200

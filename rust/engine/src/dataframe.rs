@@ -589,16 +589,19 @@ pub fn join(left: DataFrame, right: DataFrame, on: JoinOn, how: &str) -> Result<
                 .map_err(Error::from_planning)
         }
         JoinOn::Using(keys) => {
-            // keys computed on both sides (no relation) need one to tell them apart
-            let unqualified = |df: &DataFrame| {
-                keys.iter().any(|k| {
-                    matches!(
-                        df.schema().qualified_field_with_unqualified_name(k),
-                        Ok((None, _))
-                    )
-                })
+            // a key computed on either side (no relation), or both sides of
+            // one relation, cannot tell the sides' keys apart: name them
+            let qualifier = |df: &DataFrame, k: &str| {
+                df.schema()
+                    .qualified_field_with_unqualified_name(k)
+                    .ok()
+                    .map(|(q, _)| q.cloned())
             };
-            let (left, right) = if unqualified(&left) && unqualified(&right) {
+            let clash = keys.iter().any(|k| {
+                let (l, r) = (qualifier(&left, k), qualifier(&right, k));
+                matches!(l, Some(None)) || matches!(r, Some(None)) || l == r
+            });
+            let (left, right) = if clash {
                 (
                     left.alias("__left").map_err(Error::from_planning)?,
                     right.alias("__right").map_err(Error::from_planning)?,

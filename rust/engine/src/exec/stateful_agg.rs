@@ -971,6 +971,12 @@ impl StatefulAggregate {
                 .map(|b| w.narrow(b))
                 .collect::<Result<_>>()?;
         }
+        if self.num_keys == 0 {
+            partial_out = partial_out
+                .iter()
+                .map(|b| unseen_avg_counts_null(b, &parts.aggr))
+                .collect::<Result<_>>()?;
+        }
         if self.session.is_some() {
             if self.num_keys == 1 {
                 // Spark fails the query at its first batch, not at start
@@ -1623,6 +1629,38 @@ impl StatefulOperator for StatefulAggregate {
     fn acts_on_watermark(&self) -> bool {
         self.mode != OutputMode::Complete
     }
+}
+
+/// A global aggregation's partial rows come from DataFusion's accumulators
+/// without groups, whose `avg` over no values states count 0 with a null sum;
+/// the groups accumulators they merge into take a non-null count as a value
+/// seen (0 / 0: NaN where Spark gives null). There an avg's count is null
+/// where its sum is, as the groups accumulators state it.
+fn unseen_avg_counts_null(
+    batch: &RecordBatch,
+    aggr: &[Arc<AggregateFunctionExpr>],
+) -> Result<RecordBatch> {
+    let mut columns = batch.columns().to_vec();
+    let mut at = 0;
+    for a in aggr {
+        let fields = a.state_fields()?;
+        let width = fields.len();
+        let is = |i: usize, part: &str| fields[i].name().ends_with(&format!("[{part}]"));
+        if a.fun().name() == "avg" && width == 2 && is(0, "count") && is(1, "sum") {
+            let (count, sum) = (&columns[at], &columns[at + 1]);
+            if sum.null_count() > count.null_count() {
+                let nulls = arrow::buffer::NullBuffer::union(
+                    count.logical_nulls().as_ref(),
+                    sum.logical_nulls().as_ref(),
+                );
+                columns[at] = Arc::new(arrow::array::make_array(
+                    count.to_data().into_builder().nulls(nulls).build()?,
+                ));
+            }
+        }
+        at += width;
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
 }
 
 /// The logical marker of a streaming aggregation: its input is the
