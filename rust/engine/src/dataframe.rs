@@ -153,6 +153,8 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                 let rel_name = rel.to_string();
                 let is_relation = is_relation(schema, &rel_name);
                 if !is_relation && schema.has_column_with_unqualified_name(&rel_name) {
+                    extractable(schema, &rel_name, name)
+                        .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
                     let getter = datafusion::functions::core::expr_fn::get_field(
                         ident(rel_name),
                         name.as_str(),
@@ -163,11 +165,54 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                 if !is_relation && schema.has_column_with_unqualified_name(name) {
                     return Ok(Transformed::yes(ident(name.as_str())));
                 }
+                if !is_relation {
+                    // Spark analyses eagerly: the error comes here, not when run
+                    let names: Vec<String> =
+                        schema.fields().iter().map(|f| format!("`{}`", f.name())).collect();
+                    return Err(datafusion::error::DataFusionError::External(Box::new(
+                        Error::analysis(
+                            "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                            format!(
+                                "A column, variable, or function parameter with name `{rel_name}`.`{name}` cannot be \
+                                 resolved. Did you mean one of the following? [{}].",
+                                names.join(", ")
+                            ),
+                        ),
+                    )));
+                }
             }
             Ok(Transformed::no(node))
         })
         .map_err(Error::from_planning)?;
     Ok(out.data)
+}
+
+/// Spark's analysis of `base.field`: a struct must have the field, a map
+/// takes any key, anything else has no fields.
+fn extractable(schema: &DFSchema, base: &str, field: &str) -> Result<()> {
+    let Ok((_, f)) = schema.qualified_field_with_unqualified_name(base) else {
+        return Ok(()); // ambiguous: DataFusion says so
+    };
+    match f.data_type() {
+        DataType::Struct(fields) => {
+            if fields.iter().any(|x| x.name() == field) {
+                return Ok(());
+            }
+            let names: Vec<String> = fields.iter().map(|x| format!("`{}`", x.name())).collect();
+            Err(Error::analysis(
+                "FIELD_NOT_FOUND",
+                format!("No such struct field `{field}` in {}.", names.join(", ")),
+            ))
+        }
+        DataType::Map(..) | DataType::List(_) | DataType::LargeList(_) => Ok(()),
+        other => Err(Error::analysis(
+            "INVALID_EXTRACT_BASE_FIELD_TYPE",
+            format!(
+                "Can't extract a value from \"{base}\". Need a complex type [STRUCT, ARRAY, MAP] but got \"{}\".",
+                crate::plan::spark_names::type_name(other)
+            ),
+        )),
+    }
 }
 
 /// `df["name"]`: the column qualified by its relation, so that it stays

@@ -192,12 +192,12 @@ impl StreamJoinNode {
         )
     }
 
-    /// Spark runs outer and semi stream-stream joins in append mode only
-    /// (its unsupported-operation check, before the watermark's).
+    /// Spark runs outer stream-stream joins in append mode only (its
+    /// unsupported-operation check, before the watermark's); inner and semi
+    /// joins run in update mode too.
     pub fn check_output_mode(&self, mode: crate::engine::execution::OutputMode) -> Result<()> {
         let name = match self.join_type {
             JoinType::Left | JoinType::Right | JoinType::Full => outer_name(self.join_type),
-            JoinType::LeftSemi => "LeftSemi",
             _ => return Ok(()),
         };
         if mode == crate::engine::execution::OutputMode::Append {

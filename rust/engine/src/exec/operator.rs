@@ -346,7 +346,19 @@ macro_rules! pass_through_node {
         $crate::exec::operator::pass_through_node!($ty, |$s, $f| name: $name, explain: $explain, needs: None);
     };
     ($ty:ident, |$s:ident, $f:ident| name: $name:expr, explain: $explain:expr, needs: $needs:expr) => {
+        $crate::exec::operator::pass_through_node!($ty, |$s, $f| name: $name, explain: $explain, needs: $needs,
+            filters_stop_at: $s.input.schema().fields().iter().map(|f| f.name().clone()).collect());
+    };
+    // `filters_stop_at`: the columns a filter above must not be pushed below
+    // the node on (DataFusion's default: all of them)
+    ($ty:ident, |$s:ident, $f:ident| name: $name:expr, explain: $explain:expr, needs: $needs:expr, filters_stop_at: $stop:expr) => {
         impl datafusion::logical_expr::UserDefinedLogicalNodeCore for $ty {
+            #[allow(unused_variables)]
+            fn prevent_predicate_push_down_columns(&self) -> std::collections::HashSet<String> {
+                let $s = self;
+                $stop
+            }
+
             #[allow(unused_variables)]
             fn necessary_children_exprs(&self, output_columns: &[usize]) -> Option<Vec<Vec<usize>>> {
                 let $s = self;

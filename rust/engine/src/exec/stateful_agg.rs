@@ -492,25 +492,45 @@ impl Merge<'_> {
         // order sorts its lookups itself)
         let n = keys.len();
         let stored = self.stored(store, &keys)?;
+        // stored states and every partial row go into one merge per
+        // aggregate: a groups accumulator takes the groups below its
+        // `total_num_groups` as seen when a merge has no nulls, so a merge
+        // of some groups first would make the others' null sums 0
+        let mut sources: Vec<(usize, usize)> =
+            Vec::with_capacity(stored.groups.len() + items.len());
+        let mut group_indices: Vec<usize> = Vec::with_capacity(sources.capacity());
+        sources.extend((0..stored.groups.len()).map(|i| (0, i)));
+        group_indices.extend_from_slice(&stored.groups);
+        for (bi, (rows, groups)) in by_batch.iter().enumerate() {
+            sources.extend(rows.iter().map(|&r| (bi + 1, r as usize)));
+            group_indices.extend_from_slice(groups);
+        }
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
             let mut acc = a.create_groups_accumulator()?;
-            if !stored.groups.is_empty() {
-                acc.merge_batch(&stored.columns[at..at + w], &stored.groups, n)?;
-            }
-            let cols = self.num_keys + at..self.num_keys + at + w;
-            for (b, (rows, groups)) in self.partial.iter().zip(&by_batch) {
-                if rows.is_empty() {
-                    continue;
-                }
-                let rows = arrow::array::UInt32Array::from(rows.clone());
-                let values = b.columns()[cols.clone()]
-                    .iter()
-                    .map(|c| arrow::compute::take(c, &rows, None))
-                    .collect::<std::result::Result<Vec<_>, _>>()?;
-                acc.merge_batch(&values, groups, n)?;
-            }
+            let values = (0..*w)
+                .map(|c| {
+                    let empty;
+                    let stored_col: &dyn Array = match stored.columns.get(at + c) {
+                        Some(col) => col.as_ref(),
+                        None => {
+                            empty = arrow::array::new_empty_array(
+                                self.partial[0].column(self.num_keys + at + c).data_type(),
+                            );
+                            empty.as_ref()
+                        }
+                    };
+                    let mut from: Vec<&dyn Array> = vec![stored_col];
+                    from.extend(
+                        self.partial
+                            .iter()
+                            .map(|b| b.column(self.num_keys + at + c).as_ref()),
+                    );
+                    arrow::compute::interleave(&from, &sources)
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            acc.merge_batch(&values, &group_indices, n)?;
             states.extend(acc.state(EmitTo::All)?);
             at += w;
         }
@@ -1617,8 +1637,11 @@ impl StatefulAggregate {
 
 impl StatefulOperator for StatefulAggregate {
     fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
-        self.late_wm = late_us;
-        self.evict_wm = evict_us;
+        // complete mode keeps every group and takes every row (Spark's
+        // StateStoreSaveExec neither drops late rows nor evicts there)
+        let complete = self.mode == OutputMode::Complete;
+        self.late_wm = late_us.filter(|_| !complete);
+        self.evict_wm = evict_us.filter(|_| !complete);
     }
     fn commit(&mut self) -> Result<()> {
         StatefulAggregate::commit(self)

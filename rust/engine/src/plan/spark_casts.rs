@@ -69,12 +69,17 @@ fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
         return Ok(Transformed::no(e));
     };
     if data_type.is_integer() {
-        // Spark: whole seconds since the epoch (DataFusion: the raw units)
-        let seconds = expr
+        // Spark: whole seconds since the epoch, rounded down (floorDiv: a
+        // time before 1970 is the second before it; DataFusion: the raw
+        // units, and a cast to seconds rounds toward zero)
+        use datafusion::logical_expr::lit;
+        let micros = expr
             .as_ref()
             .clone()
-            .cast_to(&DataType::Timestamp(TimeUnit::Second, tz), schema)?
+            .cast_to(&DataType::Timestamp(TimeUnit::Microsecond, tz), schema)?
             .cast_to(&DataType::Int64, schema)?;
+        let below = (micros.clone() % lit(1_000_000i64) + lit(1_000_000i64)) % lit(1_000_000i64);
+        let seconds = (micros - below) / lit(1_000_000i64);
         return Ok(Transformed::yes(seconds.cast_to(data_type, schema)?));
     }
     if matches!(data_type, DataType::Float64 | DataType::Float32) {

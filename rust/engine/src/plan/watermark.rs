@@ -141,7 +141,10 @@ impl WatermarkNode {
     }
 }
 
-pass_through_node!(WatermarkNode, |node, f| name: "EventTimeWatermark", explain: write!(f, "EventTimeWatermark: {}, delay={}ms", node.column, node.delay_ms), needs: node.event_time_index().map(|i| vec![i]));
+pass_through_node!(WatermarkNode, |node, f| name: "EventTimeWatermark", explain: write!(f, "EventTimeWatermark: {}, delay={}ms", node.column, node.delay_ms), needs: node.event_time_index().map(|i| vec![i]),
+    // as Spark's optimizer: a filter not on the event time runs below the
+    // watermark, so the rows it drops do not move the watermark
+    filters_stop_at: std::collections::HashSet::from([node.column.clone()]));
 
 impl WatermarkNode {
     /// The event-time column's position in the input (as the physical
