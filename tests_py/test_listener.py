@@ -147,8 +147,12 @@ def test_a_removed_listener_gets_nothing_more(spark: SparkSession) -> None:
     r = Recorder()
     spark.streams.addListener(r)
     spark.streams.removeListener(r)
+    probe = Recorder()  # events are delivered asynchronously: wait for q's last
+    spark.streams.addListener(probe)
     q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
     q.stop()
+    wait_until(lambda: "terminated" in probe.kinds())
+    spark.streams.removeListener(probe)
     other = Recorder()  # a listener added after sees later queries only
     spark.streams.addListener(other)
     try:
