@@ -812,7 +812,9 @@ fn optimize_before_operators(plan: LogicalPlan) -> Result<LogicalPlan> {
             .optimize(plan, &OptimizerContext::new(), |_, _| {})
             .map_err(Error::from_planning)
     };
+    let plan = crate::plan::hold_filters::hold(plan).map_err(Error::from_planning)?;
     let plan = run(plan, Arc::new(PushDownFilter::new()))?;
+    let plan = crate::plan::hold_filters::release(plan).map_err(Error::from_planning)?;
     // stream-stream joins become their node first: it keeps each side's
     // watermarked columns, which drop the side's late rows, where
     // DataFusion's join would prune them when nothing above reads them

@@ -217,8 +217,9 @@ impl StreamJoinNode {
         let watermarked = &ctx.watermarks;
         let (left_expiry, right_expiry) = self.expiries(watermarked);
         let needs = |side_nullable: bool, expiry: Option<Expiry>| side_nullable && expiry.is_none();
+        // a semi join's left rows wait for matches as an outer join's do
         let (outer_left, outer_right) = match self.join_type {
-            JoinType::Left => (true, false),
+            JoinType::Left | JoinType::LeftSemi => (true, false),
             JoinType::Right => (false, true),
             JoinType::Full => (true, true),
             _ => (false, false),
@@ -300,6 +301,7 @@ fn outer_name(t: JoinType) -> &'static str {
     match t {
         JoinType::Left => "LeftOuter",
         JoinType::Right => "RightOuter",
+        JoinType::LeftSemi => "LeftSemi",
         _ => "FullOuter",
     }
 }

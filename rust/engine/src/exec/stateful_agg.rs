@@ -1638,9 +1638,11 @@ impl StatefulAggregate {
 impl StatefulOperator for StatefulAggregate {
     fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
         // complete mode keeps every group and takes every row (Spark's
-        // StateStoreSaveExec neither drops late rows nor evicts there)
+        // StateStoreSaveExec neither drops late rows nor evicts there); its
+        // session windows still drop late rows, as Spark's session operator
         let complete = self.mode == OutputMode::Complete;
-        self.late_wm = late_us.filter(|_| !complete);
+        let sessions = self.session.is_some();
+        self.late_wm = late_us.filter(|_| !complete || sessions);
         self.evict_wm = evict_us.filter(|_| !complete);
     }
     fn commit(&mut self) -> Result<()> {

@@ -3,6 +3,7 @@
 
 pub mod adaptive_join;
 pub mod column_origin;
+pub mod hold_filters;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
