@@ -393,6 +393,8 @@ macro_rules! pass_through_node {
                 $explain
             }
 
+            // a node holding only its input has nothing to copy
+            #[allow(clippy::needless_update)]
             fn with_exprs_and_inputs(
                 &self,
                 _exprs: Vec<datafusion::logical_expr::Expr>,
