@@ -889,6 +889,8 @@ pub struct JoinExprs {
     /// Encodes either side's keys (the right ones cast to the left's types).
     key_conv: RowConverter,
     out_schema: SchemaRef,
+    /// A left semi join (its right side joins first).
+    semi: bool,
 }
 
 impl JoinExprs {
@@ -1026,13 +1028,24 @@ struct Appends {
     matched: Vec<bool>,
     /// Whether matched rows are left out (a semi join's left rows, emitted once).
     skip_matched: bool,
+    /// Rows expiring at or below it are left out (the right side's, which
+    /// this batch's left rows have already met, as Spark leaves them out)...
+    expired_through: Option<i64>,
+    /// ...unless they are unmatched and an outer join emits them at eviction.
+    keep_unmatched: bool,
     /// The groups of each partition.
     by_partition: Vec<Vec<u32>>,
 }
 
 impl Appends {
     fn stored(&self, r: usize) -> bool {
-        !(self.skip_matched && self.matched[r])
+        if self.skip_matched && self.matched[r] {
+            return false;
+        }
+        match self.expired_through {
+            Some(wm) if self.expiries[r] <= wm => self.keep_unmatched && !self.matched[r],
+            _ => true,
+        }
     }
 
     /// Append partition `p`'s rows; returns how many.
@@ -1225,6 +1238,8 @@ impl StreamJoin {
         for (g, list) in flagged {
             self.side(!left).put(groups.key(&keys, g), list)?;
         }
+        let expired_through = if left { None } else { self.evict_wm };
+        let keep_unmatched = matches!(self.join_type, JoinType::Right | JoinType::Full);
         let this = self.side(left);
         let rows = this.conv.convert_columns(b.columns())?;
         let expiries: Vec<i64> = match this.expiry {
@@ -1239,6 +1254,8 @@ impl StreamJoin {
             expiries,
             matched: matched_rows,
             skip_matched: semi && left,
+            expired_through,
+            keep_unmatched,
             rows,
             keys,
             groups,
@@ -1335,8 +1352,9 @@ impl StreamJoin {
         Ok(out)
     }
     /// One side's rows of a batch joined with the other side's state, and
-    /// stored. The left side goes first: this batch's right rows then meet
-    /// its left rows in state, so every new pair is output once.
+    /// stored. One side goes first (the left, or the right in a semi join):
+    /// the other side's rows of this batch then meet its rows in state, so
+    /// every new pair is output once.
     fn join_input(
         &mut self,
         batches: Vec<RecordBatch>,
@@ -1467,6 +1485,7 @@ pub fn plan(
         pair_schema: Arc::new(Schema::new(pair)),
         out_schema: Arc::clone(&out_schema),
         key_conv,
+        semi: node.join_type == JoinType::LeftSemi,
     };
     let properties = Arc::new(PlanProperties::new(
         EquivalenceProperties::new(out_schema),
@@ -1538,13 +1557,22 @@ impl ExecutionPlan for StreamJoinExec {
         let schema = Arc::clone(&self.exprs.out_schema);
         let fut = async move {
             // both inputs are read from the start, and their rows join as
-            // they come, while the scans go on: the left ones first (the
-            // right rows read meanwhile wait), so that this batch's right
-            // rows meet its left rows in state and each new pair is output once
+            // they come, while the scans go on: one side first (the other's
+            // rows read meanwhile wait), so that the second side's rows meet
+            // the first's in state and each new pair is output once
             let left = Chunks::read(left, Arc::clone(&context));
             let right = Chunks::read(right, context);
-            let mut out = left.join(&slot, &exprs, true).await?;
-            out.extend(right.join(&slot, &exprs, false).await?);
+            let out = if exprs.semi {
+                // Spark's semi join meets the right rows first: a left row
+                // then matches only right rows that stay in state
+                let mut out = right.join(&slot, &exprs, false).await?;
+                out.extend(left.join(&slot, &exprs, true).await?);
+                out
+            } else {
+                let mut out = left.join(&slot, &exprs, true).await?;
+                out.extend(right.join(&slot, &exprs, false).await?);
+                out
+            };
             slot.with(|j| j.finish(out, &exprs)).map_err(external)
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
