@@ -173,6 +173,19 @@ def test_rate_source_generates_rows_per_second(spark: SparkSession) -> None:
         spark.readStream.format("rate").option("rowsPerSecond", 0).load()
 
 
+def test_process_all_available_on_a_new_rate_stream_waits_for_batch_0(spark: SparkSession) -> None:
+    # a new rate stream's offset is 0 at once, so batch 0 runs (with whatever
+    # rows are due) before processAllAvailable can return, as in Spark
+    df = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
+    q = df.writeStream.format("memory").queryName("rate_first").start()
+    try:
+        q.processAllAvailable()
+        assert [p["batchId"] for p in q.recentProgress][:1] == [0]
+        assert q.recentProgress[0]["sources"][0]["startOffset"] == "null"  # from no offset
+    finally:
+        q.stop()
+
+
 def test_memory_stream_accepts_rows_pandas_and_arrow(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT, word STRING")
     q = ms.toDF().withColumn("len", F.length("word")).writeStream.format("memory").queryName("ms_out").start()

@@ -38,8 +38,10 @@ PANDAS2 = OUT / "pyspark-pandas"
 
 def pyspark_env() -> dict[str, str]:
     """The environment of the PySpark runs: pandas 2 first on the path."""
-    if not (PANDAS2 / "pandas").is_dir():
-        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(PANDAS2), "pandas>=2.2,<3"]
+    if not (PANDAS2 / "pytz").is_dir():
+        # the rest of pandas 2's dependencies are pandas 3's too, in the venv
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(PANDAS2)]
+        pip += ["pandas>=2.2,<3", "pytz"]
         subprocess.run(pip, check=True)
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PANDAS2), os.environ.get("PYTHONPATH", "")])}
 

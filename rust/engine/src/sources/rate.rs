@@ -183,7 +183,9 @@ impl Source for RateSource {
         if let Some(cap) = self.cap {
             secs = secs.min(cap);
         }
-        Ok((secs > 0).then(|| Offset::from(secs)))
+        // 0 at the start, as Spark's: a new query runs batch 0 at once (with
+        // no rows), so processAllAvailable returns after a batch, not before
+        Ok(Some(Offset::from(secs.max(0))))
     }
 
     fn get_batch(&mut self, start: Option<&Offset>, end: &Offset) -> Result<BatchInput> {
