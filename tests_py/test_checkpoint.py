@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import dicts, write_json
+from conftest import dicts, log_entries, write_json
 from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming.files import committed_files
@@ -47,7 +47,7 @@ def test_file_source_restart_continues_batch_ids_and_skips_processed_files(spark
     assert seen == [(0, [1]), (1, [2, 3])]
     assert q1.id == q2.id and q1.runId != q2.runId
     assert json.loads((ckpt / "metadata").read_text())["id"] == q1.id
-    assert sorted(os.listdir(ckpt / "offsets")) == ["0", "1"] and sorted(os.listdir(ckpt / "commits")) == ["0", "1"]
+    assert log_entries(ckpt, "offsets") == [0, 1] and log_entries(ckpt, "commits") == [0, 1]
     offsets = (ckpt / "offsets" / "1").read_text().splitlines()
     assert offsets[0] == "v1" and json.loads(offsets[2]) == {"logOffset": 1}
     assert (ckpt / "sources" / "0" / "1").read_text().startswith("v1\n")
@@ -65,7 +65,7 @@ def test_a_batch_reaches_the_sink_after_its_offsets_are_logged_and_before_its_co
 
     def sink(t, batch_id: int) -> None:  # noqa: ANN001
         offsets = (ckpt / "offsets" / str(batch_id)).read_text().splitlines()
-        seen.append((batch_id, t.num_rows, offsets[0], (ckpt / "commits" / str(batch_id)).exists()))
+        seen.append((batch_id, len(dicts(t)), offsets[0], (ckpt / "commits" / str(batch_id)).exists()))
 
     for i in range(3):
         write_json(src, f"{i}.json", [{"id": i}] * (i + 1))
@@ -79,7 +79,7 @@ def test_a_batch_reaches_the_sink_after_its_offsets_are_logged_and_before_its_co
     )
     assert q.awaitTermination(30)
     assert seen == [(0, 1, "v1", False), (1, 1, "v1", False), (2, 1, "v1", False)]
-    assert sorted(os.listdir(ckpt / "commits")) == ["0", "1", "2"]
+    assert log_entries(ckpt, "commits") == [0, 1, 2]
 
 
 def test_memory_stream_and_rate_micro_batch_resume(spark: SparkSession, tmp_path: Path) -> None:
@@ -184,6 +184,9 @@ def test_an_uncommitted_batch_is_replayed_with_the_same_offsets(tmp_path: Path, 
     assert sorted(rows) == [0, 1, 2]
 
 
+@pytest.mark.sparklet_only(
+    reason="sparklet's error condition for a changed or damaged checkpoint (Spark fails with its own)"
+)
 def test_changed_sources_fail_at_start_naming_what_changed(spark: SparkSession, tmp_path: Path) -> None:
     a, b = MemoryStream(spark, "id INT"), MemoryStream(spark, "id INT")
     a.addData([(1,)])
@@ -193,6 +196,9 @@ def test_changed_sources_fail_at_start_naming_what_changed(spark: SparkSession, 
     assert e.value.getCondition() == "CHECKPOINT_INCOMPATIBLE"
 
 
+@pytest.mark.sparklet_only(
+    reason="sparklet's error condition for a changed or damaged checkpoint (Spark fails with its own)"
+)
 @pytest.mark.parametrize(
     "damage,condition,words",
     [
@@ -217,6 +223,9 @@ def test_corrupt_checkpoint_files_are_named_and_kept(
     assert target.read_bytes() == before  # nothing deleted or rewritten
 
 
+@pytest.mark.sparklet_only(
+    reason="sparklet's error condition for a changed or damaged checkpoint (Spark fails with its own)"
+)
 def test_inconsistent_logs_are_refused(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, "id INT")
     ms.addData([(1,)])
@@ -240,15 +249,16 @@ def test_file_sink_needs_a_checkpoint_and_session_default_is_used(spark: SparkSe
 
 
 def test_temporary_checkpoint_is_removed_at_stop(spark: SparkSession) -> None:
-    before = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")}
+    # sparklet-temporary-<uuid>; Spark's are temporary-<uuid>
+    before = {p.name for p in Path(tempfile.gettempdir()).glob("*temporary-*")}
     ms = MemoryStream(spark, "id INT")
     q = ms.toDF().writeStream.format("memory").queryName("tmp_ckpt").start()
     ms.addData([(1,)])
     q.processAllAvailable()
-    during = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")} - before
+    during = {p.name for p in Path(tempfile.gettempdir()).glob("*temporary-*")} - before
     assert len(during) == 1
     q.stop()
-    after = {p.name for p in Path(tempfile.gettempdir()).glob("sparklet-temporary-*")} - before
+    after = {p.name for p in Path(tempfile.gettempdir()).glob("*temporary-*")} - before
     assert after == set()
 
 
@@ -307,7 +317,7 @@ def test_second_run_on_an_active_checkpoint(spark: SparkSession, tmp_path: Path)
     assert not q1.isActive and q2.isActive and q1.id == q2.id
     spark.conf.set("spark.sql.streaming.stopActiveRunOnRestart", "false")
     try:
-        with pytest.raises(IllegalArgumentException, match="CONCURRENT_QUERY"):
+        with pytest.raises(Exception, match="as another query with same id is already active"):
             df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "c")).start()
         assert q2.isActive
     finally:
@@ -416,12 +426,13 @@ def test_retention_keeps_min_batches(spark: SparkSession, tmp_path: Path) -> Non
         spark.conf.unset("spark.sql.streaming.minBatchesToRetain")
     # retention runs off the batch path: give it a moment
     deadline = time.time() + 5
-    while min(int(n) for n in os.listdir(tmp_path / "c" / "offsets")) < 8 and time.time() < deadline:
+    while log_entries(tmp_path / "c", "offsets")[0] < 8 and time.time() < deadline:
         time.sleep(0.01)
-    kept = sorted(int(n) for n in os.listdir(tmp_path / "c" / "offsets"))
+    kept = log_entries(tmp_path / "c", "offsets")
     assert kept[0] >= 8 and kept[-1] == 11
 
 
+@pytest.mark.sparklet_only(reason="the harness kills sparklet's pipeline at its failpoints")
 @pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
 def test_exactly_once_through_20_kills(tmp_path: Path, provider: str) -> None:
     sys.path.insert(0, str(REPO / "stress"))
@@ -440,7 +451,7 @@ def test_file_sink_retention_drops_old_entries_when_compacting(spark: SparkSessi
         q = (
             ms.toDF()
             .writeStream.format("json")
-            .option("retention", "50 milliseconds")
+            .option("retention", "50ms")
             .option("checkpointLocation", str(tmp_path / "c"))
             .start(str(tmp_path / "o"))
         )
