@@ -11,6 +11,7 @@ import uuid
 import pyarrow as pa
 import pytest
 
+from conftest import wait_until
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -76,12 +77,25 @@ def test_processing_time_trigger_spaces_batches(spark: SparkSession) -> None:
     assert q.status["message"] == "Stopped"
 
 
+def test_a_query_without_data_reports_its_first_idle_progress_at_once(spark: SparkSession) -> None:
+    # Spark reports the first trigger that finds no data at once, then one
+    # idle progress per spark.sql.streaming.noDataProgressEventInterval (10 s)
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().groupBy("id").count().writeStream.outputMode("update").format("noop").start()
+    try:
+        wait_until(lambda: q.lastProgress is not None, timeout=60)
+        p = q.lastProgress
+        assert (p["batchId"], p["numInputRows"], p["stateOperators"]) == (0, 0, [])
+        assert len(q.recentProgress) == 1
+    finally:
+        q.stop()
+
+
 def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     q = ms.toDF().writeStream.format("memory").queryName("progress_q").start()
     assert uuid.UUID(q.id) and uuid.UUID(q.runId) and q.id != q.runId
     assert q.name == "progress_q" and q.isActive
-    assert q.lastProgress is None
     ms.addData([(1,), (2,), (3,)])
     q.processAllAvailable()
     p = q.lastProgress
@@ -128,7 +142,7 @@ def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
     status = q.status
     assert set(status) == {"message", "isDataAvailable", "isTriggerActive"}
     assert status["message"] == "Waiting for data to arrive" and status["isTriggerActive"] is False
-    assert len(q.recentProgress) == 1
+    assert [r["batchId"] for r in q.recentProgress if r["numInputRows"]] == [0]  # and idle ones before it
     q.stop()
     assert not q.isActive and q.exception() is None
 

@@ -1080,7 +1080,8 @@ fn start_query(
         retain,
         conf_snapshot,
         last_trigger_start: None,
-        last_progress_ms: opts.clock.now_ms(),
+        // none yet: as in Spark, the first trigger without data reports at once
+        last_progress_ms: i64::MIN,
         clock: opts.clock.clone(),
         polling_delay: Duration::from_millis(conf.get_i64(keys::POLLING_DELAY, 10).max(1) as u64),
         no_data_interval_ms: conf.get_i64(keys::NO_DATA_PROGRESS_INTERVAL, 10_000),
@@ -1351,7 +1352,7 @@ impl Execution {
             Trigger::ProcessingTime { interval_ms: 0 } => "Waiting for data to arrive",
             _ => "Waiting for next trigger",
         };
-        if start_ms - self.last_progress_ms >= self.no_data_interval_ms {
+        if start_ms.saturating_sub(self.last_progress_ms) >= self.no_data_interval_ms {
             let mut duration = BTreeMap::new();
             duration.insert("latestOffset".to_string(), latest_ms);
             duration.insert(
