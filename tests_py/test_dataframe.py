@@ -90,6 +90,7 @@ def test_show_and_print_schema(people: DataFrame, capsys: pytest.CaptureFixture[
     assert " |-- age: integer (nullable = true)" in capsys.readouterr().out
 
 
+@pytest.mark.sparklet_only(reason="the plan text is DataFusion's")
 def test_explain_prints_the_plan_that_runs(people: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
     grouped = people.where("age > 20").groupBy("country").count()
     grouped.explain()

@@ -173,6 +173,7 @@ def test_evicted_keys_stay_evicted_and_live_keys_stay_remembered_after_a_restart
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason="a checkpoint's state read by the other provider is beyond Spark")
 def test_state_restarts_on_the_other_provider(spark: SparkSession, tmp_path: Path, state_provider: str) -> None:
     # each provider reads the other's checkpoint files (beyond Spark, which
     # keeps the checkpoint's provider): switching is a restart like any other
@@ -313,6 +314,7 @@ def test_limit_zero_emits_nothing(spark: SparkSession) -> None:
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason="sparklet explains a query before its first batch (Spark: No physical plan)")
 def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     ms = MemoryStream(spark, SCHEMA)
     counts = ms.toDF().withWatermark("ts", "10 seconds").dropDuplicates(["user", "ts"]).groupBy("user").count()
@@ -323,6 +325,7 @@ def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytes
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason="the plan text is DataFusion's")
 def test_a_dedup_reads_only_its_keys_its_event_time_and_what_follows_reads(
     spark: SparkSession, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -340,6 +343,9 @@ def test_a_dedup_reads_only_its_keys_its_event_time_and_what_follows_reads(
     q.stop()
 
 
+@pytest.mark.sparklet_only(
+    reason="sparklet's error condition for a changed or damaged checkpoint (Spark fails with its own)"
+)
 def test_another_stateful_operator_on_the_same_checkpoint_is_refused(spark: SparkSession, tmp_path: Path) -> None:
     from sparklet.errors import StreamingQueryException
 

@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import api_reference  # noqa: E402
+
+pytestmark = pytest.mark.sparklet_only(reason="sparklet's own docstrings and docs")
 
 
 def test_the_api_reference_is_generated_from_the_current_docstrings() -> None:

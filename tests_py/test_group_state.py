@@ -285,6 +285,7 @@ def test_event_time_timeout_needs_a_watermark_and_batches_are_refused(spark: Spa
         grouped.applyInPandasWithState(sessions, "user STRING", "n LONG", "update", "Sometimes")
 
 
+@pytest.mark.sparklet_only(reason="sparklet.testing.GroupStateTester (PySpark has no counterpart)")
 def test_the_tester_runs_a_function_key_by_key_with_timeouts() -> None:
     from sparklet.testing import GroupStateTester
 

@@ -16,6 +16,8 @@ from sparklet.sql import SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "nexmark"))
 from queries import BATCH_ONLY, SQL, dataframe_query, sql_query  # noqa: E402
 
+pytestmark = pytest.mark.sparklet_only(reason="the nexmark source is sparklet's (docs/differences.md)")
+
 # 20 s of event time (1,000 events a second), so that windows close
 OPTIONS = {"numEvents": "20000", "eventsPerSecond": "1000"}
 

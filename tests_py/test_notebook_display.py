@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from conftest import step
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
+
+pytestmark = pytest.mark.sparklet_only(reason="sparklet's notebook display (docs/differences.md: Jupyter)")
 
 
 def test_a_batch_dataframe_is_an_escaped_html_table(spark: SparkSession) -> None:

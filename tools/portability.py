@@ -1,6 +1,8 @@
 """Run the Python test suite on sparklet and on Apache Spark, and count.
 
     python tools/portability.py [pytest args...]     (make portability)
+    python tools/portability.py --only=test_a.py,test_b.py   (those files again;
+                                the other files' reports of the last run count)
 
 Runs the tests of ``tests_py`` twice, with ``--engine=sparklet`` and
 ``--engine=pyspark`` (PySpark and Java needed; sparklet's pytest plugin
@@ -66,11 +68,12 @@ def sparklet_only() -> dict[str, str]:
     return found
 
 
-def run(engine: str, extra: list[str]) -> list[Path]:
-    """Each test file on ``engine``; the junit XML reports written."""
-    reports = []
+def run(engine: str, extra: list[str], only: set[str]) -> None:
+    """Each test file (or those named in ``only``) on ``engine``, its junit XML report written."""
     env = pyspark_env() if engine == "pyspark" else None
     for test_file in sorted((ROOT / "tests_py").glob("test_*.py")):
+        if only and test_file.name not in only:
+            continue
         report = OUT / engine / f"{test_file.stem}.xml"
         report.parent.mkdir(parents=True, exist_ok=True)
         report.unlink(missing_ok=True)
@@ -83,9 +86,11 @@ def run(engine: str, extra: list[str]) -> list[Path]:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
             print(f"{engine}: {test_file.name} stopped after {FILE_TIMEOUT} s", flush=True)
-        if report.exists():
-            reports.append(report)
-    return reports
+
+
+def reports(engine: str) -> list[Path]:
+    """The reports of ``engine``'s test files that exist now."""
+    return [r for r in sorted((OUT / engine).glob("test_*.xml")) if (ROOT / "tests_py" / f"{r.stem}.py").exists()]
 
 
 def outcomes(reports: list[Path]) -> dict[str, tuple[str, str]]:
@@ -106,8 +111,13 @@ def outcomes(reports: list[Path]) -> dict[str, tuple[str, str]]:
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
+    extra = sys.argv[1:]
+    files = {f for a in extra if a.startswith("--only=") for f in a.removeprefix("--only=").split(",")}
+    extra = [a for a in extra if not a.startswith("--only=")]
     only = sparklet_only()
-    results = {engine: outcomes(run(engine, sys.argv[1:])) for engine in ENGINES}
+    for engine in ENGINES:
+        run(engine, extra, files)
+    results = {engine: outcomes(reports(engine)) for engine in ENGINES}
     ours, theirs = results["sparklet"], results["pyspark"]
     marked = set(only) & set(ours)
     tests = sorted(t for t in ours if t not in marked)
