@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sparklet.errors import PySparkAttributeError, PySparkTypeError
+from sparklet.errors import PySparkAttributeError
 
 
-def _method(writer: Any, name: str) -> Any:
+def _method(writer: Any, name: str, required: bool = False) -> Any:
     m = getattr(writer, name, None)
-    if m is not None and not callable(m):
-        # `f`: the argument of foreach(f), as PySpark names it
+    if (m is None and required) or (m is not None and not callable(m)):
+        # `f`: the argument of foreach(f), as PySpark names it (a missing
+        # process() is reported as not callable too, as PySpark does)
         raise PySparkAttributeError(
             f"[ATTRIBUTE_NOT_CALLABLE] Attribute `{name}` in provided object `f` is not callable.",
             "ATTRIBUTE_NOT_CALLABLE",
@@ -39,13 +40,7 @@ class ForeachWriter:
         if callable(f) and not hasattr(f, "process"):
             self._open, self._process, self._close = None, f, None
             return
-        process = _method(f, "process")
-        if process is None:
-            raise PySparkTypeError(
-                "[INVALID_FOREACH_WRITER] foreach() takes a function of a row or an object with a "
-                f"process(row) method; {type(f).__name__} has none.",
-                "INVALID_FOREACH_WRITER",
-            )
+        process = _method(f, "process", required=True)
         self._open, self._process, self._close = _method(f, "open"), process, _method(f, "close")
 
     #: The epoch open now, and whether ``open`` accepted it.
