@@ -112,6 +112,22 @@ impl Error {
         }
     }
 
+    /// Spark's condition for this failure, as listener events carry it: a
+    /// user callback's error with a condition of its own (a foreachBatch
+    /// function's `FOREACH_BATCH_USER_FUNCTION_ERROR`) starts its text with it.
+    pub fn condition_name(&self) -> Option<String> {
+        let Error::UserCode(e) = self else {
+            return self.condition().map(str::to_string);
+        };
+        let text = e.to_string();
+        let name = text.strip_prefix('[')?.split(']').next()?;
+        let is_condition = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '.');
+        is_condition.then(|| name.to_string())
+    }
+
     /// Classify an error DataFusion raised while *planning* (building a
     /// DataFrame, resolving an expression): those are the user's analysis
     /// errors in Spark's terms.

@@ -1115,7 +1115,7 @@ fn start_query(
             let error = outcome
                 .as_ref()
                 .err()
-                .map(|e| (e.to_string(), e.condition().map(str::to_string)));
+                .map(|e| (e.to_string(), e.condition_name()));
             thread_manager.deactivate(&thread_shared);
             thread_shared.update(|st| {
                 st.active = false;
