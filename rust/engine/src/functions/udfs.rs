@@ -459,22 +459,25 @@ impl ScalarUDFImpl for FromJson {
         let opts = crate::formats::ReadOptions::from_options(&Default::default())
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         // one JSON record per row (a line each: an empty one would be
-        // skipped); nulls and malformed rows become null structs
-        let valid: Vec<bool> = (0..s.len())
-            .map(|i| s.is_valid(i) && crate::formats::json::is_record(s.value(i), &opts))
+        // skipped); as in Spark, a null or blank string is a null struct,
+        // and any other text that is not a record a struct of nulls
+        let present: Vec<bool> = (0..s.len())
+            .map(|i| s.is_valid(i) && !s.value(i).trim_matches(|c| c <= ' ').is_empty())
             .collect();
         let text: Vec<String> = (0..s.len())
-            .map(|i| match valid[i] {
-                true => s.value(i).replace(['\n', '\r'], " "),
-                false => "null".into(),
-            })
+            .map(
+                |i| match present[i] && crate::formats::json::is_record(s.value(i), &opts) {
+                    true => s.value(i).replace(['\n', '\r'], " "),
+                    false => "null".into(),
+                },
+            )
             .collect();
         let parsed = crate::formats::json::parse(&text.join("\n"), &schema, &opts, "from_json")
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         let st = arrow::array::StructArray::try_new(
             fields.clone(),
             parsed.columns().to_vec(),
-            Some(valid.into()),
+            Some(present.into()),
         )?;
         Ok(ColumnarValue::Array(Arc::new(st)))
     }
