@@ -57,10 +57,12 @@ def test_cross_join(people: DataFrame, orders: DataFrame) -> None:
 
 
 def test_bad_join_arguments(people: DataFrame, orders: DataFrame) -> None:
-    with pytest.raises(IllegalArgumentException, match="Unsupported join type 'sideways'"):
+    with pytest.raises(AnalysisException, match="Unsupported join type 'sideways'") as e:
         people.join(orders, "id", "sideways")
-    with pytest.raises(AnalysisException, match='"nope"'):
+    assert e.value.getCondition() == "UNSUPPORTED_JOIN_TYPE"
+    with pytest.raises(AnalysisException, match="USING column `nope` cannot be resolved on the left side") as e:
         people.join(orders, "nope")
+    assert e.value.getCondition() == "UNRESOLVED_USING_COLUMN_FOR_JOIN"
 
 
 def test_stream_static_join_enriches_each_batch(spark: SparkSession, people: DataFrame) -> None:
@@ -91,8 +93,11 @@ def test_stream_static_aggregation(spark: SparkSession, people: DataFrame) -> No
 def test_unsupported_stream_static_joins(spark: SparkSession, people: DataFrame, stream_left: bool, how: str) -> None:
     stream = MemoryStream(spark, "id INT, clicks INT").toDF()
     joined = stream.join(people, "id", how) if stream_left else people.join(stream, "id", how)
-    with pytest.raises(AnalysisException, match="static DataFrame"):
+    with pytest.raises(
+        AnalysisException, match=r"static DataFrame|LeftAnti joins with a streaming DataFrame/Dataset on the right"
+    ) as e:
         joined.writeStream.format("noop").start()
+    assert e.value.getCondition() == "_LEGACY_ERROR_TEMP_3102"  # Spark 4's UnsupportedOperationChecker
 
 
 def write_users(folder, name: str, rows: list[tuple]) -> None:  # noqa: ANN001
@@ -100,6 +105,7 @@ def write_users(folder, name: str, rows: list[tuple]) -> None:  # noqa: ANN001
     (folder / name).write_text("".join(f'{{"id": {i}, "name": "{n}"}}\n' for i, n in rows))
 
 
+@pytest.mark.sparklet_only(reason="sparklet.refreshOnChange and sparklet.refreshInterval are sparklet's options")
 @pytest.mark.parametrize("option", [("sparklet.refreshOnChange", "true"), ("sparklet.refreshInterval", "1")])
 def test_static_side_can_follow_its_files(spark: SparkSession, tmp_path, option: tuple) -> None:  # noqa: ANN001
     users_dir = tmp_path / "users"
@@ -131,6 +137,7 @@ def test_static_side_is_a_snapshot_by_default(spark: SparkSession, tmp_path) -> 
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason="sparklet.refreshOnChange and sparklet.refreshInterval are sparklet's options")
 def test_bad_refresh_option(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
     write_users(tmp_path / "u", "a.json", [(1, "ann")])
     with pytest.raises(IllegalArgumentException, match="refreshInterval"):

@@ -13,7 +13,7 @@ pub mod keys {
     pub const SESSION_TIME_ZONE: &str = "spark.sql.session.timeZone";
     /// How many progress updates a query keeps in `recentProgress`.
     pub const NUM_RECENT_PROGRESS: &str = "spark.sql.streaming.numRecentProgressUpdates";
-    /// How often an idle query reports a no-data progress event (ms).
+    /// How often an idle query reports a no-data progress event (ms); the first trigger without data reports at once, as in Spark.
     pub const NO_DATA_PROGRESS_INTERVAL: &str = "spark.sql.streaming.noDataProgressEventInterval";
     /// How long the loop sleeps when there is no new data (ms).
     pub const POLLING_DELAY: &str = "spark.sql.streaming.pollingDelay";

@@ -603,13 +603,29 @@ pub fn join_type(how: &str) -> Result<JoinType> {
         "semi" | "leftsemi" => JoinType::LeftSemi,
         "anti" | "leftanti" => JoinType::LeftAnti,
         _ => {
-            return Err(Error::illegal_argument(format!(
+            return Err(Error::analysis("UNSUPPORTED_JOIN_TYPE", format!(
                 "Unsupported join type '{how}'. Supported join types include: 'inner', 'outer', 'full', 'fullouter', \
                  'full_outer', 'leftouter', 'left', 'left_outer', 'rightouter', 'right', 'right_outer', 'leftsemi', \
                  'left_semi', 'semi', 'leftanti', 'left_anti', 'anti', 'cross'."
             )))
         }
     })
+}
+
+/// Spark's error for a USING key one side of a join lacks.
+fn unresolved_using_column(key: &str, side: &str, schema: &DFSchema) -> Error {
+    let columns: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| format!("`{}`", f.name()))
+        .collect();
+    Error::analysis(
+        "UNRESOLVED_USING_COLUMN_FOR_JOIN",
+        format!(
+            "USING column `{key}` cannot be resolved on the {side} side of the join. The {side}-side columns: [{}].",
+            columns.join(", ")
+        ),
+    )
 }
 
 /// `df.join(other, on, how)`. A using-join outputs each key once (from the
@@ -654,20 +670,20 @@ pub fn join(left: DataFrame, right: DataFrame, on: JoinOn, how: &str) -> Result<
             } else {
                 (left, right)
             };
-            let qualified = |df: &DataFrame, k: &str| -> Result<Column> {
+            let qualified = |df: &DataFrame, k: &str, side: &str| -> Result<Column> {
                 let (q, f) = df
                     .schema()
                     .qualified_field_with_unqualified_name(k)
-                    .map_err(|_| unresolved_column(k, df.schema()))?;
+                    .map_err(|_| unresolved_using_column(k, side, df.schema()))?;
                 Ok(Column::new(q.cloned(), f.name()))
             };
             let lk = keys
                 .iter()
-                .map(|k| qualified(&left, k))
+                .map(|k| qualified(&left, k, "left"))
                 .collect::<Result<Vec<_>>>()?;
             let rk = keys
                 .iter()
-                .map(|k| qualified(&right, k))
+                .map(|k| qualified(&right, k, "right"))
                 .collect::<Result<Vec<_>>>()?;
             let others = |df: &DataFrame| -> Vec<Expr> {
                 df.schema()

@@ -373,38 +373,36 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
         }
         match node {
             LogicalPlan::Aggregate(_) => aggregates += 1,
-            LogicalPlan::Distinct(_) => unsupported = Some("distinct() on streaming DataFrames: use dropDuplicates()".into()),
+            LogicalPlan::Distinct(_) => {
+                unsupported =
+                    Some("distinct() on streaming DataFrames: use dropDuplicates()".into())
+            }
             LogicalPlan::Sort(_) => sorts += 1,
-            LogicalPlan::Window(_) => unsupported = Some("Non-time-based windows are not supported on streaming DataFrames/Datasets".into()),
+            LogicalPlan::Window(_) => {
+                unsupported = Some(
+                    "Non-time-based windows are not supported on streaming DataFrames/Datasets"
+                        .into(),
+                )
+            }
             LogicalPlan::Join(j) => {
-                use datafusion::logical_expr::JoinType::*;
-                let name = |t| match t {
-                    Left => "LeftOuter",
-                    Right => "RightOuter",
-                    Full => "FullOuter",
-                    LeftSemi => "LeftSemi",
-                    LeftAnti => "LeftAnti",
-                    _ => "This",
-                };
-                match (is_streaming(&j.left), is_streaming(&j.right)) {
-                    (true, true) => {} // checked when the join's operator opens
-                    (true, false) if matches!(j.join_type, Right | Full | RightSemi | RightAnti) => {
-                        unsupported = Some(format!("{} join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right is not supported", name(j.join_type)))
-                    }
-                    (false, true) if matches!(j.join_type, Left | Full | LeftSemi | LeftAnti) => {
-                        unsupported = Some(format!("{} join with a streaming DataFrame/Dataset on the right and a static DataFrame/DataSet on the left is not supported", name(j.join_type)))
-                    }
-                    _ => {}
+                if let Some(msg) =
+                    static_join_refusal(j.join_type, is_streaming(&j.left), is_streaming(&j.right))
+                {
+                    unsupported = Some(msg.into());
                 }
             }
-            LogicalPlan::Limit(_) if mode == OutputMode::Update => unsupported = Some("Limits are not supported on streaming DataFrames/Datasets in Update output mode".into()),
+            LogicalPlan::Limit(_) if mode == OutputMode::Update => unsupported = Some(
+                "Limits are not supported on streaming DataFrames/Datasets in Update output mode"
+                    .into(),
+            ),
             _ => {}
         }
         Ok(TreeNodeRecursion::Continue)
     })
     .map_err(Error::from_planning)?;
     if let Some(msg) = unsupported {
-        return Err(Error::analysis("UNSUPPORTED_STREAMING_OPERATION", msg));
+        // Spark 4's UnsupportedOperationChecker raises these as _LEGACY_ERROR_TEMP_3102
+        return Err(Error::analysis("_LEGACY_ERROR_TEMP_3102", msg));
     }
     if aggregates > 1 && mode != OutputMode::Append {
         return Err(Error::analysis(
@@ -414,7 +412,7 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     }
     if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
         return Err(Error::analysis(
-            "UNSUPPORTED_STREAMING_OPERATION",
+            "_LEGACY_ERROR_TEMP_3102",
             "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
         ));
     }
@@ -428,6 +426,26 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
 }
 
 /// Whether a source's newest offset is past where the query is.
+/// Spark's refusal of a join between a stream and a static side, in its
+/// words (stream-stream joins are checked when their operator opens).
+fn static_join_refusal(
+    join_type: datafusion::logical_expr::JoinType,
+    left_streams: bool,
+    right_streams: bool,
+) -> Option<&'static str> {
+    use datafusion::logical_expr::JoinType::*;
+    Some(match (join_type, left_streams, right_streams) {
+        (_, true, true) | (_, false, false) => return None,
+        (Full, true, _) => "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported",
+        (Full, _, true) => "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported",
+        (Right | RightSemi | RightAnti, true, _) => "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported",
+        (Left, _, true) => "LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+        (LeftSemi, _, true) => "LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+        (LeftAnti, _, true) => "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
+        _ => return None,
+    })
+}
+
 fn any_new(latest: &[Option<Offset>], at: &[Option<Offset>]) -> bool {
     latest.iter().zip(at).any(|(l, c)| l.is_some() && l != c)
 }
