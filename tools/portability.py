@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "portability"
 ENGINES = ("sparklet", "pyspark")
-#: Seconds a test file may take on one engine.
-FILE_TIMEOUT = 600
+#: Seconds a test file may take on one engine (PySpark runs the longest files in ~15 minutes).
+FILE_TIMEOUT = 1500
 
 
 PANDAS2 = OUT / "pyspark-pandas"
