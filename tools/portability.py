@@ -39,13 +39,16 @@ PANDAS2 = OUT / "pyspark-pandas"
 
 
 def pyspark_env() -> dict[str, str]:
-    """The environment of the PySpark runs: pandas 2 first on the path."""
+    """The environment of the PySpark runs: pandas 2 first on the path, then the tests."""
     if not (PANDAS2 / "pytz").is_dir():
         # the rest of pandas 2's dependencies are pandas 3's too, in the venv
         pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(PANDAS2)]
         pip += ["pandas>=2.2,<3", "pytz"]
         subprocess.run(pip, check=True)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PANDAS2), os.environ.get("PYTHONPATH", "")])}
+    # tests_py too: PySpark's workers unpickle functions a test module defines by importing it
+    paths = [str(PANDAS2), str(ROOT / "tests_py"), os.environ.get("PYTHONPATH", "")]
+    # the workers run this interpreter (PySpark's default is `python3` on the PATH, without the venv)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYSPARK_PYTHON": sys.executable}
 
 
 def sparklet_only() -> dict[str, str]:
