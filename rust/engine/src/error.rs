@@ -55,9 +55,14 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A failure inside user code (a foreachBatch function, a UDF). The
-    /// boxed error is the user's exception as the bindings captured it.
+    /// boxed error is the user's exception as the bindings captured it, with
+    /// Spark's condition for that kind of callback where it has one
+    /// (`FOREACH_BATCH_USER_FUNCTION_ERROR`).
     #[error("{0}")]
-    UserCode(Box<dyn std::error::Error + Send + Sync>),
+    UserCode(
+        Box<dyn std::error::Error + Send + Sync>,
+        Option<&'static str>,
+    ),
     /// A query execution failure from DataFusion.
     #[error("{0}")]
     Execution(#[from] DataFusionError),
@@ -94,7 +99,7 @@ impl Error {
     /// failure (a full disk, say) that arrow or parquet reports without one.
     pub fn naming(self, path: &std::path::Path) -> Self {
         match self {
-            e @ (Error::Io { .. } | Error::Checkpoint { .. } | Error::UserCode(_)) => e,
+            e @ (Error::Io { .. } | Error::Checkpoint { .. } | Error::UserCode(..)) => e,
             other => Error::io(
                 path.display().to_string(),
                 std::io::Error::other(other.to_string()),
@@ -108,24 +113,9 @@ impl Error {
             Error::Analysis { condition, .. }
             | Error::Input { condition, .. }
             | Error::Checkpoint { condition, .. } => Some(condition.as_str()),
+            Error::UserCode(_, condition) => *condition,
             _ => None,
         }
-    }
-
-    /// Spark's condition for this failure, as listener events carry it: a
-    /// user callback's error with a condition of its own (a foreachBatch
-    /// function's `FOREACH_BATCH_USER_FUNCTION_ERROR`) starts its text with it.
-    pub fn condition_name(&self) -> Option<String> {
-        let Error::UserCode(e) = self else {
-            return self.condition().map(str::to_string);
-        };
-        let text = e.to_string();
-        let name = text.strip_prefix('[')?.split(']').next()?;
-        let is_condition = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '.');
-        is_condition.then(|| name.to_string())
     }
 
     /// Classify an error DataFusion raised while *planning* (building a

@@ -106,7 +106,7 @@ pub fn to_py(err: Error) -> PyErr {
             AnalysisException::new_err((format!("[{condition}] {message}"), condition))
         }
         Error::IllegalArgument { message } => IllegalArgumentException::new_err((message,)),
-        Error::UserCode(inner) => match inner.downcast::<UserError>() {
+        Error::UserCode(inner, _) => match inner.downcast::<UserError>() {
             Ok(user) => user.err,
             Err(other) => SparkRuntimeException::new_err((other.to_string(),)),
         },
@@ -125,7 +125,7 @@ pub fn to_py(err: Error) -> PyErr {
 /// the user's own exception when user code failed.
 pub fn query_failed(py: Python<'_>, id: &str, run_id: &str, err: &Error) -> PyErr {
     let detail = match err {
-        Error::UserCode(inner) => inner.to_string(),
+        Error::UserCode(inner, _) => inner.to_string(),
         other => other.to_string(),
     };
     let message = format!(
@@ -138,7 +138,7 @@ pub fn query_failed(py: Python<'_>, id: &str, run_id: &str, err: &Error) -> PyEr
     ]
     .into();
     let exc = StreamingQueryException::new_err((message, "STREAM_FAILED", params));
-    if let Error::UserCode(inner) = err {
+    if let Error::UserCode(inner, _) = err {
         if let Some(user) = inner.downcast_ref::<UserError>() {
             exc.set_cause(py, Some(user.err.clone_ref(py)));
         }

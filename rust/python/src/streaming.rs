@@ -191,14 +191,17 @@ pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -
 }
 
 pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
-    Error::UserCode(Box::new(UserError::new(py, e)))
+    Error::UserCode(Box::new(UserError::new(py, e)), None)
 }
 
 /// An exception in a `foreachBatch` function, with Spark's condition.
 fn foreach_batch_error(py: Python<'_>, e: PyErr) -> Error {
     let mut user = UserError::new(py, e);
     user.condition = Some(&crate::errors::FOREACH_BATCH_ERROR);
-    Error::UserCode(Box::new(user))
+    Error::UserCode(
+        Box::new(user),
+        Some(crate::errors::FOREACH_BATCH_ERROR.name),
+    )
 }
 
 /// The sink callback calling `func(table, batch_id)`.

@@ -425,7 +425,6 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     Ok(aggregates == 1)
 }
 
-/// Whether a source's newest offset is past where the query is.
 /// Spark's refusal of a join between a stream and a static side, in its
 /// words (stream-stream joins are checked when their operator opens).
 fn static_join_refusal(
@@ -446,6 +445,7 @@ fn static_join_refusal(
     })
 }
 
+/// Whether a source's newest offset is past where the query is.
 fn any_new(latest: &[Option<Offset>], at: &[Option<Offset>]) -> bool {
     latest.iter().zip(at).any(|(l, c)| l.is_some() && l != c)
 }
@@ -1133,7 +1133,7 @@ fn start_query(
             let error = outcome
                 .as_ref()
                 .err()
-                .map(|e| (e.to_string(), e.condition_name()));
+                .map(|e| (e.to_string(), e.condition().map(str::to_string)));
             thread_manager.deactivate(&thread_shared);
             thread_shared.update(|st| {
                 st.active = false;

@@ -1562,17 +1562,14 @@ impl ExecutionPlan for StreamJoinExec {
             // the first's in state and each new pair is output once
             let left = Chunks::read(left, Arc::clone(&context));
             let right = Chunks::read(right, context);
-            let out = if exprs.semi {
-                // Spark's semi join meets the right rows first: a left row
-                // then matches only right rows that stay in state
-                let mut out = right.join(&slot, &exprs, false).await?;
-                out.extend(left.join(&slot, &exprs, true).await?);
-                out
-            } else {
-                let mut out = left.join(&slot, &exprs, true).await?;
-                out.extend(right.join(&slot, &exprs, false).await?);
-                out
+            // Spark's semi join meets the right rows first: a left row then
+            // matches only right rows that stay in state
+            let ((first, first_is_left), (second, second_is_left)) = match exprs.semi {
+                true => ((right, false), (left, true)),
+                false => ((left, true), (right, false)),
             };
+            let mut out = first.join(&slot, &exprs, first_is_left).await?;
+            out.extend(second.join(&slot, &exprs, second_is_left).await?);
             slot.with(|j| j.finish(out, &exprs)).map_err(external)
         };
         Ok(Box::pin(RecordBatchStreamAdapter::new(
