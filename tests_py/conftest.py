@@ -74,6 +74,16 @@ def short_batches(spark: SparkSession) -> Iterator[None]:
     spark.conf.unset(key)
 
 
+@pytest.fixture()
+def memory_sink_in_real_time(spark: SparkSession) -> Iterator[None]:
+    """Let real-time mode write to the memory sink, which Spark's allowlist
+    leaves out (``spark.sql.streaming.realTimeMode.allowlistCheck``)."""
+    key = "spark.sql.streaming.realTimeMode.allowlistCheck"
+    spark.conf.set(key, "false")
+    yield
+    spark.conf.unset(key)
+
+
 def log_entries(ckpt: Path, log: str) -> list[int]:
     """The batch ids a checkpoint's ``offsets`` or ``commits`` log holds."""
     folder = ckpt / log

@@ -39,20 +39,32 @@ def test_every_batch_is_logged_with_a_zero_interval(spark: SparkSession, tmp_pat
     assert sorted(r.id for r in spark.table("async_zero").collect()) == [0, 1, 2, 3]
 
 
-def test_batches_within_the_interval_are_not_logged_and_a_restart_continues(
-    spark: SparkSession, tmp_path: Path
-) -> None:
+def test_batches_within_the_interval_are_not_logged(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, "id INT")
     ck = tmp_path / "ck"
-    q = memory_query(ms, ck, 60_000, "async_interval")
+    q = memory_query(ms, ck, 60_000, "async_within")
     for i in range(4):
         step(q, ms, [(i,)])
-    # batch 0 was logged; 1 and 2 fell within the minute
+    # batch 0 was logged; 1, 2 and 3 fell within the minute
     deadline = time.time() + 5
     while log_entries(ck, "commits") != [0] and time.time() < deadline:
         time.sleep(0.02)
     assert log_entries(ck, "offsets") == [0]
     assert log_entries(ck, "commits") == [0]
+    assert sorted(r.id for r in spark.table("async_within").collect()) == [0, 1, 2, 3]
+    q.stop()
+
+
+GRACEFUL_STOP = "a graceful stop logs the last batch (Spark leaves it out and replays it; docs/differences.md)"
+
+
+@pytest.mark.sparklet_only(reason=GRACEFUL_STOP)
+def test_a_graceful_stop_logs_the_last_batch_and_a_restart_continues(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT")
+    ck = tmp_path / "ck"
+    q = memory_query(ms, ck, 60_000, "async_interval")
+    for i in range(4):
+        step(q, ms, [(i,)])
     q.stop()
     # a graceful stop logs the last batch: a restart goes on after it
     assert log_entries(ck, "offsets") == [0, 3]
@@ -65,6 +77,7 @@ def test_batches_within_the_interval_are_not_logged_and_a_restart_continues(
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason=GRACEFUL_STOP)
 def test_a_crash_replays_from_the_last_logged_commit(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, "id INT")
     ck = tmp_path / "ck"
@@ -101,6 +114,7 @@ def test_what_asynchronous_progress_tracking_refuses(spark: SparkSession, config
         configure(writer).start()
 
 
+@pytest.mark.sparklet_only(reason="refused at start() (Spark: when the first batch runs; docs/differences.md)")
 def test_stateful_queries_are_refused(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     with pytest.raises(IllegalArgumentException, match="Stateful streaming queries does not support async progress"):
@@ -118,7 +132,7 @@ def test_stateful_queries_are_refused(spark: SparkSession) -> None:
 
 def test_bad_option_values_name_the_option(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
-    with pytest.raises(IllegalArgumentException, match="asyncProgressTrackingCheckpointIntervalMs"):
+    with pytest.raises(IllegalArgumentException, match='For input string: "soon"'):
         (
             ms.toDF()
             .writeStream.format("noop")
@@ -128,8 +142,11 @@ def test_bad_option_values_name_the_option(spark: SparkSession) -> None:
         )
 
 
+@pytest.mark.sparklet_only(
+    reason="real-time mode over a memory source (Spark 4.3: Kafka only; docs/differences.md)"
+)
 def test_real_time_mode_logs_in_the_background_with_a_zero_interval(
-    spark: SparkSession, tmp_path: Path, short_batches: None
+    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None
 ) -> None:
     from sparklet.errors import AnalysisException
 

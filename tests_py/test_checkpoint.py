@@ -387,16 +387,23 @@ def test_file_sink_manifest_compaction(spark: SparkSession, tmp_path: Path) -> N
 def test_clean_source_delete_and_archive(spark: SparkSession, tmp_path: Path) -> None:
     src, archive = tmp_path / "in", tmp_path / "archive"
     src.mkdir()
+    seen: list = []
     write_json(src, "a.json", [{"id": 1}])
     df = spark.readStream.schema("id INT").options(cleanSource="archive", sourceArchiveDir=str(archive)).json(str(src))
-    run_available_now(df, tmp_path / "c1", [])
+    run_available_now(df, tmp_path / "c1", seen)
+    # a batch's files are cleaned when the next batch starts: the last one's stay
+    assert (src / "a.json").exists()
+    write_json(src, "b.json", [{"id": 2}])
+    run_available_now(df, tmp_path / "c1", seen)
     assert not (src / "a.json").exists()
     assert (archive / str(src).lstrip("/") / "a.json").exists()
-    write_json(src, "b.json", [{"id": 2}])
-    run_available_now(
-        spark.readStream.schema("id INT").option("cleanSource", "delete").json(str(src)), tmp_path / "c2", []
-    )
+    assert (src / "b.json").exists()
+    write_json(src, "c.json", [{"id": 3}])
+    deleting = spark.readStream.schema("id INT").option("cleanSource", "delete").json(str(src))
+    run_available_now(deleting, tmp_path / "c1", seen)
     assert not (src / "b.json").exists()
+    assert not (archive / str(src).lstrip("/") / "b.json").exists()
+    assert seen == [(0, [1]), (1, [2]), (2, [3])]
     with pytest.raises(IllegalArgumentException, match="sourceArchiveDir"):
         spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(src))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import step
-from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
 from sparklet.sql import Row, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -28,8 +28,9 @@ def test_observe_needs_aggregates_a_name_and_a_stream(spark: SparkSession) -> No
     stream = MemoryStream(spark, "id INT").toDF()
     with pytest.raises(AnalysisException):
         stream.observe("bad", F.col("id"))  # not an aggregate
-    with pytest.raises(AnalysisException, match="at least one"):
+    with pytest.raises(PySparkValueError) as err:
         stream.observe("empty")
+    assert err.value.getCondition() == "CANNOT_BE_EMPTY"
     with pytest.raises(PySparkTypeError, match="NOT_STR"):
         stream.observe(object(), F.count(F.lit(1)))  # type: ignore[arg-type]
     with pytest.raises(AnalysisException, match="batch DataFrame"):

@@ -12,10 +12,19 @@ from pathlib import Path
 import pytest
 
 from conftest import log_entries, step
-from sparklet.errors import AnalysisException, StreamingQueryException
+from sparklet.errors import AnalysisException, IllegalArgumentException, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
+
+
+#: Why most tests here run on sparklet only: Spark 4.3 runs real-time mode
+#: over Kafka only (PySpark here has no Kafka connector), and continuous
+#: mode over rate and Kafka, not over the file source PySpark's
+#: MemoryStream stand-in is.
+REAL_TIME_SOURCES = "real-time mode over a memory, rate or socket source (Spark 4.3: Kafka only; docs/differences.md)"
+KAFKA = "PySpark's pip package has no Kafka connector (spark-sql-kafka comes from Maven, out of reach here)"
+CONTINUOUS_MEMORY = "continuous mode over a MemoryStream (PySpark's stand-in is a file source, which it refuses)"
 
 
 def latest_per_key(rows: list, key: str) -> dict:
@@ -38,7 +47,8 @@ def memory_rows(spark: SparkSession, schema: str, build, chunks: list, trigger: 
     return rows
 
 
-def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path: Path) -> None:
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
+def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path: Path, memory_sink_in_real_time: None) -> None:
     ms = MemoryStream(spark, "id INT, v STRING")
     q = (
         ms.toDF()
@@ -73,7 +83,8 @@ def run_counts(spark: SparkSession, data: list[list[tuple]], trigger: dict, name
     return latest_per_key(memory_rows(spark, "k STRING, v INT", counts, data, trigger, name), "k")
 
 
-def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
+def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
     data = [[(f"k{i % 7}", i) for i in range(j * 50, j * 50 + 50)] for j in range(6)]
     micro = run_counts(spark, data, {"processingTime": "0 seconds"}, "agg_micro")
     real_time = run_counts(spark, data, {"realTime": "200 milliseconds"}, "agg_rt")
@@ -81,9 +92,9 @@ def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: Spark
     assert sum(r["n"] for r in micro.values()) == 300
 
 
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
 def test_a_restart_continues_the_state_of_the_log_entries(
-    spark: SparkSession, tmp_path: Path, short_batches: None
-) -> None:
+    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None) -> None:
     ms = MemoryStream(spark, "k STRING")
 
     def start():  # noqa: ANN202
@@ -135,9 +146,9 @@ class FailOnce:
         pass
 
 
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
 def test_a_failed_batch_runs_again_from_the_committed_state(
-    spark: SparkSession, tmp_path: Path, short_batches: None
-) -> None:
+    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None) -> None:
     ms = MemoryStream(spark, "k STRING")
     writer = FailOnce("boom")
 
@@ -174,7 +185,8 @@ def test_a_failed_batch_runs_again_from_the_committed_state(
     assert writer.opened.count(failed_batch) == 2  # the same epoch again (at-least-once)
 
 
-def test_progress_and_listener_events_per_long_running_batch(spark: SparkSession, short_batches: None) -> None:
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
+def test_progress_and_listener_events_per_long_running_batch(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
     from sparklet.sql.streaming import StreamingQueryListener
 
     events = []
@@ -227,6 +239,7 @@ def test_progress_and_listener_events_per_long_running_batch(spark: SparkSession
     assert mine == [p["batchId"] for p in progress]
 
 
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
 def test_the_rate_source_releases_rows_as_their_time_comes(spark: SparkSession, short_batches: None) -> None:
     seen: list[tuple[float, object]] = []
 
@@ -252,6 +265,7 @@ def test_the_rate_source_releases_rows_as_their_time_comes(spark: SparkSession, 
     assert lags[len(lags) // 2] < 0.25
 
 
+@pytest.mark.sparklet_only(reason=CONTINUOUS_MEMORY)
 def test_continuous_map_query_equals_the_micro_batch_run(spark: SparkSession) -> None:
     def run(trigger: dict, name: str) -> list:
         def mapped(df):  # noqa: ANN001, ANN202
@@ -265,6 +279,7 @@ def test_continuous_map_query_equals_the_micro_batch_run(spark: SparkSession) ->
     assert continuous == [(20, "b!"), (30, "c!"), (40, "d!"), (50, "e!")]
 
 
+@pytest.mark.sparklet_only(reason=CONTINUOUS_MEMORY)
 def test_continuous_restart_resumes_after_the_checkpointed_epoch(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, "id INT")
     got: list[int] = []
@@ -289,7 +304,8 @@ def test_continuous_restart_resumes_after_the_checkpointed_epoch(spark: SparkSes
     assert got == [1, 2, 3]
 
 
-def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None) -> None:
+@pytest.mark.sparklet_only(reason=KAFKA)
+def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
     servers = os.environ.get("SPARKLET_KAFKA_BOOTSTRAP")
     if not servers:
         pytest.fail("no Kafka broker: run the tests through tools/with_kafka.sh")
@@ -321,69 +337,86 @@ def test_kafka_in_real_time_mode(spark: SparkSession, short_batches: None) -> No
     assert counts == {"x": 2, "y": 1}
 
 
+class Discard:
+    """A ``foreach`` writer that drops the rows (a sink real-time mode allows)."""
+
+    def open(self, partition_id: int, epoch_id: int) -> bool:
+        return True
+
+    def process(self, row) -> None:  # noqa: ANN001
+        pass
+
+    def close(self, error) -> None:  # noqa: ANN001
+        pass
+
+
 @pytest.mark.parametrize(
     ("build", "condition", "message"),
     [
         (
-            lambda df, w: w(df).outputMode("append").trigger(realTime="5 minutes"),
+            lambda df: df.writeStream.foreach(Discard()).outputMode("append").trigger(realTime="5 minutes"),
             "STREAMING_REAL_TIME_MODE.OUTPUT_MODE_NOT_SUPPORTED",
             "The output mode Append is not supported",
         ),
         (
-            lambda df, w: w(df).outputMode("update").trigger(realTime="1 second"),
+            lambda df: df.writeStream.foreach(Discard()).outputMode("update").trigger(realTime="1 second"),
             "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL",
             "1000 ms. This is less than the 5000 ms minimum",
         ),
         (
-            lambda df, w: w(df.join(df.other, "id")).outputMode("update").trigger(realTime="5 minutes"),
+            lambda df: df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes"),
             "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
-            "StreamingSymmetricHashJoin not in the operator allowlist",
+            "The sink(s): org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink is not in the sink allowlist",
         ),
         (
-            lambda df, w: (
-                df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes")
-            ),
+            # the sink is checked first: an append-mode query into memory is refused for its sink
+            lambda df: df.writeStream.format("memory").queryName("refused").trigger(realTime="5 minutes"),
             "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
-            "The sink(s): ForeachBatchSink not in the sink allowlist",
+            "The sink(s): org.apache.spark.sql.execution.streaming.sources.MemorySink is not in the sink allowlist",
         ),
         (
-            lambda df, w: w(df.groupBy("id").count()).trigger(continuous="1 second"),
-            "UNSUPPORTED_STREAMING_OPERATION",
-            "Continuous processing does not support Aggregate operations.",
+            lambda df: df.groupBy("id").count().writeStream.foreach(Discard()).trigger(continuous="1 second"),
+            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+            "Invalid streaming output mode: append.",
         ),
         (
-            lambda df, w: w(df.select("id", F.current_timestamp())).trigger(continuous="1 second"),
-            "UNSUPPORTED_STREAMING_OPERATION",
+            lambda df: df.select("id", F.current_timestamp()).writeStream.foreach(Discard()).trigger(continuous="1 second"),
+            "_LEGACY_ERROR_TEMP_3102",
             "Continuous processing does not support current time operations.",
         ),
         (
-            lambda df, w: df.writeStream.foreachBatch(lambda t, i: None).trigger(continuous="1 second"),
-            "UNSUPPORTED_STREAMING_OPERATION",
-            "'ForeachBatchSink' is not supported with continuous trigger",
+            lambda df: df.writeStream.foreachBatch(lambda t, i: None).trigger(continuous="1 second"),
+            "_LEGACY_ERROR_TEMP_1195",
+            "'foreachBatch' is not supported with continuous trigger.",
         ),
     ],
 )
 def test_what_the_low_latency_modes_refuse(spark: SparkSession, build, condition: str, message: str) -> None:  # noqa: ANN001
-    ms = MemoryStream(spark, "id INT, v STRING")
-    df = ms.toDF()
-    df.other = MemoryStream(spark, "id INT, w STRING").toDF()  # a second stream, to join
-
-    def to_memory(df):  # noqa: ANN001, ANN202
-        return df.writeStream.format("memory").queryName("refused")
-
-    with pytest.raises(AnalysisException) as err:
-        build(df, to_memory).start()
+    df = spark.readStream.format("rate").load().selectExpr("CAST(value AS INT) AS id", "CAST(value AS STRING) AS v")
+    with pytest.raises((AnalysisException, IllegalArgumentException)) as err:
+        build(df).start()
     assert err.value.getCondition() == condition
     assert message in str(err.value)
 
 
-def test_file_sources_are_refused(spark: SparkSession, tmp_path: Path) -> None:
-    src = spark.readStream.schema("id INT").json(str(tmp_path))
+@pytest.mark.sparklet_only(reason="refused at start() (Spark: when the first batch runs; docs/differences.md)")
+def test_what_real_time_mode_refuses_at_start(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "id INT, v STRING")
+    other = MemoryStream(spark, "id INT, w STRING").toDF()
+    joined = ms.toDF().join(other, "id").writeStream.foreach(Discard()).outputMode("update")
+    with pytest.raises(IllegalArgumentException) as err:
+        joined.trigger(realTime="5 minutes").start()
+    assert err.value.getCondition() == "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST"
+    assert "StreamingSymmetricHashJoin is not in the operator allowlist" in str(err.value)
+    files = spark.readStream.schema("id INT").json(str(tmp_path))
     with pytest.raises(AnalysisException, match="The input stream FileStreamSource is not supported in Real-time Mode"):
-        src.writeStream.format("noop").outputMode("update").trigger(realTime="5 minutes").start()
-    with pytest.raises(AnalysisException, match="Data source FileStreamSource does not support continuous processing"):
-        src.writeStream.format("noop").trigger(continuous="1 second").start()
+        files.writeStream.foreach(Discard()).outputMode("update").trigger(realTime="5 minutes").start()
 
+
+def test_continuous_mode_refuses_file_sources(spark: SparkSession, tmp_path: Path) -> None:
+    files = spark.readStream.schema("id INT").json(str(tmp_path))
+    with pytest.raises(AnalysisException, match="Continuous processing does not support StreamingRelation operations"):
+        files.writeStream.format("noop").trigger(continuous="1 second").start()
 
 CHILD = """
 import json, sys
@@ -408,6 +441,7 @@ q.awaitTermination()
 """
 
 
+@pytest.mark.sparklet_only(reason=KAFKA)
 def test_counts_are_exactly_once_through_kills(tmp_path: Path) -> None:
     """SIGKILL a real-time aggregation over Kafka at random moments: the
     state restarts from the last committed long-running batch every time,
@@ -462,7 +496,8 @@ def test_counts_are_exactly_once_through_kills(tmp_path: Path) -> None:
     assert latest == produced, err.decode()[-2000:]
 
 
-def test_deduplication_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None) -> None:
+@pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
+def test_deduplication_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
     def run(trigger: dict, name: str) -> list:
         chunks = [[("a", 1), ("b", 2), ("a", 3)], [("b", 4), ("c", 5)], [("c", 6), ("d", 7)]]
         rows = memory_rows(spark, "k STRING, v INT", lambda df: df.dropDuplicates(["k"]), chunks, trigger, name)

@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError, SparkRuntimeException
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError, SparkNoSuchElementException
 from sparklet.sql import Row, SparkSession
 from sparklet.sql.types import LongType, StringType
 
@@ -28,7 +28,7 @@ def test_conf_get_set_unset(spark: SparkSession) -> None:
     spark.conf.unset("my.key")
     assert spark.conf.get("my.key", None) is None
     assert spark.conf.get("spark.sql.streaming.numRecentProgressUpdates") == "100"
-    with pytest.raises(SparkRuntimeException, match="SQL_CONF_NOT_FOUND"):
+    with pytest.raises(SparkNoSuchElementException, match="SQL_CONF_NOT_FOUND"):
         spark.conf.get("no.such.key")
 
 

@@ -62,7 +62,7 @@ def test_lines_arrive_as_rows_batch_after_batch(spark: SparkSession, server: Lin
     wait_until(lambda: ("c", 1) in table(spark, "socket_words"))
     assert sorted(table(spark, "socket_words")) == [("a", 1), ("b", 3), ("c", 1)]
     assert sum(p["numInputRows"] for p in q.recentProgress) == 3
-    assert q.lastProgress["sources"][0]["description"] == f"TextSocketV2[host: 127.0.0.1:{server.port}]"
+    assert q.lastProgress["sources"][0]["description"] == f"TextSocketV2[host: 127.0.0.1, port: {server.port}]"
     q.stop()
 
 
@@ -83,6 +83,7 @@ def test_include_timestamp_adds_each_line_arrival_time(spark: SparkSession, serv
     q.stop()
 
 
+@pytest.mark.sparklet_only(reason="refused at start() (Spark: the query fails when it first reads; docs/differences.md)")
 def test_an_unreachable_server_fails_the_start(spark: SparkSession) -> None:
     free = socket.create_server(("127.0.0.1", 0))
     port = free.getsockname()[1]
@@ -95,11 +96,14 @@ def test_an_unreachable_server_fails_the_start(spark: SparkSession) -> None:
 def test_host_and_port_are_required(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException, match="Set a host"):
         spark.readStream.format("socket").option("port", 1).load()
-    with pytest.raises(AnalysisException, match="The port must be a number"):
+    with pytest.raises(IllegalArgumentException, match='For input string: "http"'):
         spark.readStream.format("socket").option("host", "127.0.0.1").option("port", "http").load()
 
 
-def test_lines_are_counted_as_they_arrive_in_real_time_mode(spark: SparkSession, server: LineServer) -> None:
+@pytest.mark.sparklet_only(reason="real-time mode over a socket source (Spark 4.3: Kafka only; docs/differences.md)")
+def test_lines_are_counted_as_they_arrive_in_real_time_mode(
+    spark: SparkSession, server: LineServer, memory_sink_in_real_time: None
+) -> None:
     lines = spark.readStream.format("socket").option("host", "127.0.0.1").option("port", server.port).load()
     words = lines.selectExpr("explode(split(value, ' ')) AS word").groupBy("word").count()
     q = (

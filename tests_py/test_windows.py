@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -47,22 +48,31 @@ def test_window_start_time_and_window_time(events: DataFrame) -> None:
     out = events.groupBy(F.window("ts", "10 seconds", startTime="3 seconds")).count().orderBy("window").collect()
     assert [(r.window.start, r["count"]) for r in out] == [(t(-7), 1), (t(3), 3), (t(13), 1)]
     (row,) = events.limit(1).select(F.window_time(F.window("ts", "10 seconds"))).collect()
-    assert row.window_time == t(10) - dt.timedelta(microseconds=1)
+    assert row["window_time(window)"] == t(10) - dt.timedelta(microseconds=1)
 
 
-def test_with_watermark_is_a_no_op_on_batches_and_checks_the_column(events: DataFrame) -> None:
+def test_with_watermark_is_a_no_op_on_batches_and_checks_streams(events: DataFrame, tmp_path: Path) -> None:
     assert events.withWatermark("ts", "10 seconds").count() == 5
-    with pytest.raises(AnalysisException, match="EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"):
-        events.withWatermark("k", "10 seconds")
+    # on a batch Spark drops it unchecked: another type, even a missing column
+    assert events.withWatermark("k", "10 seconds").count() == 5
+    assert events.withWatermark("nope", "10 seconds").count() == 5
+    with pytest.raises(AnalysisException, match="CANNOT_PARSE_INTERVAL"):
+        events.withWatermark("ts", "soon")
+    stream = events.sparkSession.readStream.schema("ts TIMESTAMP, k STRING").json(str(tmp_path))
+    with pytest.raises(AnalysisException) as err:
+        stream.withWatermark("k", "10 seconds")
+    assert err.value.getCondition() == "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE"
     with pytest.raises(AnalysisException, match="nope"):
-        events.withWatermark("nope", "10 seconds")
+        stream.withWatermark("nope", "10 seconds")
 
 
 def test_bad_window_arguments(events: DataFrame) -> None:
     with pytest.raises(PySparkTypeError):
         F.window("ts", 10)  # type: ignore[arg-type]
-    with pytest.raises(Exception, match="slide duration"):
+    with pytest.raises(AnalysisException) as err:
         events.groupBy(F.window("ts", "5 seconds", "10 seconds")).count().collect()
+    assert err.value.getCondition() == "DATATYPE_MISMATCH.PARAMETER_CONSTRAINT_VIOLATION"
+    assert "The `slide_duration`(10000000L) must be <= the `window_duration`(5000000L)" in str(err.value)
 
 
 def test_show_renders_structs_and_arrays_as_spark(events: DataFrame, capsys: pytest.CaptureFixture[str]) -> None:

@@ -158,7 +158,7 @@ fn complete_mode_without_aggregation_is_rejected_at_start() {
         .unwrap_err();
     assert!(
         err.to_string()
-            .contains("Complete output mode not supported"),
+            .contains("Invalid streaming output mode: complete."),
         "{err}"
     );
 }

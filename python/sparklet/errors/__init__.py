@@ -10,6 +10,7 @@ from sparklet.errors.exceptions import (
     PySparkRuntimeError,
     PySparkTypeError,
     PySparkValueError,
+    SparkNoSuchElementException,
     SparkRuntimeException,
     StreamingQueryException,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "IllegalArgumentException",
     "StreamingQueryException",
     "SparkRuntimeException",
+    "SparkNoSuchElementException",
     "PySparkValueError",
     "PySparkTypeError",
     "PySparkRuntimeError",

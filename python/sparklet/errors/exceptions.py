@@ -102,6 +102,10 @@ class SparkRuntimeException(PySparkException):
     """An error while executing a query (malformed input under FAILFAST, I/O)."""
 
 
+class SparkNoSuchElementException(PySparkException):
+    """A lookup of something that does not exist (an unknown SQL config key)."""
+
+
 class PySparkValueError(PySparkException, ValueError):
     """A bad value passed to the Python API."""
 

@@ -397,6 +397,8 @@ class DataFrame:
                 "[NOT_STR] observe() takes the metrics' name as a str (Observation objects are not supported yet).",
                 "NOT_STR",
             )
+        if not exprs:
+            raise PySparkValueError("[CANNOT_BE_EMPTY] At least one exprs must be specified.", "CANNOT_BE_EMPTY")
         return self._wrap(self._native.observe(observation, [e._expr for e in exprs]))
 
     def _repr_html_(self) -> str:

@@ -249,6 +249,17 @@ def window(
     size = _micros(windowDuration, "windowDuration")
     slide = _micros(slideDuration, "slideDuration") if slideDuration is not None else size
     start = _micros(startTime, "startTime") if startTime is not None else 0
+    if slide > size:
+        from sparklet.errors import AnalysisException
+
+        # Spark's analyzer refuses it in these words (sparklet: at once)
+        name = timeColumn if isinstance(timeColumn, str) else "timeColumn"
+        condition = "DATATYPE_MISMATCH.PARAMETER_CONSTRAINT_VIOLATION"
+        raise AnalysisException(
+            f'[{condition}] Cannot resolve "window({name}, {size}, {slide}, {start})" due to data type mismatch: '
+            f"The `slide_duration`({slide}L) must be <= the `window_duration`({size}L).",
+            condition,
+        )
     args = [_to_col(timeColumn), lit(size), lit(slide), lit(start)]
     if slide == size:
         return _call("window", *args).alias("window")
@@ -283,8 +294,9 @@ def session_window(timeColumn: ColumnOrName, gapDuration: str | Column) -> Colum
 
 
 def window_time(windowColumn: ColumnOrName) -> Column:
-    """The event time of a window: its end minus one microsecond."""
-    return _call("window_time", _to_col(windowColumn)).alias("window_time")
+    """The event time of a window: its end minus one microsecond (named
+    ``window_time(window)`` after its argument, as in Spark)."""
+    return _call("window_time", _to_col(windowColumn))
 
 
 def explode(col: ColumnOrName) -> Column:

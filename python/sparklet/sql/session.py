@@ -67,10 +67,11 @@ class RuntimeConfig:
         if default is _NOT_SET and key in SPARK_DEFAULTS:
             return SPARK_DEFAULTS[key]
         if default is _NOT_SET:
-            from sparklet.errors import SparkRuntimeException
+            from sparklet.errors import SparkNoSuchElementException
 
-            raise SparkRuntimeException(
-                f'[SQL_CONF_NOT_FOUND] The SQL config "{key}" cannot be found.', "SQL_CONF_NOT_FOUND"
+            raise SparkNoSuchElementException(
+                f'[SQL_CONF_NOT_FOUND] The SQL config "{key}" cannot be found. Please verify that the config exists.',
+                "SQL_CONF_NOT_FOUND",
             )
         return default
 

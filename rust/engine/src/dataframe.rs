@@ -767,7 +767,16 @@ pub fn collect(
 
 /// `df.withWatermark(eventTime, delayThreshold)`.
 pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFrame> {
-    let delay_ms = crate::engine::trigger::parse_duration_ms(delay)?;
+    let delay_ms = crate::engine::trigger::parse_duration_ms(delay).map_err(|_| {
+        Error::analysis(
+            "CANNOT_PARSE_INTERVAL",
+            format!("Unable to parse '{delay}'. Please ensure that the value provided is in a valid format for defining an interval. You can reference the documentation for the correct format. If the issue persists, please double check that the input value is not null or empty and try again."),
+        )
+    })?;
+    if !crate::catalog::is_streaming(df.logical_plan()) {
+        // Spark drops it from batch plans unchecked, the column included
+        return Ok(df);
+    }
     let field = df
         .schema()
         .field_with_unqualified_name(column)

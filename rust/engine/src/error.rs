@@ -25,6 +25,9 @@ pub enum Error {
     /// A bad option or argument value (Spark's `IllegalArgumentException`).
     #[error("{message}")]
     IllegalArgument {
+        /// Spark's error condition where it has one (the message then starts
+        /// with it in brackets, as Spark's does).
+        condition: Option<String>,
         /// Human-readable message naming the argument.
         message: String,
     },
@@ -83,7 +86,16 @@ impl Error {
     /// A bad argument or option value.
     pub fn illegal_argument(message: impl Into<String>) -> Self {
         Error::IllegalArgument {
+            condition: None,
             message: message.into(),
+        }
+    }
+
+    /// A bad argument or option value, with Spark's condition.
+    pub fn illegal_argument_in(condition: &str, message: impl std::fmt::Display) -> Self {
+        Error::IllegalArgument {
+            condition: Some(condition.to_string()),
+            message: format!("[{condition}] {message}"),
         }
     }
 
@@ -114,6 +126,7 @@ impl Error {
             | Error::Input { condition, .. }
             | Error::Checkpoint { condition, .. } => Some(condition.as_str()),
             Error::UserCode(_, condition) => *condition,
+            Error::IllegalArgument { condition, .. } => condition.as_deref(),
             _ => None,
         }
     }

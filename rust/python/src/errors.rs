@@ -105,7 +105,9 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Analysis { condition, message } => {
             AnalysisException::new_err((format!("[{condition}] {message}"), condition))
         }
-        Error::IllegalArgument { message } => IllegalArgumentException::new_err((message,)),
+        Error::IllegalArgument { condition, message } => {
+            IllegalArgumentException::new_err((message, condition))
+        }
         Error::UserCode(inner, _) => match inner.downcast::<UserError>() {
             Ok(user) => user.err,
             Err(other) => SparkRuntimeException::new_err((other.to_string(),)),

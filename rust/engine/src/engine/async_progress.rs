@@ -52,9 +52,10 @@ impl AsyncProgressOptions {
             };
         }
         if let Some(v) = options.get("asyncprogresstrackingcheckpointintervalms") {
+            // Spark's words (a NumberFormatException), then which option
             out.interval_ms = v.trim().parse::<u64>().map_err(|_| {
                 Error::illegal_argument(format!(
-                    "Invalid value '{v}' for option 'asyncProgressTrackingCheckpointIntervalMs': expected a number of milliseconds, 0 or more"
+                    "For input string: \"{v}\" (option asyncProgressTrackingCheckpointIntervalMs: a number of milliseconds, 0 or more)"
                 ))
             })?;
         }

@@ -419,7 +419,7 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
     if aggregates == 0 && mode == OutputMode::Complete {
         return Err(Error::analysis(
             "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-            "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
+            "Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations on streaming DataFrames/DataSets.",
         ));
     }
     Ok(aggregates == 1)
@@ -712,8 +712,8 @@ fn open_aggregates(
         if settings.mode == OutputMode::Append && event_time.is_none() {
             return Err(Error::analysis(
                 "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark: \
-                 add withWatermark() on the event-time column and group by it (or a window over it), or use update or complete mode.",
+                "Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets. \
+                 (Add withWatermark() on the event-time column and group by it, or a window over it; or use update or complete mode.)",
             ));
         }
         let pane = (0..num_keys).find_map(|i| PaneSpec::of(&logical, i, schema.field(i).name()));

@@ -68,6 +68,9 @@ impl Sink for MemorySink {
     fn supports_real_time(&self) -> bool {
         !self.complete
     }
+    fn in_real_time_allowlist(&self) -> bool {
+        false
+    }
     fn add_rows(&mut self, batch_id: i64, first: bool, data: SinkBatch) -> Result<()> {
         if first {
             return self.add_batch(batch_id, data);

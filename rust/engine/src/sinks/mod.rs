@@ -41,6 +41,20 @@ pub trait Sink: Send {
     fn supports_real_time(&self) -> bool {
         false
     }
+    /// Whether real-time mode's allowlist (Spark 4.3's) has the sink: the
+    /// memory and noop sinks run there only with the check turned off.
+    fn in_real_time_allowlist(&self) -> bool {
+        self.supports_real_time()
+    }
+    /// Spark's class name for the sink, as its errors name it.
+    fn class_name(&self) -> String {
+        let description = self.description();
+        let name = description.split('@').next().unwrap_or_default();
+        match name.contains('.') {
+            true => name.to_string(),
+            false => format!("org.apache.spark.sql.execution.streaming.sources.{name}"),
+        }
+    }
     /// Real-time modes: more rows of the long-running batch `batch_id`.
     /// `first`: the batch's first delivery in this run, which replaces what
     /// an earlier, failed run delivered under the same id.
@@ -74,6 +88,9 @@ impl Sink for NoopSink {
     }
     fn supports_real_time(&self) -> bool {
         true
+    }
+    fn in_real_time_allowlist(&self) -> bool {
+        false
     }
     fn supports_async_progress(&self) -> bool {
         true

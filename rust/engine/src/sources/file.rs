@@ -511,6 +511,7 @@ impl SourceFactory for FileStreamFactory {
             available_now: None,
             backlog: (0, 0),
             all_available: false,
+            clean_pending: None,
         };
         if let Some(dir) = &src.log_dir {
             for (batch, entries) in file_log::read_all(dir)? {
@@ -543,6 +544,10 @@ struct FileStreamSource {
     backlog: (u64, u64),
     /// With `Trigger.Once`: `maxFilesPerTrigger` and `maxBytesPerTrigger` ignored.
     all_available: bool,
+    /// The last committed batch, whose files `cleanSource` leaves until
+    /// another batch runs: Spark cleans a batch's files when the next one
+    /// starts, so the files of a run's last batch stay where they are.
+    clean_pending: Option<i64>,
 }
 
 impl FileStreamSource {
@@ -727,19 +732,22 @@ impl Source for FileStreamSource {
         if c >= 0 && self.batches.keys().next_back().is_none_or(|last| *last < c) {
             return Err(self.log_lacks(c));
         }
+        self.clean_pending = (c >= 0).then_some(c);
         Ok(())
     }
 
     fn commit(&mut self, end: &Offset) -> Result<()> {
         let to = log_offset(Some(end));
-        if self.stream_opts.clean != CleanSource::Off {
-            let done: Vec<PathBuf> = self
-                .batches
-                .range(..=to)
-                .flat_map(|(_, f)| f.iter().map(|e| e.path.clone()))
-                .collect();
-            for p in done {
-                self.clean(&p)?;
+        if let Some(before) = self.clean_pending.replace(to) {
+            if self.stream_opts.clean != CleanSource::Off {
+                let done: Vec<PathBuf> = self
+                    .batches
+                    .range(..=before)
+                    .flat_map(|(_, f)| f.iter().map(|e| e.path.clone()))
+                    .collect();
+                for p in done {
+                    self.clean(&p)?;
+                }
             }
         }
         // forget files older than maxFileAge: they can no longer be taken

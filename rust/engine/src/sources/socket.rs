@@ -45,11 +45,11 @@ impl SocketFactory {
                 "Set a port to read from with option(\"port\", ...).",
             )
         })?;
+        // Spark's words (a NumberFormatException), then what it takes
         let port = port.trim().parse::<u16>().map_err(|_| {
-            Error::analysis(
-                "INVALID_OPTION",
-                format!("The port must be a number from 0 to 65535, got '{port}'."),
-            )
+            Error::illegal_argument(format!(
+                "For input string: \"{port}\" (option port: a number from 0 to 65535)"
+            ))
         })?;
         let include_timestamp = match options.get("includetimestamp") {
             Some(v) => parse_bool_option("includeTimestamp", v)?,
@@ -158,6 +158,7 @@ impl SourceFactory for SocketFactory {
             .map_err(|e| Error::io("the socket source thread", e))?;
         Ok(Box::new(SocketSource {
             address: format!("{}:{}", self.host, self.port),
+            host_port: format!("host: {}, port: {}", self.host, self.port),
             include_timestamp: self.include_timestamp,
             stream,
             received,
@@ -167,6 +168,8 @@ impl SourceFactory for SocketFactory {
 
 struct SocketSource {
     address: String,
+    /// As Spark's description shows them.
+    host_port: String,
     include_timestamp: bool,
     /// Shut down when the source goes, which ends the reading thread.
     stream: TcpStream,
@@ -185,7 +188,7 @@ fn line_number(offset: Option<&Offset>) -> i64 {
 
 impl Source for SocketSource {
     fn description(&self) -> String {
-        format!("TextSocketV2[host: {}]", self.address)
+        format!("TextSocketV2[{}]", self.host_port)
     }
 
     fn schema(&self) -> SchemaRef {

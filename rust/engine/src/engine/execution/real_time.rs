@@ -61,8 +61,10 @@ fn real_time_error(sub: &str, message: impl std::fmt::Display) -> Error {
     )
 }
 
+/// Spark's `UnsupportedOperationChecker` raises its continuous-mode
+/// refusals as `_LEGACY_ERROR_TEMP_3102`.
 fn continuous_error(message: impl Into<String>) -> Error {
-    Error::analysis("UNSUPPORTED_STREAMING_OPERATION", message)
+    Error::analysis("_LEGACY_ERROR_TEMP_3102", message)
 }
 
 /// Whether an expression anywhere in `plan` calls one of `functions`.
@@ -77,10 +79,11 @@ fn calls(plan: &LogicalPlan, functions: &[&str]) -> Result<bool> {
 }
 
 /// Spark's refusal of operators or sinks outside real-time mode's allowlist.
-fn not_in_allowlist(kind: &str, names: &str) -> Error {
-    real_time_error(
-        "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
-        format!("The {kind}(s): {names} not in the {kind} allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
+fn not_in_allowlist(kind: &str, names: &[String]) -> Error {
+    let (names, verb) = (names.join(", "), if names.len() == 1 { "is" } else { "are" });
+    Error::illegal_argument_in(
+        "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
+        format!("Streaming real-time mode has the following limitation: The {kind}(s): {names} {verb} not in the {kind} allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
     )
 }
 
@@ -161,9 +164,14 @@ pub(super) fn check_supported(
 ) -> Result<()> {
     match opts.trigger {
         Trigger::RealTime { interval_ms } => {
+            // Spark checks the sink first
+            let allowlist = conf.get_bool(ALLOWLIST_CHECK, true);
+            if allowlist && !sink.in_real_time_allowlist() {
+                return Err(not_in_allowlist("sink", &[sink.class_name()]));
+            }
             let min = conf.get_i64(MIN_BATCH_DURATION, 5000);
             if (interval_ms as i64) < min {
-                return Err(Error::analysis(
+                return Err(Error::illegal_argument_in(
                     "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL",
                     format!("The real-time trigger interval is set to {interval_ms} ms. This is less than the {min} ms minimum specified by {MIN_BATCH_DURATION}."),
                 ));
@@ -184,7 +192,7 @@ pub(super) fn check_supported(
                     ),
                 ));
             }
-            if !conf.get_bool(ALLOWLIST_CHECK, true) {
+            if !allowlist {
                 return Ok(());
             }
             let mut ops = refused(plan, real_time_allowed)?;
@@ -192,24 +200,54 @@ pub(super) fn check_supported(
                 ops.push("SessionWindowStateStoreSaveExec".into());
             }
             if !ops.is_empty() {
-                return Err(not_in_allowlist("operator", &ops.join(", ")));
-            }
-            if !sink.supports_real_time() {
-                return Err(not_in_allowlist("sink", &sink.description()));
+                return Err(not_in_allowlist("operator", &ops));
             }
         }
         Trigger::Continuous { .. } => {
-            if let Some(f) = factories.iter().find(|f| !f.supports_real_time()) {
-                return Err(continuous_error(format!(
-                    "Data source {} does not support continuous processing.",
-                    f.class_name()
-                )));
-            }
             if !sink.supports_real_time() {
-                return Err(continuous_error(format!(
-                    "'{}' is not supported with continuous trigger",
-                    sink.description()
-                )));
+                // DataStreamWriter refuses it, before the query is analysed
+                return Err(match sink.description().as_str() {
+                    "ForeachBatchSink" => Error::analysis(
+                        "_LEGACY_ERROR_TEMP_1195",
+                        "'foreachBatch' is not supported with continuous trigger.",
+                    ),
+                    other => Error::analysis(
+                        "UNSUPPORTED_STREAMING_OPERATION",
+                        format!("'{other}' is not supported with continuous trigger"),
+                    ),
+                });
+            }
+            if let Some(f) = factories.iter().find(|f| !f.supports_real_time()) {
+                // a file source is a (V1) StreamingRelation to Spark's checker
+                return Err(match f.class_name() {
+                    "FileStreamSource" => continuous_error(
+                        "Continuous processing does not support StreamingRelation operations.",
+                    ),
+                    name => Error::analysis(
+                        "UNSUPPORTED_STREAMING_OPERATION",
+                        format!("Data source {name} does not support continuous processing."),
+                    ),
+                });
+            }
+            // Spark checks the output mode before continuous mode's rules
+            let has = |name: &str| {
+                plan.exists(|n| {
+                    Ok(match n {
+                        LogicalPlan::Aggregate(_) => name == "Aggregate",
+                        LogicalPlan::Extension(e) => e.node.name() == name,
+                        _ => false,
+                    })
+                })
+                .unwrap_or(false)
+            };
+            if opts.output_mode == super::OutputMode::Append
+                && has("Aggregate")
+                && !has("EventTimeWatermark")
+            {
+                return Err(Error::analysis(
+                    "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                    "Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets.",
+                ));
             }
             if let Some(name) = refused(plan, map_like)?.first() {
                 return Err(continuous_error(format!(
