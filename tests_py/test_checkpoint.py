@@ -102,7 +102,8 @@ def test_memory_stream_and_rate_micro_batch_resume(spark: SparkSession, tmp_path
         while len(values) < 4 * (_ + 1):
             q.awaitTermination(0.01)
         q.stop()
-    assert values[: len(set(values))] == list(range(len(set(values))))  # no gaps, no repeats
+    # no gaps, no repeats (a batch's rows come from two partitions, in either order)
+    assert sorted(values) == list(range(len(values)))
 
 
 def test_rate_source_keeps_its_start_time(spark: SparkSession, tmp_path: Path) -> None:
@@ -404,8 +405,12 @@ def test_clean_source_delete_and_archive(spark: SparkSession, tmp_path: Path) ->
     assert not (src / "b.json").exists()
     assert not (archive / str(src).lstrip("/") / "b.json").exists()
     assert seen == [(0, [1]), (1, [2]), (2, [3])]
-    with pytest.raises(IllegalArgumentException, match="sourceArchiveDir"):
-        spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(src))
+
+
+@pytest.mark.sparklet_only(reason="checked when the reader is made (Spark: the query fails at start; docs/differences.md)")
+def test_clean_source_archive_needs_its_folder(spark: SparkSession, tmp_path: Path) -> None:
+    with pytest.raises(IllegalArgumentException, match="Archive mode must be used with 'sourceArchiveDir' option"):
+        spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(tmp_path))
 
 
 def test_max_file_age_skips_old_files(spark: SparkSession, tmp_path: Path) -> None:

@@ -93,8 +93,10 @@ def test_sink_and_writer_validation(spark: SparkSession) -> None:
         df.writeStream.format("nosuchsink").start()
     with pytest.raises(AnalysisException, match="Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations"):
         df.writeStream.format("noop").outputMode("complete").start()
-    with pytest.raises(IllegalArgumentException, match="Unknown output mode"):
-        df.writeStream.format("noop").outputMode("sometimes").start()
+    with pytest.raises(IllegalArgumentException) as err:
+        df.writeStream.format("noop").outputMode("sometimes")
+    assert err.value.getCondition() == "STREAMING_OUTPUT_MODE.INVALID"
+    assert "Invalid streaming output mode: sometimes." in str(err.value)
     with pytest.raises(PySparkValueError, match="ONLY_ALLOW_SINGLE_TRIGGER"):
         df.writeStream.trigger(once=True, availableNow=True)
     with pytest.raises(PySparkValueError, match="VALUE_NOT_ALLOWED"):

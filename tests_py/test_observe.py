@@ -31,7 +31,7 @@ def test_observe_needs_aggregates_a_name_and_a_stream(spark: SparkSession) -> No
     with pytest.raises(PySparkValueError) as err:
         stream.observe("empty")
     assert err.value.getCondition() == "CANNOT_BE_EMPTY"
-    with pytest.raises(PySparkTypeError, match="NOT_STR"):
+    with pytest.raises(PySparkTypeError, match="NOT_EXPECTED_TYPE"):
         stream.observe(object(), F.count(F.lit(1)))  # type: ignore[arg-type]
     with pytest.raises(AnalysisException, match="batch DataFrame"):
         spark.createDataFrame([(1,)], "id INT").observe("m", F.count(F.lit(1)))

@@ -337,7 +337,7 @@ def test_analysis_errors_at_start(spark: SparkSession) -> None:
     with pytest.raises(AnalysisException, match="Sorting is not supported"):
         counts.orderBy("k").writeStream.outputMode("update").format("noop").start()
     counts.orderBy("k").writeStream.outputMode("complete").format("noop").start().stop()
-    with pytest.raises(AnalysisException, match="Multiple streaming aggregations"):
+    with pytest.raises(AnalysisException, match="Detected pattern of possible 'correctness' issue due to global watermark"):
         counts.groupBy("count").agg(F.count("*").alias("c")).writeStream.outputMode("complete").format("noop").start()
 
 

@@ -394,8 +394,9 @@ class DataFrame:
         the rows pass through unchanged."""
         if not isinstance(observation, str):
             raise PySparkTypeError(
-                "[NOT_STR] observe() takes the metrics' name as a str (Observation objects are not supported yet).",
-                "NOT_STR",
+                "[NOT_EXPECTED_TYPE] Argument `observation` should be Observation or str, "
+                f"got {type(observation).__name__}. (sparklet takes a str; Observation objects are not supported yet.)",
+                "NOT_EXPECTED_TYPE",
             )
         if not exprs:
             raise PySparkValueError("[CANNOT_BE_EMPTY] At least one exprs must be specified.", "CANNOT_BE_EMPTY")

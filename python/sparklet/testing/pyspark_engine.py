@@ -36,7 +36,6 @@ SPARK_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.ui.enabled": "false",
     "spark.sql.session.timeZone": "UTC",
-    "spark.sql.streaming.schemaInference": "true",
 }
 
 

@@ -45,6 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if config.getoption("engine", "sparklet") == "pyspark":
         config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
+        # PySpark 4.3 warns for every udf whose function has plain type hints
+        config.addinivalue_line("filterwarnings", "ignore:Cannot infer the eval type from type hints:UserWarning")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

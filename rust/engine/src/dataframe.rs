@@ -161,6 +161,17 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                     );
                     return Ok(Transformed::yes(getter));
                 }
+                // `t.s.a`: field `a` of struct column `s` of relation `t`
+                if let datafusion::common::TableReference::Partial { schema: q, table: c } = rel {
+                    let column = Column::new(Some(q.to_string()), c.to_string());
+                    if self::is_relation(schema, q) && schema.has_column(&column) {
+                        let getter = datafusion::functions::core::expr_fn::get_field(
+                            Expr::Column(column),
+                            name.as_str(),
+                        );
+                        return Ok(Transformed::yes(getter));
+                    }
+                }
                 // `df["a"]` of a parent DataFrame whose qualifier a projection dropped
                 if !is_relation && schema.has_column_with_unqualified_name(name) {
                     return Ok(Transformed::yes(ident(name.as_str())));

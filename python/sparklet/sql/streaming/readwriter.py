@@ -99,6 +99,15 @@ class DataStreamWriter:
                 f"[VALUE_NOT_NON_EMPTY_STR] Value for `outputMode` must be a non-empty string. Got '{outputMode}'.",
                 "VALUE_NOT_NON_EMPTY_STR",
             )
+        if outputMode.lower() not in ("append", "update", "complete"):
+            from sparklet.errors import IllegalArgumentException
+
+            condition = "STREAMING_OUTPUT_MODE.INVALID"
+            raise IllegalArgumentException(
+                f"[{condition}] Invalid streaming output mode: {outputMode}. "
+                "Accepted output modes are 'Append', 'Complete', 'Update'.",
+                condition,
+            )
         self._mode = outputMode
         return self
 

@@ -3,7 +3,7 @@
 //! read the new data, bind it into the plan, plan and run it with DataFusion,
 //! hand the result to the sink, commit the sources, report progress.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -69,9 +69,10 @@ impl OutputMode {
             "append" => Ok(OutputMode::Append),
             "update" => Ok(OutputMode::Update),
             "complete" => Ok(OutputMode::Complete),
-            _ => Err(Error::illegal_argument(format!(
-                "Unknown output mode {s}. Accepted output modes are 'append', 'complete', 'update'"
-            ))),
+            _ => Err(Error::illegal_argument_in(
+                "STREAMING_OUTPUT_MODE.INVALID",
+                format!("Invalid streaming output mode: {s}. Accepted output modes are 'Append', 'Complete', 'Update'."),
+            )),
         }
     }
 }
@@ -405,9 +406,12 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
         return Err(Error::analysis("_LEGACY_ERROR_TEMP_3102", msg));
     }
     if aggregates > 1 && mode != OutputMode::Append {
+        // Spark's global-watermark check refuses chained aggregations
+        // outside append mode (sparklet runs them in append mode only,
+        // with the check off too)
         return Err(Error::analysis(
-            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-            "Multiple streaming aggregations are only supported in Append output mode",
+            "_LEGACY_ERROR_TEMP_3102",
+            "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.",
         ));
     }
     if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
@@ -521,7 +525,30 @@ type OpenedOperators = (
     LogicalPlan,
     Vec<(usize, Arc<dyn OperatorControl>)>,
     Vec<(usize, OperatorSlot<StatefulAggregate>)>,
+    WatermarkLags,
 );
+
+/// Each stateful operator's lag (µs) behind the query's watermark, where
+/// it reads the output of stream-stream joins.
+type WatermarkLags = HashMap<usize, i64>;
+
+/// How far (µs) behind the query's watermark rows reaching `plan`'s output
+/// can be: Spark propagates the watermark through each stream-stream join
+/// as its output watermark, which trails by the join's time range.
+fn join_lag_us(plan: &LogicalPlan) -> i64 {
+    let below = plan.inputs().into_iter().map(join_lag_us).max().unwrap_or(0);
+    match plan {
+        LogicalPlan::Extension(ext) => match ext.node.as_any().downcast_ref::<StreamJoinNode>() {
+            Some(join) => {
+                let mut watermarks = watermarks_under(&join.left);
+                watermarks.extend(watermarks_under(&join.right));
+                below + join.output_lag_us(&watermarks)
+            }
+            None => below,
+        },
+        _ => below,
+    }
+}
 
 /// Open the state of every stateful node, numbering stateful operators top
 /// down as Spark does; streaming aggregations get their node here and are
@@ -537,6 +564,7 @@ fn open_operators(
     let mut next_id = 0;
     let mut aggregates = Vec::new();
     let mut operators = Vec::new();
+    let mut lags = WatermarkLags::new();
     // the Aggregate visited right after its new wrapper is not wrapped again
     let mut wrapped = false;
     let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
@@ -554,7 +582,8 @@ fn open_operators(
             };
             match &node {
                 LogicalPlan::Aggregate(_) if wrapped => wrapped = false,
-                LogicalPlan::Aggregate(_) => {
+                LogicalPlan::Aggregate(agg) => {
+                    lags.insert(next_id, join_lag_us(&agg.input));
                     let node = StatefulAggNode::new(node.clone());
                     aggregates.push((next_id, node.slot.clone()));
                     next_id += 1;
@@ -606,6 +635,8 @@ fn open_operators(
                             None
                         };
                     if let Some((opened, control)) = opened {
+                        let lag = ext.node.inputs().into_iter().map(join_lag_us).max();
+                        lags.insert(next_id, lag.unwrap_or(0));
                         operators.push((next_id, control));
                         next_id += 1;
                         return Ok(extension(opened));
@@ -616,7 +647,7 @@ fn open_operators(
             Ok(Transformed::no(node))
         })
         .map_err(Error::from_planning)?;
-    Ok((plan.data, operators, aggregates))
+    Ok((plan.data, operators, aggregates, lags))
 }
 
 /// What opening a streaming aggregation needs from the query.
@@ -866,8 +897,8 @@ fn plan_with_operators(
     String,
 )> {
     let plan = optimize_before_operators(plan)?;
-    let (plan, operators, aggregates) = open_operators(plan, mode, provider, spec)?;
-    let probe = bind(&plan, factories, &empty_inputs(factories)?)?;
+    let opened = open_operators(plan, mode, provider, spec)?;
+    let probe = bind(&opened.0, factories, &empty_inputs(factories)?)?;
     let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
     let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
     let explain = format!(
@@ -875,7 +906,7 @@ fn plan_with_operators(
         optimized.display_indent(),
         displayable(physical.as_ref()).indent(false)
     );
-    Ok(((plan, operators, aggregates), physical, explain))
+    Ok((opened, physical, explain))
 }
 
 /// `df.explain()` on a stream: the plan a query over `plan` would run,
@@ -1017,7 +1048,7 @@ fn start_query(
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
     };
-    let ((plan, mut operators, aggregates), physical, explain) = plan_with_operators(
+    let ((plan, mut operators, aggregates, watermark_lags), physical, explain) = plan_with_operators(
         &state,
         plan,
         &factories,
@@ -1075,6 +1106,7 @@ fn start_query(
         replay,
         late_agg,
         operators,
+        watermark_lags,
         late_sink: opts.late_rows,
         watermarks,
         watermark_ms,
@@ -1178,6 +1210,8 @@ struct Execution {
     restored_late_watermark_ms: Option<i64>,
     /// The other stateful operators, with their operator ids.
     operators: Vec<(usize, Arc<dyn OperatorControl>)>,
+    /// Each operator's lag behind the watermark (after stream-stream joins).
+    watermark_lags: WatermarkLags,
     /// Receives the rows the aggregation dropped as late, per batch.
     late_sink: Option<Box<dyn Sink>>,
     watermarks: Watermarks,
@@ -1634,9 +1668,11 @@ impl Execution {
             .unwrap_or(self.watermark_ms);
         self.watermark_ms = self.next_watermark_ms;
         let defined = self.watermarks.defined();
-        let late_us = defined.then_some(late_ms * 1000);
-        let evict_us = defined.then_some(self.watermark_ms * 1000);
-        for (_, op) in &self.operators {
+        for (id, op) in &self.operators {
+            // behind a stream-stream join, the join's output watermark
+            let lag = self.watermark_lags.get(id).copied().unwrap_or(0);
+            let late_us = defined.then_some(late_ms * 1000 - lag);
+            let evict_us = defined.then_some(self.watermark_ms * 1000 - lag);
             op.begin_batch(late_us, evict_us);
             op.batch_started(self.batch_id, start_ms);
         }

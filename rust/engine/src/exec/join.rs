@@ -87,6 +87,16 @@ pub struct Expiry {
     pub offset_us: i64,
 }
 
+/// The delay of a watermark declared under `plan` (0 if none).
+fn watermarks_delay(plan: &LogicalPlan, watermarked: &[(String, i64)]) -> i64 {
+    crate::plan::watermark::watermarks_under(plan)
+        .iter()
+        .chain(watermarked)
+        .map(|(_, d)| *d)
+        .next()
+        .unwrap_or(0)
+}
+
 /// Whether `name` in `plan`'s output is a time window: the `window` column
 /// `groupBy(window(...))` names, or a `window(...)` under any alias (Nexmark
 /// q8 joins `window(...) AS pw` to `window(...) AS aw`).
@@ -173,14 +183,9 @@ impl StreamJoinNode {
                 }
             }
         }
-        // bounds on leftTime - rightTime from the filter
-        let Some(filter) = &self.filter else {
+        let Some(bounds) = self.time_bounds(watermarked) else {
             return (None, None);
         };
-        let mut bounds = TimeBounds::default();
-        for c in split_conjunction(filter) {
-            bounds.add(&c, ls, rs, &is_wm);
-        }
         let side = |col: Option<usize>, offset: Option<i64>| match (col, offset) {
             (Some(column), Some(offset_us)) => Some(Expiry { column, offset_us }),
             _ => None,
@@ -190,6 +195,63 @@ impl StreamJoinNode {
             side(bounds.left_col, bounds.lo.map(|lo| -lo)),
             side(bounds.right_col, bounds.hi),
         )
+    }
+
+    /// Spark's refusal of a side with more than one event-time column (a
+    /// watermarked column and a window of it, say): its message.
+    fn multiple_event_times(&self, watermarked: &[(String, i64)]) -> Option<String> {
+        [&self.left, &self.right].into_iter().find_map(|side| {
+            let delay = |name: &str| watermarked.iter().find(|(c, _)| c == name).map(|(_, d)| *d);
+            let any_delay = watermarks_delay(side, watermarked);
+            let columns: Vec<String> = side
+                .schema()
+                .fields()
+                .iter()
+                .filter_map(|f| match delay(f.name()) {
+                    Some(d) => Some(format!("{}-T{d}ms", f.name())),
+                    None if is_window_column(side, f.name()) => {
+                        Some(format!("{}-T{}ms", f.name(), any_delay))
+                    }
+                    None => None,
+                })
+                .collect();
+            (columns.len() > 1).then(|| {
+                format!(
+                    "More than one event time columns are available. Please ensure there is at most one event time column per stream. event time columns: ({})",
+                    columns.join(",")
+                )
+            })
+        })
+    }
+
+    /// Bounds on leftTime - rightTime in the filter, between watermarked columns.
+    fn time_bounds(&self, watermarked: &[(String, i64)]) -> Option<TimeBounds> {
+        let is_wm = |name: &str| watermarked.iter().any(|(c, _)| c == name);
+        let (ls, rs) = (self.left.schema(), self.right.schema());
+        let mut bounds = TimeBounds::default();
+        for c in split_conjunction(self.filter.as_ref()?) {
+            bounds.add(&c, ls, rs, &is_wm);
+        }
+        Some(bounds)
+    }
+
+    /// How far (µs) the join's output watermark trails its input's: the
+    /// stateful operators above it run on the watermark less this, as in
+    /// Spark, whose join emits rows up to its time range behind the
+    /// watermark. A side's state watermark trails by its bound on the other
+    /// side's time (a millisecond more when the bound is not strict); the
+    /// output's is the earliest of the sides that have one.
+    pub fn output_lag_us(&self, watermarked: &[(String, i64)]) -> i64 {
+        let (left, right) = self.expiries(watermarked);
+        let Some(bounds) = self.time_bounds(watermarked).filter(|b| b.left_col.is_some()) else {
+            return 0; // watermarked keys: the output keeps the watermark
+        };
+        let adjust = |strict: bool| if strict { 0 } else { 1000 };
+        let lags = [
+            left.map(|e| e.offset_us + adjust(bounds.lo_strict)),
+            right.map(|e| e.offset_us + adjust(bounds.hi_strict)),
+        ];
+        lags.into_iter().flatten().max().unwrap_or(0).max(0)
     }
 
     /// Spark runs outer stream-stream joins in append mode only (its
@@ -245,8 +307,12 @@ impl StreamJoinNode {
                 .iter()
                 .position(|f| watermarked.iter().any(|(c, _)| c == f.name()))
         };
+        // as in Spark, a side drops late rows only where its state has a
+        // watermark condition (a watermarked key or a time range): without
+        // one, a late row is stored and joins like any other
         let open_side = |name: &str, schema: &DFSchema, expiry: Option<Expiry>| {
-            SideState::open(ctx, name, schema.as_arrow(), expiry, side_time(schema))
+            let late = expiry.and_then(|_| side_time(schema));
+            SideState::open(ctx, name, schema.as_arrow(), expiry, late)
         };
         ctx.spec.claim("symmetricHashJoin", &["left", "right"])?;
         for (name, schema, keys) in [
@@ -279,6 +345,7 @@ impl StreamJoinNode {
             .record(&ctx.spec.dir, name)?;
         }
         let join = StreamJoin {
+            refusal: self.multiple_event_times(watermarked),
             join_type: self.join_type,
             left: open_side("left", self.left.schema(), left_expiry)?,
             right: open_side("right", self.right.schema(), right_expiry)?,
@@ -447,6 +514,9 @@ struct TimeBounds {
     right_col: Option<usize>,
     lo: Option<i64>,
     hi: Option<i64>,
+    /// Whether the bound `lo` (`hi`) comes from a strict comparison.
+    lo_strict: bool,
+    hi_strict: bool,
 }
 
 impl TimeBounds {
@@ -472,9 +542,23 @@ impl TimeBounds {
         self.right_col = Some(r);
         // leftTime - rightTime  op  dr - dl
         let k = dr - dl;
+        let strict = matches!(op, Operator::Gt | Operator::Lt);
+        // the tighter bound wins; of two equal ones, the strict
+        let tighter = |bound: Option<i64>, bound_strict: bool, tighter_than: fn(i64, i64) -> bool| {
+            match bound {
+                Some(b) if !(tighter_than(k, b) || (k == b && strict)) => (b, bound_strict),
+                _ => (k, strict),
+            }
+        };
         match op {
-            Operator::Gt | Operator::GtEq => self.lo = Some(self.lo.map_or(k, |x| x.max(k))),
-            Operator::Lt | Operator::LtEq => self.hi = Some(self.hi.map_or(k, |x| x.min(k))),
+            Operator::Gt | Operator::GtEq => {
+                let (b, st) = tighter(self.lo, self.lo_strict, |k, b| k > b);
+                (self.lo, self.lo_strict) = (Some(b), st);
+            }
+            Operator::Lt | Operator::LtEq => {
+                let (b, st) = tighter(self.hi, self.hi_strict, |k, b| k < b);
+                (self.hi, self.hi_strict) = (Some(b), st);
+            }
             _ => {}
         }
     }
@@ -861,6 +945,9 @@ fn evict_partition(
 
 /// A running query's stream-stream join.
 pub struct StreamJoin {
+    /// Why the join cannot run, which Spark says when it first runs (a side
+    /// with two event-time columns).
+    refusal: Option<String>,
     join_type: JoinType,
     left: SideState,
     right: SideState,
@@ -1361,6 +1448,9 @@ impl StreamJoin {
         left: bool,
         exprs: &JoinExprs,
     ) -> Result<Vec<RecordBatch>> {
+        if let Some(message) = &self.refusal {
+            return Err(Error::analysis("MULTIPLE_EVENT_TIME_COLUMNS", message.clone()));
+        }
         let t = Instant::now();
         let b = concat_batches(exprs.side_schema(left), &batches)?;
         let b = self.drop_late(b, left)?;

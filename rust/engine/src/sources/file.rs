@@ -426,7 +426,7 @@ impl FileStreamOptions {
                 "delete" => CleanSource::Delete,
                 "archive" => {
                     let dir = options.get("sourcearchivedir").ok_or_else(|| {
-                        Error::illegal_argument("Archive directory to store completed files should be set: option 'sourceArchiveDir' is required with cleanSource 'archive'")
+                        Error::illegal_argument("Archive mode must be used with 'sourceArchiveDir' option. (Set the folder completed files move to.)")
                     })?;
                     CleanSource::Archive(absolute(dir)?)
                 }
