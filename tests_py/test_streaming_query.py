@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -11,12 +12,13 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from conftest import wait_until
+from conftest import dicts, wait_until
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
 
+@pytest.mark.sparklet_only(reason="foreachBatch hands a pyarrow.Table (PySpark: a DataFrame; docs/differences.md)")
 def test_foreach_batch_gets_a_pyarrow_table_and_batch_ids(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     got: list[tuple[int, pa.Table]] = []
@@ -36,6 +38,7 @@ def test_foreach_batch_gets_a_pyarrow_table_and_batch_ids(spark: SparkSession) -
     assert got[1][1].to_pandas()["twice"].tolist() == [6]
 
 
+@pytest.mark.sparklet_only(reason="Spark's console sink prints from the JVM, outside Python's sys.stdout")
 def test_console_sink_prints_batches(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     ms = MemoryStream(spark, "id INT, word STRING")
     q = ms.toDF().writeStream.format("console").option("numRows", 1).start()
@@ -132,9 +135,8 @@ def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
         "commitOffsets",
         "triggerExecution",
     }
-    assert p["sources"][0]["description"] == "MemoryStream[id]"
     # a source's offsets are JSON text (PySpark's SourceProgress)
-    assert p["sources"][0]["startOffset"] == "null" and p["sources"][0]["endOffset"] == "0"
+    assert p["sources"][0]["startOffset"] == "null" and isinstance(p["sources"][0]["endOffset"], str)
     assert p["sink"] == {"description": "MemorySink", "numOutputRows": 3, "metrics": {}}
     assert p.eventTime == {} and p.observedMetrics == {}  # empty, not missing
     assert json.loads(p.json)["batchId"] == 0 and "\n" in p.prettyJson
@@ -147,6 +149,17 @@ def test_query_identity_status_and_progress_fields(spark: SparkSession) -> None:
     assert not q.isActive and q.exception() is None
 
 
+@pytest.mark.sparklet_only(reason="MemoryStream is sparklet's (PySpark's stand-in is a file source)")
+def test_a_memory_stream_in_progress(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().writeStream.format("memory").queryName("ms_progress").start()
+    ms.addData([(1,)])
+    q.processAllAvailable()
+    source = q.lastProgress["sources"][0]
+    assert (source["description"], source["startOffset"], source["endOffset"]) == ("MemoryStream[id]", "null", "0")
+    q.stop()
+
+
 def test_recent_progress_is_bounded_by_conf(spark: SparkSession) -> None:
     spark.conf.set("spark.sql.streaming.numRecentProgressUpdates", 2)
     try:
@@ -155,7 +168,8 @@ def test_recent_progress_is_bounded_by_conf(spark: SparkSession) -> None:
         for i in range(4):
             ms.addData([(i,)])
             q.processAllAvailable()
-        assert [p["batchId"] for p in q.recentProgress] == [2, 3]
+        # Spark keeps one fewer than the setting
+        assert [p["batchId"] for p in q.recentProgress] == [3]
     finally:
         spark.conf.unset("spark.sql.streaming.numRecentProgressUpdates")
 
@@ -180,8 +194,13 @@ def test_explain_prints_the_plan(spark: SparkSession, capsys: pytest.CaptureFixt
     ms = MemoryStream(spark, "id INT")
     q = ms.toDF().where("id > 1").writeStream.format("noop").start()
     q.explain()
+    assert capsys.readouterr().out == "No physical plan. Waiting for data.\n"
+    ms.addData([(1,), (2,)])
+    q.processAllAvailable()
+    q.explain()
     out = capsys.readouterr().out
-    assert "Physical Plan" in out and "id > " in out
+    assert "Physical Plan" in out and re.search(r"id[#@]\d+ > 1", out)
+    q.stop()
 
 
 def test_sql_over_a_streaming_temp_view(spark: SparkSession) -> None:
@@ -235,7 +254,8 @@ def test_progress_durations_add_up_and_rates_follow_rows_and_times(spark: SparkS
         # the phases lie within the trigger (each rounded down to a ms)
         assert all(d[k] >= 0 for k in parts)
         assert sum(d[k] for k in parts) <= d["triggerExecution"] + len(parts)
-        assert p["batchDuration"] == d["triggerExecution"]
+        # the same span, each rounded to a millisecond on its own
+        assert abs(p["batchDuration"] - d["triggerExecution"]) <= 1
         # processed rate: the batch's rows over its processing time
         seconds = max(d["triggerExecution"], 1) / 1000
         assert p["processedRowsPerSecond"] == pytest.approx(p["numInputRows"] / seconds, rel=0.05)
@@ -262,7 +282,7 @@ def test_each_batch_plans_its_own_current_timestamp(spark: SparkSession) -> None
     q = (
         ms.toDF()
         .select("id", F.current_timestamp().alias("at"))
-        .writeStream.foreachBatch(lambda tbl, _: times.extend(tbl.column("at").to_pylist()))
+        .writeStream.foreachBatch(lambda tbl, _: times.extend(r["at"] for r in dicts(tbl)))
         .start()
     )
     ms.addData([(1,)])
@@ -281,7 +301,7 @@ def test_batches_planned_once_still_filter_and_project_each_batch(spark: SparkSe
         ms.toDF()
         .where(F.col("id") % 2 == 0)
         .select((F.col("id") * 10).alias("x"), F.upper("word").alias("w"))
-        .writeStream.foreachBatch(lambda tbl, i: got.append((i, tbl.to_pylist())))
+        .writeStream.foreachBatch(lambda tbl, i: got.append((i, dicts(tbl))))
         .start()
     )
     for rows in ([(1, "a"), (2, "b")], [(3, "c")], [(4, "d"), (6, "e")]):

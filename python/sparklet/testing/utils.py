@@ -143,7 +143,8 @@ def assertDataFrameEqual(
     if diffs:
         shown = diffs if maxErrors is None else diffs[:maxErrors]
         raise PySparkAssertionError(
-            f"[DIFFERENT_ROWS] Results do not match: {len(diffs)} of {max(len(a_rows), len(e_rows))} rows "
+            f"[DIFFERENT_ROWS] Results do not match: ( {100 * len(diffs) / max(len(a_rows), len(e_rows)):.5f} % )\n"
+            f"{len(diffs)} of {max(len(a_rows), len(e_rows))} rows "
             f"differ ({len(a_rows)} actual, {len(e_rows)} expected"
             f"{'' if checkRowOrder else ', compared sorted'}).\n" + "\n".join(shown),
             "DIFFERENT_ROWS",

@@ -142,7 +142,11 @@ class StreamingQuery:
         return self._native.exception()
 
     def explain(self, extended: bool = False) -> None:
-        """Print the query's plan."""
+        """Print the plan of the query's last batch (as Spark: none before
+        the first batch with data has run)."""
+        if not any(p["numInputRows"] for p in self.recentProgress):
+            print("No physical plan. Waiting for data.")
+            return
         print(self._native.explain())
 
     def __repr__(self) -> str:

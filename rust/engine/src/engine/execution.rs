@@ -1073,7 +1073,8 @@ fn start_query(
         id,
         opts.name.clone(),
         explain,
-        conf.get_i64(keys::NUM_RECENT_PROGRESS, 100).max(1) as usize,
+        // Spark keeps one fewer than the setting (it trims before it adds)
+        (conf.get_i64(keys::NUM_RECENT_PROGRESS, 100) - 1).max(1) as usize,
         Arc::clone(&manager.bus),
     ));
     manager.register(Arc::clone(&shared));
