@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -106,7 +107,14 @@ def dicts(batch) -> list[dict]:  # noqa: ANN001
     PySpark a DataFrame (pytest --engine=pyspark)."""
     if hasattr(batch, "to_pylist"):
         return batch.to_pylist()
-    return [r.asDict() for r in batch.collect()]
+    # PySpark's rows hold naive datetimes in the session's zone (UTC here);
+    # the Arrow table's are UTC-aware
+    utc = dt.timezone.utc
+
+    def aware(v: object) -> object:
+        return v.replace(tzinfo=utc) if isinstance(v, dt.datetime) and v.tzinfo is None else v
+
+    return [{k: aware(v) for k, v in r.asDict().items()} for r in batch.collect()]
 
 
 class Batches:

@@ -44,6 +44,9 @@ def run_per_batch(ms: MemoryStream, df, name: str, mode: str) -> list:  # noqa: 
     return seen
 
 
+TABLE_FUNCTIONS = "window table functions (TUMBLE, HOP, CUMULATE, SESSION) and cumulate_window are sparklet's (Flink's; Spark has none)"
+
+
 @pytest.fixture()
 def clicks(spark: SparkSession) -> MemoryStream:
     ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
@@ -64,8 +67,8 @@ def test_group_by_window_in_sql_equals_the_dataframe_api(spark: SparkSession, mo
     sql_stream = MemoryStream(spark, "ts TIMESTAMP, page STRING")
     sql_stream.toDF().withWatermark("ts", "10 seconds").createOrReplaceTempView("clicks_sql")
     by_sql = spark.sql(
-        "WITH w AS (SELECT window(ts, INTERVAL 10 SECONDS) AS win, page, count(*) AS n "
-        "FROM clicks_sql GROUP BY window(ts, INTERVAL 10 SECONDS), page) "
+        "WITH w AS (SELECT window(ts, '10 seconds') AS win, page, count(*) AS n "
+        "FROM clicks_sql GROUP BY window(ts, '10 seconds'), page) "
         "SELECT win.start AS start, page, n FROM w"
     )
     assert by_sql.isStreaming
@@ -99,6 +102,7 @@ def test_a_global_session_window_in_sql_fails_the_query(spark: SparkSession, cli
         q.processAllAvailable()
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 @pytest.mark.parametrize("mode", ["append", "update"])
 def test_tumble_table_function_equals_window(spark: SparkSession, clicks: MemoryStream, mode: str) -> None:
     df = spark.sql(
@@ -114,6 +118,7 @@ def test_tumble_table_function_equals_window(spark: SparkSession, clicks: Memory
         assert (t(0), t(10), "b", 2) in flat and (t(40), t(50), "a", 1) in flat
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_hop_table_function_puts_rows_in_each_sliding_window(spark: SparkSession, clicks: MemoryStream) -> None:
     df = spark.sql(
         "SELECT window_start, window_end, count(*) AS n "
@@ -124,6 +129,7 @@ def test_hop_table_function_puts_rows_in_each_sliding_window(spark: SparkSession
     assert flat[:3] == [(t(-5), t(5), 3), (t(0), t(10), 3), (t(5), t(15), 2)]
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_cumulate_table_function_grows_windows_by_a_step(spark: SparkSession, clicks: MemoryStream) -> None:
     df = spark.sql(
         "SELECT window_start, window_end, count(*) AS n "
@@ -136,6 +142,7 @@ def test_cumulate_table_function_grows_windows_by_a_step(spark: SparkSession, cl
     assert flat[:4] == [(t(0), t(5), 3), (t(0), t(10), 3), (t(0), t(15), 5), (t(0), t(20), 5)]
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_cumulate_window_in_the_dataframe_api_matches_sql(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
     df = (
@@ -150,14 +157,26 @@ def test_cumulate_window_in_the_dataframe_api_matches_sql(spark: SparkSession) -
     assert flat[:4] == [(t(0), t(5), 3), (t(0), t(10), 3), (t(0), t(15), 5), (t(0), t(20), 5)]
 
 
-def test_sliding_window_call_in_sql_points_to_hop(spark: SparkSession, clicks: MemoryStream) -> None:
-    df = spark.sql("SELECT window(ts, '10 seconds', '5 seconds') AS w, count(*) FROM clicks GROUP BY 1")
-    with pytest.raises(Exception, match="HOP\\(TABLE t, DESCRIPTOR\\(ts\\), slide, size\\)"):
-        q = df.writeStream.outputMode("update").format("noop").start()
-        clicks.addData(BATCHES[0])
-        q.processAllAvailable()
+def test_sliding_window_in_sql_puts_rows_in_each_window(spark: SparkSession, clicks: MemoryStream) -> None:
+    df = spark.sql(
+        "SELECT w.start AS start, w.end AS end, n FROM (SELECT window(ts, '10 seconds', '5 seconds') AS w, "
+        "count(*) AS n FROM clicks GROUP BY 1)"
+    )
+    got = run_per_batch(clicks, df, "sliding_sql", "append")
+    flat = sorted(r for batch in got for r in batch)
+    # the same windows as HOP's, and as F.window(ts, "10 seconds", "5 seconds")
+    assert flat[:3] == [(t(-5), t(5), 3), (t(0), t(10), 3), (t(5), t(15), 2)]
 
 
+def test_sliding_window_in_sql_on_a_batch_table(spark: SparkSession) -> None:
+    spark.createDataFrame([(t(1),), (t(3),), (t(7),)], "ts TIMESTAMP").createOrReplaceTempView("sliding_batch")
+    rows = spark.sql(
+        "SELECT window(ts, '10 seconds', '5 seconds') AS w, count(*) AS n FROM sliding_batch GROUP BY 1 ORDER BY 1"
+    ).collect()
+    assert [(r.w.start.second, r.n) for r in rows] == [(55, 2), (0, 3), (5, 1)]
+
+
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_bad_table_function_call_is_an_analysis_error(spark: SparkSession, clicks: MemoryStream) -> None:
     with pytest.raises(AnalysisException, match="DESCRIPTOR"):
         spark.sql("SELECT * FROM TUMBLE(TABLE clicks, ts, '10 seconds')")
@@ -205,6 +224,7 @@ def test_spark_sql_functions_datafusion_lacks_work_on_a_stream(spark: SparkSessi
     assert tuple(row) == (2024, 2, 29, 7, 8, 9, dt.date(2024, 3, 1), dt.date(2024, 2, 28), "none", "big")
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 @pytest.mark.parametrize("mode", ["append", "complete"])
 def test_session_table_function_merges_sessions_per_key(spark: SparkSession, clicks: MemoryStream, mode: str) -> None:
     df = spark.sql(
@@ -221,6 +241,7 @@ def test_session_table_function_merges_sessions_per_key(spark: SparkSession, cli
         assert (t(2), t(8), "b", 2) in flat and (t(45), t(50), "a", 1) in flat
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_session_table_function_on_a_batch_table(spark: SparkSession) -> None:
     spark.createDataFrame(
         [(t(1), "a"), (t(3), "a"), (t(20), "a")], "ts TIMESTAMP, page STRING"
@@ -245,6 +266,7 @@ def test_sql_join_of_a_streaming_and_a_static_view(spark: SparkSession, clicks: 
     assert got[1] == [("a", "home", 3), ("b", "cart", 3)]
 
 
+@pytest.mark.sparklet_only(reason=TABLE_FUNCTIONS)
 def test_cumulate_in_update_mode_reports_each_growing_window(spark: SparkSession, clicks: MemoryStream) -> None:
     df = spark.sql(
         "SELECT window_start, window_end, count(*) AS n "

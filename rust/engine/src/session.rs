@@ -210,6 +210,11 @@ impl Session {
         if query.contains(crate::plan::sql_tvf::SESSION_COLUMN) {
             df = crate::plan::sql_tvf::merge_sessions(df)?;
         }
+        if query.to_ascii_lowercase().contains("window(") {
+            let (state, plan) = df.into_parts();
+            let plan = crate::plan::sql_windows::rewrite(&state, plan)?;
+            df = DataFrame::new(state, plan);
+        }
         match df.logical_plan() {
             // EXPLAIN of a streaming query: the plan it would run, as Spark's
             // one `plan` column (DataFusion's would try to run the stream)

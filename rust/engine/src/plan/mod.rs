@@ -9,5 +9,6 @@ pub mod spark_casts;
 pub mod spark_names;
 pub mod spark_types;
 pub mod sql_tvf;
+pub mod sql_windows;
 pub mod watermark;
 pub mod window_nulls;
