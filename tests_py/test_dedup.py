@@ -314,11 +314,12 @@ def test_limit_zero_emits_nothing(spark: SparkSession) -> None:
     q.stop()
 
 
-@pytest.mark.sparklet_only(reason="sparklet explains a query before its first batch (Spark: No physical plan)")
+@pytest.mark.sparklet_only(reason="the plan text is DataFusion's")
 def test_explain_shows_the_stateful_operators(spark: SparkSession, capsys: pytest.CaptureFixture[str]) -> None:
     ms = MemoryStream(spark, SCHEMA)
     counts = ms.toDF().withWatermark("ts", "10 seconds").dropDuplicates(["user", "ts"]).groupBy("user").count()
     q = counts.writeStream.outputMode("update").format("noop").start()
+    step(q, ms, [(t(5), "a", 1)])
     q.explain()
     plan = capsys.readouterr().out
     assert "StateStoreSaveExec" in plan and "StreamingDeduplicateExec" in plan and "EventTimeWatermarkExec" in plan

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparklet.errors import IllegalArgumentException
+from sparklet.errors import IllegalArgumentException, SparkRuntimeException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
@@ -42,7 +42,9 @@ def counted(spark: SparkSession, ckpt: Path) -> None:
 
 
 def by_key(rows: list) -> dict:
-    return {r["key"]["k"]: (r["value"]["s[sum]"], r["value"]["n[count]"]) for r in rows}
+    # the value holds the aggregates' buffers, named as Spark names them
+    assert all(r["value"].asDict().keys() == {"sum", "count"} for r in rows)
+    return {r["key"]["k"]: (r["value"][0], r["value"][1]) for r in rows}
 
 
 def test_aggregation_state_by_key_at_the_last_and_an_older_batch(spark: SparkSession, tmp_path: Path) -> None:
@@ -104,16 +106,21 @@ def test_a_join_side_reads_as_its_stored_rows(spark: SparkSession, tmp_path: Pat
     q.processAllAvailable()
     q.stop()
     left = spark.read.format("statestore").option("joinSide", "left").load(str(tmp_path / "c")).collect()
-    assert sorted((r["adId"], r["impTime"]) for r in left) == [(1, t(1)), (2, t(2))]
+    # each stored row: its join key (Spark names its fields field0...), the row, its partition
+    assert sorted((r["key"]["field0"], r["value"]["adId"], r["value"]["impTime"]) for r in left) == [
+        (1, 1, t(1)),
+        (2, 2, t(2)),
+    ]
     right = spark.read.format("statestore").option("joinSide", "right").load(str(tmp_path / "c")).collect()
-    assert [(r["clickAdId"], r["clickTime"]) for r in right] == [(1, t(3))]
+    assert [(r["value"]["clickAdId"], r["value"]["clickTime"]) for r in right] == [(1, t(3))]
     with pytest.raises(IllegalArgumentException, match="joinSide=left or right"):
         spark.read.format("statestore").load(str(tmp_path / "c")).collect()
 
 
 def test_reading_state_where_there_is_none_is_a_clear_error(spark: SparkSession, tmp_path: Path) -> None:
-    with pytest.raises(IllegalArgumentException, match="not a streaming query's checkpoint"):
+    with pytest.raises(SparkRuntimeException) as err:
         spark.read.format("statestore").load(str(tmp_path))
+    assert err.value.getCondition() == "STDS_COMMITTED_BATCH_UNAVAILABLE"
     counted(spark, tmp_path / "c")
-    with pytest.raises(IllegalArgumentException, match="option batchId must be a number, not 'last'"):
+    with pytest.raises(IllegalArgumentException, match='For input string: "last"'):
         spark.read.format("statestore").option("batchId", "last").load(str(tmp_path / "c"))

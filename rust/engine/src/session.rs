@@ -365,6 +365,9 @@ impl Session {
                 ))
             })?;
         let root = std::path::Path::new(&path);
+        if format == "statestore" && !root.join("commits").is_dir() {
+            return Err(crate::state::reader::no_committed_batch(root));
+        }
         if !root.join("commits").is_dir() {
             return Err(Error::illegal_argument(format!(
                 "{path} is not a streaming query's checkpoint (no commits folder)"

@@ -33,8 +33,9 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
             .get(&name.to_ascii_lowercase())
             .map(|v| {
                 v.trim().parse::<i64>().map_err(|_| {
+                    // Spark's words (a NumberFormatException), then which option
                     Error::illegal_argument(format!(
-                        "statestore option {name} must be a number, not '{v}'"
+                        "For input string: \"{v}\" (statestore option {name} must be a number)"
                     ))
                 })
             })
@@ -42,12 +43,7 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
     };
     let batch = match number("batchId")? {
         Some(b) => b,
-        None => last_committed(checkpoint)?.ok_or_else(|| {
-            Error::illegal_argument(format!(
-                "The checkpoint {} has no committed batch: there is no state to read",
-                checkpoint.display()
-            ))
-        })?,
+        None => last_committed(checkpoint)?.ok_or_else(|| no_committed_batch(checkpoint))?,
     };
     let op = number("operatorId")?.unwrap_or(0);
     let side = options.get("joinside").map(|s| s.to_ascii_lowercase());
@@ -88,10 +84,10 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         }
     }
     let partition_id: ArrayRef = Arc::new(Int32Array::from(part_ids));
-    if let Some(row_fields) = &layout.rows {
-        return join_side_rows(row_fields, &values, &partition_id);
-    }
     let key = decode_keys(&layout, &keys)?;
+    if let Some(row_fields) = &layout.rows {
+        return join_side_rows(row_fields, &key, &values, &partition_id);
+    }
     let value_cols = (0..layout.value.len())
         .map(|c| {
             if values.is_empty() {
@@ -102,7 +98,8 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
             )?)
         })
         .collect::<Result<Vec<ArrayRef>>>()?;
-    let value = struct_of(&layout.value, value_cols, values.len())?;
+    let value_fields: Vec<FieldRef> = layout.value.iter().map(spark_value_field).collect();
+    let value = struct_of(&value_fields, value_cols, values.len())?;
     let schema = Schema::new(vec![
         Field::new("key", key.data_type().clone(), false),
         Field::new("value", value.data_type().clone(), false),
@@ -112,6 +109,26 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         Arc::new(schema),
         vec![key, value, partition_id],
     )?)
+}
+
+/// Spark's error for a folder without a committed batch to read state at.
+pub fn no_committed_batch(checkpoint: &Path) -> Error {
+    Error::Input {
+        condition: "STDS_COMMITTED_BATCH_UNAVAILABLE".into(),
+        message: format!(
+            "No committed batch found, checkpoint location: file://{}. Ensure that the query has run and committed any microbatch before stopping.",
+            checkpoint.display()
+        ),
+    }
+}
+
+/// A value field as Spark names it: an aggregate's buffer (`sum`, `count`),
+/// where sparklet's layout says whose it is (`s[sum]`).
+fn spark_value_field(f: &FieldRef) -> FieldRef {
+    match f.name().strip_suffix(']').and_then(|n| n.split_once('[')) {
+        Some((_, buffer)) => Arc::new(f.as_ref().clone().with_name(buffer)),
+        None => Arc::clone(f),
+    }
 }
 
 /// A struct column of `fields` (nullable, so a field of an absent value is null).
@@ -180,9 +197,11 @@ fn decode_keys(layout: &StateLayout, keys: &[Vec<u8>]) -> Result<ArrayRef> {
     struct_of(&fields, cols, keys.len())
 }
 
-/// A join side's stored rows, one output row each, with their partition.
+/// A join side's stored rows, one output row each, as Spark shows them:
+/// the join key (fields `field0`, `field1`...), the row, its partition.
 fn join_side_rows(
     row_fields: &[FieldRef],
+    keys: &ArrayRef,
     values: &[Vec<ScalarValue>],
     partition_id: &ArrayRef,
 ) -> Result<RecordBatch> {
@@ -194,24 +213,37 @@ fn join_side_rows(
     )?;
     let parser = conv.parser();
     let mut rows = Vec::new();
-    let mut parts = Vec::new();
-    let ids = partition_id
-        .as_any()
-        .downcast_ref::<Int32Array>()
-        .ok_or_else(|| Error::Internal("partition ids".into()))?;
+    let mut of_key: Vec<u32> = Vec::new();
     for (i, v) in values.iter().enumerate() {
         if let Some(ScalarValue::Binary(Some(list))) = v.first() {
             for row in crate::exec::join::packed_rows(list) {
                 rows.push(parser.parse(row));
-                parts.push(ids.value(i));
+                of_key.push(i as u32);
             }
         }
     }
-    let mut cols = conv.convert_rows(rows)?;
-    cols.push(Arc::new(Int32Array::from(parts)));
-    let mut fields: Vec<FieldRef> = row_fields.to_vec();
-    fields.push(Arc::new(Field::new("partition_id", DataType::Int32, false)));
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?)
+    let n = rows.len();
+    let value = struct_of(row_fields, conv.convert_rows(rows)?, n)?;
+    let take = |a: &ArrayRef| arrow::compute::take(a.as_ref(), &arrow::array::UInt32Array::from(of_key.clone()), None);
+    let key = take(keys)?;
+    let key_struct = key
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .ok_or_else(|| Error::Internal("join state keys".into()))?;
+    let key_fields: Vec<FieldRef> = key_struct
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Arc::new(f.as_ref().clone().with_name(format!("field{i}"))))
+        .collect();
+    let key = struct_of(&key_fields, key_struct.columns().to_vec(), n)?;
+    let partition_id = take(partition_id)?;
+    let schema = Schema::new(vec![
+        Field::new("key", key.data_type().clone(), false),
+        Field::new("value", value.data_type().clone(), false),
+        Field::new("partition_id", DataType::Int32, false),
+    ]);
+    Ok(RecordBatch::try_new(Arc::new(schema), vec![key, value, partition_id])?)
 }
 
 /// An operator's name, partitions and store names (`_metadata/metadata`).
