@@ -109,7 +109,7 @@ def dicts(batch) -> list[dict]:  # noqa: ANN001
         return batch.to_pylist()
     # PySpark's rows hold naive datetimes in the session's zone (UTC here);
     # the Arrow table's are UTC-aware
-    utc = dt.timezone.utc
+    utc = dt.UTC
 
     def aware(v: object) -> object:
         return v.replace(tzinfo=utc) if isinstance(v, dt.datetime) and v.tzinfo is None else v

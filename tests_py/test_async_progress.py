@@ -142,9 +142,7 @@ def test_bad_option_values_name_the_option(spark: SparkSession) -> None:
         )
 
 
-@pytest.mark.sparklet_only(
-    reason="real-time mode over a memory source (Spark 4.3: Kafka only; docs/differences.md)"
-)
+@pytest.mark.sparklet_only(reason="real-time mode over a memory source (Spark 4.3: Kafka only; docs/differences.md)")
 def test_real_time_mode_logs_in_the_background_with_a_zero_interval(
     spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None
 ) -> None:

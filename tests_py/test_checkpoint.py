@@ -407,7 +407,9 @@ def test_clean_source_delete_and_archive(spark: SparkSession, tmp_path: Path) ->
     assert seen == [(0, [1]), (1, [2]), (2, [3])]
 
 
-@pytest.mark.sparklet_only(reason="checked when the reader is made (Spark: the query fails at start; docs/differences.md)")
+@pytest.mark.sparklet_only(
+    reason="checked when the reader is made (Spark: the query fails at start; docs/differences.md)"
+)
 def test_clean_source_archive_needs_its_folder(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(IllegalArgumentException, match="Archive mode must be used with 'sourceArchiveDir' option"):
         spark.readStream.schema("id INT").option("cleanSource", "archive").json(str(tmp_path))

@@ -91,7 +91,10 @@ def test_sink_and_writer_validation(spark: SparkSession) -> None:
     # PySpark raises the JVM's SparkClassNotFoundException as a Py4JJavaError
     with pytest.raises(Exception, match="DATA_SOURCE_NOT_FOUND.*nosuchsink"):
         df.writeStream.format("nosuchsink").start()
-    with pytest.raises(AnalysisException, match="Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations"):
+    with pytest.raises(
+        AnalysisException,
+        match="Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations",
+    ):
         df.writeStream.format("noop").outputMode("complete").start()
     with pytest.raises(IllegalArgumentException) as err:
         df.writeStream.format("noop").outputMode("sometimes")

@@ -17,7 +17,6 @@ from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
-
 #: Why most tests here run on sparklet only: Spark 4.3 runs real-time mode
 #: over Kafka only (PySpark here has no Kafka connector), and continuous
 #: mode over rate and Kafka, not over the file source PySpark's
@@ -48,7 +47,9 @@ def memory_rows(spark: SparkSession, schema: str, build, chunks: list, trigger: 
 
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
-def test_rows_reach_the_sink_before_the_batch_ends(spark: SparkSession, tmp_path: Path, memory_sink_in_real_time: None) -> None:
+def test_rows_reach_the_sink_before_the_batch_ends(
+    spark: SparkSession, tmp_path: Path, memory_sink_in_real_time: None
+) -> None:
     ms = MemoryStream(spark, "id INT, v STRING")
     q = (
         ms.toDF()
@@ -84,7 +85,9 @@ def run_counts(spark: SparkSession, data: list[list[tuple]], trigger: dict, name
 
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
-def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
+def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(
+    spark: SparkSession, short_batches: None, memory_sink_in_real_time: None
+) -> None:
     data = [[(f"k{i % 7}", i) for i in range(j * 50, j * 50 + 50)] for j in range(6)]
     micro = run_counts(spark, data, {"processingTime": "0 seconds"}, "agg_micro")
     real_time = run_counts(spark, data, {"realTime": "200 milliseconds"}, "agg_rt")
@@ -94,7 +97,8 @@ def test_a_stateful_aggregation_ends_where_the_micro_batch_run_does(spark: Spark
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
 def test_a_restart_continues_the_state_of_the_log_entries(
-    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None) -> None:
+    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None
+) -> None:
     ms = MemoryStream(spark, "k STRING")
 
     def start():  # noqa: ANN202
@@ -148,7 +152,8 @@ class FailOnce:
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
 def test_a_failed_batch_runs_again_from_the_committed_state(
-    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None) -> None:
+    spark: SparkSession, tmp_path: Path, short_batches: None, memory_sink_in_real_time: None
+) -> None:
     ms = MemoryStream(spark, "k STRING")
     writer = FailOnce("boom")
 
@@ -186,7 +191,9 @@ def test_a_failed_batch_runs_again_from_the_committed_state(
 
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
-def test_progress_and_listener_events_per_long_running_batch(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
+def test_progress_and_listener_events_per_long_running_batch(
+    spark: SparkSession, short_batches: None, memory_sink_in_real_time: None
+) -> None:
     from sparklet.sql.streaming import StreamingQueryListener
 
     events = []
@@ -364,7 +371,9 @@ class Discard:
             "1000 ms. This is less than the 5000 ms minimum",
         ),
         (
-            lambda df: df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes"),
+            lambda df: (
+                df.writeStream.foreachBatch(lambda t, i: None).outputMode("update").trigger(realTime="5 minutes")
+            ),
             "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
             "The sink(s): org.apache.spark.sql.execution.streaming.sources.ForeachBatchSink is not in the sink allowlist",
         ),
@@ -380,7 +389,9 @@ class Discard:
             "Invalid streaming output mode: append.",
         ),
         (
-            lambda df: df.select("id", F.current_timestamp()).writeStream.foreach(Discard()).trigger(continuous="1 second"),
+            lambda df: (
+                df.select("id", F.current_timestamp()).writeStream.foreach(Discard()).trigger(continuous="1 second")
+            ),
             "_LEGACY_ERROR_TEMP_3102",
             "Continuous processing does not support current time operations.",
         ),
@@ -417,6 +428,7 @@ def test_continuous_mode_refuses_file_sources(spark: SparkSession, tmp_path: Pat
     files = spark.readStream.schema("id INT").json(str(tmp_path))
     with pytest.raises(AnalysisException, match="Continuous processing does not support StreamingRelation operations"):
         files.writeStream.format("noop").trigger(continuous="1 second").start()
+
 
 CHILD = """
 import json, sys
@@ -497,7 +509,9 @@ def test_counts_are_exactly_once_through_kills(tmp_path: Path) -> None:
 
 
 @pytest.mark.sparklet_only(reason=REAL_TIME_SOURCES)
-def test_deduplication_ends_where_the_micro_batch_run_does(spark: SparkSession, short_batches: None, memory_sink_in_real_time: None) -> None:
+def test_deduplication_ends_where_the_micro_batch_run_does(
+    spark: SparkSession, short_batches: None, memory_sink_in_real_time: None
+) -> None:
     def run(trigger: dict, name: str) -> list:
         chunks = [[("a", 1), ("b", 2), ("a", 3)], [("b", 4), ("c", 5)], [("c", 6), ("d", 7)]]
         rows = memory_rows(spark, "k STRING, v INT", lambda df: df.dropDuplicates(["k"]), chunks, trigger, name)

@@ -84,7 +84,9 @@ def test_include_timestamp_adds_each_line_arrival_time(spark: SparkSession, serv
     q.stop()
 
 
-@pytest.mark.sparklet_only(reason="refused at start() (Spark: the query fails when it first reads; docs/differences.md)")
+@pytest.mark.sparklet_only(
+    reason="refused at start() (Spark: the query fails when it first reads; docs/differences.md)"
+)
 def test_an_unreachable_server_fails_the_start(spark: SparkSession) -> None:
     free = socket.create_server(("127.0.0.1", 0))
     port = free.getsockname()[1]

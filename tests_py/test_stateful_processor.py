@@ -308,6 +308,9 @@ def test_a_changed_state_schema_is_refused_at_restart(spark: SparkSession, tmp_p
     assert "count" in str(e.value) and "total" in str(e.value)  # names the old and new state
 
 
+@pytest.mark.sparklet_only(
+    reason="sparklet.testing.TwsTester predates PySpark 4.2's pyspark.sql.streaming.TwsTester, whose API differs"
+)
 def test_tws_tester_runs_a_processor_with_simulated_time() -> None:
     from sparklet.testing import TwsTester
 

@@ -549,7 +549,9 @@ def test_chained_aggregations_need_append_mode(spark: SparkSession) -> None:
     ms = MemoryStream(spark, IMPRESSIONS)
     inner = ms.toDF().withWatermark("impTime", "5 seconds").groupBy(F.window("impTime", "10 seconds")).count()
     outer = inner.groupBy(F.window(F.window_time("window"), "1 minute")).count()
-    with pytest.raises(AnalysisException, match="Detected pattern of possible 'correctness' issue due to global watermark"):
+    with pytest.raises(
+        AnalysisException, match="Detected pattern of possible 'correctness' issue due to global watermark"
+    ):
         outer.writeStream.outputMode("update").format("noop").start()
 
 

@@ -332,12 +332,17 @@ def test_bounded_rocksdb_memory_is_reported_within_its_bound(spark: SparkSession
 def test_analysis_errors_at_start(spark: SparkSession) -> None:
     ms = MemoryStream(spark, SCHEMA)
     counts = ms.toDF().groupBy("k").count()
-    with pytest.raises(AnalysisException, match="Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark"):
+    with pytest.raises(
+        AnalysisException,
+        match="Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark",
+    ):
         counts.writeStream.outputMode("append").format("noop").start()
     with pytest.raises(AnalysisException, match="Sorting is not supported"):
         counts.orderBy("k").writeStream.outputMode("update").format("noop").start()
     counts.orderBy("k").writeStream.outputMode("complete").format("noop").start().stop()
-    with pytest.raises(AnalysisException, match="Detected pattern of possible 'correctness' issue due to global watermark"):
+    with pytest.raises(
+        AnalysisException, match="Detected pattern of possible 'correctness' issue due to global watermark"
+    ):
         counts.groupBy("count").agg(F.count("*").alias("c")).writeStream.outputMode("complete").format("noop").start()
 
 
