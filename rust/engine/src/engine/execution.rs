@@ -536,7 +536,12 @@ type WatermarkLags = HashMap<usize, i64>;
 /// can be: Spark propagates the watermark through each stream-stream join
 /// as its output watermark, which trails by the join's time range.
 fn join_lag_us(plan: &LogicalPlan) -> i64 {
-    let below = plan.inputs().into_iter().map(join_lag_us).max().unwrap_or(0);
+    let below = plan
+        .inputs()
+        .into_iter()
+        .map(join_lag_us)
+        .max()
+        .unwrap_or(0);
     match plan {
         LogicalPlan::Extension(ext) => match ext.node.as_any().downcast_ref::<StreamJoinNode>() {
             Some(join) => {
@@ -1048,14 +1053,15 @@ fn start_query(
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
     };
-    let ((plan, mut operators, aggregates, watermark_lags), physical, explain) = plan_with_operators(
-        &state,
-        plan,
-        &factories,
-        opts.output_mode,
-        provider.as_ref(),
-        &op_spec,
-    )?;
+    let ((plan, mut operators, aggregates, watermark_lags), physical, explain) =
+        plan_with_operators(
+            &state,
+            plan,
+            &factories,
+            opts.output_mode,
+            provider.as_ref(),
+            &op_spec,
+        )?;
     let late_agg = if aggregating || !aggregates.is_empty() {
         let settings = AggSettings {
             mode: opts.output_mode,

@@ -243,7 +243,10 @@ impl StreamJoinNode {
     /// output's is the earliest of the sides that have one.
     pub fn output_lag_us(&self, watermarked: &[(String, i64)]) -> i64 {
         let (left, right) = self.expiries(watermarked);
-        let Some(bounds) = self.time_bounds(watermarked).filter(|b| b.left_col.is_some()) else {
+        let Some(bounds) = self
+            .time_bounds(watermarked)
+            .filter(|b| b.left_col.is_some())
+        else {
             return 0; // watermarked keys: the output keeps the watermark
         };
         let adjust = |strict: bool| if strict { 0 } else { 1000 };
@@ -544,7 +547,9 @@ impl TimeBounds {
         let k = dr - dl;
         let strict = matches!(op, Operator::Gt | Operator::Lt);
         // the tighter bound wins; of two equal ones, the strict
-        let tighter = |bound: Option<i64>, bound_strict: bool, tighter_than: fn(i64, i64) -> bool| {
+        let tighter = |bound: Option<i64>,
+                       bound_strict: bool,
+                       tighter_than: fn(i64, i64) -> bool| {
             match bound {
                 Some(b) if !(tighter_than(k, b) || (k == b && strict)) => (b, bound_strict),
                 _ => (k, strict),
@@ -1449,7 +1454,10 @@ impl StreamJoin {
         exprs: &JoinExprs,
     ) -> Result<Vec<RecordBatch>> {
         if let Some(message) = &self.refusal {
-            return Err(Error::analysis("MULTIPLE_EVENT_TIME_COLUMNS", message.clone()));
+            return Err(Error::analysis(
+                "MULTIPLE_EVENT_TIME_COLUMNS",
+                message.clone(),
+            ));
         }
         let t = Instant::now();
         let b = concat_batches(exprs.side_schema(left), &batches)?;

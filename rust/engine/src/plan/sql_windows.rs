@@ -19,7 +19,9 @@ use crate::error::{Error, Result};
 fn duration_us(e: &Expr) -> Option<i64> {
     match e {
         Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)), _) => {
-            crate::engine::trigger::parse_duration_ms(s).ok().map(|ms| ms * 1000)
+            crate::engine::trigger::parse_duration_ms(s)
+                .ok()
+                .map(|ms| ms * 1000)
         }
         Expr::Literal(ScalarValue::IntervalMonthDayNano(Some(v)), _) if v.months == 0 => {
             Some(v.days as i64 * 86_400_000_000 + v.nanoseconds / 1000)
@@ -90,7 +92,9 @@ pub fn rewrite(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
                 .zip(agg.schema.iter())
                 .map(|(c, (q, f))| Expr::Column(c).alias_qualified(q.cloned(), f.name()))
                 .collect();
-            let plan = LogicalPlanBuilder::from(rebuilt).project(renamed)?.build()?;
+            let plan = LogicalPlanBuilder::from(rebuilt)
+                .project(renamed)?
+                .build()?;
             Ok(Transformed::yes(plan))
         })
         .map_err(Error::from_planning)?;

@@ -224,7 +224,13 @@ fn join_side_rows(
     }
     let n = rows.len();
     let value = struct_of(row_fields, conv.convert_rows(rows)?, n)?;
-    let take = |a: &ArrayRef| arrow::compute::take(a.as_ref(), &arrow::array::UInt32Array::from(of_key.clone()), None);
+    let take = |a: &ArrayRef| {
+        arrow::compute::take(
+            a.as_ref(),
+            &arrow::array::UInt32Array::from(of_key.clone()),
+            None,
+        )
+    };
     let key = take(keys)?;
     let key_struct = key
         .as_any()
@@ -243,7 +249,10 @@ fn join_side_rows(
         Field::new("value", value.data_type().clone(), false),
         Field::new("partition_id", DataType::Int32, false),
     ]);
-    Ok(RecordBatch::try_new(Arc::new(schema), vec![key, value, partition_id])?)
+    Ok(RecordBatch::try_new(
+        Arc::new(schema),
+        vec![key, value, partition_id],
+    )?)
 }
 
 /// An operator's name, partitions and store names (`_metadata/metadata`).

@@ -80,7 +80,10 @@ fn calls(plan: &LogicalPlan, functions: &[&str]) -> Result<bool> {
 
 /// Spark's refusal of operators or sinks outside real-time mode's allowlist.
 fn not_in_allowlist(kind: &str, names: &[String]) -> Error {
-    let (names, verb) = (names.join(", "), if names.len() == 1 { "is" } else { "are" });
+    let (names, verb) = (
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" },
+    );
     Error::illegal_argument_in(
         "STREAMING_REAL_TIME_MODE.OPERATOR_OR_SINK_NOT_IN_ALLOWLIST",
         format!("Streaming real-time mode has the following limitation: The {kind}(s): {names} {verb} not in the {kind} allowlist for Real-Time Mode. To bypass this check, set {ALLOWLIST_CHECK} to false. By changing this, you agree to run the query at your own risk."),
