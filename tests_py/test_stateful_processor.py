@@ -257,6 +257,7 @@ class TimerWithoutTime(StatefulProcessor):
         return iter([])
 
 
+@pytest.mark.sparklet_only(reason="sparklet names the processor's misuse (Spark: its Python runner fails to start)")
 def test_errors_name_what_is_wrong(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, EVENTS)
     grouped = ms.toDF().groupBy("user")
