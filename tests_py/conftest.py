@@ -49,12 +49,17 @@ def _stop_queries(spark: SparkSession) -> Iterator[None]:
 
 @contextmanager
 def conf_set(spark: SparkSession, key: str, value: str) -> Iterator[None]:
-    """``key`` set to ``value`` for the block, unset after it."""
+    """``key`` set to ``value`` for the block, then as it was (PySpark's
+    unset falls back to Spark's default, not to the session's setting)."""
+    before = spark.conf.get(key, None)
     spark.conf.set(key, value)
     try:
         yield
     finally:
-        spark.conf.unset(key)
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
 
 
 def write_json(folder: Path, name: str, rows: list[dict]) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import dicts, op
+from conftest import conf_set, dicts, op
 from sparklet.errors import AnalysisException, StreamingQueryException
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
@@ -573,12 +573,9 @@ def test_a_join_keeps_its_state_through_changed_shuffle_partitions(spark: SparkS
     q = start_left_outer(s, out, tmp_path)
     run(q, s, imp=[(i, t(i)) for i in range(20)])
     q.stop()
-    spark.conf.set("spark.sql.shuffle.partitions", "3")
-    try:
+    with conf_set(spark, "spark.sql.shuffle.partitions", "3"):
         q = start_left_outer(s, out, tmp_path)
         # clicks for every stored impression match after the rescale
         run(q, s, clk=[(i, t(i + 5)) for i in range(20)])
         q.stop()
-    finally:
-        spark.conf.unset("spark.sql.shuffle.partitions")
     assert sorted(r for r in out.all() if r[2] is not None) == [(i, i, i, i + 5) for i in range(20)]

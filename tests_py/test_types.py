@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparklet.errors import PySparkValueError
+from sparklet.errors import ParseException
 from sparklet.sql.types import (
     ArrayType,
     DecimalType,
@@ -36,8 +36,10 @@ def test_ddl_field_list_and_nested_types() -> None:
 
 
 def test_bad_ddl_names_the_problem() -> None:
-    with pytest.raises(PySparkValueError, match="unknown type 'integr'"):
+    with pytest.raises(ParseException) as err:
         _parse_datatype_string("id integr")
+    assert err.value.getCondition() == "UNSUPPORTED_DATATYPE"
+    assert 'Unsupported data type "INTEGR"' in str(err.value) and "(line 1, pos 3)" in str(err.value)
 
 
 @pytest.mark.sparklet_only(

@@ -450,6 +450,7 @@ class _DDLParser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens: list[str] = []
+        self.starts: list[int] = []  # where each token starts in the text
         pos = 0
         while pos < len(text):
             if text[pos:].strip() == "":
@@ -458,6 +459,7 @@ class _DDLParser:
             if not m:
                 self._fail(f"unexpected character {text[pos:].strip()[0]!r}")
             self.tokens.append(m.group(1))
+            self.starts.append(m.start(1))
             pos = m.end()
         self.i = 0
 
@@ -521,7 +523,15 @@ class _DDLParser:
             self.take()
             self.take(")")
         if name not in _SIMPLE:
-            self._fail(f"unknown type {name!r}")
+            from sparklet.errors import ParseException
+
+            # Spark's ParseException: the type, and where it stands
+            at = self.starts[self.i - 1] if self.i else 0
+            raise ParseException(
+                f'[UNSUPPORTED_DATATYPE] Unsupported data type "{name.upper()}". (line 1, pos {at})\n\n'
+                f"== SQL ==\n{self.text}\n{'-' * at}^^^",
+                "UNSUPPORTED_DATATYPE",
+            )
         return _SIMPLE[name]
 
     def fields(self) -> StructType:

@@ -373,7 +373,22 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
             return Ok(TreeNodeRecursion::Jump); // the static side of a join is a batch plan
         }
         match node {
-            LogicalPlan::Aggregate(_) => aggregates += 1,
+            LogicalPlan::Aggregate(a) => {
+                aggregates += 1;
+                let distinct = a.aggr_expr.iter().any(|e| {
+                    e.exists(|x| {
+                        Ok(matches!(x, Expr::AggregateFunction(f) if f.params.distinct))
+                    })
+                    .unwrap_or(false)
+                });
+                if distinct {
+                    unsupported = Some(
+                        "Distinct aggregations are not supported on streaming DataFrames/Datasets. \
+                         Consider using approx_count_distinct() instead."
+                            .into(),
+                    );
+                }
+            }
             LogicalPlan::Distinct(_) => {
                 unsupported =
                     Some("distinct() on streaming DataFrames: use dropDuplicates()".into())
