@@ -376,10 +376,8 @@ fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
             LogicalPlan::Aggregate(a) => {
                 aggregates += 1;
                 let distinct = a.aggr_expr.iter().any(|e| {
-                    e.exists(|x| {
-                        Ok(matches!(x, Expr::AggregateFunction(f) if f.params.distinct))
-                    })
-                    .unwrap_or(false)
+                    e.exists(|x| Ok(matches!(x, Expr::AggregateFunction(f) if f.params.distinct)))
+                        .unwrap_or(false)
                 });
                 if distinct {
                     unsupported = Some(

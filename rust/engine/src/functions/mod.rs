@@ -5,6 +5,7 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
+mod always_distinct;
 mod collect;
 pub mod spark_sql;
 pub mod udfs;
@@ -186,19 +187,23 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         "stddev" => ("stddev", false),
         "variance" => ("var", false),
         "count_distinct" => ("count", true),
-        // exact distinct counting: within any error bound, and its state merges
-        // across micro-batches (approx_distinct's HLL state does not round-trip)
-        "approx_count_distinct" => ("count", true),
         other => (other, false),
     };
+    // distinct by what they are (the plan's DISTINCT is the user's alone)
     let f = match name {
-        "collect_list" | "collect_set" => Ok(Arc::new(collect::udaf(if distinct {
-            "collect_set"
-        } else {
-            "collect_list"
-        }))),
+        "collect_list" => Ok(Arc::new(collect::udaf("collect_list"))),
+        "collect_set" => Ok(Arc::new(always_distinct::udaf(
+            "collect_set",
+            Arc::new(collect::udaf("collect_set")),
+        ))),
+        // exact distinct counting: within any error bound, and its state merges
+        // across micro-batches (approx_distinct's HLL state does not round-trip)
+        "approx_count_distinct" => state
+            .udaf("count")
+            .map(|count| Arc::new(always_distinct::udaf("approx_count_distinct", count))),
         _ => state.udaf(df_name),
     };
+    let distinct = distinct && name != "collect_set";
     let f = f.map_err(|_| {
         Error::analysis(
             "UNRESOLVED_ROUTINE",
