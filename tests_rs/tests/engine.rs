@@ -408,16 +408,24 @@ fn a_watermark_lets_the_scan_skip_columns_nobody_reads() {
         ],
     )
     .unwrap();
-    let df = s.create_dataframe(schema, vec![rows]).unwrap();
-    let watermarked = sparklet_engine::dataframe::with_watermark(df, "ts", "10 seconds").unwrap();
+    let (_stream, stream) = s.memory_stream(Arc::clone(&schema)).unwrap();
+    let watermarked =
+        sparklet_engine::dataframe::with_watermark(stream, "ts", "10 seconds").unwrap();
     // the event time stays (the watermark reads it), the payload goes
     let pages = watermarked.clone().select_columns(&["page"]).unwrap();
-    assert_eq!(scanned_columns(pages.clone()), vec!["ts", "page"]);
+    assert_eq!(scanned_columns(pages), vec!["ts", "page"]);
+    // a column read above the watermark is kept as well
+    let times = watermarked.select_columns(&["payload", "ts"]).unwrap();
+    assert_eq!(scanned_columns(times), vec!["ts", "payload"]);
+    // on a batch DataFrame Spark drops the watermark: nothing keeps `ts`
+    let batch = s.create_dataframe(schema, vec![rows]).unwrap();
+    let pages = sparklet_engine::dataframe::with_watermark(batch, "ts", "10 seconds")
+        .unwrap()
+        .select_columns(&["page"])
+        .unwrap();
+    assert_eq!(scanned_columns(pages.clone()), vec!["page"]);
     assert_eq!(
         crate::common::rows(pages),
         vec!["+------+", "| page |", "+------+", "| home |", "+------+"]
     );
-    // a column read above the watermark is kept as well
-    let times = watermarked.select_columns(&["payload", "ts"]).unwrap();
-    assert_eq!(scanned_columns(times), vec!["ts", "payload"]);
 }
