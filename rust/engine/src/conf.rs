@@ -11,7 +11,7 @@ pub mod keys {
     pub const SHUFFLE_PARTITIONS: &str = "spark.sql.shuffle.partitions";
     /// Session time zone used to render timestamps.
     pub const SESSION_TIME_ZONE: &str = "spark.sql.session.timeZone";
-    /// How many progress updates a query keeps in `recentProgress`.
+    /// Bounds `recentProgress`: as in Spark, a query keeps one fewer than this (99).
     pub const NUM_RECENT_PROGRESS: &str = "spark.sql.streaming.numRecentProgressUpdates";
     /// How often an idle query reports a no-data progress event (ms); the first trigger without data reports at once, as in Spark.
     pub const NO_DATA_PROGRESS_INTERVAL: &str = "spark.sql.streaming.noDataProgressEventInterval";
