@@ -113,8 +113,9 @@ def test_a_join_side_reads_as_its_stored_rows(spark: SparkSession, tmp_path: Pat
     ]
     right = spark.read.format("statestore").option("joinSide", "right").load(str(tmp_path / "c")).collect()
     assert [(r["value"]["clickAdId"], r["value"]["clickTime"]) for r in right] == [(1, t(3))]
-    with pytest.raises(IllegalArgumentException, match="joinSide=left or right"):
+    with pytest.raises(SparkRuntimeException) as err:
         spark.read.format("statestore").load(str(tmp_path / "c")).collect()
+    assert err.value.getCondition() == "STDS_FAILED_TO_READ_STATE_SCHEMA"
 
 
 def test_reading_state_where_there_is_none_is_a_clear_error(spark: SparkSession, tmp_path: Path) -> None:

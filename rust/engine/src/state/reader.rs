@@ -62,15 +62,19 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
     let op_dir = checkpoint.join("state").join(op.to_string());
     let (name, partitions, stores) = operator_metadata(&op_dir)?;
     if !stores.contains(&store) {
-        return Err(Error::illegal_argument(format!(
-            "Operator {op} ({name}) in {} has the state stores {stores:?}, not '{store}'{}",
-            checkpoint.display(),
-            if name == "symmetricHashJoin" {
-                ": read a join's state with joinSide=left or right"
-            } else {
-                ""
-            }
-        )));
+        // Spark's condition, then what the operator holds
+        return Err(Error::Input {
+            condition: "STDS_FAILED_TO_READ_STATE_SCHEMA".into(),
+            message: format!(
+                "Failed to read the state schema. Operator {op} ({name}) in {} has the state stores {stores:?}, not '{store}'{}",
+                checkpoint.display(),
+                if name == "symmetricHashJoin" {
+                    ": read a join's state with joinSide=left or right"
+                } else {
+                    ""
+                }
+            ),
+        });
     }
     let layout = StateLayout::read(&op_dir, &store)?;
     let mut keys: Vec<Vec<u8>> = Vec::new();
