@@ -104,6 +104,11 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         .collect::<Result<Vec<ArrayRef>>>()?;
     let value_fields: Vec<FieldRef> = layout.value.iter().map(spark_value_field).collect();
     let value = struct_of(&value_fields, value_cols, values.len())?;
+    state_rows(key, value, partition_id)
+}
+
+/// Spark's state-reader rows: `key`, `value` and `partition_id` columns.
+fn state_rows(key: ArrayRef, value: ArrayRef, partition_id: ArrayRef) -> Result<RecordBatch> {
     let schema = Schema::new(vec![
         Field::new("key", key.data_type().clone(), false),
         Field::new("value", value.data_type().clone(), false),
@@ -248,15 +253,7 @@ fn join_side_rows(
         .collect();
     let key = struct_of(&key_fields, key_struct.columns().to_vec(), n)?;
     let partition_id = take(partition_id)?;
-    let schema = Schema::new(vec![
-        Field::new("key", key.data_type().clone(), false),
-        Field::new("value", value.data_type().clone(), false),
-        Field::new("partition_id", DataType::Int32, false),
-    ]);
-    Ok(RecordBatch::try_new(
-        Arc::new(schema),
-        vec![key, value, partition_id],
-    )?)
+    state_rows(key, value, partition_id)
 }
 
 /// An operator's name, partitions and store names (`_metadata/metadata`).
