@@ -13,7 +13,6 @@ from sparklet.errors import (
     AnalysisException,
     IllegalArgumentException,
     PySparkException,
-    PySparkTypeError,
     PySparkValueError,
     StreamingQueryException,
 )
@@ -104,10 +103,23 @@ def test_sink_and_writer_validation(spark: SparkSession) -> None:
         df.writeStream.trigger(once=True, availableNow=True)
     with pytest.raises(PySparkValueError, match="VALUE_NOT_ALLOWED"):
         df.writeStream.trigger(once=False)
-    with pytest.raises(IllegalArgumentException, match="Invalid interval"):
-        df.writeStream.trigger(processingTime="every now and then")
-    with pytest.raises(PySparkTypeError, match="NOT_CALLABLE"):
-        df.writeStream.foreachBatch("print")
+    for text, condition, detail in [
+        ("every now and then", "UNRECOGNIZED_NUMBER", "Unrecognized number every."),
+        ("10s", "INVALID_VALUE", "Invalid value 10s."),
+        ("10 sec", "INVALID_UNIT", "Invalid unit sec."),
+        ("10", "MISSING_UNIT", "Expect a unit name after 10 but hit EOL."),
+        ("1.5 minutes", "INVALID_FRACTION", "minutes cannot have fractional part."),
+    ]:
+        with pytest.raises(IllegalArgumentException) as err:
+            df.writeStream.trigger(processingTime=text)
+        assert err.value.getCondition() == f"INVALID_INTERVAL_FORMAT.{condition}"
+        assert f"Error parsing '{text}' to interval." in str(err.value) and detail in str(err.value)
+    with pytest.raises(IllegalArgumentException, match="Doesn't support month or year interval: 1 month"):
+        df.writeStream.trigger(processingTime="1 month")
+    with pytest.raises(IllegalArgumentException, match="the interval of trigger should not be negative"):
+        df.writeStream.trigger(processingTime="-1 second")
+    with pytest.raises(PySparkValueError, match="must be a non-empty string, got '  '"):
+        df.writeStream.trigger(processingTime="  ")
 
 
 def test_duplicate_active_query_name(spark: SparkSession) -> None:

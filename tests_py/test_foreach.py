@@ -150,6 +150,19 @@ def test_a_failed_batch_function_is_spark_s_foreach_batch_error(spark: SparkSess
     assert e.getQueryContext() == []
 
 
+def test_a_foreach_batch_function_that_is_not_callable_fails_the_first_batch(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # Spark takes any object and fails when the first batch calls it
+    write_json(tmp_path, "a.json", [{"v": 1}])
+    q = spark.readStream.schema("v INT").json(str(tmp_path)).writeStream.foreachBatch("print").start()
+    with pytest.raises(StreamingQueryException) as raised:
+        q.awaitTermination()
+    message = raised.value.getMessageParameters()["message"]
+    assert message.startswith("[FOREACH_BATCH_USER_FUNCTION_ERROR] ")
+    assert "TypeError: 'str' object is not callable" in message
+
+
 def test_a_writer_whose_process_is_not_callable_is_refused(spark: SparkSession, tmp_path: Path) -> None:
     class Writer:
         process = 5

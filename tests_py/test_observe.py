@@ -1,12 +1,18 @@
-"""df.observe(name, *exprs) on streams: per-batch metrics in the progress."""
+"""df.observe: per-batch metrics in a stream's progress, an Observation on a batch DataFrame."""
 
 from __future__ import annotations
 
 import pytest
 
 from conftest import step
-from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
-from sparklet.sql import Row, SparkSession
+from sparklet.errors import (
+    AnalysisException,
+    IllegalArgumentException,
+    PySparkAssertionError,
+    PySparkTypeError,
+    PySparkValueError,
+)
+from sparklet.sql import Observation, Row, SparkSession
 from sparklet.sql import functions as F
 from sparklet.testing import MemoryStream
 
@@ -33,8 +39,30 @@ def test_observe_needs_aggregates_a_name_and_a_stream(spark: SparkSession) -> No
     assert err.value.getCondition() == "CANNOT_BE_EMPTY"
     with pytest.raises(PySparkTypeError, match="NOT_EXPECTED_TYPE"):
         stream.observe(object(), F.count(F.lit(1)))  # type: ignore[arg-type]
-    with pytest.raises(AnalysisException, match="batch DataFrame"):
-        spark.createDataFrame([(1,)], "id INT").observe("m", F.count(F.lit(1)))
+    with pytest.raises(IllegalArgumentException, match="Observation does not support streaming Datasets"):
+        stream.observe(Observation("o"), F.count(F.lit(1)))
+
+
+def test_an_observation_reads_a_batch_dataframe_s_metrics(spark: SparkSession) -> None:
+    batch = spark.createDataFrame([(1,), (2,), (None,)], "id INT")
+    obs = Observation("m")
+    with pytest.raises(PySparkAssertionError, match="NO_OBSERVE_BEFORE_GET"):
+        _ = obs.get
+    observed = batch.observe(obs, F.count(F.lit(1)).alias("n"), F.max("id"))
+    assert observed.collect() == batch.collect()  # rows unchanged
+    assert obs.get == {"n": 3, "max(id)": 2}
+    with pytest.raises(PySparkAssertionError, match="REUSE_OBSERVATION"):
+        observed.observe(obs, F.sum("id"))
+    # a name on a batch DataFrame: Spark hands the values to JVM listeners; the rows are unchanged
+    assert batch.observe("named", F.count("id")).count() == 3
+    with pytest.raises(AnalysisException) as err:
+        batch.observe("bad", F.col("id")).collect()
+    assert err.value.getCondition() == "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE"
+    empty = Observation()
+    assert batch.filter("id > 5").observe(empty, F.sum("id").alias("s"), F.count(F.lit(1)).alias("c")).count() == 0
+    assert empty.get == {"s": None, "c": 0}
+    with pytest.raises(PySparkValueError, match="VALUE_NOT_NON_EMPTY_STR"):
+        Observation("")
 
 
 def test_two_runs_of_one_observed_dataframe_count_their_own_rows(spark: SparkSession) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.errors import AnalysisException, IllegalArgumentException, PySparkTypeError
 from sparklet.sql import DataFrame, SparkSession
 from sparklet.sql import functions as F
 
@@ -56,8 +56,12 @@ def test_with_watermark_is_a_no_op_on_batches_and_checks_streams(events: DataFra
     # on a batch Spark drops it unchecked: another type, even a missing column
     assert events.withWatermark("k", "10 seconds").count() == 5
     assert events.withWatermark("nope", "10 seconds").count() == 5
-    with pytest.raises(AnalysisException, match="CANNOT_PARSE_INTERVAL"):
-        events.withWatermark("ts", "soon")
+    for delay in ("soon", "10s", "5 ms"):  # Spark's interval strings: whole unit names
+        with pytest.raises(AnalysisException, match="CANNOT_PARSE_INTERVAL"):
+            events.withWatermark("ts", delay)
+    with pytest.raises(IllegalArgumentException, match=r"delay threshold \(-5 seconds\) should not be negative"):
+        events.withWatermark("ts", "-5 seconds")
+    assert events.withWatermark("ts", "1 month").count() == 5
     stream = events.sparkSession.readStream.schema("ts TIMESTAMP, k STRING").json(str(tmp_path))
     with pytest.raises(AnalysisException) as err:
         stream.withWatermark("k", "10 seconds")

@@ -3,6 +3,7 @@
 from sparklet.sql import functions, types
 from sparklet.sql.column import Column
 from sparklet.sql.dataframe import DataFrame, GroupedData
+from sparklet.sql.observation import Observation
 from sparklet.sql.readwriter import DataFrameReader
 from sparklet.sql.session import SparkSession
 from sparklet.sql.types import Row
@@ -13,6 +14,7 @@ __all__ = [
     "GroupedData",
     "Column",
     "Row",
+    "Observation",
     "DataFrameReader",
     "functions",
     "types",

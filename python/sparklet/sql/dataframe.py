@@ -19,6 +19,7 @@ from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
 
 if TYPE_CHECKING:
+    from sparklet.sql.observation import Observation
     from sparklet.sql.readwriter import DataFrameWriter
     from sparklet.sql.session import SparkSession
     from sparklet.sql.streaming.readwriter import DataStreamWriter
@@ -388,14 +389,24 @@ class DataFrame:
 
         return self._wrap(self._native.map_batches(run, arrow_schema, True))
 
-    def observe(self, observation: str, *exprs: Column) -> DataFrame:
-        """Report aggregates of each micro-batch's rows (``F.count``, ``F.max``, ...)
-        in the streaming query's progress, as ``observedMetrics[observation]``;
-        the rows pass through unchanged."""
+    def observe(self, observation: Observation | str, *exprs: Column) -> DataFrame:
+        """Observe aggregates (``F.count``, ``F.max``, ...) of the rows; the rows
+        pass through unchanged.
+
+        On a stream, ``observation`` is a name and each micro-batch's values
+        appear in the query's progress as ``observedMetrics[observation]``. On
+        a batch DataFrame, pass an :class:`~sparklet.sql.Observation` and read
+        its ``get`` after an action (with a name, Spark hands the values to
+        JVM listeners only, and so does nothing visible here either).
+        """
+        from sparklet.sql.observation import Observation
+
+        if isinstance(observation, Observation):
+            return observation._on(self, *exprs)
         if not isinstance(observation, str):
             raise PySparkTypeError(
                 "[NOT_EXPECTED_TYPE] Argument `observation` should be Observation or str, "
-                f"got {type(observation).__name__}. (sparklet takes a str; Observation objects are not supported yet.)",
+                f"got {type(observation).__name__}.",
                 "NOT_EXPECTED_TYPE",
             )
         if not exprs:

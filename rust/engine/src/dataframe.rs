@@ -446,16 +446,12 @@ pub fn unresolved_column(name: &str, schema: &DFSchema) -> Error {
     )
 }
 
-/// `df.observe(name, *exprs)` on a stream: `exprs` (aggregates) computed
-/// over each micro-batch's rows, reported as `observedMetrics[name]`.
+/// `df.observe(name, *exprs)`: on a stream, `exprs` (aggregates) computed
+/// over each micro-batch's rows, reported as `observedMetrics[name]`. On a
+/// batch DataFrame the rows pass unchanged: Spark hands those metrics to
+/// JVM listeners only (an `Observation` is computed by the Python layer).
 pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFrame> {
     let (session, plan) = df.into_parts();
-    if !crate::catalog::is_streaming(&plan) {
-        return Err(Error::analysis(
-            "UNSUPPORTED_OPERATION",
-            "observe(name, ...) reports metrics in a streaming query's progress; on a batch DataFrame compute them with agg()",
-        ));
-    }
     if exprs.is_empty() {
         return Err(Error::analysis(
             "CANNOT_BE_EMPTY",
@@ -465,10 +461,12 @@ pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFram
     for e in &exprs {
         if datafusion::logical_expr::utils::find_aggregate_exprs(std::slice::from_ref(e)).is_empty()
         {
+            let attribute = e.column_refs().into_iter().next().map(|c| c.name.clone());
             return Err(Error::analysis(
                 "INVALID_OBSERVED_METRICS.NON_AGGREGATE_FUNC_ARG_IS_ATTRIBUTE",
                 format!(
-                    "observed metrics must be aggregate expressions (F.count, F.max, ...), not {e}"
+                    "Invalid observed metrics. Attribute \"{}\" can only be used as an argument to an aggregate function.",
+                    attribute.unwrap_or_else(|| e.schema_name().to_string())
                 ),
             ));
         }
@@ -477,6 +475,9 @@ pub fn observe(df: DataFrame, name: String, exprs: Vec<Expr>) -> Result<DataFram
     DataFrame::new(session.clone(), plan.clone())
         .aggregate(vec![], exprs.clone())
         .map_err(Error::from_planning)?;
+    if !crate::catalog::is_streaming(&plan) {
+        return Ok(DataFrame::new(session, plan));
+    }
     let node = crate::exec::observe::ObserveNode::new(plan, name, exprs);
     Ok(DataFrame::new(
         session,
@@ -778,12 +779,20 @@ pub fn collect(
 
 /// `df.withWatermark(eventTime, delayThreshold)`.
 pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFrame> {
-    let delay_ms = crate::engine::trigger::parse_duration_ms(delay).map_err(|_| {
+    // Spark counts a month of delay as 31 days
+    let delay_ms = crate::engine::interval::parse_calendar_interval(delay)
+        .map(|i| (i.micros + i.months * 31 * 86_400_000_000) / 1_000)
+        .map_err(|_| {
         Error::analysis(
             "CANNOT_PARSE_INTERVAL",
             format!("Unable to parse '{delay}'. Please ensure that the value provided is in a valid format for defining an interval. You can reference the documentation for the correct format. If the issue persists, please double check that the input value is not null or empty and try again."),
         )
     })?;
+    if delay_ms < 0 {
+        return Err(Error::illegal_argument(format!(
+            "requirement failed: delay threshold ({delay}) should not be negative."
+        )));
+    }
     if !crate::catalog::is_streaming(df.logical_plan()) {
         // Spark drops it from batch plans unchecked, the column included
         return Ok(df);

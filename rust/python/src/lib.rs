@@ -143,6 +143,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(streaming::show_string, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::parse_interval_ms, m)?)?;
+    m.add_function(wrap_pyfunction!(streaming::trigger_interval_ms, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::committed_files, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

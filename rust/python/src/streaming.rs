@@ -178,6 +178,12 @@ pub fn parse_interval_ms(text: &str) -> PyResult<i64> {
     sparklet_engine::engine::trigger::parse_duration_ms(text).py()
 }
 
+/// Milliseconds of a trigger's interval, parsed and refused as Spark's triggers do.
+#[pyfunction]
+pub fn trigger_interval_ms(text: &str) -> PyResult<i64> {
+    sparklet_engine::engine::interval::trigger_interval_ms(text).py()
+}
+
 /// Render rows as `DataFrame.show` / the console sink print them.
 #[pyfunction]
 pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -> PyResult<String> {

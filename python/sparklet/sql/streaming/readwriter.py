@@ -96,7 +96,7 @@ class DataStreamWriter:
         """``append`` (default), ``update`` or ``complete``."""
         if not isinstance(outputMode, str) or outputMode.strip() == "":
             raise PySparkValueError(
-                f"[VALUE_NOT_NON_EMPTY_STR] Value for `outputMode` must be a non-empty string. Got '{outputMode}'.",
+                f"[VALUE_NOT_NON_EMPTY_STR] Value for `outputMode` must be a non-empty string, got '{outputMode}'.",
                 "VALUE_NOT_NON_EMPTY_STR",
             )
         if outputMode.lower() not in ("append", "update", "complete"):
@@ -128,7 +128,7 @@ class DataStreamWriter:
         """Name the query (the memory sink's table name)."""
         if not isinstance(queryName, str) or queryName.strip() == "":
             raise PySparkValueError(
-                f"[VALUE_NOT_NON_EMPTY_STR] Value for `queryName` must be a non-empty string. Got '{queryName}'.",
+                f"[VALUE_NOT_NON_EMPTY_STR] Value for `queryName` must be a non-empty string, got '{queryName}'.",
                 "VALUE_NOT_NON_EMPTY_STR",
             )
         self._name = queryName
@@ -173,7 +173,7 @@ class DataStreamWriter:
         for name, value in (("processingTime", processingTime), ("continuous", continuous), ("realTime", realTime)):
             if value is not None and (not isinstance(value, str) or value.strip() == ""):
                 raise PySparkValueError(
-                    f"[VALUE_NOT_NON_EMPTY_STR] Value for `{name}` must be a non-empty string. Got '{value}'.",
+                    f"[VALUE_NOT_NON_EMPTY_STR] Value for `{name}` must be a non-empty string, got '{value}'.",
                     "VALUE_NOT_NON_EMPTY_STR",
                 )
         for name, flag in (("once", once), ("availableNow", availableNow)):
@@ -183,15 +183,15 @@ class DataStreamWriter:
                     "VALUE_NOT_ALLOWED",
                 )
         if processingTime is not None:
-            self._trigger = ("processingTime", _native.parse_interval_ms(processingTime))
+            self._trigger = ("processingTime", _native.trigger_interval_ms(processingTime.strip()))
         elif once is not None:
             self._trigger = ("once", 0)
         elif availableNow is not None:
             self._trigger = ("availableNow", 0)
         elif realTime is not None:
-            self._trigger = ("realTime", _native.parse_interval_ms(realTime))
+            self._trigger = ("realTime", _native.trigger_interval_ms(realTime.strip()))
         else:
-            self._trigger = ("continuous", _native.parse_interval_ms(continuous))
+            self._trigger = ("continuous", _native.trigger_interval_ms(continuous.strip()))
         return self
 
     def foreach(self, f: Any) -> "DataStreamWriter":
@@ -204,11 +204,10 @@ class DataStreamWriter:
         return self
 
     def foreachBatch(self, func: Callable[["pa.Table", int], None]) -> "DataStreamWriter":
-        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a :class:`pyarrow.Table`."""
-        if not callable(func):
-            raise PySparkTypeError(
-                f"[NOT_CALLABLE] Argument `func` should be a callable, got {type(func).__name__}.", "NOT_CALLABLE"
-            )
+        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a :class:`pyarrow.Table`.
+
+        As in Spark, ``func`` is not checked here: one that cannot be called
+        fails the first batch (``FOREACH_BATCH_USER_FUNCTION_ERROR``)."""
         self._foreach_batch = func
         return self
 

@@ -5,6 +5,7 @@ pub mod async_progress;
 pub mod clock;
 pub mod execution;
 pub mod http_server;
+pub mod interval;
 pub mod listener;
 pub mod manager;
 pub mod progress;

@@ -74,9 +74,9 @@ impl ReadOptions {
                 "DROPMALFORMED" => ParseMode::DropMalformed,
                 "FAILFAST" => ParseMode::FailFast,
                 other => {
-                    return Err(Error::illegal_argument(format!(
-                        "Invalid value '{other}' for option 'mode': expected PERMISSIVE, DROPMALFORMED or FAILFAST"
-                    )))
+                    // Spark's ParseMode.fromString: a warning, then permissive
+                    log::warn!("{other} is not a valid parse mode. Using PERMISSIVE.");
+                    ParseMode::Permissive
                 }
             },
         };
