@@ -102,6 +102,16 @@ class SparkRuntimeException(PySparkException):
     """An error while executing a query (malformed input under FAILFAST, I/O)."""
 
 
+class PythonException(PySparkException):
+    """Python code the engine called (a UDF, ``mapInPandas``, a state
+    function) raised (``PYTHON_EXCEPTION``); the message carries its
+    traceback and ``__cause__`` is the original exception."""
+
+    def getSqlState(self) -> str | None:
+        """Return ``PYTHON_EXCEPTION``'s SQLSTATE."""
+        return "38000" if self._errorClass == "PYTHON_EXCEPTION" else None
+
+
 class SparkNoSuchElementException(PySparkException):
     """A lookup of something that does not exist (an unknown SQL config key)."""
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Union
 import pyarrow as pa
 
 from sparklet import _native
-from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from sparklet.errors import AnalysisException, PySparkRuntimeError, PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
@@ -425,14 +425,14 @@ def _frame_to_table(frame: Any, schema: pa.Schema) -> pa.Table:
     """A function's output (pandas DataFrame or Arrow table) as a table of
     ``schema``; other columns than declared are an error naming them."""
     names = frame.column_names if isinstance(frame, pa.Table) else list(frame.columns)
-    missing = [n for n in schema.names if n not in names]
-    unexpected = [n for n in names if n not in schema.names]
+    missing = sorted(str(n) for n in set(schema.names) - set(names))
+    unexpected = sorted(str(n) for n in set(names) - set(schema.names))
     if missing or unexpected:
-        raise PySparkValueError(
-            "[RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF] Column names of the returned data do not match "
-            f"the specified schema. Missing: {', '.join(map(str, missing)) or '-'}. "
-            f"Unexpected: {', '.join(map(str, unexpected)) or '-'}.",
-            "RESULT_COLUMNS_MISMATCH_FOR_PANDAS_UDF",
+        raise PySparkRuntimeError(
+            "[RESULT_COLUMN_NAMES_MISMATCH] Column names of the returned data do not match specified schema."
+            + (f" Missing: {', '.join(missing)}." if missing else "")
+            + (f" Unexpected: {', '.join(unexpected)}." if unexpected else ""),
+            "RESULT_COLUMN_NAMES_MISMATCH",
         )
     if isinstance(frame, pa.Table):
         return frame.select(schema.names).cast(schema)

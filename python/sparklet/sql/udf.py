@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet import _native
-from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import DataType, StringType, _parse_datatype_string
 
@@ -60,9 +60,10 @@ def _series_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.
                 args.append(c.to_pandas())
         out = f(*args)
         if len(out) != n:
-            raise PySparkValueError(
-                f"[SCHEMA_MISMATCH_FOR_PANDAS_UDF] The pandas UDF returned {len(out)} values for {n} rows.",
-                "SCHEMA_MISMATCH_FOR_PANDAS_UDF",
+            raise PySparkRuntimeError(
+                f"[RESULT_ROWS_MISMATCH] The number of output rows ({len(out)}) must match the number of "
+                f"input rows ({n}).",
+                "RESULT_ROWS_MISMATCH",
             )
         if hasattr(out, "columns"):  # a DataFrame: a struct column
             table = pa.Table.from_pandas(out, preserve_index=False)

@@ -11,6 +11,7 @@ pyo3::import_exception!(sparklet.errors, AnalysisException);
 pyo3::import_exception!(sparklet.errors, IllegalArgumentException);
 pyo3::import_exception!(sparklet.errors, StreamingQueryException);
 pyo3::import_exception!(sparklet.errors, SparkRuntimeException);
+pyo3::import_exception!(sparklet.errors, PythonException);
 
 /// Run `f` attached to the interpreter from an engine thread (a callback
 /// into user code). Once the interpreter is shutting down nothing is run
@@ -47,9 +48,29 @@ pub struct UserCondition {
 /// An exception in a `foreachBatch` function.
 pub const FOREACH_BATCH_ERROR: UserCondition = UserCondition {
     name: "FOREACH_BATCH_USER_FUNCTION_ERROR",
-    message: "An error occurred in the user provided function in foreach batch sink.",
+    message: "An error occurred in the user provided function in foreach batch sink. Reason:",
     sql_state: "39000",
 };
+
+/// An exception in Python code a query's operators call (UDFs,
+/// `mapInPandas`, state functions): Spark's Python worker error.
+pub const PYTHON_WORKER_ERROR: UserCondition = UserCondition {
+    name: "PYTHON_EXCEPTION",
+    message: "An exception was thrown from the Python worker:",
+    sql_state: "38000",
+};
+
+/// `err`, raised by Python code an operator called (Spark's `PYTHON_EXCEPTION`).
+pub fn worker_error(py: Python<'_>, err: PyErr) -> Error {
+    user_code_error(py, err, &PYTHON_WORKER_ERROR)
+}
+
+/// `err`, raised by a user callback of the `condition` kind, as the engine carries it.
+pub fn user_code_error(py: Python<'_>, err: PyErr, condition: &'static UserCondition) -> Error {
+    let mut user = UserError::new(py, err);
+    user.condition = Some(condition);
+    Error::UserCode(Box::new(user), Some(condition.name))
+}
 
 impl UserError {
     /// Capture `err` with its traceback text.
@@ -74,7 +95,7 @@ impl fmt::Display for UserError {
         match self.condition {
             Some(c) => write!(
                 f,
-                "[{}] {} Reason: {} SQLSTATE: {}",
+                "[{}] {} {} SQLSTATE: {}",
                 c.name, c.message, self.text, c.sql_state
             ),
             None => f.write_str(&self.text),
@@ -109,7 +130,16 @@ pub fn to_py(err: Error) -> PyErr {
             IllegalArgumentException::new_err((message, condition))
         }
         Error::UserCode(inner, _) => match inner.downcast::<UserError>() {
-            Ok(user) => user.err,
+            Ok(user) => match user.condition {
+                // as PySpark raises it, the user's exception its cause
+                Some(c) if c.name == PYTHON_WORKER_ERROR.name => Python::attach(|py| {
+                    let exc =
+                        PythonException::new_err((format!("{}\n{}", c.message, user.text), c.name));
+                    exc.set_cause(py, Some(user.err));
+                    exc
+                }),
+                _ => user.err,
+            },
             Err(other) => SparkRuntimeException::new_err((other.to_string(),)),
         },
         Error::Checkpoint { condition, message } => {

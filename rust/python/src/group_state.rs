@@ -10,7 +10,7 @@ use sparklet_engine::exec::group_state::{GroupFunction, Groups, GroupsDone};
 use sparklet_engine::Error;
 
 use crate::arrow_table::to_pyarrow;
-use crate::streaming::callback_error;
+use crate::errors::worker_error;
 
 /// Calls `runner(batch_id, data, offsets, keys, states, watermark_ms,
 /// processing_time_ms)`, which returns `(output, states, new_keys)` tables
@@ -46,7 +46,7 @@ impl GroupFunction for PyGroupFunction {
                 )?;
                 out.extract::<(PyTable, PyTable, Option<PyTable>)>(py)
             };
-            let (output, states, new_keys) = run().map_err(|e| callback_error(py, e))?;
+            let (output, states, new_keys) = run().map_err(|e| worker_error(py, e))?;
             let (output, _) = output.into_inner();
             Ok(GroupsDone {
                 output,

@@ -202,12 +202,7 @@ pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {
 
 /// An exception in a `foreachBatch` function, with Spark's condition.
 fn foreach_batch_error(py: Python<'_>, e: PyErr) -> Error {
-    let mut user = UserError::new(py, e);
-    user.condition = Some(&crate::errors::FOREACH_BATCH_ERROR);
-    Error::UserCode(
-        Box::new(user),
-        Some(crate::errors::FOREACH_BATCH_ERROR.name),
-    )
+    crate::errors::user_code_error(py, e, &crate::errors::FOREACH_BATCH_ERROR)
 }
 
 /// The sink callback calling `func(table, batch_id)`.

@@ -22,10 +22,10 @@ use pyo3_arrow::{PyArray, PyDataType, PyTable};
 use sparklet_engine::exec::map_batches::BatchMapper;
 
 use crate::arrow_table::to_pyarrow;
+use crate::errors::worker_error;
 use crate::errors::IntoPyResult;
 use crate::expr::PyExpr;
 use crate::session::PySession;
-use crate::streaming::callback_error;
 
 /// A named Python callable returning `returns` values; UDFs wrapping the
 /// same object are the same.
@@ -261,7 +261,7 @@ fn call_runner(
             let table = to_pyarrow(py, vec![batch], schema)?;
             runner.call1(py, (table, rows))?.extract::<PyArray>(py)
         };
-        let (array, _) = call().map_err(|e| callback_error(py, e))?.into_inner();
+        let (array, _) = call().map_err(|e| worker_error(py, e))?.into_inner();
         Ok::<_, sparklet_engine::Error>(array)
     })
     .map_err(user_error)?;
@@ -339,7 +339,7 @@ impl BatchMapper for PyBatchMapper {
                 let table = to_pyarrow(py, batches, input_schema)?;
                 self.runner.call1(py, (table,))?.extract::<PyTable>(py)
             };
-            let (out, out_schema) = call().map_err(|e| callback_error(py, e))?.into_inner();
+            let (out, out_schema) = call().map_err(|e| worker_error(py, e))?.into_inner();
             if out_schema.fields() != schema.fields() {
                 return Err(sparklet_engine::Error::illegal_argument(format!(
                     "the function returned columns {:?} where the declared schema has {:?}",
