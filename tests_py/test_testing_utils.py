@@ -35,7 +35,9 @@ def test_different_rows_are_shown(spark: SparkSession) -> None:
     with pytest.raises(PySparkAssertionError, match=r"DIFFERENT_ROWS\] Results do not match: \( 50.00000 % \)") as e:
         assertDataFrameEqual(df, [Row(id=1, s="a"), Row(id=2, s="c")])
     assert "Row(id=2, s='b')" in str(e.value) and "Row(id=2, s='c')" in str(e.value)
-    assert e.value.getErrorClass() == "DIFFERENT_ROWS"
+    assert e.value.getCondition() == "DIFFERENT_ROWS"
+    with pytest.warns(FutureWarning, match="use getCondition instead"):
+        assert e.value.getErrorClass() == "DIFFERENT_ROWS"
     with pytest.raises(PySparkAssertionError, match="DIFFERENT_ROWS"):
         assertDataFrameEqual(df, [Row(id=2, s="b"), Row(id=1, s="a")], checkRowOrder=True)
     with pytest.raises(AssertionError):  # a plain assertion failure to pytest

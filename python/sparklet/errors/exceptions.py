@@ -7,6 +7,8 @@ engine raises the same classes PySpark does, with Spark's error condition
 
 from __future__ import annotations
 
+import warnings
+
 __all__ = [
     "PySparkException",
     "AnalysisException",
@@ -49,7 +51,9 @@ class PySparkException(Exception):
         return self._errorClass
 
     def getErrorClass(self) -> str | None:
-        """Return the error condition (deprecated name of :meth:`getCondition`)."""
+        """Return the error condition (deprecated since Spark 4.0: a
+        ``FutureWarning``, as PySpark's; use :meth:`getCondition`)."""
+        warnings.warn("Deprecated in 4.0.0, use getCondition instead.", FutureWarning, stacklevel=2)
         return self._errorClass
 
     def getMessageParameters(self) -> dict[str, str]:

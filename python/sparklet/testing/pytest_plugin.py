@@ -47,6 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")
         # PySpark 4.3 warns for every udf whose function has plain type hints
         config.addinivalue_line("filterwarnings", "ignore:Cannot infer the eval type from type hints:UserWarning")
+        # its Python workers' subprocess handles, collected while they still run
+        config.addinivalue_line("filterwarnings", "ignore:subprocess .* is still running:ResourceWarning")
+        config.addinivalue_line("filterwarnings", "ignore::pytest.PytestUnraisableExceptionWarning")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -390,12 +390,18 @@ impl FileStreamOptions {
                 .map(|v| parse_u64_option(name, v))
                 .transpose()
         };
-        let max_files = u("maxfilespertrigger", "maxFilesPerTrigger")?;
-        if max_files == Some(0) {
-            return Err(Error::illegal_argument(
-                "Invalid value '0' for option 'maxFilesPerTrigger', must be a positive integer",
-            ));
-        }
+        // Spark's FileStreamOptions: one message for text and for 0
+        let max_files = match options.get("maxfilespertrigger") {
+            None => None,
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => {
+                    return Err(Error::illegal_argument(format!(
+                        "Invalid value '{v}' for option 'maxFilesPerTrigger', must be a positive integer"
+                    )))
+                }
+            },
+        };
         let name_filter = options
             .get("pathglobfilter")
             .map(|p| {
