@@ -334,15 +334,15 @@ def test_a_failing_join_input_fails_its_batch_and_a_restart_joins_it_once(spark:
     # the query stops with the cause, and a restart runs the batch again
     s = Streams(spark)
     out = Out()
-    failing = {"on": True}
 
-    @F.udf("int")
-    def checked(ad: int) -> int:
-        if failing["on"] and ad == 99:
-            raise ValueError("bad click 99")
-        return ad
+    def start(failing: bool):  # noqa: ANN202
+        # a new UDF each run: PySpark pickles a UDF's function (and what it reads) once
+        @F.udf("int")
+        def checked(ad: int) -> int:
+            if failing and ad == 99:
+                raise ValueError("bad click 99")
+            return ad
 
-    def start():  # noqa: ANN202
         imp, clk = s.watermarked()
         clk = clk.withColumn("clickAdId", checked("clickAdId"))
         return (
@@ -352,15 +352,14 @@ def test_a_failing_join_input_fails_its_batch_and_a_restart_joins_it_once(spark:
             .start()
         )
 
-    q = start()
+    q = start(failing=True)
     run(q, s, imp=[(1, t(0)), (2, t(1))], clk=[(1, t(3))])
     s.imp.addData([(99, t(4))])
     s.clk.addData([(2, t(5)), (99, t(6))])
     with pytest.raises(StreamingQueryException):
         q.processAllAvailable()
     assert "bad click 99" in str(q.exception()) and not q.isActive
-    failing["on"] = False
-    q = start()
+    q = start(failing=False)
     q.processAllAvailable()
     run(q, s, imp=[(-1, t(1000))], clk=[(-1, t(1001))])  # the watermark passes everything
     q.stop()
@@ -423,8 +422,8 @@ def test_a_join_stores_only_the_columns_read_after_it(spark: SparkSession, tmp_p
         rows[name] = sorted((r["adId"], sec(r["clickTime"])) for r in got)
     assert rows["narrow"] == rows["wide"] == [(1, 101), (2, 102), (31, 300)]
     # 21 impressions of 20 KB are in the wide query's state files only (before
-    # the pruning, both stored 0.5 MB)
-    assert 5 * stored["narrow"] < 400_000 < stored["wide"]
+    # the pruning, both stored them; the stores' own files are the same size)
+    assert stored["wide"] - stored["narrow"] > 300_000
 
 
 @pytest.mark.sparklet_only(
