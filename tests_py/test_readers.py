@@ -129,6 +129,35 @@ def test_a_csv_quote_left_open_ends_with_its_line(spark: SparkSession, tmp_path:
     assert sorted(tuple(r) for r in spark.table("open_quote").collect()) == [tuple(r) for r in rows]
 
 
+@pytest.mark.parametrize("multi_line", [False, True])
+def test_csv_quotes_in_odd_places_read_as_spark_reads_them(
+    spark: SparkSession, tmp_path: Path, multi_line: bool
+) -> None:
+    # (line, value of its first field): Spark's parser keeps a quote that does
+    # not close a field, and everything after it up to the separator
+    cases = [
+        ('"a,b"c,1', '"a,b"c'),
+        ('"a\\"b"x,2', '"a"b"x'),
+        ('"ab" ,3', "ab"),
+        ('x"y"z,4', 'x"y"z'),
+        ('"""",5', '""'),
+        ('"a""",6', 'a""'),
+        ('"d""e",7', '"d""e"'),
+        ('  "ab",8', '  "ab"'),
+        ('"a\\\\b",9', "a\\b"),
+    ]
+    (tmp_path / "q.csv").write_text("".join(f"{line}\n" for line, _ in cases))
+    read = spark.read.schema("s STRING, n INT").option("multiLine", multi_line).csv(str(tmp_path))
+    assert sorted((r.n, r.s) for r in read.collect()) == [(i + 1, want) for i, (_, want) in enumerate(cases)]
+    stream = spark.readStream.schema("s STRING, n INT").option("multiLine", multi_line).csv(str(tmp_path))
+    q = stream.writeStream.format("memory").queryName(f"csv_quotes_{multi_line}").start()
+    q.processAllAvailable()
+    q.stop()
+    assert sorted(tuple(r) for r in spark.table(f"csv_quotes_{multi_line}").collect()) == sorted(
+        tuple(r) for r in read.collect()
+    )
+
+
 def test_a_csv_record_with_too_many_fields_keeps_its_line(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "a.csv").write_text('id,name\n1,"a, b"\n5,x,y\n6,r\n')
     rows = spark.read.schema("id INT, name STRING, _corrupt_record STRING").option("header", True).csv(str(tmp_path))

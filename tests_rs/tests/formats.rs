@@ -113,9 +113,7 @@ fn csv_infers_header_names_and_types() {
     let s = csv::infer_schema(
         "n,name,score\n1,ann,2.5\n2,bob,3\n",
         &opts(&[("header", "true"), ("inferschema", "true")]),
-        "f",
-    )
-    .unwrap();
+    );
     let types: Vec<(String, DataType)> = s
         .fields()
         .iter()

@@ -644,9 +644,7 @@ fn infer_schema(
                 formats::json::infer_schema(&text, opts)?
             }
         }
-        FileFormat::Csv => {
-            formats::csv::infer_schema(&read(first)?, opts, &first.path.display().to_string())?
-        }
+        FileFormat::Csv => formats::csv::infer_schema(&read(first)?, opts),
         FileFormat::Parquet => {
             let file = std::fs::File::open(&first.path)
                 .map_err(|e| Error::io(first.path.display().to_string(), e))?;

@@ -9,7 +9,7 @@ use arrow::array::{ArrayRef, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use super::{apply_mode, convert_columns, split_corrupt_column, ReadOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 struct Parsed {
     header: Option<Vec<String>>,
@@ -19,56 +19,16 @@ struct Parsed {
 /// Split CSV text into records: without `multiLine` one a line (as Spark
 /// reads it: a quote left open ends with its line, so it cannot swallow the
 /// lines after it), with it as the quotes say. Each record comes with its
-/// text (a line as written, for the corrupt-record column).
-fn tokenize(text: &str, opts: &ReadOptions, path: &str) -> Result<Parsed> {
-    let builder = || {
-        let mut b = ::csv::ReaderBuilder::new();
-        b.has_headers(false)
-            .delimiter(opts.sep)
-            .quote(opts.quote)
-            .escape(Some(opts.escape))
-            .double_quote(true)
-            .flexible(true);
-        b
+/// text (as written, for the corrupt-record column). Fields are split as
+/// Spark's parser splits them (see `csv_fields`).
+fn tokenize(text: &str, opts: &ReadOptions) -> Parsed {
+    let dialect = super::csv_fields::Dialect {
+        sep: opts.sep,
+        quote: opts.quote,
+        escape: opts.escape,
+        multi_line: opts.multi_line,
     };
-    let bad = |e: ::csv::Error| Error::Input {
-        condition: "MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION".into(),
-        message: format!("{path}: cannot tokenize CSV: {e}"),
-    };
-    let mut records: Vec<(Vec<String>, String)> = Vec::new();
-    // with no line holding an odd number of quote characters no quoted field
-    // spans lines, and one pass over the text reads what a pass per line would
-    let quote = char::from(opts.quote);
-    let lines_close_their_quotes = || {
-        text.split(['\n', '\r'])
-            .all(|l| l.matches(quote).count() % 2 == 0)
-    };
-    if opts.multi_line || lines_close_their_quotes() {
-        let sep = (opts.sep as char).to_string();
-        let mut reader = builder().from_reader(text.as_bytes());
-        let mut rec = ::csv::StringRecord::new();
-        loop {
-            let start = reader.position().byte() as usize;
-            if !reader.read_record(&mut rec).map_err(bad)? {
-                break;
-            }
-            let end = (reader.position().byte() as usize).min(text.len());
-            let fields: Vec<String> = rec.iter().map(str::to_string).collect();
-            // the record as written (without its line end), or rebuilt
-            let raw = match text.get(start..end) {
-                Some(t) if !opts.multi_line => t.trim_end_matches(['\n', '\r']).to_string(),
-                _ => fields.join(&sep),
-            };
-            records.push((fields, raw));
-        }
-    } else {
-        for line in text.split(['\n', '\r']) {
-            if let Some(rec) = builder().from_reader(line.as_bytes()).records().next() {
-                let fields = rec.map_err(bad)?.iter().map(str::to_string).collect();
-                records.push((fields, line.to_string()));
-            }
-        }
-    }
+    let records = super::csv_fields::records(text, dialect);
     let mut header = None;
     let mut rows = Vec::new();
     for (fields, raw) in records {
@@ -81,7 +41,7 @@ fn tokenize(text: &str, opts: &ReadOptions, path: &str) -> Result<Parsed> {
         }
         rows.push((fields, raw));
     }
-    Ok(Parsed { header, rows })
+    Parsed { header, rows }
 }
 
 /// Parse CSV `text` (from `path`) into rows of `schema`. Columns are matched
@@ -92,7 +52,7 @@ pub fn parse(
     opts: &ReadOptions,
     path: &str,
 ) -> Result<RecordBatch> {
-    let parsed = tokenize(text, opts, path)?;
+    let parsed = tokenize(text, opts);
     let (data_schema, corrupt_idx) = split_corrupt_column(schema, opts);
     let width = data_schema.fields().len();
     let n = parsed.rows.len();
@@ -118,8 +78,8 @@ pub fn parse(
 
 /// The schema of a CSV file without a user schema: names from the header (or
 /// `_c0`, `_c1`, ...), all strings unless `inferSchema` is set.
-pub fn infer_schema(text: &str, opts: &ReadOptions, path: &str) -> Result<Schema> {
-    let parsed = tokenize(text, opts, path)?;
+pub fn infer_schema(text: &str, opts: &ReadOptions) -> Schema {
+    let parsed = tokenize(text, opts);
     let width = parsed
         .header
         .as_ref()
@@ -147,7 +107,7 @@ pub fn infer_schema(text: &str, opts: &ReadOptions, path: &str) -> Result<Schema
             Field::new(name, dt, true)
         })
         .collect::<Vec<_>>();
-    Ok(Schema::new(fields))
+    Schema::new(fields)
 }
 
 /// Narrowest of int, bigint, double, boolean, timestamp, string that holds every value.

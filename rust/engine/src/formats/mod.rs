@@ -5,6 +5,7 @@
 //! The same readers serve batch `spark.read` and the streaming file source.
 
 pub mod csv;
+mod csv_fields;
 pub mod datetime;
 pub mod json;
 mod json_values;
