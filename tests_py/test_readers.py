@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -156,6 +159,55 @@ def test_csv_quotes_in_odd_places_read_as_spark_reads_them(
     assert sorted(tuple(r) for r in spark.table(f"csv_quotes_{multi_line}").collect()) == sorted(
         tuple(r) for r in read.collect()
     )
+
+
+def test_dates_without_a_pattern_read_as_spark_casts_them(spark: SparkSession, tmp_path: Path) -> None:
+    # a year alone, a year and month, and a date followed by anything after a blank or T
+    cases = [
+        ("2024-01-01 00:00:20NaN", dt.date(2024, 1, 1)),
+        ("2024-01-01Tjunk", dt.date(2024, 1, 1)),
+        ("2024-01-01x", None),
+        ("2024-1-2", dt.date(2024, 1, 2)),
+        ("2024", dt.date(2024, 1, 1)),
+        ("2024-01", dt.date(2024, 1, 1)),
+        ("2024 x", None),
+        ("+2024-01-01", dt.date(2024, 1, 1)),
+    ]
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "csv" / "d.csv").write_text("".join(f"{i},{text}\n" for i, (text, _) in enumerate(cases)))
+    (tmp_path / "json").mkdir()
+    lines = [json.dumps({"i": i, "d": text}) for i, (text, _) in enumerate(cases)]
+    (tmp_path / "json" / "d.json").write_text("\n".join(lines) + "\n")
+    want = [(i, d) for i, (_, d) in enumerate(cases)]
+    for fmt in ("csv", "json"):
+        rows = spark.read.schema("i INT, d DATE").format(fmt).load(str(tmp_path / fmt)).collect()
+        assert sorted((r.i, r.d) for r in rows) == want, fmt
+    texts = spark.createDataFrame([(t,) for t, _ in cases], "t STRING").selectExpr("try_cast(t AS DATE) AS d")
+    assert [r.d for r in texts.collect()] == [d for _, d in cases]
+
+
+def test_csv_numbers_and_booleans_read_as_spark_reads_them(spark: SparkSession, tmp_path: Path) -> None:
+    # integers, decimals and booleans take no blanks; doubles do (Java's
+    # parseDouble), with Inf and a d/f suffix; a decimal drops grouping commas
+    texts = [" 2", "2 ", "1,000", "+5", "1.5d", "Inf", "-Inf", "TRUE", " true", "12.345", "-0.005"]
+    (tmp_path / "n.csv").write_text("".join(f'"{t}"\n' for t in texts))
+    inf, D = float("inf"), decimal.Decimal
+    expected = {
+        "INT": [None, None, None, 5, None, None, None, None, None, None, None],
+        "DOUBLE": [2.0, 2.0, None, 5.0, 1.5, inf, -inf, None, None, 12.345, -0.005],
+        "BOOLEAN": [None, None, None, None, None, None, None, True, None, None, None],
+        "DECIMAL(10,2)": [None, None, D("1000.00"), D("5.00"), None, None, None, None, None, D("12.35"), D("-0.01")],
+    }
+    for type_name, want in expected.items():
+        rows = spark.read.schema(f"v {type_name}, i INT").csv(str(tmp_path)).collect()
+        assert [r.v for r in rows] == want, type_name
+
+
+def test_a_csv_line_of_an_empty_quoted_field_is_a_record(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text('""\n\n   \n1,"\n')
+    rows = spark.read.schema("a STRING, b STRING, _corrupt_record STRING").csv(str(tmp_path)).collect()
+    # blank lines are skipped; a record ending in an opening quote reads the quote
+    assert sorted((tuple(r) for r in rows), key=repr) == sorted([(None, None, '""'), ("1", '"', None)], key=repr)
 
 
 def test_a_csv_record_with_too_many_fields_keeps_its_line(spark: SparkSession, tmp_path: Path) -> None:

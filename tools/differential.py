@@ -7,8 +7,10 @@ by PySpark (local mode) in one process, compared row by row.
 ``readers``: random JSON files, each line a record of random, mistyped,
 extreme or malformed values for a random schema (numbers of every size,
 strings, booleans, NaN and the infinities, nested objects and arrays,
-dates and times, broken syntax), read in PERMISSIVE and DROPMALFORMED mode
-with a corrupt-record column. A case whose rows differ is shrunk (lines and
+dates and times, broken syntax), and random CSV files (fields of values,
+separators, quotes, doubled and escaped quotes, backslashes and blanks in
+every place, too few or too many fields, with and without multiLine),
+read in PERMISSIVE and DROPMALFORMED mode with a corrupt-record column. A case whose rows differ is shrunk (lines and
 fields dropped while the engines still disagree) and written to
 ``build/differential/`` as the file, the schema and both engines' rows; the
 run prints each such case and exits 1 when there is one. Seeded: the same
@@ -31,7 +33,7 @@ import random
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +74,45 @@ VALUES = [
 BROKEN = ['{"a": ', "{,}", "[1, 2", "nope", "{'q': 1}", '{"a": 1} x', ""]
 
 
+CSV_TYPES = ["STRING", "STRING", "INT", "BIGINT", "DOUBLE", "BOOLEAN", "DECIMAL(10,2)", "DATE", "TIMESTAMP"]
+
+# pieces CSV fields are made of: values, and the characters that shape fields
+CSV_PIECES = [
+    '"', '""', '\\"', "\\\\", "\\", ",", " ", "a", "b c", "1", "-2", "1.5", "NaN", "true",
+    "2024-01-01", "2024-01-01 00:00:20", "", "x,y",
+]  # fmt: skip
+
+
 @dataclass
 class Case:
     schema: list[tuple[str, str]]
     lines: list[str]
     mode: str
+    fmt: str = "json"
+    multi_line: bool = False
 
     def ddl(self) -> str:
         return ", ".join(f"`{n}` {t}" for n, t in self.schema) + ", _corrupt_record STRING"
 
 
 def draw(rng: random.Random) -> Case:
+    return draw_csv(rng) if rng.random() < 0.4 else draw_json(rng)
+
+
+def draw_csv(rng: random.Random) -> Case:
+    schema = [(f"c{i}", rng.choice(CSV_TYPES)) for i in range(rng.randint(1, 4))]
+    lines = []
+    for _ in range(rng.randint(1, 8)):
+        fields = []
+        for _ in range(max(1, len(schema) + rng.choice([0, 0, 0, 0, -1, 1]))):
+            text = "".join(rng.choice(CSV_PIECES) for _ in range(rng.randint(0, 3)))
+            fields.append(f'"{text}"' if rng.random() < 0.35 else text)
+        lines.append(",".join(fields))
+    mode = rng.choice(["PERMISSIVE", "DROPMALFORMED"])
+    return Case(schema, lines, mode, "csv", rng.random() < 0.3)
+
+
+def draw_json(rng: random.Random) -> Case:
     names = [f"c{i}" for i in range(rng.randint(1, 4))]
     schema = [(n, rng.choice(TYPES)) for n in names]
     lines = []
@@ -109,7 +139,11 @@ class Engines:
     def read(self, which: str, case: Case, folder: Path) -> list[tuple] | str:
         spark = getattr(self, which)
         try:
-            df = spark.read.schema(case.ddl()).option("mode", case.mode).json(str(folder))
+            reader = spark.read.schema(case.ddl()).option("mode", case.mode)
+            if case.fmt == "csv":
+                df = reader.option("multiLine", case.multi_line).csv(str(folder))
+            else:
+                df = reader.json(str(folder))
             # as text: Python's datetime cannot hold every value both read
             casts = [
                 f"CAST(`{n}` AS STRING) AS `{n}`" if t in ("DATE", "TIMESTAMP") else f"`{n}`" for n, t in case.schema
@@ -138,7 +172,7 @@ def plain(v: Any) -> Any:
 def outcome(engines: Engines, case: Case) -> tuple[Any, Any]:
     folder = Path(tempfile.mkdtemp(prefix="sparklet-diff-"))
     try:
-        (folder / "a.json").write_text("".join(line + "\n" for line in case.lines))
+        (folder / f"a.{case.fmt}").write_text("".join(line + "\n" for line in case.lines))
         return engines.read("sparklet", case, folder), engines.read("pyspark", case, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -155,12 +189,12 @@ def shrink(engines: Engines, case: Case) -> Case:
     while changed:
         changed = False
         for i in range(len(case.lines)):
-            smaller = Case(case.schema, case.lines[:i] + case.lines[i + 1 :], case.mode)
+            smaller = replace(case, lines=case.lines[:i] + case.lines[i + 1 :])
             if smaller.lines and differs(engines, smaller):
                 case, changed = smaller, True
                 break
         for i in range(len(case.schema)):
-            smaller = Case(case.schema[:i] + case.schema[i + 1 :], case.lines, case.mode)
+            smaller = replace(case, schema=case.schema[:i] + case.schema[i + 1 :])
             if not changed and smaller.schema and differs(engines, smaller):
                 case, changed = smaller, True
                 break
@@ -179,7 +213,8 @@ def readers(cases: int, seed: int) -> int:
         found += 1
         small = shrink(engines, case)
         ours, theirs = outcome(engines, small)
-        report = {"schema": small.ddl(), "mode": small.mode, "lines": small.lines, "sparklet": ours, "pyspark": theirs}
+        report = {"format": small.fmt, "multiLine": small.multi_line, "schema": small.ddl(), "mode": small.mode}
+        report |= {"lines": small.lines, "sparklet": ours, "pyspark": theirs}
         (OUT / f"readers-{seed}-{n}.json").write_text(json.dumps(report, indent=2, default=repr))
         print(json.dumps(report, default=repr), flush=True)
     print(f"readers: {cases} cases (seed {seed}), {found} disagreements")

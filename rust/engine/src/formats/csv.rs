@@ -32,8 +32,8 @@ fn tokenize(text: &str, opts: &ReadOptions) -> Parsed {
     let mut header = None;
     let mut rows = Vec::new();
     for (fields, raw) in records {
-        if fields.is_empty() || fields.len() == 1 && fields[0].is_empty() {
-            continue; // blank line
+        if raw.trim().is_empty() {
+            continue; // Spark skips blank lines (a `""` line is a record)
         }
         if header.is_none() && opts.header {
             header = Some(fields);

@@ -37,7 +37,12 @@ pub fn records(text: &str, dialect: Dialect) -> Vec<(Vec<String>, String)> {
     while pos < bytes.len() {
         let start = pos;
         let (fields, end) = record(bytes, pos, dialect);
-        let raw = String::from_utf8_lossy(&bytes[start..end]).into_owned();
+        // a quote left open in multiLine takes the rest, but not its last line end
+        let text = bytes[start..end]
+            .strip_suffix(b"\n")
+            .unwrap_or(&bytes[start..end]);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let raw = String::from_utf8_lossy(text).into_owned();
         out.push((fields, raw));
         pos = skip_line_end(bytes, end);
     }
@@ -93,6 +98,12 @@ fn quoted(bytes: &[u8], mut pos: usize, d: Dialect) -> (Vec<u8>, usize) {
     let mut value = Vec::new();
     // the character before, as the quote rules see it (None: nothing, or consumed)
     let mut prev: Option<u8> = None;
+    if bytes
+        .get(pos)
+        .is_none_or(|b| is_line_end(*b) && !d.multi_line)
+    {
+        return (vec![d.quote], pos); // a record ending in an opening quote: the quote
+    }
     loop {
         let Some(&c) = bytes.get(pos) else {
             return (value, pos); // a quote left open ends with the text
@@ -201,6 +212,7 @@ mod tests {
             (r#"  "ab",n"#, [r#"  "ab""#, "n"]),
             (r#"2,"d""e""#, ["2", r#""d""e""#]),
             (r#"1,"abc"#, ["1", "abc"]),
+            (r#"1,""#, ["1", r#"""#]),
         ];
         for (line, want) in cases {
             assert_eq!(fields(line), want, "{line}");

@@ -106,14 +106,52 @@ pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
     }
 }
 
+/// A date as Spark reads a string without a pattern (its cast and its
+/// readers' fallback, `DateTimeUtils.stringToDate`): `[+-]yyyy`,
+/// `yyyy-[m]m`, `yyyy-[m]m-[d]d`, the last followed by anything after a
+/// blank or `T` (`2024-01-01 10:00`, `2024-01-01Tjunk`); a year has 4 to 7
+/// digits, a month or day 1 or 2.
+fn string_to_date(s: &str) -> Option<NaiveDate> {
+    let (negative, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    // the date part ends at a blank or a T after the day
+    let mut parts = [0i32; 3];
+    let mut digits = [0usize; 3];
+    let mut segment = 0;
+    for b in body.bytes() {
+        match b {
+            b'0'..=b'9' => {
+                parts[segment] = parts[segment]
+                    .checked_mul(10)?
+                    .checked_add(i32::from(b - b'0'))?;
+                digits[segment] += 1;
+            }
+            b'-' if segment < 2 => segment += 1,
+            b' ' | b'T' if segment == 2 => break,
+            _ => return None,
+        }
+    }
+    let valid = |i: usize| match i {
+        0 => (4..=7).contains(&digits[0]),
+        _ => (1..=2).contains(&digits[i]),
+    };
+    if !(0..=segment).all(valid) {
+        return None;
+    }
+    let year = if negative { -parts[0] } else { parts[0] };
+    let month = if segment >= 1 { parts[1] as u32 } else { 1 };
+    let day = if segment >= 2 { parts[2] as u32 } else { 1 };
+    NaiveDate::from_ymd_opt(year, month, day)
+}
+
 /// Parse `s` as a date (days since the epoch).
 pub fn parse_date_days(s: &str, pattern: Option<&str>) -> Option<i32> {
     let s = s.trim();
     let date = match pattern {
-        None => NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().or_else(|| {
-            parse_timestamp_micros(s, None)
-                .and_then(|m| DateTime::from_timestamp_micros(m).map(|d| d.date_naive()))
-        }),
+        None => string_to_date(s),
         Some(p) => {
             let fmt = java_to_chrono(p);
             NaiveDate::parse_from_str(s, &fmt).ok().or_else(|| {
@@ -167,7 +205,8 @@ pub fn convert_string_column(
             let arr: arrow::array::BooleanArray = strings
                 .iter()
                 .map(|v| {
-                    v.and_then(|s| match s.trim().to_ascii_lowercase().as_str() {
+                    // Scala's toBoolean: either word in any case, no blanks
+                    v.and_then(|s| match s.to_ascii_lowercase().as_str() {
                         "true" => Some(true),
                         "false" => Some(false),
                         _ => None,
@@ -177,9 +216,39 @@ pub fn convert_string_column(
             Arc::new(arr)
         }
         other => {
-            let trimmed: StringArray = strings.iter().map(|v| v.map(str::trim)).collect();
+            // as Spark's CSV parser reads numbers: Java's parseDouble skips
+            // blanks and reads Inf/-Inf; integers and decimals take none, and
+            // a decimal's grouping commas are dropped (Locale.US)
+            let float = matches!(other, DataType::Float32 | DataType::Float64);
+            let decimal = matches!(other, DataType::Decimal128(..) | DataType::Decimal256(..));
+            let texts: StringArray = strings
+                .iter()
+                .map(|v| {
+                    let s = v?;
+                    if float {
+                        return Some(match s.trim() {
+                            "Inf" => "Infinity".to_string(),
+                            "-Inf" => "-Infinity".to_string(),
+                            // Java's float and double suffixes (`1.5d`)
+                            t => t
+                                .strip_suffix(['d', 'D', 'f', 'F'])
+                                .filter(|n| n.ends_with(|c: char| c.is_ascii_digit() || c == '.'))
+                                .unwrap_or(t)
+                                .to_string(),
+                        });
+                    }
+                    if s.trim() != s {
+                        return None;
+                    }
+                    Some(if decimal {
+                        s.replace(',', "")
+                    } else {
+                        s.to_string()
+                    })
+                })
+                .collect();
             cast_with_options(
-                &trimmed,
+                &texts,
                 other,
                 &CastOptions {
                     safe: true,

@@ -14,7 +14,7 @@ use arrow::datatypes::{DataType, Int64Type, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::{DFSchema, Result as DFResult};
-use datafusion::logical_expr::expr::Cast;
+use datafusion::logical_expr::expr::{Cast, TryCast};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
@@ -55,11 +55,24 @@ impl AnalyzerRule for SparkCasts {
 }
 
 fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
-    let Expr::Cast(Cast { expr, field }) = &e else {
-        return Ok(Transformed::no(e));
+    let (expr, data_type, strict) = match &e {
+        Expr::Cast(Cast { expr, field }) => (expr, field.data_type(), true),
+        Expr::TryCast(TryCast { expr, field }) => (expr, field.data_type(), false),
+        _ => return Ok(Transformed::no(e)),
     };
-    let data_type = field.data_type();
     let source = expr.get_type(schema);
+    if *data_type == DataType::Date32
+        && matches!(
+            source,
+            Ok(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        )
+    {
+        let text = expr.as_ref().clone().cast_to(&DataType::Utf8, schema)?;
+        return Ok(Transformed::yes(string_to_date(strict).call(vec![text])));
+    }
+    if !strict {
+        return Ok(Transformed::no(e));
+    }
     if let (DataType::Timestamp(_, tz), Ok(from)) = (data_type, &source) {
         if let Some(t) = number_to_timestamp(expr, from, tz, schema)? {
             return Ok(Transformed::yes(t.cast_to(data_type, schema)?));
@@ -178,6 +191,64 @@ impl ScalarUDFImpl for TimestampString {
                 continue;
             }
             out.append_option(spark_text(*m));
+        }
+        Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
+    }
+}
+
+/// `string_to_date(text)`: a string cast to a date as Spark casts it (see
+/// `formats::datetime::parse_date_days`); malformed text is Spark's
+/// `CAST_INVALID_INPUT` error, or null under `try_cast`.
+fn string_to_date(strict: bool) -> ScalarUDF {
+    ScalarUDF::new_from_impl(StringToDate {
+        strict,
+        signature: Signature::exact(vec![DataType::Utf8], Volatility::Immutable),
+    })
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct StringToDate {
+    strict: bool,
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for StringToDate {
+    fn name(&self) -> &str {
+        if self.strict {
+            "spark_cast_date"
+        } else {
+            "spark_try_cast_date"
+        }
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Date32)
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let texts = arrays[0].as_string::<i32>();
+        let mut out = arrow::array::Date32Builder::with_capacity(texts.len());
+        for text in texts.iter() {
+            let Some(text) = text else {
+                out.append_null();
+                continue;
+            };
+            match crate::formats::datetime::parse_date_days(text, None) {
+                Some(days) => out.append_value(days),
+                None if !self.strict => out.append_null(),
+                None => {
+                    return Err(datafusion::error::DataFusionError::External(Box::new(
+                        crate::error::Error::Input {
+                            condition: "CAST_INVALID_INPUT".into(),
+                            message: format!(
+                                "The value '{text}' of the type \"STRING\" cannot be cast to \"DATE\" because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead."
+                            ),
+                        },
+                    )))
+                }
+            }
         }
         Ok(ColumnarValue::Array(Arc::new(out.finish()) as ArrayRef))
     }
