@@ -86,10 +86,7 @@ pub fn java_to_chrono(pattern: &str) -> String {
 pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
     let s = s.trim();
     match pattern {
-        // as µs, not ns: Spark's range is years 1-9999
-        None => arrow::compute::kernels::cast_utils::string_to_datetime(&Utc, s)
-            .ok()
-            .map(|d| d.timestamp_micros()),
+        None => super::datetime_text::string_to_timestamp_micros(s),
         Some(p) => {
             let fmt = java_to_chrono(p);
             if let Ok(dt) = DateTime::parse_from_str(s, &fmt) {
@@ -106,52 +103,11 @@ pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
     }
 }
 
-/// A date as Spark reads a string without a pattern (its cast and its
-/// readers' fallback, `DateTimeUtils.stringToDate`): `[+-]yyyy`,
-/// `yyyy-[m]m`, `yyyy-[m]m-[d]d`, the last followed by anything after a
-/// blank or `T` (`2024-01-01 10:00`, `2024-01-01Tjunk`); a year has 4 to 7
-/// digits, a month or day 1 or 2.
-fn string_to_date(s: &str) -> Option<NaiveDate> {
-    let (negative, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    // the date part ends at a blank or a T after the day
-    let mut parts = [0i32; 3];
-    let mut digits = [0usize; 3];
-    let mut segment = 0;
-    for b in body.bytes() {
-        match b {
-            b'0'..=b'9' => {
-                parts[segment] = parts[segment]
-                    .checked_mul(10)?
-                    .checked_add(i32::from(b - b'0'))?;
-                digits[segment] += 1;
-            }
-            b'-' if segment < 2 => segment += 1,
-            b' ' | b'T' if segment == 2 => break,
-            _ => return None,
-        }
-    }
-    let valid = |i: usize| match i {
-        0 => (4..=7).contains(&digits[0]),
-        _ => (1..=2).contains(&digits[i]),
-    };
-    if !(0..=segment).all(valid) {
-        return None;
-    }
-    let year = if negative { -parts[0] } else { parts[0] };
-    let month = if segment >= 1 { parts[1] as u32 } else { 1 };
-    let day = if segment >= 2 { parts[2] as u32 } else { 1 };
-    NaiveDate::from_ymd_opt(year, month, day)
-}
-
 /// Parse `s` as a date (days since the epoch).
 pub fn parse_date_days(s: &str, pattern: Option<&str>) -> Option<i32> {
     let s = s.trim();
     let date = match pattern {
-        None => string_to_date(s),
+        None => super::datetime_text::string_to_date(s),
         Some(p) => {
             let fmt = java_to_chrono(p);
             NaiveDate::parse_from_str(s, &fmt).ok().or_else(|| {

@@ -7,6 +7,7 @@
 pub mod csv;
 mod csv_fields;
 pub mod datetime;
+mod datetime_text;
 pub mod json;
 mod json_values;
 pub mod parquet_types;
