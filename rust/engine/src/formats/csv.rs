@@ -32,8 +32,10 @@ fn tokenize(text: &str, opts: &ReadOptions) -> Parsed {
     let mut header = None;
     let mut rows = Vec::new();
     for (fields, raw) in records {
-        if raw.trim().is_empty() {
-            continue; // Spark skips blank lines (a `""` line is a record)
+        // Spark skips blank lines (a `""` line is a record); with
+        // multiLine only empty ones (its parser reads the file whole)
+        if raw.is_empty() || !opts.multi_line && raw.trim().is_empty() {
+            continue;
         }
         if header.is_none() && opts.header {
             header = Some(fields);
