@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::{DataType, Field, Int32Type, Schema, TimeUnit};
-use sparklet_engine::formats::{csv, json, ReadOptions};
+use sparklet_engine::formats::{csv, json, ParseMode, ReadOptions};
 
 fn opts(pairs: &[(&str, &str)]) -> ReadOptions {
     let m: HashMap<String, String> = pairs
@@ -130,8 +130,9 @@ fn csv_infers_header_names_and_types() {
 }
 
 #[test]
-fn bad_mode_option_is_an_illegal_argument() {
+fn an_unknown_mode_reads_as_permissive() {
+    // Spark's ParseMode.fromString: a warning, then PERMISSIVE
     let m: HashMap<String, String> = [("mode".to_string(), "LENIENT".to_string())].into();
-    let err = ReadOptions::from_options(&m).unwrap_err();
-    assert!(err.to_string().contains("mode"), "{err}");
+    let opts = ReadOptions::from_options(&m).unwrap();
+    assert_eq!(opts.mode, ParseMode::Permissive);
 }
