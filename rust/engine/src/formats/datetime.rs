@@ -177,29 +177,30 @@ pub fn convert_string_column(
             // a decimal's grouping commas are dropped (Locale.US)
             let float = matches!(other, DataType::Float32 | DataType::Float64);
             let decimal = matches!(other, DataType::Decimal128(..) | DataType::Decimal256(..));
+            // borrowed unless a decimal's commas must go: this runs per value
             let texts: StringArray = strings
                 .iter()
-                .map(|v| {
+                .map(|v| -> Option<std::borrow::Cow<'_, str>> {
                     let s = v?;
                     if float {
                         return Some(match s.trim() {
-                            "Inf" => "Infinity".to_string(),
-                            "-Inf" => "-Infinity".to_string(),
+                            "Inf" => "Infinity".into(),
+                            "-Inf" => "-Infinity".into(),
                             // Java's float and double suffixes (`1.5d`)
                             t => t
                                 .strip_suffix(['d', 'D', 'f', 'F'])
                                 .filter(|n| n.ends_with(|c: char| c.is_ascii_digit() || c == '.'))
                                 .unwrap_or(t)
-                                .to_string(),
+                                .into(),
                         });
                     }
                     if s.trim() != s {
                         return None;
                     }
-                    Some(if decimal {
-                        s.replace(',', "")
+                    Some(if decimal && s.contains(',') {
+                        s.replace(',', "").into()
                     } else {
-                        s.to_string()
+                        s.into()
                     })
                 })
                 .collect();
