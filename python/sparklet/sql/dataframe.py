@@ -439,6 +439,23 @@ def _frame_to_table(frame: Any, schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
 
 
+def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dict[tuple, list[Any]] | None:
+    """A processor's initial state by key: its Rows (a ``handleInitialState``
+    call each), or a pandas DataFrame of its rows (in chunks as the input)."""
+    if initial is None:
+        return None
+    df, names = initial._keyed()
+    by_key: dict[tuple, list[Any]] = {}
+    if rows:
+        for row in df.collect():
+            by_key.setdefault(tuple(row[n] for n in names), []).append(row)
+        return by_key
+    pdf = df.toPandas()
+    for key, part in pdf.groupby(names, sort=True, dropna=False):
+        by_key[key if isinstance(key, tuple) else (key,)] = [part.reset_index(drop=True)]
+    return by_key
+
+
 class GroupedData:
     """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
 
@@ -505,24 +522,58 @@ class GroupedData:
         initialState: GroupedData | None = None,
         eventTimeColumnName: str = "",
     ) -> DataFrame:
-        """Run a :class:`~sparklet.sql.streaming.stateful_processor.StatefulProcessor` per key of a stream.
+        """Run a :class:`~sparklet.sql.streaming.StatefulProcessor` per key,
+        its input and output as pandas DataFrames.
 
         The processor declares value, list and map state (optionally with a
-        TTL) in ``init`` and gets each key's rows in ``handleInputRows``; with
+        TTL) in ``init`` and gets each key's rows in ``handleInputRows`` (an
+        iterator of DataFrames of at most
+        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows); with
         ``timeMode`` ``"ProcessingTime"`` or ``"EventTime"`` it can register
         timers, handled in ``handleExpiredTimer``. ``initialState`` (a batch
         DataFrame grouped by the same keys) seeds the state in the first
-        batch through ``handleInitialState``.
+        batch through ``handleInitialState``. On a batch DataFrame the rows
+        go through the processor once, with no state kept.
         """
+        return self._transform_with_state(
+            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, False
+        )
+
+    def transformWithState(
+        self,
+        statefulProcessor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None = None,
+        eventTimeColumnName: str = "",
+    ) -> DataFrame:
+        """:meth:`transformWithStateInPandas` with Rows: ``handleInputRows``
+        gets an iterator of the key's :class:`~sparklet.sql.Row` objects and
+        yields Rows; ``handleInitialState`` is called once per initial Row."""
+        return self._transform_with_state(
+            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, True
+        )
+
+    def _transform_with_state(
+        self,
+        processor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None,
+        eventTimeColumnName: str,
+        rows: bool,
+    ) -> DataFrame:
         import functools
 
-        from sparklet.sql.streaming.stateful_processor import _run_processor, declared, state_type
+        from sparklet.sql.streaming.processor_runner import Options, declared, run_on_batch, run_processor, state_type
         from sparklet.sql.types import to_struct_type
 
+        api = "transformWithState" if rows else "transformWithStateInPandas"
         if outputMode.lower() not in ("append", "update"):
             raise PySparkValueError(
-                f"Unknown output mode '{outputMode}' for transformWithStateInPandas: use 'append' or 'update'.",
-                "INVALID_OUTPUT_MODE",
+                f"Unknown output mode '{outputMode}' for {api}: use 'append' or 'update'.", "INVALID_OUTPUT_MODE"
             )
         mode = timeMode.lower()
         timeouts = {"none": "NoTimeout", "processingtime": "ProcessingTimeTimeout", "eventtime": "EventTimeTimeout"}
@@ -534,18 +585,24 @@ class GroupedData:
             raise PySparkValueError(
                 "eventTimeColumnName is not supported yet: leave it empty", "UNSUPPORTED_FEATURE.EVENT_TIME_COLUMN"
             )
-        variables = declared(statefulProcessor, mode)
+        variables = declared(processor, mode)
         output = to_struct_type(outputStructType)
         df, names = self._keyed()
-        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
-        initial = None
-        if initialState is not None:
-            init_df, init_names = initialState._keyed()
-            initial = (init_df.toPandas(), init_names)
-        runner = functools.partial(
-            _run_processor, statefulProcessor, variables, output._to_arrow_schema(), mode, initial, tz
+        conf = df.sparkSession.conf
+        opts = Options(
+            time_mode=mode,
+            rows=rows,
+            output=output,
+            time_zone=conf.get("spark.sql.session.timeZone", "UTC") or "UTC",
+            max_records=int(conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000") or 10000),
+            max_bytes=int(conf.get("spark.sql.execution.arrow.maxBytesPerBatch", "268435456") or 0),
+            initial=_initial_state(initialState, rows, df.sparkSession),
         )
-        ttl = any(v.ttl_ms is not None for v in variables.values())
+        if not df.isStreaming:
+            # all rows at once, as one micro-batch (run here, not at the first action)
+            table = run_on_batch(processor, variables, opts, names, df.toArrow())
+            return df.sparkSession.createDataFrame(table)
+        runner = functools.partial(run_processor, processor, variables, opts)
         native = df._native.group_state(
             names,
             runner,
@@ -553,7 +610,8 @@ class GroupedData:
             state_type(variables)._to_arrow_schema(),
             timeouts[mode],
             processor=True,
-            ttl=ttl,
+            ttl=any(v.ttl_ms is not None for v in variables.values()),
+            rows=rows,
         )
         return df._wrap(native)
 

@@ -166,10 +166,11 @@ impl PyDataFrame {
     }
 
     /// `groupBy(keys).applyInPandasWithState` (`processor`:
-    /// `transformWithStateInPandas`, `ttl` when a state variable has one):
+    /// `transformWithStateInPandas`, or `transformWithState` with `rows`;
+    /// `ttl` when a state variable has one):
     /// `runner` calls the user's code for a batch's groups (see
     /// `sparklet.sql.streaming.state` and `.stateful_processor`).
-    #[pyo3(signature = (keys, runner, output, state, timeout, processor=false, ttl=false))]
+    #[pyo3(signature = (keys, runner, output, state, timeout, processor=false, ttl=false, rows=false))]
     #[allow(clippy::too_many_arguments)]
     fn group_state(
         &self,
@@ -180,12 +181,13 @@ impl PyDataFrame {
         timeout: &str,
         processor: bool,
         ttl: bool,
+        rows: bool,
     ) -> PyResult<PyDataFrame> {
         use sparklet_engine::exec::group_state::Flavor;
         let func = Arc::new(crate::group_state::PyGroupFunction { runner });
         let state = state.into_inner().fields().iter().cloned().collect();
         let flavor = if processor {
-            Flavor::Processor { ttl }
+            Flavor::Processor { ttl, rows }
         } else {
             Flavor::PandasWithState
         };

@@ -1,19 +1,18 @@
-"""``transformWithStateInPandas``: a :class:`StatefulProcessor` with value,
-list and map state (optionally with a TTL) and timers, as
-:mod:`pyspark.sql.streaming.stateful_processor`.
+"""``transformWithState`` / ``transformWithStateInPandas``: a
+:class:`StatefulProcessor` with value, list and map state (optionally with
+a TTL) and timers, as :mod:`pyspark.sql.streaming.stateful_processor`.
 
-The engine keeps one stored value per grouping key: a struct with a field
-per state variable the processor declares in ``init`` (a value, a list of
-values, or a list of map entries, each value with its TTL expiry) and the
-key's timers, in Arrow's row format (never pickled). Besides the struct it
-stores the key's earliest timer and earliest TTL expiry, the two times it
-needs to know when to call the processor for a key without rows. Each
-micro-batch makes one call into Python (:func:`_run_processor`), which runs
-the processor key by key against those structs and returns them changed.
+The state classes here work on one grouping key's state at a time (the
+handle's current key); :mod:`sparklet.sql.streaming.processor_runner` runs
+a micro-batch's keys through the processor and stores their state. State
+values come back as PySpark returns them: plain tuples of each field's
+internal value (a timestamp as microseconds, a date as days), since PySpark
+hands back what its JVM stored without converting it.
 """
 
 from __future__ import annotations
 
+import datetime
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,8 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
-from sparklet.sql.streaming.state import _Batch, _group_rows, _no_gc_pauses, _Output
-from sparklet.sql.types import Row, StructType, to_struct_type
+from sparklet.sql.types import ArrayType, DataType, DateType, MapType, StructType, TimestampType, to_struct_type
 
 __all__ = [
     "ExpiredTimerInfo",
@@ -36,33 +34,56 @@ __all__ = [
 ]
 
 TIMERS = "__timers"
+_EPOCH = datetime.datetime(1970, 1, 1)
 
 
 class TimerValues:
     """The batch's processing time and watermark, as a processor's calls see them."""
 
-    def __init__(self, processing_time_ms: int, watermark_ms: int | None) -> None:
-        self._now = processing_time_ms
-        self._wm = watermark_ms
+    def __init__(self, currentProcessingTimeInMs: int = -1, currentWatermarkInMs: int = -1) -> None:
+        self._now = currentProcessingTimeInMs
+        self._wm = currentWatermarkInMs
 
     def getCurrentProcessingTimeInMs(self) -> int:
-        """The batch's processing time (ms)."""
+        """The batch's processing time (ms; -1 in time mode None)."""
         return self._now
 
     def getCurrentWatermarkInMs(self) -> int:
-        """The event-time watermark (ms; -1 without one)."""
-        return -1 if self._wm is None else self._wm
+        """The event-time watermark (ms; -1 in time mode None)."""
+        return self._wm
 
 
 class ExpiredTimerInfo:
     """The timer a ``handleExpiredTimer`` call is for."""
 
-    def __init__(self, expiry_ms: int) -> None:
-        self._expiry = expiry_ms
+    def __init__(self, expiryTimeInMs: int = -1) -> None:
+        self._expiry = expiryTimeInMs
 
     def getExpiryTimeInMs(self) -> int:
         """When the timer was set to fire (ms)."""
         return self._expiry
+
+
+def _internal(value: Any, dtype: DataType) -> Any:
+    """``value`` as PySpark's state store hands it back: timestamps as
+    microseconds, dates as days, structs as tuples."""
+    if value is None:
+        return None
+    if isinstance(dtype, StructType):
+        items = value.values() if isinstance(value, dict) else value
+        return tuple(_internal(v, f.dataType) for v, f in zip(items, dtype.fields))
+    if isinstance(dtype, ArrayType):
+        return [_internal(v, dtype.elementType) for v in value]
+    if isinstance(dtype, MapType):
+        pairs = value.items() if isinstance(value, dict) else value
+        return {_internal(k, dtype.keyType): _internal(v, dtype.valueType) for k, v in pairs}
+    if isinstance(dtype, TimestampType) and isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.UTC).replace(tzinfo=None)
+        return (value - _EPOCH) // datetime.timedelta(microseconds=1)
+    if isinstance(dtype, DateType) and isinstance(value, datetime.date):
+        return (value - _EPOCH.date()).days
+    return value
 
 
 @dataclass
@@ -88,11 +109,21 @@ class _Var:
 
 @dataclass
 class _KeyState:
-    """One grouping key's state while its calls run."""
+    """One grouping key's state while its calls run: values as internal
+    tuples with their TTL expiry, and timers."""
 
     values: dict[str, Any] = field(default_factory=dict)
     timers: set[int] = field(default_factory=set)
     dirty: bool = False
+
+
+@dataclass
+class _Counts:
+    """What Spark counts of a processor's state calls (progress ``customMetrics``)."""
+
+    registered_timers: int = 0
+    deleted_timers: int = 0
+    ttl_removed: int = 0
 
 
 def _tuple(value: Any, schema: StructType, what: str) -> tuple:
@@ -104,12 +135,31 @@ def _tuple(value: Any, schema: StructType, what: str) -> tuple:
             f"The {what} has {len(schema.names)} fields ({', '.join(schema.names)}); got {len(values)} values",
             "STATE_SCHEMA_MISMATCH",
         )
-    return values
+    return _internal(values, schema)
 
 
 def _alive(expires: int | None, now: int) -> bool:
     """Whether a value with TTL expiry ``expires`` (ms) is still there at ``now``."""
     return expires is None or expires > now
+
+
+#: PySpark's message prefix per state kind and operation, when the
+#: variable was deleted with ``deleteIfExists``
+_ERRORS = {
+    ("value", "exists"): "Error checking value state exists",
+    ("value", "get"): "Error getting value state",
+    ("value", "update"): "Error updating value state",
+    ("value", "clear"): "Error clearing value state",
+    ("list", "exists"): "Error checking value state exists",
+    ("list", "update"): "Error updating value state",
+    ("list", "clear"): "Error clearing value state",
+    ("map", "exists"): "Error checking map state exists",
+    ("map", "get"): "Error getting value",
+    ("map", "contains"): "Error checking if map state contains key",
+    ("map", "update"): "Error updating map state value",
+    ("map", "remove"): "Error removing key from map state",
+    ("map", "clear"): "Error clearing map state",
+}
 
 
 class _State:
@@ -119,11 +169,23 @@ class _State:
         self._handle = handle
         self._var = var
 
+    def _declared(self, op: str) -> bool:
+        """Whether the variable is still declared; a deleted one raises
+        PySpark's error for ``op`` (reads of a list or map iterate nothing)."""
+        if self._handle._vars.get(self._var.name) is self._var:
+            return True
+        prefix = _ERRORS.get((self._var.kind, op))
+        if prefix is None:
+            return False
+        raise PySparkRuntimeError(f"{prefix}: {self._var.kind.capitalize()} state {self._var.name} is not initialized.")
+
     def _key(self) -> _KeyState:
         return self._handle._current()
 
-    def _live(self) -> Any:
+    def _live(self, op: str) -> Any:
         """The variable's entries for the current key, without those whose TTL passed."""
+        if not self._declared(op):
+            return None
         entry = self._key().values.get(self._var.name)
         if entry is None or self._var.ttl_ms is None:
             return entry
@@ -138,7 +200,8 @@ class _State:
             return [e for e in entry if alive(e[1])]
         return {k: e for k, e in entry.items() if alive(e[1])}
 
-    def _set(self, value: Any) -> None:
+    def _set(self, value: Any, op: str = "update") -> None:
+        self._declared(op)
         ks = self._key()
         if value is None or (isinstance(value, (list, dict)) and not value):
             ks.values.pop(self._var.name, None)
@@ -146,8 +209,8 @@ class _State:
             ks.values[self._var.name] = value
         ks.dirty = True
 
-    def _row(self, value: Any) -> Row:
-        return Row._from_pairs(self._var.schema.names, list(_tuple(value, self._var.schema, "state value")))
+    def _value(self, value: Any) -> tuple:
+        return _tuple(value, self._var.schema, "state value")
 
     def _expiry(self) -> int | None:
         ttl = self._var.ttl_ms
@@ -155,7 +218,7 @@ class _State:
 
     def clear(self) -> None:
         """Remove the variable's state for the current key."""
-        self._set(None)
+        self._set(None, "clear")
 
 
 class ValueState(_State):
@@ -163,16 +226,17 @@ class ValueState(_State):
 
     def exists(self) -> bool:
         """Whether the key has a value."""
-        return self._live() is not None
+        return self._live("exists") is not None
 
-    def get(self) -> Row | None:
+    def get(self) -> tuple | None:
         """The value, or None."""
-        entry = self._live()
+        entry = self._live("get")
         return None if entry is None else entry[0]
 
     def update(self, newValue: tuple) -> None:
         """Set the value."""
-        self._set((self._row(newValue), self._expiry()))
+        self._declared("update")
+        self._set((self._value(newValue), self._expiry()))
 
 
 class ListState(_State):
@@ -180,23 +244,24 @@ class ListState(_State):
 
     def exists(self) -> bool:
         """Whether the key has any values."""
-        return bool(self._live())
+        return bool(self._live("exists"))
 
-    def get(self) -> Iterator[Row]:
+    def get(self) -> Iterator[tuple]:
         """The values, in order."""
-        return iter([v for v, _ in self._live() or []])
+        return iter([v for v, _ in self._live("get") or []])
 
     def put(self, newState: list[tuple]) -> None:
         """Replace the values."""
-        self._set([(self._row(v), self._expiry()) for v in newState])
+        self._declared("update")
+        self._set([(self._value(v), self._expiry()) for v in newState])
 
     def appendValue(self, newState: tuple) -> None:
         """Add a value at the end."""
-        self._set([*(self._live() or []), (self._row(newState), self._expiry())])
+        self._set([*(self._live("update") or []), (self._value(newState), self._expiry())])
 
     def appendList(self, newState: list[tuple]) -> None:
         """Add values at the end."""
-        self._set([*(self._live() or []), *[(self._row(v), self._expiry()) for v in newState]])
+        self._set([*(self._live("update") or []), *[(self._value(v), self._expiry()) for v in newState]])
 
 
 class MapState(_State):
@@ -205,55 +270,59 @@ class MapState(_State):
     def _user_key(self, key: tuple) -> tuple:
         return _tuple(key, self._var.key_schema, "map key")  # type: ignore[arg-type]
 
-    def _entries(self) -> dict[tuple, tuple[Row, int | None]]:
-        return self._live() or {}
+    def _entries(self, op: str) -> dict[tuple, tuple[tuple, int | None]]:
+        return self._live(op) or {}
 
     def exists(self) -> bool:
         """Whether the map has any entries."""
-        return bool(self._entries())
+        return bool(self._entries("exists"))
 
-    def getValue(self, key: tuple) -> Row | None:
+    def getValue(self, key: tuple) -> tuple | None:
         """The value of ``key``, or None."""
-        entry = self._entries().get(self._user_key(key))
+        entry = self._entries("get").get(self._user_key(key))
         return None if entry is None else entry[0]
 
     def containsKey(self, key: tuple) -> bool:
         """Whether ``key`` has a value."""
-        return self._user_key(key) in self._entries()
+        return self._user_key(key) in self._entries("contains")
 
     def updateValue(self, key: tuple, value: tuple) -> None:
         """Set ``key``'s value."""
-        self._set({**self._entries(), self._user_key(key): (self._row(value), self._expiry())})
+        entries = self._entries("update")
+        self._set({**entries, self._user_key(key): (self._value(value), self._expiry())})
 
-    def iterator(self) -> Iterator[tuple[Row, Row]]:
+    def iterator(self) -> Iterator[tuple[tuple, tuple]]:
         """(key, value) pairs."""
-        names = self._var.key_schema.names  # type: ignore[union-attr]
-        return iter([(Row._from_pairs(names, list(k)), v) for k, (v, _) in self._entries().items()])
+        return iter([(k, v) for k, (v, _) in self._entries("iterate").items()])
 
-    def keys(self) -> Iterator[Row]:
+    def keys(self) -> Iterator[tuple]:
         """The keys."""
         return iter([k for k, _ in self.iterator()])
 
-    def values(self) -> Iterator[Row]:
+    def values(self) -> Iterator[tuple]:
         """The values."""
         return iter([v for _, v in self.iterator()])
 
     def removeKey(self, key: tuple) -> None:
         """Remove ``key``."""
-        entries = dict(self._entries())
+        entries = dict(self._entries("remove"))
         entries.pop(self._user_key(key), None)
-        self._set(entries)
+        self._set(entries, "remove")
 
 
 class StatefulProcessorHandle:
     """What a :class:`StatefulProcessor` declares its state and timers with."""
 
-    def __init__(self, time_mode: str, now_ms: int = 0, watermark_ms: int | None = None) -> None:
+    def __init__(self, time_mode: str, now_ms: int = -1, watermark_ms: int = -1) -> None:
         self._time_mode = time_mode
         self._now = now_ms
         self._wm = watermark_ms
         self._vars: dict[str, _Var] = {}
+        #: state variables declared and deleted (``deleteIfExists``), in order
+        self._declarations: list[_Var] = []
+        self._deletions: list[str] = []
         self._key_state: _KeyState | None = None
+        self._counts = _Counts()
 
     def _current(self) -> _KeyState:
         if self._key_state is None:
@@ -273,14 +342,19 @@ class StatefulProcessorHandle:
         if var.name == TIMERS:
             raise PySparkValueError(f"'{TIMERS}' is a reserved state name", "STATE_NAME_RESERVED")
         self._vars[var.name] = var
+        self._declarations.append(var)
 
-    def getValueState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ValueState:
+    def getValueState(
+        self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None
+    ) -> ValueState:
         """A value per key of ``schema``, expiring ``ttlDurationMs`` after each update."""
         var = _Var(stateName, "value", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)
         return ValueState(self, var)
 
-    def getListState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ListState:
+    def getListState(
+        self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None
+    ) -> ListState:
         """A list of values of ``schema`` per key."""
         var = _Var(stateName, "list", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)
@@ -299,8 +373,9 @@ class StatefulProcessorHandle:
         return MapState(self, var)
 
     def deleteIfExists(self, stateName: str) -> None:
-        """Forget a state variable declared earlier in ``init``."""
+        """Delete a state variable and its values for every key; using it afterwards is an error."""
         self._vars.pop(stateName, None)
+        self._deletions.append(stateName)
 
     def _timers_allowed(self) -> _KeyState:
         if self._time_mode == "none":
@@ -315,20 +390,22 @@ class StatefulProcessorHandle:
         ks = self._timers_allowed()
         ks.timers.add(int(expiryTimestampMs))
         ks.dirty = True
+        self._counts.registered_timers += 1
 
     def deleteTimer(self, expiryTimestampMs: int) -> None:
         """Drop a timer of the current key."""
         ks = self._timers_allowed()
         ks.timers.discard(int(expiryTimestampMs))
         ks.dirty = True
+        self._counts.deleted_timers += 1
 
     def listTimers(self) -> Iterator[int]:
-        """The current key's timers."""
+        """The current key's timers (in ``handleExpiredTimer``, the one firing too)."""
         return iter(sorted(self._timers_allowed().timers))
 
 
 class StatefulProcessor(ABC):
-    """Per-key logic of ``transformWithStateInPandas``."""
+    """Per-key logic of ``transformWithState`` (rows) and ``transformWithStateInPandas``."""
 
     @abstractmethod
     def init(self, handle: StatefulProcessorHandle) -> None:
@@ -336,188 +413,18 @@ class StatefulProcessor(ABC):
 
     @abstractmethod
     def handleInputRows(self, key: tuple, rows: Iterator[Any], timerValues: TimerValues) -> Iterator[Any]:
-        """Handle a key's rows of this batch; yield pandas DataFrames of the output schema."""
+        """Handle a key's rows of this batch (Rows, or pandas DataFrames);
+        yield Rows (or pandas DataFrames) of the output schema."""
 
     def handleExpiredTimer(
         self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
     ) -> Iterator[Any]:
-        """Handle a timer of ``key`` that fired; yield pandas DataFrames."""
+        """Handle a timer of ``key`` that fired; yield output as ``handleInputRows`` does."""
         return iter([])
 
     def handleInitialState(self, key: tuple, initialState: Any, timerValues: TimerValues) -> None:  # noqa: B027
-        """Set ``key``'s state from its rows of the ``initialState`` DataFrame (first batch only)."""
+        """Set ``key``'s state from the ``initialState`` DataFrame (first batch
+        only): a call per Row, or per pandas DataFrame of the key's rows."""
 
     def close(self) -> None:  # noqa: B027 (optional, as in PySpark)
         """Called after each micro-batch."""
-
-
-def declared(processor: StatefulProcessor, time_mode: str) -> dict[str, _Var]:
-    """The state variables ``processor.init`` declares."""
-    handle = StatefulProcessorHandle(time_mode)
-    processor.init(handle)
-    return dict(handle._vars)
-
-
-def state_type(variables: dict[str, _Var]) -> StructType:
-    """The stored struct's fields (for the engine): a field per variable, then the timers."""
-    from sparklet.sql.types import from_arrow_type
-
-    fields = [pa.field(v.name, v.arrow_type()) for v in variables.values()]
-    fields.append(pa.field(TIMERS, pa.list_(pa.int64())))
-    return from_arrow_type(pa.struct(fields))  # type: ignore[return-value]
-
-
-def _decode(stored: dict | None, variables: dict[str, _Var], now: int) -> _KeyState:
-    """A key's stored struct as Python state; TTL-expired entries dropped (the key is then dirty)."""
-    from sparklet.sql._convert import _py_value
-
-    ks = _KeyState()
-    if stored is None:
-        return ks
-    for name, var in variables.items():
-        raw = stored.get(name)
-        if raw is None:
-            continue
-
-        def live(expires: int | None, var: _Var = var) -> bool:
-            return var.ttl_ms is None or _alive(expires, now)
-
-        def row(v: dict, var: _Var = var) -> Row:
-            return _py_value(v, var.schema)
-
-        if var.kind == "value":
-            if live(raw["expiresAt"]):
-                ks.values[name] = (row(raw["value"]), raw["expiresAt"])
-            else:
-                ks.dirty = True
-        elif var.kind == "list":
-            items = [(row(e["value"]), e["expiresAt"]) for e in raw if live(e["expiresAt"])]
-            ks.dirty |= len(items) != len(raw)
-            if items:
-                ks.values[name] = items
-        else:
-            key_schema = var.key_schema
-            entries = {
-                tuple(_py_value(e["key"], key_schema)): (row(e["value"]), e["expiresAt"])  # type: ignore[arg-type]
-                for e in raw
-                if live(e["expiresAt"])
-            }
-            ks.dirty |= len(entries) != len(raw)
-            if entries:
-                ks.values[name] = entries
-    ks.timers = set(stored.get(TIMERS) or [])
-    return ks
-
-
-def _encode(ks: _KeyState, variables: dict[str, _Var]) -> tuple[dict | None, int | None, int | None]:
-    """A key's state as the stored struct, its earliest timer and earliest TTL expiry."""
-    out: dict[str, Any] = {}
-    expiries: list[int] = []
-    for name, var in variables.items():
-        value = ks.values.get(name)
-        if value is None:
-            out[name] = None
-            continue
-        names = var.schema.names
-        if var.kind == "value":
-            v, e = value
-            out[name] = {"value": dict(zip(names, v)), "expiresAt": e}
-            expiries.append(e)
-        elif var.kind == "list":
-            out[name] = [{"value": dict(zip(names, v)), "expiresAt": e} for v, e in value]
-            expiries.extend(e for _, e in value)
-        else:
-            key_names = var.key_schema.names  # type: ignore[union-attr]
-            out[name] = [
-                {"key": dict(zip(key_names, k)), "value": dict(zip(names, v)), "expiresAt": e}
-                for k, (v, e) in value.items()
-            ]
-            expiries.extend(e for v, e in value.values())
-    out[TIMERS] = sorted(ks.timers) or None
-    if not ks.values and not ks.timers:
-        return None, None, None
-    live = [e for e in expiries if e is not None]
-    return out, min(ks.timers) if ks.timers else None, min(live) if live else None
-
-
-def _run_processor(
-    processor: StatefulProcessor,
-    variables: dict[str, _Var],
-    output_schema: pa.Schema,
-    time_mode: str,
-    initial: tuple[Any, list[str]] | None,
-    time_zone: str,
-    *engine: Any,
-) -> tuple[pa.Table, pa.Table, pa.Table | None]:
-    """One micro-batch (``engine``: a ``_Batch``'s fields), as Spark's
-    ``TransformWithStateInPandasExec`` runs it:
-    ``init``; the initial state (first batch); each key's rows; the timers
-    that fired, in time order; ``close``. Returns the rows emitted, each
-    key's state with its earliest timer and TTL expiry, and the keys that
-    only the initial state gave a state."""
-    from sparklet.sql._convert import table_to_pandas, table_to_rows
-
-    b = _Batch(*engine)
-    batch_id, data, offsets, keys, states = b.batch_id, b.data, b.offsets, b.keys, b.states
-    watermark_ms, processing_time_ms = b.watermark_ms, b.processing_time_ms
-    handle = StatefulProcessorHandle(time_mode, processing_time_ms, watermark_ms)
-    processor.init(handle)
-    timer_values = TimerValues(processing_time_ms, watermark_ms)
-    key_rows = [tuple(k) for k in table_to_rows(keys)]
-    stored = states.column("state").to_pylist()
-    key_states = [_decode(s, variables, processing_time_ms) for s in stored]
-    index = {k: i for i, k in enumerate(key_rows)}
-    out = _Output(output_schema)
-    new_keys: list[tuple] = []
-
-    def run(ks: _KeyState, call: Any) -> None:
-        handle._key_state = ks
-        try:
-            for r in call() or ():
-                out.add(r)
-        finally:
-            handle._key_state = None
-
-    with _no_gc_pauses():
-        if initial is not None and batch_id == 0:
-            pdf, key_names = initial
-            for key, rows in pdf.groupby(key_names, sort=True, dropna=False):
-                key = key if isinstance(key, tuple) else (key,)
-                if key not in index:
-                    index[key] = len(key_rows)
-                    key_rows.append(key)
-                    key_states.append(_KeyState())
-                    new_keys.append(key)
-                rows = rows.reset_index(drop=True)
-                run(key_states[index[key]], lambda k=key, r=rows: processor.handleInitialState(k, r, timer_values))
-        pdf = table_to_pandas(data, time_zone)
-        for g in range(len(offsets) - 1):
-            if offsets[g + 1] > offsets[g]:
-                rows = _group_rows(pdf, offsets[g], offsets[g + 1])
-                key = key_rows[g]
-                run(key_states[g], lambda k=key, r=rows: processor.handleInputRows(k, iter([r]), timer_values))
-        threshold = {"processingtime": processing_time_ms, "eventtime": watermark_ms}.get(time_mode)
-        if threshold is not None:
-            due = sorted((t, i) for i, ks in enumerate(key_states) for t in ks.timers if t < threshold)
-            for t, i in due:
-                ks = key_states[i]
-                ks.timers.discard(t)
-                ks.dirty = True
-                info = ExpiredTimerInfo(t)
-                run(ks, lambda k=key_rows[i], x=info: processor.handleExpiredTimer(k, timer_values, x))
-        processor.close()
-    encoded = [_encode(ks, variables) for ks in key_states]
-    struct = states.schema.field("state").type
-    result = pa.table(
-        {
-            "state": pa.array([e[0] for e in encoded], type=struct),
-            "timeoutTimestamp": pa.array([e[1] for e in encoded], type=pa.int64()),
-            "ttlExpiry": pa.array([e[2] for e in encoded], type=pa.int64()),
-            "changed": pa.array([ks.dirty for ks in key_states], type=pa.bool_()),
-        }
-    )
-    extra = None
-    if new_keys:
-        extra = pa.table({name: [k[i] for k in new_keys] for i, name in enumerate(keys.column_names)})
-        extra = extra.cast(keys.schema)
-    return out.table(), result, extra

@@ -42,13 +42,16 @@ pub enum Flavor {
     /// `applyInPandasWithState`: Spark's state format v2, `groupState` (a
     /// struct of the user's state fields) and `timeoutTimestamp`.
     PandasWithState,
-    /// `transformWithStateInPandas`: `state` (a field per state variable,
-    /// timers among them), `timeoutTimestamp` (the earliest timer) and,
-    /// when a variable has a TTL, `ttlExpiry` (the earliest expiry, in
-    /// processing time): the engine reads only these two times.
+    /// `transformWithStateInPandas` (or, `rows`, the row-based
+    /// `transformWithState`): `state` (a field per state variable, timers
+    /// among them), `timeoutTimestamp` (the earliest timer) and, when a
+    /// variable has a TTL, `ttlExpiry` (the earliest expiry, in processing
+    /// time): the engine reads only these two times.
     Processor {
         /// Whether any state variable has a TTL.
         ttl: bool,
+        /// The row-based API (its own operator name in Spark).
+        rows: bool,
     },
 }
 
@@ -57,8 +60,14 @@ impl Flavor {
     fn name(self) -> &'static str {
         match self {
             Flavor::PandasWithState => "applyInPandasWithState",
-            Flavor::Processor { .. } => "transformWithStateInPandasExec",
+            Flavor::Processor { rows: false, .. } => "transformWithStateInPandasExec",
+            Flavor::Processor { rows: true, .. } => "transformWithStateInPySparkExec",
         }
+    }
+
+    /// Whether stored values carry a TTL expiry.
+    fn ttl(self) -> bool {
+        matches!(self, Flavor::Processor { ttl: true, .. })
     }
 
     /// The stored value's columns.
@@ -75,7 +84,7 @@ impl Flavor {
             )),
             Arc::new(Field::new("timeoutTimestamp", DataType::Int64, true)),
         ];
-        if self == (Flavor::Processor { ttl: true }) {
+        if self.ttl() {
             fields.push(Arc::new(Field::new("ttlExpiry", DataType::Int64, true)));
         }
         fields
@@ -214,7 +223,7 @@ impl GroupStateNode {
             rows: None,
         }
         .record(&ctx.spec.dir, "default")?;
-        let op = GroupStateOp {
+        let mut op = GroupStateOp {
             state: PartitionedState::open(ctx.provider, &ctx.spec, &values, KeyOrder::Unordered)?,
             key_conv: converter(&key_fields)?,
             value_conv: converter(&values)?,
@@ -232,7 +241,12 @@ impl GroupStateNode {
             now_ms: 0,
             next_timeout_ms: None,
             metrics: OperatorMetrics::default(),
+            processor_rows: 0,
+            processor_metrics: serde_json::Map::new(),
         };
+        if matches!(self.flavor, Flavor::Processor { .. }) {
+            op.processor_rows = op.stored_processor_rows()?;
+        }
         let node = GroupStateNode {
             slot: OperatorSlot::empty(),
             ..self.clone()
@@ -305,6 +319,11 @@ pub struct GroupStateOp {
     /// The earliest processing-time timeout still pending.
     next_timeout_ms: Option<i64>,
     metrics: OperatorMetrics,
+    /// A processor's state rows as Spark counts them (`numRowsTotal`):
+    /// one per value or list variable set, one per map entry.
+    processor_rows: i64,
+    /// A processor's counts of the batch (`customMetrics`), from Python.
+    processor_metrics: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A batch's groups before the call: keys (stored form), stored values,
@@ -415,7 +434,7 @@ impl GroupStateOp {
         let rows = self.key_conv.convert_columns(&key_cols)?;
         let (data, offsets, mut groups) = self.grouped(&data, &rows)?;
         let threshold = self.timeout_threshold_ms();
-        if threshold.is_some() || self.flavor == (Flavor::Processor { ttl: true }) {
+        if threshold.is_some() || self.flavor.ttl() {
             let seen: HashSet<&[u8]> = groups.keys.iter().map(Vec::as_slice).collect();
             let due = self.timed_out(&seen, threshold)?;
             groups.keys.extend(due.keys);
@@ -425,8 +444,15 @@ impl GroupStateOp {
         let mut offsets = offsets;
         offsets.resize(groups.keys.len() + 1, data.num_rows());
         let call = self.groups_call(data, offsets, &groups)?;
+        let before = match self.flavor {
+            Flavor::Processor { .. } => processor_rows(call.states.column(0).as_struct()),
+            Flavor::PandasWithState => Vec::new(),
+        };
         let done = self.func.0.call(call)?;
         self.write_back(&groups.keys, &done.states, done.new_keys.as_ref())?;
+        if let Flavor::Processor { .. } = self.flavor {
+            self.count_processor_rows(&before, &done.states)?;
+        }
         for b in &done.output {
             let same =
                 |a: &Field, b: &Field| a.name() == b.name() && a.data_type() == b.data_type();
@@ -446,6 +472,46 @@ impl GroupStateOp {
         }
         self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
         Ok(concat_batches(&self.output, &done.output)?)
+    }
+
+    /// A processor's state rows over every stored key (at open).
+    fn stored_processor_rows(&self) -> Result<i64> {
+        let mut values = Vec::new();
+        for p in 0..self.state.len() {
+            let store = self.state.store(p);
+            for k in store.keys() {
+                values.push(store.get_bytes(&k?)?.map(|v| v.into_owned()));
+            }
+        }
+        let cols = self.decode_values(&values)?;
+        Ok(cols
+            .first()
+            .map_or(0, |c| processor_rows(c.as_struct()).iter().sum()))
+    }
+
+    /// Account for a processor's batch: the state rows its changed keys
+    /// gained or lost (`before`: per group) and the counts it reported.
+    fn count_processor_rows(&mut self, before: &[i64], states: &RecordBatch) -> Result<()> {
+        let after = processor_rows(states.column(0).as_struct());
+        let changed = states
+            .column_by_name("changed")
+            .ok_or_else(|| Error::Internal("the group results have no 'changed' column".into()))?
+            .as_boolean();
+        for (i, n) in after.iter().enumerate() {
+            if changed.value(i) {
+                self.processor_rows += n - before.get(i).copied().unwrap_or(0);
+            }
+        }
+        if let Some(json) = states.schema().metadata().get(PROCESSOR_METRICS) {
+            let counts: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json)
+                .map_err(|e| Error::Internal(format!("the processor's counts: {e}")))?;
+            for (name, v) in counts {
+                let sum = self.processor_metrics.get(&name).and_then(|x| x.as_i64()).unwrap_or(0)
+                    + v.as_i64().unwrap_or(0);
+                self.processor_metrics.insert(name, sum.into());
+            }
+        }
+        Ok(())
     }
 
     /// The rows sorted by key, where each key's rows start, and each
@@ -596,11 +662,46 @@ impl GroupStateOp {
     }
 }
 
+/// The schema metadata key of a processor's counts (JSON) in its results.
+const PROCESSOR_METRICS: &str = "sparklet.metrics";
+
+/// Per key of a processor's `state` structs, its rows as Spark's state
+/// store holds them: one per value variable set, one per non-empty list,
+/// one per map entry (a list of entries with a `key`); timers are Spark's
+/// internal rows and not counted.
+fn processor_rows(state: &StructArray) -> Vec<i64> {
+    let mut rows = vec![0i64; state.len()];
+    for (field, col) in state.fields().iter().zip(state.columns()) {
+        if field.name() == "__timers" {
+            continue;
+        }
+        match col.data_type() {
+            DataType::List(item) => {
+                let is_map = matches!(item.data_type(), DataType::Struct(f) if f.find("key").is_some());
+                let list = col.as_list::<i32>();
+                for (i, n) in rows.iter_mut().enumerate() {
+                    if state.is_valid(i) && list.is_valid(i) {
+                        let len = list.value_length(i) as i64;
+                        *n += if is_map { len } else { (len > 0) as i64 };
+                    }
+                }
+            }
+            _ => {
+                for (i, n) in rows.iter_mut().enumerate() {
+                    *n += (state.is_valid(i) && col.is_valid(i)) as i64;
+                }
+            }
+        }
+    }
+    rows
+}
+
 impl StatefulOperator for GroupStateOp {
     fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
         self.late_us = late_us;
         self.evict_us = evict_us;
         self.metrics = OperatorMetrics::default();
+        self.processor_metrics.clear();
     }
 
     fn batch_started(&mut self, batch_id: i64, timestamp_ms: i64) {
@@ -614,7 +715,21 @@ impl StatefulOperator for GroupStateOp {
     }
 
     fn progress(&self) -> serde_json::Value {
-        self.state.progress(self.flavor.name(), &self.metrics)
+        let mut p = self.state.progress(self.flavor.name(), &self.metrics);
+        if let Flavor::Processor { .. } = self.flavor {
+            p["numRowsTotal"] = self.processor_rows.into();
+            if let Some(custom) = p["customMetrics"].as_object_mut() {
+                // each of Spark's tasks (one per partition) runs `init`, and
+                // counts the variables it declares
+                let tasks = self.state.len() as i64;
+                for (name, v) in &self.processor_metrics {
+                    let v = v.as_i64().unwrap_or(0);
+                    let per_task = name.ends_with("StateVars") || name == "numDeletedStateVars";
+                    custom.insert(name.clone(), (if per_task { v * tasks } else { v }).into());
+                }
+            }
+        }
+        p
     }
 
     fn next_timeout_ms(&self) -> Option<i64> {
