@@ -243,9 +243,14 @@ impl GroupStateNode {
             metrics: OperatorMetrics::default(),
             processor_rows: 0,
             processor_metrics: serde_json::Map::new(),
+            unsupported_provider: None,
         };
         if matches!(self.flavor, Flavor::Processor { .. }) {
             op.processor_rows = op.stored_processor_rows()?;
+            // Spark keeps a processor's variables in column families, which
+            // only its RocksDB provider has
+            let class = ctx.provider.spark_class();
+            op.unsupported_provider = (!class.ends_with("RocksDBStateStoreProvider")).then_some(class);
         }
         let node = GroupStateNode {
             slot: OperatorSlot::empty(),
@@ -324,6 +329,9 @@ pub struct GroupStateOp {
     processor_rows: i64,
     /// A processor's counts of the batch (`customMetrics`), from Python.
     processor_metrics: serde_json::Map<String, serde_json::Value>,
+    /// Spark's class of a provider Spark runs no processor on (the query
+    /// then fails in its first batch, as Spark's does).
+    unsupported_provider: Option<&'static str>,
 }
 
 /// A batch's groups before the call: keys (stored form), stored values,
@@ -411,6 +419,12 @@ impl GroupStateOp {
 
     /// Run the function over a batch's input rows; returns its output.
     pub fn process(&mut self, batches: &[RecordBatch], schema: &SchemaRef) -> Result<RecordBatch> {
+        if let Some(class) = self.unsupported_provider {
+            return Err(Error::analysis(
+                "UNSUPPORTED_FEATURE.STORE_BACKEND_NOT_SUPPORTED_FOR_TWS",
+                format!("The feature is not supported: Store backend {class} is not supported by TransformWithState operator. Please use RocksDBStateStoreProvider."),
+            ));
+        }
         let t0 = Instant::now();
         let mut data = concat_batches(schema, batches)?;
         if let (GroupTimeout::EventTime, Some(late), Some(col)) =

@@ -26,6 +26,10 @@ use crate::error::{Error, Result};
 pub struct MemoryProvider;
 
 impl StateStoreProvider for MemoryProvider {
+    fn spark_class(&self) -> &'static str {
+        "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+    }
+
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
         let codec = Codec::new(&spec.value_fields)?;
         let map = load_entries(spec, &codec, version)?;

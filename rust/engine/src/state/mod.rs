@@ -15,6 +15,7 @@ mod entries;
 mod files;
 pub mod memory;
 pub mod partitioned;
+mod processor_reader;
 pub mod reader;
 pub mod rescale;
 pub mod rocks;
@@ -243,4 +244,7 @@ pub enum KeyOrder {
 pub trait StateStoreProvider: Send + Sync {
     /// Open `spec`'s store at committed `version` (0: empty).
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>>;
+
+    /// Spark's class of the provider this one stands for.
+    fn spark_class(&self) -> &'static str;
 }

@@ -20,12 +20,15 @@ use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
+use super::processor_reader::processor_view;
 use super::partitioned::{OperatorInfo, StateLayout};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 
 /// `spark.read.format("statestore").load(checkpoint)` with Spark's options
-/// (`batchId`, `operatorId`, `storeName`, `joinSide`; keys lower-cased).
+/// (`batchId`, `operatorId`, `storeName`, `joinSide`, and for a
+/// processor's state `stateVarName` or `readRegisteredTimers`; keys
+/// lower-cased).
 pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Result<RecordBatch> {
     // Spark's option name (the keys arrive lower-cased)
     let number = |name: &str| -> Result<Option<i64>> {
@@ -104,6 +107,15 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         .collect::<Result<Vec<ArrayRef>>>()?;
     let value_fields: Vec<FieldRef> = layout.value.iter().map(spark_value_field).collect();
     let value = struct_of(&value_fields, value_cols, values.len())?;
+    if name.starts_with("transformWithState") {
+        let var = options.get("statevarname").map(String::as_str);
+        let timers = options
+            .get("readregisteredtimers")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        if let Some(view) = processor_view(&key, &value, &partition_id, var, timers)? {
+            return Ok(view);
+        }
+    }
     state_rows(key, value, partition_id)
 }
 

@@ -361,6 +361,10 @@ fn rocks_error(spec: &StoreSpec, local: &Path, e: rocksdb::Error) -> Error {
 }
 
 impl StateStoreProvider for RocksDbProvider {
+    fn spark_class(&self) -> &'static str {
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    }
+
     fn open(&self, spec: &StoreSpec, version: i64) -> Result<Box<dyn StateStore>> {
         Ok(Box::new(self.open_store(spec, version)?))
     }
