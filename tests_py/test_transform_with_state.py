@@ -1,0 +1,302 @@
+"""transformWithState (rows) and what PySpark 4.3's processors do beyond the
+basics of test_stateful_processor.py: batch DataFrames, deleted state
+variables, timers while they fire, chunked pandas input, the provider Spark
+requires, progress counts and the state reader's views."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import PROVIDER, PROVIDER_CLASSES, Batches, conf_set, dicts, op, step
+from sparklet.errors import StreamingQueryException
+from sparklet.sql import Row, SparkSession
+from sparklet.sql.streaming import StatefulProcessor, StatefulProcessorHandle
+from sparklet.sql.streaming.stateful_processor import ExpiredTimerInfo, TimerValues
+from sparklet.testing import MemoryStream
+
+
+@pytest.fixture(autouse=True)
+def rocksdb(spark: SparkSession) -> Iterator[None]:
+    """Spark runs processors on its RocksDB provider only (a test below shows the refusal)."""
+    spark.conf.set(PROVIDER, PROVIDER_CLASSES["rocksdb"])
+    yield
+    spark.conf.unset(PROVIDER)
+
+
+class RowTally(StatefulProcessor):
+    """Row-based: a count (value), the values seen (list) and a count per value (map)."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.count = handle.getValueState("count", "n LONG")
+        self.seen = handle.getListState("seen", "v INT")
+        self.per_value = handle.getMapState("perValue", "v INT", "c LONG")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        n = self.count.get()[0] if self.count.exists() else 0
+        for row in rows:
+            n += 1
+            self.seen.appendValue((row.v,))
+            c = self.per_value.getValue((row.v,))
+            self.per_value.updateValue((row.v,), ((c[0] if c else 0) + 1,))
+        self.count.update((n,))
+        # state comes back as plain tuples, as PySpark's does
+        assert type(self.count.get()) is tuple
+        seen = sorted(v for (v,) in self.seen.get())
+        yield Row(user=key[0], n=n, seen=str(seen), distinct=len(list(self.per_value.keys())))
+
+
+def test_row_based_state_survives_a_restart_and_reads_back(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    out = Batches()
+
+    def start():  # noqa: ANN202
+        return (
+            ms.toDF()
+            .groupBy("user")
+            # timeMode is case-insensitive
+            .transformWithState(RowTally(), "user STRING, n LONG, seen STRING, distinct INT", "Update", "NONE")
+            .writeStream.outputMode("update")
+            .foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [("a", 1), ("b", 2), ("a", 1)])
+    q.stop()
+    q = start()
+    step(q, ms, [("a", 3), ("c", 2)])
+    assert out.batches == [[("a", 2, "[1, 1]", 1), ("b", 1, "[2]", 1)], [("a", 3, "[1, 1, 3]", 2), ("c", 1, "[2]", 1)]]
+    state = op(q)
+    assert state["operatorName"] == "transformWithStateInPySparkExec"
+    # Spark's state rows: a count and a list per key (3 + 3), a row per map entry (4)
+    assert state["numRowsTotal"] == 10
+    # every task (one per partition) declares the three variables
+    custom, tasks = state["customMetrics"], state["numShufflePartitions"]
+    assert [custom[f"num{k}StateVars"] for k in ("Value", "List", "Map")] == [tasks, tasks, tasks]
+    assert custom["numDeletedStateVars"] == 0 and custom["numValueStateWithTTLVars"] == 0
+    q.stop()
+
+    def read(**options: str) -> list[dict]:
+        df = spark.read.format("statestore").options(**options).load(str(tmp_path / "ckpt"))
+        return sorted((r.asDict(recursive=True) for r in df.drop("partition_id").collect()), key=str)
+
+    assert read(stateVarName="count") == [
+        {"key": {"user": u}, "value": {"n": n}} for u, n in (("a", 3), ("b", 1), ("c", 1))
+    ]
+    assert read(stateVarName="seen") == sorted(
+        ({"key": {"user": u}, "list_element": {"v": v}} for u, v in (("a", 1), ("a", 1), ("a", 3), ("b", 2), ("c", 2))),
+        key=str,
+    )
+    assert read(stateVarName="perValue") == sorted(
+        (
+            {"key": {"user": u}, "user_map_key": {"v": k}, "user_map_value": {"c": c}}
+            for u, k, c in (("a", 1, 2), ("a", 3, 1), ("b", 2, 1), ("c", 2, 1))
+        ),
+        key=str,
+    )
+
+
+def ms_of(sec: int) -> int:
+    return int((dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=sec)).timestamp() * 1000)
+
+
+class Alarms(StatefulProcessor):
+    """Event time: a timer a second after each row and one at 1970-01-12,
+    behind every watermark but the first; reports the timers it sees."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.rows = handle.getValueState("rows", "n LONG")
+        self.temp = handle.getValueState("tempState", "v INT")
+        handle.deleteIfExists("tempState")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        rows = list(rows)
+        self.rows.update(((self.rows.get() or (0,))[0] + len(rows),))
+        for r in rows:
+            self.handle.registerTimer(int(r.ts.replace(tzinfo=dt.UTC).timestamp() * 1000) + 1000)
+        self.handle.registerTimer(10**9)
+        yield Row(key=key[0], at=-1, wm=timerValues.getCurrentWatermarkInMs(), timers=len(list(self.handle.listTimers())))
+
+    def handleExpiredTimer(
+        self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
+    ) -> Iterator[Row]:
+        timers = sorted(self.handle.listTimers())
+        # the timer that fires is still listed while its handler runs
+        assert expiredTimerInfo.getExpiryTimeInMs() == timers[0]
+        yield Row(key=key[0], at=expiredTimerInfo.getExpiryTimeInMs(), wm=timerValues.getCurrentWatermarkInMs(), timers=len(timers))
+
+
+def test_event_time_timers_fire_in_order_once_the_watermark_passes_them(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "user STRING, ts TIMESTAMP")
+    out: dict[int, list[tuple]] = {}
+
+    def sink(table, batch_id: int) -> None:  # noqa: ANN001
+        out[batch_id] = sorted(tuple(r.values()) for r in dicts(table))
+
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "5 seconds")
+        .groupBy("user")
+        .transformWithState(Alarms(), "key STRING, at LONG, wm LONG, timers INT", "Append", "EventTime")
+        .writeStream.foreachBatch(sink)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+    t = dt.datetime(2024, 1, 1)
+    step(q, ms, [("a", t), ("a", t + dt.timedelta(seconds=3))])
+    first = op(q)["customMetrics"]
+    step(q, ms, [("b", t + dt.timedelta(seconds=20))])
+    q.stop()
+    assert out == {
+        # batch 0 sees watermark 0; its rows' timers: 1 s and 4 s, and 1970's
+        0: [("a", -1, 0, 3)],
+        # the watermark moved to -2 s: a no-data batch fires 1970's timer
+        1: [("a", 10**9, ms_of(-2), 3)],
+        # b's 1970 timer is already behind the watermark: it fires in b's own batch
+        2: [("b", -1, ms_of(-2), 2), ("b", 10**9, ms_of(-2), 2)],
+        # the watermark at 15 s: a's two timers, in time order
+        3: [("a", ms_of(1), ms_of(15), 2), ("a", ms_of(4), ms_of(15), 1)],
+    }
+    assert (first["numRegisteredTimers"], first["numDeletedTimers"]) == (0, 1)
+    assert first["numDeletedStateVars"] == op(q)["numShufflePartitions"]
+    timers = spark.read.format("statestore").option("readRegisteredTimers", "true").load(str(tmp_path / "ckpt"))
+    assert [(r["key"]["user"], r["expiration_timestamp_ms"]) for r in timers.collect()] == [("b", ms_of(21))]
+
+
+class UsesDeleted(StatefulProcessor):
+    """Deletes its variables in init, then uses them."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.value = handle.getValueState("v", "n INT")
+        self.list = handle.getListState("l", "n INT")
+        self.map = handle.getMapState("m", "k INT", "n INT")
+        for name in ("v", "l", "m"):
+            handle.deleteIfExists(name)
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        def outcome(call) -> str:  # noqa: ANN001
+            try:
+                return repr(call())
+            except Exception as e:  # noqa: BLE001 - the error is the result
+                return f"{type(e).__name__}: {e}"
+
+        yield Row(
+            value=outcome(self.value.exists),
+            update=outcome(lambda: self.value.update((1,))),
+            list=outcome(lambda: list(self.list.get())),
+            map=outcome(lambda: self.map.getValue((1,))),
+            keys=outcome(lambda: list(self.map.keys())),
+        )
+
+
+def test_a_deleted_state_variable_raises_pysparks_errors(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    out = Batches()
+    schema = "value STRING, update STRING, list STRING, map STRING, keys STRING"
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithState(UsesDeleted(), schema, "Update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(out)
+        .start()
+    )
+    step(q, ms, [("a", 1)])
+    assert out.batches == [
+        [
+            (
+                "PySparkRuntimeError: Error checking value state exists: Value state v is not initialized.",
+                "PySparkRuntimeError: Error updating value state: Value state v is not initialized.",
+                "[]",  # a deleted list or map iterates nothing
+                "PySparkRuntimeError: Error getting value: Map state m is not initialized.",
+                "[]",
+            )
+        ]
+    ]
+
+
+class Sizes(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        pass
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        yield pd.DataFrame({"key": [key[0]], "sizes": [str([len(p) for p in rows])]})
+
+
+def test_a_keys_pandas_rows_come_in_dataframes_of_max_records_per_batch(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    out = Batches()
+    with conf_set(spark, "spark.sql.execution.arrow.maxRecordsPerBatch", "2"):
+        q = (
+            ms.toDF()
+            .groupBy("user")
+            .transformWithStateInPandas(Sizes(), "key STRING, sizes STRING", "Update", "None")
+            .writeStream.outputMode("update")
+            .foreachBatch(out)
+            .start()
+        )
+        step(q, ms, [("a", i) for i in range(5)] + [("b", 1)])
+    assert out.batches == [[("a", "[2, 2, 1]"), ("b", "[1]")]]
+
+
+class Count(StatefulProcessor):
+    """Rows per key, started from an initial count; shows the times it sees."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.count = handle.getValueState("c", "n LONG")
+
+    def handleInitialState(self, key: tuple, initialState: Row, timerValues: TimerValues) -> None:
+        # one call per initial Row
+        self.count.update(((self.count.get() or (0,))[0] + initialState.start,))
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        n = (self.count.get() or (0,))[0] + len(list(rows))
+        now = timerValues.getCurrentProcessingTimeInMs()
+        yield Row(key=key[0], n=n, wm=timerValues.getCurrentWatermarkInMs(), now=now if now < 0 else 1)
+
+
+class PandasCount(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        pass
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        yield pd.DataFrame({"key": [key[0]], "n": [sum(len(p) for p in rows)]})
+
+
+def test_on_a_batch_dataframe_the_processor_runs_once_without_state(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", 1), ("a", 2), ("b", 3)], "user STRING, v INT")
+    schema = "key STRING, n LONG, wm LONG, now LONG"
+    rows = df.groupBy("user").transformWithState(Count(), schema, "Append", "None")
+    assert not rows.isStreaming
+    assert sorted(rows.collect()) == [Row(key="a", n=2, wm=-1, now=-1), Row(key="b", n=1, wm=-1, now=-1)]
+    # in processing time the processor sees the time
+    timed = df.groupBy("user").transformWithState(Count(), schema, "Append", "ProcessingTime")
+    assert sorted(r.now for r in timed.collect()) == [1, 1]
+    initial = spark.createDataFrame([("a", 10), ("a", 5), ("z", 5)], "user STRING, start LONG").groupBy("user")
+    seeded = df.groupBy("user").transformWithState(Count(), schema, "Append", "None", initialState=initial)
+    assert sorted((r.key, r.n) for r in seeded.collect()) == [("a", 17), ("b", 1)]
+    pandas = df.groupBy("user").transformWithStateInPandas(PandasCount(), "key STRING, n LONG", "Append", "None")
+    assert sorted(pandas.collect()) == [Row(key="a", n=2), Row(key="b", n=1)]
+
+
+def test_the_hdfs_backed_provider_is_refused(spark: SparkSession) -> None:
+    spark.conf.set(PROVIDER, PROVIDER_CLASSES["hdfs"])
+    ms = MemoryStream(spark, "user STRING, v INT")
+    with pytest.raises(StreamingQueryException, match="STORE_BACKEND_NOT_SUPPORTED_FOR_TWS") as e:
+        q = (
+            ms.toDF()
+            .groupBy("user")
+            .transformWithState(RowTally(), "user STRING, n LONG, seen STRING, distinct INT", "Update", "None")
+            .writeStream.outputMode("update")
+            .foreachBatch(lambda b, i: None)
+            .start()
+        )
+        step(q, ms, [("a", 1)])
+    assert "Please use RocksDBStateStoreProvider" in str(e.value)
