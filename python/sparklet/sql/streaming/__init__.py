@@ -10,6 +10,7 @@ from sparklet.sql.streaming.query import (
 from sparklet.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 from sparklet.sql.streaming.state import GroupState, GroupStateTimeout
 from sparklet.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+from sparklet.sql.streaming.tws_tester import TwsTester
 
 __all__ = [
     "DataStreamReader",
@@ -23,4 +24,5 @@ __all__ = [
     "StreamingQueryManager",
     "StreamingQueryProgress",
     "StreamingQueryStatus",
+    "TwsTester",
 ]
