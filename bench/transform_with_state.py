@@ -74,7 +74,9 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
     spark, _ = session(engine)
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
     rows_form, pandas_form = processors(engine)
-    grouped = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "in")).groupBy("user")
+    grouped = (
+        spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(str(folder / "in")).groupBy("user")
+    )
     if kind == "rows":
         query = grouped.transformWithState(rows_form(), OUTPUT, "Update", "None")
     else:
@@ -112,7 +114,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         generate(folder, args.keys, args.events, args.files)
-        runs = {kind: median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)]) for kind in ("rows", "pandas")}
+        runs = {
+            kind: median_run([run("sparklet", folder, kind, i) for i in range(args.repeat)])
+            for kind in ("rows", "pandas")
+        }
         for kind, mine in runs.items():
             print(
                 f"transformWithState ({kind:6s}) sparklet: {mine['events'] / mine['elapsed']:12,.0f} events/s "

@@ -18,13 +18,13 @@ from sparklet.sql.streaming.stateful_processor import ExpiredTimerInfo, TimerVal
 from sparklet.testing import MemoryStream
 
 
-
 @pytest.fixture(autouse=True)
 def rocksdb(spark: SparkSession) -> Iterator[None]:
     """Spark runs processors on its RocksDB provider only (see test_transform_with_state.py)."""
     spark.conf.set(PROVIDER, PROVIDER_CLASSES["rocksdb"])
     yield
     spark.conf.unset(PROVIDER)
+
 
 EVENTS = "user STRING, v INT"
 

@@ -122,7 +122,9 @@ class Alarms(StatefulProcessor):
         for r in rows:
             self.handle.registerTimer(int(r.ts.replace(tzinfo=dt.UTC).timestamp() * 1000) + 1000)
         self.handle.registerTimer(10**9)
-        yield Row(key=key[0], at=-1, wm=timerValues.getCurrentWatermarkInMs(), timers=len(list(self.handle.listTimers())))
+        yield Row(
+            key=key[0], at=-1, wm=timerValues.getCurrentWatermarkInMs(), timers=len(list(self.handle.listTimers()))
+        )
 
     def handleExpiredTimer(
         self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
@@ -130,7 +132,12 @@ class Alarms(StatefulProcessor):
         timers = sorted(self.handle.listTimers())
         # the timer that fires is still listed while its handler runs
         assert expiredTimerInfo.getExpiryTimeInMs() == timers[0]
-        yield Row(key=key[0], at=expiredTimerInfo.getExpiryTimeInMs(), wm=timerValues.getCurrentWatermarkInMs(), timers=len(timers))
+        yield Row(
+            key=key[0],
+            at=expiredTimerInfo.getExpiryTimeInMs(),
+            wm=timerValues.getCurrentWatermarkInMs(),
+            timers=len(timers),
+        )
 
 
 def test_event_time_timers_fire_in_order_once_the_watermark_passes_them(spark: SparkSession, tmp_path: Path) -> None:

@@ -344,17 +344,13 @@ class StatefulProcessorHandle:
         self._vars[var.name] = var
         self._declarations.append(var)
 
-    def getValueState(
-        self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None
-    ) -> ValueState:
+    def getValueState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ValueState:
         """A value per key of ``schema``, expiring ``ttlDurationMs`` after each update."""
         var = _Var(stateName, "value", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)
         return ValueState(self, var)
 
-    def getListState(
-        self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None
-    ) -> ListState:
+    def getListState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ListState:
         """A list of values of ``schema`` per key."""
         var = _Var(stateName, "list", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)

@@ -133,9 +133,7 @@ class _TesterHandle(StatefulProcessorHandle):
         """The watermark timers are checked against when registered."""
         self._currentWatermarkMs = watermarkMs
 
-    def getValueState(
-        self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None
-    ) -> ValueState:
+    def getValueState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ValueState:
         return self.value_states.setdefault(stateName, _KeyedValue(self))
 
     def getListState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ListState:
