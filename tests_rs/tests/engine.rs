@@ -336,6 +336,7 @@ fn group_state_calls_the_function_once_per_batch_with_each_key_once() {
         state,
         "NoTimeout",
         Flavor::PandasWithState,
+        None,
     )
     .unwrap();
     let seen: Seen = Arc::default();

@@ -567,7 +567,14 @@ class GroupedData:
     ) -> DataFrame:
         import functools
 
-        from sparklet.sql.streaming.processor_runner import Options, declared, run_on_batch, run_processor, state_type
+        from sparklet.sql.streaming.processor_runner import (
+            Options,
+            declared,
+            operator_properties,
+            run_on_batch,
+            run_processor,
+            state_type,
+        )
         from sparklet.sql.types import to_struct_type
 
         api = "transformWithState" if rows else "transformWithStateInPandas"
@@ -581,12 +588,16 @@ class GroupedData:
             raise PySparkValueError(
                 f"Unknown time mode '{timeMode}': use 'None', 'ProcessingTime' or 'EventTime'.", "INVALID_TIME_MODE"
             )
-        if eventTimeColumnName:
-            raise PySparkValueError(
-                "eventTimeColumnName is not supported yet: leave it empty", "UNSUPPORTED_FEATURE.EVENT_TIME_COLUMN"
-            )
-        variables = declared(processor, mode)
+        handle = declared(processor, mode)
+        variables = dict(handle._vars)
         output = to_struct_type(outputStructType)
+        if eventTimeColumnName and eventTimeColumnName not in output.names:
+            raise AnalysisException(
+                f"[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name "
+                f"`{eventTimeColumnName}` cannot be resolved (eventTimeColumnName). Did you mean one of the "
+                f"following? [{', '.join(f'`{n}`' for n in output.names)}].",
+                "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
         df, names = self._keyed()
         conf = df.sparkSession.conf
         opts = Options(
@@ -612,6 +623,8 @@ class GroupedData:
             processor=True,
             ttl=any(v.ttl_ms is not None for v in variables.values()),
             rows=rows,
+            properties=operator_properties(handle, mode, outputMode),
+            event_time_column=eventTimeColumnName or None,
         )
         return df._wrap(native)
 

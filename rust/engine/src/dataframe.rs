@@ -525,6 +525,7 @@ pub fn group_state(
     state: Vec<arrow::datatypes::FieldRef>,
     timeout: &str,
     flavor: crate::exec::group_state::Flavor,
+    processor: Option<crate::exec::group_state::ProcessorSettings>,
 ) -> Result<DataFrame> {
     use crate::exec::group_state::{Flavor, GroupStateNode, GroupTimeout};
     for k in &keys {
@@ -555,6 +556,7 @@ pub fn group_state(
         state,
         flavor,
         timeout,
+        processor,
         slot: crate::exec::operator::OperatorSlot::empty(),
     };
     let plan = LogicalPlan::Extension(datafusion::logical_expr::Extension {

@@ -167,10 +167,12 @@ impl PyDataFrame {
 
     /// `groupBy(keys).applyInPandasWithState` (`processor`:
     /// `transformWithStateInPandas`, or `transformWithState` with `rows`;
-    /// `ttl` when a state variable has one):
+    /// `ttl` when a state variable has one; `properties` Spark's
+    /// `operatorProperties` JSON; `event_time_column` its
+    /// `eventTimeColumnName`):
     /// `runner` calls the user's code for a batch's groups (see
     /// `sparklet.sql.streaming.state` and `.stateful_processor`).
-    #[pyo3(signature = (keys, runner, output, state, timeout, processor=false, ttl=false, rows=false))]
+    #[pyo3(signature = (keys, runner, output, state, timeout, processor=false, ttl=false, rows=false, properties=None, event_time_column=None))]
     #[allow(clippy::too_many_arguments)]
     fn group_state(
         &self,
@@ -182,8 +184,10 @@ impl PyDataFrame {
         processor: bool,
         ttl: bool,
         rows: bool,
+        properties: Option<String>,
+        event_time_column: Option<String>,
     ) -> PyResult<PyDataFrame> {
-        use sparklet_engine::exec::group_state::Flavor;
+        use sparklet_engine::exec::group_state::{Flavor, ProcessorSettings};
         let func = Arc::new(crate::group_state::PyGroupFunction { runner });
         let state = state.into_inner().fields().iter().cloned().collect();
         let flavor = if processor {
@@ -200,6 +204,10 @@ impl PyDataFrame {
                 state,
                 timeout,
                 flavor,
+                properties.map(|properties| ProcessorSettings {
+                    properties,
+                    event_time_column,
+                }),
             )
             .py()?,
         ))

@@ -57,13 +57,38 @@ class Options:
     initial: dict[tuple, Any] | None = None
 
 
-def declared(processor: StatefulProcessor, time_mode: str) -> dict[str, _Var]:
-    """The state variables ``processor.init`` declares (``close`` follows, as
-    PySpark's driver calls both to learn the state's schema)."""
+def declared(processor: StatefulProcessor, time_mode: str) -> StatefulProcessorHandle:
+    """The handle ``processor.init`` declared its state variables with
+    (``close`` follows, as PySpark's driver calls both to learn the state's
+    schema)."""
     handle = StatefulProcessorHandle(time_mode)
     processor.init(handle)
     processor.close()
-    return dict(handle._vars)
+    return handle
+
+
+#: Spark's names of the time modes and output modes, in operatorProperties
+_TIME_MODES = {"none": "NoTime", "processingtime": "ProcessingTime", "eventtime": "EventTime"}
+_OUTPUT_MODES = {"append": "Append", "update": "Update", "complete": "Complete"}
+_TIMERS = {"processingtime": "$procTimers_keyToTimestamp", "eventtime": "$eventTimers_keyToTimestamp"}
+
+
+def operator_properties(handle: StatefulProcessorHandle, time_mode: str, output_mode: str) -> str:
+    """Spark's ``operatorProperties`` of the operator (the state-metadata
+    reader's column): its modes and every variable ``init`` declared."""
+    kinds = {"value": "ValueState", "list": "ListState", "map": "MapState"}
+    variables = [
+        {"stateName": v.name, "stateVariableType": kinds[v.kind], "ttlEnabled": v.ttl_ms is not None}
+        for v in handle._declarations
+    ]
+    if time_mode in _TIMERS:
+        variables.append({"stateName": _TIMERS[time_mode], "stateVariableType": "TimerState", "ttlEnabled": False})
+    properties = {
+        "timeMode": _TIME_MODES[time_mode],
+        "outputMode": _OUTPUT_MODES[output_mode.lower()],
+        "stateVariables": variables,
+    }
+    return json.dumps(properties, separators=(",", ":"))
 
 
 def state_type(variables: dict[str, _Var]) -> StructType:

@@ -91,6 +91,20 @@ impl Flavor {
     }
 }
 
+/// What a processor (`transformWithState`) adds to its node.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ProcessorSettings {
+    /// Spark's `operatorProperties` (JSON: time and output mode, the state
+    /// variables), shown by the state-metadata reader.
+    pub properties: String,
+    /// `eventTimeColumnName`: the output's event-time column, which carries
+    /// the query's watermark on to the operators after this one.
+    pub event_time_column: Option<String>,
+}
+
+/// The file in an operator's `_metadata` with a processor's properties.
+pub const PROPERTIES_FILE: &str = "operatorProperties";
+
 /// `GroupStateTimeout`: when a key's state times out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd)]
 pub enum GroupTimeout {
@@ -178,6 +192,8 @@ pub struct GroupStateNode {
     pub flavor: Flavor,
     /// `timeoutConf`.
     pub timeout: GroupTimeout,
+    /// A processor's settings.
+    pub processor: Option<ProcessorSettings>,
     /// The running query's operator.
     pub slot: OperatorSlot<GroupStateOp>,
 }
@@ -223,6 +239,13 @@ impl GroupStateNode {
             rows: None,
         }
         .record(&ctx.spec.dir, "default")?;
+        if let Some(settings) = &self.processor {
+            // rewritten at each start: the processor's variables may change
+            crate::checkpoint::log::write_atomic(
+                &ctx.spec.dir.join("_metadata").join(PROPERTIES_FILE),
+                settings.properties.as_bytes(),
+            )?;
+        }
         let mut op = GroupStateOp {
             state: PartitionedState::open(ctx.provider, &ctx.spec, &values, KeyOrder::Unordered)?,
             key_conv: converter(&key_fields)?,
@@ -244,6 +267,10 @@ impl GroupStateNode {
             processor_rows: 0,
             processor_metrics: serde_json::Map::new(),
             unsupported_provider: None,
+            event_time_column: self
+                .processor
+                .as_ref()
+                .and_then(|p| p.event_time_column.clone()),
         };
         if matches!(self.flavor, Flavor::Processor { .. }) {
             op.processor_rows = op.stored_processor_rows()?;
@@ -332,6 +359,8 @@ pub struct GroupStateOp {
     /// Spark's class of a provider Spark runs no processor on (the query
     /// then fails in its first batch, as Spark's does).
     unsupported_provider: Option<&'static str>,
+    /// A processor's `eventTimeColumnName`.
+    event_time_column: Option<String>,
 }
 
 /// A batch's groups before the call: keys (stored form), stored values,
@@ -485,7 +514,35 @@ impl GroupStateOp {
             }
         }
         self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
-        Ok(concat_batches(&self.output, &done.output)?)
+        let output = concat_batches(&self.output, &done.output)?;
+        self.check_emitted_event_times(&output)?;
+        Ok(output)
+    }
+
+    /// Spark's check on a processor's `eventTimeColumnName`: no emitted row
+    /// may be behind the watermark late rows are dropped by.
+    fn check_emitted_event_times(&self, output: &RecordBatch) -> Result<()> {
+        let (Some(column), Some(late)) = (&self.event_time_column, self.late_us) else {
+            return Ok(());
+        };
+        let times = micros(output.column(output.schema().index_of(column)?))?;
+        if let Some(t) = times.into_iter().flatten().find(|t| *t < late) {
+            let at = |us: i64| {
+                chrono::DateTime::from_timestamp_micros(us)
+                    .map_or(us.to_string(), |d| d.format("%Y-%m-%d %H:%M:%S%.f").to_string())
+            };
+            return Err(Error::analysis(
+                "EMITTING_ROWS_OLDER_THAN_WATERMARK_NOT_ALLOWED",
+                format!(
+                    "Previous node emitted a row with eventTime={} which is older than current_watermark_value={}\n\
+                     This can lead to correctness issues in the stateful operators downstream in the execution pipeline.\n\
+                     Please correct the operator logic to emit rows after current global watermark value.",
+                    at(t),
+                    at(late)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// A processor's state rows over every stored key (at open).

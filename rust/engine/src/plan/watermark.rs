@@ -257,6 +257,20 @@ pub fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
             if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
                 out.push((wm.column.clone(), wm.delay_ms));
             }
+            let any = ext.node.as_any();
+            if let Some(Some(processor)) = any
+                .downcast_ref::<crate::exec::group_state::GroupStateNode>()
+                .map(|n| n.processor.as_ref())
+            {
+                // a processor's output keeps the watermark only on its
+                // `eventTimeColumnName` (Spark re-assigns it there)
+                let delay = out.iter().map(|(_, d)| *d).max().unwrap_or(0);
+                return processor
+                    .event_time_column
+                    .iter()
+                    .map(|c| (c.clone(), delay))
+                    .collect();
+            }
             out
         }
         LogicalPlan::Projection(p) => {

@@ -21,6 +21,7 @@ use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
 use super::processor_reader::processor_view;
+use crate::exec::group_state::PROPERTIES_FILE;
 use super::partitioned::{OperatorInfo, StateLayout};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
@@ -287,7 +288,8 @@ fn last_committed(root: &Path) -> Result<Option<i64>> {
 }
 
 /// `spark.read.format("state-metadata").load(checkpoint)`: operatorId,
-/// operatorName, stateStoreName, numPartitions, minBatchId, maxBatchId.
+/// operatorName, stateStoreName, numPartitions, minBatchId, maxBatchId,
+/// operatorProperties (a processor's; null for other operators).
 pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
     let max_batch = last_committed(checkpoint)?.unwrap_or(-1);
     let mut ops: Vec<(i64, PathBuf)> = Vec::new();
@@ -299,10 +301,16 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
         }
     }
     ops.sort();
-    let (mut ids, mut names, mut stores, mut parts, mut mins, mut maxs) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut ids, mut names, mut stores, mut parts, mut mins, mut maxs, mut props) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for (id, dir) in ops {
         let (name, partitions, store_names) = operator_metadata(&dir)?;
+        let properties = dir.join("_metadata").join(PROPERTIES_FILE);
+        let properties = match std::fs::read_to_string(&properties) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(properties.display().to_string(), e)),
+        };
         for store in store_names {
             let first = if store == "default" {
                 dir.join("0")
@@ -324,6 +332,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
             parts.push(partitions as i32);
             mins.push(oldest - 1);
             maxs.push(max_batch);
+            props.push(properties.clone());
         }
     }
     let schema = Schema::new(vec![
@@ -333,6 +342,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
         Field::new("numPartitions", DataType::Int32, false),
         Field::new("minBatchId", DataType::Int64, false),
         Field::new("maxBatchId", DataType::Int64, false),
+        Field::new("operatorProperties", DataType::Utf8, true),
     ]);
     Ok(RecordBatch::try_new(
         Arc::new(schema),
@@ -343,6 +353,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
             Arc::new(Int32Array::from(parts)),
             Arc::new(Int64Array::from(mins)),
             Arc::new(Int64Array::from(maxs)),
+            Arc::new(StringArray::from(props)),
         ],
     )?)
 }
