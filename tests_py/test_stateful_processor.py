@@ -201,7 +201,7 @@ def test_ttl_expires_state_in_processing_time(spark: SparkSession) -> None:
     q = (
         ms.toDF()
         .groupBy("user")
-        .transformWithStateInPandas(Remember(), "user STRING, before INT", "update", "None")
+        .transformWithStateInPandas(Remember(), "user STRING, before INT", "update", "ProcessingTime")
         .writeStream.outputMode("update")
         .foreachBatch(out)
         .start()

@@ -307,3 +307,150 @@ def test_the_hdfs_backed_provider_is_refused(spark: SparkSession) -> None:
         )
         step(q, ms, [("a", 1)])
     assert "Please use RocksDBStateStoreProvider" in str(e.value)
+
+
+class Echo(StatefulProcessor):
+    """Emits each row's event time (or 1970 for user 'late'), for a window count after it."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        pass
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        for r in rows:
+            yield Row(user=r.user, outTs=dt.datetime(1970, 1, 1) if r.user == "late" else r.ts)
+
+
+def test_event_time_column_carries_the_watermark_to_a_window_after_it(spark: SparkSession, tmp_path: Path) -> None:
+    from sparklet.sql import functions as F
+
+    ms = MemoryStream(spark, "user STRING, ts TIMESTAMP")
+    out = Batches()
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "5 seconds")
+        .groupBy("user")
+        .transformWithState(Echo(), "user STRING, outTs TIMESTAMP", "Append", "None", eventTimeColumnName="outTs")
+        .groupBy(F.window("outTs", "10 seconds"))
+        .count()
+        .writeStream.outputMode("append")
+        .foreachBatch(out)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+    t = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+    for rows in ([("a", t), ("b", t + dt.timedelta(seconds=3))], [("c", t + dt.timedelta(seconds=25))]):
+        step(q, ms, rows)
+    # the watermark (20 s) closed the first window
+    assert [(w["start"].second, w["end"].second, n) for w, n in out.batches[0]] == [(0, 10, 2)]
+    # a row behind the watermark is refused: operators after it would miscount
+    with pytest.raises(StreamingQueryException, match="EMITTING_ROWS_OLDER_THAN_WATERMARK_NOT_ALLOWED"):
+        step(q, ms, [("late", t + dt.timedelta(seconds=40))])
+
+
+def test_state_metadata_shows_the_processors_properties(spark: SparkSession, tmp_path: Path) -> None:
+    import json
+
+    ms = MemoryStream(spark, "user STRING, ts TIMESTAMP")
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "5 seconds")
+        .groupBy("user")
+        .transformWithState(Alarms(), "key STRING, at LONG, wm LONG, timers INT", "Append", "EventTime")
+        # a foreachBatch that reads its batch (Spark fails one that does not: its state is never committed)
+        .writeStream.foreachBatch(Batches())
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .start()
+    )
+    step(q, ms, [("a", dt.datetime(2024, 1, 1))])
+    q.stop()
+    [meta] = spark.read.format("state-metadata").load(str(tmp_path / "ckpt")).collect()
+    assert meta.operatorName == "transformWithStateInPySparkExec"
+    assert json.loads(meta.operatorProperties) == {
+        "timeMode": "EventTime",
+        "outputMode": "Append",
+        "stateVariables": [
+            {"stateName": "rows", "stateVariableType": "ValueState", "ttlEnabled": False},
+            # a deleted variable is still listed, as declared
+            {"stateName": "tempState", "stateVariableType": "ValueState", "ttlEnabled": False},
+            {"stateName": "$eventTimers_keyToTimestamp", "stateVariableType": "TimerState", "ttlEnabled": False},
+        ],
+    }
+
+
+class DownTimeDetector(StatefulProcessor):
+    """The programming guide's example (pandas): each key's last event time;
+    a timer 5 s (processing time) after the key's rows, then every 10 s,
+    reports how long the key has been silent."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.last_seen = handle.getValueState("last_seen", "value TIMESTAMP")
+
+    def handleExpiredTimer(
+        self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
+    ) -> Iterator[pd.DataFrame]:
+        now = timerValues.getCurrentProcessingTimeInMs()
+        (last,) = self.last_seen.get()  # a naive datetime (UTC here)
+        self.handle.registerTimer(now + 10_000)
+        yield pd.DataFrame({"id": key, "timeValues": [str(now - int(last.replace(tzinfo=dt.UTC).timestamp() * 1000))]})
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        latest = max(pdf["ts"].max() for pdf in rows)
+        for timer in self.handle.listTimers():
+            self.handle.deleteTimer(timer)
+        self.last_seen.update((latest.to_pydatetime(),))
+        self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 5000)
+        yield pd.DataFrame({"id": key, "timeValues": [str(timerValues.getCurrentProcessingTimeInMs())]})
+
+
+def test_the_programming_guides_down_time_detector(spark: SparkSession) -> None:
+    import time
+
+    ms = MemoryStream(spark, "key STRING, ts TIMESTAMP")
+    seen: list[tuple] = []
+    q = (
+        ms.toDF()
+        .groupBy("key")
+        .transformWithStateInPandas(
+            statefulProcessor=DownTimeDetector(),
+            outputStructType="id STRING, timeValues STRING",
+            outputMode="Update",
+            timeMode="ProcessingTime",
+        )
+        .writeStream.outputMode("update")
+        .foreachBatch(lambda b, i: seen.extend(tuple(r.values()) for r in dicts(b)))
+        .start()
+    )
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    t0 = time.time() * 1000
+    step(q, ms, [("sensor", now - dt.timedelta(seconds=60)), ("sensor", now - dt.timedelta(seconds=30))])
+    assert [k for k, _ in seen] == ["sensor"] and int(seen[0][1]) >= t0 - 1000
+    deadline = time.monotonic() + 30
+    while len(seen) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    q.stop()
+    # 5 s after the rows: silent for about 35 s since the last event
+    assert seen[1][0] == "sensor" and 34_000 <= int(seen[1][1]) <= 40_000
+
+
+class TtlWithoutTime(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.last = handle.getValueState("last", "v INT", ttlDurationMs=1000)
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        yield Row(key=key[0])
+
+
+def test_a_ttl_needs_processing_time(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithState(TtlWithoutTime(), "key STRING", "Update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(Batches())
+        .start()
+    )
+    with pytest.raises(StreamingQueryException, match="STATEFUL_PROCESSOR_INCORRECT_TIME_MODE_TO_ASSIGN_TTL") as e:
+        step(q, ms, [("a", 1)])
+    assert "Cannot use TTL for state=last in timeMode=NoTime" in str(e.value)

@@ -61,7 +61,7 @@ def declared(processor: StatefulProcessor, time_mode: str) -> StatefulProcessorH
     """The handle ``processor.init`` declared its state variables with
     (``close`` follows, as PySpark's driver calls both to learn the state's
     schema)."""
-    handle = StatefulProcessorHandle(time_mode)
+    handle = StatefulProcessorHandle(time_mode, in_query=False)
     processor.init(handle)
     processor.close()
     return handle

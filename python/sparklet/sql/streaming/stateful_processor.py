@@ -5,9 +5,8 @@ a TTL) and timers, as :mod:`pyspark.sql.streaming.stateful_processor`.
 The state classes here work on one grouping key's state at a time (the
 handle's current key); :mod:`sparklet.sql.streaming.processor_runner` runs
 a micro-batch's keys through the processor and stores their state. State
-values come back as PySpark returns them: plain tuples of each field's
-internal value (a timestamp as microseconds, a date as days), since PySpark
-hands back what its JVM stored without converting it.
+values come back as PySpark returns them: plain tuples (nested structs
+too), not Rows.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
-from sparklet.sql.types import ArrayType, DataType, DateType, MapType, StructType, TimestampType, to_struct_type
+from sparklet.sql.types import ArrayType, DataType, MapType, StructType, TimestampType, to_struct_type
 
 __all__ = [
     "ExpiredTimerInfo",
@@ -34,7 +33,6 @@ __all__ = [
 ]
 
 TIMERS = "__timers"
-_EPOCH = datetime.datetime(1970, 1, 1)
 
 
 class TimerValues:
@@ -65,8 +63,8 @@ class ExpiredTimerInfo:
 
 
 def _internal(value: Any, dtype: DataType) -> Any:
-    """``value`` as PySpark's state store hands it back: timestamps as
-    microseconds, dates as days, structs as tuples."""
+    """``value`` as PySpark's state store hands it back: structs as tuples,
+    maps as dicts, timestamps naive (UTC), pandas' scalars as Python's."""
     if value is None:
         return None
     if isinstance(dtype, StructType):
@@ -78,11 +76,11 @@ def _internal(value: Any, dtype: DataType) -> Any:
         pairs = value.items() if isinstance(value, dict) else value
         return {_internal(k, dtype.keyType): _internal(v, dtype.valueType) for k, v in pairs}
     if isinstance(dtype, TimestampType) and isinstance(value, datetime.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(datetime.UTC).replace(tzinfo=None)
-        return (value - _EPOCH) // datetime.timedelta(microseconds=1)
-    if isinstance(dtype, DateType) and isinstance(value, datetime.date):
-        return (value - _EPOCH.date()).days
+        if hasattr(value, "to_pydatetime"):  # a pandas Timestamp
+            value = value.to_pydatetime()
+        return value.astimezone(datetime.UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):  # a numpy scalar
+        return value.item()
     return value
 
 
@@ -313,8 +311,10 @@ class MapState(_State):
 class StatefulProcessorHandle:
     """What a :class:`StatefulProcessor` declares its state and timers with."""
 
-    def __init__(self, time_mode: str, now_ms: int = -1, watermark_ms: int = -1) -> None:
+    def __init__(self, time_mode: str, now_ms: int = -1, watermark_ms: int = -1, in_query: bool = True) -> None:
         self._time_mode = time_mode
+        #: a batch's handle (False: the one that learns the variables when the query is defined)
+        self._in_query = in_query
         self._now = now_ms
         self._wm = watermark_ms
         self._vars: dict[str, _Var] = {}
@@ -341,6 +341,14 @@ class StatefulProcessorHandle:
             )
         if var.name == TIMERS:
             raise PySparkValueError(f"'{TIMERS}' is a reserved state name", "STATE_NAME_RESERVED")
+        if var.ttl_ms is not None and self._time_mode == "none" and self._in_query:
+            # Spark's state server refuses it when a batch's init runs
+            raise PySparkRuntimeError(
+                f"Error initializing {var.kind} state: [STATEFUL_PROCESSOR_INCORRECT_TIME_MODE_TO_ASSIGN_TTL] "
+                f"Cannot use TTL for state={var.name} in timeMode=NoTime, use TimeMode.ProcessingTime() instead. "
+                "SQLSTATE: 42802",
+                "STATEFUL_PROCESSOR_INCORRECT_TIME_MODE_TO_ASSIGN_TTL",
+            )
         self._vars[var.name] = var
         self._declarations.append(var)
 
