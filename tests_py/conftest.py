@@ -102,6 +102,14 @@ def step(q, ms: MemoryStream, rows: list) -> None:  # noqa: ANN001
     q.processAllAvailable()
 
 
+def add_and_wait(ms: MemoryStream, rows: list, out: Batches, batches: int) -> None:
+    """Add rows and wait until ``out`` holds ``batches`` batches: for queries
+    that never go idle in Spark (a processor in processing time runs a batch
+    on every trigger, so ``processAllAvailable`` would not return there)."""
+    ms.addData(rows)
+    wait_until(lambda: len(out.batches) >= batches)
+
+
 def op(q) -> dict:  # noqa: ANN001
     """The last progress's first stateful operator entry."""
     return q.lastProgress["stateOperators"][0]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import conf_set
 from sparklet.errors import IllegalArgumentException, SparkRuntimeException
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
@@ -125,3 +126,49 @@ def test_reading_state_where_there_is_none_is_a_clear_error(spark: SparkSession,
     counted(spark, tmp_path / "c")
     with pytest.raises(IllegalArgumentException, match='For input string: "last"'):
         spark.read.format("statestore").option("batchId", "last").load(str(tmp_path / "c"))
+
+
+def changed_windows(spark: SparkSession, ckpt: Path) -> None:
+    """A count per 10 s window whose first window is counted twice, then evicted."""
+    ms = MemoryStream(spark, SCHEMA)
+    q = (
+        ms.toDF()
+        .withWatermark("ts", "5 seconds")
+        .groupBy(F.window("ts", "10 seconds"))
+        .count()
+        .writeStream.outputMode("append")
+        .format("noop")
+        .option("checkpointLocation", str(ckpt))
+        .start()
+    )
+    for rows in ([(t(1), "a", 1), (t(2), "b", 1)], [(t(3), "a", 1)], [(t(30), "c", 1)]):
+        ms.addData(rows)
+        q.processAllAvailable()
+    q.stop()
+
+
+def test_change_feed_lists_each_batchs_updates_and_deletes(spark: SparkSession, tmp_path: Path) -> None:
+    # Spark's RocksDB provider keeps a change feed only with changelog checkpointing
+    with conf_set(spark, "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true"):
+        changed_windows(spark, tmp_path / "c")
+    feed = spark.read.format("statestore").option("readChangeFeed", "true").option("changeStartBatchId", 0)
+    df = feed.load(str(tmp_path / "c"))
+    assert df.columns == ["batch_id", "change_type", "key", "value", "partition_id"]
+    changes = sorted(
+        (r["batch_id"], r["change_type"], r["key"]["window"]["start"].second, r["value"] and r["value"]["count"])
+        for r in df.collect()
+    )
+    # the first window counted twice, then evicted once the watermark (25 s) passed it
+    first = [c[1:] for c in changes if c[2] == 0]
+    assert first == [("update", 0, 2), ("update", 0, 3), ("delete", 0, None)]
+    assert [c[0] for c in changes if c[2] == 0] == sorted(c[0] for c in changes if c[2] == 0)
+    # one batch only: the one that counted the first window's third row
+    second = [c[0] for c in changes if c[2] == 0][1]
+    one = feed.option("changeStartBatchId", second).option("changeEndBatchId", second).load(str(tmp_path / "c"))
+    assert [(r["batch_id"], r["change_type"], r["value"]["count"]) for r in one.collect()] == [(second, "update", 3)]
+    with pytest.raises(SparkRuntimeException, match="STDS_REQUIRED_OPTION_UNSPECIFIED"):
+        spark.read.format("statestore").option("readChangeFeed", "true").load(str(tmp_path / "c")).collect()
+    [meta] = spark.read.format("state-metadata").load(str(tmp_path / "c")).collect()
+    assert meta["operatorProperties"] is None  # only processors have them
+    meta_schema = spark.read.format("state-metadata").load(str(tmp_path / "c")).schema
+    assert meta_schema["operatorId"].dataType.simpleString() == "bigint"

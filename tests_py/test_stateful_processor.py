@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import PROVIDER, PROVIDER_CLASSES, Batches, op, step, wait_until
+from conftest import PROVIDER, PROVIDER_CLASSES, Batches, add_and_wait, op, step, wait_until
 from sparklet.errors import AnalysisException, PySparkValueError, StreamingQueryException
 from sparklet.sql import SparkSession
 from sparklet.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -118,7 +118,7 @@ def test_processing_time_timers_fire_without_new_data(spark: SparkSession) -> No
         .foreachBatch(out)
         .start()
     )
-    step(q, ms, [("a", 1), ("b", 1)])
+    add_and_wait(ms, [("a", 1), ("b", 1)], out, 1)
     # the timers' batch: its output, then its progress (published after the sink)
     wait_until(lambda: len(out.batches) == 2 and op(q)["numRowsTotal"] == 0)
     assert out.batches == [[("a", "active"), ("b", "active")], [("a", "idle"), ("b", "idle")]]
@@ -206,12 +206,13 @@ def test_ttl_expires_state_in_processing_time(spark: SparkSession) -> None:
         .foreachBatch(out)
         .start()
     )
-    step(q, ms, [("a", 1), ("b", 2)])
-    step(q, ms, [("a", 3)])  # within the TTL: a remembers 1
+    add_and_wait(ms, [("a", 1), ("b", 2)], out, 1)
+    add_and_wait(ms, [("a", 3)], out, 2)  # within the TTL: a remembers 1
     time.sleep(0.7)  # a (updated in the second batch) and b expire
-    step(q, ms, [("a", 4)])
+    add_and_wait(ms, [("a", 4)], out, 3)
     assert out.batches == [[("a", None), ("b", None)], [("a", 1)], [("a", None)]]
-    # b's expired state was dropped in that batch, though b had no rows
+    # b's expired state is dropped, though b had no rows
+    wait_until(lambda: op(q)["numRowsTotal"] == 1)
     assert op(q)["numRowsTotal"] == 1
 
 

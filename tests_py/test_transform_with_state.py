@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import PROVIDER, PROVIDER_CLASSES, Batches, conf_set, dicts, op, step
+from conftest import PROVIDER, PROVIDER_CLASSES, Batches, add_and_wait, conf_set, dicts, op, step
 from sparklet.errors import StreamingQueryException
 from sparklet.sql import Row, SparkSession
 from sparklet.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -407,7 +407,7 @@ def test_the_programming_guides_down_time_detector(spark: SparkSession) -> None:
     import time
 
     ms = MemoryStream(spark, "key STRING, ts TIMESTAMP")
-    seen: list[tuple] = []
+    out = Batches()
     q = (
         ms.toDF()
         .groupBy("key")
@@ -418,17 +418,15 @@ def test_the_programming_guides_down_time_detector(spark: SparkSession) -> None:
             timeMode="ProcessingTime",
         )
         .writeStream.outputMode("update")
-        .foreachBatch(lambda b, i: seen.extend(tuple(r.values()) for r in dicts(b)))
+        .foreachBatch(out)
         .start()
     )
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     t0 = time.time() * 1000
-    step(q, ms, [("sensor", now - dt.timedelta(seconds=60)), ("sensor", now - dt.timedelta(seconds=30))])
-    assert [k for k, _ in seen] == ["sensor"] and int(seen[0][1]) >= t0 - 1000
-    deadline = time.monotonic() + 30
-    while len(seen) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    add_and_wait(ms, [("sensor", now - dt.timedelta(seconds=60)), ("sensor", now - dt.timedelta(seconds=30))], out, 2)
     q.stop()
+    seen = [row for batch in out.batches for row in batch]
+    assert seen[0][0] == "sensor" and int(seen[0][1]) >= t0 - 1000
     # 5 s after the rows: silent for about 35 s since the last event
     assert seen[1][0] == "sensor" and 34_000 <= int(seen[1][1]) <= 40_000
 

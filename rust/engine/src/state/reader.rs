@@ -29,7 +29,9 @@ use crate::error::{Error, Result};
 /// `spark.read.format("statestore").load(checkpoint)` with Spark's options
 /// (`batchId`, `operatorId`, `storeName`, `joinSide`, and for a
 /// processor's state `stateVarName` or `readRegisteredTimers`; keys
-/// lower-cased).
+/// lower-cased), or with `readChangeFeed` the changes of batches
+/// `changeStartBatchId` to `changeEndBatchId` (the last by default), found
+/// by comparing each batch's state with the one before it.
 pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Result<RecordBatch> {
     // Spark's option name (the keys arrive lower-cased)
     let number = |name: &str| -> Result<Option<i64>> {
@@ -81,14 +83,65 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         });
     }
     let layout = StateLayout::read(&op_dir, &store)?;
+    let change_feed = options
+        .get("readchangefeed")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
     let mut keys: Vec<Vec<u8>> = Vec::new();
     let mut values: Vec<Vec<ScalarValue>> = Vec::new();
     let mut part_ids: Vec<i32> = Vec::new();
-    for p in 0..partitions {
-        for (k, v) in load(&layout.store_spec(&op_dir, p, &store), batch + 1)? {
-            keys.push(k);
-            values.push(v);
-            part_ids.push(p as i32);
+    // the change feed's batch and kind of each row
+    let mut changes: Vec<(i64, &'static str)> = Vec::new();
+    if change_feed {
+        let start = number("changeStartBatchId")?.ok_or_else(|| Error::Input {
+            condition: "STDS_REQUIRED_OPTION_UNSPECIFIED".into(),
+            message: "'changeStartBatchId' must be specified.".into(),
+        })?;
+        let end = match number("changeEndBatchId")? {
+            Some(b) => b,
+            None => last_committed(checkpoint)?.ok_or_else(|| no_committed_batch(checkpoint))?,
+        };
+        let nulls = layout
+            .value
+            .iter()
+            .map(|f| Ok(ScalarValue::try_from(f.data_type())?))
+            .collect::<Result<Vec<_>>>()?;
+        for b in start..=end {
+            for p in 0..partitions {
+                let spec = layout.store_spec(&op_dir, p, &store);
+                let before = load(&spec, b)?;
+                let mut after = load(&spec, b + 1)?;
+                for (k, v) in before {
+                    match after.remove(&k) {
+                        Some(now) if now == v => {}
+                        Some(now) => {
+                            keys.push(k);
+                            values.push(now);
+                            part_ids.push(p as i32);
+                            changes.push((b, "update"));
+                        }
+                        None => {
+                            keys.push(k);
+                            values.push(nulls.clone());
+                            part_ids.push(p as i32);
+                            changes.push((b, "delete"));
+                        }
+                    }
+                }
+                for (k, v) in after {
+                    keys.push(k);
+                    values.push(v);
+                    part_ids.push(p as i32);
+                    changes.push((b, "update"));
+                }
+            }
+        }
+    } else {
+        for p in 0..partitions {
+            for (k, v) in load(&layout.store_spec(&op_dir, p, &store), batch + 1)? {
+                keys.push(k);
+                values.push(v);
+                part_ids.push(p as i32);
+            }
         }
     }
     let partition_id: ArrayRef = Arc::new(Int32Array::from(part_ids));
@@ -108,6 +161,9 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         .collect::<Result<Vec<ArrayRef>>>()?;
     let value_fields: Vec<FieldRef> = layout.value.iter().map(spark_value_field).collect();
     let value = struct_of(&value_fields, value_cols, values.len())?;
+    if change_feed {
+        return change_rows(&changes, key, value, partition_id);
+    }
     if name.starts_with("transformWithState") {
         let var = options.get("statevarname").map(String::as_str);
         let timers = options
@@ -118,6 +174,31 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         }
     }
     state_rows(key, value, partition_id)
+}
+
+/// Spark's change-feed rows: `batch_id`, `change_type` (`update` or
+/// `delete`, whose value is null), `key`, `value`, `partition_id`.
+fn change_rows(
+    changes: &[(i64, &str)],
+    key: ArrayRef,
+    value: ArrayRef,
+    partition_id: ArrayRef,
+) -> Result<RecordBatch> {
+    let batch_id: ArrayRef = Arc::new(Int64Array::from_iter_values(changes.iter().map(|c| c.0)));
+    let change_type: ArrayRef = Arc::new(StringArray::from_iter_values(changes.iter().map(|c| c.1)));
+    let deleted = arrow::array::BooleanArray::from_iter(changes.iter().map(|c| Some(c.1 == "delete")));
+    let value = arrow::compute::nullif(&value, &deleted)?;
+    let schema = Schema::new(vec![
+        Field::new("batch_id", DataType::Int64, false),
+        Field::new("change_type", DataType::Utf8, false),
+        Field::new("key", key.data_type().clone(), false),
+        Field::new("value", value.data_type().clone(), true),
+        Field::new("partition_id", DataType::Int32, false),
+    ]);
+    Ok(RecordBatch::try_new(
+        Arc::new(schema),
+        vec![batch_id, change_type, key, value, partition_id],
+    )?)
 }
 
 /// Spark's state-reader rows: `key`, `value` and `partition_id` columns.
@@ -326,7 +407,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
                     .first()
                     .map_or(max_batch + 1, |(v, _)| *v)
             };
-            ids.push(id as i32);
+            ids.push(id);
             names.push(name.clone());
             stores.push(store);
             parts.push(partitions as i32);
@@ -336,7 +417,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
         }
     }
     let schema = Schema::new(vec![
-        Field::new("operatorId", DataType::Int32, false),
+        Field::new("operatorId", DataType::Int64, false),
         Field::new("operatorName", DataType::Utf8, false),
         Field::new("stateStoreName", DataType::Utf8, false),
         Field::new("numPartitions", DataType::Int32, false),
@@ -347,7 +428,7 @@ pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
     Ok(RecordBatch::try_new(
         Arc::new(schema),
         vec![
-            Arc::new(Int32Array::from(ids)),
+            Arc::new(Int64Array::from(ids)),
             Arc::new(StringArray::from(names)),
             Arc::new(StringArray::from(stores)),
             Arc::new(Int32Array::from(parts)),
