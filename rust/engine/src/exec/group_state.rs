@@ -232,6 +232,17 @@ impl GroupStateNode {
             .collect::<Result<Vec<FieldRef>>>()?;
         let values = self.flavor.value_fields(&self.state);
         ctx.spec.claim(self.flavor.name(), &["default"])?;
+        if matches!(self.flavor, Flavor::Processor { .. })
+            && ctx
+                .spec
+                .dir
+                .join("_metadata")
+                .join("layout-default.arrow")
+                .exists()
+        {
+            let stored = StateLayout::read(&ctx.spec.dir, "default")?;
+            super::processor_schema::check_restart(&stored.value, &values, &ctx.spec.dir)?;
+        }
         StateLayout {
             key: key_fields.clone(),
             time: None,
@@ -277,7 +288,8 @@ impl GroupStateNode {
             // Spark keeps a processor's variables in column families, which
             // only its RocksDB provider has
             let class = ctx.provider.spark_class();
-            op.unsupported_provider = (!class.ends_with("RocksDBStateStoreProvider")).then_some(class);
+            op.unsupported_provider =
+                (!class.ends_with("RocksDBStateStoreProvider")).then_some(class);
         }
         let node = GroupStateNode {
             slot: OperatorSlot::empty(),
@@ -528,8 +540,9 @@ impl GroupStateOp {
         let times = micros(output.column(output.schema().index_of(column)?))?;
         if let Some(t) = times.into_iter().flatten().find(|t| *t < late) {
             let at = |us: i64| {
-                chrono::DateTime::from_timestamp_micros(us)
-                    .map_or(us.to_string(), |d| d.format("%Y-%m-%d %H:%M:%S%.f").to_string())
+                chrono::DateTime::from_timestamp_micros(us).map_or(us.to_string(), |d| {
+                    d.format("%Y-%m-%d %H:%M:%S%.f").to_string()
+                })
             };
             return Err(Error::analysis(
                 "EMITTING_ROWS_OLDER_THAN_WATERMARK_NOT_ALLOWED",
@@ -577,7 +590,11 @@ impl GroupStateOp {
             let counts: serde_json::Map<String, serde_json::Value> = serde_json::from_str(json)
                 .map_err(|e| Error::Internal(format!("the processor's counts: {e}")))?;
             for (name, v) in counts {
-                let sum = self.processor_metrics.get(&name).and_then(|x| x.as_i64()).unwrap_or(0)
+                let sum = self
+                    .processor_metrics
+                    .get(&name)
+                    .and_then(|x| x.as_i64())
+                    .unwrap_or(0)
                     + v.as_i64().unwrap_or(0);
                 self.processor_metrics.insert(name, sum.into());
             }
@@ -748,7 +765,8 @@ fn processor_rows(state: &StructArray) -> Vec<i64> {
         }
         match col.data_type() {
             DataType::List(item) => {
-                let is_map = matches!(item.data_type(), DataType::Struct(f) if f.find("key").is_some());
+                let is_map =
+                    matches!(item.data_type(), DataType::Struct(f) if f.find("key").is_some());
                 let list = col.as_list::<i32>();
                 for (i, n) in rows.iter_mut().enumerate() {
                     if state.is_valid(i) && list.is_valid(i) {

@@ -8,5 +8,6 @@ pub mod limit;
 pub mod map_batches;
 pub mod observe;
 pub mod operator;
+mod processor_schema;
 pub mod stateful_agg;
 mod window_bounds;

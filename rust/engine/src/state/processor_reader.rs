@@ -49,9 +49,14 @@ pub fn processor_view(
     let rows: UInt32Array;
     match col.data_type() {
         DataType::Struct(_) => {
-            rows = (0..col.len() as u32).filter(|i| present(*i as usize)).collect();
+            rows = (0..col.len() as u32)
+                .filter(|i| present(*i as usize))
+                .collect();
             let v = col.as_struct().column_by_name("value").cloned();
-            cols.push(("value", take(&v.unwrap_or_else(|| col.clone()), &rows, None)?));
+            cols.push((
+                "value",
+                take(&v.unwrap_or_else(|| col.clone()), &rows, None)?,
+            ));
         }
         DataType::List(_) => {
             let list = col.as_list::<i32>();
@@ -99,5 +104,8 @@ pub fn processor_view(
     }
     fields.push(Field::new("partition_id", DataType::Int32, false));
     arrays.push(take(partition_id, &rows, None)?);
-    Ok(Some(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?))
+    Ok(Some(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        arrays,
+    )?))
 }

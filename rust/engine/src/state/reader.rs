@@ -20,11 +20,11 @@ use arrow::row::{RowConverter, SortField};
 use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
-use super::processor_reader::processor_view;
-use crate::exec::group_state::PROPERTIES_FILE;
 use super::partitioned::{OperatorInfo, StateLayout};
+use super::processor_reader::processor_view;
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
+use crate::exec::group_state::PROPERTIES_FILE;
 
 /// `spark.read.format("statestore").load(checkpoint)` with Spark's options
 /// (`batchId`, `operatorId`, `storeName`, `joinSide`, and for a
@@ -185,8 +185,10 @@ fn change_rows(
     partition_id: ArrayRef,
 ) -> Result<RecordBatch> {
     let batch_id: ArrayRef = Arc::new(Int64Array::from_iter_values(changes.iter().map(|c| c.0)));
-    let change_type: ArrayRef = Arc::new(StringArray::from_iter_values(changes.iter().map(|c| c.1)));
-    let deleted = arrow::array::BooleanArray::from_iter(changes.iter().map(|c| Some(c.1 == "delete")));
+    let change_type: ArrayRef =
+        Arc::new(StringArray::from_iter_values(changes.iter().map(|c| c.1)));
+    let deleted =
+        arrow::array::BooleanArray::from_iter(changes.iter().map(|c| Some(c.1 == "delete")));
     let value = arrow::compute::nullif(&value, &deleted)?;
     let schema = Schema::new(vec![
         Field::new("batch_id", DataType::Int64, false),
