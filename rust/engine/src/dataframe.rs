@@ -517,6 +517,7 @@ pub fn map_batches(
 /// `df.groupBy(keys).applyInPandasWithState(...)` (or, by `flavor`,
 /// `transformWithStateInPandas`) on a stream: the user's `func` over each
 /// key's rows and state, emitting rows of `output`.
+#[allow(clippy::too_many_arguments)] // the Python API's own arguments
 pub fn group_state(
     df: DataFrame,
     keys: Vec<String>,

@@ -55,7 +55,7 @@ pub fn processor_view(
             let v = col.as_struct().column_by_name("value").cloned();
             cols.push((
                 "value",
-                take(&v.unwrap_or_else(|| col.clone()), &rows, None)?,
+                take(&v.unwrap_or_else(|| Arc::clone(col)), &rows, None)?,
             ));
         }
         DataType::List(_) => {
