@@ -183,10 +183,11 @@ def test_event_time_timers_fire_when_the_watermark_passes(spark: SparkSession, t
 
 
 class Remember(StatefulProcessor):
-    """Keeps the last value per user for 500 ms of processing time."""
+    """Keeps the last value per user for 4 s of processing time (Spark's
+    batches of a Python processor take a second or so)."""
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        self.last = handle.getValueState("last", "v INT", ttlDurationMs=500)
+        self.last = handle.getValueState("last", "v INT", ttlDurationMs=4000)
 
     def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
         before = self.last.get()
@@ -208,7 +209,7 @@ def test_ttl_expires_state_in_processing_time(spark: SparkSession) -> None:
     )
     add_and_wait(ms, [("a", 1), ("b", 2)], out, 1)
     add_and_wait(ms, [("a", 3)], out, 2)  # within the TTL: a remembers 1
-    time.sleep(0.7)  # a (updated in the second batch) and b expire
+    time.sleep(4.5)  # a (updated in the second batch) and b expire
     add_and_wait(ms, [("a", 4)], out, 3)
     assert out.batches == [[("a", None), ("b", None)], [("a", 1)], [("a", None)]]
     # b's expired state is dropped, though b had no rows
@@ -316,8 +317,9 @@ def test_a_state_variable_of_another_type_is_refused_at_restart(spark: SparkSess
 
     class Narrowed(Tally):
         def init(self, handle: StatefulProcessorHandle) -> None:
-            super().init(handle)
             self.count = handle.getValueState("count", "n INT")  # was "n LONG"
+            self.seen = handle.getListState("seen", "v INT")
+            self.per_value = handle.getMapState("perValue", "v INT", "c LONG")
 
     with pytest.raises(StreamingQueryException, match="STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE") as e:
         restart_with(ms, Narrowed(), out, tmp_path / "ckpt")

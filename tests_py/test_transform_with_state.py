@@ -365,16 +365,14 @@ def test_state_metadata_shows_the_processors_properties(spark: SparkSession, tmp
     q.stop()
     [meta] = spark.read.format("state-metadata").load(str(tmp_path / "ckpt")).collect()
     assert meta.operatorName == "transformWithStateInPySparkExec"
-    assert json.loads(meta.operatorProperties) == {
-        "timeMode": "EventTime",
-        "outputMode": "Append",
-        "stateVariables": [
-            {"stateName": "rows", "stateVariableType": "ValueState", "ttlEnabled": False},
-            # a deleted variable is still listed, as declared
-            {"stateName": "tempState", "stateVariableType": "ValueState", "ttlEnabled": False},
-            {"stateName": "$eventTimers_keyToTimestamp", "stateVariableType": "TimerState", "ttlEnabled": False},
-        ],
-    }
+    properties = json.loads(meta.operatorProperties)
+    assert (properties["timeMode"], properties["outputMode"]) == ("EventTime", "Append")
+    # each variable as declared (a deleted one too), and the timers; in no set order
+    assert sorted(properties["stateVariables"], key=lambda v: v["stateName"]) == [
+        {"stateName": "$eventTimers_keyToTimestamp", "stateVariableType": "TimerState", "ttlEnabled": False},
+        {"stateName": "rows", "stateVariableType": "ValueState", "ttlEnabled": False},
+        {"stateName": "tempState", "stateVariableType": "ValueState", "ttlEnabled": False},
+    ]
 
 
 class DownTimeDetector(StatefulProcessor):
@@ -452,3 +450,28 @@ def test_a_ttl_needs_processing_time(spark: SparkSession) -> None:
     with pytest.raises(StreamingQueryException, match="STATEFUL_PROCESSOR_INCORRECT_TIME_MODE_TO_ASSIGN_TTL") as e:
         step(q, ms, [("a", 1)])
     assert "Cannot use TTL for state=last in timeMode=NoTime" in str(e.value)
+
+
+class Twice(StatefulProcessor):
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        handle.getValueState("count", "n LONG")
+        handle.getValueState("count", "n INT")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        yield Row(key=key[0])
+
+
+def test_a_state_variable_declared_twice_fails_the_query(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithState(Twice(), "key STRING", "Update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(Batches())
+        .start()
+    )
+    with pytest.raises(
+        StreamingQueryException, match="Error initializing value state: Value state count already exists"
+    ):
+        step(q, ms, [("a", 1)])

@@ -341,6 +341,10 @@ class StatefulProcessorHandle:
             )
         if var.name == TIMERS:
             raise PySparkValueError(f"'{TIMERS}' is a reserved state name", "STATE_NAME_RESERVED")
+        if var.name in self._vars and self._in_query:
+            raise PySparkRuntimeError(
+                f"Error initializing {var.kind} state: {var.kind.capitalize()} state {var.name} already exists"
+            )
         if var.ttl_ms is not None and self._time_mode == "none" and self._in_query:
             # Spark's state server refuses it when a batch's init runs
             raise PySparkRuntimeError(
