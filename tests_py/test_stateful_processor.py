@@ -183,11 +183,11 @@ def test_event_time_timers_fire_when_the_watermark_passes(spark: SparkSession, t
 
 
 class Remember(StatefulProcessor):
-    """Keeps the last value per user for 4 s of processing time (Spark's
-    batches of a Python processor take a second or so)."""
+    """Keeps the last value per user for 10 s of processing time (Spark's
+    batches of a Python processor come seconds apart)."""
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        self.last = handle.getValueState("last", "v INT", ttlDurationMs=4000)
+        self.last = handle.getValueState("last", "v INT", ttlDurationMs=10_000)
 
     def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
         before = self.last.get()
@@ -209,7 +209,7 @@ def test_ttl_expires_state_in_processing_time(spark: SparkSession) -> None:
     )
     add_and_wait(ms, [("a", 1), ("b", 2)], out, 1)
     add_and_wait(ms, [("a", 3)], out, 2)  # within the TTL: a remembers 1
-    time.sleep(4.5)  # a (updated in the second batch) and b expire
+    time.sleep(10.5)  # a (updated in the second batch) and b expire
     add_and_wait(ms, [("a", 4)], out, 3)
     assert out.batches == [[("a", None), ("b", None)], [("a", 1)], [("a", None)]]
     # b's expired state is dropped, though b had no rows
