@@ -180,14 +180,20 @@ def _encode(ks: _KeyState, variables: dict[str, _Var]) -> tuple[dict | None, int
     return out, min(ks.timers) if ks.timers else None, min(live) if live else None
 
 
-def _chunks(pdf: Any, max_records: int, max_bytes: int) -> Iterator[Any]:
-    """A key's pandas rows in DataFrames as Arrow batches split them in
-    PySpark: at most ``max_records`` rows and about ``max_bytes`` each."""
-    n = len(pdf)
-    size = max_records if max_records > 0 else n
-    if max_bytes > 0 and n:
-        per_row = max(1, int(pdf.memory_usage(index=False, deep=True).sum()) // n)
+def _chunk_rows(data: pa.Table, max_records: int, max_bytes: int) -> int:
+    """How many rows PySpark puts in each pandas DataFrame of a key's rows:
+    at most ``max_records`` (``maxRecordsPerBatch``), and about ``max_bytes``
+    (``maxBytesPerBatch``) at the batch's average row size."""
+    size = max_records if max_records > 0 else max(1, data.num_rows)
+    if max_bytes > 0 and data.num_rows:
+        per_row = max(1, data.nbytes // data.num_rows)
         size = max(1, min(size, max_bytes // per_row))
+    return size
+
+
+def _chunks(pdf: Any, size: int) -> Iterator[Any]:
+    """A key's pandas rows in DataFrames of at most ``size`` rows."""
+    n = len(pdf)
     if n <= size:
         yield pdf
         return
@@ -289,6 +295,7 @@ def run_processor(
             all_rows = table_to_rows(b.data)
         else:
             pdf = table_to_pandas(b.data, opts.time_zone)
+            chunk = _chunk_rows(b.data, opts.max_records, opts.max_bytes)
         offsets = b.offsets
         for g in range(len(offsets) - 1):
             start, end = offsets[g], offsets[g + 1]
@@ -296,7 +303,7 @@ def run_processor(
                 if opts.rows:
                     rows: Iterator[Any] = iter(all_rows[start:end])
                 else:
-                    rows = _chunks(_group_rows(pdf, start, end), opts.max_records, opts.max_bytes)
+                    rows = _chunks(_group_rows(pdf, start, end), chunk)
                 run(key_states[g], lambda k=key_rows[g], r=rows: processor.handleInputRows(k, r, timer_values))
         threshold = {"processingtime": now, "eventtime": b.watermark_ms}.get(mode)
         if threshold is not None:
