@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 
 
 def run_pyspark(pyspark_python: str, script: str, folder: str, kind: str) -> dict:
-    """Run ``script`` in child mode (``--engine pyspark``) and return its JSON result."""
+    """Run ``script`` in child mode (``--engine pyspark``) and return its JSON result.
+    Spark's Python workers run on the same interpreter (``PYSPARK_PYTHON``):
+    the default ``python3`` may lack PySpark's dependencies."""
+    env = {**os.environ, "PYSPARK_PYTHON": pyspark_python}
     out = subprocess.run(
         [pyspark_python, script, "--engine", "pyspark", "--folder", folder, "--kind", kind],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
