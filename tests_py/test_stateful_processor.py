@@ -345,3 +345,27 @@ def test_an_added_state_variable_is_refused_at_restart(spark: SparkSession, tmp_
         restart_with(ms, More(), out, tmp_path / "ckpt")
     # says what the state holds, what the processor declares, and what to do
     assert "[count, seen, perValue, extra]" in str(e.value) and "new checkpointLocation" in str(e.value)
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tws-checkpoint-6f7f0d7"
+
+
+@pytest.mark.sparklet_only(reason="restarts a checkpoint an earlier sparklet (commit 6f7f0d7) wrote")
+def test_a_checkpoint_of_an_earlier_sparklet_restarts(spark: SparkSession, tmp_path: Path) -> None:
+    import shutil
+
+    # its one batch: a twice (v 1, 1), b once (v 2); the Tally processor, RocksDB
+    shutil.copytree(FIXTURE, tmp_path / "ckpt")
+    ms = MemoryStream(spark, EVENTS)
+    ms.addData([("a", 1), ("b", 2), ("a", 1)])  # offset 0: the checkpoint's batch, not run again
+    out = Batches()
+    q = tally(ms, out, tmp_path / "ckpt")
+    step(q, ms, [("a", 3), ("c", 2)])
+    assert out.batches == [[("a", 3, "[1, 1, 3]", 1), ("c", 1, "[2]", 2)]]
+    state = spark.read.format("statestore").option("stateVarName", "perValue").load(str(tmp_path / "ckpt"))
+    assert sorted((r["key"]["user"], r["user_map_key"]["v"], r["user_map_value"]["c"]) for r in state.collect()) == [
+        ("a", 1, 2),
+        ("a", 3, 1),
+        ("b", 2, 1),
+        ("c", 2, 1),
+    ]
