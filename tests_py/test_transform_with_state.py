@@ -475,3 +475,44 @@ def test_a_state_variable_declared_twice_fails_the_query(spark: SparkSession) ->
     names = "Error initializing value state: Value state count already exists|driver worker exited unexpectedly"
     with pytest.raises(StreamingQueryException, match=names):
         step(q, ms, [("a", 1)])
+
+
+class WriteOrClear(StatefulProcessor):
+    """Writes a value, a list element and a map entry per row; a negative v clears them all."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.count = handle.getValueState("c", "n LONG")
+        self.items = handle.getListState("l", "v INT")
+        self.seen = handle.getMapState("m", "k INT", "c LONG")
+
+    def handleInputRows(self, key: tuple, rows: Iterator[Row], timerValues: TimerValues) -> Iterator[Row]:
+        rows = list(rows)
+        if rows[0].v < 0:
+            self.count.clear()
+            self.items.clear()
+            self.seen.clear()
+        else:
+            self.count.update((len(rows),))
+            for r in rows:
+                self.items.appendValue((r.v,))
+                self.seen.updateValue((r.v,), (1,))
+        yield Row(key=key[0])
+
+
+def test_progress_counts_state_rows_written_and_removed(spark: SparkSession) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    q = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithState(WriteOrClear(), "key STRING", "Update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(Batches())
+        .start()
+    )
+    counts = []
+    for rows in ([("a", 1), ("a", 2), ("b", 3)], [("a", 4)], [("b", -1)]):
+        step(q, ms, rows)
+        counts.append((op(q)["numRowsTotal"], op(q)["numRowsUpdated"], op(q)["numRowsRemoved"]))
+    # a row per write (a's value, one list element, one map entry); b's three rows cleared
+    assert counts[1:] == [(8, 3, 0), (5, 0, 3)]
+    assert counts[0][0] == 7

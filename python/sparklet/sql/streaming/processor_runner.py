@@ -235,6 +235,9 @@ def _metrics(handle: StatefulProcessorHandle, ms: dict[str, int]) -> dict:
     # Spark's Python runner fires timers without counting them here
     out["numExpiredTimers"] = 0
     out["numValuesRemovedDueToTTLExpiry"] = counts.ttl_removed
+    # the operator's own numRowsUpdated and numRowsRemoved (the engine moves them)
+    out["numRowsUpdated"] = counts.rows_updated
+    out["numRowsRemoved"] = counts.rows_removed
     return out | ms
 
 

@@ -122,6 +122,8 @@ class _Counts:
     registered_timers: int = 0
     deleted_timers: int = 0
     ttl_removed: int = 0
+    rows_updated: int = 0
+    rows_removed: int = 0
 
 
 def _tuple(value: Any, schema: StructType, what: str) -> tuple:
@@ -201,6 +203,16 @@ class _State:
     def _set(self, value: Any, op: str = "update") -> None:
         self._declared(op)
         ks = self._key()
+        # Spark's counts of state rows written and removed: a row per write,
+        # and per value, list or map entry removed
+        before = ks.values.get(self._var.name)
+        counts = self._handle._counts
+        if op == "update":
+            counts.rows_updated += 1
+        elif before is not None:
+            rows_before = len(before) if self._var.kind == "map" else 1
+            rows_after = len(value) if self._var.kind == "map" and value else 0
+            counts.rows_removed += rows_before - rows_after
         if value is None or (isinstance(value, (list, dict)) and not value):
             ks.values.pop(self._var.name, None)
         else:

@@ -807,11 +807,21 @@ impl StatefulOperator for GroupStateOp {
         let mut p = self.state.progress(self.flavor.name(), &self.metrics);
         if let Flavor::Processor { .. } = self.flavor {
             p["numRowsTotal"] = self.processor_rows.into();
+            // Spark counts a processor's state rows written and removed
+            // (a row per write; per value, list or map entry removed)
+            for name in ["numRowsUpdated", "numRowsRemoved"] {
+                if let Some(v) = self.processor_metrics.get(name) {
+                    p[name] = v.clone();
+                }
+            }
             if let Some(custom) = p["customMetrics"].as_object_mut() {
                 // each of Spark's tasks (one per partition) runs `init`, and
                 // counts the variables it declares
                 let tasks = self.state.len() as i64;
                 for (name, v) in &self.processor_metrics {
+                    if name.starts_with("numRows") {
+                        continue;
+                    }
                     let v = v.as_i64().unwrap_or(0);
                     let per_task = name.ends_with("StateVars") || name == "numDeletedStateVars";
                     custom.insert(name.clone(), (if per_task { v * tasks } else { v }).into());
