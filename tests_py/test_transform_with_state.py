@@ -516,3 +516,52 @@ def test_progress_counts_state_rows_written_and_removed(spark: SparkSession) -> 
     # a row per write (a's value, one list element, one map entry); b's three rows cleared
     assert counts[1:] == [(8, 3, 0), (5, 0, 3)]
     assert counts[0][0] == 7
+
+
+def test_change_feed_of_a_state_variable(spark: SparkSession, tmp_path: Path) -> None:
+    ms = MemoryStream(spark, "user STRING, v INT")
+    # Spark's RocksDB provider keeps a change feed only with changelog checkpointing
+    with conf_set(spark, "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true"):
+        q = (
+            ms.toDF()
+            .groupBy("user")
+            .transformWithState(WriteOrClear(), "key STRING", "Update", "None")
+            .writeStream.outputMode("update")
+            .foreachBatch(Batches())
+            .option("checkpointLocation", str(tmp_path / "ckpt"))
+            .start()
+        )
+        for rows in ([("a", 1), ("a", 2), ("b", 3)], [("a", 4)], [("b", -1)]):
+            step(q, ms, rows)
+        q.stop()
+
+    def feed(var: str) -> list[tuple]:
+        reader = spark.read.format("statestore").option("readChangeFeed", "true").option("changeStartBatchId", 0)
+        df = reader.option("stateVarName", var).load(str(tmp_path / "ckpt")).drop("partition_id")
+        return sorted((tuple(r.asDict(recursive=True).values()) for r in df.collect()), key=str)
+
+    a, b = {"user": "a"}, {"user": "b"}
+    assert feed("l") == sorted(
+        [
+            (0, "append", a, {"v": 1}),
+            (0, "append", a, {"v": 2}),
+            (0, "append", b, {"v": 3}),
+            (1, "append", a, {"v": 4}),
+            (2, "delete", b, None),
+        ],
+        key=str,
+    )
+    assert feed("m") == sorted(
+        [
+            (0, "update", a, {"k": 1}, {"c": 1}),
+            (0, "update", a, {"k": 2}, {"c": 1}),
+            (0, "update", b, {"k": 3}, {"c": 1}),
+            (1, "update", a, {"k": 4}, {"c": 1}),
+            (2, "delete", b, {"k": 3}, None),
+        ],
+        key=str,
+    )
+    assert feed("c") == sorted(
+        [(0, "update", a, {"n": 2}), (0, "update", b, {"n": 1}), (1, "update", a, {"n": 1}), (2, "delete", b, None)],
+        key=str,
+    )

@@ -8,9 +8,15 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch, StructArray, UInt32Array};
-use arrow::compute::take;
+use std::collections::HashMap;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, StringArray, StructArray,
+    UInt32Array,
+};
+use arrow::compute::{interleave, nullif, take};
 use arrow::datatypes::{DataType, Field, Schema};
+use arrow::row::{RowConverter, SortField};
 
 use crate::error::{Error, Result};
 
@@ -108,4 +114,113 @@ pub fn processor_view(
         Arc::new(Schema::new(fields)),
         arrays,
     )?))
+}
+
+/// A variable's change feed for batch `batch`, from its view (see
+/// [`processor_view`]) before and after it, as Spark's reader gives it:
+/// `batch_id`, `change_type`, then the view's columns. A value or map
+/// entry new or changed is an `update`, one gone a `delete` (its value
+/// null); a list's elements added at its end are each an `append`, a list
+/// gone or rewritten a `delete` (then its elements appended).
+pub fn processor_changes(
+    batch: i64,
+    before: &RecordBatch,
+    after: &RecordBatch,
+) -> Result<RecordBatch> {
+    let schema = after.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let list = names.contains(&"list_element");
+    // what identifies a row: the key and partition (and a map entry's key)
+    let ids: Vec<usize> = names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(**n, "key" | "partition_id" | "user_map_key"))
+        .map(|(i, _)| i)
+        .collect();
+    let payload = names
+        .iter()
+        .position(|n| matches!(*n, "value" | "list_element" | "user_map_value"))
+        .ok_or_else(|| crate::error::Error::Internal("a state view without values".into()))?;
+    let conv = |cols: &[usize]| -> Result<RowConverter> {
+        Ok(RowConverter::new(
+            cols.iter()
+                .map(|c| SortField::new(after.column(*c).data_type().clone()))
+                .collect(),
+        )?)
+    };
+    let id_conv = conv(&ids)?;
+    let value_conv = conv(&[payload])?;
+    let rows = |b: &RecordBatch| -> Result<(arrow::row::Rows, arrow::row::Rows)> {
+        let cols: Vec<ArrayRef> = ids.iter().map(|c| Arc::clone(b.column(*c))).collect();
+        Ok((
+            id_conv.convert_columns(&cols)?,
+            value_conv.convert_columns(&[Arc::clone(b.column(payload))])?,
+        ))
+    };
+    let (before_ids, before_values) = rows(before)?;
+    let (after_ids, after_values) = rows(after)?;
+    // each identity's rows, in order
+    let group = |ids: &arrow::row::Rows| {
+        let mut g: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        let mut order = Vec::new();
+        for (i, r) in ids.iter().enumerate() {
+            let entry = g.entry(r.as_ref().to_vec()).or_default();
+            if entry.is_empty() {
+                order.push(r.as_ref().to_vec());
+            }
+            entry.push(i);
+        }
+        (g, order)
+    };
+    let (old, old_order) = group(&before_ids);
+    let (new, new_order) = group(&after_ids);
+    // (which batch: 0 before, 1 after; row; change type)
+    let mut out: Vec<(usize, usize, &'static str)> = Vec::new();
+    for id in &new_order {
+        let now = &new[id];
+        let was = old.get(id).map(Vec::as_slice).unwrap_or_default();
+        let same = |a: usize, b: usize| before_values.row(a) == after_values.row(b);
+        if list {
+            let extends = was.len() <= now.len() && was.iter().zip(now).all(|(a, b)| same(*a, *b));
+            if !extends {
+                out.push((0, was[0], "delete"));
+            }
+            let from = if extends { was.len() } else { 0 };
+            out.extend(now[from..].iter().map(|r| (1, *r, "append")));
+        } else if was.first().is_none_or(|a| !same(*a, now[0])) {
+            out.push((1, now[0], "update"));
+        }
+    }
+    for id in &old_order {
+        if !new.contains_key(id) {
+            out.push((0, old[id][0], "delete"));
+        }
+    }
+    let indices: Vec<(usize, usize)> = out.iter().map(|(b, r, _)| (*b, *r)).collect();
+    let mut fields = vec![
+        Field::new("batch_id", DataType::Int64, false),
+        Field::new("change_type", DataType::Utf8, false),
+    ];
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(vec![batch; out.len()])),
+        Arc::new(StringArray::from_iter_values(out.iter().map(|c| c.2))),
+    ];
+    let deleted = BooleanArray::from_iter(out.iter().map(|c| Some(c.2 == "delete")));
+    for (c, f) in schema.fields().iter().enumerate() {
+        let column = interleave(
+            &[before.column(c).as_ref(), after.column(c).as_ref()],
+            &indices,
+        )?;
+        let column = if c == payload {
+            nullif(&column, &deleted)?
+        } else {
+            column
+        };
+        fields.push(f.as_ref().clone().with_nullable(true));
+        columns.push(column);
+    }
+    Ok(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
 }

@@ -21,7 +21,7 @@ use datafusion::common::ScalarValue;
 
 use super::files::{files, load};
 use super::partitioned::{OperatorInfo, StateLayout};
-use super::processor_reader::processor_view;
+use super::processor_reader::{processor_changes, processor_view};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 use crate::exec::group_state::PROPERTIES_FILE;
@@ -86,6 +86,34 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
     let change_feed = options
         .get("readchangefeed")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if change_feed && name.starts_with("transformWithState") && options.contains_key("statevarname")
+    {
+        // a processor variable's changes: its view after each batch against
+        // the one before
+        let start = number("changeStartBatchId")?.ok_or_else(|| Error::Input {
+            condition: "STDS_REQUIRED_OPTION_UNSPECIFIED".into(),
+            message: "'changeStartBatchId' must be specified.".into(),
+        })?;
+        let end = match number("changeEndBatchId")? {
+            Some(b) => b,
+            None => last_committed(checkpoint)?.ok_or_else(|| no_committed_batch(checkpoint))?,
+        };
+        let at = |b: i64| {
+            let mut o = options.clone();
+            o.remove("readchangefeed");
+            o.insert("batchid".into(), b.to_string());
+            read_state(checkpoint, &o)
+        };
+        let mut parts = Vec::new();
+        let mut before = at(start - 1)?;
+        for b in start..=end {
+            let after = at(b)?;
+            parts.push(processor_changes(b, &before, &after)?);
+            before = after;
+        }
+        let schema = parts[0].schema();
+        return Ok(arrow::compute::concat_batches(&schema, &parts)?);
+    }
     let mut keys: Vec<Vec<u8>> = Vec::new();
     let mut values: Vec<Vec<ScalarValue>> = Vec::new();
     let mut part_ids: Vec<i32> = Vec::new();
