@@ -89,6 +89,13 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
     query = stream.groupBy("user").applyInPandasWithState(
         totals, "user BIGINT, n BIGINT, s BIGINT", "n BIGINT, s BIGINT", "update", GroupStateTimeout.NoTimeout
     )
+    return run_totals(engine, query, folder / f"ckpt-{engine}-{kind}-{attempt}")
+
+
+def run_totals(engine: str, query, checkpoint: Path) -> dict:  # noqa: ANN001
+    """Run ``query`` (rows of ``user, n, s``) to the end of its input and
+    summarize it: time, events, and a checksum of each user's final totals
+    (gathered in ``foreachBatch``), the figure both engines must agree on."""
     final: dict[int, tuple[int, int]] = {}
 
     def gather(batch, batch_id: int) -> None:  # noqa: ANN001
@@ -100,7 +107,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
     q = (
         query.writeStream.outputMode("update")
         .foreachBatch(gather)
-        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
+        .option("checkpointLocation", str(checkpoint))
         .trigger(availableNow=True)
         .start()
     )

@@ -22,11 +22,10 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from group_state import SCHEMA, generate
-from side_by_side import arguments, median_run, report, run_pyspark, session, spread, summary
+from group_state import SCHEMA, generate, run_totals
+from side_by_side import arguments, median_run, report, run_pyspark, session, spread
 
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 OUTPUT = "user BIGINT, n BIGINT, s BIGINT"
@@ -81,25 +80,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int = 0) -> dict:
         query = grouped.transformWithState(rows_form(), OUTPUT, "Update", "None")
     else:
         query = grouped.transformWithStateInPandas(pandas_form(), OUTPUT, "Update", "None")
-    final: dict[int, tuple[int, int]] = {}
-
-    def gather(batch, batch_id: int) -> None:  # noqa: ANN001
-        pdf = batch.toPandas() if engine == "pyspark" else batch.to_pandas()
-        for u, n, s in zip(pdf["user"].tolist(), pdf["n"].tolist(), pdf["s"].tolist()):
-            final[u] = (n, s)
-
-    t0 = time.perf_counter()
-    q = (
-        query.writeStream.outputMode("update")
-        .foreachBatch(gather)
-        .option("checkpointLocation", str(folder / f"ckpt-{engine}-{kind}-{attempt}"))
-        .trigger(availableNow=True)
-        .start()
-    )
-    q.awaitTermination()
-    elapsed = time.perf_counter() - t0
-    checksum = sum((u * 31 + n * 7 + s) % 1_000_003 for u, (n, s) in final.items())
-    return {**summary(q, elapsed), "result": {"users": len(final), "checksum": checksum}}
+    return run_totals(engine, query, folder / f"ckpt-{engine}-{kind}-{attempt}")
 
 
 def main() -> None:
