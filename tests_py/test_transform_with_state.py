@@ -28,6 +28,19 @@ def rocksdb(spark: SparkSession) -> Iterator[None]:
     spark.conf.unset(PROVIDER)
 
 
+def per_user(ms: MemoryStream, processor: StatefulProcessor, schema: str, sink=None, ckpt=None, mode="None"):  # noqa: ANN001, ANN201
+    """Start ``processor`` (row-based, update mode) per user of ``ms``'s
+    rows into ``sink`` (a foreachBatch function), checkpointed in ``ckpt``."""
+    w = (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithState(processor, schema, "Update", mode)
+        .writeStream.outputMode("update")
+        .foreachBatch(sink if sink is not None else Batches())
+    )
+    return (w if ckpt is None else w.option("checkpointLocation", str(ckpt))).start()
+
+
 class RowTally(StatefulProcessor):
     """Row-based: a count (value), the values seen (list) and a count per value (map)."""
 
@@ -55,15 +68,9 @@ def test_row_based_state_survives_a_restart_and_reads_back(spark: SparkSession, 
     out = Batches()
 
     def start():  # noqa: ANN202
-        return (
-            ms.toDF()
-            .groupBy("user")
-            # timeMode is case-insensitive
-            .transformWithState(RowTally(), "user STRING, n LONG, seen STRING, distinct INT", "Update", "NONE")
-            .writeStream.outputMode("update")
-            .foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
+        # timeMode is case-insensitive
+        return per_user(
+            ms, RowTally(), "user STRING, n LONG, seen STRING, distinct INT", out, tmp_path / "ckpt", "NONE"
         )
 
     q = start()
@@ -207,14 +214,7 @@ def test_a_deleted_state_variable_raises_pysparks_errors(spark: SparkSession) ->
     ms = MemoryStream(spark, "user STRING, v INT")
     out = Batches()
     schema = "value STRING, update STRING, list STRING, map STRING, keys STRING"
-    q = (
-        ms.toDF()
-        .groupBy("user")
-        .transformWithState(UsesDeleted(), schema, "Update", "None")
-        .writeStream.outputMode("update")
-        .foreachBatch(out)
-        .start()
-    )
+    q = per_user(ms, UsesDeleted(), schema, out)
     step(q, ms, [("a", 1)])
     assert out.batches == [
         [
@@ -297,14 +297,7 @@ def test_the_hdfs_backed_provider_is_refused(spark: SparkSession) -> None:
     spark.conf.set(PROVIDER, PROVIDER_CLASSES["hdfs"])
     ms = MemoryStream(spark, "user STRING, v INT")
     with pytest.raises(StreamingQueryException, match="STORE_BACKEND_NOT_SUPPORTED_FOR_TWS") as e:
-        q = (
-            ms.toDF()
-            .groupBy("user")
-            .transformWithState(RowTally(), "user STRING, n LONG, seen STRING, distinct INT", "Update", "None")
-            .writeStream.outputMode("update")
-            .foreachBatch(lambda b, i: None)
-            .start()
-        )
+        q = per_user(ms, RowTally(), "user STRING, n LONG, seen STRING, distinct INT", lambda b, i: None)
         step(q, ms, [("a", 1)])
     assert "Please use RocksDBStateStoreProvider" in str(e.value)
 
@@ -439,14 +432,7 @@ class TtlWithoutTime(StatefulProcessor):
 
 def test_a_ttl_needs_processing_time(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "user STRING, v INT")
-    q = (
-        ms.toDF()
-        .groupBy("user")
-        .transformWithState(TtlWithoutTime(), "key STRING", "Update", "None")
-        .writeStream.outputMode("update")
-        .foreachBatch(Batches())
-        .start()
-    )
+    q = per_user(ms, TtlWithoutTime(), "key STRING")
     with pytest.raises(StreamingQueryException, match="STATEFUL_PROCESSOR_INCORRECT_TIME_MODE_TO_ASSIGN_TTL") as e:
         step(q, ms, [("a", 1)])
     assert "Cannot use TTL for state=last in timeMode=NoTime" in str(e.value)
@@ -463,14 +449,7 @@ class Twice(StatefulProcessor):
 
 def test_a_state_variable_declared_twice_fails_the_query(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "user STRING, v INT")
-    q = (
-        ms.toDF()
-        .groupBy("user")
-        .transformWithState(Twice(), "key STRING", "Update", "None")
-        .writeStream.outputMode("update")
-        .foreachBatch(Batches())
-        .start()
-    )
+    q = per_user(ms, Twice(), "key STRING")
     # Spark's message names its crashed Python runner (its log, the variable)
     names = "Error initializing value state: Value state count already exists|driver worker exited unexpectedly"
     with pytest.raises(StreamingQueryException, match=names):
@@ -501,14 +480,7 @@ class WriteOrClear(StatefulProcessor):
 
 def test_progress_counts_state_rows_written_and_removed(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "user STRING, v INT")
-    q = (
-        ms.toDF()
-        .groupBy("user")
-        .transformWithState(WriteOrClear(), "key STRING", "Update", "None")
-        .writeStream.outputMode("update")
-        .foreachBatch(Batches())
-        .start()
-    )
+    q = per_user(ms, WriteOrClear(), "key STRING")
     counts = []
     for rows in ([("a", 1), ("a", 2), ("b", 3)], [("a", 4)], [("b", -1)]):
         step(q, ms, rows)
@@ -522,15 +494,7 @@ def test_change_feed_of_a_state_variable(spark: SparkSession, tmp_path: Path) ->
     ms = MemoryStream(spark, "user STRING, v INT")
     # Spark's RocksDB provider keeps a change feed only with changelog checkpointing
     with conf_set(spark, "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true"):
-        q = (
-            ms.toDF()
-            .groupBy("user")
-            .transformWithState(WriteOrClear(), "key STRING", "Update", "None")
-            .writeStream.outputMode("update")
-            .foreachBatch(Batches())
-            .option("checkpointLocation", str(tmp_path / "ckpt"))
-            .start()
-        )
+        q = per_user(ms, WriteOrClear(), "key STRING", ckpt=tmp_path / "ckpt")
         for rows in ([("a", 1), ("a", 2), ("b", 3)], [("a", 4)], [("b", -1)]):
             step(q, ms, rows)
         q.stop()
