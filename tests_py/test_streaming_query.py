@@ -160,6 +160,17 @@ def test_a_memory_stream_in_progress(spark: SparkSession) -> None:
     q.stop()
 
 
+def test_a_memory_table_is_readable_from_start_while_batches_land(spark: SparkSession) -> None:
+    rate = spark.readStream.format("rate").option("rowsPerSecond", 1000).load()
+    q = rate.writeStream.format("memory").queryName("rate_polled").trigger(processingTime="10 milliseconds").start()
+    counts = []
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and (len(counts) < 20 or counts[-1] == 0):
+        counts.append(spark.table("rate_polled").count())  # never "not found" mid-batch
+    q.stop()
+    assert counts == sorted(counts) and counts[-1] > 0
+
+
 def test_recent_progress_is_bounded_by_conf(spark: SparkSession) -> None:
     spark.conf.set("spark.sql.streaming.numRecentProgressUpdates", 2)
     try:
