@@ -326,25 +326,102 @@ def test_a_state_variable_of_another_type_is_refused_at_restart(spark: SparkSess
     assert "Provided value schema does not match existing state value schema" in str(e.value)
 
 
-@pytest.mark.sparklet_only(
-    reason="Spark lets a processor add state variables at a restart; sparklet refuses it (docs/differences.md)"
-)
-def test_an_added_state_variable_is_refused_at_restart(spark: SparkSession, tmp_path: Path) -> None:
+def test_a_restart_may_rename_value_fields_and_add_variables(spark: SparkSession, tmp_path: Path) -> None:
     ms = MemoryStream(spark, EVENTS)
     out = Batches()
     q = tally(ms, out, tmp_path / "ckpt")
     step(q, ms, [("a", 1)])
     q.stop()
 
-    class More(Tally):
+    class Renamed(Tally):
         def init(self, handle: StatefulProcessorHandle) -> None:
-            super().init(handle)
-            self.extra = handle.getValueState("extra", "x STRING")
+            self.count = handle.getValueState("count", "total LONG")  # was "n LONG": same by position
+            self.seen = handle.getListState("seen", "v INT")
+            self.per_value = handle.getMapState("perValue", "v INT", "c LONG")
+            self.extra = handle.getValueState("extra", "x STRING")  # a new variable starts empty
 
-    with pytest.raises(StreamingQueryException, match="CHECKPOINT_INCOMPATIBLE") as e:
-        restart_with(ms, More(), out, tmp_path / "ckpt")
-    # says what the state holds, what the processor declares, and what to do
-    assert "[count, seen, perValue, extra]" in str(e.value) and "new checkpointLocation" in str(e.value)
+    restart_with(ms, Renamed(), out, tmp_path / "ckpt")
+    assert out.batches[-1] == [("a", 2, "[1, 2]", 2)]
+
+
+class Profile(StatefulProcessor):
+    """One value state of the given schema per user, its fields set by name;
+    emits what it held before the batch."""
+
+    def __init__(self, schema: str) -> None:
+        self.schema = schema
+        self.names = [f.split()[0] for f in schema.split(",")]
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.profile = handle.getValueState("profile", self.schema)
+
+    def handleInputRows(self, key: tuple, rows: Iterator[pd.DataFrame], timerValues: TimerValues) -> Iterator:
+        before = self.profile.get() if self.profile.exists() else None
+        vs = [v for pdf in rows for v in pdf["v"].tolist()]
+        known = dict(zip(self.names, before or ()))
+        values = {"n": (known.get("n") or 0) + len(vs), "last": vs[-1]}
+        self.profile.update(tuple(values.get(name) for name in self.names))
+        yield pd.DataFrame({"user": [key[0]], "before": [repr(before)]})
+
+
+def profile(ms: MemoryStream, schema: str, out: Batches, ckpt: Path):  # noqa: ANN201
+    return (
+        ms.toDF()
+        .groupBy("user")
+        .transformWithStateInPandas(Profile(schema), "user STRING, before STRING", "update", "None")
+        .writeStream.outputMode("update")
+        .foreachBatch(out)
+        .option("checkpointLocation", str(ckpt))
+        .start()
+    )
+
+
+@pytest.mark.parametrize("snapshot_every", [1, 10])
+def test_avro_encoded_state_evolves_by_field_name(spark: SparkSession, tmp_path: Path, snapshot_every: int) -> None:
+    ckpt = tmp_path / "ckpt"
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    # state written as snapshots (RocksDB's files) or as changes only
+    spark.conf.set("spark.sql.streaming.stateStore.minDeltasForSnapshot", snapshot_every)
+    spark.conf.set("spark.sql.streaming.stateStore.encodingFormat", "avro")
+    try:
+        q = profile(ms, "n LONG, last INT", out, ckpt)
+        step(q, ms, [("a", 1), ("a", 2)])
+        q.stop()
+    finally:
+        spark.conf.unset("spark.sql.streaming.stateStore.encodingFormat")
+        spark.conf.unset("spark.sql.streaming.stateStore.minDeltasForSnapshot")
+    # the checkpoint keeps the encoding it started with
+    # reordered, `last` widened to LONG, `note` added (reads null)
+    q = profile(ms, "last LONG, note STRING, n LONG", out, ckpt)
+    step(q, ms, [("a", 5)])
+    q.stop()
+    # fields removed
+    q = profile(ms, "n LONG", out, ckpt)
+    step(q, ms, [("a", 7)])
+    q.stop()
+    assert out.batches == [[("a", "None")], [("a", "(2, None, 2)")], [("a", "(3,)")]]
+    state = spark.read.format("statestore").option("stateVarName", "profile").load(str(ckpt)).collect()
+    assert [(r["key"]["user"], r["value"]["n"]) for r in state] == [("a", 4)]
+    # narrowing cannot read what was written
+    with pytest.raises(StreamingQueryException, match="STATE_STORE_INVALID_VALUE_SCHEMA_EVOLUTION") as e:
+        q = profile(ms, "n INT", out, ckpt)
+        step(q, ms, [("a", 9)])
+    assert "Schema evolution is not possible new value_schema=StructType(StructField(n,IntegerType,true))" in str(
+        e.value
+    )
+
+
+def test_unsaferow_state_refuses_reordered_fields(spark: SparkSession, tmp_path: Path) -> None:
+    ckpt = tmp_path / "ckpt"
+    ms = MemoryStream(spark, EVENTS)
+    out = Batches()
+    q = profile(ms, "n LONG, last INT", out, ckpt)
+    step(q, ms, [("a", 1)])
+    q.stop()
+    with pytest.raises(StreamingQueryException, match="STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"):
+        q = profile(ms, "last INT, n LONG", out, ckpt)
+        step(q, ms, [("a", 2)])
 
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tws-checkpoint-6f7f0d7"

@@ -333,6 +333,7 @@ fn store_spec(dir: &Path) -> StoreSpec {
         min_deltas_for_snapshot: 2,
         min_versions_to_retain: 10,
         key_order: KeyOrder::Sorted,
+        evolution: None,
     }
 }
 

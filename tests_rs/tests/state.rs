@@ -19,6 +19,7 @@ fn spec(dir: &std::path::Path) -> StoreSpec {
         min_deltas_for_snapshot: 3,
         min_versions_to_retain: 2,
         key_order: KeyOrder::Sorted,
+        evolution: None,
     }
 }
 
@@ -176,6 +177,8 @@ fn partitioned_state_reports_every_store_in_progress(kind: Kind) {
         version: 0,
         min_deltas_for_snapshot: 10,
         min_versions_to_retain: 2,
+        evolution: None,
+        encoding: Default::default(),
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
     let mut left = PartitionedState::open_named(
@@ -372,6 +375,73 @@ fn a_state_file_with_other_column_names_is_an_incompatible_checkpoint(kind: Kind
     let err = err.to_string();
     assert!(err.contains("CHECKPOINT_INCOMPATIBLE"), "{err}");
     assert!(err.contains("v0_row") && err.contains("v0_rows"), "{err}");
+}
+
+/// Widens each value column to the store's type (a stand-in for an
+/// operator's schema evolution).
+#[derive(Debug)]
+struct Widen;
+
+impl sparklet_engine::state::ValueEvolution for Widen {
+    fn adapt(
+        &self,
+        _written: &[arrow::datatypes::FieldRef],
+        columns: &[arrow::array::ArrayRef],
+        to: &[arrow::datatypes::FieldRef],
+    ) -> sparklet_engine::error::Result<Vec<arrow::array::ArrayRef>> {
+        Ok(columns
+            .iter()
+            .zip(to)
+            .map(|(c, f)| arrow::compute::cast(c, f.data_type()).unwrap())
+            .collect())
+    }
+}
+
+/// A store reopened with other value fields reads the versions written
+/// before, snapshots (each provider's own) and deltas alike, through the
+/// evolution it is given, and goes on writing the new fields.
+fn values_of_earlier_fields_are_read_through_the_evolution(kind: Kind) {
+    let dir = TempDir::new("state-evolved");
+    let provider = kind.provider(dir.path());
+    let narrow = StoreSpec {
+        value_fields: vec![Arc::new(Field::new("count", DataType::Int32, true))],
+        min_deltas_for_snapshot: 2,
+        ..spec(dir.path())
+    };
+    let mut store = provider.open(&narrow, 0).unwrap();
+    for version in 1..=3i32 {
+        store
+            .put(
+                format!("k{version}").into_bytes(),
+                vec![ScalarValue::Int32(Some(version))],
+            )
+            .unwrap();
+        store.commit().unwrap();
+    }
+    drop(store); // waits for version 2's snapshot
+    assert!(kind.snapshot(dir.path(), 2).exists());
+    let wide = StoreSpec {
+        evolution: Some(Arc::new(Widen)),
+        ..spec(dir.path())
+    };
+    let mut store = provider.open(&wide, 3).unwrap();
+    assert_eq!(store.get(b"k1").unwrap(), Some(v(1)));
+    assert_eq!(store.get(b"k3").unwrap(), Some(v(3)));
+    store.put(b"k4".to_vec(), v(4)).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    // the other provider reads the same mix of files
+    let other = match kind {
+        Kind::Memory => Kind::RocksDb,
+        Kind::RocksDb => Kind::Memory,
+    };
+    let reread = other.provider(dir.path()).open(&wide, 4).unwrap();
+    let mut entries = reread.entries().unwrap();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let expected: Vec<(Vec<u8>, Vec<ScalarValue>)> = (1..=4)
+        .map(|n| (format!("k{n}").into_bytes(), v(n)))
+        .collect();
+    assert_eq!(entries, expected);
 }
 
 /// The providers each test runs on.
@@ -634,6 +704,7 @@ on_both_providers!(
     put_if_absent_for_many_keys_answers_in_order,
     unordered_store_answers_scans_by_filtering_and_survives_restarts,
     a_state_file_with_other_column_names_is_an_incompatible_checkpoint,
+    values_of_earlier_fields_are_read_through_the_evolution,
 );
 
 mod rescaling {
@@ -651,6 +722,8 @@ mod rescaling {
             version,
             min_deltas_for_snapshot: 10,
             min_versions_to_retain: 2,
+            evolution: None,
+            encoding: Default::default(),
         }
     }
 

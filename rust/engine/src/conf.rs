@@ -35,6 +35,8 @@ pub mod keys {
     /// The state store implementation: Spark's class names, or `hdfs`/`memory`
     /// and `rocksdb` (unset: in memory).
     pub const STATE_STORE_PROVIDER: &str = "spark.sql.streaming.stateStore.providerClass";
+    /// How a processor's state values are encoded (recorded in the offsets).
+    pub const STATE_STORE_ENCODING: &str = "spark.sql.streaming.stateStore.encodingFormat";
     /// Whether streaming file sources may infer their schema.
     pub const SCHEMA_INFERENCE: &str = "spark.sql.streaming.schemaInference";
     /// Serve the web UI (unset: off; Spark's is on).

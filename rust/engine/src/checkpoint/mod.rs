@@ -143,6 +143,19 @@ impl Checkpoint {
         Ok(new_id.to_string())
     }
 
+    /// The setting `key` as the newest offsets record it (None: no offsets
+    /// yet, or none recorded), as Spark keeps the settings a checkpoint
+    /// started with. Reads only: creates nothing.
+    pub fn recorded_conf(root: &Path, key: &str) -> Result<Option<String>> {
+        let cp = Checkpoint {
+            root: root.to_path_buf(),
+        };
+        let Some((n, _)) = log::batch_files(&cp.offsets_dir())?.pop() else {
+            return Ok(None);
+        };
+        Ok(cp.read_offsets(n)?.metadata.conf.get(key).cloned())
+    }
+
     /// Write `offsets/<batch>` (the write-ahead log entry of the batch).
     pub fn write_offsets(&self, batch: i64, seq: &OffsetSeq) -> Result<()> {
         let meta = serde_json::json!({

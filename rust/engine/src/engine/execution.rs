@@ -46,6 +46,7 @@ use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, S
 use crate::state::memory::MemoryProvider;
 use crate::state::partitioned::OperatorStateSpec;
 use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
+use crate::state::StateEncoding;
 
 mod real_time;
 use arrow::datatypes::DataType;
@@ -941,10 +942,24 @@ pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Resu
         version: 0,
         min_deltas_for_snapshot: 10,
         min_versions_to_retain: 1,
+        evolution: None,
+        encoding: StateEncoding::default(),
     };
     let planned = plan_with_operators(&state, plan, &factories, mode, &MemoryProvider, &spec);
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(planned?.2)
+}
+
+/// The state encoding of the query's checkpoint: the one its offsets
+/// record (Spark's default for a checkpoint that records none), else, for
+/// a new checkpoint, the session's.
+fn state_encoding(cp: &Checkpoint, fresh: bool, conf: &Conf) -> Result<StateEncoding> {
+    let value = if fresh {
+        conf.get(keys::STATE_STORE_ENCODING)
+    } else {
+        Checkpoint::recorded_conf(cp.root(), keys::STATE_STORE_ENCODING)?
+    };
+    Ok(value.map_or_else(StateEncoding::default, |v| StateEncoding::parse(&v)))
 }
 
 /// Start a query over `plan` writing to `sink`. Checks the plan (analysis
@@ -1058,6 +1073,7 @@ fn start_query(
         }
     }
     let provider = state_store_provider(conf)?;
+    let encoding = state_encoding(&cp, replay.is_none() && batch_id == 0, conf)?;
     let op_spec = |id: usize| OperatorStateSpec {
         id,
         dir: cp.root().join("state").join(id.to_string()),
@@ -1065,6 +1081,8 @@ fn start_query(
         version: batch_id,
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
+        evolution: None,
+        encoding,
     };
     let ((plan, mut operators, aggregates, watermark_lags), physical, explain) =
         plan_with_operators(
@@ -1109,6 +1127,10 @@ fn start_query(
             conf_snapshot.insert(key.to_string(), v);
         }
     }
+    conf_snapshot.insert(
+        keys::STATE_STORE_ENCODING.to_string(),
+        encoding.name().to_string(),
+    );
     let observations = observations_in(&plan);
     let optimized = optimize_once(&state, &plan);
     let mut exec = Execution {

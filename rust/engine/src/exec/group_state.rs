@@ -232,24 +232,34 @@ impl GroupStateNode {
             .collect::<Result<Vec<FieldRef>>>()?;
         let values = self.flavor.value_fields(&self.state);
         ctx.spec.claim(self.flavor.name(), &["default"])?;
-        if matches!(self.flavor, Flavor::Processor { .. })
-            && ctx
-                .spec
+        let mut spec = ctx.spec.clone();
+        if matches!(self.flavor, Flavor::Processor { .. }) {
+            if spec
                 .dir
                 .join("_metadata")
                 .join("layout-default.arrow")
                 .exists()
-        {
-            let stored = StateLayout::read(&ctx.spec.dir, "default")?;
-            super::processor_schema::check_restart(&stored.value, &values, &ctx.spec.dir)?;
+            {
+                let stored = StateLayout::read(&spec.dir, "default")?;
+                super::processor_schema::check_restart(&stored.value, &values, spec.encoding)?;
+            }
+            // values written with earlier variables are read as declared now
+            spec.evolution = Some(Arc::new(
+                crate::state::processor_evolution::ProcessorEvolution {
+                    encoding: spec.encoding,
+                },
+            ));
         }
-        StateLayout {
+        let layout = StateLayout {
             key: key_fields.clone(),
             time: None,
             value: values.clone(),
             rows: None,
+        };
+        match spec.evolution {
+            Some(_) => layout.record_evolving(&spec.dir, "default")?,
+            None => layout.record(&spec.dir, "default")?,
         }
-        .record(&ctx.spec.dir, "default")?;
         if let Some(settings) = &self.processor {
             // rewritten at each start: the processor's variables may change
             crate::checkpoint::log::write_atomic(
@@ -258,7 +268,7 @@ impl GroupStateNode {
             )?;
         }
         let mut op = GroupStateOp {
-            state: PartitionedState::open(ctx.provider, &ctx.spec, &values, KeyOrder::Unordered)?,
+            state: PartitionedState::open(ctx.provider, &spec, &values, KeyOrder::Unordered)?,
             key_conv: converter(&key_fields)?,
             value_conv: converter(&values)?,
             key_schema: Arc::new(Schema::new(key_fields)),

@@ -9,5 +9,6 @@ pub mod map_batches;
 pub mod observe;
 pub mod operator;
 mod processor_schema;
+pub(crate) use processor_schema::spark_type as spark_type_name;
 pub mod stateful_agg;
 mod window_bounds;

@@ -1,14 +1,23 @@
 //! A processor's state variables at a restart, checked against those its
-//! checkpoint holds, with Spark's error conditions. Spark keeps each
-//! variable in a column family of its own and so lets a processor add or
-//! remove variables, rename value fields (and, with the avro encoding,
-//! add, remove, reorder and widen them); sparklet keeps a key's variables
-//! in one stored struct (see `group_state`) and cannot yet rewrite it, so
-//! it refuses those changes with a message that says so.
+//! checkpoint holds with Spark's rules and error conditions, and the
+//! values written before read as the variables are now declared.
+//!
+//! Spark keeps each variable in a column family of its own, so a processor
+//! may add or remove variables; a variable keeps its kind. Its value
+//! fields are matched by position with the default (unsaferow) encoding,
+//! which allows renames only, and by name with the avro encoding, which
+//! allows fields added (nullable: they read null), removed, reordered and
+//! widened (Avro's schema resolution). sparklet keeps a key's variables in
+//! one stored struct (see `group_state`): a file written with an earlier
+//! struct is adapted as it is read (`state::processor_evolution`).
 
 use arrow::datatypes::{DataType, FieldRef, Fields};
 
 use crate::error::{Error, Result};
+use crate::state::StateEncoding;
+
+/// The stored struct's field holding the timers (not a variable).
+const TIMERS: &str = "__timers";
 
 /// A variable's kind and schemas in the stored struct.
 #[derive(PartialEq)]
@@ -51,7 +60,7 @@ fn variables(state: &FieldRef) -> Vec<(&str, Var<'_>)> {
         return Vec::new();
     };
     vars.iter()
-        .filter(|f| f.name() != "__timers")
+        .filter(|f| f.name() != TIMERS)
         .filter_map(|f| {
             let var = match f.data_type() {
                 t @ DataType::Struct(_) => Var::Value(struct_fields(t, "value")?),
@@ -70,7 +79,7 @@ fn variables(state: &FieldRef) -> Vec<(&str, Var<'_>)> {
 }
 
 /// Spark's (Scala) name of a type, as its schema errors print it.
-fn spark_type(t: &DataType) -> String {
+pub(crate) fn spark_type(t: &DataType) -> String {
     match t {
         DataType::Boolean => "BooleanType".into(),
         DataType::Int8 => "ByteType".into(),
@@ -115,58 +124,102 @@ fn spark_struct(fields: &Fields) -> String {
     format!("StructType({})", inner.join(","))
 }
 
-/// Refuse a processor's restart whose state variables differ from the
-/// stored ones (`old` and `new`: the stored value's fields, `state` first).
-pub fn check_restart(old: &[FieldRef], new: &[FieldRef], dir: &std::path::Path) -> Result<()> {
+/// Types by position, names aside (what the unsaferow encoding stores).
+fn same_by_position(a: &Fields, b: &Fields) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.data_type() == y.data_type())
+}
+
+/// Whether Avro's schema resolution reads a `from` value as a `to` one:
+/// the same type, or a promotion (int to long, float or double, long to
+/// float or double, float to double, string to and from bytes); records
+/// by field name, where a field only `to` has must be nullable.
+fn avro_reads(from: &DataType, to: &DataType) -> bool {
+    use DataType::*;
+    match (from, to) {
+        (a, b) if a == b => true,
+        (Struct(a), Struct(b)) => avro_reads_fields(a, b),
+        (List(a), List(b)) => avro_reads(a.data_type(), b.data_type()),
+        (Int8 | Int16 | Int32, Int64 | Float32 | Float64) => true,
+        (Int8, Int16 | Int32) | (Int16, Int32) => true,
+        (Int64, Float32 | Float64) | (Float32, Float64) => true,
+        (Utf8, Binary) | (Binary, Utf8) => true,
+        _ => false,
+    }
+}
+
+fn avro_reads_fields(from: &Fields, to: &Fields) -> bool {
+    to.iter().all(|t| match from.find(t.name()) {
+        Some((_, f)) => {
+            avro_reads(f.data_type(), t.data_type()) && (t.is_nullable() || !f.is_nullable())
+        }
+        None => t.is_nullable(),
+    })
+}
+
+/// Refuse a processor's restart whose state variables cannot be read as
+/// it now declares them (`old` and `new`: the stored value's fields,
+/// `state` first).
+pub fn check_restart(old: &[FieldRef], new: &[FieldRef], encoding: StateEncoding) -> Result<()> {
     let (Some(old_state), Some(new_state)) = (old.first(), new.first()) else {
         return Ok(());
     };
     if old_state == new_state {
         return Ok(());
     }
-    let (before, now) = (variables(old_state), variables(new_state));
-    let names = |vars: &[(&str, Var)]| vars.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-    for (name, var) in &now {
-        let Some((_, was)) = before.iter().find(|(n, _)| n == name) else {
-            continue;
+    let before = variables(old_state);
+    for (name, var) in variables(new_state) {
+        let Some((_, was)) = before.iter().find(|(n, _)| *n == name) else {
+            continue; // an added variable starts empty
         };
         if was.kind() != var.kind() {
             return Err(Error::Checkpoint {
                 condition: "STATE_STORE_INVALID_VARIABLE_TYPE_CHANGE".into(),
                 message: format!(
-                    "Cannot change {name} to {} between query restarts. Please set {name} to {}, or restart with a new checkpoint directory.",
+                    "Cannot change {name} to {} between query restarts. Please set {name} to {}, or restart with a new checkpointLocation.",
                     var.kind(),
                     was.kind()
                 ),
             });
         }
-        if was == var {
-            continue;
+        if let (Var::Map(was_key, _), Var::Map(key, _)) = (was, &var) {
+            if !same_by_position(was_key, key) {
+                return Err(Error::Checkpoint {
+                    condition: "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE".into(),
+                    message: format!(
+                        "Provided key schema does not match existing state key schema.\nPlease check number and type of fields.\nExisting key_schema={} and new key_schema={}.\n(the user key of map state '{name}')",
+                        spark_struct(was_key),
+                        spark_struct(key)
+                    ),
+                });
+            }
         }
-        let types = |f: &Fields| f.iter().map(|f| f.data_type().clone()).collect::<Vec<_>>();
-        if types(was.value()) != types(var.value()) {
-            return Err(Error::Checkpoint {
-                condition: "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE".into(),
-                message: format!(
-                    "Provided value schema does not match existing state value schema.\nPlease check number and type of fields.\nExisting value_schema={} and new value_schema={}.\n(state variable '{name}' of the processor whose state is at {})",
-                    spark_struct(was.value()),
-                    spark_struct(var.value()),
-                    dir.display()
-                ),
-            });
+        let (was, now) = (was.value(), var.value());
+        match encoding {
+            StateEncoding::UnsafeRow if !same_by_position(was, now) => {
+                return Err(Error::Checkpoint {
+                    condition: "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE".into(),
+                    message: format!(
+                        "Provided value schema does not match existing state value schema.\nPlease check number and type of fields.\nExisting value_schema={} and new value_schema={}.\n(state variable '{name}')",
+                        spark_struct(was),
+                        spark_struct(now)
+                    ),
+                });
+            }
+            StateEncoding::Avro if !avro_reads_fields(was, now) => {
+                return Err(Error::Checkpoint {
+                    condition: "STATE_STORE_INVALID_VALUE_SCHEMA_EVOLUTION".into(),
+                    message: format!(
+                        "Schema evolution is not possible new value_schema={} and old value_schema={}\nPlease check https://avro.apache.org/docs/1.11.1/specification/_print/#schema-resolution for valid schema evolution.\n(state variable '{name}')",
+                        spark_struct(now),
+                        spark_struct(was)
+                    ),
+                });
+            }
+            _ => {}
         }
     }
-    Err(Error::Checkpoint {
-        condition: "CHECKPOINT_INCOMPATIBLE".into(),
-        message: format!(
-            "The processor's state at {} holds the state variables [{}] as {}, but the processor now declares [{}] as {}. \
-             Spark can add or remove state variables and rename their fields across restarts; sparklet cannot yet. \
-             Keep the processor's state variables as they were, or use a new checkpointLocation.",
-            dir.display(),
-            names(&before),
-            spark_type(old_state.data_type()),
-            names(&now),
-            spark_type(new_state.data_type()),
-        ),
-    })
+    Ok(())
 }

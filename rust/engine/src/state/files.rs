@@ -146,9 +146,8 @@ pub fn for_each_entry<V>(
     if rocks_snapshot::is_folder(path) {
         return rocks_snapshot::for_each_chunk(spec, path, |columns| each(&columns));
     }
-    let (reader, expected) = open_ipc(spec, path, false)?;
-    for batch in checked(reader, path, &expected) {
-        each(batch?.columns())?;
+    for columns in read_columns(spec, path, false)? {
+        each(&columns?)?;
     }
     Ok(())
 }
@@ -161,16 +160,16 @@ pub fn for_each_change<V>(
     decode: &impl Decode<V>,
     mut f: impl FnMut(Change<'_, V>) -> Result<()>,
 ) -> Result<()> {
-    let (reader, expected) = open_ipc(spec, path, true)?;
+    let reader = ipc_reader(path)?;
     if let Some(hex) = reader.custom_metadata().get(REMOVED_BELOW) {
         let bound = from_hex(hex).ok_or_else(|| corrupt(path, "a malformed removed_below"))?;
         f(Change::RemoveBelow(&bound))?;
     }
-    for batch in checked(reader, path, &expected) {
-        let batch = batch?;
-        let keys = batch.column(0).as_binary::<i32>();
-        let deleted = batch.column(1).as_boolean();
-        let values = decode(&batch.columns()[2..], batch.num_rows())?;
+    for columns in conformed(spec, path, reader, true)? {
+        let columns = columns?;
+        let keys = columns[0].as_binary::<i32>();
+        let deleted = columns[1].as_boolean();
+        let values = decode(&columns[2..], arrow::array::Array::len(keys))?;
         for (r, v) in values.into_iter().enumerate() {
             f(if deleted.value(r) {
                 Change::Remove(keys.value(r))
@@ -193,13 +192,75 @@ fn from_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// A state file's reader and the schema its batches must have.
-fn open_ipc(
+/// A state file's record batches as columns of the store's schema.
+fn read_columns<'a>(
+    spec: &'a StoreSpec,
+    path: &'a Path,
+    with_deleted: bool,
+) -> Result<impl Iterator<Item = Result<Vec<ArrayRef>>> + 'a> {
+    conformed(spec, path, ipc_reader(path)?, with_deleted)
+}
+
+/// The batches of a state file's `reader` as columns of the store's
+/// schema: as written, or, for a file written with earlier value fields
+/// where the store allows their evolution, with its values adapted.
+fn conformed<'a>(
+    spec: &'a StoreSpec,
+    path: &'a Path,
+    reader: FileReader<std::io::BufReader<std::fs::File>>,
+    with_deleted: bool,
+) -> Result<impl Iterator<Item = Result<Vec<ArrayRef>>> + 'a> {
+    let written = evolved_from(spec, path, &reader.schema(), with_deleted)?;
+    let lead = 1 + usize::from(with_deleted);
+    Ok(batches(reader, path).map(move |batch| {
+        let columns = batch?.columns().to_vec();
+        match (&written, &spec.evolution) {
+            (Some(fields), Some(evolution)) => {
+                let mut out = columns[..lead].to_vec();
+                out.extend(evolution.adapt(fields, &columns[lead..], &spec.value_fields)?);
+                Ok(out)
+            }
+            _ => Ok(columns),
+        }
+    }))
+}
+
+/// The value fields a state file of schema `found` was written with, when
+/// they are not the store's and the store reads them by evolution (None:
+/// the store's own); any other difference is an incompatible checkpoint.
+fn evolved_from(
     spec: &StoreSpec,
     path: &Path,
+    found: &Schema,
     with_deleted: bool,
-) -> Result<(FileReader<std::io::BufReader<std::fs::File>>, SchemaRef)> {
-    Ok((ipc_reader(path)?, schema(spec, with_deleted)))
+) -> Result<Option<Vec<FieldRef>>> {
+    let expected = schema(spec, with_deleted);
+    if check_schema(path, found, &expected).is_ok() {
+        return Ok(None);
+    }
+    let lead = 1 + usize::from(with_deleted);
+    let leads_match = found.fields().len() >= lead
+        && found.fields()[..lead]
+            .iter()
+            .zip(&expected.fields()[..lead])
+            .all(|(a, b)| a.data_type() == b.data_type() && a.name() == b.name());
+    if spec.evolution.is_none() || !leads_match {
+        return check_schema(path, found, &expected).map(|()| None);
+    }
+    Ok(Some(written_value_fields(&found.fields()[lead..])))
+}
+
+/// Value fields as a state file names them (`v<i>_<name>`), named again as
+/// the operator named them.
+fn written_value_fields(columns: &[FieldRef]) -> Vec<FieldRef> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = f.name().strip_prefix(&format!("v{i}_")).unwrap_or(f.name());
+            Arc::new(f.as_ref().clone().with_name(name))
+        })
+        .collect()
 }
 
 /// An Arrow IPC file's reader; a damaged file is an error naming it.
@@ -273,24 +334,19 @@ fn damaged(path: &Path, panic: String) -> Error {
     corrupt(path, format!("its Arrow IPC data is damaged ({panic})"))
 }
 
-/// A state file's batches, read one at a time and checked against the
-/// query's state schema; the first error ends them.
-fn checked<'a>(
+/// A state file's batches, read one at a time (an IPC file's batches have
+/// its schema, checked once by [`conformed`]); the first error ends them.
+fn batches(
     mut reader: FileReader<std::io::BufReader<std::fs::File>>,
-    path: &'a Path,
-    expected: &'a Schema,
-) -> impl Iterator<Item = Result<RecordBatch>> + 'a {
+    path: &Path,
+) -> impl Iterator<Item = Result<RecordBatch>> + '_ {
     let mut failed = false;
     std::iter::from_fn(move || {
         if failed {
             return None;
         }
         let next = match crate::runtime::catch_quietly(|| reader.next()) {
-            Ok(next) => next.map(|batch| {
-                let batch = batch.map_err(|e| corrupt(path, e))?;
-                check_schema(path, &batch.schema(), expected)?;
-                Ok(batch)
-            }),
+            Ok(next) => next.map(|batch| batch.map_err(|e| corrupt(path, e))),
             Err(p) => Some(Err(damaged(path, p))),
         };
         failed = matches!(next, Some(Err(_)));
@@ -298,11 +354,12 @@ fn checked<'a>(
     })
 }
 
-/// Check that the state schema file `path` (a RocksDB snapshot folder's)
-/// is the query's.
-pub fn check_schema_file(spec: &StoreSpec, path: &Path) -> Result<()> {
-    let (reader, expected) = open_ipc(spec, path, false)?;
-    check_schema(path, &reader.schema(), &expected)
+/// The value fields the state schema file `path` (a RocksDB snapshot
+/// folder's) was written with when they are not the query's and the store
+/// reads them by evolution (None: the query's own); any other difference
+/// is an incompatible checkpoint.
+pub fn schema_file_fields(spec: &StoreSpec, path: &Path) -> Result<Option<Vec<FieldRef>>> {
+    evolved_from(spec, path, &ipc_reader(path)?.schema(), false)
 }
 
 /// Write the state schema file of `spec` at `path`.

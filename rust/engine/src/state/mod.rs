@@ -15,6 +15,7 @@ mod entries;
 mod files;
 pub mod memory;
 pub mod partitioned;
+pub mod processor_evolution;
 mod processor_reader;
 pub mod reader;
 pub mod rescale;
@@ -25,6 +26,9 @@ mod scratch;
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
+use arrow::array::ArrayRef;
 use arrow::datatypes::FieldRef;
 use datafusion::common::ScalarValue;
 
@@ -215,9 +219,61 @@ pub struct StoreSpec {
     pub min_versions_to_retain: i64,
     /// The key order the operator relies on.
     pub key_order: KeyOrder,
+    /// How values written with other value fields are read (None: a file
+    /// with other value fields is an incompatible checkpoint).
+    pub evolution: Option<Arc<dyn ValueEvolution>>,
+}
+
+/// `spark.sql.streaming.stateStore.encodingFormat`, which decides how a
+/// processor's value schemas may change across restarts: by position
+/// (unsaferow: renames only) or by name (avro: fields added, removed,
+/// reordered, widened).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StateEncoding {
+    /// Spark's default.
+    #[default]
+    UnsafeRow,
+    /// `avro`.
+    Avro,
+}
+
+impl StateEncoding {
+    /// The conf's value (any case; anything else is Spark's default).
+    pub fn parse(value: &str) -> Self {
+        if value.eq_ignore_ascii_case("avro") {
+            StateEncoding::Avro
+        } else {
+            StateEncoding::UnsafeRow
+        }
+    }
+
+    /// The conf's value for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StateEncoding::UnsafeRow => "unsaferow",
+            StateEncoding::Avro => "avro",
+        }
+    }
+}
+
+/// Reads state values written with earlier value fields as the current
+/// ones (Spark's state schema evolution, which an operator allows).
+pub trait ValueEvolution: Send + Sync + std::fmt::Debug {
+    /// `columns`, written as `written`, as columns of `to`.
+    fn adapt(
+        &self,
+        written: &[FieldRef],
+        columns: &[ArrayRef],
+        to: &[FieldRef],
+    ) -> Result<Vec<ArrayRef>>;
 }
 
 impl StoreSpec {
+    /// The spec reading values of earlier fields by `evolution`.
+    pub fn with_evolution(self, evolution: Option<Arc<dyn ValueEvolution>>) -> Self {
+        StoreSpec { evolution, ..self }
+    }
+
     /// Whether the store writes delta and snapshot files: not in a
     /// temporary checkpoint (a query without `checkpointLocation`), which
     /// no query can resume from and a running one never reads back.

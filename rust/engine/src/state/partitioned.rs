@@ -26,6 +26,10 @@ pub struct OperatorStateSpec {
     pub min_deltas_for_snapshot: i64,
     /// `spark.sql.streaming.minBatchesToRetain`.
     pub min_versions_to_retain: i64,
+    /// How values of earlier value fields are read (see [`StoreSpec`]).
+    pub evolution: Option<Arc<dyn super::ValueEvolution>>,
+    /// The checkpoint's state encoding (as its offsets record it).
+    pub encoding: super::StateEncoding,
 }
 
 impl OperatorStateSpec {
@@ -171,6 +175,21 @@ impl StateLayout {
     /// keys of another shape (no time in them, or a time elsewhere) is an
     /// incompatible checkpoint: its keys would be misread.
     pub fn record(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
+        self.record_checked(op_dir, store, false)
+    }
+
+    /// [`Self::record`] for state whose values may change across restarts
+    /// (the operator checked them, and reads earlier ones by evolution).
+    pub fn record_evolving(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
+        self.record_checked(op_dir, store, true)
+    }
+
+    fn record_checked(
+        &self,
+        op_dir: &std::path::Path,
+        store: &str,
+        values_evolve: bool,
+    ) -> Result<()> {
         use arrow::datatypes::{Field, Schema};
         let path = op_dir
             .join("_metadata")
@@ -208,10 +227,11 @@ impl StateLayout {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            for (what, before, now) in [
-                ("keys", &was.key, &self.key),
-                ("values", &was.value, &self.value),
-            ] {
+            let mut compared = vec![("keys", &was.key, &self.key)];
+            if !values_evolve {
+                compared.push(("values", &was.value, &self.value));
+            }
+            for (what, before, now) in compared {
                 if types(before) != types(now) {
                     return Err(Error::Checkpoint {
                         condition: "CHECKPOINT_INCOMPATIBLE".into(),
@@ -294,6 +314,7 @@ impl StateLayout {
             min_deltas_for_snapshot: 1,
             min_versions_to_retain: 1,
             key_order: KeyOrder::Sorted,
+            evolution: None,
         }
     }
 
@@ -389,6 +410,7 @@ impl PartitionedState {
                         min_deltas_for_snapshot: spec.min_deltas_for_snapshot,
                         min_versions_to_retain: spec.min_versions_to_retain,
                         key_order,
+                        evolution: spec.evolution.clone(),
                     },
                     spec.version,
                 )

@@ -83,6 +83,12 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         });
     }
     let layout = StateLayout::read(&op_dir, &store)?;
+    let evolution = super::processor_evolution::of_operator(&op_dir)?;
+    let spec_of = |p: usize| {
+        layout
+            .store_spec(&op_dir, p, &store)
+            .with_evolution(evolution.clone())
+    };
     let change_feed = options
         .get("readchangefeed")
         .is_some_and(|v| v.eq_ignore_ascii_case("true"));
@@ -135,7 +141,7 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
             .collect::<Result<Vec<_>>>()?;
         for b in start..=end {
             for p in 0..partitions {
-                let spec = layout.store_spec(&op_dir, p, &store);
+                let spec = spec_of(p);
                 let before = load(&spec, b)?;
                 let mut after = load(&spec, b + 1)?;
                 for (k, v) in before {
@@ -165,7 +171,7 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
         }
     } else {
         for p in 0..partitions {
-            for (k, v) in load(&layout.store_spec(&op_dir, p, &store), batch + 1)? {
+            for (k, v) in load(&spec_of(p), batch + 1)? {
                 keys.push(k);
                 values.push(v);
                 part_ids.push(p as i32);

@@ -42,9 +42,13 @@ pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec
         let stores = info.stores.clone();
         for store in &stores {
             let layout = StateLayout::read(&dir, store)?;
+            let evolution = super::processor_evolution::of_operator(&dir)?;
             let mut parts: Vec<BTreeMap<Vec<u8>, StateRow>> = vec![BTreeMap::new(); partitions];
             for p in 0..old {
-                for (k, v) in load(&layout.store_spec(&dir, p, store), version)? {
+                let spec = layout
+                    .store_spec(&dir, p, store)
+                    .with_evolution(evolution.clone());
+                for (k, v) in load(&spec, version)? {
                     // a session's key routes by what precedes its start
                     let route = match &layout.time {
                         Some((_, false)) => &k[..k.len().saturating_sub(8)],

@@ -278,9 +278,13 @@ impl RocksDbProvider {
     }
 
     /// The working copy of the store in `dir`.
-    fn local_path(&self, dir: &Path) -> Result<PathBuf> {
+    fn local_path(&self, spec: &StoreSpec) -> Result<PathBuf> {
+        let dir = &spec.dir;
         let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let name = twox_hash::XxHash64::oneshot(0, absolute.to_string_lossy().as_bytes());
+        // the value fields too: values of other fields (a processor's state
+        // schema evolved) never come from a working copy a crash left
+        let id = format!("{}|{:?}", absolute.display(), spec.value_fields);
+        let name = twox_hash::XxHash64::oneshot(0, id.as_bytes());
         let base = match &self.settings.local_dir {
             Some(d) => d.as_path(),
             None => super::scratch::process_dir()?,
@@ -406,7 +410,7 @@ impl RocksDbProvider {
         };
         // the shared working copy, or, while another instance holds it (a
         // reader of an older version), a private one rebuilt from the checkpoint
-        let mut local = self.local_path(&spec.dir)?;
+        let mut local = self.local_path(spec)?;
         let db = match open(&local) {
             Ok(db) => db,
             Err(Error::Checkpoint { condition, .. }) if condition == "STATE_STORE_LOCKED" => {
@@ -428,8 +432,16 @@ impl RocksDbProvider {
                 // checkpoint, a RocksDB snapshot by linking its files back in
                 drop(db);
                 DB::destroy(&opts, &local).map_err(|e| rocks_error(spec, &local, e))?;
-                let snapshot = newest_snapshot(spec, version)?
-                    .filter(|(_, path)| rocks_snapshot::is_folder(path));
+                // (a folder of earlier value fields is read by the rebuild)
+                let snapshot = match newest_snapshot(spec, version)? {
+                    Some((v, path))
+                        if rocks_snapshot::is_folder(&path)
+                            && rocks_snapshot::restorable(spec, &path)? =>
+                    {
+                        Some((v, path))
+                    }
+                    _ => None,
+                };
                 if let Some((_, path)) = &snapshot {
                     let _ = std::fs::remove_dir_all(&local);
                     rocks_snapshot::restore(spec, path, &local)?;
@@ -1356,6 +1368,7 @@ mod tests {
             min_deltas_for_snapshot: 10,
             min_versions_to_retain: 2,
             key_order: super::super::KeyOrder::Unordered,
+            evolution: None,
         };
         let provider = RocksDbProvider::new(RocksDbSettings {
             local_dir: Some(dir.join("local")),

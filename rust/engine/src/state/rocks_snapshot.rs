@@ -18,7 +18,7 @@ use arrow::array::{ArrayBuilder, ArrayRef, BinaryBuilder};
 use rocksdb::{LogLevel, Options, ReadOptions, DB};
 
 use super::codec::{Codec, Gathered};
-use super::files::{check_schema_file, snapshot_columns, write_schema_file};
+use super::files::{schema_file_fields, snapshot_columns, write_schema_file};
 use super::rocks::DATA;
 use super::StoreSpec;
 use crate::checkpoint::log::{corrupt, sync_dir};
@@ -66,10 +66,22 @@ pub fn publish(spec: &StoreSpec, version: i64, at: &Path) -> Result<()> {
 /// Put the files of the snapshot folder `snapshot` into the empty working
 /// copy folder `local`.
 pub fn restore(spec: &StoreSpec, snapshot: &Path, local: &Path) -> Result<()> {
-    check_schema_file(spec, &snapshot.join(SCHEMA_FILE))?;
+    if !restorable(spec, snapshot)? {
+        return Err(Error::Internal(format!(
+            "{} holds values of other fields than the query's: it is read, not restored",
+            snapshot.display()
+        )));
+    }
     std::fs::create_dir_all(local).map_err(|e| io(local, e))?;
     link_or_copy_all(snapshot, local)?;
     sync_dir(local)
+}
+
+/// Whether the snapshot folder holds values of the query's value fields
+/// (one holding values of earlier fields, which the store reads by
+/// evolution, is loaded through [`for_each_chunk`] instead).
+pub fn restorable(spec: &StoreSpec, snapshot: &Path) -> Result<bool> {
+    Ok(schema_file_fields(spec, &snapshot.join(SCHEMA_FILE))?.is_none())
 }
 
 /// Hard-link each SST file of `from` into `to` (copied where a link cannot
@@ -105,8 +117,9 @@ pub fn for_each_chunk(
     snapshot: &Path,
     mut f: impl FnMut(Vec<ArrayRef>) -> Result<()>,
 ) -> Result<()> {
-    check_schema_file(spec, &snapshot.join(SCHEMA_FILE))?;
-    let codec = Codec::new(&spec.value_fields)?;
+    // values of earlier fields decode as written, then adapt
+    let written = schema_file_fields(spec, &snapshot.join(SCHEMA_FILE))?;
+    let codec = Codec::new(written.as_deref().unwrap_or(&spec.value_fields))?;
     let mut opts = Options::default();
     opts.create_if_missing(false);
     // RocksDB's log to ours, not a LOG file written into the checkpoint
@@ -134,11 +147,17 @@ pub fn for_each_chunk(
         if keys.is_empty() {
             return Ok(());
         }
-        f(snapshot_columns(
+        let mut columns = snapshot_columns(
             spec,
             &codec,
             keys.finish(),
             Gathered::Bytes(values.finish()),
-        )?)?;
+        )?;
+        if let (Some(fields), Some(evolution)) = (&written, &spec.evolution) {
+            let values = evolution.adapt(fields, &columns[1..], &spec.value_fields)?;
+            columns.truncate(1);
+            columns.extend(values);
+        }
+        f(columns)?;
     }
 }
