@@ -71,6 +71,7 @@ const DEFAULTS: &[(&str, &str)] = &[
     (keys::FILE_SINK_COMPACT_INTERVAL, "10"),
     (keys::MULTIPLE_WATERMARK_POLICY, "min"),
     (keys::MIN_DELTAS_FOR_SNAPSHOT, "10"),
+    (keys::STATE_STORE_ENCODING, "unsaferow"),
     (keys::NO_DATA_MICRO_BATCHES, "true"),
     (keys::REAL_TIME_MIN_BATCH_DURATION, "5000"),
     (keys::REAL_TIME_ALLOWLIST_CHECK, "true"),
