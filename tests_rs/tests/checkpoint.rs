@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use sparklet_engine::checkpoint::recovery::{decide, Resume};
 use sparklet_engine::checkpoint::{log, Checkpoint, OffsetSeq, OffsetSeqMetadata};
-use sparklet_engine::sinks::memory::MemorySink;
+use sparklet_engine::sinks::memory::{MemorySink, SinkTable};
 use sparklet_engine::sinks::{Sink, SinkBatch};
 use sparklet_engine::sources::file_log::{self, LogEntry};
 
@@ -137,7 +137,9 @@ fn file_source_log_compacts_every_ten_batches() {
 #[test]
 fn memory_sink_replaces_a_replayed_batch() {
     let s = sparklet_engine::Session::new(vec![]).unwrap();
-    let mut sink = MemorySink::new("replayed", s.ctx().clone(), false, schema_id_word()).unwrap();
+    let table = SinkTable::new(schema_id_word()).unwrap();
+    table.register("replayed", s.ctx()).unwrap();
+    let mut sink = MemorySink::new(table, false, schema_id_word());
     let data = || SinkBatch {
         schema: schema_id_word(),
         batches: vec![batch(&[1, 2], &["a", "b"])],
@@ -151,7 +153,9 @@ fn memory_sink_replaces_a_replayed_batch() {
 #[test]
 fn memory_sink_adds_a_long_running_batchs_rows_and_a_rerun_replaces_them() {
     let s = sparklet_engine::Session::new(vec![]).unwrap();
-    let mut sink = MemorySink::new("epochs", s.ctx().clone(), false, schema_id_word()).unwrap();
+    let table = SinkTable::new(schema_id_word()).unwrap();
+    table.register("epochs", s.ctx()).unwrap();
+    let mut sink = MemorySink::new(table, false, schema_id_word());
     let data = |ids: &[i64], words: &[&str]| SinkBatch {
         schema: schema_id_word(),
         batches: vec![batch(ids, words)],

@@ -21,6 +21,7 @@ use crate::engine::trigger::Trigger;
 use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
 use crate::runtime::block_on;
+use crate::sinks::memory::SinkTable;
 use crate::sinks::{
     console::ConsoleWriter,
     foreach_batch::{BatchCallback, EndCallback},
@@ -498,6 +499,9 @@ impl Session {
             name.as_deref(),
             temp_allowed,
         )?;
+        // memory sinks' tables, registered once the query started (as
+        // Spark's): a query refused at start leaves an active one's alone
+        let mut tables = Vec::new();
         let sink: Box<dyn Sink> = match sink {
             SinkSpec::Console {
                 num_rows,
@@ -515,18 +519,19 @@ impl Session {
                 Box::new(crate::sinks::foreach_batch::ForeachSink::new(rows, end))
             }
             SinkSpec::Memory => {
-                let table = name.as_deref().ok_or_else(|| {
+                let table_name = name.as_deref().ok_or_else(|| {
                     Error::analysis(
                         "MEMORY_SINK_QUERY_NAME_REQUIRED",
                         "queryName must be specified for memory sink",
                     )
                 })?;
+                let table = SinkTable::new(Arc::clone(&schema))?;
+                tables.push((table_name.to_string(), Arc::clone(&table)));
                 Box::new(crate::sinks::memory::MemorySink::new(
                     table,
-                    self.ctx.clone(),
                     output_mode == OutputMode::Complete,
                     Arc::clone(&schema),
-                )?)
+                ))
             }
             SinkSpec::File {
                 format,
@@ -557,18 +562,17 @@ impl Session {
         };
         // beyond Spark: rows dropped as late can be kept in a queryable table
         let late_rows: Option<Box<dyn Sink>> = match late_rows_table {
-            Some(table) => {
+            Some(table_name) => {
                 let empty = Arc::new(Schema::empty());
+                let table = SinkTable::new(Arc::clone(&empty))?;
+                tables.push((table_name, Arc::clone(&table)));
                 Some(Box::new(crate::sinks::memory::MemorySink::new(
-                    &table,
-                    self.ctx.clone(),
-                    false,
-                    empty,
-                )?))
+                    table, false, empty,
+                )))
             }
             None => None,
         };
-        execution::start(
+        let query = execution::start(
             self.state(),
             plan,
             sink,
@@ -583,7 +587,11 @@ impl Session {
             },
             &self.conf,
             &self.streams,
-        )
+        )?;
+        for (name, table) in tables {
+            table.register(&name, &self.ctx)?;
+        }
+        Ok(query)
     }
 
     /// `spark.stop()`: stop every query and the web UI.

@@ -29,22 +29,15 @@ pub struct MemorySink {
 }
 
 impl MemorySink {
-    /// A memory sink registering table `name` in `ctx`.
-    pub fn new(name: &str, ctx: SessionContext, complete: bool, schema: SchemaRef) -> Result<Self> {
-        let table = Arc::new(SinkTable {
-            current: RwLock::new(Arc::new(MemTable::try_new(
-                Arc::clone(&schema),
-                vec![vec![]],
-            )?)),
-        });
-        ctx.deregister_table(name)?;
-        ctx.register_table(name, Arc::clone(&table) as Arc<dyn TableProvider>)?;
-        Ok(MemorySink {
+    /// A memory sink filling `table` (registered under the query's name
+    /// once the query started).
+    pub fn new(table: Arc<SinkTable>, complete: bool, schema: SchemaRef) -> Self {
+        MemorySink {
             table,
             complete,
             schema,
             batches: BTreeMap::new(),
-        })
+        }
     }
 
     fn publish(&self) -> Result<()> {
@@ -55,15 +48,30 @@ impl MemorySink {
     }
 }
 
-/// The table registered once under the query's name: a reader polling it
-/// while a batch lands sees the rows before or after, never no table (a
-/// deregister-then-register swap left a window where the name was unknown).
+/// A memory sink's table, registered once under the query's name: a
+/// reader polling it while a batch lands sees the rows before or after,
+/// never no table (a deregister-then-register swap per batch left a window
+/// where the name was unknown).
 #[derive(Debug)]
-struct SinkTable {
+pub struct SinkTable {
     current: RwLock<Arc<MemTable>>,
 }
 
 impl SinkTable {
+    /// An empty table of `schema`.
+    pub fn new(schema: SchemaRef) -> Result<Arc<Self>> {
+        Ok(Arc::new(SinkTable {
+            current: RwLock::new(Arc::new(MemTable::try_new(schema, vec![vec![]])?)),
+        }))
+    }
+
+    /// Register it as `name` in `ctx` (replacing what had that name).
+    pub fn register(self: &Arc<Self>, name: &str, ctx: &SessionContext) -> Result<()> {
+        ctx.deregister_table(name)?;
+        ctx.register_table(name, Arc::clone(self) as Arc<dyn TableProvider>)?;
+        Ok(())
+    }
+
     fn current(&self) -> Arc<MemTable> {
         Arc::clone(&self.current.read())
     }
