@@ -51,7 +51,9 @@ def _watermarked(df: DataFrame) -> DataFrame:
 def _join(dfs: list[DataFrame]) -> DataFrame:
     left = _watermarked(dfs[0]).select(F.col("key").alias("lk"), F.col("ts").alias("lts"), "v")
     right = _watermarked(dfs[1]).select(F.col("key").alias("rk"), F.col("ts").alias("rts"))
-    cond = (F.col("lk") == F.col("rk")) & F.col("rts").between(F.col("lts"), F.col("lts") + F.expr("INTERVAL 5 SECONDS"))
+    cond = (F.col("lk") == F.col("rk")) & F.col("rts").between(
+        F.col("lts"), F.col("lts") + F.expr("INTERVAL 5 SECONDS")
+    )
     return left.join(right, cond, "leftOuter")
 
 
@@ -64,9 +66,11 @@ CASES = [
     Case("stream-join", _join, streams=2),
     Case(
         "group-state",
-        lambda d: d[0]
-        .groupBy("key")
-        .applyInPandasWithState(_running_count, "key STRING, n LONG", "n LONG", "update", "NoTimeout"),
+        lambda d: (
+            d[0]
+            .groupBy("key")
+            .applyInPandasWithState(_running_count, "key STRING, n LONG", "n LONG", "update", "NoTimeout")
+        ),
         "update",
     ),
     Case("limit", lambda d: d[0].limit(6)),
@@ -121,5 +125,5 @@ def run(spark, case: Case, provider: str, ckpt: str, committed: list[list[tuple]
     reader = spark.read.format("statestore")
     if case.streams == 2:
         reader = reader.option("joinSide", "left")
-    state = sorted((repr(tuple(r)) for r in reader.load(ckpt).collect()))
+    state = sorted(repr(tuple(r)) for r in reader.load(ckpt).collect())
     return emitted, state

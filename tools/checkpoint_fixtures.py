@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests_py"))
 
 from checkpoint_cases import CASES, FIRST, PROVIDERS, run  # noqa: E402
-
 from sparklet.sql import SparkSession  # noqa: E402
 
 
