@@ -22,6 +22,7 @@
 
 pub mod log;
 pub mod recovery;
+pub mod resume;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -15,8 +15,10 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use super::trigger::Trigger;
 use crate::checkpoint::{Checkpoint, OffsetSeq};
 use crate::error::{Error, Result};
+use crate::sinks::Sink;
 
 /// The writer options, parsed (keys lower-cased).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,4 +202,48 @@ impl Drop for AsyncProgressLog {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Spark's restrictions on asynchronous progress tracking (its
+/// `AsyncProgressTrackingMicroBatchExecution`): replays must be harmless.
+pub(crate) fn check_supported(
+    options: &AsyncProgressOptions,
+    trigger: &Trigger,
+    sink: &dyn Sink,
+    stateful: bool,
+) -> Result<()> {
+    if !options.enabled {
+        return Ok(());
+    }
+    match trigger {
+        Trigger::Once => {
+            return Err(Error::illegal_argument(
+                "Async progress tracking cannot be used with Once trigger",
+            ))
+        }
+        Trigger::AvailableNow => {
+            return Err(Error::illegal_argument(
+                "Async progress tracking cannot be used with AvailableNow trigger",
+            ))
+        }
+        Trigger::RealTime { .. } if options.interval_ms != 0 => {
+            return Err(Error::analysis(
+                "STREAMING_REAL_TIME_MODE.ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO",
+                "Streaming real-time mode has the following limitation: The checkpointing interval for async progress tracking must be set to 0, which means each progress update is checkpointed. Set option asyncProgressTrackingCheckpointIntervalMs to 0 in DataStreamWriter options and retry your query.",
+            ))
+        }
+        _ => {}
+    }
+    if !sink.supports_async_progress() {
+        return Err(Error::illegal_argument(format!(
+            "Sink {} does not support async progress tracking",
+            sink.description()
+        )));
+    }
+    if stateful {
+        return Err(Error::illegal_argument(
+            "Stateful streaming queries does not support async progress tracking at this moment.",
+        ));
+    }
+    Ok(())
 }

@@ -2,19 +2,35 @@
 //! query. Per batch, in Spark's order: ask sources for their latest offsets,
 //! read the new data, bind it into the plan, plan and run it with DataFusion,
 //! hand the result to the sink, commit the sources, report progress.
+//!
+//! Around it, along Spark's seams: `plan::unsupported` refuses what Spark
+//! refuses at start, `checkpoint::resume` decides where a run resumes,
+//! `state::providers` picks the state store, [`operators`] opens the
+//! stateful operators, [`incremental`] plans each batch, [`watermarks`]
+//! tracks the event-time watermark, `progress` reports.
 
-use std::collections::{BTreeMap, HashMap};
+mod incremental;
+mod operators;
+mod real_time;
+mod watermarks;
+
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
-use datafusion::datasource::{provider_as_source, source_as_provider, MemTable};
+use arrow::datatypes::DataType;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::datasource::MemTable;
 use datafusion::execution::context::SessionState;
 use datafusion::execution::TaskContext;
-use datafusion::logical_expr::{Expr, LogicalPlan};
-use datafusion::physical_plan::{collect, displayable};
+use datafusion::logical_expr::LogicalPlan;
+
+use incremental::{bind, empty_inputs, optimize_once, run_plan, BatchInputs};
+pub use operators::explain;
+use operators::{open_aggregates, plan_with_operators, AggSettings, WatermarkLags};
+use watermarks::Watermarks;
 
 use super::async_progress::{AsyncProgressLog, AsyncProgressOptions};
 use super::progress::{
@@ -23,60 +39,23 @@ use super::progress::{
 use super::query::{QueryShared, StreamingQuery};
 use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
-use crate::catalog::{is_streaming, stream_tables};
-use crate::checkpoint::recovery::{self, Resume};
+use crate::catalog::stream_tables;
+use crate::checkpoint::resume::{resume_point, Start};
 use crate::checkpoint::{Checkpoint, CheckpointLock, OffsetSeq, OffsetSeqMetadata};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
-use crate::exec::dedup::DedupNode;
-use crate::exec::group_state::GroupStateNode;
-use crate::exec::join::StreamJoinNode;
-use crate::exec::limit::StreamLimitNode;
 use crate::exec::observe::ObserveNode;
-use crate::exec::operator::OperatorSlot;
-use crate::exec::operator::{OpenContext, OperatorControl};
-use crate::exec::stateful_agg::{
-    find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
-};
+use crate::exec::operator::{OperatorControl, OperatorSlot};
+use crate::exec::stateful_agg::StatefulAggregate;
 use crate::failpoint;
-use crate::plan::watermark::{watermarks_under, EventTimeStats, StatsHandle, WatermarkNode};
+pub use crate::plan::output_mode::OutputMode;
+use crate::plan::unsupported::{check_supported, has_stateful_nodes};
+use crate::plan::watermark::watermarks_under;
 use crate::runtime::{block_on, on_blocking_thread, Blocking};
 use crate::sinks::{Sink, SinkBatch};
-use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory, StreamTable};
-use crate::state::memory::MemoryProvider;
+use crate::sources::{BatchInput, Offset, Source, SourceContext, SourceFactory};
 use crate::state::partitioned::OperatorStateSpec;
-use crate::state::rocks::{RocksDbProvider, RocksDbSettings};
-use crate::state::StateEncoding;
-
-mod real_time;
-use arrow::datatypes::DataType;
-
-/// Spark's output modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputMode {
-    /// Only new rows.
-    #[default]
-    Append,
-    /// Rows changed in this batch.
-    Update,
-    /// The whole result every batch.
-    Complete,
-}
-
-impl OutputMode {
-    /// Parse `outputMode(...)` (case-insensitive).
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "append" => Ok(OutputMode::Append),
-            "update" => Ok(OutputMode::Update),
-            "complete" => Ok(OutputMode::Complete),
-            _ => Err(Error::illegal_argument_in(
-                "STREAMING_OUTPUT_MODE.INVALID",
-                format!("Invalid streaming output mode: {s}. Accepted output modes are 'Append', 'Complete', 'Update'."),
-            )),
-        }
-    }
-}
+use crate::state::providers::{state_encoding, state_store_provider};
 
 /// Where the query keeps its checkpoint.
 #[derive(Debug, Clone)]
@@ -105,65 +84,6 @@ pub struct StartOptions {
     pub async_progress: AsyncProgressOptions,
 }
 
-fn incompatible(message: String) -> Error {
-    Error::Checkpoint {
-        condition: "CHECKPOINT_INCOMPATIBLE".into(),
-        message,
-    }
-}
-
-/// Late rows with the batch that dropped them, as `batchId` (first column).
-fn late_rows(
-    rows: &[arrow::array::RecordBatch],
-    schema: arrow::datatypes::SchemaRef,
-    batch_id: i64,
-) -> Result<SinkBatch> {
-    let mut fields = vec![Arc::new(arrow::datatypes::Field::new(
-        "batchId",
-        DataType::Int64,
-        false,
-    ))];
-    fields.extend(schema.fields().iter().cloned());
-    let out_schema = Arc::new(arrow::datatypes::Schema::new(fields));
-    let batches = rows
-        .iter()
-        .map(|b| {
-            let mut cols: Vec<arrow::array::ArrayRef> =
-                vec![Arc::new(arrow::array::Int64Array::from(vec![
-                    batch_id;
-                    b.num_rows()
-                ]))];
-            cols.extend(b.columns().iter().cloned());
-            arrow::array::RecordBatch::try_new(Arc::clone(&out_schema), cols).map_err(Error::from)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(SinkBatch {
-        schema: out_schema,
-        batches,
-    })
-}
-
-/// The provider `spark.sql.streaming.stateStore.providerClass` names.
-fn state_store_provider(conf: &Conf) -> Result<Box<dyn crate::state::StateStoreProvider>> {
-    let name = conf.get(keys::STATE_STORE_PROVIDER).unwrap_or_default();
-    let short = name
-        .rsplit('.')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    match short.as_str() {
-        "" | "memory" | "hdfs" | "hdfsbackedstatestoreprovider" => Ok(Box::new(MemoryProvider)),
-        "rocksdb" | "rocksdbstatestoreprovider" => Ok(Box::new(RocksDbProvider::new(
-            RocksDbSettings::from_conf(conf)?,
-        ))),
-        _ => Err(Error::illegal_argument(format!(
-            "Unknown state store provider '{name}' for spark.sql.streaming.stateStore.providerClass: \
-             sparklet has 'memory' (Spark's HDFSBackedStateStoreProvider, the default) and 'rocksdb' \
-             (org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider)"
-        ))),
-    }
-}
-
 /// Temporary checkpoints of queries that failed, kept while the process
 /// lives (Spark deletes them at JVM exit).
 static FAILED_TEMPORARY: parking_lot::Mutex<Vec<std::path::PathBuf>> =
@@ -174,14 +94,6 @@ pub fn remove_failed_temporary_checkpoints() {
     for dir in FAILED_TEMPORARY.lock().drain(..) {
         let _ = std::fs::remove_dir_all(dir);
     }
-}
-
-/// What a batch's plan reads: each source's data, by source index.
-type BatchInputs = Vec<Arc<dyn datafusion::catalog::TableProvider>>;
-
-/// An engine error inside DataFusion's plan rewrites.
-fn external(e: Error) -> datafusion::error::DataFusionError {
-    datafusion::error::DataFusionError::External(Box::new(e))
 }
 
 /// A batch's `offsets/N` being written: done (ns taken) or on its way.
@@ -198,66 +110,6 @@ impl OffsetsWrite {
             OffsetsWrite::Pending(w) => w.wait("writing the offsets log"),
         }
     }
-}
-
-/// Where the loop starts: first batch id, committed offsets, a batch to replay.
-/// Where a run starts: the batch id, the sources' committed offsets, the
-/// batch to replay (if any), and the watermark of the batch before the first
-/// one run (late rows are filtered against it, as Spark's
-/// `prevOffsetSeqMetadata`: the offsets log's metadata of that batch).
-struct Start {
-    batch_id: i64,
-    committed: Vec<Option<Offset>>,
-    replay: Option<OffsetSeq>,
-    late_watermark_ms: i64,
-}
-
-/// Read the checkpoint and decide where to resume (Spark's
-/// `populateStartOffsets`), checking it belongs to a query of this shape.
-fn resume_point(cp: &Checkpoint, num_sources: usize) -> Result<Start> {
-    let (offsets, before, commits) = cp.latest()?;
-    let root = cp.root().display().to_string();
-    let check = |seq: OffsetSeq, batch: i64| -> Result<OffsetSeq> {
-        if seq.offsets.len() != num_sources {
-            return Err(incompatible(format!(
-                "There are [{}] sources in the checkpoint offsets (batch {batch} in {root}) and now there are [{num_sources}] sources requested by the query. Cannot continue: use a new checkpointLocation for a query with other sources.",
-                seq.offsets.len()
-            )));
-        }
-        Ok(seq)
-    };
-    Ok(match recovery::decide(offsets, before, commits, &root)? {
-        Resume::Fresh => Start {
-            batch_id: 0,
-            committed: vec![None; num_sources],
-            replay: None,
-            late_watermark_ms: 0,
-        },
-        Resume::After { last } => {
-            let seq = check(cp.read_offsets(last)?, last)?;
-            Start {
-                batch_id: last + 1,
-                late_watermark_ms: seq.metadata.batch_watermark_ms,
-                committed: seq.offsets,
-                replay: None,
-            }
-        }
-        Resume::Replay { batch, previous } => {
-            let (committed, late_watermark_ms) = match previous {
-                Some(p) => {
-                    let seq = check(cp.read_offsets(p)?, p)?;
-                    (seq.offsets, seq.metadata.batch_watermark_ms)
-                }
-                None => (vec![None; num_sources], 0),
-            };
-            Start {
-                batch_id: batch,
-                committed,
-                replay: Some(check(cp.read_offsets(batch)?, batch)?),
-                late_watermark_ms,
-            }
-        }
-    })
 }
 
 /// Make this run the checkpoint's one owner: its query id and its lock. A
@@ -290,676 +142,9 @@ fn own_checkpoint(
     Ok((id, lock))
 }
 
-/// `plan` optimized for every batch at once. The optimizer sees only the
-/// stream placeholders, which stand for any batch's data (same schema, the
-/// same filter pushdown), so its result holds for each batch; batches then
-/// skip it (about half of a small batch's planning). Not when an expression
-/// depends on when it is planned (`current_timestamp()` and the like are
-/// folded by the optimizer, and Spark gives each batch its own time).
-fn optimize_once(state: &SessionState, plan: &LogicalPlan) -> Option<LogicalPlan> {
-    use datafusion::logical_expr::Volatility;
-    let mut timed = false;
-    let _ = plan.apply(|node| {
-        for e in node.expressions() {
-            let _ = e.apply(|x| {
-                if let Expr::ScalarFunction(f) = x {
-                    timed |= f.func.signature().volatility != Volatility::Immutable;
-                }
-                Ok(if timed {
-                    TreeNodeRecursion::Stop
-                } else {
-                    TreeNodeRecursion::Continue
-                })
-            });
-        }
-        Ok(if timed {
-            TreeNodeRecursion::Stop
-        } else {
-            TreeNodeRecursion::Continue
-        })
-    });
-    if timed {
-        return None;
-    }
-    state.optimize(plan).ok()
-}
-
-/// Replace every stream placeholder in `plan` with the batch's data.
-fn bind(
-    plan: &LogicalPlan,
-    factories: &[Arc<dyn SourceFactory>],
-    inputs: &[Arc<dyn datafusion::catalog::TableProvider>],
-) -> Result<LogicalPlan> {
-    let bound = plan
-        .clone()
-        .transform_up(|node| {
-            if let LogicalPlan::TableScan(scan) = &node {
-                if let Ok(provider) = source_as_provider(&scan.source) {
-                    if let Some(st) = provider.downcast_ref::<StreamTable>() {
-                        if let Some(i) = factories.iter().position(|f| Arc::ptr_eq(f, &st.factory))
-                        {
-                            let mut scan = scan.clone();
-                            scan.source = provider_as_source(Arc::clone(&inputs[i]));
-                            return Ok(Transformed::yes(LogicalPlan::TableScan(scan)));
-                        }
-                    }
-                }
-            }
-            Ok(Transformed::no(node))
-        })
-        .map_err(Error::from_planning)?;
-    Ok(bound.data)
-}
-
-fn empty_inputs(
-    factories: &[Arc<dyn SourceFactory>],
-) -> Result<Vec<Arc<dyn datafusion::catalog::TableProvider>>> {
-    factories
-        .iter()
-        .map(|f| {
-            Ok(Arc::new(MemTable::try_new(f.schema(), vec![vec![]])?)
-                as Arc<dyn datafusion::catalog::TableProvider>)
-        })
-        .collect()
-}
-
-/// Reject plans Structured Streaming does not support (Spark's
-/// `UnsupportedOperationChecker`), at start time.
-fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
-    let mut aggregates = 0;
-    let mut sorts = 0;
-    let mut unsupported: Option<String> = None;
-    plan.apply(|node| {
-        if !is_streaming(node) {
-            return Ok(TreeNodeRecursion::Jump); // the static side of a join is a batch plan
-        }
-        match node {
-            LogicalPlan::Aggregate(a) => {
-                aggregates += 1;
-                let distinct = a.aggr_expr.iter().any(|e| {
-                    e.exists(|x| Ok(matches!(x, Expr::AggregateFunction(f) if f.params.distinct)))
-                        .unwrap_or(false)
-                });
-                if distinct {
-                    unsupported = Some(
-                        "Distinct aggregations are not supported on streaming DataFrames/Datasets. \
-                         Consider using approx_count_distinct() instead."
-                            .into(),
-                    );
-                }
-            }
-            LogicalPlan::Distinct(_) => {
-                unsupported =
-                    Some("distinct() on streaming DataFrames: use dropDuplicates()".into())
-            }
-            LogicalPlan::Sort(_) => sorts += 1,
-            LogicalPlan::Window(_) => {
-                unsupported = Some(
-                    "Non-time-based windows are not supported on streaming DataFrames/Datasets"
-                        .into(),
-                )
-            }
-            LogicalPlan::Join(j) => {
-                if let Some(msg) =
-                    static_join_refusal(j.join_type, is_streaming(&j.left), is_streaming(&j.right))
-                {
-                    unsupported = Some(msg.into());
-                }
-            }
-            LogicalPlan::Limit(_) if mode == OutputMode::Update => unsupported = Some(
-                "Limits are not supported on streaming DataFrames/Datasets in Update output mode"
-                    .into(),
-            ),
-            _ => {}
-        }
-        Ok(TreeNodeRecursion::Continue)
-    })
-    .map_err(Error::from_planning)?;
-    if let Some(msg) = unsupported {
-        // Spark 4's UnsupportedOperationChecker raises these as _LEGACY_ERROR_TEMP_3102
-        return Err(Error::analysis("_LEGACY_ERROR_TEMP_3102", msg));
-    }
-    if aggregates > 1 && mode != OutputMode::Append {
-        // Spark's global-watermark check refuses chained aggregations
-        // outside append mode (sparklet runs them in append mode only,
-        // with the check off too)
-        return Err(Error::analysis(
-            "_LEGACY_ERROR_TEMP_3102",
-            "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.",
-        ));
-    }
-    if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
-        return Err(Error::analysis(
-            "_LEGACY_ERROR_TEMP_3102",
-            "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
-        ));
-    }
-    if aggregates == 0 && mode == OutputMode::Complete {
-        return Err(Error::analysis(
-            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-            "Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations on streaming DataFrames/DataSets.",
-        ));
-    }
-    Ok(aggregates == 1)
-}
-
-/// Spark's refusal of a join between a stream and a static side, in its
-/// words (stream-stream joins are checked when their operator opens).
-fn static_join_refusal(
-    join_type: datafusion::logical_expr::JoinType,
-    left_streams: bool,
-    right_streams: bool,
-) -> Option<&'static str> {
-    use datafusion::logical_expr::JoinType::*;
-    Some(match (join_type, left_streams, right_streams) {
-        (_, true, true) | (_, false, false) => return None,
-        (Full, true, _) => "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported",
-        (Full, _, true) => "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported",
-        (Right | RightSemi | RightAnti, true, _) => "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported",
-        (Left, _, true) => "LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
-        (LeftSemi, _, true) => "LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
-        (LeftAnti, _, true) => "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
-        _ => return None,
-    })
-}
-
 /// Whether a source's newest offset is past where the query is.
 fn any_new(latest: &[Option<Offset>], at: &[Option<Offset>]) -> bool {
     latest.iter().zip(at).any(|(l, c)| l.is_some() && l != c)
-}
-
-/// Run a physical plan to its rows.
-fn run_plan(
-    physical: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-    task_ctx: Arc<TaskContext>,
-) -> Result<SinkBatch> {
-    let schema = physical.schema();
-    let batches = block_on(collect(physical, task_ctx))?.map_err(Error::from_execution)?;
-    Ok(SinkBatch { schema, batches })
-}
-
-/// Spark's restrictions on asynchronous progress tracking (its
-/// `AsyncProgressTrackingMicroBatchExecution`): replays must be harmless.
-fn check_async_progress(opts: &StartOptions, sink: &dyn Sink, stateful: bool) -> Result<()> {
-    if !opts.async_progress.enabled {
-        return Ok(());
-    }
-    match opts.trigger {
-        Trigger::Once => {
-            return Err(Error::illegal_argument(
-                "Async progress tracking cannot be used with Once trigger",
-            ))
-        }
-        Trigger::AvailableNow => {
-            return Err(Error::illegal_argument(
-                "Async progress tracking cannot be used with AvailableNow trigger",
-            ))
-        }
-        Trigger::RealTime { .. } if opts.async_progress.interval_ms != 0 => {
-            return Err(Error::analysis(
-                "STREAMING_REAL_TIME_MODE.ASYNC_PROGRESS_TRACKING_CHECKPOINTING_INTERVAL_NON_ZERO",
-                "Streaming real-time mode has the following limitation: The checkpointing interval for async progress tracking must be set to 0, which means each progress update is checkpointed. Set option asyncProgressTrackingCheckpointIntervalMs to 0 in DataStreamWriter options and retry your query.",
-            ))
-        }
-        _ => {}
-    }
-    if !sink.supports_async_progress() {
-        return Err(Error::illegal_argument(format!(
-            "Sink {} does not support async progress tracking",
-            sink.description()
-        )));
-    }
-    if stateful {
-        return Err(Error::illegal_argument(
-            "Stateful streaming queries does not support async progress tracking at this moment.",
-        ));
-    }
-    Ok(())
-}
-
-/// Whether `plan` holds partitioned state other than an aggregation's
-/// (a deduplication or a stream-stream join).
-fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
-    plan.exists(|node| {
-        Ok(match node {
-            LogicalPlan::Extension(ext) => {
-                let node = ext.node.as_any();
-                node.is::<DedupNode>() || node.is::<GroupStateNode>()
-            }
-            LogicalPlan::Join(j) => is_streaming(&j.left) && is_streaming(&j.right),
-            _ => false,
-        })
-    })
-    .unwrap_or(false)
-}
-
-/// The plan with its stateful nodes, the opened operators and the
-/// aggregations still to open (they need the physical plan) with their ids.
-type OpenedOperators = (
-    LogicalPlan,
-    Vec<(usize, Arc<dyn OperatorControl>)>,
-    Vec<(usize, OperatorSlot<StatefulAggregate>)>,
-    WatermarkLags,
-);
-
-/// Each stateful operator's lag (µs) behind the query's watermark, where
-/// it reads the output of stream-stream joins.
-type WatermarkLags = HashMap<usize, i64>;
-
-/// How far (µs) behind the query's watermark rows reaching `plan`'s output
-/// can be: Spark propagates the watermark through each stream-stream join
-/// as its output watermark, which trails by the join's time range.
-fn join_lag_us(plan: &LogicalPlan) -> i64 {
-    let below = plan
-        .inputs()
-        .into_iter()
-        .map(join_lag_us)
-        .max()
-        .unwrap_or(0);
-    match plan {
-        LogicalPlan::Extension(ext) => match ext.node.as_any().downcast_ref::<StreamJoinNode>() {
-            Some(join) => {
-                let mut watermarks = watermarks_under(&join.left);
-                watermarks.extend(watermarks_under(&join.right));
-                below + join.output_lag_us(&watermarks)
-            }
-            None => below,
-        },
-        _ => below,
-    }
-}
-
-/// Open the state of every stateful node, numbering stateful operators top
-/// down as Spark does; streaming aggregations get their node here and are
-/// opened by [`open_aggregates`].
-/// A limit in append mode becomes the stateful streaming limit.
-fn open_operators(
-    plan: LogicalPlan,
-    mode: OutputMode,
-    provider: &dyn crate::state::StateStoreProvider,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
-) -> Result<OpenedOperators> {
-    use datafusion::logical_expr::{Extension, FetchType, SkipType};
-    let mut next_id = 0;
-    let mut aggregates = Vec::new();
-    let mut operators = Vec::new();
-    let mut lags = WatermarkLags::new();
-    // the Aggregate visited right after its new wrapper is not wrapped again
-    let mut wrapped = false;
-    let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
-        Transformed::yes(LogicalPlan::Extension(Extension { node }))
-    };
-    let plan = plan
-        .transform_down(|node| {
-            if !is_streaming(&node) {
-                return Ok(Transformed::new(node, false, TreeNodeRecursion::Jump));
-            }
-            let ctx = |input: &LogicalPlan, id: usize| OpenContext {
-                provider,
-                spec: spec(id),
-                watermarks: watermarks_under(input),
-            };
-            match &node {
-                LogicalPlan::Aggregate(_) if wrapped => wrapped = false,
-                LogicalPlan::Aggregate(agg) => {
-                    lags.insert(next_id, join_lag_us(&agg.input));
-                    let node = StatefulAggNode::new(node.clone());
-                    aggregates.push((next_id, node.slot.clone()));
-                    next_id += 1;
-                    wrapped = true;
-                    return Ok(extension(Arc::new(node)));
-                }
-                LogicalPlan::Limit(limit) if mode == OutputMode::Append => {
-                    let (Ok(SkipType::Literal(0)), Ok(FetchType::Literal(Some(n)))) =
-                        (limit.get_skip_type(), limit.get_fetch_type())
-                    else {
-                        return Err(external(Error::analysis(
-                            "UNSUPPORTED_STREAMING_OPERATION",
-                            "Only limit(n) with a literal n is supported on streaming DataFrames/Datasets",
-                        )));
-                    };
-                    let node = StreamLimitNode::new(limit.input.as_ref().clone(), n);
-                    let (opened, control) =
-                        node.open(&ctx(&node.input, next_id)).map_err(external)?;
-                    operators.push((next_id, control));
-                    next_id += 1;
-                    return Ok(extension(Arc::new(opened)));
-                }
-                LogicalPlan::Extension(ext) => {
-                    let node = ext.node.as_any();
-                    if let Some(o) = node.downcast_ref::<ObserveNode>() {
-                        // this run's own gathering (a DataFrame may be started twice)
-                        let fresh = ObserveNode::new(o.input.clone(), o.name.clone(), o.exprs.clone());
-                        return Ok(extension(Arc::new(fresh)));
-                    }
-                    let opened: Option<(Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>, _)> =
-                        if let Some(dedup) = node.downcast_ref::<DedupNode>() {
-                            let (n, c) = dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else if let Some(join) = node.downcast_ref::<StreamJoinNode>() {
-                            join.check_output_mode(mode).map_err(external)?;
-                            let mut watermarks = watermarks_under(&join.left);
-                            watermarks.extend(watermarks_under(&join.right));
-                            let ctx = OpenContext {
-                                provider,
-                                spec: spec(next_id),
-                                watermarks,
-                            };
-                            let (n, c) = join.open(&ctx).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else if let Some(groups) = node.downcast_ref::<GroupStateNode>() {
-                            let (n, c) = groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else {
-                            None
-                        };
-                    if let Some((opened, control)) = opened {
-                        let lag = ext.node.inputs().into_iter().map(join_lag_us).max();
-                        lags.insert(next_id, lag.unwrap_or(0));
-                        operators.push((next_id, control));
-                        next_id += 1;
-                        return Ok(extension(opened));
-                    }
-                }
-                _ => {}
-            }
-            Ok(Transformed::no(node))
-        })
-        .map_err(Error::from_planning)?;
-    Ok((plan.data, operators, aggregates, lags))
-}
-
-/// What opening a streaming aggregation needs from the query.
-struct AggSettings<'a> {
-    mode: OutputMode,
-    watermarks: &'a Watermarks,
-    /// Watermarked columns as the plan's nodes see them (renames followed).
-    watermarked: Vec<(String, i64)>,
-    provider: &'a dyn crate::state::StateStoreProvider,
-}
-
-/// Open every streaming aggregation of the planned query (`physical`): its
-/// event-time key, session or sliding window, and state. Chained aggregations
-/// run in append mode.
-fn open_aggregates(
-    physical: &Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-    aggregates: &[(usize, OperatorSlot<StatefulAggregate>)],
-    settings: &AggSettings,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
-    operators: &mut Vec<(usize, Arc<dyn OperatorControl>)>,
-) -> Result<()> {
-    let mut execs = Vec::new();
-    let _ = physical.apply(|node| {
-        if let Some(exec) = node.downcast_ref::<StatefulAggExec>() {
-            execs.push((
-                Arc::clone(&exec.input),
-                Arc::clone(&exec.logical),
-                exec.slot.clone(),
-            ));
-        }
-        Ok(TreeNodeRecursion::Continue)
-    });
-    for (input, logical, slot) in execs {
-        let Some((id, _)) = aggregates.iter().find(|(_, s)| *s == slot) else {
-            continue;
-        };
-        let parts = find_aggregate(&input).ok_or_else(|| {
-            Error::Internal("the planned streaming aggregation has no aggregate node".into())
-        })?;
-        let schema = parts.top.schema();
-        let num_keys = parts.group_by.expr().len();
-        let mut columns = settings.watermarks.columns();
-        columns.extend(settings.watermarked.iter().map(|(c, _)| c.clone()));
-        columns.extend(watermarks_under(&logical).into_iter().map(|(c, _)| c));
-        let defined = settings.watermarks.defined();
-        // what computed each key: a window is one under any alias
-        let made_by = |i: usize, functions: &[&str]| {
-            crate::plan::column_origin::origin(&logical, schema.field(i).name())
-                .is_some_and(|o| o.function().is_some_and(|f| functions.contains(&f)))
-        };
-        let event_time = (0..num_keys).find_map(|i| {
-            let f = schema.field(i);
-            match f.data_type() {
-                // F.window's column, or SQL's `GROUP BY window(ts, ...)`
-                DataType::Struct(fields)
-                    if (f.name() == "window"
-                        || f.name().starts_with("window(")
-                        || made_by(i, &["window", "window_pane"]))
-                        && fields.find("end").is_some() =>
-                {
-                    Some(EventTimeKey::Window(i))
-                }
-                // a window table function's end: its window is done when
-                // the watermark passes it, as a row is at its event time
-                DataType::Timestamp(_, _)
-                    if columns.contains(f.name()) || f.name() == "window_end" =>
-                {
-                    Some(EventTimeKey::Timestamp(i))
-                }
-                _ => None,
-            }
-        });
-        let event_time = event_time.filter(|_| defined);
-        let session = (0..num_keys).find(|i| {
-            let f = schema.field(*i);
-            (f.name() == "session_window"
-                || f.name().starts_with("session_window(")
-                || made_by(*i, &["session_window"]))
-                && matches!(f.data_type(), DataType::Struct(_))
-        });
-        // a session's end decides lateness and eviction, as a window's does
-        let event_time = match (event_time, session) {
-            (None, Some(si)) if defined => Some(EventTimeKey::Window(si)),
-            (et, _) => et,
-        };
-        if session.is_some() && settings.mode == OutputMode::Update {
-            return Err(Error::analysis(
-                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Invalid streaming output mode: update. This output mode is not supported for session window \
-                 streaming aggregations on streaming DataFrames/DataSets.",
-            ));
-        }
-        if settings.mode == OutputMode::Append && event_time.is_none() {
-            return Err(Error::analysis(
-                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets. \
-                 (Add withWatermark() on the event-time column and group by it, or a window over it; or use update or complete mode.)",
-            ));
-        }
-        let pane = (0..num_keys).find_map(|i| PaneSpec::of(&logical, i, schema.field(i).name()));
-        let agg = StatefulAggregate::open(
-            &parts,
-            settings.mode,
-            event_time,
-            session,
-            pane,
-            settings.provider,
-            &spec(*id),
-        )?;
-        operators.push((*id, slot.open(agg)));
-    }
-    Ok(())
-}
-
-/// The watermark nodes of a running query: fresh statistics per run.
-struct Watermarks {
-    /// (statistics, delay ms, column) per `withWatermark`.
-    nodes: Vec<(Arc<StatsHandle>, i64, String)>,
-    /// Each node's own watermark, ms.
-    per_node: Vec<i64>,
-    max_policy: bool,
-}
-
-impl Watermarks {
-    /// Give every watermark node of `plan` its own statistics for this run.
-    fn attach(plan: LogicalPlan, max_policy: bool) -> Result<(LogicalPlan, Self)> {
-        let mut nodes = Vec::new();
-        let plan = plan
-            .transform_up(|node| {
-                if let LogicalPlan::Extension(ext) = &node {
-                    if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
-                        let fresh = wm.with_fresh_stats();
-                        nodes.push((
-                            Arc::clone(&fresh.stats.0),
-                            fresh.delay_ms,
-                            fresh.column.clone(),
-                        ));
-                        return Ok(Transformed::yes(LogicalPlan::Extension(
-                            datafusion::logical_expr::Extension {
-                                node: Arc::new(fresh),
-                            },
-                        )));
-                    }
-                }
-                Ok(Transformed::no(node))
-            })
-            .map_err(Error::from_planning)?
-            .data;
-        let per_node = vec![0; nodes.len()];
-        Ok((
-            plan,
-            Watermarks {
-                nodes,
-                per_node,
-                max_policy,
-            },
-        ))
-    }
-
-    fn defined(&self) -> bool {
-        !self.nodes.is_empty()
-    }
-
-    fn columns(&self) -> Vec<String> {
-        self.nodes.iter().map(|(_, _, c)| c.clone()).collect()
-    }
-
-    /// Fold this batch's statistics in; returns (combined stats, watermark for the next batch).
-    fn advance(&mut self, current: i64) -> (EventTimeStats, i64) {
-        let mut all = EventTimeStats::default();
-        for (i, (stats, delay, _)) in self.nodes.iter().enumerate() {
-            let s = stats.take();
-            if s.count > 0 {
-                self.per_node[i] =
-                    self.per_node[i].max(s.max.div_euclid(1000).saturating_sub(*delay));
-                if all.count == 0 {
-                    all = s;
-                } else {
-                    all.min = all.min.min(s.min);
-                    all.max = all.max.max(s.max);
-                    all.sum += s.sum;
-                    all.count += s.count;
-                }
-            }
-        }
-        let combined = if self.max_policy {
-            self.per_node.iter().copied().max()
-        } else {
-            self.per_node.iter().copied().min()
-        }
-        .unwrap_or(0);
-        (all, combined.max(current))
-    }
-}
-
-/// The plan with its stateful operators opened (their state placed by
-/// `spec`) and planned over empty inputs: what explain() shows, and where
-/// the aggregations find their planned aggregates.
-/// Filters moved below joins and aggregations, and columns nobody reads
-/// pruned, before the stateful operators are planned (Spark optimizes
-/// before its stateful planning too): a `WHERE` above a stream-stream join
-/// then bounds the join's state, as the same filters written before the
-/// join do, and the join stores only the columns read after it (Nexmark q3
-/// in SQL kept every auction and person, then every column of them).
-fn optimize_before_operators(plan: LogicalPlan) -> Result<LogicalPlan> {
-    use datafusion::optimizer::optimize_projections::OptimizeProjections;
-    use datafusion::optimizer::push_down_filter::PushDownFilter;
-    use datafusion::optimizer::{Optimizer, OptimizerContext, OptimizerRule};
-    let run = |plan: LogicalPlan, rule: Arc<dyn OptimizerRule + Send + Sync>| {
-        Optimizer::with_rules(vec![rule])
-            .optimize(plan, &OptimizerContext::new(), |_, _| {})
-            .map_err(Error::from_planning)
-    };
-    let plan = crate::plan::hold_filters::hold(plan).map_err(Error::from_planning)?;
-    let plan = run(plan, Arc::new(PushDownFilter::new()))?;
-    let plan = crate::plan::hold_filters::release(plan).map_err(Error::from_planning)?;
-    // stream-stream joins become their node first: it keeps each side's
-    // watermarked columns, which drop the side's late rows, where
-    // DataFusion's join would prune them when nothing above reads them
-    let plan = plan
-        .transform_down(|node| match &node {
-            LogicalPlan::Join(join) if is_streaming(&join.left) && is_streaming(&join.right) => {
-                let joined = StreamJoinNode::from_join(join).map_err(external)?;
-                Ok(Transformed::yes(LogicalPlan::Extension(
-                    datafusion::logical_expr::Extension {
-                        node: Arc::new(joined),
-                    },
-                )))
-            }
-            _ => Ok(Transformed::no(node)),
-        })
-        .map_err(Error::from_planning)?
-        .data;
-    run(plan, Arc::new(OptimizeProjections::new()))
-}
-
-fn plan_with_operators(
-    state: &SessionState,
-    plan: LogicalPlan,
-    factories: &[Arc<dyn SourceFactory>],
-    mode: OutputMode,
-    provider: &dyn crate::state::StateStoreProvider,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
-) -> Result<(
-    OpenedOperators,
-    Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-    String,
-)> {
-    let plan = optimize_before_operators(plan)?;
-    let opened = open_operators(plan, mode, provider, spec)?;
-    let probe = bind(&opened.0, factories, &empty_inputs(factories)?)?;
-    let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
-    let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
-    let explain = format!(
-        "== Optimized Logical Plan ==\n{}\n\n== Physical Plan ==\n{}",
-        optimized.display_indent(),
-        displayable(physical.as_ref()).indent(false)
-    );
-    Ok((opened, physical, explain))
-}
-
-/// `df.explain()` on a stream: the plan a query over `plan` would run,
-/// stateful operators included, without starting one (their state opens
-/// in memory over a scratch folder, removed after).
-pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Result<String> {
-    let factories = stream_tables(&plan);
-    let (plan, _) = Watermarks::attach(plan, false)?;
-    let scratch = std::env::temp_dir().join(format!("sparklet-explain-{}", uuid::Uuid::new_v4()));
-    let spec = |id: usize| OperatorStateSpec {
-        id,
-        dir: scratch.join(id.to_string()),
-        partitions: 1,
-        version: 0,
-        min_deltas_for_snapshot: 10,
-        min_versions_to_retain: 1,
-        evolution: None,
-        encoding: StateEncoding::default(),
-    };
-    let planned = plan_with_operators(&state, plan, &factories, mode, &MemoryProvider, &spec);
-    let _ = std::fs::remove_dir_all(&scratch);
-    Ok(planned?.2)
-}
-
-/// The state encoding of the query's checkpoint: the one its offsets
-/// record (Spark's default for a checkpoint that records none), else, for
-/// a new checkpoint, the session's.
-fn state_encoding(cp: &Checkpoint, fresh: bool, conf: &Conf) -> Result<StateEncoding> {
-    let value = if fresh {
-        conf.get(keys::STATE_STORE_ENCODING)
-    } else {
-        Checkpoint::recorded_conf(cp.root(), keys::STATE_STORE_ENCODING)?
-    };
-    Ok(value.map_or_else(StateEncoding::default, |v| StateEncoding::parse(&v)))
 }
 
 /// Start a query over `plan` writing to `sink`. Checks the plan (analysis
@@ -1021,7 +206,12 @@ fn start_query(
     }
     let aggregating = check_supported(&plan, opts.output_mode)?;
     let stateful = aggregating || has_stateful_nodes(&plan);
-    check_async_progress(&opts, sink.as_ref(), stateful)?;
+    super::async_progress::check_supported(
+        &opts.async_progress,
+        &opts.trigger,
+        sink.as_ref(),
+        stateful,
+    )?;
     real_time::check_supported(&plan, &opts, sink.as_ref(), &factories, conf)?;
     let max_policy = conf
         .get(keys::MULTIPLE_WATERMARK_POLICY)
@@ -1854,4 +1044,35 @@ impl Execution {
         self.batch_id += 1;
         Ok(())
     }
+}
+
+/// Late rows with the batch that dropped them, as `batchId` (first column).
+fn late_rows(
+    rows: &[arrow::array::RecordBatch],
+    schema: arrow::datatypes::SchemaRef,
+    batch_id: i64,
+) -> Result<SinkBatch> {
+    let mut fields = vec![Arc::new(arrow::datatypes::Field::new(
+        "batchId",
+        DataType::Int64,
+        false,
+    ))];
+    fields.extend(schema.fields().iter().cloned());
+    let out_schema = Arc::new(arrow::datatypes::Schema::new(fields));
+    let batches = rows
+        .iter()
+        .map(|b| {
+            let mut cols: Vec<arrow::array::ArrayRef> =
+                vec![Arc::new(arrow::array::Int64Array::from(vec![
+                    batch_id;
+                    b.num_rows()
+                ]))];
+            cols.extend(b.columns().iter().cloned());
+            arrow::array::RecordBatch::try_new(Arc::clone(&out_schema), cols).map_err(Error::from)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SinkBatch {
+        schema: out_schema,
+        batches,
+    })
 }

@@ -260,12 +260,12 @@ impl StreamJoinNode {
     /// Spark runs outer stream-stream joins in append mode only (its
     /// unsupported-operation check, before the watermark's); inner and semi
     /// joins run in update mode too.
-    pub fn check_output_mode(&self, mode: crate::engine::execution::OutputMode) -> Result<()> {
+    pub fn check_output_mode(&self, mode: crate::plan::output_mode::OutputMode) -> Result<()> {
         let name = match self.join_type {
             JoinType::Left | JoinType::Right | JoinType::Full => outer_name(self.join_type),
             _ => return Ok(()),
         };
-        if mode == crate::engine::execution::OutputMode::Append {
+        if mode == crate::plan::output_mode::OutputMode::Append {
             return Ok(());
         }
         Err(Error::analysis(

@@ -28,10 +28,10 @@ use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 use super::key_buffer::KeyBuffer;
 use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
 use super::window_bounds::WindowBounds;
-use crate::engine::execution::OutputMode;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
 use crate::plan::column_origin;
+use crate::plan::output_mode::OutputMode;
 use crate::runtime::{block_on, parallel_map};
 use crate::state::partitioned::{
     partition_for, OperatorMetrics, OperatorStateSpec, PartitionedState, StateLayout, PARALLEL_ROWS,

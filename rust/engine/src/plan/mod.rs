@@ -4,11 +4,13 @@
 pub mod adaptive_join;
 pub mod column_origin;
 pub mod hold_filters;
+pub mod output_mode;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
 pub mod spark_types;
 pub mod sql_tvf;
 pub mod sql_windows;
+pub mod unsupported;
 pub mod watermark;
 pub mod window_nulls;

@@ -17,6 +17,7 @@ pub mod memory;
 pub mod partitioned;
 pub mod processor_evolution;
 mod processor_reader;
+pub mod providers;
 pub mod reader;
 pub mod rescale;
 pub mod rocks;

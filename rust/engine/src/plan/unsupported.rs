@@ -1,0 +1,127 @@
+//! What Structured Streaming refuses to run (Spark's
+//! `UnsupportedOperationChecker`), checked at start.
+
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::logical_expr::{Expr, LogicalPlan};
+
+use super::output_mode::OutputMode;
+use crate::catalog::is_streaming;
+use crate::error::{Error, Result};
+use crate::exec::dedup::DedupNode;
+use crate::exec::group_state::GroupStateNode;
+
+/// Reject plans Structured Streaming does not support (Spark's
+/// `UnsupportedOperationChecker`), at start time.
+pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bool> {
+    let mut aggregates = 0;
+    let mut sorts = 0;
+    let mut unsupported: Option<String> = None;
+    plan.apply(|node| {
+        if !is_streaming(node) {
+            return Ok(TreeNodeRecursion::Jump); // the static side of a join is a batch plan
+        }
+        match node {
+            LogicalPlan::Aggregate(a) => {
+                aggregates += 1;
+                let distinct = a.aggr_expr.iter().any(|e| {
+                    e.exists(|x| Ok(matches!(x, Expr::AggregateFunction(f) if f.params.distinct)))
+                        .unwrap_or(false)
+                });
+                if distinct {
+                    unsupported = Some(
+                        "Distinct aggregations are not supported on streaming DataFrames/Datasets. \
+                         Consider using approx_count_distinct() instead."
+                            .into(),
+                    );
+                }
+            }
+            LogicalPlan::Distinct(_) => {
+                unsupported =
+                    Some("distinct() on streaming DataFrames: use dropDuplicates()".into())
+            }
+            LogicalPlan::Sort(_) => sorts += 1,
+            LogicalPlan::Window(_) => {
+                unsupported = Some(
+                    "Non-time-based windows are not supported on streaming DataFrames/Datasets"
+                        .into(),
+                )
+            }
+            LogicalPlan::Join(j) => {
+                if let Some(msg) =
+                    static_join_refusal(j.join_type, is_streaming(&j.left), is_streaming(&j.right))
+                {
+                    unsupported = Some(msg.into());
+                }
+            }
+            LogicalPlan::Limit(_) if mode == OutputMode::Update => unsupported = Some(
+                "Limits are not supported on streaming DataFrames/Datasets in Update output mode"
+                    .into(),
+            ),
+            _ => {}
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })
+    .map_err(Error::from_planning)?;
+    if let Some(msg) = unsupported {
+        // Spark 4's UnsupportedOperationChecker raises these as _LEGACY_ERROR_TEMP_3102
+        return Err(Error::analysis("_LEGACY_ERROR_TEMP_3102", msg));
+    }
+    if aggregates > 1 && mode != OutputMode::Append {
+        // Spark's global-watermark check refuses chained aggregations
+        // outside append mode (sparklet runs them in append mode only,
+        // with the check off too)
+        return Err(Error::analysis(
+            "_LEGACY_ERROR_TEMP_3102",
+            "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, which are \"late rows\" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config `spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false.",
+        ));
+    }
+    if sorts > 0 && !(aggregates == 1 && mode == OutputMode::Complete) {
+        return Err(Error::analysis(
+            "_LEGACY_ERROR_TEMP_3102",
+            "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
+        ));
+    }
+    if aggregates == 0 && mode == OutputMode::Complete {
+        return Err(Error::analysis(
+            "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+            "Invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations on streaming DataFrames/DataSets.",
+        ));
+    }
+    Ok(aggregates == 1)
+}
+
+/// Spark's refusal of a join between a stream and a static side, in its
+/// words (stream-stream joins are checked when their operator opens).
+pub(crate) fn static_join_refusal(
+    join_type: datafusion::logical_expr::JoinType,
+    left_streams: bool,
+    right_streams: bool,
+) -> Option<&'static str> {
+    use datafusion::logical_expr::JoinType::*;
+    Some(match (join_type, left_streams, right_streams) {
+        (_, true, true) | (_, false, false) => return None,
+        (Full, true, _) => "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported",
+        (Full, _, true) => "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported",
+        (Right | RightSemi | RightAnti, true, _) => "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported",
+        (Left, _, true) => "LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+        (LeftSemi, _, true) => "LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+        (LeftAnti, _, true) => "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
+        _ => return None,
+    })
+}
+
+/// Whether `plan` holds partitioned state other than an aggregation's
+/// (a deduplication or a stream-stream join).
+pub(crate) fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
+    plan.exists(|node| {
+        Ok(match node {
+            LogicalPlan::Extension(ext) => {
+                let node = ext.node.as_any();
+                node.is::<DedupNode>() || node.is::<GroupStateNode>()
+            }
+            LogicalPlan::Join(j) => is_streaming(&j.left) && is_streaming(&j.right),
+            _ => false,
+        })
+    })
+    .unwrap_or(false)
+}
