@@ -814,7 +814,7 @@ pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFr
         ));
     }
     let (state, plan) = df.into_parts();
-    let node = crate::plan::watermark::WatermarkNode {
+    let node = crate::exec::watermark::WatermarkNode {
         input: plan,
         column: column.to_string(),
         delay_ms,

@@ -21,13 +21,13 @@ use datafusion::common::Result as DFResult;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 
+use super::event_time::micros;
 use super::operator::{
     time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot,
     StatefulOperator,
 };
-use super::stateful_agg::micros;
 use crate::error::{Error, Result};
-use crate::plan::watermark::watermarks_under;
+use crate::exec::watermark::watermarks_under;
 use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore};
 

@@ -27,10 +27,10 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr, PlanProperties};
 
+use super::event_time::micros;
 use super::operator::{
     blocking_batch, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
 };
-use super::stateful_agg::micros;
 use crate::error::{Error, Result};
 use crate::runtime::block_on;
 use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};

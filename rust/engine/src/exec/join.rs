@@ -45,10 +45,10 @@ use datafusion::physical_plan::{
     PlanProperties,
 };
 
+use super::event_time::event_times;
 use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
-use super::stateful_agg::event_times;
 use crate::error::{Error, Result};
-use crate::plan::watermark::watermarks_under;
+use crate::exec::watermark::watermarks_under;
 use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState, StateLayout};
 use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
@@ -89,7 +89,7 @@ pub struct Expiry {
 
 /// The delay of a watermark declared under `plan` (0 if none).
 fn watermarks_delay(plan: &LogicalPlan, watermarked: &[(String, i64)]) -> i64 {
-    crate::plan::watermark::watermarks_under(plan)
+    crate::exec::watermark::watermarks_under(plan)
         .iter()
         .chain(watermarked)
         .map(|(_, d)| *d)

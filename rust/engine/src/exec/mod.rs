@@ -1,6 +1,7 @@
 //! Stateful physical operators run by the micro-batch loop.
 
 pub mod dedup;
+pub mod event_time;
 pub mod group_state;
 pub mod join;
 mod key_buffer;
@@ -11,4 +12,5 @@ pub mod operator;
 mod processor_schema;
 pub(crate) use processor_schema::spark_type as spark_type_name;
 pub mod stateful_agg;
+pub mod watermark;
 mod window_bounds;

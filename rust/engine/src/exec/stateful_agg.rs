@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch};
 use arrow::compute::{cast, filter_record_batch};
-use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, Int64Type, SchemaRef};
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchemaRef, ScalarValue};
@@ -25,6 +25,7 @@ use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
+use super::event_time::{event_time_column, event_times, micros, micros_array, window_starts};
 use super::key_buffer::KeyBuffer;
 use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
 use super::window_bounds::WindowBounds;
@@ -745,50 +746,6 @@ pub struct StatefulAggregate {
     evicted_at: Option<i64>,
     /// The last batch's metrics.
     pub metrics: OperatorMetrics,
-}
-
-/// A timestamp column as µs values.
-pub(crate) fn micros(a: &ArrayRef) -> Result<Vec<Option<i64>>> {
-    Ok(micros_array(a)?
-        .as_primitive::<Int64Type>()
-        .iter()
-        .collect())
-}
-
-/// A timestamp column as an `Int64` array of µs.
-fn micros_array(a: &ArrayRef) -> Result<ArrayRef> {
-    let c = cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
-    Ok(cast(&c, &DataType::Int64)?)
-}
-
-/// The column holding an event-time key's times: the key itself (a
-/// timestamp), or a window's `end`.
-fn event_time_column(col: &ArrayRef) -> Result<&ArrayRef> {
-    match col.as_struct_opt() {
-        Some(st) => st
-            .column_by_name("end")
-            .ok_or_else(|| Error::Internal("window key has no end".into())),
-        None => Ok(col),
-    }
-}
-
-/// Event times (µs) of an event-time column: a timestamp, or a window's `end`.
-pub(crate) fn event_times(col: &ArrayRef) -> Result<Vec<Option<i64>>> {
-    micros(event_time_column(col)?)
-}
-
-/// The `start`s of a window struct column, in µs.
-fn window_starts(col: &ArrayRef) -> Result<Vec<Option<i64>>> {
-    let st = col
-        .as_struct_opt()
-        .ok_or_else(|| Error::Internal("window key is not a struct".into()))?;
-    let mut starts = micros(st.column(0))?;
-    for (i, s) in starts.iter_mut().enumerate() {
-        if st.is_null(i) {
-            *s = None;
-        }
-    }
-    Ok(starts)
 }
 
 /// Windows of `size` starting at `starts`.

@@ -12,5 +12,4 @@ pub mod spark_types;
 pub mod sql_tvf;
 pub mod sql_windows;
 pub mod unsupported;
-pub mod watermark;
 pub mod window_nulls;

@@ -9,12 +9,12 @@ use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
-use super::watermark::{WatermarkExec, WatermarkNode};
 use crate::exec::dedup::DedupNode;
 use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::stateful_agg::{StatefulAggExec, StatefulAggNode};
+use crate::exec::watermark::{WatermarkExec, WatermarkNode};
 
 /// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).
 #[derive(Debug, Default)]

@@ -24,8 +24,8 @@ use crate::exec::operator::{OpenContext, OperatorControl, OperatorSlot};
 use crate::exec::stateful_agg::{
     find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
 };
+use crate::exec::watermark::watermarks_under;
 use crate::plan::output_mode::OutputMode;
-use crate::plan::watermark::watermarks_under;
 use crate::runtime::block_on;
 use crate::sources::SourceFactory;
 use crate::state::memory::MemoryProvider;

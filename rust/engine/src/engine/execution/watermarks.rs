@@ -8,7 +8,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::logical_expr::LogicalPlan;
 
 use crate::error::{Error, Result};
-use crate::plan::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
+use crate::exec::watermark::{EventTimeStats, StatsHandle, WatermarkNode};
 
 /// The watermark nodes of a running query: fresh statistics per run.
 pub(crate) struct Watermarks {

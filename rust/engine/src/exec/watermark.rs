@@ -3,7 +3,7 @@
 //! avg) of the rows that pass, from which the engine derives the watermark
 //! (Spark's `EventTimeWatermark` / `EventTimeWatermarkExec`).
 
-use crate::exec::operator::pass_through_node;
+use super::operator::pass_through_node;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -259,7 +259,7 @@ pub fn watermarks_under(plan: &LogicalPlan) -> Vec<(String, i64)> {
             }
             let any = ext.node.as_any();
             if let Some(Some(processor)) = any
-                .downcast_ref::<crate::exec::group_state::GroupStateNode>()
+                .downcast_ref::<super::group_state::GroupStateNode>()
                 .map(|n| n.processor.as_ref())
             {
                 // a processor's output keeps the watermark only on its
