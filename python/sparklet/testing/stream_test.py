@@ -243,7 +243,7 @@ def _apply(run: _Run, action: Any) -> None:
         _await_next_trigger(q, run.clock)
     elif isinstance(action, CheckLastBatch):
         run.settle()
-        last = next((b for b in reversed(run.batches) if b), [])
+        last: list[Any] = next((b for b in reversed(run.batches) if b), [])
         if not _same(action.rows, last, action.ordered):
             raise AssertionError(f"last batch {last} != expected {_rows(action.rows)}")
         run.checked = len(run.all_rows())
@@ -264,11 +264,11 @@ def _apply(run: _Run, action: Any) -> None:
         if not action.condition(run.running("AssertOnQuery")):
             raise AssertionError(f"condition false: {action.message or action.condition}")
     elif isinstance(action, ExpectFailure):
-        q = run.query
-        if q is None:
+        failing = run.query
+        if failing is None:
             raise AssertionError("ExpectFailure: no query was started")
         try:
-            q.awaitTermination(60)
+            failing.awaitTermination(60)
         except Exception as e:  # the query's failure, raised as StreamingQueryException
             cause = e.__cause__ or e
             if not isinstance(cause, action.error) and not isinstance(e, action.error):

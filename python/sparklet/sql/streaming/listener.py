@@ -117,7 +117,7 @@ class StreamingQueryListener(ABC):
         """A query ended."""
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, tuple[str, Any]] = {
     "QueryStartedEvent": ("onQueryStarted", QueryStartedEvent),
     "QueryProgressEvent": ("onQueryProgress", QueryProgressEvent),
     "QueryIdleEvent": ("onQueryIdle", QueryIdleEvent),

@@ -190,7 +190,7 @@ class DataStreamWriter:
             self._trigger = ("availableNow", 0)
         elif realTime is not None:
             self._trigger = ("realTime", _native.trigger_interval_ms(realTime.strip()))
-        else:
+        elif continuous is not None:
             self._trigger = ("continuous", _native.trigger_interval_ms(continuous.strip()))
         return self
 
