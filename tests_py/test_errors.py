@@ -157,3 +157,18 @@ def test_bad_timeout(spark: SparkSession) -> None:
     q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
     with pytest.raises(PySparkValueError, match="timeout"):
         q.awaitTermination(-1)
+
+
+@pytest.mark.sparklet_only(reason="checks sparklet's own export list")
+def test_sparklet_errors_exports_every_exception_class_once() -> None:
+    import inspect
+
+    import sparklet.errors
+    from sparklet.errors import exceptions
+
+    defined = {
+        name
+        for name, value in vars(exceptions).items()
+        if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == exceptions.__name__
+    }
+    assert sorted(sparklet.errors.__all__) == sorted(defined)

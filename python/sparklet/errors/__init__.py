@@ -1,33 +1,7 @@
 """sparklet's exceptions, named as in :mod:`pyspark.errors`."""
 
-from sparklet.errors.exceptions import (
-    AnalysisException,
-    IllegalArgumentException,
-    ParseException,
-    PySparkAssertionError,
-    PySparkAttributeError,
-    PySparkException,
-    PySparkRuntimeError,
-    PySparkTypeError,
-    PySparkValueError,
-    PythonException,
-    SparkNoSuchElementException,
-    SparkRuntimeException,
-    StreamingQueryException,
-)
+from sparklet.errors import exceptions
+from sparklet.errors.exceptions import *  # noqa: F403
 
-__all__ = [
-    "PySparkException",
-    "AnalysisException",
-    "ParseException",
-    "IllegalArgumentException",
-    "StreamingQueryException",
-    "SparkRuntimeException",
-    "PythonException",
-    "SparkNoSuchElementException",
-    "PySparkValueError",
-    "PySparkTypeError",
-    "PySparkRuntimeError",
-    "PySparkAttributeError",
-    "PySparkAssertionError",
-]
+# one list of the public exceptions: the module's own
+__all__ = list(exceptions.__all__)

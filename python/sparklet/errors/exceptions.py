@@ -16,9 +16,13 @@ __all__ = [
     "IllegalArgumentException",
     "StreamingQueryException",
     "SparkRuntimeException",
+    "PythonException",
+    "SparkNoSuchElementException",
     "PySparkValueError",
     "PySparkTypeError",
     "PySparkRuntimeError",
+    "PySparkAttributeError",
+    "PySparkAssertionError",
 ]
 
 
