@@ -40,3 +40,19 @@ def test_every_public_name_has_a_docstring() -> None:
                     if member != "__init__" and not api_reference.doc(obj):
                         missing.append(f"{module_name}.{name}.{member}")
     assert missing == []
+
+
+def test_every_module_the_architecture_names_exists() -> None:
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    roots = [ROOT, ROOT / "rust" / "engine" / "src", ROOT / "python" / "sparklet"]
+    named = set(re.findall(r"`([\w./-]+\.(?:rs|py))`", text))
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
+    everywhere = {Path(p).name for p in tracked}
+    missing = [
+        path
+        for path in sorted(named)
+        if not any((r / path).exists() for r in roots) and not ("/" not in path and path in everywhere)
+    ]
+    assert missing == []
