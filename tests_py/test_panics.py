@@ -58,3 +58,41 @@ def test_a_panic_fails_its_query_with_an_exception_and_the_process_goes_on(where
     assert "Query [id = " in result["error"]  # it names the query
     assert result["active"] is False
     assert result["after"] == [7]
+
+
+BATCH_CHILD = textwrap.dedent(
+    """
+    import json
+    from sparklet.errors import PySparkException
+    from sparklet.sql import SparkSession
+    from sparklet.testing import MemoryStream
+    spark = SparkSession.builder.getOrCreate()
+    result = {}
+    try:
+        spark.range(3).collect()       # panics in the engine
+    except PySparkException as e:
+        result["error"] = str(e)
+        result["type"] = type(e).__name__
+        result["condition"] = e.getCondition()
+    # the process goes on: a query runs
+    got = []
+    ms = MemoryStream(spark, "k INT")
+    q = ms.toDF().writeStream.foreachBatch(lambda t, i: got.extend(t.column("k").to_pylist())).start()
+    ms.addData([(7,)])
+    q.processAllAvailable()
+    q.stop()
+    result["after"] = got
+    print(json.dumps(result))
+    """
+)
+
+
+def test_a_panic_in_a_batch_action_is_a_sparklet_exception_and_the_process_goes_on() -> None:
+    env = {**os.environ, "SPARKLET_FAILPOINT": "panic-in-batch-query"}
+    out = subprocess.run([sys.executable, "-c", BATCH_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    # not pyo3's PanicException (a BaseException that `except Exception` misses)
+    assert result["type"] == "SparkRuntimeException" and result["condition"] == "INTERNAL_ERROR"
+    assert "failpoint panic-in-batch-query reached" in result["error"]
+    assert result["after"] == [7]

@@ -766,6 +766,7 @@ pub fn union_by_name(df: DataFrame, other: DataFrame, allow_missing: bool) -> Re
 pub fn collect(
     df: DataFrame,
 ) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
+    crate::failpoint::panic_at("panic-in-batch-query", 0);
     crate::runtime::block_on(async move {
         let task_ctx = Arc::new(df.task_ctx());
         let plan = df

@@ -11,7 +11,6 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in the engine.
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum Error {
     /// The query is invalid: unknown column, bad expression, unsupported
     /// operation. Raised when a DataFrame is built or a query starts.

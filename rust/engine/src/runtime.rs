@@ -63,7 +63,7 @@ pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// A panic's own message.
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+pub fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())

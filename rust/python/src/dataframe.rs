@@ -247,7 +247,7 @@ impl PyDataFrame {
     fn collect(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.batch_only("collect")?;
         let df = self.df.clone();
-        let (schema, batches) = py.detach(|| dataframe::collect(df)).py()?;
+        let (schema, batches) = crate::run::engine(py, || dataframe::collect(df))?;
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
 
@@ -256,27 +256,28 @@ impl PyDataFrame {
     fn write_kafka(&self, py: Python<'_>, options: HashMap<String, String>) -> PyResult<()> {
         self.batch_only("write")?;
         let df = self.df.clone();
-        py.detach(|| {
+        crate::run::engine(py, || {
             let writer = sparklet_engine::sinks::kafka::KafkaWriter::new(&options)?;
             let (_, batches) = dataframe::collect(df)?;
             writer.write(&batches)
         })
-        .py()
     }
 
     /// Execute and discard the rows; the row count (the batch side of benchmarks).
     fn run_discard(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("run_discard")?;
         let df = self.df.clone();
-        py.detach(|| dataframe::collect(df).map(|(_, b)| b.iter().map(|b| b.num_rows()).sum()))
-            .py()
+        crate::run::engine(py, || {
+            dataframe::collect(df).map(|(_, b)| b.iter().map(|b| b.num_rows()).sum())
+        })
     }
 
     fn count(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("count")?;
         let df = self.df.clone();
-        py.detach(|| runtime::block_on(df.count()).and_then(|r| r.map_err(Error::from_execution)))
-            .py()
+        crate::run::engine(py, || {
+            runtime::block_on(df.count()).and_then(|r| r.map_err(Error::from_execution))
+        })
     }
 
     fn explain_string(&self, py: Python<'_>, extended: bool) -> PyResult<String> {
@@ -285,15 +286,13 @@ impl PyDataFrame {
         if sparklet_engine::catalog::is_streaming(plan) {
             // the plan a query would run: stateful operators included
             let (state, plan) = self.df.clone().into_parts();
-            let running = py
-                .detach(|| {
-                    sparklet_engine::engine::execution::explain(
-                        state,
-                        plan,
-                        sparklet_engine::engine::execution::OutputMode::Append,
-                    )
-                })
-                .py()?;
+            let running = crate::run::engine(py, || {
+                sparklet_engine::engine::execution::explain(
+                    state,
+                    plan,
+                    sparklet_engine::engine::execution::OutputMode::Append,
+                )
+            })?;
             return Ok(if extended {
                 format!("== Parsed Logical Plan ==\n{logical}\n\n{running}")
             } else {
@@ -302,12 +301,10 @@ impl PyDataFrame {
         }
         // the plan that would run (PySpark's `explain()` prints only it)
         let df = self.df.clone();
-        let physical = py
-            .detach(|| {
-                runtime::block_on(df.create_physical_plan())
-                    .and_then(|p| p.map_err(Error::from_planning))
-            })
-            .py()?;
+        let physical = crate::run::engine(py, || {
+            runtime::block_on(df.create_physical_plan())
+                .and_then(|p| p.map_err(Error::from_planning))
+        })?;
         let physical = format!(
             "== Physical Plan ==\n{}",
             datafusion::physical_plan::displayable(physical.as_ref()).indent(false)

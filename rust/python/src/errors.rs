@@ -148,7 +148,13 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Input { condition, message } => {
             SparkRuntimeException::new_err((format!("[{condition}] {message}"), condition))
         }
-        other => SparkRuntimeException::new_err((other.to_string(),)),
+        // every kind named: a new one must be given its exception here
+        e @ Error::Io { .. } => SparkRuntimeException::new_err((e.to_string(),)),
+        Error::Execution(e) => SparkRuntimeException::new_err((e.to_string(),)),
+        Error::Internal(message) => SparkRuntimeException::new_err((
+            format!("[INTERNAL_ERROR] internal error: {message}"),
+            "INTERNAL_ERROR",
+        )),
     }
 }
 

@@ -6,6 +6,7 @@ mod dataframe;
 mod errors;
 mod expr;
 mod group_state;
+mod run;
 mod session;
 mod streaming;
 mod udf;

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3_arrow::{PyRecordBatchReader, PySchema};
@@ -54,13 +53,13 @@ impl PySession {
 
     fn sql(&self, py: Python<'_>, query: &str) -> PyResult<PyDataFrame> {
         let s = Arc::clone(&self.inner);
-        let df = py.detach(|| s.sql(query)).py()?;
+        let df = crate::run::engine(py, || s.sql(query))?;
         Ok(self.df(df))
     }
 
     fn table(&self, py: Python<'_>, name: &str) -> PyResult<PyDataFrame> {
         let s = Arc::clone(&self.inner);
-        let df = py.detach(|| s.table(name)).py()?;
+        let df = crate::run::engine(py, || s.table(name))?;
         Ok(self.df(df))
     }
 
@@ -88,7 +87,7 @@ impl PySession {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::errors::to_py(e.into()))?;
         let s = Arc::clone(&self.inner);
-        let df = py.detach(|| s.create_dataframe(schema, batches)).py()?;
+        let df = crate::run::engine(py, || s.create_dataframe(schema, batches))?;
         Ok(self.df(df))
     }
 
@@ -103,9 +102,7 @@ impl PySession {
     ) -> PyResult<PyDataFrame> {
         let s = Arc::clone(&self.inner);
         let schema = schema.map(|s| s.into_inner());
-        let df = py
-            .detach(|| s.read(format, &paths, schema, &options))
-            .py()?;
+        let df = crate::run::engine(py, || s.read(format, &paths, schema, &options))?;
         Ok(self.df(df))
     }
 
@@ -120,9 +117,9 @@ impl PySession {
     ) -> PyResult<PyDataFrame> {
         let s = Arc::clone(&self.inner);
         let schema = schema.map(|s| s.into_inner());
-        let df = py
-            .detach(|| s.read_stream(format, path.as_deref(), schema, &options))
-            .py()?;
+        let df = crate::run::engine(py, || {
+            s.read_stream(format, path.as_deref(), schema, &options)
+        })?;
         Ok(self.df(df))
     }
 
@@ -157,25 +154,13 @@ impl PySession {
     /// Wait for any query to end, waking for Ctrl-C every 100 ms.
     #[pyo3(signature = (timeout_ms=None))]
     fn await_any_termination(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
-        let deadline = timeout_ms.map(|t| std::time::Instant::now() + Duration::from_millis(t));
-        loop {
-            let slice = match deadline {
-                Some(d) => d
-                    .saturating_duration_since(std::time::Instant::now())
-                    .min(Duration::from_millis(100)),
-                None => Duration::from_millis(100),
-            };
-            let streams = Arc::clone(&self.inner.streams);
-            match py.detach(|| streams.await_any_termination(Some(slice))) {
-                Ok(true) => return Ok(true),
-                Ok(false) => {}
-                Err(e) => return Err(query_failed(py, "?", "?", &e)),
-            }
-            py.check_signals()?;
-            if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return Ok(false);
-            }
-        }
+        let streams = Arc::clone(&self.inner.streams);
+        crate::run::wait_interruptibly(
+            py,
+            timeout_ms,
+            |slice| streams.await_any_termination(Some(slice)),
+            |py, e| query_failed(py, "?", "?", &e),
+        )
     }
 
     fn reset_terminated(&self) {
@@ -189,9 +174,11 @@ impl PySession {
     /// Stop every query, waiting up to `timeout_ms` for each (None: as
     /// long as it takes); the ids of the queries still busy then.
     #[pyo3(signature = (timeout_ms=None))]
-    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> Vec<String> {
+    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<Vec<String>> {
         let s = Arc::clone(&self.inner);
-        py.detach(|| s.stop_within(timeout_ms.map(std::time::Duration::from_millis)))
+        crate::run::engine_infallible(py, || {
+            s.stop_within(timeout_ms.map(std::time::Duration::from_millis))
+        })
     }
 }
 
@@ -205,8 +192,8 @@ pub struct PyEventReceiver {
 impl PyEventReceiver {
     /// The next event, waiting up to `timeout_ms` (None: none came). The
     /// GIL is released while waiting.
-    fn next(&self, py: Python<'_>, timeout_ms: u64) -> Option<String> {
-        py.detach(|| {
+    fn next(&self, py: Python<'_>, timeout_ms: u64) -> PyResult<Option<String>> {
+        crate::run::engine_infallible(py, || {
             self.rx
                 .lock()
                 .recv_timeout(std::time::Duration::from_millis(timeout_ms))

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3_arrow::PyRecordBatchReader;
@@ -33,7 +33,7 @@ impl PyMemoryStream {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| crate::errors::to_py(e.into()))?;
         let stream = Arc::clone(&self.inner);
-        py.detach(|| stream.add_data(batches)).py()
+        crate::run::engine(py, || stream.add_data(batches))
     }
 }
 
@@ -53,25 +53,13 @@ impl PyStreamingQuery {
     where
         F: Fn(&StreamingQuery, Duration) -> Result<bool, Arc<Error>> + Sync,
     {
-        let deadline = timeout_ms.map(|t| Instant::now() + Duration::from_millis(t));
-        loop {
-            let slice = match deadline {
-                Some(d) => d
-                    .saturating_duration_since(Instant::now())
-                    .min(Duration::from_millis(100)),
-                None => Duration::from_millis(100),
-            };
-            let q = self.inner.clone();
-            match py.detach(|| f(&q, slice)) {
-                Ok(true) => return Ok(true),
-                Ok(false) => {}
-                Err(e) => return Err(self.failed(py, &e)),
-            }
-            py.check_signals()?;
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(false);
-            }
-        }
+        let q = self.inner.clone();
+        crate::run::wait_interruptibly(
+            py,
+            timeout_ms,
+            |slice| f(&q, slice),
+            |py, e| self.failed(py, &e),
+        )
     }
 }
 
@@ -156,9 +144,11 @@ impl PyStreamingQuery {
     /// Stop the query, waiting up to `timeout_ms` for its thread (None: as
     /// long as it takes); whether it ended in time.
     #[pyo3(signature = (timeout_ms=None))]
-    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> bool {
+    fn stop(&self, py: Python<'_>, timeout_ms: Option<u64>) -> PyResult<bool> {
         let q = self.inner.clone();
-        py.detach(|| q.stop_within(timeout_ms.map(std::time::Duration::from_millis)))
+        crate::run::engine_infallible(py, || {
+            q.stop_within(timeout_ms.map(std::time::Duration::from_millis))
+        })
     }
 }
 
@@ -166,9 +156,7 @@ impl PyStreamingQuery {
 #[pyfunction]
 pub fn committed_files(py: Python<'_>, path: &str) -> PyResult<Option<Vec<String>>> {
     let root = sparklet_engine::sources::file::absolute(path).py()?;
-    let files = py
-        .detach(|| sparklet_engine::sinks::file::committed_files(&root))
-        .py()?;
+    let files = crate::run::engine(py, || sparklet_engine::sinks::file::committed_files(&root))?;
     Ok(files.map(|f| f.into_iter().map(|p| p.display().to_string()).collect()))
 }
 
@@ -328,20 +316,18 @@ pub fn start_query(
         Some(c) => sparklet_engine::engine::clock::Clock::Manual(Arc::clone(&c.inner)),
         None => sparklet_engine::engine::clock::Clock::System,
     };
-    let q = py
-        .detach(|| {
-            let opts = QueryOptions {
-                name: query_name,
-                trigger,
-                output_mode,
-                checkpoint_location: checkpoint,
-                late_rows_table: late,
-                clock,
-                async_progress,
-            };
-            session.start_query(frame, sink, opts)
-        })
-        .py()?;
+    let q = crate::run::engine(py, || {
+        let opts = QueryOptions {
+            name: query_name,
+            trigger,
+            output_mode,
+            checkpoint_location: checkpoint,
+            late_rows_table: late,
+            clock,
+            async_progress,
+        };
+        session.start_query(frame, sink, opts)
+    })?;
     Ok(PyStreamingQuery { inner: q })
 }
 
