@@ -430,3 +430,37 @@ fn a_watermark_lets_the_scan_skip_columns_nobody_reads() {
         vec!["+------+", "| page |", "+------+", "| home |", "+------+"]
     );
 }
+
+/// The engine names triggers and sinks (the bindings pass names through):
+/// an unknown one is an error, never a silent default.
+#[test]
+fn triggers_and_sinks_are_chosen_by_name_and_unknown_names_are_errors() {
+    use std::collections::HashMap;
+    assert_eq!(
+        Trigger::named("processingTime", 500).unwrap(),
+        Trigger::ProcessingTime { interval_ms: 500 }
+    );
+    assert_eq!(
+        Trigger::named("availableNow", 0).unwrap(),
+        Trigger::AvailableNow
+    );
+    let err = Trigger::named("procesingTime", 500)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("Unknown trigger 'procesingTime'"), "{err}");
+    let none = HashMap::new();
+    assert!(matches!(
+        SinkSpec::named("Memory", &none, vec![], None).unwrap(),
+        SinkSpec::Memory
+    ));
+    let Err(err) = SinkSpec::named("delta-ish", &none, vec![], None) else {
+        panic!("an unknown format must not choose a sink")
+    };
+    assert_eq!(err.condition(), Some("DATA_SOURCE_NOT_FOUND"));
+    let rows = HashMap::from([("numrows".to_string(), "many".to_string())]);
+    let Err(err) = SinkSpec::named("console", &rows, vec![], Some(Box::new(|_: &str| Ok(()))))
+    else {
+        panic!("numRows must be a number")
+    };
+    assert!(err.to_string().contains("'numRows'"), "{err}");
+}

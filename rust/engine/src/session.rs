@@ -22,49 +22,13 @@ use crate::error::{Error, Result};
 use crate::formats::{self, ReadOptions};
 use crate::runtime::block_on;
 use crate::sinks::memory::SinkTable;
-use crate::sinks::{
-    console::ConsoleWriter,
-    foreach_batch::{BatchCallback, EndCallback},
-    Sink,
-};
+use crate::sinks::unknown_format;
+use crate::sinks::Sink;
+pub use crate::sinks::SinkSpec;
 use crate::sources::file::{self, FileFormat, FileStreamFactory};
 use crate::sources::memory::{MemoryStream, MemoryStreamFactory};
 use crate::sources::rate::{RateFactory, RateMicroBatchFactory};
 use crate::sources::{SourceFactory, StreamTable};
-
-/// Where a streaming query writes.
-pub enum SinkSpec {
-    /// `console`.
-    Console {
-        /// Rows shown per batch.
-        num_rows: usize,
-        /// Truncate cells to 20 characters.
-        truncate: bool,
-        /// Where the text goes.
-        out: ConsoleWriter,
-    },
-    /// `memory` (table named after the query).
-    Memory,
-    /// `noop`.
-    Noop,
-    /// `foreachBatch(fn)`.
-    ForeachBatch(BatchCallback),
-    /// `foreach(writer)`: rows per delivery, then the epoch's end.
-    Foreach(BatchCallback, EndCallback),
-    /// A file sink (`parquet`, `csv`, `json`, `text`).
-    File {
-        /// The format name.
-        format: String,
-        /// The output folder.
-        path: Option<String>,
-        /// `partitionBy` columns.
-        partition_by: Vec<String>,
-        /// Writer options (`header`, `sep`, ...).
-        options: HashMap<String, String>,
-    },
-    /// `kafka`, with its options (keys lower-cased).
-    Kafka(HashMap<String, String>),
-}
 
 /// What `writeStream` was told besides the sink.
 #[derive(Debug, Clone, Default)]
@@ -606,13 +570,6 @@ impl Session {
         self.ui.lock().take();
         busy
     }
-}
-
-fn unknown_format(format: &str) -> Error {
-    Error::analysis(
-        "DATA_SOURCE_NOT_FOUND",
-        format!("Failed to find the data source: {format}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
-    )
 }
 
 /// Infer a schema from existing files (batch reads; streaming reads with

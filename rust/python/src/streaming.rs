@@ -11,6 +11,7 @@ use pyo3_arrow::PyRecordBatchReader;
 use sparklet_engine::engine::execution::OutputMode;
 use sparklet_engine::engine::query::StreamingQuery;
 use sparklet_engine::engine::trigger::Trigger;
+use sparklet_engine::sinks::console::ConsoleWriter;
 use sparklet_engine::sinks::SinkBatch;
 use sparklet_engine::sources::memory::MemoryStream;
 use sparklet_engine::{Error, QueryOptions, SinkSpec};
@@ -229,78 +230,39 @@ pub fn start_query(
         .into_iter()
         .map(|(k, v)| (k.to_ascii_lowercase(), v))
         .collect();
-    let trigger = match trigger {
-        "once" => Trigger::Once,
-        "availableNow" => Trigger::AvailableNow,
-        "realTime" => Trigger::RealTime {
-            interval_ms: trigger_ms,
-        },
-        "continuous" => Trigger::Continuous {
-            interval_ms: trigger_ms,
-        },
-        _ => Trigger::ProcessingTime {
-            interval_ms: trigger_ms,
-        },
-    };
+    let trigger = Trigger::named(trigger, trigger_ms).py()?;
     let output_mode = OutputMode::parse(output_mode).py()?;
-    let sink = if let Some(func) = foreach_batch {
-        // a `foreach` writer (sparklet.sql.streaming.foreach) also hears
-        // when each epoch ends: its `close`
-        let end_epoch = func.getattr(py, "end_epoch").ok();
-        let rows = rows_callback(func);
-        match end_epoch {
-            Some(end) => SinkSpec::Foreach(
-                rows,
-                Box::new(move |batch_id: i64| {
+    let sink = match foreach_batch {
+        Some(func) => {
+            // a `foreach` writer (sparklet.sql.streaming.foreach) also hears
+            // when each epoch ends: its `close`
+            let end_epoch = func.getattr(py, "end_epoch").ok();
+            let rows = rows_callback(func);
+            match end_epoch {
+                Some(end) => SinkSpec::Foreach(
+                    rows,
+                    Box::new(move |batch_id: i64| {
+                        crate::errors::attach_from_engine(|py| {
+                            end.call1(py, (batch_id,))
+                                .map(|_| ())
+                                .map_err(|e| callback_error(py, e))
+                        })
+                    }),
+                ),
+                None => SinkSpec::ForeachBatch(rows),
+            }
+        }
+        None => {
+            let console = console_out.map(|out| -> ConsoleWriter {
+                Box::new(move |text: &str| {
                     crate::errors::attach_from_engine(|py| {
-                        end.call1(py, (batch_id,))
+                        out.call1(py, (text,))
                             .map(|_| ())
                             .map_err(|e| callback_error(py, e))
                     })
-                }),
-            ),
-            None => SinkSpec::ForeachBatch(rows),
-        }
-    } else {
-        match format.to_ascii_lowercase().as_str() {
-            "console" => {
-                let num_rows = options
-                    .get("numrows")
-                    .map(|v| v.parse::<usize>())
-                    .transpose()
-                    .map_err(|_| crate::errors::IllegalArgumentException::new_err(("Invalid value for option 'numRows': expected a positive integer",)))?
-                    .unwrap_or(20);
-                let truncate = options
-                    .get("truncate")
-                    .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
-                let out = console_out.ok_or_else(|| {
-                    crate::errors::IllegalArgumentException::new_err(("console sink needs an output",))
-                })?;
-                SinkSpec::Console {
-                    num_rows,
-                    truncate,
-                    out: Box::new(move |text: &str| {
-                        crate::errors::attach_from_engine(|py| {
-                            out.call1(py, (text,)).map(|_| ()).map_err(|e| callback_error(py, e))
-                        })
-                    }),
-                }
-            }
-            "memory" => SinkSpec::Memory,
-            "kafka" => SinkSpec::Kafka(options.clone()),
-            "noop" => SinkSpec::Noop,
-            "parquet" | "csv" | "json" | "text" => SinkSpec::File {
-                format: format.to_ascii_lowercase(),
-                path: options.get("path").cloned(),
-                partition_by,
-                options: options.clone(),
-            },
-            other => {
-                return Err(crate::errors::to_py(Error::analysis(
-                    "DATA_SOURCE_NOT_FOUND",
-                    format!("Failed to find the data source: {other}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
-                )))
-            }
+                })
+            });
+            SinkSpec::named(format, &options, partition_by, console).py()?
         }
     };
     let session = Arc::clone(&df.session);

@@ -30,6 +30,23 @@ pub enum Trigger {
 }
 
 impl Trigger {
+    /// The trigger `DataStreamWriter.trigger(...)` named (`processingTime`,
+    /// `once`, `availableNow`, `realTime`, `continuous`) with its interval.
+    pub fn named(name: &str, interval_ms: u64) -> Result<Self> {
+        Ok(match name {
+            "processingTime" => Trigger::ProcessingTime { interval_ms },
+            "once" => Trigger::Once,
+            "availableNow" => Trigger::AvailableNow,
+            "realTime" => Trigger::RealTime { interval_ms },
+            "continuous" => Trigger::Continuous { interval_ms },
+            other => {
+                return Err(Error::illegal_argument(format!(
+                    "Unknown trigger '{other}': processingTime, once, availableNow, realTime or continuous"
+                )))
+            }
+        })
+    }
+
     /// The long-running-batch length of the real-time and continuous modes.
     pub fn real_time_interval_ms(&self) -> Option<u64> {
         match self {

@@ -10,10 +10,14 @@ pub mod foreach_batch;
 pub mod kafka;
 pub mod memory;
 
+use std::collections::HashMap;
+
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use console::ConsoleWriter;
+use foreach_batch::{BatchCallback, EndCallback};
 
 /// One micro-batch's output rows.
 pub struct SinkBatch {
@@ -95,4 +99,92 @@ impl Sink for NoopSink {
     fn supports_async_progress(&self) -> bool {
         true
     }
+}
+
+/// Where a streaming query writes.
+pub enum SinkSpec {
+    /// `console`.
+    Console {
+        /// Rows shown per batch.
+        num_rows: usize,
+        /// Truncate cells to 20 characters.
+        truncate: bool,
+        /// Where the text goes.
+        out: ConsoleWriter,
+    },
+    /// `memory` (table named after the query).
+    Memory,
+    /// `noop`.
+    Noop,
+    /// `foreachBatch(fn)`.
+    ForeachBatch(BatchCallback),
+    /// `foreach(writer)`: rows per delivery, then the epoch's end.
+    Foreach(BatchCallback, EndCallback),
+    /// A file sink (`parquet`, `csv`, `json`, `text`).
+    File {
+        /// The format name.
+        format: String,
+        /// The output folder.
+        path: Option<String>,
+        /// `partitionBy` columns.
+        partition_by: Vec<String>,
+        /// Writer options (`header`, `sep`, ...).
+        options: HashMap<String, String>,
+    },
+    /// `kafka`, with its options (keys lower-cased).
+    Kafka(HashMap<String, String>),
+}
+
+impl SinkSpec {
+    /// The sink `writeStream.format(format)` names, from the writer's
+    /// options (keys lower-cased); `console` writes its text to `console`.
+    /// `foreachBatch` and `foreach` sinks are built from their callbacks.
+    pub fn named(
+        format: &str,
+        options: &HashMap<String, String>,
+        partition_by: Vec<String>,
+        console: Option<ConsoleWriter>,
+    ) -> Result<Self> {
+        let format = format.to_ascii_lowercase();
+        Ok(match format.as_str() {
+            "console" => {
+                let num_rows = match options.get("numrows") {
+                    Some(v) => v.trim().parse::<usize>().map_err(|_| {
+                        Error::illegal_argument(format!(
+                            "Invalid value '{v}' for option 'numRows': expected a positive integer"
+                        ))
+                    })?,
+                    None => 20,
+                };
+                let truncate = options
+                    .get("truncate")
+                    .is_none_or(|v| !v.eq_ignore_ascii_case("false"));
+                let out = console
+                    .ok_or_else(|| Error::Internal("the console sink needs an output".into()))?;
+                SinkSpec::Console {
+                    num_rows,
+                    truncate,
+                    out,
+                }
+            }
+            "memory" => SinkSpec::Memory,
+            "kafka" => SinkSpec::Kafka(options.clone()),
+            "noop" => SinkSpec::Noop,
+            "parquet" | "csv" | "json" | "text" => SinkSpec::File {
+                path: options.get("path").cloned(),
+                format,
+                partition_by,
+                options: options.clone(),
+            },
+            other => return Err(unknown_format(other)),
+        })
+    }
+}
+
+/// Spark's error for a format no source or sink has.
+pub fn unknown_format(format: &str) -> Error {
+    Error::analysis(
+        "DATA_SOURCE_NOT_FOUND",
+        format!("Failed to find the data source: {format}. Make sure the provider name is correct and the package is properly registered and compatible with your Spark version."),
+    )
 }
