@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use sparklet_engine::checkpoint::recovery::{decide, Resume};
-use sparklet_engine::checkpoint::{log, Checkpoint, OffsetSeq, OffsetSeqMetadata};
+use sparklet_engine::checkpoint::{log, Checkpoint, CheckpointPaths, OffsetSeq, OffsetSeqMetadata};
 use sparklet_engine::sinks::memory::{MemorySink, SinkTable};
 use sparklet_engine::sinks::{Sink, SinkBatch};
 use sparklet_engine::sources::file_log::{self, LogEntry};
@@ -65,7 +65,7 @@ fn recovery_across_batches_asynchronous_progress_tracking_left_unlogged() {
 #[test]
 fn offsets_round_trip_and_atomic_writes_leave_no_temp_files() {
     let dir = TempDir::new("ckpt");
-    let cp = Checkpoint::open(dir.path()).unwrap();
+    let cp = Checkpoint::open(CheckpointPaths::new(dir.path(), true)).unwrap();
     let seq = OffsetSeq {
         metadata: OffsetSeqMetadata {
             batch_watermark_ms: 5,
@@ -94,7 +94,7 @@ fn offsets_round_trip_and_atomic_writes_leave_no_temp_files() {
 #[test]
 fn unknown_version_and_torn_files_are_errors_naming_the_file() {
     let dir = TempDir::new("ckpt-bad");
-    let cp = Checkpoint::open(dir.path()).unwrap();
+    let cp = Checkpoint::open(CheckpointPaths::new(dir.path(), true)).unwrap();
     dir.write("offsets/0", "v2\n{}\n-");
     let err = cp.read_offsets(0).unwrap_err();
     assert_eq!(
@@ -121,7 +121,7 @@ fn file_source_log_compacts_every_ten_batches() {
             batch_id: b,
         }];
         all.insert(b, e.clone());
-        file_log::write_batch(dir.path(), b, &e, &all).unwrap();
+        file_log::write_batch(dir.path(), b, &e, &all, true).unwrap();
     }
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::common::ScalarValue;
 use proptest::prelude::*;
-use sparklet_engine::checkpoint::Checkpoint;
+use sparklet_engine::checkpoint::{Checkpoint, CheckpointPaths};
 use sparklet_engine::formats::{self, ReadOptions};
 use sparklet_engine::state::memory::MemoryProvider;
 use sparklet_engine::state::partitioned::{OperatorInfo, StateLayout};
@@ -273,7 +273,7 @@ proptest! {
     #[test]
     fn offsets_and_commit_logs(bytes in input(corpus("offsets")), commit in input(corpus("commits"))) {
         let dir = TempDir::new("fuzz-offsets");
-        let cp = Checkpoint::open(dir.path()).unwrap();
+        let cp = Checkpoint::open(CheckpointPaths::new(dir.path(), true)).unwrap();
         std::fs::write(dir.path().join("offsets").join("0"), &bytes).unwrap();
         std::fs::write(dir.path().join("commits").join("0"), &commit).unwrap();
         let _ = cp.read_offsets(0);
@@ -284,7 +284,7 @@ proptest! {
     #[test]
     fn metadata_file(bytes in input(corpus("metadata"))) {
         let dir = TempDir::new("fuzz-metadata");
-        let cp = Checkpoint::open(dir.path()).unwrap();
+        let cp = Checkpoint::open(CheckpointPaths::new(dir.path(), true)).unwrap();
         std::fs::write(dir.path().join("metadata"), &bytes).unwrap();
         let _ = cp.stored_query_id();
     }
@@ -334,6 +334,7 @@ fn store_spec(dir: &Path) -> StoreSpec {
         min_versions_to_retain: 10,
         key_order: KeyOrder::Sorted,
         evolution: None,
+        durable: true,
     }
 }
 
@@ -360,7 +361,7 @@ fn state_store(dir: &Path) -> StoreSpec {
         partitions: 1,
         stores: vec!["default".into()],
     }
-    .write(dir, 0)
+    .write(dir, 0, true)
     .unwrap();
     StateLayout {
         key: vec![Arc::new(Field::new("k", DataType::Utf8, true))],
@@ -368,7 +369,20 @@ fn state_store(dir: &Path) -> StoreSpec {
         value: spec.value_fields.clone(),
         rows: None,
     }
-    .record(dir, "default")
+    .record(
+        &sparklet_engine::state::partitioned::OperatorStateSpec {
+            id: 0,
+            dir: dir.to_path_buf(),
+            partitions: 1,
+            version: 5,
+            min_deltas_for_snapshot: 2,
+            min_versions_to_retain: 10,
+            evolution: None,
+            encoding: Default::default(),
+            durable: true,
+        },
+        "default",
+    )
     .unwrap();
     spec
 }

@@ -20,6 +20,7 @@ fn spec(dir: &std::path::Path) -> StoreSpec {
         min_versions_to_retain: 2,
         key_order: KeyOrder::Sorted,
         evolution: None,
+        durable: true,
     }
 }
 
@@ -63,9 +64,11 @@ fn a_store_of_a_temporary_checkpoint_writes_no_files() -> sparklet_engine::error
     // folder, so its state is kept by the store alone, version after version
     for kind in [Kind::Memory, Kind::RocksDb] {
         let dir = TempDir::new("state-volatile");
-        sparklet_engine::checkpoint::log::register_volatile(dir.path());
         let provider = kind.provider(dir.path());
-        let s = spec(&dir.path().join("state").join("0").join("0"));
+        let s = StoreSpec {
+            durable: false,
+            ..spec(&dir.path().join("state").join("0").join("0"))
+        };
         let mut store = provider.open(&s, 0)?;
         for version in 1..=4i64 {
             store.put(b"count".to_vec(), v(version))?;
@@ -79,7 +82,6 @@ fn a_store_of_a_temporary_checkpoint_writes_no_files() -> sparklet_engine::error
         assert!(store.get(b"k1")?.is_none());
         assert_eq!(store.metrics().num_keys, 4);
         drop(store); // a snapshot would be written by now (every 3 versions)
-        sparklet_engine::checkpoint::log::forget_volatile(dir.path());
         let files: Vec<_> = walk(dir.path());
         assert!(files.is_empty(), "{kind:?} wrote {files:?}");
     }
@@ -179,6 +181,7 @@ fn partitioned_state_reports_every_store_in_progress(kind: Kind) {
         min_versions_to_retain: 2,
         evolution: None,
         encoding: Default::default(),
+        durable: true,
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
     let mut left = PartitionedState::open_named(
@@ -724,6 +727,7 @@ mod rescaling {
             min_versions_to_retain: 2,
             evolution: None,
             encoding: Default::default(),
+            durable: true,
         }
     }
 
@@ -737,7 +741,7 @@ mod rescaling {
             value: fields.clone(),
             rows: None,
         }
-        .record(&spec.dir, "default")
+        .record(&spec, "default")
         .unwrap();
         PartitionedState::open(&MemoryProvider, &spec, &fields, KeyOrder::Sorted).unwrap()
     }
@@ -771,16 +775,16 @@ mod rescaling {
         drop(state);
         // a crash while staging: the partial copy is thrown away and redone
         std::fs::create_dir_all(root.join("0.rescaled").join("1")).unwrap();
-        assert_eq!(rescale(root, 1, 3).unwrap(), vec![(0, 2)]);
+        assert_eq!(rescale(root, 1, 3, true).unwrap(), vec![(0, 2)]);
         all_found(root, 3);
         // a crash between the swap's renames: the next start finishes it
         std::fs::rename(root.join("0"), root.join("0.rescaled")).unwrap();
         std::fs::write(root.join("0.rescaled").join("_complete"), b"").unwrap();
         std::fs::create_dir_all(root.join("0.old")).unwrap();
-        assert!(rescale(root, 1, 3).unwrap().is_empty());
+        assert!(rescale(root, 1, 3, true).unwrap().is_empty());
         all_found(root, 3);
         // and back down
-        assert_eq!(rescale(root, 1, 1).unwrap(), vec![(0, 3)]);
+        assert_eq!(rescale(root, 1, 1, true).unwrap(), vec![(0, 3)]);
         all_found(root, 1);
     }
 }

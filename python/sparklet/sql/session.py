@@ -29,6 +29,11 @@ _NOT_SET = object()
 EXIT_STOP_TIMEOUT_MS = 10_000
 
 
+#: every engine session made, whose failed queries' temporary checkpoints
+#: go at exit
+_NATIVE_SESSIONS: list[Any] = []
+
+
 def _stop_active_session() -> None:
     """At interpreter exit, stop running queries before Python finalizes, so no
     engine thread calls into a half-torn-down interpreter (waiting for each
@@ -44,7 +49,8 @@ def _stop_active_session() -> None:
     # from here on the interpreter is torn down: engine threads still
     # running log nothing to it
     _native.interpreter_exiting()
-    _native.remove_failed_temporary_checkpoints()
+    for native in _NATIVE_SESSIONS:
+        native.remove_failed_temporary_checkpoints()
 
 
 atexit.register(_stop_active_session)
@@ -245,6 +251,7 @@ class SparkSession:
 
     def __init__(self, conf: list[Any] | None = None) -> None:
         self._native = _native.Session(list(conf or []))
+        _NATIVE_SESSIONS.append(self._native)
         self._conf = RuntimeConfig(self._native)
         self._stopped = False
         self._streams: Any = None

@@ -330,10 +330,11 @@ impl Session {
                 ))
             })?;
         let root = std::path::Path::new(&path);
-        if format == "statestore" && !root.join("commits").is_dir() {
+        let commits = crate::checkpoint::CheckpointPaths::new(root, true).commits();
+        if format == "statestore" && !commits.is_dir() {
             return Err(crate::state::reader::no_committed_batch(root));
         }
-        if !root.join("commits").is_dir() {
+        if !commits.is_dir() {
             return Err(Error::illegal_argument(format!(
                 "{path} is not a streaming query's checkpoint (no commits folder)"
             )));

@@ -138,10 +138,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(udf::udaf_call, m)?)?;
     m.add_function(wrap_pyfunction!(udf::register_udf, m)?)?;
     m.add_function(wrap_pyfunction!(reset_log_levels, m)?)?;
-    m.add_function(wrap_pyfunction!(
-        streaming::remove_failed_temporary_checkpoints,
-        m
-    )?)?;
     m.add_function(wrap_pyfunction!(streaming::show_string, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::parse_interval_ms, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::trigger_interval_ms, m)?)?;

@@ -167,6 +167,12 @@ impl PySession {
         self.inner.streams.reset_terminated()
     }
 
+    /// Remove the temporary checkpoints of the session's queries that
+    /// failed (at interpreter exit; Spark removes them when its JVM exits).
+    fn remove_failed_temporary_checkpoints(&self) {
+        self.inner.streams.remove_failed_temporary_checkpoints()
+    }
+
     fn ui_web_url(&self) -> Option<String> {
         self.inner.ui_web_url()
     }

@@ -293,13 +293,6 @@ pub fn start_query(
     Ok(PyStreamingQuery { inner: q })
 }
 
-/// Remove the temporary checkpoints of queries that failed (at interpreter
-/// exit; Spark removes them when its JVM exits).
-#[pyfunction]
-pub fn remove_failed_temporary_checkpoints() {
-    sparklet_engine::engine::execution::remove_failed_temporary_checkpoints();
-}
-
 /// A manual trigger clock (`sparklet.testing.ManualClock`).
 #[pyclass(name = "ManualClock", module = "sparklet._native", frozen)]
 pub struct PyManualClock {

@@ -35,25 +35,6 @@ fn corrupt_file(what: String) -> Error {
     }
 }
 
-/// Roots of the temporary checkpoints of running queries.
-static VOLATILE: parking_lot::RwLock<Vec<PathBuf>> = parking_lot::RwLock::new(Vec::new());
-
-/// Write files under `root` (a temporary checkpoint) without fsyncs, until
-/// [`forget_volatile`].
-pub fn register_volatile(root: &Path) {
-    VOLATILE.write().push(root.to_path_buf());
-}
-
-/// Files under `root` are written durably again.
-pub fn forget_volatile(root: &Path) {
-    VOLATILE.write().retain(|r| r != root);
-}
-
-/// Whether writes to `path` must reach the disk (not in a temporary checkpoint).
-pub fn durable(path: &Path) -> bool {
-    !VOLATILE.read().iter().any(|root| path.starts_with(root))
-}
-
 /// A checkpoint on a file system without locks is not guarded against a
 /// second run.
 pub fn warn_unlocked(path: &Path) {
@@ -67,18 +48,23 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     Error::io(path.display().to_string(), e)
 }
 
-/// Write `body` to `path` atomically and durably.
-pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
-    write_atomic_with(path, |f| f.write_all(body).map_err(|e| io(path, e)))
+/// Write `body` to `path` atomically, and durably when `durable` (not
+/// in a temporary checkpoint: a query without `checkpointLocation`, which
+/// nothing resumes from, skips the fsyncs).
+pub fn write_atomic(path: &Path, body: &[u8], durable: bool) -> Result<()> {
+    write_atomic_with(path, durable, |f| {
+        f.write_all(body).map_err(|e| io(path, e))
+    })
 }
 
 /// Write `path` atomically and durably with `write`, which streams the
 /// body into the file (large files need not be built in memory first).
 pub fn write_atomic_with(
     path: &Path,
+    durable: bool,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
 ) -> Result<()> {
-    write_then_place(path, write, |tmp, path| {
+    write_then_place(path, durable, write, |tmp, path| {
         std::fs::rename(tmp, path).map_err(|e| io(path, e))
     })
 }
@@ -87,9 +73,10 @@ pub fn write_atomic_with(
 /// a log entry once written is final (Spark's `HDFSMetadataLog` refuses to
 /// overwrite one too), and finding one means a second run writes the same
 /// checkpoint.
-pub fn write_atomic_new(path: &Path, body: &[u8]) -> Result<()> {
+pub fn write_atomic_new(path: &Path, body: &[u8], durable: bool) -> Result<()> {
     write_then_place(
         path,
+        durable,
         |f| f.write_all(body).map_err(|e| io(path, e)),
         |tmp, path| {
             // a hard link fails where a file exists, which a rename would replace
@@ -124,6 +111,7 @@ fn concurrent_update(path: &Path) -> Error {
 /// it into place with `place` (then fsync the folder).
 fn write_then_place(
     path: &Path,
+    durable: bool,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
     place: impl FnOnce(&Path, &Path) -> Result<()>,
 ) -> Result<()> {
@@ -141,7 +129,7 @@ fn write_then_place(
         // an encoder's error (Arrow IPC, say) names no file: this one
         write(&mut w).map_err(|e| e.naming(path))?;
         let f = w.into_inner().map_err(|e| io(path, e.into_error()))?;
-        if durable(&tmp) {
+        if durable {
             f.sync_all().map_err(|e| io(path, e))?;
         }
         Ok(())
@@ -151,12 +139,12 @@ fn write_then_place(
         return Err(e);
     }
     place(&tmp, path)?;
-    sync_dir(dir)
+    sync_dir(dir, durable)
 }
 
-/// Make a rename or create in `dir` durable.
-pub fn sync_dir(dir: &Path) -> Result<()> {
-    if !durable(dir) {
+/// Make a rename or create in `dir` durable (when `durable`).
+pub fn sync_dir(dir: &Path, durable: bool) -> Result<()> {
+    if !durable {
         return Ok(());
     }
     std::fs::File::open(dir)
@@ -165,13 +153,13 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 /// Write a versioned log file: `v1`, then one line per entry.
-pub fn write_entries(path: &Path, entries: &[String]) -> Result<()> {
-    write_atomic(path, versioned(entries).as_bytes())
+pub fn write_entries(path: &Path, entries: &[String], durable: bool) -> Result<()> {
+    write_atomic(path, versioned(entries).as_bytes(), durable)
 }
 
 /// Write a versioned log file that must not exist yet ([`write_atomic_new`]).
-pub fn write_new_entries(path: &Path, entries: &[String]) -> Result<()> {
-    write_atomic_new(path, versioned(entries).as_bytes())
+pub fn write_new_entries(path: &Path, entries: &[String], durable: bool) -> Result<()> {
+    write_atomic_new(path, versioned(entries).as_bytes(), durable)
 }
 
 fn versioned(entries: &[String]) -> String {
@@ -299,17 +287,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_files_under_a_temporary_checkpoint_skip_the_disk() -> Result<()> {
+    fn a_file_written_without_durability_is_written_all_the_same() -> Result<()> {
         let root = std::env::temp_dir().join(format!("sparklet-volatile-{}", uuid::Uuid::new_v4()));
-        let other = std::env::temp_dir().join("sparklet-volatile-other");
-        register_volatile(&root);
-        assert!(!durable(&root.join("offsets").join("0")));
-        assert!(durable(&other.join("offsets").join("0")));
-        // written all the same, atomically
-        write_entries(&root.join("commits").join("0"), &["{}".into()])?;
+        // atomically, only the fsyncs skipped
+        write_entries(&root.join("commits").join("0"), &["{}".into()], false)?;
         assert_eq!(read_entries(&root.join("commits").join("0"))?, vec!["{}"]);
-        forget_volatile(&root);
-        assert!(durable(&root.join("offsets").join("0")));
         let _ = std::fs::remove_dir_all(&root);
         Ok(())
     }
@@ -319,14 +301,14 @@ mod tests {
     ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("sparklet-live-{}", uuid::Uuid::new_v4()));
         for name in ["9.compact", "10", "11", "12"] {
-            write_entries(&dir.join(name), &[])?;
+            write_entries(&dir.join(name), &[], true)?;
         }
         assert_eq!(live_files(&dir)?.len(), 4);
         std::fs::remove_file(dir.join("11"))?;
         let err = live_files(&dir).unwrap_err().to_string();
         assert!(err.contains(&dir.join("11").display().to_string()), "{err}");
         // the compact file gone: the batches it held are lost, and it is named
-        write_entries(&dir.join("11"), &[])?;
+        write_entries(&dir.join("11"), &[], true)?;
         std::fs::remove_file(dir.join("9.compact"))?;
         let err = live_files(&dir).unwrap_err().to_string();
         assert!(
@@ -341,7 +323,7 @@ mod tests {
     fn an_encoder_error_names_the_file_it_was_writing() {
         let dir = std::env::temp_dir().join(format!("sparklet-naming-{}", uuid::Uuid::new_v4()));
         let path = dir.join("1.delta");
-        let err = write_atomic_with(&path, |_| {
+        let err = write_atomic_with(&path, true, |_| {
             Err(Error::Internal(
                 "No space left on device (os error 28)".into(),
             ))
@@ -362,7 +344,7 @@ mod tests {
     ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("sparklet-purge-{}", uuid::Uuid::new_v4()));
         for n in 0..5 {
-            write_entries(&dir.join(n.to_string()), &[])?;
+            write_entries(&dir.join(n.to_string()), &[], true)?;
         }
         purge_before(&dir, 3)?;
         purge_before(&dir, 3)?;
@@ -378,8 +360,8 @@ mod tests {
     ) -> std::result::Result<(), Box<dyn std::error::Error>> {
         let root = std::env::temp_dir().join(format!("sparklet-log-new-{}", uuid::Uuid::new_v4()));
         let path = root.join("offsets").join("3");
-        write_new_entries(&path, &["{\"a\":1}".into()])?;
-        let err = write_new_entries(&path, &["{\"a\":2}".into()]).unwrap_err();
+        write_new_entries(&path, &["{\"a\":1}".into()], true)?;
+        let err = write_new_entries(&path, &["{\"a\":2}".into()], true).unwrap_err();
         assert_eq!(err.condition(), Some("CONCURRENT_STREAM_LOG_UPDATE"));
         assert!(err.to_string().contains(&path.display().to_string()));
         assert_eq!(read_entries(&path)?, vec!["{\"a\":1}"]);

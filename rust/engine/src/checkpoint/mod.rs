@@ -21,11 +21,14 @@
 //! lock the same file).
 
 pub mod log;
+pub mod paths;
 pub mod recovery;
 pub mod resume;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+pub use paths::CheckpointPaths;
 
 use crate::error::{Error, Result};
 use crate::sources::Offset;
@@ -63,43 +66,40 @@ pub struct CheckpointLock {
 /// A query's checkpoint folder.
 #[derive(Debug, Clone)]
 pub struct Checkpoint {
-    root: PathBuf,
+    paths: CheckpointPaths,
 }
 
 impl Checkpoint {
-    /// Open (and create) the checkpoint folder at `root`.
-    pub fn open(root: &Path) -> Result<Self> {
-        for sub in ["offsets", "commits", "sources"] {
-            let d = root.join(sub);
+    /// Open (and create) the checkpoint `paths` lays out.
+    pub fn open(paths: CheckpointPaths) -> Result<Self> {
+        for d in [paths.offsets(), paths.commits(), paths.sources()] {
             std::fs::create_dir_all(&d).map_err(|e| Error::io(d.display().to_string(), e))?;
         }
-        Ok(Checkpoint {
-            root: root.to_path_buf(),
-        })
+        Ok(Checkpoint { paths })
+    }
+
+    /// Its paths and durability.
+    pub fn paths(&self) -> &CheckpointPaths {
+        &self.paths
     }
 
     /// The folder.
     pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// Where source `n` keeps its own log.
-    pub fn source_dir(&self, n: usize) -> PathBuf {
-        self.root.join("sources").join(n.to_string())
+        self.paths.root()
     }
 
     fn offsets_dir(&self) -> PathBuf {
-        self.root.join("offsets")
+        self.paths.offsets()
     }
 
     fn commits_dir(&self) -> PathBuf {
-        self.root.join("commits")
+        self.paths.commits()
     }
 
     /// Take ownership of the checkpoint for a run: `None` while another
     /// run (of this process or another) holds it.
     pub fn try_lock(&self) -> Result<Option<CheckpointLock>> {
-        let path = self.root.join(LOCK_FILE);
+        let path = self.root().join(LOCK_FILE);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -119,7 +119,7 @@ impl Checkpoint {
 
     /// The query id stored in `metadata`, if it is written.
     pub fn stored_query_id(&self) -> Result<Option<String>> {
-        let path = self.root.join("metadata");
+        let path = self.paths.metadata();
         if !path.exists() {
             return Ok(None);
         }
@@ -138,8 +138,9 @@ impl Checkpoint {
             return Ok(id);
         }
         log::write_atomic_new(
-            &self.root.join("metadata"),
+            &self.paths.metadata(),
             serde_json::json!({ "id": new_id }).to_string().as_bytes(),
+            self.paths.durable(),
         )?;
         Ok(new_id.to_string())
     }
@@ -148,8 +149,9 @@ impl Checkpoint {
     /// yet, or none recorded), as Spark keeps the settings a checkpoint
     /// started with. Reads only: creates nothing.
     pub fn recorded_conf(root: &Path, key: &str) -> Result<Option<String>> {
+        // read only: durability does not matter
         let cp = Checkpoint {
-            root: root.to_path_buf(),
+            paths: CheckpointPaths::new(root, true),
         };
         let Some((n, _)) = log::batch_files(&cp.offsets_dir())?.pop() else {
             return Ok(None);
@@ -171,7 +173,11 @@ impl Checkpoint {
                     .map_or_else(|| "-".to_string(), |v| v.to_string()),
             );
         }
-        log::write_new_entries(&self.offsets_dir().join(batch.to_string()), &lines)
+        log::write_new_entries(
+            &self.offsets_dir().join(batch.to_string()),
+            &lines,
+            self.paths.durable(),
+        )
     }
 
     /// Read `offsets/<batch>`.
@@ -220,7 +226,11 @@ impl Checkpoint {
     /// Write `commits/<batch>`: the batch is done and will never be redelivered.
     pub fn write_commit(&self, batch: i64, next_watermark_ms: i64) -> Result<()> {
         let line = serde_json::json!({ "nextBatchWatermarkMs": next_watermark_ms }).to_string();
-        log::write_new_entries(&self.commits_dir().join(batch.to_string()), &[line])
+        log::write_new_entries(
+            &self.commits_dir().join(batch.to_string()),
+            &[line],
+            self.paths.durable(),
+        )
     }
 
     /// Read `commits/<batch>`: the watermark for the next batch.

@@ -41,7 +41,9 @@ use super::trigger::Trigger;
 use super::{global_wake, manager::QueryManager};
 use crate::catalog::stream_tables;
 use crate::checkpoint::resume::{resume_point, Start};
-use crate::checkpoint::{Checkpoint, CheckpointLock, OffsetSeq, OffsetSeqMetadata};
+use crate::checkpoint::{
+    Checkpoint, CheckpointLock, CheckpointPaths, OffsetSeq, OffsetSeqMetadata,
+};
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::exec::observe::ObserveNode;
@@ -82,18 +84,6 @@ pub struct StartOptions {
     pub clock: crate::engine::clock::Clock,
     /// Asynchronous progress tracking.
     pub async_progress: AsyncProgressOptions,
-}
-
-/// Temporary checkpoints of queries that failed, kept while the process
-/// lives (Spark deletes them at JVM exit).
-static FAILED_TEMPORARY: parking_lot::Mutex<Vec<std::path::PathBuf>> =
-    parking_lot::Mutex::new(Vec::new());
-
-/// Remove the temporary checkpoints failed queries left (at process exit).
-pub fn remove_failed_temporary_checkpoints() {
-    for dir in FAILED_TEMPORARY.lock().drain(..) {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }
 
 /// A batch's `offsets/N` being written: done (ns taken) or on its way.
@@ -162,13 +152,9 @@ pub fn start(
         .checkpoint
         .temporary
         .then(|| opts.checkpoint.dir.clone());
-    if let Some(dir) = &temporary {
-        crate::checkpoint::log::register_volatile(dir);
-    }
     let started = start_query(streaming_state(state), plan, sink, opts, conf, manager);
     if let (Err(_), Some(dir)) = (&started, temporary) {
         // a query refused at start leaves no temporary checkpoint behind
-        crate::checkpoint::log::forget_volatile(&dir);
         let _ = std::fs::remove_dir_all(dir);
     }
     started
@@ -220,7 +206,11 @@ fn start_query(
     // plan once over empty inputs: type errors are analysis errors at start()
     let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
     block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
-    let cp = Checkpoint::open(&opts.checkpoint.dir)?;
+    let cp = Checkpoint::open(CheckpointPaths::new(
+        &opts.checkpoint.dir,
+        !opts.checkpoint.temporary,
+    ))?;
+    let paths = cp.paths().clone();
     let (id, lock) = own_checkpoint(&cp, opts.name.as_deref(), conf, manager)?;
     let Start {
         batch_id,
@@ -235,7 +225,8 @@ fn start_query(
         .map(|(index, f)| {
             f.create(&SourceContext {
                 index,
-                metadata_dir: Some(cp.source_dir(index)),
+                metadata_dir: Some(paths.source(index)),
+                durable: paths.durable(),
                 min_batches_to_retain: retain,
                 real_time: opts.trigger.real_time_interval_ms().is_some(),
             })
@@ -253,9 +244,12 @@ fn start_query(
     if stateful {
         // beyond Spark: state written with another partition count is
         // repartitioned (also finishes a rescale a crash interrupted)
-        for (op, from) in
-            crate::state::rescale::rescale(&cp.root().join("state"), batch_id, partitions as usize)?
-        {
+        for (op, from) in crate::state::rescale::rescale(
+            &paths.state(),
+            batch_id,
+            partitions as usize,
+            paths.durable(),
+        )? {
             log::info!(
                 "state of operator {op} in {} repartitioned from {from} to {partitions} partitions",
                 cp.root().display()
@@ -266,13 +260,14 @@ fn start_query(
     let encoding = state_encoding(&cp, replay.is_none() && batch_id == 0, conf)?;
     let op_spec = |id: usize| OperatorStateSpec {
         id,
-        dir: cp.root().join("state").join(id.to_string()),
+        dir: paths.operator(id),
         partitions: partitions as usize,
         version: batch_id,
         min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
         min_versions_to_retain: retain,
         evolution: None,
         encoding,
+        durable: paths.durable(),
     };
     let ((plan, mut operators, aggregates, watermark_lags), physical, explain) =
         plan_with_operators(
@@ -384,14 +379,13 @@ fn start_query(
             // query ended: a process that exits then leaves nothing open
             drop(exec);
             if temporary {
-                crate::checkpoint::log::forget_volatile(&root);
                 // a temporary checkpoint goes with the query; a failed one's
                 // stays for a look until the process exits, as in Spark
                 match outcome {
                     Ok(()) => {
                         let _ = std::fs::remove_dir_all(root);
                     }
-                    Err(_) => FAILED_TEMPORARY.lock().push(root),
+                    Err(_) => thread_manager.keep_failed_temporary(root),
                 }
             }
             let error = outcome

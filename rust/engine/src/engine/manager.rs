@@ -15,6 +15,9 @@ struct ManagerState {
     terminated: Option<Arc<QueryShared>>,
     /// Ended queries the web UI lists, oldest first.
     finished: std::collections::VecDeque<Arc<QueryShared>>,
+    /// Temporary checkpoints of queries that failed, kept for a look until
+    /// the process exits (Spark deletes them at JVM exit).
+    failed_temporary: Vec<std::path::PathBuf>,
 }
 
 /// Ended queries the web UI keeps (Spark's `spark.sql.streaming.ui.retainedQueries`).
@@ -62,6 +65,19 @@ impl QueryManager {
             StreamingQuery { shared: old }.stop();
         }
         Ok(())
+    }
+
+    /// Keep the temporary checkpoint of a query that failed.
+    pub(crate) fn keep_failed_temporary(&self, root: std::path::PathBuf) {
+        self.state.lock().failed_temporary.push(root);
+    }
+
+    /// Remove the temporary checkpoints failed queries left (at exit).
+    pub fn remove_failed_temporary_checkpoints(&self) {
+        let dirs = std::mem::take(&mut self.state.lock().failed_temporary);
+        for dir in dirs {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 
     pub(crate) fn register(&self, q: Arc<QueryShared>) {

@@ -123,7 +123,7 @@ impl DedupNode {
             value: value_fields.clone(),
             rows: None,
         }
-        .record(&ctx.spec.dir, "default")?;
+        .record(&ctx.spec, "default")?;
         // keys leading with event time are evicted by time; the others are
         // only looked up (within the watermark, eviction reads the values)
         let order = if time_in_key {

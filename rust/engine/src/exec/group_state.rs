@@ -257,14 +257,15 @@ impl GroupStateNode {
             rows: None,
         };
         match spec.evolution {
-            Some(_) => layout.record_evolving(&spec.dir, "default")?,
-            None => layout.record(&spec.dir, "default")?,
+            Some(_) => layout.record_evolving(&spec, "default")?,
+            None => layout.record(&spec, "default")?,
         }
         if let Some(settings) = &self.processor {
             // rewritten at each start: the processor's variables may change
             crate::checkpoint::log::write_atomic(
                 &ctx.spec.dir.join("_metadata").join(PROPERTIES_FILE),
                 settings.properties.as_bytes(),
+                spec.durable,
             )?;
         }
         let mut op = GroupStateOp {

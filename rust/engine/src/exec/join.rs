@@ -345,7 +345,7 @@ impl StreamJoinNode {
                 value: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
                 rows: Some(schema.as_arrow().fields().to_vec()),
             }
-            .record(&ctx.spec.dir, name)?;
+            .record(&ctx.spec, name)?;
         }
         let join = StreamJoin {
             refusal: self.multiple_event_times(watermarked),

@@ -57,7 +57,7 @@ impl StreamLimitNode {
             value: fields.clone(),
             rows: None,
         }
-        .record(&spec.dir, "default")?;
+        .record(&spec, "default")?;
         let state = PartitionedState::open(ctx.provider, &spec, &fields, KeyOrder::Sorted)?;
         let emitted = match state.get(COUNT_KEY)?.as_deref() {
             Some([ScalarValue::Int64(Some(n))]) => *n as usize,

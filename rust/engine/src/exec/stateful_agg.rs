@@ -815,7 +815,7 @@ impl StatefulAggregate {
             value: value_fields.clone(),
             rows: None,
         }
-        .record(&spec.dir, "default")?;
+        .record(spec, "default")?;
         // without event time nothing scans the keys (no eviction, no
         // sessions): a hashed store; complete mode sorts what it emits.
         // With it, hashed too, with an index by time for the eviction

@@ -332,7 +332,7 @@ impl Sink for FileSink {
             let path = folder.join(name);
             let schema = batches[0].schema();
             self.write_file(&path, &schema, &batches)?;
-            log::sync_dir(&folder)?;
+            log::sync_dir(&folder, true)?;
             let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
             let mtime = meta
                 .modified()
@@ -374,9 +374,9 @@ impl Sink for FileSink {
                 .map(|(_, v)| v.to_string())
                 .collect();
             all.extend(entries);
-            log::write_entries(&dir.join(format!("{batch_id}.compact")), &all)
+            log::write_entries(&dir.join(format!("{batch_id}.compact")), &all, true)
         } else {
-            log::write_entries(&dir.join(batch_id.to_string()), &entries)
+            log::write_entries(&dir.join(batch_id.to_string()), &entries, true)
         }
     }
 }

@@ -514,6 +514,7 @@ impl SourceFactory for FileStreamFactory {
             seen: HashMap::new(),
             batches: BTreeMap::new(),
             log_dir: ctx.metadata_dir.clone(),
+            durable: ctx.durable,
             available_now: None,
             backlog: (0, 0),
             all_available: false,
@@ -544,6 +545,8 @@ struct FileStreamSource {
     batches: BTreeMap<i64, Vec<file_log::LogEntry>>,
     /// `sources/<n>` in the checkpoint.
     log_dir: Option<PathBuf>,
+    /// Whether the log's writes must reach the disk.
+    durable: bool,
     /// With `Trigger.AvailableNow`: the only files this run may take.
     available_now: Option<HashSet<PathBuf>>,
     /// With `Trigger.AvailableNow`: files taken of those not yet taken at its start.
@@ -698,7 +701,7 @@ impl Source for FileStreamSource {
         // the log entry is written before the engine writes offsets/<N>: a
         // restart finds the batch's files and reports the same logOffset
         if let Some(dir) = &self.log_dir {
-            file_log::write_batch(dir, next, &entries, &self.batches)?;
+            file_log::write_batch(dir, next, &entries, &self.batches, self.durable)?;
         }
         Ok(Some(serde_json::json!({ "logOffset": next })))
     }

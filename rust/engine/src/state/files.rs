@@ -53,23 +53,25 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
 }
 
 /// Write an IPC file of record batches made one at a time (a file of any
-/// size is written with one batch in memory).
+/// size is written with one batch in memory), durably when `durable`.
 pub fn write_ipc_batches(
     path: &Path,
+    durable: bool,
     schema: SchemaRef,
     batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
 ) -> Result<()> {
-    write_ipc_with(path, schema, batches, None)
+    write_ipc_with(path, durable, schema, batches, None)
 }
 
 /// [`write_ipc_batches`] with a footer entry.
 fn write_ipc_with(
     path: &Path,
+    durable: bool,
     schema: SchemaRef,
     batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
     footer: Option<(&str, String)>,
 ) -> Result<()> {
-    log::write_atomic_with(path, |out| {
+    log::write_atomic_with(path, durable, |out| {
         let mut w = FileWriter::try_new(out, &schema)?;
         if let Some((key, value)) = footer {
             w.write_metadata(key, value);
@@ -364,7 +366,7 @@ pub fn schema_file_fields(spec: &StoreSpec, path: &Path) -> Result<Option<Vec<Fi
 
 /// Write the state schema file of `spec` at `path`.
 pub fn write_schema_file(spec: &StoreSpec, path: &Path) -> Result<()> {
-    write_ipc_batches(path, schema(spec, false), std::iter::empty())
+    write_ipc_batches(path, spec.durable, schema(spec, false), std::iter::empty())
 }
 
 fn check_schema(path: &Path, found: &Schema, expected: &Schema) -> Result<()> {
@@ -550,6 +552,7 @@ pub fn write_delta(
     cols.extend(value_cols);
     write_ipc_with(
         &spec.dir.join(format!("{version}.delta")),
+        spec.durable,
         schema(spec, true),
         std::iter::once(Ok(cols)),
         removed_below.map(|b| (REMOVED_BELOW, to_hex(b))),
@@ -590,6 +593,7 @@ pub fn write_snapshot(
 ) -> Result<()> {
     write_ipc_batches(
         &spec.dir.join(format!("{version}.snapshot")),
+        spec.durable,
         schema(spec, false),
         std::iter::once(snapshot_columns(spec, codec, keys, values)),
     )
@@ -715,7 +719,7 @@ mod tests {
         let path = dir.join("1.delta");
         let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, true)]));
         let column: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
-        write_ipc_batches(&path, schema, [Ok(vec![column])])?;
+        write_ipc_batches(&path, true, schema, [Ok(vec![column])])?;
         assert_eq!(ipc_reader(&path)?.count(), 1);
         // the footer's block: offset (i64), metadata length (i32), padding, body length (i64)
         let mut bytes = std::fs::read(&path)?;

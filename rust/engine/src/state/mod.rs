@@ -223,6 +223,10 @@ pub struct StoreSpec {
     /// How values written with other value fields are read (None: a file
     /// with other value fields is an incompatible checkpoint).
     pub evolution: Option<Arc<dyn ValueEvolution>>,
+    /// Whether the store writes delta and snapshot files, durably: not in a
+    /// temporary checkpoint (a query without `checkpointLocation`), which
+    /// no query can resume from and a running one never reads back.
+    pub durable: bool,
 }
 
 /// `spark.sql.streaming.stateStore.encodingFormat`, which decides how a
@@ -275,11 +279,9 @@ impl StoreSpec {
         StoreSpec { evolution, ..self }
     }
 
-    /// Whether the store writes delta and snapshot files: not in a
-    /// temporary checkpoint (a query without `checkpointLocation`), which
-    /// no query can resume from and a running one never reads back.
+    /// Whether the store writes delta and snapshot files ([`Self::durable`]).
     pub fn writes_files(&self) -> bool {
-        crate::checkpoint::log::durable(&self.dir)
+        self.durable
     }
 }
 

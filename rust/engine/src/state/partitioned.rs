@@ -30,6 +30,8 @@ pub struct OperatorStateSpec {
     pub evolution: Option<Arc<dyn super::ValueEvolution>>,
     /// The checkpoint's state encoding (as its offsets record it).
     pub encoding: super::StateEncoding,
+    /// Whether its files are written durably (see [`StoreSpec::durable`]).
+    pub durable: bool,
 }
 
 impl OperatorStateSpec {
@@ -70,7 +72,7 @@ impl OperatorStateSpec {
                 partitions: self.partitions,
                 stores: stores.iter().map(|s| s.to_string()).collect(),
             }
-            .write(&self.dir, self.id),
+            .write(&self.dir, self.id, self.durable),
         }
     }
 }
@@ -121,7 +123,7 @@ impl OperatorInfo {
     }
 
     /// Write the record of operator `id` into `op_dir`.
-    pub fn write(&self, op_dir: &std::path::Path, id: usize) -> Result<()> {
+    pub fn write(&self, op_dir: &std::path::Path, id: usize, durable: bool) -> Result<()> {
         let stores: Vec<serde_json::Value> = self
             .stores
             .iter()
@@ -138,7 +140,7 @@ impl OperatorInfo {
             "stateStoreInfo": stores,
         });
         let path = op_dir.join("_metadata").join("metadata");
-        crate::checkpoint::log::write_atomic(&path, format!("v1\n{meta}\n").as_bytes())
+        crate::checkpoint::log::write_atomic(&path, format!("v1\n{meta}\n").as_bytes(), durable)
     }
 }
 
@@ -174,22 +176,23 @@ impl StateLayout {
     /// with no rows: the fields are the record). State recorded there with
     /// keys of another shape (no time in them, or a time elsewhere) is an
     /// incompatible checkpoint: its keys would be misread.
-    pub fn record(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
-        self.record_checked(op_dir, store, false)
+    pub fn record(&self, spec: &OperatorStateSpec, store: &str) -> Result<()> {
+        self.record_checked(spec, store, false)
     }
 
     /// [`Self::record`] for state whose values may change across restarts
     /// (the operator checked them, and reads earlier ones by evolution).
-    pub fn record_evolving(&self, op_dir: &std::path::Path, store: &str) -> Result<()> {
-        self.record_checked(op_dir, store, true)
+    pub fn record_evolving(&self, spec: &OperatorStateSpec, store: &str) -> Result<()> {
+        self.record_checked(spec, store, true)
     }
 
     fn record_checked(
         &self,
-        op_dir: &std::path::Path,
+        spec: &OperatorStateSpec,
         store: &str,
         values_evolve: bool,
     ) -> Result<()> {
+        let op_dir = spec.dir.as_path();
         use arrow::datatypes::{Field, Schema};
         let path = op_dir
             .join("_metadata")
@@ -297,7 +300,7 @@ impl StateLayout {
         let schema = Arc::new(Schema::new_with_metadata(fields, meta));
         let mut buf = Vec::new();
         arrow::ipc::writer::FileWriter::try_new(&mut buf, &schema)?.finish()?;
-        crate::checkpoint::log::write_atomic(&path, &buf)
+        crate::checkpoint::log::write_atomic(&path, &buf, spec.durable)
     }
 
     /// The spec of partition `p`'s store `store` under the operator folder
@@ -315,6 +318,8 @@ impl StateLayout {
             min_versions_to_retain: 1,
             key_order: KeyOrder::Sorted,
             evolution: None,
+            // readers write nothing
+            durable: true,
         }
     }
 
@@ -411,6 +416,7 @@ impl PartitionedState {
                         min_versions_to_retain: spec.min_versions_to_retain,
                         key_order,
                         evolution: spec.evolution.clone(),
+                        durable: spec.durable,
                     },
                     spec.version,
                 )

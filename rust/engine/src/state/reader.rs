@@ -23,6 +23,7 @@ use super::files::{files, load};
 use super::partitioned::{OperatorInfo, StateLayout};
 use super::processor_reader::{processor_changes, processor_view};
 use crate::checkpoint::log;
+use crate::checkpoint::CheckpointPaths;
 use crate::error::{Error, Result};
 use crate::exec::group_state::PROPERTIES_FILE;
 
@@ -65,7 +66,9 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
             )))
         }
     };
-    let op_dir = checkpoint.join("state").join(op.to_string());
+    let op_dir = CheckpointPaths::new(checkpoint, true)
+        .state()
+        .join(op.to_string());
     let (name, partitions, stores) = operator_metadata(&op_dir)?;
     if !stores.contains(&store) {
         // Spark's condition, then what the operator holds
@@ -399,9 +402,11 @@ fn operator_metadata(op_dir: &Path) -> Result<(String, usize, Vec<String>)> {
 
 /// The newest committed batch of the checkpoint at `root`.
 fn last_committed(root: &Path) -> Result<Option<i64>> {
-    Ok(log::batch_files(&root.join("commits"))?
-        .last()
-        .map(|(n, _)| *n))
+    Ok(
+        log::batch_files(&CheckpointPaths::new(root, true).commits())?
+            .last()
+            .map(|(n, _)| *n),
+    )
 }
 
 /// `spark.read.format("state-metadata").load(checkpoint)`: operatorId,
@@ -410,7 +415,7 @@ fn last_committed(root: &Path) -> Result<Option<i64>> {
 pub fn read_state_metadata(checkpoint: &Path) -> Result<RecordBatch> {
     let max_batch = last_committed(checkpoint)?.unwrap_or(-1);
     let mut ops: Vec<(i64, PathBuf)> = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(checkpoint.join("state")) {
+    if let Ok(rd) = std::fs::read_dir(CheckpointPaths::new(checkpoint, true).state()) {
         for item in rd.flatten() {
             if let Ok(id) = item.file_name().to_string_lossy().parse::<i64>() {
                 ops.push((id, item.path()));

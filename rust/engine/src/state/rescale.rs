@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::codec::{binary, Codec, Gathered};
 use super::files::{load, write_snapshot};
 use super::partitioned::{partition_for, OperatorInfo, StateLayout};
-use super::StateRow;
+use super::{StateRow, StoreSpec};
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 
@@ -25,9 +25,14 @@ const COMPLETE: &str = "_complete";
 
 /// Repartition every operator under `state_root` at `version` to
 /// `partitions`; returns each rescaled operator's id and old count.
-pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec<(i64, usize)>> {
+pub fn rescale(
+    state_root: &Path,
+    version: i64,
+    partitions: usize,
+    durable: bool,
+) -> Result<Vec<(i64, usize)>> {
     let mut done = Vec::new();
-    for (id, dir) in operators(state_root)? {
+    for (id, dir) in operators(state_root, durable)? {
         // (`operators` has finished any swap a crash interrupted)
         let info = OperatorInfo::read(&dir)?.ok_or_else(|| {
             log::corrupt(&dir.join("_metadata").join("metadata"), "it is missing")
@@ -59,7 +64,10 @@ pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec
             }
             let codec = Codec::new(&layout.value)?;
             for (p, entries) in parts.into_iter().enumerate() {
-                let spec = layout.store_spec(&staging, p, store);
+                let spec = StoreSpec {
+                    durable,
+                    ..layout.store_spec(&staging, p, store)
+                };
                 std::fs::create_dir_all(&spec.dir)
                     .map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
                 let keys = binary(entries.keys().map(|k| Some(&k[..])));
@@ -67,9 +75,15 @@ pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec
                 write_snapshot(&spec, &codec, version, keys, Gathered::Rows(rows))?;
             }
         }
-        copy_metadata(&dir, &staging, OperatorInfo { partitions, ..info }, id)?;
-        log::write_atomic(&staging.join(COMPLETE), b"")?;
-        finish_interrupted(&dir)?;
+        copy_metadata(
+            &dir,
+            &staging,
+            OperatorInfo { partitions, ..info },
+            id,
+            durable,
+        )?;
+        log::write_atomic(&staging.join(COMPLETE), b"", durable)?;
+        finish_interrupted(&dir, durable)?;
         done.push((id, old));
     }
     Ok(done)
@@ -78,7 +92,7 @@ pub fn rescale(state_root: &Path, version: i64, partitions: usize) -> Result<Vec
 /// Finish or undo a rescale a crash interrupted: a complete staging folder
 /// replaces the operator's, an incomplete one goes, and so does the old one
 /// once replaced.
-fn finish_interrupted(dir: &Path) -> Result<()> {
+fn finish_interrupted(dir: &Path, durable: bool) -> Result<()> {
     let (staging, old) = (sibling(dir, "rescaled"), sibling(dir, "old"));
     let io = |p: &Path, e: std::io::Error| Error::io(p.display().to_string(), e);
     if staging.exists() {
@@ -90,7 +104,7 @@ fn finish_interrupted(dir: &Path) -> Result<()> {
             }
             std::fs::rename(&staging, dir).map_err(|e| io(&staging, e))?;
             std::fs::remove_file(dir.join(COMPLETE)).map_err(|e| io(dir, e))?;
-            log::sync_dir(dir.parent().unwrap_or(Path::new(".")))?;
+            log::sync_dir(dir.parent().unwrap_or(Path::new(".")), durable)?;
         }
     }
     if old.exists() && dir.exists() {
@@ -109,7 +123,7 @@ fn sibling(dir: &Path, what: &str) -> PathBuf {
 }
 
 /// The operators' folders (numeric names) under `state_root`, with their ids.
-fn operators(state_root: &Path) -> Result<Vec<(i64, PathBuf)>> {
+fn operators(state_root: &Path, durable: bool) -> Result<Vec<(i64, PathBuf)>> {
     let mut ops = Vec::new();
     let Ok(rd) = std::fs::read_dir(state_root) else {
         return Ok(ops);
@@ -127,14 +141,20 @@ fn operators(state_root: &Path) -> Result<Vec<(i64, PathBuf)>> {
     }
     ops.sort();
     for (_, dir) in &ops {
-        finish_interrupted(dir)?;
+        finish_interrupted(dir, durable)?;
     }
     Ok(ops.into_iter().filter(|(_, d)| d.exists()).collect())
 }
 
 /// The operator's metadata with the new partition count, and its layouts.
-fn copy_metadata(dir: &Path, staging: &Path, info: OperatorInfo, id: i64) -> Result<()> {
-    info.write(staging, id as usize)?;
+fn copy_metadata(
+    dir: &Path,
+    staging: &Path,
+    info: OperatorInfo,
+    id: i64,
+    durable: bool,
+) -> Result<()> {
+    info.write(staging, id as usize, durable)?;
     let to = staging.join("_metadata");
     let from = dir.join("_metadata");
     let rd = std::fs::read_dir(&from).map_err(|e| Error::io(from.display().to_string(), e))?;
@@ -143,7 +163,7 @@ fn copy_metadata(dir: &Path, staging: &Path, info: OperatorInfo, id: i64) -> Res
         if name.to_string_lossy().starts_with("layout-") {
             let body = std::fs::read(item.path())
                 .map_err(|e| Error::io(item.path().display().to_string(), e))?;
-            log::write_atomic(&to.join(name), &body)?;
+            log::write_atomic(&to.join(name), &body, durable)?;
         }
     }
     Ok(())

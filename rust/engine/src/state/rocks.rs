@@ -1369,6 +1369,7 @@ mod tests {
             min_versions_to_retain: 2,
             key_order: super::super::KeyOrder::Unordered,
             evolution: None,
+            durable: true,
         };
         let provider = RocksDbProvider::new(RocksDbSettings {
             local_dir: Some(dir.join("local")),

@@ -321,6 +321,8 @@ pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Resu
         min_versions_to_retain: 1,
         evolution: None,
         encoding: StateEncoding::default(),
+        // a scratch folder, removed after
+        durable: false,
     };
     let planned = plan_with_operators(&state, plan, &factories, mode, &MemoryProvider, &spec);
     let _ = std::fs::remove_dir_all(&scratch);
