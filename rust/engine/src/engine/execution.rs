@@ -46,9 +46,9 @@ use crate::checkpoint::{
 };
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
+use crate::exec::aggregate::StatefulAggregate;
 use crate::exec::observe::ObserveNode;
 use crate::exec::operator::{OperatorControl, OperatorSlot};
-use crate::exec::stateful_agg::StatefulAggregate;
 use crate::exec::watermark::watermarks_under;
 use crate::failpoint;
 pub use crate::plan::output_mode::OutputMode;

@@ -1,5 +1,6 @@
 //! Stateful physical operators run by the micro-batch loop.
 
+pub mod aggregate;
 pub mod dedup;
 pub mod event_time;
 pub mod group_state;
@@ -11,6 +12,6 @@ pub mod observe;
 pub mod operator;
 mod processor_schema;
 pub(crate) use processor_schema::spark_type as spark_type_name;
-pub mod stateful_agg;
+
 pub mod watermark;
 mod window_bounds;

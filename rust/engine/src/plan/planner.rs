@@ -9,11 +9,11 @@ use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
+use crate::exec::aggregate::{StatefulAggExec, StatefulAggNode};
 use crate::exec::dedup::DedupNode;
 use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
-use crate::exec::stateful_agg::{StatefulAggExec, StatefulAggNode};
 use crate::exec::watermark::{WatermarkExec, WatermarkNode};
 
 /// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).

@@ -15,15 +15,15 @@ use super::incremental::{bind, empty_inputs, external, optimize_before_operators
 use super::watermarks::Watermarks;
 use crate::catalog::{is_streaming, stream_tables};
 use crate::error::{Error, Result};
+use crate::exec::aggregate::{
+    find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
+};
 use crate::exec::dedup::DedupNode;
 use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::observe::ObserveNode;
 use crate::exec::operator::{OpenContext, OperatorControl, OperatorSlot};
-use crate::exec::stateful_agg::{
-    find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
-};
 use crate::exec::watermark::watermarks_under;
 use crate::plan::output_mode::OutputMode;
 use crate::runtime::block_on;
