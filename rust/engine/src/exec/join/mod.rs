@@ -1,0 +1,542 @@
+//! Stream-stream joins (Spark's `StreamingSymmetricHashJoinExec`).
+//!
+//! Both sides keep their rows in state, keyed by the equi-join key. Per
+//! batch: each new left row is joined with the right rows in state, then
+//! stored; each new right row is joined with the left rows in state (this
+//! batch's included), then stored; so every matching pair is output once.
+//! Rows behind the watermark are dropped. State is evicted when no future
+//! row can match it: for a watermarked key column (a window or event time)
+//! once the watermark passes it, and for a time-range condition such as
+//! `r.ts BETWEEN l.ts AND l.ts + INTERVAL 1 HOUR` once the watermark passes
+//! the row's time plus the range. Outer joins emit a row that never matched,
+//! padded with nulls, when it is evicted; left semi joins emit a left row on
+//! its first match.
+
+mod condition;
+mod exec;
+mod key_groups;
+mod node;
+mod side_state;
+
+use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunction, TimeBounds};
+pub use exec::{plan, StreamJoinExec};
+use key_groups::{key_rows, times_of, Appends, KeyGroups};
+pub use node::{Expiry, StreamJoinNode};
+pub(crate) use side_state::packed_rows;
+use side_state::{evict_partition, pack, packed_at, unpack, KeyList, SideState, MATCHED};
+
+use std::borrow::Cow;
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+
+use arrow::array::{
+    new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
+};
+use arrow::buffer::NullBuffer;
+use arrow::compute::{cast, concat_batches, filter_record_batch, take};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
+use arrow::row::{RowConverter, Rows, SortField};
+use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DFSchema, DFSchemaRef, Result as DFResult, ScalarValue};
+use datafusion::error::DataFusionError;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{
+    build_join_schema, BinaryExpr, Expr, ExprSchemable, JoinType, LogicalPlan, Operator,
+    UserDefinedLogicalNodeCore,
+};
+use datafusion::physical_expr::EquivalenceProperties;
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    execute_stream, DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PhysicalExpr,
+    PlanProperties,
+};
+
+use super::event_time::event_times;
+use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
+use crate::error::{Error, Result};
+use crate::exec::watermark::watermarks_under;
+use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState, StateLayout};
+use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
+
+/// A running query's stream-stream join.
+pub struct StreamJoin {
+    /// Why the join cannot run, which Spark says when it first runs (a side
+    /// with two event-time columns).
+    refusal: Option<String>,
+    join_type: JoinType,
+    left: SideState,
+    right: SideState,
+    /// The state version this batch writes (unique row ids in state keys).
+    version: i64,
+    /// Rows at or below it are late.
+    watermark: Option<i64>,
+    /// State at or below it is evicted.
+    evict_wm: Option<i64>,
+    metrics: OperatorMetrics,
+    /// Time spent joining this batch's rows so far (its chunks').
+    updating: std::time::Duration,
+}
+
+/// The physical expressions and schemas of a planned join.
+#[derive(Debug)]
+pub struct JoinExprs {
+    left_schema: SchemaRef,
+    right_schema: SchemaRef,
+    left_keys: Vec<Arc<dyn PhysicalExpr>>,
+    right_keys: Vec<Arc<dyn PhysicalExpr>>,
+    /// Over the left columns followed by the right columns.
+    filter: Option<Arc<dyn PhysicalExpr>>,
+    /// Left columns followed by right columns, all nullable (outer rows).
+    pair_schema: SchemaRef,
+    /// Encodes either side's keys (the right ones cast to the left's types).
+    key_conv: RowConverter,
+    out_schema: SchemaRef,
+    /// A left semi join (its right side joins first).
+    semi: bool,
+}
+
+impl JoinExprs {
+    fn side_schema(&self, left: bool) -> &SchemaRef {
+        if left {
+            &self.left_schema
+        } else {
+            &self.right_schema
+        }
+    }
+}
+
+impl StreamJoin {
+    fn side(&mut self, left: bool) -> &mut SideState {
+        if left {
+            &mut self.left
+        } else {
+            &mut self.right
+        }
+    }
+
+    fn side_ref(&self, left: bool) -> &SideState {
+        if left {
+            &self.left
+        } else {
+            &self.right
+        }
+    }
+
+    /// Drop late rows of a side batch.
+    fn drop_late(&mut self, b: RecordBatch, left: bool) -> Result<RecordBatch> {
+        let (Some(wm), Some(col)) = (self.watermark, self.side(left).late_column) else {
+            return Ok(b);
+        };
+        let keep: BooleanArray = times_of(&b, col)?
+            .iter()
+            .map(|t| Some(t.is_none_or(|t| t > wm)))
+            .collect();
+        let dropped = keep.len() - keep.true_count();
+        if dropped == 0 {
+            return Ok(b);
+        }
+        self.metrics.rows_dropped_by_watermark += dropped as u64;
+        Ok(filter_record_batch(&b, &keep)?)
+    }
+
+    /// Join a batch of one side with the other side's state, store its rows,
+    /// and return the output rows (pair schema, or left rows for semi).
+    fn join_side(
+        &mut self,
+        b: &RecordBatch,
+        left: bool,
+        exprs: &JoinExprs,
+    ) -> Result<Vec<RecordBatch>> {
+        let key_exprs = if left {
+            &exprs.left_keys
+        } else {
+            &exprs.right_keys
+        };
+        let (keys, valid) = key_rows(b, key_exprs, &exprs.key_conv)?;
+        let groups = KeyGroups::new(&keys, &valid);
+        let semi = self.join_type == JoinType::LeftSemi;
+        // the other side's rows of each distinct key: their packed values
+        // (`lists`, read in place), and per candidate row (list, offset)
+        // and its flag
+        let mut lists: Vec<(usize, Cow<[u8]>)> = Vec::new();
+        let mut stored: Vec<(u32, usize)> = Vec::new();
+        let mut stored_matched: Vec<bool> = Vec::new();
+        let mut range_of = vec![0..0; groups.len()];
+        {
+            let other = self.side_ref(!left);
+            for (g, range) in range_of.iter_mut().enumerate() {
+                let key = groups.key(&keys, g);
+                let p = other.state.partition_of(key);
+                let Some(list) = other.state.store(p).get_bytes(key)? else {
+                    continue;
+                };
+                let start = stored.len();
+                for row in unpack(&list) {
+                    // a semi join emits a left row once
+                    if !(semi && !left && row.matched) {
+                        stored.push((lists.len() as u32, row.at));
+                        stored_matched.push(row.matched);
+                    }
+                }
+                *range = start..stored.len();
+                lists.push((g, list));
+            }
+        }
+        // candidate pairs: (row of b, index in `stored`), in b's row order
+        let mut this_idx: Vec<u32> = Vec::new();
+        let mut cand: Vec<u32> = Vec::new();
+        for (r, g) in groups.group_of.iter().enumerate() {
+            if *g != u32::MAX {
+                for s in range_of[*g as usize].clone() {
+                    this_idx.push(r as u32);
+                    cand.push(s as u32);
+                }
+            }
+        }
+        let (this_idx, cand) = (UInt32Array::from(this_idx), UInt32Array::from(cand));
+        let this_cols = b
+            .columns()
+            .iter()
+            .map(|c| Ok(take(c.as_ref(), &this_idx, None)?))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        // each stored row decoded once, then repeated for its pairs
+        let other_batch = self.side_ref(!left).decode(
+            stored
+                .iter()
+                .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
+            exprs.side_schema(!left),
+        )?;
+        let other_cols = other_batch
+            .columns()
+            .iter()
+            .map(|c| Ok(take(c.as_ref(), &cand, None)?))
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let cols: Vec<ArrayRef> = if left {
+            this_cols.into_iter().chain(other_cols).collect()
+        } else {
+            other_cols.into_iter().chain(this_cols).collect()
+        };
+        let pairs = RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?;
+        let mask = match &exprs.filter {
+            Some(f) => f
+                .evaluate(&pairs)?
+                .into_array(pairs.num_rows())?
+                .as_boolean()
+                .clone(),
+            None => BooleanArray::from(vec![true; pairs.num_rows()]),
+        };
+        let mut matched_rows = vec![false; b.num_rows()];
+        // stored rows matched for the first time (indices in `stored`)
+        let mut first_matches: Vec<usize> = Vec::new();
+        for (i, ok) in mask.iter().enumerate() {
+            if ok == Some(true) {
+                matched_rows[this_idx.value(i) as usize] = true;
+                let s = cand.value(i) as usize;
+                if !stored_matched[s] {
+                    stored_matched[s] = true;
+                    first_matches.push(s);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if semi && left {
+            // left rows with a match in the right state: emitted now, once
+            let first: BooleanArray = matched_rows.iter().map(|m| Some(*m)).collect();
+            out.push(filter_record_batch(b, &first)?);
+        } else if semi {
+            // stored left rows matched for the first time by this right batch
+            let idx =
+                UInt32Array::from(first_matches.iter().map(|i| *i as u32).collect::<Vec<_>>());
+            let cols = other_batch
+                .columns()
+                .iter()
+                .map(|c| Ok(take(c.as_ref(), &idx, None)?))
+                .collect::<Result<Vec<ArrayRef>>>()?;
+            out.push(RecordBatch::try_new(Arc::clone(&exprs.out_schema), cols)?);
+        } else {
+            out.push(filter_record_batch(&pairs, &mask)?);
+        }
+        // flag the stored rows that matched, then store this batch's rows
+        let mut changed = vec![false; lists.len()];
+        for s in first_matches {
+            let (l, at) = stored[s];
+            lists[l as usize].1.to_mut()[at] = MATCHED;
+            changed[l as usize] = true;
+        }
+        // copied out only when flagged, which ends the borrow of the store
+        let flagged: Vec<(usize, Vec<u8>)> = lists
+            .into_iter()
+            .zip(changed)
+            .filter(|(_, c)| *c)
+            .map(|((g, list), _)| (g, list.into_owned()))
+            .collect();
+        for (g, list) in flagged {
+            self.side(!left).put(groups.key(&keys, g), list)?;
+        }
+        let expired_through = if left { None } else { self.evict_wm };
+        let keep_unmatched = matches!(self.join_type, JoinType::Right | JoinType::Full);
+        let this = self.side(left);
+        let rows = this.conv.convert_columns(b.columns())?;
+        let expiries: Vec<i64> = match this.expiry {
+            Some(exp) => times_of(b, exp.column)?
+                .iter()
+                .map(|t| t.unwrap_or(i64::MIN).saturating_add(exp.offset_us))
+                .collect(),
+            None => vec![i64::MAX; b.num_rows()],
+        };
+        let mut appends = Appends {
+            by_partition: vec![Vec::new(); this.state.len()],
+            expiries,
+            matched: matched_rows,
+            skip_matched: semi && left,
+            expired_through,
+            keep_unmatched,
+            rows,
+            keys,
+            groups,
+        };
+        // each key with rows to store: its partition, and its earliest
+        // expiry in the eviction index
+        for g in 0..=appends.groups.len() {
+            let earliest = appends
+                .groups
+                .rows_of(g)
+                .iter()
+                .map(|r| *r as usize)
+                .filter(|r| appends.stored(*r))
+                .map(|r| appends.expiries[r])
+                .min();
+            let Some(earliest) = earliest else {
+                continue;
+            };
+            let key = appends.groups.key(&appends.keys, g);
+            let p = this.state.partition_of(key);
+            if this.expiry.is_some() {
+                this.by_expiry[p].insert(earliest, key);
+            }
+            appends.by_partition[p].push(g as u32);
+        }
+        let appends = Arc::new(appends);
+        let added: u64 = this
+            .state
+            .each(b.num_rows(), move |p, store| appends.append(p, store))?
+            .iter()
+            .sum();
+        this.rows += added;
+        self.metrics.rows_updated += added;
+        Ok(out)
+    }
+
+    /// Evict both sides' expired rows; outer joins emit the unmatched ones.
+    fn evict(&mut self, exprs: &JoinExprs) -> Result<Vec<RecordBatch>> {
+        let Some(wm) = self.evict_wm else {
+            return Ok(vec![]);
+        };
+        let t = Instant::now();
+        let mut out = Vec::new();
+        for left in [true, false] {
+            let emit = match self.join_type {
+                JoinType::Left => left,
+                JoinType::Right => !left,
+                JoinType::Full => true,
+                _ => false,
+            };
+            let side = if left {
+                &mut self.left
+            } else {
+                &mut self.right
+            };
+            // each partition's keys with rows that may expire at or below
+            // the watermark
+            let taken: Vec<Vec<KeyList>> = side
+                .by_expiry
+                .iter_mut()
+                .map(|ix| ix.take_through(wm))
+                .collect();
+            let keys = taken.iter().flatten().map(|l| l.ends.len()).sum();
+            let taken = Arc::new(taken);
+            let parts = side.state.each(keys, move |p, store| {
+                evict_partition(&taken[p], store, wm, emit)
+            })?;
+            let (mut unmatched, mut removed) = (Vec::new(), 0);
+            for (p, part) in parts.into_iter().enumerate() {
+                removed += part.removed;
+                unmatched.extend_from_slice(&part.unmatched);
+                side.by_expiry[p].merge(part.again);
+            }
+            side.rows -= removed;
+            self.metrics.rows_removed += removed;
+            if unmatched.is_empty() {
+                continue;
+            }
+            let own = side.decode(unpack(&unmatched).map(|p| p.row), exprs.side_schema(left))?;
+            let n = own.num_rows();
+            let nulls = exprs
+                .side_schema(!left)
+                .fields()
+                .iter()
+                .map(|f| new_null_array(f.data_type(), n));
+            let cols: Vec<ArrayRef> = if left {
+                own.columns().iter().cloned().chain(nulls).collect()
+            } else {
+                nulls.chain(own.columns().iter().cloned()).collect()
+            };
+            out.push(RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?);
+        }
+        self.metrics.all_removals_ms += t.elapsed().as_millis() as i64;
+        Ok(out)
+    }
+    /// One side's rows of a batch joined with the other side's state, and
+    /// stored. One side goes first (the left, or the right in a semi join):
+    /// the other side's rows of this batch then meet its rows in state, so
+    /// every new pair is output once.
+    fn join_input(
+        &mut self,
+        batches: Vec<RecordBatch>,
+        left: bool,
+        exprs: &JoinExprs,
+    ) -> Result<Vec<RecordBatch>> {
+        if let Some(message) = &self.refusal {
+            return Err(Error::analysis(
+                "MULTIPLE_EVENT_TIME_COLUMNS",
+                message.clone(),
+            ));
+        }
+        let t = Instant::now();
+        let b = concat_batches(exprs.side_schema(left), &batches)?;
+        let b = self.drop_late(b, left)?;
+        let out = self.join_side(&b, left, exprs)?;
+        self.updating += t.elapsed();
+        Ok(out)
+    }
+
+    /// The batch's output: the joined rows of both sides and the rows
+    /// evicted unmatched (outer joins), in the output schema.
+    fn finish(&mut self, mut out: Vec<RecordBatch>, exprs: &JoinExprs) -> Result<RecordBatch> {
+        self.metrics.all_updates_ms = self.updating.as_millis() as i64;
+        out.extend(self.evict(exprs)?);
+        // pairs to the output schema (semi output is the left rows already)
+        let out: Vec<RecordBatch> = out
+            .into_iter()
+            .map(|b| RecordBatch::try_new(Arc::clone(&exprs.out_schema), b.columns().to_vec()))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(concat_batches(&exprs.out_schema, &out)?)
+    }
+}
+
+impl StatefulOperator for StreamJoin {
+    fn begin_batch(&mut self, late_us: Option<i64>, evict_us: Option<i64>) {
+        self.watermark = late_us;
+        self.evict_wm = evict_us;
+        self.metrics = OperatorMetrics::default();
+        self.updating = std::time::Duration::ZERO;
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let ms = self.left.state.commit()? + self.right.state.commit()?;
+        self.metrics.commit_ms = ms;
+        self.version += 1;
+        Ok(())
+    }
+
+    fn progress(&self) -> serde_json::Value {
+        let mut p = progress(
+            "symmetricHashJoin",
+            &[("left", &self.left.state), ("right", &self.right.state)],
+            &self.metrics,
+        );
+        // the stores hold a value per key; Spark counts the rows
+        p["numRowsTotal"] = (self.left.rows + self.right.rows).into();
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::side_state::ExpiryIndex;
+    use super::*;
+    use arrow::datatypes::IntervalMonthDayNano;
+    use datafusion::prelude::{col, lit};
+
+    fn interval(days: i32, nanos: i64) -> Expr {
+        lit(ScalarValue::IntervalMonthDayNano(Some(
+            IntervalMonthDayNano::new(0, days, nanos),
+        )))
+    }
+
+    #[test]
+    fn expiry_index_hands_over_the_keys_of_buckets_through_the_watermark() {
+        let mut idx = ExpiryIndex::default();
+        let second = 1 << TIME_BUCKET_BITS;
+        idx.insert(-5, b"early");
+        idx.insert(second + 1, b"edge");
+        idx.insert(second + 2, b"");
+        idx.insert(3 * second, b"late");
+        let taken: Vec<Vec<u8>> = idx
+            .take_through(second + 1)
+            .iter()
+            .flat_map(KeyList::iter)
+            .map(<[u8]>::to_vec)
+            .collect();
+        // the watermark's own bucket too: its keys are checked row by row
+        assert_eq!(taken, vec![b"early".to_vec(), b"edge".to_vec(), vec![]]);
+        let rest: Vec<Vec<u8>> = idx
+            .take_through(i64::MAX)
+            .iter()
+            .flat_map(KeyList::iter)
+            .map(<[u8]>::to_vec)
+            .collect();
+        assert_eq!(rest, vec![b"late".to_vec()]);
+    }
+
+    #[test]
+    fn merged_expiry_indexes_keep_every_key_in_its_bucket() {
+        let second = 1 << TIME_BUCKET_BITS;
+        let (mut idx, mut other) = (ExpiryIndex::default(), ExpiryIndex::default());
+        idx.insert(0, b"a");
+        other.insert(1, b"b"); // same bucket as "a"
+        other.insert(2 * second, b"c"); // a bucket `idx` lacks
+        idx.merge(other);
+        let keys = |lists: Vec<KeyList>| -> Vec<Vec<u8>> {
+            lists
+                .iter()
+                .flat_map(KeyList::iter)
+                .map(<[u8]>::to_vec)
+                .collect()
+        };
+        assert_eq!(
+            keys(idx.take_through(1)),
+            vec![b"a".to_vec(), b"b".to_vec()]
+        );
+        assert_eq!(keys(idx.take_through(i64::MAX)), vec![b"c".to_vec()]);
+    }
+
+    #[test]
+    fn fixed_intervals_on_timestamps_become_durations_and_others_stay() {
+        let schema = DFSchema::try_from(Schema::new(vec![
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                true,
+            ),
+            Field::new("n", DataType::Int64, true),
+        ]))
+        .unwrap();
+        let ten_s = col("ts").lt_eq(col("ts") + interval(0, 10_000_000_000));
+        assert_eq!(
+            durations_for_intervals(&ten_s, &schema),
+            col("ts").lt_eq(col("ts") + lit(ScalarValue::DurationMicrosecond(Some(10_000_000))))
+        );
+        // a day follows the time zone's calendar; sub-µs is not exact: kept
+        for kept in [col("ts") + interval(1, 0), col("ts") + interval(0, 1_500)] {
+            assert_eq!(durations_for_intervals(&kept, &schema), kept);
+        }
+    }
+}

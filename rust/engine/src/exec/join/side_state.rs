@@ -1,0 +1,264 @@
+//! One side's stored rows (Spark's `SymmetricHashJoinStateManager`): per
+//! key a packed list of rows with their expiry and matched flag, and the
+//! expiry index that evicts them as the watermark passes.
+
+use super::*;
+
+/// One side's stored rows, by join key. A key's value packs its rows, each
+/// as a matched flag, its expiry time and its bytes in Arrow's row format,
+/// so a batch reads and writes each distinct key once and eviction reads no
+/// row. (A key with very many rows is rewritten whole when it changes.)
+pub(super) struct SideState {
+    pub(super) state: PartitionedState,
+    /// Encodes the side's columns.
+    pub(super) conv: RowConverter,
+    pub(super) expiry: Option<Expiry>,
+    /// The side's watermarked event-time column: rows behind the watermark are late.
+    pub(super) late_column: Option<usize>,
+    /// Each partition's keys by the time bucket of their rows' earliest
+    /// expiry: the keys eviction visits once the watermark reaches the
+    /// bucket (a key may be listed more than once; a visit to a key with
+    /// nothing expired is a no-op that lists it again).
+    pub(super) by_expiry: Vec<ExpiryIndex>,
+    /// Rows stored (`numRowsTotal`).
+    pub(super) rows: u64,
+}
+
+pub(super) const MATCHED: u8 = 1;
+
+/// Flag, expiry (i64) and length (u32) before each packed row.
+pub(super) const HEADER: usize = 13;
+
+/// A row inside a key's packed value.
+pub(super) struct Packed<'a> {
+    /// Where its flag byte is in the value.
+    pub(super) at: usize,
+    pub(super) matched: bool,
+    /// When it expires (µs; `i64::MAX`: never).
+    pub(super) expiry: i64,
+    pub(super) row: &'a [u8],
+}
+
+pub(super) fn packed_at(list: &[u8], at: usize) -> Option<Packed<'_>> {
+    let head = list.get(at..at + HEADER)?;
+    let expiry = i64::from_le_bytes(head[1..9].try_into().ok()?);
+    let len = u32::from_le_bytes(head[9..13].try_into().ok()?) as usize;
+    Some(Packed {
+        at,
+        matched: head[0] == MATCHED,
+        expiry,
+        row: list.get(at + HEADER..at + HEADER + len)?,
+    })
+}
+
+/// The rows packed in a key's value, in the order they were stored.
+pub(super) fn unpack(list: &[u8]) -> impl Iterator<Item = Packed<'_>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let p = packed_at(list, at)?;
+        at += HEADER + p.row.len();
+        Some(p)
+    })
+}
+
+/// The rows (Arrow row format) packed in a join side's stored value.
+pub(crate) fn packed_rows(list: &[u8]) -> impl Iterator<Item = &[u8]> {
+    unpack(list).map(|p| p.row)
+}
+
+pub(super) fn pack(list: &mut Vec<u8>, matched: bool, expiry: i64, row: &[u8]) {
+    list.push(u8::from(matched));
+    list.extend_from_slice(&expiry.to_le_bytes());
+    list.extend_from_slice(&(row.len() as u32).to_le_bytes());
+    list.extend_from_slice(row);
+}
+
+impl SideState {
+    pub(super) fn open(
+        ctx: &OpenContext,
+        name: &str,
+        schema: &Schema,
+        expiry: Option<Expiry>,
+        late_column: Option<usize>,
+    ) -> Result<Self> {
+        let fields = vec![Arc::new(Field::new("rows", DataType::Binary, true))];
+        let state = PartitionedState::open_named(
+            ctx.provider,
+            &ctx.spec,
+            Some(name),
+            &fields,
+            KeyOrder::Unordered,
+        )?;
+        let conv = RowConverter::new(
+            schema
+                .fields()
+                .iter()
+                .map(|f| SortField::new(f.data_type().clone()))
+                .collect(),
+        )?;
+        let mut side = SideState {
+            state,
+            conv,
+            expiry,
+            late_column,
+            by_expiry: Vec::new(),
+            rows: 0,
+        };
+        side.by_expiry
+            .resize_with(side.state.len(), ExpiryIndex::default);
+        // count the restored rows and rebuild the eviction index
+        // (keys, then each value read in place: no copy of the rows)
+        for p in 0..side.state.len() {
+            let store = side.state.store(p);
+            for key in store.keys() {
+                let key = key?;
+                let Some(list) = store.get_bytes(&key)? else {
+                    continue;
+                };
+                let (n, earliest) =
+                    unpack(&list).fold((0, i64::MAX), |(n, e), r| (n + 1, e.min(r.expiry)));
+                side.rows += n;
+                if expiry.is_some() {
+                    side.by_expiry[p].insert(earliest, &key);
+                }
+            }
+        }
+        Ok(side)
+    }
+
+    /// Stored rows back to a batch of the side's columns.
+    pub(super) fn decode<'a>(
+        &self,
+        rows: impl Iterator<Item = &'a [u8]>,
+        schema: &Schema,
+    ) -> Result<RecordBatch> {
+        let parser = self.conv.parser();
+        let rows: Vec<_> = rows.map(|r| parser.parse(r)).collect();
+        let cols = self.conv.convert_rows(rows)?;
+        Ok(RecordBatch::try_new(
+            Arc::new(schema.clone()),
+            cols.into_iter()
+                .zip(schema.fields())
+                .map(|(c, f)| {
+                    if c.data_type() == f.data_type() {
+                        Ok(c)
+                    } else {
+                        Ok(cast(&c, f.data_type())?)
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?,
+        )?)
+    }
+
+    pub(super) fn put(&mut self, key: &[u8], list: Vec<u8>) -> Result<()> {
+        let p = self.state.partition_of(key);
+        let store = self.state.store_mut(p);
+        if list.is_empty() {
+            store.remove(key);
+            Ok(())
+        } else {
+            store.put_bytes(key, &list)
+        }
+    }
+}
+
+/// Keys by time bucket ([`TIME_BUCKET_BITS`]) of an expiry, a bucket's keys
+/// in one buffer, so a batch's inserts are appends.
+#[derive(Default)]
+pub(super) struct ExpiryIndex(BTreeMap<i64, KeyList>);
+
+/// Byte-string keys packed in one buffer.
+#[derive(Default)]
+pub(super) struct KeyList {
+    pub(super) bytes: Vec<u8>,
+    pub(super) ends: Vec<usize>,
+}
+
+impl KeyList {
+    pub(super) fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(s, e)| &self.bytes[s..*e])
+    }
+}
+
+impl ExpiryIndex {
+    pub(super) fn insert(&mut self, expiry: i64, key: &[u8]) {
+        let bucket = expiry >> TIME_BUCKET_BITS;
+        self.0.entry(bucket).or_default().push(key);
+    }
+
+    /// Add `other`'s keys.
+    pub(super) fn merge(&mut self, other: ExpiryIndex) {
+        for (bucket, keys) in other.0 {
+            match self.0.entry(bucket) {
+                Entry::Vacant(e) => {
+                    e.insert(keys);
+                }
+                Entry::Occupied(mut e) => keys.iter().for_each(|k| e.get_mut().push(k)),
+            }
+        }
+    }
+
+    /// The keys of every bucket up to the one holding `wm`, removed.
+    pub(super) fn take_through(&mut self, wm: i64) -> Vec<KeyList> {
+        let keep = self.0.split_off(&((wm >> TIME_BUCKET_BITS) + 1));
+        std::mem::replace(&mut self.0, keep).into_values().collect()
+    }
+}
+
+/// What evicting a partition of one side did.
+pub(super) struct Evicted {
+    /// Rows removed.
+    pub(super) removed: u64,
+    /// The unmatched expired rows, packed, when the side emits them.
+    pub(super) unmatched: Vec<u8>,
+    /// The visited keys that keep rows, by their new earliest expiry.
+    pub(super) again: ExpiryIndex,
+}
+
+/// Remove the rows of `keys` expired at `wm` from one partition's store.
+pub(super) fn evict_partition(
+    keys: &[KeyList],
+    store: &mut dyn StateStore,
+    wm: i64,
+    emit: bool,
+) -> Result<Evicted> {
+    let mut out = Evicted {
+        removed: 0,
+        unmatched: Vec::new(),
+        again: ExpiryIndex::default(),
+    };
+    for key in keys.iter().flat_map(KeyList::iter) {
+        let Some(list) = store.get_bytes(key)? else {
+            continue;
+        };
+        let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
+        for row in unpack(&list) {
+            if row.expiry <= wm {
+                out.removed += 1;
+                if emit && !row.matched {
+                    pack(&mut out.unmatched, false, row.expiry, row.row);
+                }
+            } else {
+                pack(&mut kept, row.matched, row.expiry, row.row);
+                earliest = earliest.min(row.expiry);
+            }
+        }
+        let changed = kept.len() != list.len();
+        drop(list);
+        if kept.is_empty() {
+            store.remove(key);
+        } else if changed {
+            store.put_bytes(key, &kept)?;
+        }
+        if earliest != i64::MAX {
+            out.again.insert(earliest, key);
+        }
+    }
+    Ok(out)
+}
