@@ -10,8 +10,7 @@ pub mod limit;
 pub mod map_batches;
 pub mod observe;
 pub mod operator;
-mod processor_schema;
-pub(crate) use processor_schema::spark_type as spark_type_name;
+pub(crate) use group_state::processor_schema::spark_type as spark_type_name;
 
 pub mod watermark;
 mod window_bounds;

@@ -1,6 +1,6 @@
 //! A processor's stored values written with earlier state variables, read
 //! as the processor declares them now (the checks of what may change are
-//! `exec::processor_schema`'s). The stored struct holds a field per
+//! `exec::group_state::processor_schema`'s). The stored struct holds a field per
 //! variable: a value's `{value, expiresAt}`, a list of them, a map's list
 //! of `{key, value, expiresAt}`, and the timers.
 
