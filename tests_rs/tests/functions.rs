@@ -59,3 +59,69 @@ fn unknown_column_is_an_analysis_error_listing_columns() {
         "{msg}"
     );
 }
+
+/// A user's function (what the bindings implement over Python) made a
+/// scalar UDF and an aggregate one: called per batch and per group, its
+/// values cast to the declared type; a wrong count of values is an error
+/// naming the function.
+#[test]
+fn user_functions_run_as_scalar_and_aggregate_udfs() {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, AsArray, Int64Array, RecordBatch};
+    use arrow::datatypes::{DataType, Int64Type};
+    use sparklet_engine::functions::user_udfs::{aggregate_udf, scalar_udf, BatchFunction};
+
+    struct Doubled;
+    impl BatchFunction for Doubled {
+        fn call(&self, args: RecordBatch) -> sparklet_engine::error::Result<ArrayRef> {
+            let v = arrow::compute::cast(args.column(0), &DataType::Int64)?;
+            let doubled: Int64Array = v
+                .as_primitive::<Int64Type>()
+                .iter()
+                .map(|x| x.map(|x| x * 2))
+                .collect();
+            Ok(Arc::new(doubled))
+        }
+    }
+    struct Total;
+    impl BatchFunction for Total {
+        fn call(&self, args: RecordBatch) -> sparklet_engine::error::Result<ArrayRef> {
+            let v = arrow::compute::cast(args.column(0), &DataType::Int64)?;
+            let sum = arrow::compute::sum(v.as_primitive::<Int64Type>()).unwrap_or(0);
+            Ok(Arc::new(Int64Array::from(vec![sum])))
+        }
+    }
+    struct Short;
+    impl BatchFunction for Short {
+        fn call(&self, _args: RecordBatch) -> sparklet_engine::error::Result<ArrayRef> {
+            Ok(Arc::new(Int64Array::from(vec![1])))
+        }
+    }
+    let s = Session::new(vec![]).unwrap();
+    s.ctx()
+        .register_udf(scalar_udf("doubled", Arc::new(Doubled), DataType::Float64));
+    s.ctx()
+        .register_udaf(aggregate_udf("total", Arc::new(Total), DataType::Int64));
+    s.ctx()
+        .register_udf(scalar_udf("short", Arc::new(Short), DataType::Int64));
+    let out = crate::common::rows(
+        s.sql("SELECT k, total(v) AS t, doubled(max(v)) AS d FROM (VALUES (1, 2), (1, 3), (2, 5)) AS t(k, v) GROUP BY k ORDER BY k")
+            .unwrap(),
+    )
+    .join("\n");
+    assert!(
+        out.contains("| 1 | 5 | 6.0  |") && out.contains("| 2 | 5 | 10.0 |"),
+        "{out}"
+    );
+    let short = s
+        .sql("SELECT short(v) FROM (VALUES (1), (2)) AS t(v)")
+        .unwrap();
+    let err = sparklet_engine::dataframe::collect(short)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the UDF short returned 1 values where 2 were expected"),
+        "{err}"
+    );
+}

@@ -9,6 +9,7 @@ mod always_distinct;
 mod collect;
 pub mod spark_sql;
 pub mod udfs;
+pub mod user_udfs;
 pub mod window;
 
 use std::sync::Arc;
