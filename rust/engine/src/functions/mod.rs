@@ -7,6 +7,7 @@
 
 mod always_distinct;
 mod collect;
+pub mod column;
 pub mod spark_sql;
 pub mod udfs;
 pub mod user_udfs;
