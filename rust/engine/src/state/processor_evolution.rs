@@ -81,18 +81,10 @@ impl ValueEvolution for ProcessorEvolution {
 impl ProcessorEvolution {
     /// The stored struct of the variables, as `vars` (by name).
     fn variables(&self, stored: &StructArray, written: &Fields, vars: &Fields) -> Result<ArrayRef> {
-        let columns = vars
-            .iter()
-            .map(|var| match written.find(var.name()) {
-                Some((j, _)) => self.variable(stored.column(j), var.data_type()),
-                None => Ok(new_null_array(var.data_type(), stored.len())),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Arc::new(StructArray::try_new(
-            vars.clone(),
-            columns,
-            stored.nulls().cloned(),
-        )?))
+        rebuilt(stored, vars, |_, var| {
+            let (j, _) = written.find(var.name())?;
+            Some(self.variable(stored.column(j), var.data_type()))
+        })
     }
 
     /// One variable: a value's `{value, expiresAt}`, a list of them, a
@@ -110,12 +102,7 @@ impl ProcessorEvolution {
                     return Ok(arrow::compute::cast(column, to)?);
                 };
                 let values = self.entry(as_struct(list.values(), to)?, fields)?;
-                Ok(Arc::new(ListArray::try_new(
-                    Arc::clone(item),
-                    list.offsets().clone(),
-                    values,
-                    list.nulls().cloned(),
-                )?))
+                relisted(list, item, values)
             }
             _ => Ok(arrow::compute::cast(column, to)?),
         }
@@ -124,22 +111,11 @@ impl ProcessorEvolution {
     /// A variable's entry: its user value (and map key) adapted, its
     /// expiry as written.
     fn entry(&self, entry: &StructArray, to: &Fields) -> Result<ArrayRef> {
-        let written = entry.fields();
-        let columns = to
-            .iter()
-            .map(|f| {
-                let Some((j, _)) = written.find(f.name()) else {
-                    return Ok(new_null_array(f.data_type(), entry.len()));
-                };
-                let by_name = f.name() == "value" && self.encoding == StateEncoding::Avro;
-                conform(entry.column(j), f.data_type(), by_name)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Arc::new(StructArray::try_new(
-            to.clone(),
-            columns,
-            entry.nulls().cloned(),
-        )?))
+        rebuilt(entry, to, |_, f| {
+            let (j, _) = entry.fields().find(f.name())?;
+            let by_name = f.name() == "value" && self.encoding == StateEncoding::Avro;
+            Some(conform(entry.column(j), f.data_type(), by_name))
+        })
     }
 }
 
@@ -152,39 +128,51 @@ fn conform(array: &ArrayRef, to: &DataType, by_name: bool) -> Result<ArrayRef> {
     match (array.data_type(), to) {
         (DataType::Struct(from), DataType::Struct(fields)) => {
             let parts = as_struct(array, to)?;
-            let columns = fields
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    let source = if by_name {
-                        from.find(f.name()).map(|(j, _)| j)
-                    } else {
-                        (i < from.len()).then_some(i)
-                    };
-                    match source {
-                        Some(j) => conform(parts.column(j), f.data_type(), by_name),
-                        None => Ok(new_null_array(f.data_type(), array.len())),
-                    }
-                })
-                .collect::<Result<Vec<_>>>()?;
-            Ok(Arc::new(StructArray::try_new(
-                fields.clone(),
-                columns,
-                array.nulls().cloned(),
-            )?))
+            rebuilt(parts, fields, |i, f| {
+                let j = if by_name {
+                    from.find(f.name()).map(|(j, _)| j)?
+                } else {
+                    (i < from.len()).then_some(i)?
+                };
+                Some(conform(parts.column(j), f.data_type(), by_name))
+            })
         }
         (DataType::List(_), DataType::List(item)) => {
             let list = as_list(array, to)?;
             let values = conform(list.values(), item.data_type(), by_name)?;
-            Ok(Arc::new(ListArray::try_new(
-                Arc::clone(item),
-                list.offsets().clone(),
-                values,
-                list.nulls().cloned(),
-            )?))
+            relisted(list, item, values)
         }
         _ => Ok(arrow::compute::cast(array, to)?),
     }
+}
+
+/// A struct of `fields` in place of `like` (its rows and nulls): field `i`
+/// from `column(i, field)`, all null where that gives none.
+fn rebuilt(
+    like: &StructArray,
+    fields: &Fields,
+    column: impl Fn(usize, &FieldRef) -> Option<Result<ArrayRef>>,
+) -> Result<ArrayRef> {
+    let columns = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| column(i, f).unwrap_or_else(|| Ok(new_null_array(f.data_type(), like.len()))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(StructArray::try_new(
+        fields.clone(),
+        columns,
+        like.nulls().cloned(),
+    )?))
+}
+
+/// `list`'s lists over new `values` of element `item`.
+fn relisted(list: &ListArray, item: &FieldRef, values: ArrayRef) -> Result<ArrayRef> {
+    Ok(Arc::new(ListArray::try_new(
+        Arc::clone(item),
+        list.offsets().clone(),
+        values,
+        list.nulls().cloned(),
+    )?))
 }
 
 /// A stored column whose type is not the variable's kind (a variable
