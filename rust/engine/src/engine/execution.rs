@@ -46,9 +46,8 @@ use crate::checkpoint::{
 };
 use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
-use crate::exec::aggregate::StatefulAggregate;
 use crate::exec::observe::ObserveNode;
-use crate::exec::operator::{OperatorControl, OperatorSlot};
+use crate::exec::operator::OperatorControl;
 use crate::exec::watermark::watermarks_under;
 use crate::failpoint;
 pub use crate::plan::output_mode::OutputMode;
@@ -278,7 +277,7 @@ fn start_query(
             provider.as_ref(),
             &op_spec,
         )?;
-    let late_agg = if aggregating || !aggregates.is_empty() {
+    if aggregating || !aggregates.is_empty() {
         let settings = AggSettings {
             mode: opts.output_mode,
             watermarks: &watermarks,
@@ -286,10 +285,7 @@ fn start_query(
             provider: provider.as_ref(),
         };
         open_aggregates(&physical, &aggregates, &settings, &op_spec, &mut operators)?;
-        aggregates.last().map(|(_, slot)| slot.clone())
-    } else {
-        None
-    };
+    }
     operators.sort_by_key(|(id, _)| *id);
     let shared = Arc::new(QueryShared::new(
         id,
@@ -331,7 +327,6 @@ fn start_query(
         committed,
         batch_id,
         replay,
-        late_agg,
         operators,
         watermark_lags,
         late_sink: opts.late_rows,
@@ -428,9 +423,6 @@ struct Execution {
     batch_id: i64,
     /// A batch planned by an earlier run but not committed: run it first.
     replay: Option<OffsetSeq>,
-    /// The streaming aggregation, if the query has one.
-    /// The streaming aggregation reading the input (its late rows go to the late-rows sink).
-    late_agg: Option<OperatorSlot<StatefulAggregate>>,
     /// The watermark of the batch before this run's first, from the
     /// checkpoint; taken by the first batch, which filters late rows against it.
     restored_late_watermark_ms: Option<i64>,
@@ -911,17 +903,19 @@ impl Execution {
         &mut self,
         deliver: impl FnOnce(&mut dyn Sink) -> Result<()>,
     ) -> Result<()> {
-        if let (Some(late), Some(agg)) = (&mut self.late_sink, &self.late_agg) {
-            let (rows, input_schema) = agg.with(|a| {
-                Ok((
-                    std::mem::take(&mut a.late_rows),
-                    Arc::clone(&a.input_schema),
-                ))
-            })?;
-            late.add_batch(
-                self.batch_id,
-                late_rows(&rows, input_schema, self.batch_id)?,
-            )?;
+        if let Some(late) = &mut self.late_sink {
+            // the deepest operator that keeps late rows (an aggregation)
+            let taken = self
+                .operators
+                .iter()
+                .rev()
+                .find_map(|(_, op)| op.take_late_rows());
+            if let Some((rows, input_schema)) = taken {
+                late.add_batch(
+                    self.batch_id,
+                    late_rows(&rows, input_schema, self.batch_id)?,
+                )?;
+            }
         }
         // the state commits (delta files, fsynced) while the sink runs: the
         // output is already computed, and the batch counts as done only

@@ -49,6 +49,11 @@ pub trait StatefulOperator: Send {
     fn acts_on_watermark(&self) -> bool {
         true
     }
+    /// The rows this batch dropped behind the watermark, with their schema,
+    /// for a `lateRowsTable` (beyond Spark); None: the operator keeps none.
+    fn take_late_rows(&mut self) -> Option<(Vec<RecordBatch>, SchemaRef)> {
+        None
+    }
 }
 
 /// What the loop holds for each operator.
@@ -65,6 +70,8 @@ pub trait OperatorControl: Send + Sync {
     fn next_timeout_ms(&self) -> Option<i64>;
     /// See [`StatefulOperator::acts_on_watermark`].
     fn acts_on_watermark(&self) -> bool;
+    /// See [`StatefulOperator::take_late_rows`].
+    fn take_late_rows(&self) -> Option<(Vec<RecordBatch>, SchemaRef)>;
 }
 
 /// An operator's state shared by its logical node, the physical plans made
@@ -130,6 +137,9 @@ impl<T: StatefulOperator> OperatorControl for OperatorSlot<T> {
             .lock()
             .as_ref()
             .map_or(serde_json::Value::Null, |op| op.progress())
+    }
+    fn take_late_rows(&self) -> Option<(Vec<RecordBatch>, SchemaRef)> {
+        self.0.lock().as_mut().and_then(|op| op.take_late_rows())
     }
 }
 

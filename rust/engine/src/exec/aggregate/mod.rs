@@ -484,4 +484,10 @@ impl StatefulOperator for StatefulAggregate {
     fn acts_on_watermark(&self) -> bool {
         self.mode != OutputMode::Complete
     }
+    fn take_late_rows(&mut self) -> Option<(Vec<RecordBatch>, SchemaRef)> {
+        Some((
+            std::mem::take(&mut self.late_rows),
+            Arc::clone(&self.input_schema),
+        ))
+    }
 }
