@@ -7,8 +7,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan};
 use super::output_mode::OutputMode;
 use crate::catalog::is_streaming;
 use crate::error::{Error, Result};
-use crate::exec::dedup::DedupNode;
-use crate::exec::group_state::GroupStateNode;
+use crate::exec::stateful_node::as_stateful;
 
 /// Reject plans Structured Streaming does not support (Spark's
 /// `UnsupportedOperationChecker`), at start time.
@@ -115,10 +114,7 @@ pub(crate) fn static_join_refusal(
 pub(crate) fn has_stateful_nodes(plan: &LogicalPlan) -> bool {
     plan.exists(|node| {
         Ok(match node {
-            LogicalPlan::Extension(ext) => {
-                let node = ext.node.as_any();
-                node.is::<DedupNode>() || node.is::<GroupStateNode>()
-            }
+            LogicalPlan::Extension(ext) => as_stateful(ext.node.as_ref()).is_some(),
             LogicalPlan::Join(j) => is_streaming(&j.left) && is_streaming(&j.right),
             _ => false,
         })

@@ -18,12 +18,11 @@ use crate::error::{Error, Result};
 use crate::exec::aggregate::{
     find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
 };
-use crate::exec::dedup::DedupNode;
-use crate::exec::group_state::GroupStateNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::observe::ObserveNode;
 use crate::exec::operator::{OpenContext, OperatorControl, OperatorSlot};
+use crate::exec::stateful_node::as_stateful;
 use crate::exec::watermark::watermarks_under;
 use crate::plan::output_mode::OutputMode;
 use crate::runtime::block_on;
@@ -131,28 +130,18 @@ pub(crate) fn open_operators(
                         let fresh = ObserveNode::new(o.input.clone(), o.name.clone(), o.exprs.clone());
                         return Ok(extension(Arc::new(fresh)));
                     }
-                    let opened: Option<(Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>, _)> =
-                        if let Some(dedup) = node.downcast_ref::<DedupNode>() {
-                            let (n, c) = dedup.open(&ctx(&dedup.input, next_id)).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else if let Some(join) = node.downcast_ref::<StreamJoinNode>() {
-                            join.check_output_mode(mode).map_err(external)?;
-                            let mut watermarks = watermarks_under(&join.left);
-                            watermarks.extend(watermarks_under(&join.right));
-                            let ctx = OpenContext {
-                                provider,
-                                spec: spec(next_id),
-                                watermarks,
-                            };
-                            let (n, c) = join.open(&ctx).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else if let Some(groups) = node.downcast_ref::<GroupStateNode>() {
-                            let (n, c) = groups.open(&ctx(&groups.input, next_id)).map_err(external)?;
-                            Some((Arc::new(n), c))
-                        } else {
-                            None
+                    if let Some(stateful) = as_stateful(ext.node.as_ref()) {
+                        let ctx = OpenContext {
+                            provider,
+                            spec: spec(next_id),
+                            watermarks: stateful
+                                .watermarked_inputs()
+                                .into_iter()
+                                .flat_map(watermarks_under)
+                                .collect(),
                         };
-                    if let Some((opened, control)) = opened {
+                        let (opened, control) =
+                            stateful.open_stateful(&ctx, mode).map_err(external)?;
                         let lag = ext.node.inputs().into_iter().map(join_lag_us).max();
                         lags.insert(next_id, lag.unwrap_or(0));
                         operators.push((next_id, control));

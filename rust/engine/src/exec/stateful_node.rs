@@ -1,0 +1,73 @@
+//! The logical nodes whose operators keep state, behind one contract: the
+//! engine opens each the same way ([`StatefulNode::open_stateful`]) and
+//! finds them through [`as_stateful`], the one place that lists them.
+//! (Streaming aggregations are opened from the planned aggregate, and a
+//! stream's `limit` from DataFusion's `Limit`: `engine::execution::operators`.)
+
+use std::sync::Arc;
+
+use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
+
+use super::dedup::DedupNode;
+use super::group_state::GroupStateNode;
+use super::join::StreamJoinNode;
+use super::operator::{OpenContext, OperatorControl};
+use crate::error::Result;
+use crate::plan::output_mode::OutputMode;
+
+/// A node opened for a running query, and the loop's handle on its operator.
+pub type Opened = (Arc<dyn UserDefinedLogicalNode>, Arc<dyn OperatorControl>);
+
+/// A logical node whose operator keeps state.
+pub trait StatefulNode {
+    /// The inputs whose watermarked columns the operator reads.
+    fn watermarked_inputs(&self) -> Vec<&LogicalPlan>;
+    /// Open the operator (its state placed by `ctx`) for a query in `mode`.
+    fn open_stateful(&self, ctx: &OpenContext, mode: OutputMode) -> Result<Opened>;
+}
+
+/// `node` as a stateful node, if it is one.
+pub fn as_stateful(node: &dyn UserDefinedLogicalNode) -> Option<&dyn StatefulNode> {
+    let any = node.as_any();
+    if let Some(n) = any.downcast_ref::<DedupNode>() {
+        return Some(n);
+    }
+    if let Some(n) = any.downcast_ref::<StreamJoinNode>() {
+        return Some(n);
+    }
+    if let Some(n) = any.downcast_ref::<GroupStateNode>() {
+        return Some(n);
+    }
+    None
+}
+
+impl StatefulNode for DedupNode {
+    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
+        let (node, control) = self.open(ctx)?;
+        Ok((Arc::new(node), control))
+    }
+}
+
+impl StatefulNode for StreamJoinNode {
+    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.left, &self.right]
+    }
+    fn open_stateful(&self, ctx: &OpenContext, mode: OutputMode) -> Result<Opened> {
+        self.check_output_mode(mode)?;
+        let (node, control) = self.open(ctx)?;
+        Ok((Arc::new(node), control))
+    }
+}
+
+impl StatefulNode for GroupStateNode {
+    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
+        let (node, control) = self.open(ctx)?;
+        Ok((Arc::new(node), control))
+    }
+}
