@@ -6,7 +6,10 @@
 
 use std::sync::Arc;
 
+use datafusion::catalog::Session as CatalogSession;
+use datafusion::common::Result as DFResult;
 use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
+use datafusion::physical_plan::ExecutionPlan;
 
 use super::dedup::DedupNode;
 use super::group_state::GroupStateNode;
@@ -24,6 +27,13 @@ pub trait StatefulNode {
     fn watermarked_inputs(&self) -> Vec<&LogicalPlan>;
     /// Open the operator (its state placed by `ctx`) for a query in `mode`.
     fn open_stateful(&self, ctx: &OpenContext, mode: OutputMode) -> Result<Opened>;
+    /// The physical node over the planned `inputs` (the session's query
+    /// planner asks, as DataFusion's extension planner).
+    fn plan_physical(
+        &self,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        session: &dyn CatalogSession,
+    ) -> DFResult<Arc<dyn ExecutionPlan>>;
 }
 
 /// `node` as a stateful node, if it is one.
@@ -49,6 +59,13 @@ impl StatefulNode for DedupNode {
         let (node, control) = self.open(ctx)?;
         Ok((Arc::new(node), control))
     }
+    fn plan_physical(
+        &self,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _session: &dyn CatalogSession,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(super::dedup::plan(self, Arc::clone(&inputs[0]))?))
+    }
 }
 
 impl StatefulNode for StreamJoinNode {
@@ -60,6 +77,14 @@ impl StatefulNode for StreamJoinNode {
         let (node, control) = self.open(ctx)?;
         Ok((Arc::new(node), control))
     }
+    fn plan_physical(
+        &self,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        session: &dyn CatalogSession,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        let (left, right) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
+        Ok(Arc::new(super::join::plan(self, left, right, session)?))
+    }
 }
 
 impl StatefulNode for GroupStateNode {
@@ -69,5 +94,15 @@ impl StatefulNode for GroupStateNode {
     fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
         let (node, control) = self.open(ctx)?;
         Ok((Arc::new(node), control))
+    }
+    fn plan_physical(
+        &self,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _session: &dyn CatalogSession,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(super::group_state::plan(
+            self,
+            Arc::clone(&inputs[0]),
+        )))
     }
 }

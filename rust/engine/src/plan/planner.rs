@@ -10,13 +10,12 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
 use crate::exec::aggregate::{StatefulAggExec, StatefulAggNode};
-use crate::exec::dedup::DedupNode;
-use crate::exec::group_state::GroupStateNode;
-use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
+use crate::exec::stateful_node::as_stateful;
 use crate::exec::watermark::{WatermarkExec, WatermarkNode};
 
-/// Plans sparklet's logical extension nodes ([`WatermarkNode`], [`DedupNode`]).
+/// Plans sparklet's logical extension nodes: the stateful ones through
+/// their contract ([`as_stateful`]), the others here.
 #[derive(Debug, Default)]
 pub struct StreamingExtensionPlanner;
 
@@ -31,15 +30,8 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         session: &dyn CatalogSession,
         _planning_ctx: &datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext,
     ) -> DFResult<Option<Arc<dyn ExecutionPlan>>> {
-        if let Some(dedup) = node.as_any().downcast_ref::<DedupNode>() {
-            let input = Arc::clone(&physical_inputs[0]);
-            return Ok(Some(Arc::new(crate::exec::dedup::plan(dedup, input)?)));
-        }
-        if let Some(groups) = node.as_any().downcast_ref::<GroupStateNode>() {
-            let input = Arc::clone(&physical_inputs[0]);
-            return Ok(Some(Arc::new(crate::exec::group_state::plan(
-                groups, input,
-            ))));
+        if let Some(stateful) = as_stateful(node) {
+            return Ok(Some(stateful.plan_physical(physical_inputs, session)?));
         }
         if let Some(o) = node
             .as_any()
@@ -58,15 +50,6 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));
-        }
-        if let Some(join) = node.as_any().downcast_ref::<StreamJoinNode>() {
-            let (left, right) = (
-                Arc::clone(&physical_inputs[0]),
-                Arc::clone(&physical_inputs[1]),
-            );
-            return Ok(Some(Arc::new(crate::exec::join::plan(
-                join, left, right, session,
-            )?)));
         }
         if let Some(limit) = node.as_any().downcast_ref::<StreamLimitNode>() {
             let input = Arc::clone(&physical_inputs[0]);
