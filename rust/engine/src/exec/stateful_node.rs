@@ -1,8 +1,8 @@
 //! The logical nodes whose operators keep state, behind one contract: the
 //! engine opens each the same way ([`StatefulNode::open_stateful`]) and
 //! finds them through [`as_stateful`], the one place that lists them.
-//! (Streaming aggregations are opened from the planned aggregate, and a
-//! stream's `limit` from DataFusion's `Limit`: `engine::execution::operators`.)
+//! (Streaming aggregations are opened from the planned aggregate:
+//! `engine::execution::operators`.)
 
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use datafusion::physical_plan::ExecutionPlan;
 use super::dedup::DedupNode;
 use super::group_state::GroupStateNode;
 use super::join::StreamJoinNode;
+use super::limit::StreamLimitNode;
 use super::operator::{OpenContext, OperatorControl};
 use crate::error::Result;
 use crate::plan::output_mode::OutputMode;
@@ -46,6 +47,9 @@ pub fn as_stateful(node: &dyn UserDefinedLogicalNode) -> Option<&dyn StatefulNod
         return Some(n);
     }
     if let Some(n) = any.downcast_ref::<GroupStateNode>() {
+        return Some(n);
+    }
+    if let Some(n) = any.downcast_ref::<StreamLimitNode>() {
         return Some(n);
     }
     None
@@ -104,5 +108,22 @@ impl StatefulNode for GroupStateNode {
             self,
             Arc::clone(&inputs[0]),
         )))
+    }
+}
+
+impl StatefulNode for StreamLimitNode {
+    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
+        vec![&self.input]
+    }
+    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
+        let (node, control) = self.open(ctx)?;
+        Ok((Arc::new(node), control))
+    }
+    fn plan_physical(
+        &self,
+        inputs: &[Arc<dyn ExecutionPlan>],
+        _session: &dyn CatalogSession,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(super::limit::plan(self, Arc::clone(&inputs[0]))))
     }
 }

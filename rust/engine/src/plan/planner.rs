@@ -10,7 +10,6 @@ use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
 use crate::exec::aggregate::{StatefulAggExec, StatefulAggNode};
-use crate::exec::limit::StreamLimitNode;
 use crate::exec::stateful_node::as_stateful;
 use crate::exec::watermark::{WatermarkExec, WatermarkNode};
 
@@ -50,10 +49,6 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
         if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));
-        }
-        if let Some(limit) = node.as_any().downcast_ref::<StreamLimitNode>() {
-            let input = Arc::clone(&physical_inputs[0]);
-            return Ok(Some(Arc::new(crate::exec::limit::plan(limit, input))));
         }
         let Some(wm) = node.as_any().downcast_ref::<WatermarkNode>() else {
             return Ok(None);
