@@ -55,22 +55,47 @@ pub fn as_stateful(node: &dyn UserDefinedLogicalNode) -> Option<&dyn StatefulNod
     None
 }
 
-impl StatefulNode for DedupNode {
-    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
-        let (node, control) = self.open(ctx)?;
-        Ok((Arc::new(node), control))
-    }
-    fn plan_physical(
-        &self,
-        inputs: &[Arc<dyn ExecutionPlan>],
-        _session: &dyn CatalogSession,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(super::dedup::plan(self, Arc::clone(&inputs[0]))?))
-    }
+/// An opened node as the engine holds it.
+fn opened<N: UserDefinedLogicalNode + 'static>(
+    opened: Result<(N, Arc<dyn OperatorControl>)>,
+) -> Result<Opened> {
+    let (node, control) = opened?;
+    Ok((Arc::new(node), control))
 }
+
+/// The contract of a node over one input whose `open` takes no output
+/// mode, planned by `$plan(node, input)`.
+macro_rules! over_one_input {
+    ($node:ty, $plan:expr) => {
+        impl StatefulNode for $node {
+            fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
+                vec![&self.input]
+            }
+            fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
+                opened(self.open(ctx))
+            }
+            fn plan_physical(
+                &self,
+                inputs: &[Arc<dyn ExecutionPlan>],
+                _session: &dyn CatalogSession,
+            ) -> DFResult<Arc<dyn ExecutionPlan>> {
+                let plan: fn(&$node, Arc<dyn ExecutionPlan>) -> DFResult<Arc<dyn ExecutionPlan>> =
+                    $plan;
+                plan(self, Arc::clone(&inputs[0]))
+            }
+        }
+    };
+}
+
+over_one_input!(DedupNode, |node, input| Ok(Arc::new(super::dedup::plan(
+    node, input
+)?)));
+over_one_input!(GroupStateNode, |node, input| Ok(Arc::new(
+    super::group_state::plan(node, input)
+)));
+over_one_input!(StreamLimitNode, |node, input| Ok(Arc::new(
+    super::limit::plan(node, input)
+)));
 
 impl StatefulNode for StreamJoinNode {
     fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
@@ -78,8 +103,7 @@ impl StatefulNode for StreamJoinNode {
     }
     fn open_stateful(&self, ctx: &OpenContext, mode: OutputMode) -> Result<Opened> {
         self.check_output_mode(mode)?;
-        let (node, control) = self.open(ctx)?;
-        Ok((Arc::new(node), control))
+        opened(self.open(ctx))
     }
     fn plan_physical(
         &self,
@@ -88,42 +112,5 @@ impl StatefulNode for StreamJoinNode {
     ) -> DFResult<Arc<dyn ExecutionPlan>> {
         let (left, right) = (Arc::clone(&inputs[0]), Arc::clone(&inputs[1]));
         Ok(Arc::new(super::join::plan(self, left, right, session)?))
-    }
-}
-
-impl StatefulNode for GroupStateNode {
-    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
-        let (node, control) = self.open(ctx)?;
-        Ok((Arc::new(node), control))
-    }
-    fn plan_physical(
-        &self,
-        inputs: &[Arc<dyn ExecutionPlan>],
-        _session: &dyn CatalogSession,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(super::group_state::plan(
-            self,
-            Arc::clone(&inputs[0]),
-        )))
-    }
-}
-
-impl StatefulNode for StreamLimitNode {
-    fn watermarked_inputs(&self) -> Vec<&LogicalPlan> {
-        vec![&self.input]
-    }
-    fn open_stateful(&self, ctx: &OpenContext, _mode: OutputMode) -> Result<Opened> {
-        let (node, control) = self.open(ctx)?;
-        Ok((Arc::new(node), control))
-    }
-    fn plan_physical(
-        &self,
-        inputs: &[Arc<dyn ExecutionPlan>],
-        _session: &dyn CatalogSession,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(super::limit::plan(self, Arc::clone(&inputs[0]))))
     }
 }

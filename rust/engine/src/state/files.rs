@@ -237,9 +237,10 @@ fn evolved_from(
     with_deleted: bool,
 ) -> Result<Option<Vec<FieldRef>>> {
     let expected = schema(spec, with_deleted);
-    if check_schema(path, found, &expected).is_ok() {
-        return Ok(None);
-    }
+    let mismatch = match check_schema(path, found, &expected) {
+        Ok(()) => return Ok(None),
+        Err(e) => e,
+    };
     let lead = 1 + usize::from(with_deleted);
     let leads_match = found.fields().len() >= lead
         && found.fields()[..lead]
@@ -247,7 +248,7 @@ fn evolved_from(
             .zip(&expected.fields()[..lead])
             .all(|(a, b)| a.data_type() == b.data_type() && a.name() == b.name());
     if spec.evolution.is_none() || !leads_match {
-        return check_schema(path, found, &expected).map(|()| None);
+        return Err(mismatch);
     }
     Ok(Some(written_value_fields(&found.fields()[lead..])))
 }
