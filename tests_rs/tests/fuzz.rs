@@ -356,33 +356,25 @@ fn state_store(dir: &Path) -> StoreSpec {
         store.commit().unwrap();
     }
     drop(store); // its snapshot written
-    OperatorInfo {
-        name: "stateStoreSave".into(),
-        partitions: 1,
-        stores: vec!["default".into()],
-    }
-    .write(dir, 0, true)
-    .unwrap();
-    StateLayout {
+                 // the operator's metadata and layout, as an operator declares them
+    let layout = StateLayout {
         key: vec![Arc::new(Field::new("k", DataType::Utf8, true))],
         time: None,
         value: spec.value_fields.clone(),
         rows: None,
+    };
+    sparklet_engine::state::partitioned::OperatorStateSpec {
+        id: 0,
+        dir: dir.to_path_buf(),
+        partitions: 1,
+        version: 5,
+        min_deltas_for_snapshot: 2,
+        min_versions_to_retain: 10,
+        evolution: None,
+        encoding: Default::default(),
+        durable: true,
     }
-    .record(
-        &sparklet_engine::state::partitioned::OperatorStateSpec {
-            id: 0,
-            dir: dir.to_path_buf(),
-            partitions: 1,
-            version: 5,
-            min_deltas_for_snapshot: 2,
-            min_versions_to_retain: 10,
-            evolution: None,
-            encoding: Default::default(),
-            durable: true,
-        },
-        "default",
-    )
+    .open_table(&MemoryProvider, "stateStoreSave", layout, KeyOrder::Sorted)
     .unwrap();
     spec
 }

@@ -733,17 +733,14 @@ mod rescaling {
 
     fn open(root: &std::path::Path, partitions: usize, version: i64) -> PartitionedState {
         let spec = op_spec(root, partitions, version);
-        spec.claim("stateStoreSave", &["default"]).unwrap();
-        let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
-        StateLayout {
+        let layout = StateLayout {
             key: vec![Arc::new(Field::new("k", DataType::Binary, true))],
             time: None,
-            value: fields.clone(),
+            value: vec![Arc::new(Field::new("count", DataType::Int64, true))],
             rows: None,
-        }
-        .record(&spec, "default")
-        .unwrap();
-        PartitionedState::open(&MemoryProvider, &spec, &fields, KeyOrder::Sorted).unwrap()
+        };
+        spec.open_table(&MemoryProvider, "stateStoreSave", layout, KeyOrder::Sorted)
+            .unwrap()
     }
 
     fn keys() -> Vec<Vec<u8>> {

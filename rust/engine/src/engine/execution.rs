@@ -29,7 +29,7 @@ use datafusion::logical_expr::LogicalPlan;
 
 use incremental::{bind, empty_inputs, optimize_once, run_plan, BatchInputs};
 pub use operators::explain;
-use operators::{open_aggregates, plan_with_operators, AggSettings, WatermarkLags};
+use operators::{plan_with_operators, OpenSettings, WatermarkLags};
 use watermarks::Watermarks;
 
 use super::async_progress::{AsyncProgressLog, AsyncProgressOptions};
@@ -48,7 +48,6 @@ use crate::conf::{keys, Conf};
 use crate::error::{Error, Result};
 use crate::exec::observe::ObserveNode;
 use crate::exec::operator::OperatorControl;
-use crate::exec::watermark::watermarks_under;
 use crate::failpoint;
 pub use crate::plan::output_mode::OutputMode;
 use crate::plan::unsupported::{check_supported, has_stateful_nodes};
@@ -268,24 +267,14 @@ fn start_query(
         encoding,
         durable: paths.durable(),
     };
-    let ((plan, mut operators, aggregates, watermark_lags), physical, explain) =
-        plan_with_operators(
-            &state,
-            plan,
-            &factories,
-            opts.output_mode,
-            provider.as_ref(),
-            &op_spec,
-        )?;
-    if aggregating || !aggregates.is_empty() {
-        let settings = AggSettings {
-            mode: opts.output_mode,
-            watermarks: &watermarks,
-            watermarked: watermarks_under(&plan),
-            provider: provider.as_ref(),
-        };
-        open_aggregates(&physical, &aggregates, &settings, &op_spec, &mut operators)?;
-    }
+    let settings = OpenSettings {
+        mode: opts.output_mode,
+        provider: &provider,
+        spec: &op_spec,
+        checks_mode: true,
+    };
+    let ((plan, mut operators, watermark_lags), _physical, explain) =
+        plan_with_operators(&state, plan, &factories, &settings)?;
     operators.sort_by_key(|(id, _)| *id);
     let shared = Arc::new(QueryShared::new(
         id,

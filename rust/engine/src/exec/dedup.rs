@@ -23,8 +23,8 @@ use datafusion::physical_plan::ExecutionPlan;
 
 use super::event_time::micros;
 use super::operator::{
-    time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot,
-    StatefulOperator,
+    map_state, time_prefix, BatchOperator, MapStateExec, OpenContext, OperatorControl,
+    OperatorSlot, StatefulOperator,
 };
 use crate::error::{Error, Result};
 use crate::exec::watermark::watermarks_under;
@@ -107,9 +107,8 @@ impl DedupNode {
             .collect::<Result<Vec<_>>>()?;
         // the event time (within the watermark: the expiry) as 8 bytes, or none
         let value_fields = vec![Arc::new(Field::new("eventTime", DataType::Binary, true))];
-        ctx.spec.claim(self.operator_name(), &["default"])?;
         let time_in_key = !self.within_watermark && time.is_some();
-        StateLayout {
+        let layout = StateLayout {
             key: self
                 .keys
                 .iter()
@@ -120,10 +119,9 @@ impl DedupNode {
                 .as_ref()
                 .filter(|_| time_in_key)
                 .map(|t| (t.0.clone(), true)),
-            value: value_fields.clone(),
+            value: value_fields,
             rows: None,
-        }
-        .record(&ctx.spec, "default")?;
+        };
         // keys leading with event time are evicted by time; the others are
         // only looked up (within the watermark, eviction reads the values)
         let order = if time_in_key {
@@ -139,7 +137,12 @@ impl DedupNode {
             .flatten();
         let dedup = Dedup {
             name: self.operator_name(),
-            state: PartitionedState::open(ctx.provider, &ctx.spec, &value_fields, order)?,
+            state: ctx.spec.open_table(
+                ctx.provider.as_ref(),
+                self.operator_name(),
+                layout,
+                order,
+            )?,
             converter: RowConverter::new(key_fields)?,
             time_in_key,
             delay_us: time.as_ref().map(|t| t.1 * 1000),
@@ -380,7 +383,7 @@ pub fn plan(node: &DedupNode, input: Arc<dyn ExecutionPlan>) -> DFResult<MapStat
         .as_ref()
         .and_then(|d| d.time_column.clone());
     let time = time_column.map(|c| schema.index_of(&c)).transpose()?;
-    Ok(MapStateExec::new(
+    Ok(map_state(
         input,
         DedupColumns { keys, time },
         node.slot.clone(),

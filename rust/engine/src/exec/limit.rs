@@ -13,7 +13,8 @@ use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::ExecutionPlan;
 
 use super::operator::{
-    BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
+    map_state, BatchOperator, MapStateExec, OpenContext, OperatorControl, OperatorSlot,
+    StatefulOperator,
 };
 use crate::error::Result;
 use crate::state::partitioned::{
@@ -49,16 +50,18 @@ impl StreamLimitNode {
             partitions: 1,
             ..ctx.spec.clone()
         };
-        spec.claim("globalLimit", &["default"])?;
-        let fields = vec![Arc::new(Field::new("count", DataType::Int64, false))];
-        StateLayout {
+        let layout = StateLayout {
             key: vec![],
             time: None,
-            value: fields.clone(),
+            value: vec![Arc::new(Field::new("count", DataType::Int64, false))],
             rows: None,
-        }
-        .record(&spec, "default")?;
-        let state = PartitionedState::open(ctx.provider, &spec, &fields, KeyOrder::Sorted)?;
+        };
+        let state = spec.open_table(
+            ctx.provider.as_ref(),
+            "globalLimit",
+            layout,
+            KeyOrder::Sorted,
+        )?;
         let emitted = match state.get(COUNT_KEY)?.as_deref() {
             Some([ScalarValue::Int64(Some(n))]) => *n as usize,
             _ => 0,
@@ -125,5 +128,5 @@ impl BatchOperator for StreamLimit {
 
 /// Plan `node` over its physical `input`.
 pub fn plan(node: &StreamLimitNode, input: Arc<dyn ExecutionPlan>) -> MapStateExec<StreamLimit> {
-    MapStateExec::new(input, (), node.slot.clone())
+    map_state(input, (), node.slot.clone())
 }

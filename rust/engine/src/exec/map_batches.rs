@@ -9,16 +9,11 @@ use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchemaRef, Result as DFResult};
-use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
-use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
-};
+use datafusion::physical_plan::ExecutionPlan;
 
-use super::operator::whole_partition;
+use super::unary::{Shape, UnaryExec, UnaryMap};
 use crate::error::Result;
 
 /// The user's function over one partition's batches.
@@ -89,91 +84,41 @@ impl UserDefinedLogicalNodeCore for MapBatchesNode {
     }
 }
 
-/// The physical operator: each partition's input, then one call.
+/// The user's function as the physical node maps each partition's input.
 #[derive(Debug)]
-pub struct MapBatchesExec {
-    input: Arc<dyn ExecutionPlan>,
+pub struct BatchesMap {
     mapper: Mapper,
     kind: &'static str,
-    properties: Arc<PlanProperties>,
+    schema: SchemaRef,
 }
+
+/// The physical `mapInPandas` / `mapInArrow`.
+pub type MapBatchesExec = UnaryExec<BatchesMap>;
 
 /// Plan `node` over its physical `input` (its partitions kept).
 pub fn plan(node: &MapBatchesNode, input: Arc<dyn ExecutionPlan>) -> MapBatchesExec {
-    let schema: SchemaRef = Arc::new(node.output.as_arrow().clone());
-    let partitions = input.properties().partitioning.partition_count();
-    let properties = Arc::new(PlanProperties::new(
-        datafusion::physical_expr::EquivalenceProperties::new(schema),
-        datafusion::physical_plan::Partitioning::UnknownPartitioning(partitions),
-        EmissionType::Final,
-        Boundedness::Bounded,
-    ));
-    MapBatchesExec {
+    UnaryExec::new(
         input,
-        mapper: node.mapper.clone(),
-        kind: node.kind,
-        properties,
-    }
+        BatchesMap {
+            mapper: node.mapper.clone(),
+            kind: node.kind,
+            schema: Arc::new(node.output.as_arrow().clone()),
+        },
+    )
 }
 
-impl DisplayAs for MapBatchesExec {
-    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}Exec", self.kind)
-    }
-}
-
-impl ExecutionPlan for MapBatchesExec {
+impl UnaryMap for BatchesMap {
     fn name(&self) -> &str {
         "MapBatchesExec"
     }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
+    fn display(&self) -> String {
+        format!("{}Exec", self.kind)
     }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![&self.input]
+    fn shape(&self) -> Shape {
+        Shape::EachPartitionAs(Arc::clone(&self.schema))
     }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
-    ) -> DFResult<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        mut children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        let input = children.swap_remove(0);
-        let partitions = input.properties().partitioning.partition_count();
-        let properties = Arc::new(PlanProperties::new(
-            self.properties.eq_properties.clone(),
-            datafusion::physical_plan::Partitioning::UnknownPartitioning(partitions),
-            EmissionType::Final,
-            Boundedness::Bounded,
-        ));
-        Ok(Arc::new(MapBatchesExec {
-            input,
-            mapper: self.mapper.clone(),
-            kind: self.kind,
-            properties,
-        }))
-    }
-
-    fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
-    ) -> DFResult<datafusion::execution::SendableRecordBatchStream> {
-        let stream = self.input.execute(partition, context)?;
-        let mapper = self.mapper.clone();
-        let schema = Arc::clone(self.properties.eq_properties.schema());
-        let out_schema = Arc::clone(&schema);
-        Ok(whole_partition(stream, schema, move |batches| {
-            let out = mapper.0.map(batches, Arc::clone(&out_schema))?;
-            Ok(arrow::compute::concat_batches(&out_schema, &out)?)
-        }))
+    fn map(&self, batches: Vec<RecordBatch>, _input_schema: &SchemaRef) -> Result<RecordBatch> {
+        let out = self.mapper.0.map(batches, Arc::clone(&self.schema))?;
+        Ok(arrow::compute::concat_batches(&self.schema, &out)?)
     }
 }

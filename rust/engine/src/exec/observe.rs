@@ -10,7 +10,7 @@ use arrow::array::RecordBatch;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_plan::ExecutionPlan;
 
-use super::operator::{BatchOperator, MapStateExec, OperatorSlot, StatefulOperator};
+use super::operator::{map_state, BatchOperator, MapStateExec, OperatorSlot, StatefulOperator};
 use crate::error::Result;
 
 /// The rows a batch passed through an observation, gathered for its
@@ -97,5 +97,5 @@ impl ObserveNode {
 
 /// Plan `node` over its physical `input`.
 pub fn plan(node: &ObserveNode, input: Arc<dyn ExecutionPlan>) -> MapStateExec<Observer> {
-    MapStateExec::new(input, (), node.slot.clone())
+    map_state(input, (), node.slot.clone())
 }

@@ -11,15 +11,13 @@ use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::error::{DataFusionError, Result as DFResult};
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::error::DataFusionError;
+use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
-};
+use datafusion::physical_plan::ExecutionPlan;
 use parking_lot::Mutex;
 
+use super::unary::{Shape, UnaryExec, UnaryMap};
 use crate::error::{Error, Result};
 use crate::state::partitioned::OperatorStateSpec;
 use crate::state::StateStoreProvider;
@@ -171,13 +169,19 @@ impl<T> PartialOrd for OperatorSlot<T> {
 }
 
 /// What a node needs to open its operator's state at query start.
-pub struct OpenContext<'a> {
+pub struct OpenContext {
     /// The configured state store provider.
-    pub provider: &'a dyn StateStoreProvider,
+    pub provider: Arc<dyn StateStoreProvider>,
     /// Where and how this operator's state is kept.
     pub spec: OperatorStateSpec,
-    /// Watermarked columns of the node's input: (name, delay ms).
+    /// Watermarked columns of the node's inputs: (name, delay ms).
     pub watermarks: Vec<(String, i64)>,
+    /// Every watermarked column of the query, as any node names it; None
+    /// when the query defines no watermark.
+    pub query_watermarks: Option<Vec<String>>,
+    /// Whether the output mode is checked against the operator (a query's
+    /// start; not `explain()`, which shows the plan of any mode).
+    pub checks_mode: bool,
 }
 
 /// `(key, value)` time prefix: 8 bytes that sort as the signed µs value does.
@@ -195,93 +199,47 @@ pub trait BatchOperator: StatefulOperator + 'static {
     fn process(&mut self, b: &RecordBatch, params: &Self::Params) -> Result<RecordBatch>;
 }
 
-/// The physical node of a [`BatchOperator`]: its input's batches, mapped
-/// through the running query's operator.
-pub struct MapStateExec<T: BatchOperator> {
+/// A [`BatchOperator`] of the running query with where its columns are:
+/// what a [`UnaryExec`] maps each partition's input through.
+pub struct StateMap<T: BatchOperator> {
+    params: T::Params,
+    slot: OperatorSlot<T>,
+}
+
+/// The physical node of a [`BatchOperator`].
+pub type MapStateExec<T> = UnaryExec<StateMap<T>>;
+
+/// Map `input` through the operator in `slot`.
+pub fn map_state<T: BatchOperator>(
     input: Arc<dyn ExecutionPlan>,
     params: T::Params,
     slot: OperatorSlot<T>,
-    properties: Arc<PlanProperties>,
+) -> MapStateExec<T> {
+    UnaryExec::new(input, StateMap { params, slot })
 }
 
-impl<T: BatchOperator> MapStateExec<T> {
-    /// Map `input` through the operator in `slot`.
-    pub fn new(input: Arc<dyn ExecutionPlan>, params: T::Params, slot: OperatorSlot<T>) -> Self {
-        MapStateExec {
-            properties: Arc::clone(input.properties()),
-            input,
-            params,
-            slot,
-        }
-    }
-}
-
-impl<T: BatchOperator> fmt::Debug for MapStateExec<T> {
+impl<T: BatchOperator> fmt::Debug for StateMap<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {:?}", T::NAME, self.params)
     }
 }
 
-impl<T: BatchOperator> DisplayAs for MapStateExec<T> {
-    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}: {:?}", T::NAME, self.params)
-    }
-}
-
-impl<T: BatchOperator> ExecutionPlan for MapStateExec<T> {
+impl<T: BatchOperator> UnaryMap for StateMap<T> {
     fn name(&self) -> &str {
         T::NAME
     }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
+    fn display(&self) -> String {
+        format!("{self:?}")
     }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![&self.input]
+    fn shape(&self) -> Shape {
+        Shape::EachPartition
     }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
-    ) -> DFResult<TreeNodeRecursion> {
-        Ok(TreeNodeRecursion::Continue)
-    }
-
-    fn maintains_input_order(&self) -> Vec<bool> {
-        vec![true]
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        mut children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(MapStateExec::new(
-            children.swap_remove(0),
-            self.params.clone(),
-            self.slot.clone(),
-        )))
-    }
-
-    fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
-    ) -> DFResult<SendableRecordBatchStream> {
-        // the partition's whole input in one call: a store then takes a
-        // batch's keys in one sorted run (RocksDB's pending changes built in
-        // one pass rather than key by key into a growing tree)
-        let stream = self.input.execute(partition, context)?;
-        let schema: SchemaRef = stream.schema();
-        let (slot, params) = (self.slot.clone(), self.params.clone());
-        let input_schema = Arc::clone(&schema);
-        Ok(whole_partition(stream, schema, move |batches| {
-            let b = arrow::compute::concat_batches(&input_schema, &batches)?;
-            if batches.is_empty() {
-                return Ok(b); // no input: nothing to process (as before)
-            }
-            slot.with(|op| op.process(&b, &params))
-        }))
+    fn map(&self, batches: Vec<RecordBatch>, input_schema: &SchemaRef) -> Result<RecordBatch> {
+        let b = arrow::compute::concat_batches(input_schema, &batches)?;
+        if batches.is_empty() {
+            return Ok(b); // no input: nothing to process
+        }
+        self.slot.with(|op| op.process(&b, &self.params))
     }
 }
 

@@ -1,8 +1,6 @@
 //! The logical nodes whose operators keep state, behind one contract: the
 //! engine opens each the same way ([`StatefulNode::open_stateful`]) and
 //! finds them through [`as_stateful`], the one place that lists them.
-//! (Streaming aggregations are opened from the planned aggregate:
-//! `engine::execution::operators`.)
 
 use std::sync::Arc;
 
@@ -11,6 +9,7 @@ use datafusion::common::Result as DFResult;
 use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
 use datafusion::physical_plan::ExecutionPlan;
 
+use super::aggregate::StatefulAggNode;
 use super::dedup::DedupNode;
 use super::group_state::GroupStateNode;
 use super::join::StreamJoinNode;
@@ -40,6 +39,9 @@ pub trait StatefulNode {
 /// `node` as a stateful node, if it is one.
 pub fn as_stateful(node: &dyn UserDefinedLogicalNode) -> Option<&dyn StatefulNode> {
     let any = node.as_any();
+    if let Some(n) = any.downcast_ref::<StatefulAggNode>() {
+        return Some(n);
+    }
     if let Some(n) = any.downcast_ref::<DedupNode>() {
         return Some(n);
     }

@@ -4,7 +4,6 @@
 //! (Spark's `EventTimeWatermark` / `EventTimeWatermarkExec`).
 
 use super::operator::pass_through_node;
-use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -12,12 +11,12 @@ use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::compute::cast;
 use arrow::datatypes::{DataType, Int64Type, SchemaRef, TimeUnit};
 use datafusion::common::Result as DFResult;
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::{Expr, LogicalPlan};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
-use futures::StreamExt;
+use datafusion::physical_plan::ExecutionPlan;
 use parking_lot::Mutex;
+
+use super::unary::{Shape, UnaryExec, UnaryMap};
+use crate::error::{Error, Result};
 
 /// Event-time statistics of the rows seen in one micro-batch (µs).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -158,86 +157,42 @@ impl WatermarkNode {
     }
 }
 
-/// Physical pass-through that records event-time statistics.
+/// What the physical pass-through does: record each batch's event times.
 #[derive(Debug)]
-pub struct WatermarkExec {
+pub struct RecordEventTimes {
+    column: usize,
+    stats: Arc<StatsHandle>,
+}
+
+/// Physical pass-through that records event-time statistics.
+pub type WatermarkExec = UnaryExec<RecordEventTimes>;
+
+/// Pass `input` through, recording column `column`'s event times into `stats`.
+pub fn watermark_exec(
     input: Arc<dyn ExecutionPlan>,
     column: usize,
     stats: Arc<StatsHandle>,
-    properties: Arc<PlanProperties>,
+) -> WatermarkExec {
+    UnaryExec::new(input, RecordEventTimes { column, stats })
 }
 
-impl WatermarkExec {
-    /// Wrap `input`, recording column `column`'s event times into `stats`.
-    pub fn new(input: Arc<dyn ExecutionPlan>, column: usize, stats: Arc<StatsHandle>) -> Self {
-        let properties = Arc::clone(input.properties());
-        WatermarkExec {
-            input,
-            column,
-            stats,
-            properties,
-        }
-    }
-}
-
-impl DisplayAs for WatermarkExec {
-    fn fmt_as(&self, _t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "EventTimeWatermarkExec: column={}", self.column)
-    }
-}
-
-impl ExecutionPlan for WatermarkExec {
+impl UnaryMap for RecordEventTimes {
     fn name(&self) -> &str {
         "EventTimeWatermarkExec"
     }
-
-    fn properties(&self) -> &Arc<PlanProperties> {
-        &self.properties
+    fn display(&self) -> String {
+        format!("EventTimeWatermarkExec: column={}", self.column)
     }
-
-    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
-        vec![&self.input]
+    fn shape(&self) -> Shape {
+        Shape::EachBatch
     }
-
-    fn apply_expressions(
-        &self,
-        _f: &mut dyn FnMut(
-            &Arc<dyn datafusion::physical_plan::PhysicalExpr>,
-        ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion>,
-    ) -> DFResult<datafusion::common::tree_node::TreeNodeRecursion> {
-        // no expressions of its own
-        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
-    }
-
-    fn maintains_input_order(&self) -> Vec<bool> {
-        vec![true]
-    }
-
-    fn with_new_children(
-        self: Arc<Self>,
-        mut children: Vec<Arc<dyn ExecutionPlan>>,
-    ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(WatermarkExec::new(
-            children.swap_remove(0),
-            self.column,
-            Arc::clone(&self.stats),
-        )))
-    }
-
-    fn execute(
-        &self,
-        partition: usize,
-        context: Arc<TaskContext>,
-    ) -> DFResult<SendableRecordBatchStream> {
-        let stream = self.input.execute(partition, context)?;
-        let schema: SchemaRef = stream.schema();
-        let (stats, column) = (Arc::clone(&self.stats), self.column);
-        let mapped = stream.map(move |b| {
-            let b = b?;
-            stats.record(&b, column)?;
-            Ok(b)
-        });
-        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)))
+    fn map(&self, mut batches: Vec<RecordBatch>, _input_schema: &SchemaRef) -> Result<RecordBatch> {
+        // one batch at a time (Shape::EachBatch)
+        let b = batches
+            .pop()
+            .ok_or_else(|| Error::Internal("no batch to watermark".into()))?;
+        self.stats.record(&b, self.column)?;
+        Ok(b)
     }
 }
 

@@ -9,9 +9,8 @@ use datafusion::logical_expr::{LogicalPlan, UserDefinedLogicalNode};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_planner::{DefaultPhysicalPlanner, ExtensionPlanner, PhysicalPlanner};
 
-use crate::exec::aggregate::{StatefulAggExec, StatefulAggNode};
 use crate::exec::stateful_node::as_stateful;
-use crate::exec::watermark::{WatermarkExec, WatermarkNode};
+use crate::exec::watermark::{watermark_exec, WatermarkNode};
 
 /// Plans sparklet's logical extension nodes: the stateful ones through
 /// their contract ([`as_stateful`]), the others here.
@@ -46,16 +45,12 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::map_batches::plan(m, input))));
         }
-        if let Some(agg) = node.as_any().downcast_ref::<StatefulAggNode>() {
-            let input = Arc::clone(&physical_inputs[0]);
-            return Ok(Some(Arc::new(StatefulAggExec::new(agg, input))));
-        }
         let Some(wm) = node.as_any().downcast_ref::<WatermarkNode>() else {
             return Ok(None);
         };
         let input = Arc::clone(&physical_inputs[0]);
         let column = input.schema().index_of(&wm.column)?;
-        Ok(Some(Arc::new(WatermarkExec::new(
+        Ok(Some(Arc::new(watermark_exec(
             input,
             column,
             Arc::clone(&wm.stats.0),

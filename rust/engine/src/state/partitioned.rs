@@ -144,6 +144,78 @@ impl OperatorInfo {
     }
 }
 
+/// A check of a recorded layout (see [`StateTable::restart_check`]).
+pub type LayoutCheck<'a> = dyn Fn(&StateLayout) -> Result<()> + 'a;
+
+/// A state table an operator declares (Spark's store name, its layout,
+/// how its keys are ordered); [`OperatorStateSpec::open_tables`] claims,
+/// records and opens the declared tables in one place.
+pub struct StateTable<'a> {
+    /// The store's name (`default`, or a join's `left` / `right`).
+    pub name: &'static str,
+    /// Its keys and values.
+    pub layout: StateLayout,
+    /// How its keys are ordered.
+    pub order: KeyOrder,
+    /// A check of the layout the checkpoint recorded, on restart (state
+    /// whose values may change, as a processor's).
+    pub restart_check: Option<&'a LayoutCheck<'a>>,
+}
+
+impl OperatorStateSpec {
+    /// Claim the operator's state for `operator` (Spark's name) with
+    /// `tables`, record each table's layout in the checkpoint, and open each
+    /// at the spec's version, in the order given.
+    pub fn open_tables(
+        &self,
+        provider: &dyn StateStoreProvider,
+        operator: &str,
+        tables: &[StateTable],
+    ) -> Result<Vec<PartitionedState>> {
+        let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
+        self.claim(operator, &names)?;
+        for t in tables {
+            let recorded = self
+                .dir
+                .join("_metadata")
+                .join(format!("layout-{}.arrow", t.name));
+            if let (Some(check), true) = (t.restart_check, recorded.exists()) {
+                check(&StateLayout::read(&self.dir, t.name)?)?;
+            }
+            // values that may change across restarts were checked by the
+            // operator, and earlier ones are read by evolution
+            t.layout
+                .record_checked(self, t.name, self.evolution.is_some())?;
+        }
+        tables
+            .iter()
+            .map(|t| {
+                // a single store sits in the partition's folder itself
+                let name = (tables.len() > 1).then_some(t.name);
+                PartitionedState::open_named(provider, self, name, &t.layout.value, t.order)
+            })
+            .collect()
+    }
+
+    /// [`Self::open_tables`] of an operator with one table, `default`.
+    pub fn open_table(
+        &self,
+        provider: &dyn StateStoreProvider,
+        operator: &str,
+        layout: StateLayout,
+        order: KeyOrder,
+    ) -> Result<PartitionedState> {
+        let table = StateTable {
+            name: "default",
+            layout,
+            order,
+            restart_check: None,
+        };
+        let mut opened = self.open_tables(provider, operator, &[table])?;
+        Ok(opened.remove(0))
+    }
+}
+
 /// How a store's keys and values decode, recorded for the state reader
 /// (`spark.read.format("statestore")`): Arrow row format of `key` fields,
 /// with an 8-byte event time before or after them, and for a join side the
@@ -175,17 +247,9 @@ impl StateLayout {
     /// Write it to `state/<op>/_metadata/layout-<store>.arrow` (an IPC file
     /// with no rows: the fields are the record). State recorded there with
     /// keys of another shape (no time in them, or a time elsewhere) is an
-    /// incompatible checkpoint: its keys would be misread.
-    pub fn record(&self, spec: &OperatorStateSpec, store: &str) -> Result<()> {
-        self.record_checked(spec, store, false)
-    }
-
-    /// [`Self::record`] for state whose values may change across restarts
-    /// (the operator checked them, and reads earlier ones by evolution).
-    pub fn record_evolving(&self, spec: &OperatorStateSpec, store: &str) -> Result<()> {
-        self.record_checked(spec, store, true)
-    }
-
+    /// incompatible checkpoint: its keys would be misread; with
+    /// `values_evolve`, values may change across restarts (the operator
+    /// checked them, and reads earlier ones by evolution).
     fn record_checked(
         &self,
         spec: &OperatorStateSpec,

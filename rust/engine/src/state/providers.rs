@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// The provider `spark.sql.streaming.stateStore.providerClass` names.
 pub(crate) fn state_store_provider(
     conf: &Conf,
-) -> Result<Box<dyn crate::state::StateStoreProvider>> {
+) -> Result<std::sync::Arc<dyn crate::state::StateStoreProvider>> {
     let name = conf.get(keys::STATE_STORE_PROVIDER).unwrap_or_default();
     let short = name
         .rsplit('.')
@@ -19,8 +19,8 @@ pub(crate) fn state_store_provider(
         .unwrap_or_default()
         .to_ascii_lowercase();
     match short.as_str() {
-        "" | "memory" | "hdfs" | "hdfsbackedstatestoreprovider" => Ok(Box::new(MemoryProvider)),
-        "rocksdb" | "rocksdbstatestoreprovider" => Ok(Box::new(RocksDbProvider::new(
+        "" | "memory" | "hdfs" | "hdfsbackedstatestoreprovider" => Ok(std::sync::Arc::new(MemoryProvider)),
+        "rocksdb" | "rocksdbstatestoreprovider" => Ok(std::sync::Arc::new(RocksDbProvider::new(
             RocksDbSettings::from_conf(conf)?,
         ))),
         _ => Err(Error::illegal_argument(format!(

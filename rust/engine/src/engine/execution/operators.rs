@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::LogicalPlan;
@@ -15,30 +14,37 @@ use super::incremental::{bind, empty_inputs, external, optimize_before_operators
 use super::watermarks::Watermarks;
 use crate::catalog::{is_streaming, stream_tables};
 use crate::error::{Error, Result};
-use crate::exec::aggregate::{
-    find_aggregate, EventTimeKey, PaneSpec, StatefulAggExec, StatefulAggNode, StatefulAggregate,
-};
+use crate::exec::aggregate::StatefulAggNode;
 use crate::exec::join::StreamJoinNode;
 use crate::exec::limit::StreamLimitNode;
 use crate::exec::observe::ObserveNode;
-use crate::exec::operator::{OpenContext, OperatorControl, OperatorSlot};
+use crate::exec::operator::{OpenContext, OperatorControl};
 use crate::exec::stateful_node::as_stateful;
-use crate::exec::watermark::watermarks_under;
+use crate::exec::watermark::{watermarks_under, WatermarkNode};
 use crate::plan::output_mode::OutputMode;
 use crate::runtime::block_on;
 use crate::sources::SourceFactory;
 use crate::state::memory::MemoryProvider;
 use crate::state::partitioned::OperatorStateSpec;
-use crate::state::StateEncoding;
+use crate::state::{StateEncoding, StateStoreProvider};
 
-/// The plan with its stateful nodes, the opened operators and the
-/// aggregations still to open (they need the physical plan) with their ids.
+/// The plan with its stateful nodes, the opened operators with their ids,
+/// and their lags behind the watermark.
 pub(crate) type OpenedOperators = (
     LogicalPlan,
     Vec<(usize, Arc<dyn OperatorControl>)>,
-    Vec<(usize, OperatorSlot<StatefulAggregate>)>,
     WatermarkLags,
 );
+
+/// How the query's stateful operators open.
+pub(crate) struct OpenSettings<'a> {
+    pub(crate) mode: OutputMode,
+    pub(crate) provider: &'a Arc<dyn StateStoreProvider>,
+    /// Where each operator's state is (by operator id).
+    pub(crate) spec: &'a dyn Fn(usize) -> OperatorStateSpec,
+    /// Whether the output mode is checked (not for `explain()`).
+    pub(crate) checks_mode: bool,
+}
 
 /// Each stateful operator's lag (µs) behind the query's watermark, where
 /// it reads the output of stream-stream joins.
@@ -67,47 +73,36 @@ pub(crate) fn join_lag_us(plan: &LogicalPlan) -> i64 {
     }
 }
 
-/// Open the state of every stateful node, numbering stateful operators top
-/// down as Spark does; streaming aggregations get their node here and are
-/// opened by [`open_aggregates`].
-/// A limit in append mode becomes the stateful streaming limit.
+/// Open the state of every stateful node through its contract
+/// ([`StatefulNode`](crate::exec::stateful_node::StatefulNode)), numbering
+/// stateful operators top down as Spark does. A streaming aggregation and
+/// a limit in append mode become their stateful nodes here.
 pub(crate) fn open_operators(
     plan: LogicalPlan,
-    mode: OutputMode,
-    provider: &dyn crate::state::StateStoreProvider,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
+    settings: &OpenSettings,
 ) -> Result<OpenedOperators> {
     use datafusion::logical_expr::{Extension, FetchType, SkipType};
+    let query_watermarks = query_watermarks(&plan);
     let mut next_id = 0;
-    let mut aggregates = Vec::new();
     let mut operators = Vec::new();
     let mut lags = WatermarkLags::new();
     // the Aggregate visited right after its new wrapper is not wrapped again
     let mut wrapped = false;
-    let extension = |node: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode>| {
-        Transformed::yes(LogicalPlan::Extension(Extension { node }))
-    };
     let plan = plan
         .transform_down(|node| {
             if !is_streaming(&node) {
                 return Ok(Transformed::new(node, false, TreeNodeRecursion::Jump));
             }
-            let ctx = |input: &LogicalPlan, id: usize| OpenContext {
-                provider,
-                spec: spec(id),
-                watermarks: watermarks_under(input),
-            };
-            match &node {
-                LogicalPlan::Aggregate(_) if wrapped => wrapped = false,
-                LogicalPlan::Aggregate(agg) => {
-                    lags.insert(next_id, join_lag_us(&agg.input));
-                    let node = StatefulAggNode::new(node.clone());
-                    aggregates.push((next_id, node.slot.clone()));
-                    next_id += 1;
-                    wrapped = true;
-                    return Ok(extension(Arc::new(node)));
+            let stateful: Arc<dyn datafusion::logical_expr::UserDefinedLogicalNode> = match &node {
+                LogicalPlan::Aggregate(_) if wrapped => {
+                    wrapped = false;
+                    return Ok(Transformed::no(node));
                 }
-                LogicalPlan::Limit(limit) if mode == OutputMode::Append => {
+                LogicalPlan::Aggregate(_) => {
+                    wrapped = true;
+                    Arc::new(StatefulAggNode::new(node.clone()))
+                }
+                LogicalPlan::Limit(limit) if settings.mode == OutputMode::Append => {
                     let (Ok(SkipType::Literal(0)), Ok(FetchType::Literal(Some(n)))) =
                         (limit.get_skip_type(), limit.get_fetch_type())
                     else {
@@ -116,173 +111,85 @@ pub(crate) fn open_operators(
                             "Only limit(n) with a literal n is supported on streaming DataFrames/Datasets",
                         )));
                     };
-                    let node = StreamLimitNode::new(limit.input.as_ref().clone(), n);
-                    let (opened, control) =
-                        node.open(&ctx(&node.input, next_id)).map_err(external)?;
-                    operators.push((next_id, control));
-                    next_id += 1;
-                    return Ok(extension(Arc::new(opened)));
+                    Arc::new(StreamLimitNode::new(limit.input.as_ref().clone(), n))
                 }
                 LogicalPlan::Extension(ext) => {
-                    let node = ext.node.as_any();
-                    if let Some(o) = node.downcast_ref::<ObserveNode>() {
+                    if let Some(o) = ext.node.as_any().downcast_ref::<ObserveNode>() {
                         // this run's own gathering (a DataFrame may be started twice)
                         let fresh = ObserveNode::new(o.input.clone(), o.name.clone(), o.exprs.clone());
-                        return Ok(extension(Arc::new(fresh)));
+                        return Ok(Transformed::yes(LogicalPlan::Extension(Extension {
+                            node: Arc::new(fresh),
+                        })));
                     }
-                    if let Some(stateful) = as_stateful(ext.node.as_ref()) {
-                        let ctx = OpenContext {
-                            provider,
-                            spec: spec(next_id),
-                            watermarks: stateful
-                                .watermarked_inputs()
-                                .into_iter()
-                                .flat_map(watermarks_under)
-                                .collect(),
-                        };
-                        let (opened, control) =
-                            stateful.open_stateful(&ctx, mode).map_err(external)?;
-                        let lag = ext.node.inputs().into_iter().map(join_lag_us).max();
-                        lags.insert(next_id, lag.unwrap_or(0));
-                        operators.push((next_id, control));
-                        next_id += 1;
-                        return Ok(extension(opened));
+                    if as_stateful(ext.node.as_ref()).is_none() {
+                        return Ok(Transformed::no(node));
                     }
+                    Arc::clone(&ext.node)
                 }
-                _ => {}
-            }
-            Ok(Transformed::no(node))
+                _ => return Ok(Transformed::no(node)),
+            };
+            let Some(contract) = as_stateful(stateful.as_ref()) else {
+                return Ok(Transformed::no(node));
+            };
+            let ctx = OpenContext {
+                provider: Arc::clone(settings.provider),
+                spec: (settings.spec)(next_id),
+                watermarks: contract
+                    .watermarked_inputs()
+                    .into_iter()
+                    .flat_map(watermarks_under)
+                    .collect(),
+                query_watermarks: query_watermarks.clone(),
+                checks_mode: settings.checks_mode,
+            };
+            let (opened, control) = contract
+                .open_stateful(&ctx, settings.mode)
+                .map_err(external)?;
+            let lag = stateful.inputs().into_iter().map(join_lag_us).max();
+            lags.insert(next_id, lag.unwrap_or(0));
+            operators.push((next_id, control));
+            next_id += 1;
+            Ok(Transformed::yes(LogicalPlan::Extension(Extension { node: opened })))
         })
         .map_err(Error::from_planning)?;
-    Ok((plan.data, operators, aggregates, lags))
+    Ok((plan.data, operators, lags))
 }
 
-/// What opening a streaming aggregation needs from the query.
-pub(crate) struct AggSettings<'a> {
-    pub(crate) mode: OutputMode,
-    pub(crate) watermarks: &'a Watermarks,
-    /// Watermarked columns as the plan's nodes see them (renames followed).
-    pub(crate) watermarked: Vec<(String, i64)>,
-    pub(crate) provider: &'a dyn crate::state::StateStoreProvider,
-}
-
-/// Open every streaming aggregation of the planned query (`physical`): its
-/// event-time key, session or sliding window, and state. Chained aggregations
-/// run in append mode.
-pub(crate) fn open_aggregates(
-    physical: &Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-    aggregates: &[(usize, OperatorSlot<StatefulAggregate>)],
-    settings: &AggSettings,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
-    operators: &mut Vec<(usize, Arc<dyn OperatorControl>)>,
-) -> Result<()> {
-    let mut execs = Vec::new();
-    let _ = physical.apply(|node| {
-        if let Some(exec) = node.downcast_ref::<StatefulAggExec>() {
-            execs.push((
-                Arc::clone(&exec.input),
-                Arc::clone(&exec.logical),
-                exec.slot.clone(),
-            ));
+/// Every watermarked column of `plan`, as any node names it (renames
+/// followed); None when it defines no watermark.
+fn query_watermarks(plan: &LogicalPlan) -> Option<Vec<String>> {
+    let mut columns = Vec::new();
+    let _ = plan.apply(|node| {
+        if let LogicalPlan::Extension(ext) = node {
+            if let Some(wm) = ext.node.as_any().downcast_ref::<WatermarkNode>() {
+                columns.push(wm.column.clone());
+            }
         }
         Ok(TreeNodeRecursion::Continue)
     });
-    for (input, logical, slot) in execs {
-        let Some((id, _)) = aggregates.iter().find(|(_, s)| *s == slot) else {
-            continue;
-        };
-        let parts = find_aggregate(&input).ok_or_else(|| {
-            Error::Internal("the planned streaming aggregation has no aggregate node".into())
-        })?;
-        let schema = parts.top.schema();
-        let num_keys = parts.group_by.expr().len();
-        let mut columns = settings.watermarks.columns();
-        columns.extend(settings.watermarked.iter().map(|(c, _)| c.clone()));
-        columns.extend(watermarks_under(&logical).into_iter().map(|(c, _)| c));
-        let defined = settings.watermarks.defined();
-        // what computed each key: a window is one under any alias
-        let made_by = |i: usize, functions: &[&str]| {
-            crate::plan::column_origin::origin(&logical, schema.field(i).name())
-                .is_some_and(|o| o.function().is_some_and(|f| functions.contains(&f)))
-        };
-        let event_time = (0..num_keys).find_map(|i| {
-            let f = schema.field(i);
-            match f.data_type() {
-                // F.window's column, or SQL's `GROUP BY window(ts, ...)`
-                DataType::Struct(fields)
-                    if (f.name() == "window"
-                        || f.name().starts_with("window(")
-                        || made_by(i, &["window", "window_pane"]))
-                        && fields.find("end").is_some() =>
-                {
-                    Some(EventTimeKey::Window(i))
-                }
-                // a window table function's end: its window is done when
-                // the watermark passes it, as a row is at its event time
-                DataType::Timestamp(_, _)
-                    if columns.contains(f.name()) || f.name() == "window_end" =>
-                {
-                    Some(EventTimeKey::Timestamp(i))
-                }
-                _ => None,
-            }
-        });
-        let event_time = event_time.filter(|_| defined);
-        let session = (0..num_keys).find(|i| {
-            let f = schema.field(*i);
-            (f.name() == "session_window"
-                || f.name().starts_with("session_window(")
-                || made_by(*i, &["session_window"]))
-                && matches!(f.data_type(), DataType::Struct(_))
-        });
-        // a session's end decides lateness and eviction, as a window's does
-        let event_time = match (event_time, session) {
-            (None, Some(si)) if defined => Some(EventTimeKey::Window(si)),
-            (et, _) => et,
-        };
-        if session.is_some() && settings.mode == OutputMode::Update {
-            return Err(Error::analysis(
-                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Invalid streaming output mode: update. This output mode is not supported for session window \
-                 streaming aggregations on streaming DataFrames/DataSets.",
-            ));
-        }
-        if settings.mode == OutputMode::Append && event_time.is_none() {
-            return Err(Error::analysis(
-                "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
-                "Invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets. \
-                 (Add withWatermark() on the event-time column and group by it, or a window over it; or use update or complete mode.)",
-            ));
-        }
-        let pane = (0..num_keys).find_map(|i| PaneSpec::of(&logical, i, schema.field(i).name()));
-        let agg = StatefulAggregate::open(
-            &parts,
-            settings.mode,
-            event_time,
-            session,
-            pane,
-            settings.provider,
-            &spec(*id),
-        )?;
-        operators.push((*id, slot.open(agg)));
+    if columns.is_empty() {
+        return None;
     }
-    Ok(())
+    columns.extend(watermarks_under(plan).into_iter().map(|(c, _)| c));
+    Some(columns)
 }
 
+/// The plan with its stateful operators opened (their state placed by
+/// `settings`) and planned over empty inputs: the physical planning opens
+/// what needs the planned plan (the aggregations' state), and gives what
+/// `explain()` shows.
 pub(crate) fn plan_with_operators(
     state: &SessionState,
     plan: LogicalPlan,
     factories: &[Arc<dyn SourceFactory>],
-    mode: OutputMode,
-    provider: &dyn crate::state::StateStoreProvider,
-    spec: &dyn Fn(usize) -> OperatorStateSpec,
+    settings: &OpenSettings,
 ) -> Result<(
     OpenedOperators,
     Arc<dyn datafusion::physical_plan::ExecutionPlan>,
     String,
 )> {
     let plan = optimize_before_operators(plan)?;
-    let opened = open_operators(plan, mode, provider, spec)?;
+    let opened = open_operators(plan, settings)?;
     let probe = bind(&opened.0, factories, &empty_inputs(factories)?)?;
     let optimized = state.optimize(&probe).map_err(Error::from_planning)?;
     let physical = block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
@@ -313,7 +220,14 @@ pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Resu
         // a scratch folder, removed after
         durable: false,
     };
-    let planned = plan_with_operators(&state, plan, &factories, mode, &MemoryProvider, &spec);
+    let provider: Arc<dyn StateStoreProvider> = Arc::new(MemoryProvider);
+    let settings = OpenSettings {
+        mode,
+        provider: &provider,
+        spec: &spec,
+        checks_mode: false,
+    };
+    let planned = plan_with_operators(&state, plan, &factories, &settings);
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(planned?.2)
 }

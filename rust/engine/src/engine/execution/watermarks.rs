@@ -59,10 +59,6 @@ impl Watermarks {
         !self.nodes.is_empty()
     }
 
-    pub(crate) fn columns(&self) -> Vec<String> {
-        self.nodes.iter().map(|(_, _, c)| c.clone()).collect()
-    }
-
     /// Fold this batch's statistics in; returns (combined stats, watermark for the next batch).
     pub(crate) fn advance(&mut self, current: i64) -> (EventTimeStats, i64) {
         let mut all = EventTimeStats::default();

@@ -11,6 +11,7 @@
 mod lateness;
 mod merge;
 mod node;
+mod opening;
 mod output;
 mod planning;
 mod sessions;
@@ -20,6 +21,7 @@ use merge::{
     accumulators_for, parse_keys, scalar_columns, Accumulators, Merge, Router, Updated, Work,
 };
 pub use node::{StatefulAggExec, StatefulAggNode};
+pub use opening::AggOpening;
 use output::unseen_avg_counts_null;
 pub use planning::{find_aggregate, replace, AggregateParts, EventTimeKey, PaneSpec};
 
@@ -42,7 +44,8 @@ use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr};
 
 use super::event_time::{event_time_column, event_times, micros, micros_array, window_starts};
 use super::key_buffer::KeyBuffer;
-use super::operator::{blocking_batch, time_prefix, OperatorSlot, StatefulOperator};
+use super::operator::{time_prefix, ByIdentity, OperatorSlot, StatefulOperator};
+use super::watermark::watermarks_under;
 use super::window_bounds::WindowBounds;
 use crate::error::{Error, Result};
 use crate::functions::window::{window_struct, windows_of_pane};
@@ -54,6 +57,7 @@ use crate::state::partitioned::{
 };
 use crate::state::{decode_rows, time_of, Codec};
 use crate::state::{KeyOrder, StateRow, StateStore, StateStoreProvider};
+use parking_lot::Mutex;
 
 /// The stateful aggregation operator of one running query.
 pub struct StatefulAggregate {
@@ -140,10 +144,9 @@ impl StatefulAggregate {
             }
             None => None,
         };
-        spec.claim("stateStoreSave", &["default"])?;
         let time_keyed = event_time.is_some() && session.is_none();
         let key_field = |i: usize| Arc::new(out_schema.field(i).clone());
-        StateLayout {
+        let layout = StateLayout {
             // a session's key: the other keys, then its start
             key: (0..num_keys)
                 .filter(|i| session.as_ref().is_none_or(|(si, _)| si != i))
@@ -156,8 +159,7 @@ impl StatefulAggregate {
             },
             value: value_fields.clone(),
             rows: None,
-        }
-        .record(spec, "default")?;
+        };
         // without event time nothing scans the keys (no eviction, no
         // sessions): a hashed store; complete mode sorts what it emits.
         // With it, hashed too, with an index by time for the eviction
@@ -168,7 +170,7 @@ impl StatefulAggregate {
         } else {
             KeyOrder::Unordered
         };
-        let state = PartitionedState::open(provider, spec, &value_fields, order)?;
+        let state = spec.open_table(provider, "stateStoreSave", layout, order)?;
         Ok(StatefulAggregate {
             codec: Codec::new(&value_fields)?,
             mode,
@@ -217,13 +219,12 @@ impl StatefulAggregate {
     pub fn process(
         &mut self,
         parts: &AggregateParts,
+        input: Vec<RecordBatch>,
         task_ctx: Arc<TaskContext>,
     ) -> Result<Vec<RecordBatch>> {
         let (late_us, watermark_us) = (self.late_wm, self.evict_wm);
         self.metrics = OperatorMetrics::default();
         self.late_rows.clear();
-        let input = block_on(collect(Arc::clone(&parts.input), Arc::clone(&task_ctx)))?
-            .map_err(Error::from_execution)?;
         let input_schema = parts.input.schema();
         let mut kept = Vec::with_capacity(input.len());
         for b in input {

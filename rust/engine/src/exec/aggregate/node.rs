@@ -17,6 +17,8 @@ pub struct StatefulAggNode {
     pub(super) schema: DFSchemaRef,
     /// The running query's operator (opened once the query has planned it).
     pub slot: OperatorSlot<StatefulAggregate>,
+    /// What opening it needs, from the engine's opening until planning.
+    pub(super) opening: ByIdentity<Mutex<Option<AggOpening>>>,
 }
 
 impl StatefulAggNode {
@@ -26,6 +28,7 @@ impl StatefulAggNode {
             schema: Arc::clone(aggregate.schema()),
             input: aggregate,
             slot: OperatorSlot::empty(),
+            opening: ByIdentity(Arc::new(Mutex::new(None))),
         }
     }
 }
@@ -61,6 +64,7 @@ impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
             input: inputs.swap_remove(0),
             schema: Arc::clone(&self.schema),
             slot: self.slot.clone(),
+            opening: self.opening.clone(),
         })
     }
 }
@@ -68,10 +72,11 @@ impl datafusion::logical_expr::UserDefinedLogicalNodeCore for StatefulAggNode {
 /// The physical streaming aggregation of one batch.
 #[derive(Debug)]
 pub struct StatefulAggExec {
-    /// DataFusion's planned aggregate (taken apart each batch).
+    /// DataFusion's planned aggregate, and what the optimizer put above it
+    /// (a projection of common subexpressions, ...).
     pub input: Arc<dyn ExecutionPlan>,
-    /// The aggregate's logical plan (for its window shape).
-    pub logical: Arc<LogicalPlan>,
+    /// The aggregate in `input`, taken apart.
+    pub(super) parts: AggregateParts,
     /// The running query's operator.
     pub slot: OperatorSlot<StatefulAggregate>,
     pub(super) properties: Arc<datafusion::physical_plan::PlanProperties>,
@@ -79,20 +84,35 @@ pub struct StatefulAggExec {
 
 impl StatefulAggExec {
     /// Plan `node` over its planned aggregate.
-    pub fn new(node: &StatefulAggNode, input: Arc<dyn ExecutionPlan>) -> Self {
+    pub fn new(
+        node: &StatefulAggNode,
+        input: Arc<dyn ExecutionPlan>,
+    ) -> datafusion::common::Result<Self> {
+        Self::over(input, node.slot.clone())
+    }
+
+    fn over(
+        input: Arc<dyn ExecutionPlan>,
+        slot: OperatorSlot<StatefulAggregate>,
+    ) -> datafusion::common::Result<Self> {
         use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+        let parts = find_aggregate(&input).ok_or_else(|| {
+            datafusion::error::DataFusionError::Internal(
+                "a streaming aggregation without its aggregate".into(),
+            )
+        })?;
         let properties = Arc::new(datafusion::physical_plan::PlanProperties::new(
             datafusion::physical_expr::EquivalenceProperties::new(input.schema()),
             datafusion::physical_plan::Partitioning::UnknownPartitioning(1),
             EmissionType::Final,
             Boundedness::Bounded,
         ));
-        StatefulAggExec {
+        Ok(StatefulAggExec {
             input,
-            logical: Arc::new(node.input.clone()),
-            slot: node.slot.clone(),
+            parts,
+            slot,
             properties,
-        }
+        })
     }
 }
 
@@ -130,12 +150,10 @@ impl ExecutionPlan for StatefulAggExec {
         self: Arc<Self>,
         mut children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(StatefulAggExec {
-            input: children.swap_remove(0),
-            logical: Arc::clone(&self.logical),
-            slot: self.slot.clone(),
-            properties: Arc::clone(&self.properties),
-        }))
+        Ok(Arc::new(StatefulAggExec::over(
+            children.swap_remove(0),
+            self.slot.clone(),
+        )?))
     }
 
     fn execute(
@@ -144,21 +162,35 @@ impl ExecutionPlan for StatefulAggExec {
         context: Arc<TaskContext>,
     ) -> datafusion::common::Result<datafusion::execution::SendableRecordBatchStream> {
         use datafusion::error::DataFusionError;
-        let parts = find_aggregate(&self.input).ok_or_else(|| {
-            DataFusionError::Internal("a streaming aggregation without its aggregate".into())
-        })?;
-        let schema = self.input.schema();
-        let (slot, input) = (self.slot.clone(), Arc::clone(&self.input));
-        let out_schema = Arc::clone(&schema);
-        Ok(blocking_batch(schema, move || {
-            let emitted = slot.with(|agg| agg.process(&parts, Arc::clone(&context)))?;
-            // what the optimizer put above the aggregate (a projection of
-            // common subexpressions, ...) runs over the emitted rows
-            let rows: Arc<dyn ExecutionPlan> =
-                MemorySourceConfig::try_new_exec(&[emitted], parts.top.schema(), None)?;
-            let plan = replace(&input, &parts.top, &rows)?;
-            let batches = block_on(collect(plan, context))?.map_err(Error::from_execution)?;
-            Ok(arrow::compute::concat_batches(&out_schema, &batches)?)
-        }))
+        use futures::TryStreamExt;
+        let external = |e: Error| DataFusionError::External(Box::new(e));
+        let (parts, slot, input) = (
+            self.parts.clone(),
+            self.slot.clone(),
+            Arc::clone(&self.input),
+        );
+        let run = async move {
+            // the aggregate's input, then the state's work off the async
+            // workers, then what sits above the aggregate over its rows
+            let rows = collect(Arc::clone(&parts.input), Arc::clone(&context)).await?;
+            let top = Arc::clone(&parts.top);
+            let ctx = Arc::clone(&context);
+            let emitted = tokio::task::spawn_blocking(move || {
+                slot.with(|agg| agg.process(&parts, rows, ctx))
+            })
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
+            .map_err(external)?;
+            let emitted: Arc<dyn ExecutionPlan> =
+                MemorySourceConfig::try_new_exec(&[emitted], top.schema(), None)?;
+            let plan = replace(&input, &top, &emitted).map_err(external)?;
+            datafusion::physical_plan::execute_stream(plan, context)
+        };
+        Ok(Box::pin(
+            datafusion::physical_plan::stream::RecordBatchStreamAdapter::new(
+                self.input.schema(),
+                futures::stream::once(run).try_flatten(),
+            ),
+        ))
     }
 }

@@ -68,6 +68,7 @@ pub(super) fn pane_args(args: &[Expr]) -> Option<(i64, i64, i64)> {
 }
 
 /// The aggregate of a planned batch, taken apart.
+#[derive(Debug, Clone)]
 pub struct AggregateParts {
     /// The aggregate node (its output schema is what the operator emits).
     pub top: Arc<dyn ExecutionPlan>,

@@ -34,19 +34,16 @@ use arrow::array::{
 use arrow::compute::{concat_batches, filter_record_batch, take, take_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, Int64Type, Schema, SchemaRef};
 use arrow::row::{RowConverter, Rows, SortField};
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DFSchemaRef, Result as DFResult};
-use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, UserDefinedLogicalNodeCore};
-use datafusion::physical_plan::{collect, ExecutionPlan, PhysicalExpr, PlanProperties};
+use datafusion::physical_plan::ExecutionPlan;
 
 use super::event_time::micros;
-use super::operator::{
-    blocking_batch, OpenContext, OperatorControl, OperatorSlot, StatefulOperator,
-};
+use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
 use crate::error::{Error, Result};
-use crate::runtime::block_on;
-use crate::state::partitioned::{OperatorMetrics, PartitionedState, StateLayout};
+use crate::state::partitioned::{
+    LayoutCheck, OperatorMetrics, PartitionedState, StateLayout, StateTable,
+};
 use crate::state::KeyOrder;
 
 /// The file in an operator's `_metadata` with a processor's properties.

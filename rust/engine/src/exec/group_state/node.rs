@@ -59,18 +59,9 @@ impl GroupStateNode {
             .map(|k| Ok(Arc::new(schema.field_with_name(k)?.clone())))
             .collect::<Result<Vec<FieldRef>>>()?;
         let values = self.flavor.value_fields(&self.state);
-        ctx.spec.claim(self.flavor.name(), &["default"])?;
         let mut spec = ctx.spec.clone();
-        if matches!(self.flavor, Flavor::Processor { .. }) {
-            if spec
-                .dir
-                .join("_metadata")
-                .join("layout-default.arrow")
-                .exists()
-            {
-                let stored = StateLayout::read(&spec.dir, "default")?;
-                super::processor_schema::check_restart(&stored.value, &values, spec.encoding)?;
-            }
+        let processor = matches!(self.flavor, Flavor::Processor { .. });
+        if processor {
             // values written with earlier variables are read as declared now
             spec.evolution = Some(Arc::new(
                 crate::state::processor_evolution::ProcessorEvolution {
@@ -78,16 +69,23 @@ impl GroupStateNode {
                 },
             ));
         }
-        let layout = StateLayout {
-            key: key_fields.clone(),
-            time: None,
-            value: values.clone(),
-            rows: None,
+        let check = |stored: &StateLayout| {
+            super::processor_schema::check_restart(&stored.value, &values, spec.encoding)
         };
-        match spec.evolution {
-            Some(_) => layout.record_evolving(&spec, "default")?,
-            None => layout.record(&spec, "default")?,
-        }
+        let table = StateTable {
+            name: "default",
+            layout: StateLayout {
+                key: key_fields.clone(),
+                time: None,
+                value: values.clone(),
+                rows: None,
+            },
+            order: KeyOrder::Unordered,
+            restart_check: processor.then_some(&check as &LayoutCheck),
+        };
+        let state = spec
+            .open_tables(ctx.provider.as_ref(), self.flavor.name(), &[table])?
+            .remove(0);
         if let Some(settings) = &self.processor {
             // rewritten at each start: the processor's variables may change
             crate::checkpoint::log::write_atomic(
@@ -97,7 +95,7 @@ impl GroupStateNode {
             )?;
         }
         let mut op = GroupStateOp {
-            state: PartitionedState::open(ctx.provider, &spec, &values, KeyOrder::Unordered)?,
+            state,
             key_conv: converter(&key_fields)?,
             value_conv: converter(&values)?,
             key_schema: Arc::new(Schema::new(key_fields)),

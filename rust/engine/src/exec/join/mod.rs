@@ -62,7 +62,9 @@ use super::event_time::event_times;
 use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperator};
 use crate::error::{Error, Result};
 use crate::exec::watermark::watermarks_under;
-use crate::state::partitioned::{progress, OperatorMetrics, PartitionedState, StateLayout};
+use crate::state::partitioned::{
+    progress, OperatorMetrics, PartitionedState, StateLayout, StateTable,
+};
 use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
 /// A running query's stream-stream join.

@@ -268,11 +268,7 @@ impl StreamJoinNode {
         // as in Spark, a side drops late rows only where its state has a
         // watermark condition (a watermarked key or a time range): without
         // one, a late row is stored and joins like any other
-        let open_side = |name: &str, schema: &DFSchema, expiry: Option<Expiry>| {
-            let late = expiry.and_then(|_| side_time(schema));
-            SideState::open(ctx, name, schema.as_arrow(), expiry, late)
-        };
-        ctx.spec.claim("symmetricHashJoin", &["left", "right"])?;
+        let mut tables = Vec::new();
         for (name, schema, keys) in [
             (
                 "left",
@@ -294,19 +290,37 @@ impl StreamJoinNode {
                     ))
                 })
                 .collect::<Result<Vec<FieldRef>>>()?;
-            StateLayout {
-                key,
-                time: None,
-                value: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
-                rows: Some(schema.as_arrow().fields().to_vec()),
-            }
-            .record(&ctx.spec, name)?;
+            tables.push(StateTable {
+                name,
+                layout: StateLayout {
+                    key,
+                    time: None,
+                    value: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
+                    rows: Some(schema.as_arrow().fields().to_vec()),
+                },
+                order: KeyOrder::Unordered,
+                restart_check: None,
+            });
         }
+        let mut opened =
+            ctx.spec
+                .open_tables(ctx.provider.as_ref(), "symmetricHashJoin", &tables)?;
+        let right_state = opened.pop();
+        let left_state = opened.pop();
+        let (Some(left_state), Some(right_state)) = (left_state, right_state) else {
+            return Err(Error::Internal(
+                "a join opened without its sides' state".into(),
+            ));
+        };
+        let open_side = |state: PartitionedState, schema: &DFSchema, expiry: Option<Expiry>| {
+            let late = expiry.and_then(|_| side_time(schema));
+            SideState::open(state, schema.as_arrow(), expiry, late)
+        };
         let join = StreamJoin {
             refusal: self.multiple_event_times(watermarked),
             join_type: self.join_type,
-            left: open_side("left", self.left.schema(), left_expiry)?,
-            right: open_side("right", self.right.schema(), right_expiry)?,
+            left: open_side(left_state, self.left.schema(), left_expiry)?,
+            right: open_side(right_state, self.right.schema(), right_expiry)?,
             version: ctx.spec.version,
             watermark: None,
             evict_wm: None,

@@ -74,21 +74,14 @@ pub(super) fn pack(list: &mut Vec<u8>, matched: bool, expiry: i64, row: &[u8]) {
 }
 
 impl SideState {
+    /// A side over its opened `state`: its rows counted and their
+    /// eviction index rebuilt.
     pub(super) fn open(
-        ctx: &OpenContext,
-        name: &str,
+        state: PartitionedState,
         schema: &Schema,
         expiry: Option<Expiry>,
         late_column: Option<usize>,
     ) -> Result<Self> {
-        let fields = vec![Arc::new(Field::new("rows", DataType::Binary, true))];
-        let state = PartitionedState::open_named(
-            ctx.provider,
-            &ctx.spec,
-            Some(name),
-            &fields,
-            KeyOrder::Unordered,
-        )?;
         let conv = RowConverter::new(
             schema
                 .fields()

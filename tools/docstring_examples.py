@@ -1,0 +1,251 @@
+"""Run the examples of PySpark's own docstrings against sparklet, and count.
+
+    python tools/docstring_examples.py                 (make docstrings)
+    python tools/docstring_examples.py --engine pyspark   (the baseline again)
+    python tools/docstring_examples.py --only upper,lower -v
+
+PySpark documents its functions and Column methods with doctest examples
+that show the call and the exact table it prints, column names included.
+This tool reads them from the installed ``pyspark`` package at run time
+(nothing of them is copied into the repository), runs each docstring's
+examples as PySpark's own doctest run does (a copy of the module's names,
+``spark`` a session, ELLIPSIS and NORMALIZE_WHITESPACE), once on PySpark
+(the baseline, cached in ``build/docstrings/pyspark.json``) and once on
+sparklet, with ``pyspark.*`` imports in the examples answered by
+``sparklet.*``. A docstring passes when all of its examples do.
+
+It prints, per module, how many docstrings pass on PySpark and how many of
+those pass on sparklet, and lists each failure with its reason; examples
+whose output is not deterministic on Spark itself (random numbers, the
+current time, ids) are skipped and counted apart. The per-docstring table
+is left in ``build/docstrings/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import doctest
+import importlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "docstrings"
+#: Modules whose docstrings are run: (name in the report, PySpark module, class or None).
+MODULES = {
+    "functions": ("pyspark.sql.functions.builtin", None),
+    "column": ("pyspark.sql.column", "Column"),
+}
+#: What the examples of these give differs from run to run on Spark itself.
+NONDETERMINISTIC = {
+    "rand", "randn", "random", "uuid", "shuffle", "current_date", "current_timestamp",
+    "current_time", "now", "localtimestamp", "curdate", "monotonically_increasing_id",
+    "spark_partition_id", "input_file_name", "input_file_block_start",
+    "input_file_block_length", "current_user", "user", "session_user", "current_catalog",
+    "current_database", "current_schema", "version", "uniform", "randstr", "try_reflect",
+    "reflect", "java_method",
+}
+#: Seconds one docstring's examples may take.
+TIMEOUT = 60
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def docstrings(module: str) -> dict[str, str]:
+    """The docstrings with examples of a report module, by name."""
+    path, cls = MODULES[module]
+    mod = importlib.import_module(path)
+    found: dict[str, str] = {}
+    if cls is None:
+        import pyspark.sql.functions as F
+
+        for name in F.__all__:
+            doc = getattr(getattr(mod, name, None), "__doc__", None) or ""
+            if ">>>" in doc:
+                found[name] = doc
+    else:
+        owner = getattr(mod, cls)
+        for name, member in vars(owner).items():
+            if name.startswith("_") and name not in ("__getitem__", "__getattr__"):
+                continue
+            doc = getattr(member, "__doc__", None) or ""
+            if ">>>" in doc:
+                found[name] = doc
+    return found
+
+
+def sparklet_modules() -> dict[str, types.ModuleType]:
+    """``pyspark`` module names answered by sparklet's (what the examples import)."""
+    import sparklet
+    import sparklet.errors
+    import sparklet.sql
+    import sparklet.sql.functions
+    import sparklet.sql.types
+
+    aliases: dict[str, types.ModuleType] = {
+        "pyspark": sparklet,
+        "pyspark.sql": sparklet.sql,
+        "pyspark.sql.functions": sparklet.sql.functions,
+        "pyspark.sql.functions.builtin": sparklet.sql.functions,
+        "pyspark.sql.types": sparklet.sql.types,
+        "pyspark.errors": sparklet.errors,
+    }
+    for name in ("window", "column", "dataframe", "session"):
+        with contextlib.suppress(ImportError):
+            aliases[f"pyspark.sql.{name}"] = importlib.import_module(f"sparklet.sql.{name}")
+    return aliases
+
+
+class Timeout(Exception):
+    pass
+
+
+def run_one(name: str, doc: str, globs: dict) -> tuple[str, str]:
+    """("pass" | "fail", reason) for one docstring's examples."""
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(doc, dict(globs), name, None, 0)
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+
+    def alarm(signum, frame):  # noqa: ANN001, ARG001
+        raise Timeout(f"took over {TIMEOUT} s")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(TIMEOUT)
+    try:
+        result = runner.run(test, out=out.write, clear_globs=True)
+    except Timeout as e:
+        return "fail", str(e)
+    finally:
+        signal.alarm(0)
+    if result.failed == 0:
+        return "pass", ""
+    return "fail", reason(out.getvalue())
+
+
+def reason(report: str) -> str:
+    """The first failure of a doctest report, in one line."""
+    lines = report.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Exception raised:"):
+            tail = [x.strip() for x in lines[i + 1 :] if x.strip() and not x.startswith("*")]
+            # the last line of the traceback names the error
+            for x in reversed(tail):
+                if not x.startswith(("File ", "Traceback", "~", "^")):
+                    return x[:200]
+        if line.startswith("Expected:"):
+            return "output differs"
+    return "failed"
+
+
+def run_engine(engine: str, modules: list[str], only: set[str] | None) -> dict[str, dict[str, list[str]]]:
+    """{module: {name: [status, reason]}} on `engine`."""
+    if engine == "pyspark":
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.master("local[2]").appName("docstrings").getOrCreate()
+        spark.sparkContext.setLogLevel("OFF")
+        swapped: dict[str, types.ModuleType] = {}
+    else:
+        import sparklet.sql
+        from sparklet.sql import SparkSession
+
+        spark = SparkSession.builder.appName("docstrings").getOrCreate()
+        swapped = sparklet_modules()
+    results: dict[str, dict[str, list[str]]] = {}
+    for module in modules:
+        docs = docstrings(module)
+        path, _ = MODULES[module]
+        saved = {k: sys.modules.get(k) for k in swapped}
+        sys.modules.update(swapped)
+        try:
+            base = (swapped.get(path) or importlib.import_module(path)).__dict__
+            if module == "column" and engine == "sparklet":
+                base = importlib.import_module("sparklet.sql.column").__dict__
+            globs = {**base, "spark": spark}
+            table: dict[str, list[str]] = {}
+            for name, doc in sorted(docs.items()):
+                if only and name not in only:
+                    continue
+                if name in NONDETERMINISTIC:
+                    table[name] = ["skip", "not deterministic on Spark"]
+                    continue
+                try:
+                    status, why = run_one(name, doc, globs)
+                except Exception as e:  # noqa: BLE001 - a broken example is a failure, not the run's end
+                    status, why = "fail", f"{type(e).__name__}: {e}"[:200]
+                table[name] = [status, why]
+            results[module] = table
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    sys.modules.pop(k, None)
+                else:
+                    sys.modules[k] = v
+    return results
+
+
+def baseline(modules: list[str], refresh: bool) -> dict[str, dict[str, list[str]]]:
+    """PySpark's own results (run in a process of its own, then cached)."""
+    path = OUT / "pyspark.json"
+    if refresh or not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, __file__, "--engine", "pyspark", "--modules", ",".join(MODULES)]
+        subprocess.run(cmd, check=True, env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    cached = json.loads(path.read_text())
+    return {m: cached.get(m, {}) for m in modules}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", choices=["sparklet", "pyspark"], default="sparklet")
+    ap.add_argument("--modules", default=",".join(MODULES))
+    ap.add_argument("--only", default="", help="comma-separated names")
+    ap.add_argument("--refresh-baseline", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print each failure's reason")
+    args = ap.parse_args()
+    modules = [m for m in args.modules.split(",") if m]
+    only = {n for n in args.only.split(",") if n} or None
+    OUT.mkdir(parents=True, exist_ok=True)
+    if args.engine == "pyspark":
+        results = run_engine("pyspark", modules, only)
+        (OUT / "pyspark.json").write_text(json.dumps(results, indent=1, sort_keys=True))
+        return 0
+    base = baseline(modules, args.refresh_baseline)
+    ours = run_engine("sparklet", modules, only)
+    (OUT / "sparklet.json").write_text(json.dumps(ours, indent=1, sort_keys=True))
+    lines = []
+    for module in modules:
+        table = ours[module]
+        on_spark = {n for n, (s, _) in base[module].items() if s == "pass"}
+        counted = [n for n in table if n in on_spark]
+        passed = [n for n in counted if table[n][0] == "pass"]
+        skipped = [n for n, (s, _) in table.items() if s == "skip"]
+        share = 100 * len(passed) / max(len(counted), 1)
+        lines.append(
+            f"{module}: {len(passed)} of {len(counted)} docstrings that pass on PySpark pass on sparklet "
+            f"({share:.1f}%); {len(skipped)} skipped (not deterministic on Spark)"
+        )
+        reasons = collections.Counter(table[n][1] for n in counted if table[n][0] != "pass")
+        if args.verbose:
+            for n in counted:
+                if table[n][0] != "pass":
+                    lines.append(f"  {module}.{n}: {table[n][1]}")
+        else:
+            for why, count in reasons.most_common(15):
+                lines.append(f"  {count:4d}  {why}")
+    report = "\n".join(lines)
+    (OUT / "report.txt").write_text(report + "\n")
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
