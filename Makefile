@@ -12,7 +12,7 @@ ifneq ($(SCCACHE),)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 endif
 
-.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability differential stress fuzz clean
+.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability docstrings differential stress fuzz clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
 # the web UI test drives headless Chromium (Debian: chromium); the Spark
@@ -85,6 +85,11 @@ portability: build
 # PySpark, compared (tools/differential.py): DIFF_CASES of each kind
 DIFF_CASES ?= 500
 DIFF_SEED ?= 1
+# the examples of PySpark's own function and Column docstrings, run on
+# sparklet (PySpark's results, the baseline, cached in build/docstrings/)
+docstrings: build
+	$(PY) tools/docstring_examples.py
+
 differential: build
 	$(PY) tools/differential.py readers --cases $(DIFF_CASES) --seed $(DIFF_SEED)
 	$(PY) tools/differential.py pipelines --cases $(DIFF_CASES) --seed $(DIFF_SEED)

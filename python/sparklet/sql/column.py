@@ -181,6 +181,34 @@ class Column:
 
     astype = cast
 
+    def try_cast(self, dataType: DataType | str) -> "Column":
+        """Convert to ``dataType``, null where a value does not convert."""
+        dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
+        if not isinstance(dt, DataType):
+            raise PySparkTypeError(
+                f"[NOT_DATATYPE_OR_STR] Argument `dataType` should be a DataType or str, got {type(dataType).__name__}.",
+                "NOT_DATATYPE_OR_STR",
+            )
+        return Column(self._expr.try_cast(dt._to_arrow()))
+
+    def bitwiseAND(self, other: Any) -> "Column":
+        """Bitwise AND with ``other``."""
+        return self._bin("&", other)
+
+    def bitwiseOR(self, other: Any) -> "Column":
+        """Bitwise OR with ``other``."""
+        return self._bin("|", other)
+
+    def bitwiseXOR(self, other: Any) -> "Column":
+        """Bitwise XOR with ``other``."""
+        return self._bin("^", other)
+
+    def isNaN(self) -> "Column":
+        """True where the value is NaN."""
+        from sparklet.sql.functions._core import _call
+
+        return _call("isnan", self)
+
     def isNull(self) -> "Column":
         """True where the value is null."""
         return Column(self._expr.is_null())
@@ -213,27 +241,27 @@ class Column:
 
     def startswith(self, other: Any) -> "Column":
         """True where the string starts with ``other``."""
-        from sparklet.sql import functions as F
+        from sparklet.sql.functions._core import _call
 
-        return F._call("starts_with", self, _as_col(other))
+        return _call("starts_with", self, _as_col(other))
 
     def endswith(self, other: Any) -> "Column":
         """True where the string ends with ``other``."""
-        from sparklet.sql import functions as F
+        from sparklet.sql.functions._core import _call
 
-        return F._call("ends_with", self, _as_col(other))
+        return _call("ends_with", self, _as_col(other))
 
     def contains(self, other: Any) -> "Column":
         """True where the string contains ``other``."""
-        from sparklet.sql import functions as F
+        from sparklet.sql.functions._core import _call
 
-        return F._call("strpos", self, _as_col(other)) > 0
+        return _call("strpos", self, _as_col(other)) > 0
 
     def substr(self, startPos: int | "Column", length: int | "Column") -> "Column":
         """Substring from 1-based ``startPos`` of ``length`` characters."""
-        from sparklet.sql import functions as F
+        from sparklet.sql.functions._core import _call
 
-        return F._call("substr", self, _as_col(startPos), _as_col(length))
+        return _call("substr", self, _as_col(startPos), _as_col(length))
 
     def getField(self, name: str) -> "Column":
         """A field of a struct column."""
@@ -257,11 +285,19 @@ class Column:
         """Ascending sort order, nulls first."""
         return Column(self._expr.sorted(True, True))
 
+    def asc_nulls_first(self) -> "Column":
+        """Ascending sort order, nulls first."""
+        return Column(self._expr.sorted(True, True))
+
     def asc_nulls_last(self) -> "Column":
         """Ascending sort order, nulls last."""
         return Column(self._expr.sorted(True, False))
 
     def desc(self) -> "Column":
+        """Descending sort order, nulls last."""
+        return Column(self._expr.sorted(False, False))
+
+    def desc_nulls_last(self) -> "Column":
         """Descending sort order, nulls last."""
         return Column(self._expr.sorted(False, False))
 

@@ -81,6 +81,14 @@ impl PyExpr {
         PyExpr::new(cast(self.expr.clone(), to.into_inner()))
     }
 
+    fn try_cast(&self, to: PyDataType) -> PyExpr {
+        // null where the value does not convert (Spark's try_cast)
+        PyExpr::new(Expr::TryCast(datafusion::logical_expr::TryCast::new(
+            Box::new(self.expr.clone()),
+            to.into_inner(),
+        )))
+    }
+
     fn isin(&self, values: Vec<PyRef<'_, PyExpr>>) -> PyExpr {
         PyExpr::new(self.expr.clone().in_list(exprs(values), false))
     }
@@ -208,6 +216,12 @@ pub fn call(
     Ok(PyExpr::new(
         functions::call(&state, name, exprs(args)).py()?,
     ))
+}
+
+/// The library that implements Spark's function `name` (the docs' coverage table).
+#[pyfunction]
+pub fn function_implementation(name: &str) -> Option<&'static str> {
+    functions::implementation_of(name)
 }
 
 /// `F.when(cond, value)`.

@@ -129,6 +129,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::lit_plain, m)?)?;
     m.add_function(wrap_pyfunction!(expr::call, m)?)?;
     m.add_function(wrap_pyfunction!(expr::case_when, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::function_implementation, m)?)?;
     m.add_function(wrap_pyfunction!(expr::sql_expr, m)?)?;
     m.add_function(wrap_pyfunction!(expr::explode, m)?)?;
     m.add_function(wrap_pyfunction!(expr::from_json, m)?)?;

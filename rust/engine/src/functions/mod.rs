@@ -83,6 +83,67 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
     Ok(Expr::ScalarFunction(ScalarFunction::new_udf(f, args)))
 }
 
+/// Functions of `datafusion-spark` (Spark's semantics) that take the place
+/// of DataFusion's namesake; the crate's others fill names nothing else has.
+const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "hash"];
+
+/// Register `datafusion-spark`'s scalar functions where they give Spark's
+/// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.
+pub fn register_spark_functions(ctx: &datafusion::prelude::SessionContext) {
+    for f in datafusion_spark::all_default_scalar_functions() {
+        let name = f.name();
+        if SPARK_OVER_DATAFUSION.contains(&name) || ctx.udf(name).is_err() {
+            ctx.register_udf(f.as_ref().clone());
+        }
+    }
+}
+
+/// Which library implements Spark's function `name` in sparklet:
+/// `sparklet` (its own), `datafusion-spark`, `datafusion`, or None when no
+/// engine function has that name (for the coverage table in the docs).
+pub fn implementation_of(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let target = renamed(&lower);
+    let names = |fs: Vec<String>| fs.into_iter().any(|n| n == target || n == lower);
+    let own = udfs::all()
+        .into_iter()
+        .chain(window::all())
+        .chain(spark_sql::all())
+        .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
+        .collect();
+    if names(own) || matches!(lower.as_str(), "collect_list" | "collect_set" | "approx_count_distinct") {
+        return Some("sparklet");
+    }
+    let of_scalars = |fs: Vec<Arc<ScalarUDF>>| -> Vec<String> {
+        fs.iter()
+            .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
+            .collect()
+    };
+    let datafusion_scalars = of_scalars(
+        datafusion::functions::all_default_functions()
+            .into_iter()
+            .chain(datafusion::functions_nested::all_default_nested_functions())
+            .collect(),
+    );
+    let spark = of_scalars(datafusion_spark::all_default_scalar_functions());
+    let in_spark = spark.iter().any(|n| *n == target || *n == lower);
+    if in_spark
+        && (SPARK_OVER_DATAFUSION.contains(&target)
+            || !datafusion_scalars.iter().any(|n| n == target))
+    {
+        return Some("datafusion-spark");
+    }
+    let aggregates: Vec<String> = datafusion::functions_aggregate::all_default_aggregate_functions()
+        .iter()
+        .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
+        .collect();
+    let agg = aggregate_name(&lower).0;
+    if names(datafusion_scalars) || aggregates.iter().any(|n| n == agg) {
+        return Some("datafusion");
+    }
+    None
+}
+
 /// Spark names whose DataFusion function has another name.
 fn renamed(name: &str) -> &str {
     match name {
@@ -97,7 +158,17 @@ fn renamed(name: &str) -> &str {
         "size" => "cardinality",
         "ucase" => "upper",
         "lcase" => "lower",
-        "sha2" => "sha256",
+        "sha" => "sha1",
+        "negate" => "negative",
+        "ceiling" => "ceil",
+        "sign" => "signum",
+        "rlike" | "regexp" => "regexp_like",
+        "startswith" => "starts_with",
+        "endswith" => "ends_with",
+        "printf" => "format_string",
+        "curdate" => "current_date",
+        "localtimestamp" => "now",
+        "array_size" => "array_length",
         other => other,
     }
 }
@@ -172,25 +243,37 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
         | "count_distinct" => aggregate(state, &lower, args),
         _ => {
             let target = renamed(&lower);
+            if udf(state, target).is_none() && state.udaf(aggregate_name(&lower).0).is_ok() {
+                return aggregate(state, &lower, args);
+            }
             scalar(state, target, args)
         }
+    }
+}
+
+/// DataFusion's aggregate for Spark's aggregate `name`, and whether it
+/// aggregates distinct values.
+fn aggregate_name(name: &str) -> (&str, bool) {
+    match name {
+        "mean" => ("avg", false),
+        "first" | "first_value" | "any_value" => ("first_value", false),
+        "last" | "last_value" => ("last_value", false),
+        "collect_list" | "array_agg" => ("array_agg", false),
+        "collect_set" => ("array_agg", true),
+        "stddev" | "std" | "stddev_samp" => ("stddev", false),
+        "variance" | "var_samp" => ("var", false),
+        "count_distinct" => ("count", true),
+        "sum_distinct" => ("sum", true),
+        "every" => ("bool_and", false),
+        "some" | "any" => ("bool_or", false),
+        other => (other, false),
     }
 }
 
 /// Aggregate functions by Spark name (used by `groupBy().agg()` in later
 /// issues and by batch DataFrames now).
 fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
-    let (df_name, distinct) = match name {
-        "mean" => ("avg", false),
-        "first" => ("first_value", false),
-        "last" => ("last_value", false),
-        "collect_list" => ("array_agg", false),
-        "collect_set" => ("array_agg", true),
-        "stddev" => ("stddev", false),
-        "variance" => ("var", false),
-        "count_distinct" => ("count", true),
-        other => (other, false),
-    };
+    let (df_name, distinct) = aggregate_name(name);
     // distinct by what they are (the plan's DISTINCT is the user's alone)
     let f = match name {
         "collect_list" => Ok(Arc::new(collect::udaf("collect_list"))),

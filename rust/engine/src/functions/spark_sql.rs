@@ -108,6 +108,9 @@ pub fn all() -> Vec<ScalarUDF> {
         ("hour", "hour"),
         ("minute", "minute"),
         ("second", "second"),
+        ("quarter", "quarter"),
+        ("dayofyear", "doy"),
+        ("weekofyear", "week"),
     ]
     .into_iter()
     .map(|(name, p)| part(name, p))
@@ -121,7 +124,38 @@ pub fn all() -> Vec<ScalarUDF> {
             build,
         })
     };
+    // Spark's days of the week: 1 (Sunday) to 7; weekday(): 0 (Monday) to 6
+    for (name, build) in [
+        ("dayofweek", (|_, a, _| Ok(date_part("dow", a) + lit(1))) as Build),
+        ("weekday", |_, a, _| Ok((date_part("dow", a) + lit(6)) % lit(7))),
+    ] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::any(1, Volatility::Immutable),
+            returns: |_| Ok(DataType::Int32),
+            build,
+        }));
+    }
+    // datediff(end, start): days from start to end
+    for name in ["datediff", "date_diff"] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::any(2, Volatility::Immutable),
+            returns: |t| {
+                arity("datediff", t, 2)?;
+                Ok(DataType::Int32)
+            },
+            build: |_, mut a, _| {
+                let days = |e: Expr| cast(cast(e, DataType::Date32), DataType::Int32);
+                let start = days(a.remove(1));
+                Ok(days(a.remove(0)) - start)
+            },
+        }));
+    }
     out.push(date_shift("date_add", |_, a, _| Ok(add_days(a, 1))));
+    out.push(date_shift("dateadd", |_, a, _| Ok(add_days(a, 1))));
     out.push(date_shift("date_sub", |_, a, _| Ok(add_days(a, -1))));
     // nvl(a, b): a unless null (the type of a)
     for name in ["nvl", "ifnull"] {

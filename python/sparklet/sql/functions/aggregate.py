@@ -1,0 +1,199 @@
+"""Aggregate functions, as PySpark's: in ``groupBy().agg()`` of batch
+DataFrames, and in streaming aggregations, whose state keeps each
+aggregate's partial state."""
+
+from __future__ import annotations
+
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.functions._core import ColumnOrName, _call, _fn, lit
+
+__all__ = [
+    "count", "sum", "avg", "mean", "min", "max", "first", "last", "first_value", "last_value",
+    "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
+    "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
+    "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor",
+]  # fmt: skip
+
+
+def count(col: ColumnOrName) -> Column:
+    """Number of non-null values (``count("*")`` counts rows)."""
+    if isinstance(col, str) and col == "*":
+        return _call("count", lit(1))
+    return _call("count", _to_col(col))
+
+
+def sum(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """The sum of the values."""
+    return _fn("sum", col)
+
+
+def avg(col: ColumnOrName) -> Column:
+    """The mean of the values."""
+    return _fn("avg", col)
+
+
+def mean(col: ColumnOrName) -> Column:
+    """The mean of the values."""
+    return _fn("mean", col)
+
+
+def min(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """The smallest value."""
+    return _fn("min", col)
+
+
+def max(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """The largest value."""
+    return _fn("max", col)
+
+
+def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:
+    """A group's first value (in the order rows arrive)."""
+    return _fn("first", col)
+
+
+def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
+    """A group's last value (in the order rows arrive)."""
+    return _fn("last", col)
+
+
+def first_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
+    """A group's first value (in the order rows arrive)."""
+    return _fn("first", col)
+
+
+def last_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
+    """A group's last value (in the order rows arrive)."""
+    return _fn("last", col)
+
+
+def any_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
+    """Some value of the group."""
+    return _fn("first", col)
+
+
+def collect_list(col: ColumnOrName) -> Column:
+    """The group's non-null values, as an array."""
+    return _fn("collect_list", col)
+
+
+def array_agg(col: ColumnOrName) -> Column:
+    """The group's non-null values, as an array."""
+    return _fn("collect_list", col)
+
+
+def collect_set(col: ColumnOrName) -> Column:
+    """The group's distinct non-null values, as an array."""
+    return _fn("collect_set", col)
+
+
+def stddev(col: ColumnOrName) -> Column:
+    """The sample standard deviation."""
+    return _fn("stddev", col)
+
+
+def std(col: ColumnOrName) -> Column:
+    """The sample standard deviation."""
+    return _fn("stddev", col)
+
+
+def stddev_samp(col: ColumnOrName) -> Column:
+    """The sample standard deviation."""
+    return _fn("stddev_samp", col)
+
+
+def stddev_pop(col: ColumnOrName) -> Column:
+    """The population standard deviation."""
+    return _fn("stddev_pop", col)
+
+
+def variance(col: ColumnOrName) -> Column:
+    """The sample variance."""
+    return _fn("variance", col)
+
+
+def var_samp(col: ColumnOrName) -> Column:
+    """The sample variance."""
+    return _fn("var_samp", col)
+
+
+def var_pop(col: ColumnOrName) -> Column:
+    """The population variance."""
+    return _fn("var_pop", col)
+
+
+def approx_count_distinct(col: ColumnOrName, rsd: float | None = None) -> Column:
+    """An estimate of the number of distinct values (HyperLogLog)."""
+    return _fn("approx_count_distinct", col)
+
+
+def countDistinct(col: ColumnOrName, *cols: ColumnOrName) -> Column:
+    """Number of distinct values."""
+    return _fn("count_distinct", col, *cols)
+
+
+count_distinct = countDistinct
+
+
+def sum_distinct(col: ColumnOrName) -> Column:
+    """The sum of the distinct values."""
+    return _fn("sum_distinct", col)
+
+
+sumDistinct = sum_distinct
+
+
+def median(col: ColumnOrName) -> Column:
+    """The median of the values."""
+    return _fn("median", col)
+
+
+def corr(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """The Pearson correlation of two columns."""
+    return _fn("corr", col1, col2)
+
+
+def covar_pop(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """The population covariance of two columns."""
+    return _fn("covar_pop", col1, col2)
+
+
+def covar_samp(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """The sample covariance of two columns."""
+    return _fn("covar_samp", col1, col2)
+
+
+def bool_and(col: ColumnOrName) -> Column:
+    """True if every value is true."""
+    return _fn("bool_and", col)
+
+
+def every(col: ColumnOrName) -> Column:
+    """True if every value is true."""
+    return _fn("every", col)
+
+
+def bool_or(col: ColumnOrName) -> Column:
+    """True if some value is true."""
+    return _fn("bool_or", col)
+
+
+def some(col: ColumnOrName) -> Column:
+    """True if some value is true."""
+    return _fn("some", col)
+
+
+def bit_and(col: ColumnOrName) -> Column:
+    """The bitwise AND of the values."""
+    return _fn("bit_and", col)
+
+
+def bit_or(col: ColumnOrName) -> Column:
+    """The bitwise OR of the values."""
+    return _fn("bit_or", col)
+
+
+def bit_xor(col: ColumnOrName) -> Column:
+    """The bitwise XOR of the values."""
+    return _fn("bit_xor", col)

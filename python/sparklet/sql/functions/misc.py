@@ -1,0 +1,110 @@
+"""Hashing, JSON, null handling and conditional functions, as PySpark's."""
+
+from __future__ import annotations
+
+from sparklet import _native
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.functions._core import ColumnOrName, _call, _fn, lit
+from sparklet.sql.types import StructType, to_struct_type
+
+__all__ = [
+    "md5", "sha", "sha1", "sha2", "crc32", "hash", "xxhash64", "to_json", "from_json",
+    "get_json_object", "json_tuple", "ifnull", "nvl", "nvl2", "nullif", "nullifzero", "zeroifnull",
+    "equal_null", "typeof",
+]  # fmt: skip
+
+
+def md5(col: ColumnOrName) -> Column:
+    """The MD5 digest, as 32 hex digits."""
+    return _fn("md5", col)
+
+
+def sha(col: ColumnOrName) -> Column:
+    """The SHA-1 digest, as 40 hex digits."""
+    return _fn("sha", col)
+
+
+def sha1(col: ColumnOrName) -> Column:
+    """The SHA-1 digest, as 40 hex digits."""
+    return _fn("sha1", col)
+
+
+def sha2(col: ColumnOrName, numBits: int) -> Column:
+    """The SHA-2 digest of ``numBits`` (224, 256, 384, 512; 0 is 256) as hex digits."""
+    return _call("sha2", _to_col(col), lit(numBits))
+
+
+def crc32(col: ColumnOrName) -> Column:
+    """The CRC-32 checksum, as a bigint."""
+    return _fn("crc32", col)
+
+
+def hash(*cols: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
+    """Spark's Murmur3 hash of the columns (seed 42), as an int."""
+    return _fn("hash", *cols)
+
+
+def xxhash64(*cols: ColumnOrName) -> Column:
+    """Spark's xxHash64 of the columns (seed 42), as a bigint."""
+    return _fn("xxhash64", *cols)
+
+
+def to_json(col: ColumnOrName, options: dict | None = None) -> Column:
+    """A struct, array or map as a JSON string."""
+    return _fn("to_json", col)
+
+
+def from_json(col: ColumnOrName, schema: StructType | str, options: dict | None = None) -> Column:
+    """Parse a JSON string column into a struct (null when malformed)."""
+    st = to_struct_type(schema)
+    return Column(_native.from_json(_to_col(col)._expr, st._to_arrow()))
+
+
+def get_json_object(col: ColumnOrName, path: str) -> Column:
+    """Extract a value from a JSON string by path (``$.a.b[0]``)."""
+    return _call("get_json_object", _to_col(col), lit(path))
+
+
+def json_tuple(col: ColumnOrName, *fields: str) -> Column:
+    """The top-level ``fields`` of a JSON string, one column each (``c0``, ``c1``, ...)."""
+    return _call("json_tuple", _to_col(col), *[lit(f) for f in fields])
+
+
+def ifnull(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """``col1``, or ``col2`` where it is null."""
+    return _fn("ifnull", col1, col2)
+
+
+def nvl(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """``col1``, or ``col2`` where it is null."""
+    return _fn("nvl", col1, col2)
+
+
+def nvl2(col1: ColumnOrName, col2: ColumnOrName, col3: ColumnOrName) -> Column:
+    """``col2`` where ``col1`` is not null, else ``col3``."""
+    return _fn("nvl2", col1, col2, col3)
+
+
+def nullif(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """Null where ``col1`` equals ``col2``, else ``col1``."""
+    return _fn("nullif", col1, col2)
+
+
+def nullifzero(col: ColumnOrName) -> Column:
+    """Null where ``col`` is 0, else ``col``."""
+    return _fn("nullifzero", col)
+
+
+def zeroifnull(col: ColumnOrName) -> Column:
+    """0 where ``col`` is null, else ``col``."""
+    return _fn("zeroifnull", col)
+
+
+def equal_null(col1: ColumnOrName, col2: ColumnOrName) -> Column:
+    """``col1 = col2``, with two nulls equal (never null)."""
+    return _to_col(col1).eqNullSafe(_to_col(col2))
+
+
+def typeof(col: ColumnOrName) -> Column:
+    """The Spark type name of the value (``int``, ``string``, ...)."""
+    return _fn("typeof", col)

@@ -1,0 +1,234 @@
+"""PySpark's function library by family: values and Spark's column names,
+the same on both engines (pytest --engine=pyspark)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sparklet.sql import Row, SparkSession
+from sparklet.sql import functions as F
+
+
+@pytest.fixture(scope="module")
+def people(spark: SparkSession):  # noqa: ANN201
+    return spark.createDataFrame(
+        [(1, "Alice", 2.5, "a,b,c"), (2, "bob", -1.25, None)],
+        "id INT, name STRING, v DOUBLE, tags STRING",
+    )
+
+
+def columns_and_rows(df) -> tuple[list[str], list[tuple]]:  # noqa: ANN001
+    return df.columns, [tuple(r) for r in df.collect()]
+
+
+def test_string_functions(people) -> None:  # noqa: ANN001
+    df = people.select(
+        F.lpad("name", 7, "*"),
+        F.rpad("name", 4, "-"),
+        F.instr("name", "b"),
+        F.locate("o", "name"),
+        F.translate("name", "ab", "xy"),
+        F.format_string("%s-%d", "name", "id"),
+        F.base64("name"),
+        F.repeat("name", 2),
+        F.split_part("tags", F.lit(","), F.lit(2)),
+        F.substring_index("tags", ",", 2),
+    )
+    names, rows = columns_and_rows(df)
+    assert names == [
+        "lpad(name, 7, *)",
+        "rpad(name, 4, -)",
+        "instr(name, b)",
+        "locate(o, name, 1)",
+        "translate(name, ab, xy)",
+        "format_string(%s-%d, name, id)",
+        "base64(name)",
+        "repeat(name, 2)",
+        "split_part(tags, ,, 2)",
+        "substring_index(tags, ,, 2)",
+    ]
+    assert rows == [
+        ("**Alice", "Alic", 0, 0, "Alice", "Alice-1", "QWxpY2U=", "AliceAlice", "b", "a,b"),
+        ("****bob", "bob-", 1, 2, "yoy", "bob-2", "Ym9i", "bobbob", None, None),
+    ]
+
+
+def test_math_functions(people) -> None:  # noqa: ANN001
+    df = people.select(
+        F.greatest("id", "v"),
+        F.least("id", "v"),
+        F.bround("v", 1),
+        F.pmod("id", F.lit(2)),
+        F.hex("id"),
+        F.cbrt(F.lit(27)),
+        F.signum("v"),
+    )
+    names, rows = columns_and_rows(df)
+    assert names == [
+        "greatest(id, v)",
+        "least(id, v)",
+        "bround(v, 1)",
+        "pmod(id, 2)",
+        "hex(id)",
+        "CBRT(27)",
+        "SIGNUM(v)",
+    ]
+    assert rows == [(2.5, 1.0, 2.5, 1, "1", 3.0, 1.0), (2.0, -1.25, -1.2, 0, "2", 3.0, -1.0)]
+
+
+def test_hash_functions(people) -> None:  # noqa: ANN001
+    df = people.where("id = 1").select(
+        F.md5("name"), F.sha1("name"), F.sha2("name", 256), F.crc32("name"), F.hash("name"), F.xxhash64("name")
+    )
+    names, rows = columns_and_rows(df)
+    assert names == ["md5(name)", "sha1(name)", "sha2(name, 256)", "crc32(name)", "hash(name)", "xxhash64(name)"]
+    assert rows == [
+        (
+            "64489c85dc2fe0787b85cd87214b3810",
+            "35318264c9a98faf79965c270ac80c5606774df1",
+            "3bc51062973c458d5a6f2d8d64a023246354ad7e064b1e4e009ec8a0699a3043",
+            3863974723,
+            -1597477876,
+            652984887684885287,
+        )
+    ]
+
+
+def test_date_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(dt.date(2024, 2, 28), dt.date(2024, 1, 1))], "d DATE, s DATE")
+    out = df.select(
+        F.date_add("d", 2),
+        F.date_sub("d", 1),
+        F.datediff("d", "s"),
+        F.dayofweek("d"),
+        F.dayofyear("d"),
+        F.weekofyear("d"),
+        F.quarter("d"),
+        F.year("d"),
+        F.month("d"),
+        F.dayofmonth("d"),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "date_add(d, 2)",
+        "date_sub(d, 1)",
+        "datediff(d, s)",
+        "dayofweek(d)",
+        "dayofyear(d)",
+        "weekofyear(d)",
+        "quarter(d)",
+        "year(d)",
+        "month(d)",
+        "dayofmonth(d)",
+    ]
+    assert rows == [(dt.date(2024, 3, 1), dt.date(2024, 2, 27), 58, 4, 59, 9, 1, 2024, 2, 28)]
+
+
+def test_collection_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([([3, 1, 3, None],)], "a ARRAY<INT>")
+    out = df.select(
+        F.element_at("a", 1),
+        F.array_distinct("a"),
+        F.sort_array("a"),
+        F.sort_array("a", asc=False),
+        F.array_join("a", "/", "?"),
+        F.array_max("a"),
+        F.array_position("a", 3),
+        F.flatten(F.array("a", "a")),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "element_at(a, 1)",
+        "array_distinct(a)",
+        "sort_array(a, true)",
+        "sort_array(a, false)",
+        "array_join(a, /, ?)",
+        "array_max(a)",
+        "array_position(a, 3)",
+        "flatten(array(a, a))",
+    ]
+    assert rows == [
+        (3, [3, 1, None], [None, 1, 3, 3], [3, 3, 1, None], "3/1/3/?", 3, 1, [3, 1, 3, None, 3, 1, 3, None])
+    ]
+
+
+def test_map_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", 1)], "k STRING, v INT")
+    out = df.select(F.create_map("k", "v").alias("m")).select(
+        F.map_keys("m"), F.map_values("m"), F.element_at("m", "a")
+    )
+    names, rows = columns_and_rows(out)
+    assert names == ["map_keys(m)", "map_values(m)", "element_at(m, a)"]
+    assert rows == [(["a"], [1], 1)]
+
+
+def test_aggregate_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(1, 2.0, True), (2, 4.0, False), (3, 7.0, True), (3, 7.0, True)], "x INT, y DOUBLE, b BOOLEAN"
+    )
+    out = df.agg(
+        F.sum_distinct("x"),
+        F.stddev_pop("y"),
+        F.var_pop("x"),
+        F.bool_and("b"),
+        F.bool_or("b"),
+    )
+    names, rows = columns_and_rows(out)
+    assert names[:5] == ["sum(DISTINCT x)", "stddev_pop(y)", "var_pop(x)", "bool_and(b)", "bool_or(b)"]
+    assert rows[0][0] == 6
+    assert rows[0][1] == pytest.approx(2.1213203435596424)
+    assert rows[0][2] == pytest.approx(0.6875)
+    assert rows[0][3:5] == (False, True)
+
+
+def test_column_methods(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(6, "12", float("nan")), (3, "x", 1.0)], "n INT, s STRING, f DOUBLE")
+    out = df.select(df.n.bitwiseAND(3), df.n.bitwiseOR(1), df.n.bitwiseXOR(5), df.s.try_cast("int"), df.f.isNaN())
+    names, rows = columns_and_rows(out)
+    assert names == ["(n & 3)", "(n | 1)", "(n ^ 5)", "s", "isnan(f)"]
+    assert rows == [(2, 7, 3, 12, True), (3, 3, 6, None, False)]
+    ordered = df.orderBy(df.f.desc_nulls_last(), df.n.asc_nulls_first()).collect()
+    assert [r.n for r in ordered] == [6, 3]
+    assert Row(n=6) == Row(n=ordered[0].n)
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    """Each aggregate keeps its partial state in the store: a restarted query
+    goes on from it (complete mode: every key's totals each batch)."""
+    from conftest import Batches, step
+
+    from sparklet.testing import MemoryStream
+
+    ms = MemoryStream(spark, "k STRING, x INT, y DOUBLE, b BOOLEAN")
+    out = Batches()
+
+    def start():  # noqa: ANN202
+        agg = ms.toDF().groupBy("k").agg(
+            F.stddev_pop("y").alias("sd"),
+            F.var_samp("x").alias("var"),
+            F.corr("x", "y").alias("corr"),
+            F.bool_and("b").alias("all_b"),
+            F.bit_or("x").alias("bits"),
+        )
+        return (
+            agg.writeStream.outputMode("complete")
+            .foreachBatch(out)
+            .option("checkpointLocation", str(tmp_path))
+            .start()
+        )
+
+    q = start()
+    step(q, ms, [("a", 1, 2.0, True), ("a", 2, 4.0, True)])
+    q.stop()
+    q = start()
+    step(q, ms, [("a", 4, 9.0, False)])
+    q.stop()
+    ((key, sd, var, corr, all_b, bits),) = out.batches[-1]
+    assert key == "a"
+    assert sd == pytest.approx(2.943920288775949)
+    assert var == pytest.approx(2.3333333333333335)
+    assert corr == pytest.approx(0.998625428903524)
+    assert (all_b, bits) == (False, 7)
