@@ -111,7 +111,12 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
         .chain(spark_sql::all())
         .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
         .collect();
-    if names(own) || matches!(lower.as_str(), "collect_list" | "collect_set" | "approx_count_distinct") {
+    if names(own)
+        || matches!(
+            lower.as_str(),
+            "collect_list" | "collect_set" | "approx_count_distinct"
+        )
+    {
         return Some("sparklet");
     }
     let of_scalars = |fs: Vec<Arc<ScalarUDF>>| -> Vec<String> {
@@ -133,10 +138,11 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
     {
         return Some("datafusion-spark");
     }
-    let aggregates: Vec<String> = datafusion::functions_aggregate::all_default_aggregate_functions()
-        .iter()
-        .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
-        .collect();
+    let aggregates: Vec<String> =
+        datafusion::functions_aggregate::all_default_aggregate_functions()
+            .iter()
+            .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
+            .collect();
     let agg = aggregate_name(&lower).0;
     if names(datafusion_scalars) || aggregates.iter().any(|n| n == agg) {
         return Some("datafusion");

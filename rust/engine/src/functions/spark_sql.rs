@@ -126,8 +126,13 @@ pub fn all() -> Vec<ScalarUDF> {
     };
     // Spark's days of the week: 1 (Sunday) to 7; weekday(): 0 (Monday) to 6
     for (name, build) in [
-        ("dayofweek", (|_, a, _| Ok(date_part("dow", a) + lit(1))) as Build),
-        ("weekday", |_, a, _| Ok((date_part("dow", a) + lit(6)) % lit(7))),
+        (
+            "dayofweek",
+            (|_, a, _| Ok(date_part("dow", a) + lit(1))) as Build,
+        ),
+        ("weekday", |_, a, _| {
+            Ok((date_part("dow", a) + lit(6)) % lit(7))
+        }),
     ] {
         out.push(ScalarUDF::new_from_impl(Rewritten {
             name,
