@@ -20,6 +20,7 @@ __all__ = [
     "committed_files",
     "explode",
     "from_json",
+    "function_implementation",
     "interpreter_exiting",
     "lit_array",
     "lit_plain",

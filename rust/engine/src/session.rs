@@ -118,6 +118,7 @@ impl Session {
             ctx.register_udf(f);
         }
         crate::functions::register_spark_functions(&ctx);
+        crate::functions::register_spark_names(&ctx);
         let streams = Arc::new(QueryManager::default());
         let ui = if conf.get_bool(keys::UI_ENABLED, false) {
             let port = conf.get_i64(keys::UI_PORT, 4040);

@@ -21,7 +21,7 @@ __all__ = [
 
 def array(*cols: ColumnOrName) -> Column:
     """An array column of the given columns."""
-    return _fn("make_array", *cols)
+    return _fn("array", *cols)
 
 
 def array_contains(col: ColumnOrName, value: Any) -> Column:

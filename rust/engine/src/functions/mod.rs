@@ -8,6 +8,9 @@
 mod always_distinct;
 mod collect;
 pub mod column;
+mod murmur3;
+mod rounding;
+mod spark_named;
 pub mod spark_sql;
 pub mod udfs;
 pub mod user_udfs;
@@ -85,7 +88,7 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 
 /// Functions of `datafusion-spark` (Spark's semantics) that take the place
 /// of DataFusion's namesake; the crate's others fill names nothing else has.
-const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "hash"];
+const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64"];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
 /// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.
@@ -150,32 +153,60 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
     None
 }
 
-/// Spark names whose DataFusion function has another name.
+/// Spark names whose DataFusion function has another name; each is
+/// registered under the Spark name ([`register_spark_names`]).
+const RENAMED: &[(&str, &str)] = &[
+    ("length", "character_length"),
+    ("char_length", "character_length"),
+    ("substring", "substr"),
+    ("instr", "strpos"),
+    ("current_timestamp", "now"),
+    ("pow", "power"),
+    ("array_contains", "array_has"),
+    ("size", "cardinality"),
+    ("ucase", "upper"),
+    ("lcase", "lower"),
+    ("sha", "sha1"),
+    ("negate", "negative"),
+    ("ceiling", "ceil"),
+    ("sign", "signum"),
+    ("rlike", "regexp_like"),
+    ("regexp", "regexp_like"),
+    ("startswith", "starts_with"),
+    ("endswith", "ends_with"),
+    ("printf", "format_string"),
+    ("curdate", "current_date"),
+    ("array_size", "array_length"),
+];
+
 fn renamed(name: &str) -> &str {
-    match name {
-        "length" | "char_length" => "character_length",
-        "substring" => "substr",
-        "instr" => "strpos",
-        "current_timestamp" => "now",
-        "pow" => "power",
-        "nvl" | "ifnull" => "coalesce",
-        "rand" => "random",
-        "array_contains" => "array_has",
-        "size" => "cardinality",
-        "ucase" => "upper",
-        "lcase" => "lower",
-        "sha" => "sha1",
-        "negate" => "negative",
-        "ceiling" => "ceil",
-        "sign" => "signum",
-        "rlike" | "regexp" => "regexp_like",
-        "startswith" => "starts_with",
-        "endswith" => "ends_with",
-        "printf" => "format_string",
-        "curdate" => "current_date",
-        "localtimestamp" => "now",
-        "array_size" => "array_length",
-        other => other,
+    RENAMED
+        .iter()
+        .find(|(spark, _)| *spark == name)
+        .map_or(name, |(_, df)| df)
+}
+
+/// Register each DataFusion function of [`RENAMED`] under its Spark name,
+/// and each alias under its own name (`array_join`, `substring_index`):
+/// a call keeps the name it was made by, as in Spark.
+pub fn register_spark_names(ctx: &datafusion::prelude::SessionContext) {
+    let aliases: Vec<(String, Arc<ScalarUDF>)> = ctx
+        .state()
+        .scalar_functions()
+        .iter()
+        .filter(|(name, f)| f.name() != name.as_str())
+        .map(|(name, f)| (name.clone(), Arc::clone(f)))
+        .collect();
+    for (alias, f) in aliases {
+        ctx.register_udf(spark_named::SparkNamed::udf(alias, f));
+    }
+    for (spark, df) in RENAMED {
+        if ctx.udf(spark).is_ok_and(|f| f.name() == *spark) {
+            continue;
+        }
+        if let Ok(f) = ctx.udf(df) {
+            ctx.register_udf(spark_named::SparkNamed::udf(spark.to_string(), f));
+        }
     }
 }
 
@@ -248,7 +279,11 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
         | "approx_count_distinct"
         | "count_distinct" => aggregate(state, &lower, args),
         _ => {
-            let target = renamed(&lower);
+            let target = if udf(state, &lower).is_some() {
+                lower.as_str()
+            } else {
+                renamed(&lower)
+            };
             if udf(state, target).is_none() && state.udaf(aggregate_name(&lower).0).is_ok() {
                 return aggregate(state, &lower, args);
             }

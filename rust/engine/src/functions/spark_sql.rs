@@ -98,6 +98,22 @@ fn add_days(mut args: Vec<Expr>, sign: i32) -> Expr {
     cast(date + days, DataType::Date32)
 }
 
+/// The type of an array's elements or a map's values.
+fn element_type(t: &DataType) -> DFResult<DataType> {
+    match t {
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            Ok(f.data_type().clone())
+        }
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(fields) if fields.len() == 2 => Ok(fields[1].data_type().clone()),
+            other => Err(DataFusionError::Plan(format!("a map of {other}"))),
+        },
+        other => Err(DataFusionError::Plan(format!(
+            "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] element_at takes an array or a map, not {other}"
+        ))),
+    }
+}
+
 /// The UDFs, registered under Spark's names.
 pub fn all() -> Vec<ScalarUDF> {
     let mut out: Vec<ScalarUDF> = [
@@ -181,6 +197,121 @@ pub fn all() -> Vec<ScalarUDF> {
             },
         }));
     }
+    // locate(substr, str, pos): 1-based position of substr in str at or
+    // after pos, 0 when absent or pos < 1, null on a null string
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "locate",
+        tag: "locate",
+        signature: Signature::variadic_any(Volatility::Immutable),
+        returns: |t| {
+            if !(2..=3).contains(&t.len()) {
+                return Err(DataFusionError::Plan(format!(
+                    "locate takes 2 or 3 arguments, got {}",
+                    t.len()
+                )));
+            }
+            Ok(DataType::Int32)
+        },
+        build: |_, mut a, _| {
+            let pos = if a.len() == 3 {
+                cast(a.remove(2), DataType::Int64)
+            } else {
+                lit(1i64)
+            };
+            let (sub, string) = (a.remove(0), a.remove(0));
+            use datafusion::functions::unicode::expr_fn::{strpos, substr};
+            let found = cast(strpos(substr(string, pos.clone()), sub), DataType::Int64);
+            when(pos.clone().is_null(), lit(0i64))
+                .when(pos.clone().lt(lit(1i64)), found.clone() * lit(0i64))
+                .when(found.clone().eq(lit(0i64)), lit(0i64))
+                .otherwise(found + pos - lit(1i64))
+        },
+    }));
+    // sort_array(a, asc): ascending with nulls first, descending nulls last
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "sort_array",
+        tag: "sort_array",
+        signature: Signature::variadic_any(Volatility::Immutable),
+        returns: |t| match t.first() {
+            Some(list) if t.len() <= 2 => Ok(list.clone()),
+            _ => Err(DataFusionError::Plan(
+                "sort_array takes an array and an optional boolean literal".into(),
+            )),
+        },
+        build: |_, mut a, _| {
+            let ascending = match a.get(1) {
+                None => true,
+                Some(Expr::Literal(datafusion::common::ScalarValue::Boolean(Some(b)), _)) => *b,
+                Some(other) => {
+                    return Err(DataFusionError::Plan(format!(
+                        "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] sort_array's second argument must be a boolean literal, not {other}"
+                    )))
+                }
+            };
+            let (order, nulls) = if ascending {
+                ("ASC", "NULLS FIRST")
+            } else {
+                ("DESC", "NULLS LAST")
+            };
+            Ok(datafusion::functions_nested::expr_fn::array_sort(
+                a.remove(0),
+                lit(order),
+                lit(nulls),
+            ))
+        },
+    }));
+    // map(k1, v1, k2, v2, ...): Spark's form of create_map
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "map",
+        tag: "map",
+        signature: Signature::variadic_any(Volatility::Immutable),
+        returns: |t| {
+            if t.len() % 2 != 0 {
+                return Err(DataFusionError::Plan(format!(
+                    "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] map takes an even number of arguments, got {}",
+                    t.len()
+                )));
+            }
+            let (k, v) = match t {
+                [k, v, ..] => (k.clone(), v.clone()),
+                _ => (DataType::Null, DataType::Null),
+            };
+            let entry = DataType::Struct(
+                vec![
+                    arrow::datatypes::Field::new("key", k, false),
+                    arrow::datatypes::Field::new("value", v, true),
+                ]
+                .into(),
+            );
+            Ok(DataType::Map(
+                std::sync::Arc::new(arrow::datatypes::Field::new("entries", entry, false)),
+                false,
+            ))
+        },
+        build: |_, a, _| {
+            let (mut keys, mut values) = (vec![], vec![]);
+            for (i, e) in a.into_iter().enumerate() {
+                if i % 2 == 0 { keys.push(e) } else { values.push(e) }
+            }
+            Ok(datafusion::functions_nested::map::map(keys, values))
+        },
+    }));
+    // element_at(array, i) (1-based, negative from the end) or (map, key)
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "element_at",
+        tag: "element_at",
+        signature: Signature::any(2, Volatility::Immutable),
+        returns: |t| element_type(&t[0]),
+        build: |_, mut a, t| {
+            use datafusion::functions_nested::expr_fn::{array_element, map_extract};
+            let key = a.remove(1);
+            let container = a.remove(0);
+            Ok(match &t[0] {
+                DataType::Map(..) => array_element(map_extract(container, key), lit(1i64)),
+                _ => array_element(container, cast(key, DataType::Int64)),
+            })
+        },
+    }));
     // if(cond, a, b) (the type of a)
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "if",

@@ -519,5 +519,7 @@ pub fn all() -> Vec<ScalarUDF> {
             imm,
         ),
         f("to_json", DataType::Utf8, to_json_kernel, imm),
+        f("hash", DataType::Int32, super::murmur3::kernel, imm),
+        ScalarUDF::new_from_impl(super::rounding::BRound::new()),
     ]
 }

@@ -2,19 +2,22 @@
 //! routed to their partition, each key's accumulators merged, what changed
 //! kept for the output mode.
 
+use super::accumulators::{groups_accumulator, row_accumulator};
 use super::*;
 
 pub(super) type Accumulators = Vec<Box<dyn datafusion::logical_expr::Accumulator>>;
 
-/// Fresh accumulators for `aggr`, with a stored state row merged in.
+/// Fresh accumulators for `aggr` (`keyed`: see [`row_accumulator`]), with
+/// a stored state row merged in.
 pub(super) fn accumulators_for(
     aggr: &[Arc<AggregateFunctionExpr>],
     widths: &[usize],
+    keyed: bool,
     state: Option<&StateRow>,
 ) -> Result<Accumulators> {
     let mut accs = aggr
         .iter()
-        .map(|a| a.create_accumulator())
+        .map(|a| row_accumulator(a, keyed))
         .collect::<std::result::Result<Vec<_>, _>>()?;
     if let Some(row) = state {
         let mut at = 0;
@@ -237,11 +240,7 @@ impl Merge<'_> {
         if items.is_empty() {
             return Ok(Updated::default());
         }
-        if self.aggr.iter().all(|a| a.groups_accumulator_supported()) {
-            self.by_groups(store, items)
-        } else {
-            self.by_key(store, items)
-        }
+        self.by_groups(store, items)
     }
 
     /// The stored states of `keys` (one batched lookup, decoded in one
@@ -333,7 +332,7 @@ impl Merge<'_> {
         let mut states: Vec<ArrayRef> = Vec::new();
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
-            let mut acc = a.create_groups_accumulator()?;
+            let mut acc = groups_accumulator(a, self.num_keys > 0)?;
             let values = (0..*w)
                 .map(|c| {
                     let empty;
@@ -364,7 +363,7 @@ impl Merge<'_> {
             let all: Vec<usize> = (0..n).collect();
             let mut at = 0;
             for (a, w) in self.aggr.iter().zip(self.widths) {
-                let mut acc = a.create_groups_accumulator()?;
+                let mut acc = groups_accumulator(a, self.num_keys > 0)?;
                 acc.merge_batch(&states[at..at + w], &all, n)?;
                 values.push(acc.evaluate(EmitTo::All)?);
                 at += w;
@@ -461,7 +460,7 @@ impl Merge<'_> {
         let mut values = Vec::with_capacity(self.aggr.len());
         let mut at = 0;
         for (a, w) in self.aggr.iter().zip(self.widths) {
-            let mut acc = a.create_groups_accumulator()?;
+            let mut acc = groups_accumulator(a, self.num_keys > 0)?;
             if !stored.groups.is_empty() {
                 acc.merge_batch(&stored.columns[at..at + w], &stored.groups, n)?;
             }
@@ -469,45 +468,6 @@ impl Merge<'_> {
             at += w;
         }
         Ok(values)
-    }
-
-    /// Key by key, with an accumulator per key (aggregates without groups
-    /// accumulators).
-    pub(super) fn by_key(&self, store: &mut dyn StateStore, items: Work) -> Result<Updated> {
-        let mut updated = Vec::with_capacity(items.len());
-        for (key, &(bi, r)) in items.keys.iter().zip(&items.rows) {
-            let (b, r) = (&self.partial[bi as usize], r as usize);
-            let stored = store.get(key)?;
-            let mut accs = accumulators_for(self.aggr, self.widths, stored.as_ref())?;
-            let mut at = self.num_keys;
-            for (acc, w) in accs.iter_mut().zip(self.widths) {
-                let slice: Vec<ArrayRef> = b.columns()[at..at + w]
-                    .iter()
-                    .map(|c| c.slice(r, 1))
-                    .collect();
-                acc.merge_batch(&slice)?;
-                at += w;
-            }
-            let mut state = Vec::new();
-            for acc in accs.iter_mut() {
-                state.extend(acc.state()?);
-            }
-            let values = if self.evaluate {
-                accumulators_for(self.aggr, self.widths, Some(&state))?
-                    .iter_mut()
-                    .map(|a| a.evaluate())
-                    .collect::<std::result::Result<Vec<_>, _>>()?
-            } else {
-                Vec::new()
-            };
-            store.put(key.to_vec(), state)?;
-            updated.push((key.to_vec(), values));
-        }
-        // a key's later rows replace what its earlier ones reported
-        updated.reverse();
-        updated.sort_by(|a, b| a.0.cmp(&b.0));
-        updated.dedup_by(|later, earlier| later.0 == earlier.0);
-        Updated::from_rows(updated, self.aggr.len())
     }
 }
 

@@ -8,6 +8,7 @@
 //! emits rows for the output mode and hands them to the rest of the plan in
 //! place of the aggregate.
 
+mod accumulators;
 mod lateness;
 mod merge;
 mod node;
@@ -204,7 +205,7 @@ impl StatefulAggregate {
 
     /// Merge a stored state row into fresh accumulators.
     fn accumulators_for(&self, state: Option<&StateRow>) -> Result<Accumulators> {
-        accumulators_for(&self.aggr, &self.widths, state)
+        accumulators_for(&self.aggr, &self.widths, self.num_keys > 0, state)
     }
 
     fn evaluate(&self, state: &StateRow) -> Result<Vec<ScalarValue>> {
@@ -338,8 +339,7 @@ impl StatefulAggregate {
         // append mode: each partition takes its closed windows in its own
         // thread, after its merge (rows that came were not late, so no
         // group merged now closes: the order is Spark's)
-        let vectorized = self.mode == OutputMode::Append
-            && self.aggr.iter().all(|a| a.groups_accumulator_supported());
+        let vectorized = self.mode == OutputMode::Append;
         let take_bound = match (self.event_time, watermark_us) {
             (Some(_), Some(wm)) if vectorized && self.time_keyed => {
                 Some(time_prefix(wm.saturating_add(1)))
