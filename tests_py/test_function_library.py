@@ -199,25 +199,25 @@ def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) 
     """Each aggregate keeps its partial state in the store: a restarted query
     goes on from it (complete mode: every key's totals each batch)."""
     from conftest import Batches, step
-
     from sparklet.testing import MemoryStream
 
     ms = MemoryStream(spark, "k STRING, x INT, y DOUBLE, b BOOLEAN")
     out = Batches()
 
     def start():  # noqa: ANN202
-        agg = ms.toDF().groupBy("k").agg(
-            F.stddev_pop("y").alias("sd"),
-            F.var_samp("x").alias("var"),
-            F.corr("x", "y").alias("corr"),
-            F.bool_and("b").alias("all_b"),
-            F.bit_or("x").alias("bits"),
+        agg = (
+            ms.toDF()
+            .groupBy("k")
+            .agg(
+                F.stddev_pop("y").alias("sd"),
+                F.var_samp("x").alias("var"),
+                F.corr("x", "y").alias("corr"),
+                F.bool_and("b").alias("all_b"),
+                F.bit_or("x").alias("bits"),
+            )
         )
         return (
-            agg.writeStream.outputMode("complete")
-            .foreachBatch(out)
-            .option("checkpointLocation", str(tmp_path))
-            .start()
+            agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
         )
 
     q = start()

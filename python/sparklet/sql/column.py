@@ -281,6 +281,24 @@ class Column:
             raise AttributeError(item)
         return self.getField(item)
 
+    def over(self, window: Any) -> "Column":
+        """This window function or aggregate computed over ``window`` (a
+        :class:`~sparklet.sql.window.WindowSpec`)."""
+        from sparklet.sql.window import WindowSpec
+
+        if not isinstance(window, WindowSpec):
+            raise PySparkTypeError(
+                f"[NOT_EXPECTED_TYPE] Argument `window` should be WindowSpec, got {type(window).__name__}.",
+                "NOT_EXPECTED_TYPE",
+            )
+        return Column(
+            self._expr.over(
+                [c._expr for c in window._partition_by],
+                [c._expr for c in window._order_by],
+                window._frame,
+            )
+        )
+
     def asc(self) -> "Column":
         """Ascending sort order, nulls first."""
         return Column(self._expr.sorted(True, True))

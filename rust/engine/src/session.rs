@@ -119,6 +119,9 @@ impl Session {
         }
         crate::functions::register_spark_functions(&ctx);
         crate::functions::register_spark_names(&ctx);
+        for f in crate::functions::spark_aggregates() {
+            ctx.register_udaf(f);
+        }
         let streams = Arc::new(QueryManager::default());
         let ui = if conf.get_bool(keys::UI_ENABLED, false) {
             let port = conf.get_i64(keys::UI_PORT, 4040);
@@ -197,7 +200,11 @@ impl Session {
                 )])?;
                 self.ctx.read_batch(batch).map_err(Error::from_planning)
             }
-            _ => Ok(df),
+            _ => {
+                let (state, plan) = df.into_parts();
+                let plan = crate::plan::sql_names::rename(plan)?;
+                Ok(DataFrame::new(state, plan))
+            }
         }
     }
 

@@ -141,6 +141,21 @@ impl PyExpr {
     }
 
     /// `when(cond, value)` chained onto an existing CASE.
+    /// `col.over(window)`: `frame` is (rows, start, end), None unbounded.
+    #[pyo3(signature = (partition_by, order_by, frame=None))]
+    fn over(
+        &self,
+        partition_by: Vec<PyRef<'_, PyExpr>>,
+        order_by: Vec<PyRef<'_, PyExpr>>,
+        frame: Option<(bool, Option<i64>, Option<i64>)>,
+    ) -> PyResult<PyExpr> {
+        let frame = frame.map(|(rows, start, end)| functions::over::Frame { rows, start, end });
+        let order = order_by.iter().map(|e| e.sort_expr()).collect();
+        functions::over::over(self.expr.clone(), exprs(partition_by), order, frame)
+            .map(PyExpr::new)
+            .py()
+    }
+
     fn when(&self, cond: PyRef<'_, PyExpr>, value: PyRef<'_, PyExpr>) -> PyResult<PyExpr> {
         functions::column::when_more(&self.expr, cond.expr.clone(), value.expr.clone())
             .map(PyExpr::new)

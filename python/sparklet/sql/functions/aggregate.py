@@ -49,23 +49,27 @@ def max(col: ColumnOrName) -> Column:  # noqa: A001 - PySpark's name
 
 
 def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:
-    """A group's first value (in the order rows arrive)."""
-    return _fn("first", col)
+    """A group's first value (in the order rows arrive; skipping nulls
+    with ``ignorenulls``)."""
+    return _call("first", _to_col(col), lit(bool(ignorenulls)))
 
 
 def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
-    """A group's last value (in the order rows arrive)."""
-    return _fn("last", col)
+    """A group's last value (in the order rows arrive; skipping nulls
+    with ``ignorenulls``)."""
+    return _call("last", _to_col(col), lit(bool(ignorenulls)))
 
 
 def first_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
-    """A group's first value (in the order rows arrive)."""
-    return _fn("first", col)
+    """A group's first value (in the order rows arrive; skipping nulls
+    with ``ignoreNulls``)."""
+    return _call("first_value", _to_col(col), lit(bool(ignoreNulls)))
 
 
 def last_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
-    """A group's last value (in the order rows arrive)."""
-    return _fn("last", col)
+    """A group's last value (in the order rows arrive; skipping nulls
+    with ``ignoreNulls``)."""
+    return _call("last_value", _to_col(col), lit(bool(ignoreNulls)))
 
 
 def any_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:

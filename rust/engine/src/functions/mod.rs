@@ -9,6 +9,7 @@ mod always_distinct;
 mod collect;
 pub mod column;
 mod murmur3;
+pub mod over;
 mod rounding;
 mod spark_named;
 pub mod spark_sql;
@@ -279,6 +280,9 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
         | "approx_count_distinct"
         | "count_distinct" => aggregate(state, &lower, args),
         _ => {
+            if let Some(w) = over::window_function(state, &lower, args.clone()) {
+                return w;
+            }
             let target = if udf(state, &lower).is_some() {
                 lower.as_str()
             } else {
@@ -299,8 +303,7 @@ fn aggregate_name(name: &str) -> (&str, bool) {
         "mean" => ("avg", false),
         "first" | "first_value" | "any_value" => ("first_value", false),
         "last" | "last_value" => ("last_value", false),
-        "collect_list" | "array_agg" => ("array_agg", false),
-        "collect_set" => ("array_agg", true),
+        "array_agg" => ("collect_list", false),
         "stddev" | "std" | "stddev_samp" => ("stddev", false),
         "variance" | "var_samp" => ("var", false),
         "count_distinct" => ("count", true),
@@ -311,25 +314,36 @@ fn aggregate_name(name: &str) -> (&str, bool) {
     }
 }
 
+/// Spark's aggregates DataFusion has under another name or meaning,
+/// registered in each session (so SQL text finds them too).
+pub fn spark_aggregates() -> Vec<datafusion::logical_expr::AggregateUDF> {
+    vec![
+        collect::udaf("collect_list"),
+        // distinct by what they are (the plan's DISTINCT is the user's alone)
+        always_distinct::udaf("collect_set", Arc::new(collect::udaf("collect_set"))),
+        // exact distinct counting: within any error bound, and its state
+        // merges across micro-batches (approx_distinct's HLL state does not
+        // round-trip)
+        always_distinct::udaf(
+            "approx_count_distinct",
+            datafusion::functions_aggregate::count::count_udaf(),
+        ),
+    ]
+}
+
 /// Aggregate functions by Spark name (used by `groupBy().agg()` in later
 /// issues and by batch DataFrames now).
 fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
     let (df_name, distinct) = aggregate_name(name);
-    // distinct by what they are (the plan's DISTINCT is the user's alone)
-    let f = match name {
-        "collect_list" => Ok(Arc::new(collect::udaf("collect_list"))),
-        "collect_set" => Ok(Arc::new(always_distinct::udaf(
-            "collect_set",
-            Arc::new(collect::udaf("collect_set")),
-        ))),
-        // exact distinct counting: within any error bound, and its state merges
-        // across micro-batches (approx_distinct's HLL state does not round-trip)
-        "approx_count_distinct" => state
-            .udaf("count")
-            .map(|count| Arc::new(always_distinct::udaf("approx_count_distinct", count))),
-        _ => state.udaf(df_name),
-    };
-    let distinct = distinct && name != "collect_set";
+    let f = state.udaf(df_name);
+    // first/last(col, ignorenulls): the flag is the null treatment
+    let mut args = args;
+    let mut null_treatment = None;
+    if matches!(df_name, "first_value" | "last_value") && args.len() == 2 {
+        if let Some(Expr::Literal(ScalarValue::Boolean(Some(true)), _)) = args.pop() {
+            null_treatment = Some(datafusion::logical_expr::expr::NullTreatment::IgnoreNulls);
+        }
+    }
     let f = f.map_err(|_| {
         Error::analysis(
             "UNRESOLVED_ROUTINE",
@@ -342,6 +356,6 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
         distinct,
         None,
         vec![],
-        None,
+        null_treatment,
     )))
 }

@@ -108,7 +108,7 @@ fn fold(a: &ArrayRef, seeds: &mut [u32]) -> DFResult<()> {
         DataType::Decimal128(p, _) if *p <= 18 => {
             each!(
                 a.as_primitive::<arrow::datatypes::Decimal128Type>(),
-                |v, s| { hash_long(v as i64, s) }
+                |v, s| hash_long(v as i64, s)
             )
         }
         DataType::Utf8 => each!(a.as_string::<i32>(), |v, s| hash_bytes(v.as_bytes(), s)),

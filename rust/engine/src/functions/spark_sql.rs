@@ -98,6 +98,28 @@ fn add_days(mut args: Vec<Expr>, sign: i32) -> Expr {
     cast(date + days, DataType::Date32)
 }
 
+/// Any number of arguments of any type, none included.
+fn any_count() -> Signature {
+    use datafusion::logical_expr::TypeSignature;
+    Signature::one_of(
+        vec![TypeSignature::VariadicAny, TypeSignature::Nullary],
+        Volatility::Immutable,
+    )
+}
+
+/// The type values of all of `types` take (as Spark's type coercion
+/// widens them: int and double to double, null to anything).
+fn common_type(types: &[DataType]) -> DFResult<DataType> {
+    use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
+    types.iter().try_fold(DataType::Null, |acc, t| {
+        comparison_coercion(&acc, t).ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "[DATATYPE_MISMATCH.DATA_DIFF_TYPES] the elements have different types: {acc} and {t}"
+            ))
+        })
+    })
+}
+
 /// The type of an array's elements or a map's values.
 fn element_type(t: &DataType) -> DFResult<DataType> {
     match t {
@@ -264,7 +286,7 @@ pub fn all() -> Vec<ScalarUDF> {
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "map",
         tag: "map",
-        signature: Signature::variadic_any(Volatility::Immutable),
+        signature: any_count(),
         returns: |t| {
             if t.len() % 2 != 0 {
                 return Err(DataFusionError::Plan(format!(
@@ -311,6 +333,31 @@ pub fn all() -> Vec<ScalarUDF> {
                 _ => array_element(container, cast(key, DataType::Int64)),
             })
         },
+    }));
+    // array(a, b, ...): the elements cast to their common type, as Spark
+    // does (`array(1, 2.5)` is array<double>)
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "array",
+        tag: "array",
+        signature: any_count(),
+        returns: |t| {
+            Ok(DataType::List(std::sync::Arc::new(
+                arrow::datatypes::Field::new("item", common_type(t)?, true),
+            )))
+        },
+        build: |_, a, t| {
+            let common = common_type(t)?;
+            let items = a.into_iter().map(|e| cast(e, common.clone())).collect();
+            Ok(datafusion::functions_nested::expr_fn::make_array(items))
+        },
+    }));
+    // typeof(x): the argument's type, as Spark writes it
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "typeof",
+        tag: "typeof",
+        signature: Signature::any(1, Volatility::Immutable),
+        returns: |_| Ok(DataType::Utf8),
+        build: |_, _, t| Ok(lit(crate::plan::spark_names::simple_type_name(&t[0]))),
     }));
     // if(cond, a, b) (the type of a)
     out.push(ScalarUDF::new_from_impl(Rewritten {

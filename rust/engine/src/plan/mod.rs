@@ -9,6 +9,7 @@ pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;
 pub mod spark_types;
+pub mod sql_names;
 pub mod sql_tvf;
 pub mod sql_windows;
 pub mod unsupported;

@@ -6,8 +6,12 @@
 
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
-use datafusion::logical_expr::expr::{AggregateFunction, Cast, ScalarFunction, TryCast};
-use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
+use datafusion::logical_expr::expr::{
+    AggregateFunction, Cast, ScalarFunction, Sort, TryCast, WindowFunction,
+};
+use datafusion::logical_expr::{
+    BinaryExpr, Expr, Operator, WindowFrameBound, WindowFunctionDefinition,
+};
 
 /// Spark's name of `e` as an output column: a cast (or casts) of a column
 /// keeps the column's name (Spark 4: `F.col("v").cast("string")` is `v`);
@@ -66,8 +70,101 @@ pub fn spark_name(e: &Expr) -> String {
             let distinct = params.distinct && func.name() != "collect_set";
             call(function_name(func.name()), &params.args, distinct)
         }
+        Expr::WindowFunction(w) => window_name(w),
         other => other.schema_name().to_string(),
     }
+}
+
+/// `rank() OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN ...)`,
+/// with the frame Spark resolves for the function.
+fn window_name(w: &WindowFunction) -> String {
+    let p = &w.params;
+    let function = match &w.fun {
+        WindowFunctionDefinition::WindowUDF(f) => {
+            let name = match f.name() {
+                "rank" => "RANK",
+                "dense_rank" => "DENSE_RANK",
+                "percent_rank" => "PERCENT_RANK",
+                other => other,
+            };
+            call(name, &p.args, false)
+        }
+        WindowFunctionDefinition::AggregateUDF(f) => {
+            if f.name() == "count" && is_star(&p.args) {
+                "count(1)".into()
+            } else {
+                call(function_name(f.name()), &p.args, p.distinct)
+            }
+        }
+    };
+    format!("{function} OVER ({})", window_spec(w))
+}
+
+/// The `PARTITION BY ... ORDER BY ... frame` of a window, Spark's way.
+pub fn window_spec(w: &WindowFunction) -> String {
+    let p = &w.params;
+    let mut parts = Vec::new();
+    if !p.partition_by.is_empty() {
+        let keys: Vec<String> = p.partition_by.iter().map(spark_name).collect();
+        parts.push(format!("PARTITION BY {}", keys.join(", ")));
+    }
+    if !p.order_by.is_empty() {
+        let keys: Vec<String> = p.order_by.iter().map(sort_name).collect();
+        parts.push(format!("ORDER BY {}", keys.join(", ")));
+    }
+    let offset = || match p.args.get(1) {
+        Some(Expr::Literal(v, _)) => v.to_string(),
+        _ => "1".into(),
+    };
+    let frame = match &w.fun {
+        WindowFunctionDefinition::WindowUDF(f) => match f.name() {
+            "row_number" | "rank" | "dense_rank" | "percent_rank" | "ntile" => {
+                Some("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".to_string())
+            }
+            "cume_dist" => Some("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW".to_string()),
+            "lag" => {
+                let n = offset();
+                Some(format!("ROWS BETWEEN -{n} FOLLOWING AND -{n} FOLLOWING"))
+            }
+            "lead" => {
+                let n = offset();
+                Some(format!("ROWS BETWEEN {n} FOLLOWING AND {n} FOLLOWING"))
+            }
+            _ => None,
+        },
+        WindowFunctionDefinition::AggregateUDF(_) => None,
+    };
+    parts.push(frame.unwrap_or_else(|| {
+        let f = &p.window_frame;
+        format!(
+            "{} BETWEEN {} AND {}",
+            f.units.to_string().to_uppercase(),
+            frame_bound(&f.start_bound),
+            frame_bound(&f.end_bound)
+        )
+    }));
+    parts.join(" ")
+}
+
+/// Spark writes an offset before the row as a negative one after it.
+fn frame_bound(b: &WindowFrameBound) -> String {
+    match b {
+        WindowFrameBound::Preceding(n) if n.is_null() => "UNBOUNDED PRECEDING".into(),
+        WindowFrameBound::Preceding(n) => format!("-{n} FOLLOWING"),
+        WindowFrameBound::CurrentRow => "CURRENT ROW".into(),
+        WindowFrameBound::Following(n) if n.is_null() => "UNBOUNDED FOLLOWING".into(),
+        WindowFrameBound::Following(n) => format!("{n} FOLLOWING"),
+    }
+}
+
+/// `v ASC NULLS FIRST`.
+pub fn sort_name(s: &Sort) -> String {
+    format!(
+        "{} {} NULLS {}",
+        spark_name(&s.expr),
+        if s.asc { "ASC" } else { "DESC" },
+        if s.nulls_first { "FIRST" } else { "LAST" }
+    )
 }
 
 /// `count(*)` as DataFusion plans it: a count of a literal.
@@ -85,6 +182,8 @@ fn call(name: &str, args: &[Expr], distinct: bool) -> String {
 fn function_name(name: &str) -> &str {
     match name {
         "character_length" => "length",
+        "first_value" => "first",
+        "last_value" => "last",
         "lower" => "lower",
         "mean" => "avg",
         "stddev" => "stddev_samp",
@@ -138,6 +237,33 @@ fn operator(op: &Operator) -> String {
     }
 }
 
+/// A double as Java prints it (`0.0`, `1.5`, `1.0E10`), as Spark names it.
+fn java_double(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "NaN".into()
+        } else if f > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    let a = f.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        let s = f.to_string();
+        return if s.contains('.') { s } else { format!("{s}.0") };
+    }
+    // d.dddE±x with at least one digit after the point
+    let s = format!("{f:E}");
+    let (mantissa, exp) = s.split_once('E').unwrap_or((&s, "0"));
+    let mantissa = if mantissa.contains('.') {
+        mantissa.to_string()
+    } else {
+        format!("{mantissa}.0")
+    };
+    format!("{mantissa}E{exp}")
+}
+
 /// Spark's SQL name of a type, as in `CAST(v AS INT)`.
 pub fn type_name(t: &DataType) -> String {
     match t {
@@ -158,6 +284,33 @@ pub fn type_name(t: &DataType) -> String {
     }
 }
 
+/// Spark's `simpleString` of a type, as `typeof()` gives it: `int`,
+/// `array<string>`, `struct<a:int,b:string>`, `map<string,int>`.
+pub fn simple_type_name(t: &DataType) -> String {
+    match t {
+        DataType::Null => "void".into(),
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            format!("array<{}>", simple_type_name(f.data_type()))
+        }
+        DataType::Struct(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|f| format!("{}:{}", f.name(), simple_type_name(f.data_type())))
+                .collect();
+            format!("struct<{}>", inner.join(","))
+        }
+        DataType::Map(entries, _) => match entries.data_type() {
+            DataType::Struct(kv) if kv.len() == 2 => format!(
+                "map<{},{}>",
+                simple_type_name(kv[0].data_type()),
+                simple_type_name(kv[1].data_type())
+            ),
+            other => simple_type_name(other),
+        },
+        other => type_name(other).to_lowercase(),
+    }
+}
+
 fn literal(v: &ScalarValue) -> String {
     if v.is_null() {
         return "NULL".into();
@@ -167,6 +320,23 @@ fn literal(v: &ScalarValue) -> String {
         | ScalarValue::LargeUtf8(Some(s))
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         ScalarValue::Boolean(Some(b)) => b.to_string(),
+        ScalarValue::Float64(Some(f)) => java_double(*f),
+        ScalarValue::Float32(Some(f)) => java_double(*f as f64),
+        ScalarValue::Date32(Some(d)) => {
+            let date = chrono::NaiveDate::from_num_days_from_ce_opt(d + 719_163);
+            date.map_or_else(|| v.to_string(), |d| format!("DATE '{d}'"))
+        }
+        ScalarValue::TimestampMicrosecond(Some(us), _) => {
+            chrono::DateTime::from_timestamp_micros(*us).map_or_else(
+                || v.to_string(),
+                |t| {
+                    format!(
+                        "TIMESTAMP '{}'",
+                        t.naive_utc().format("%Y-%m-%d %H:%M:%S%.f")
+                    )
+                },
+            )
+        }
         other => other.to_string(),
     }
 }

@@ -15,6 +15,9 @@ pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bo
     let mut aggregates = 0;
     let mut sorts = 0;
     let mut unsupported: Option<String> = None;
+    let mut window_refusal: Option<Error> = None;
+    // output names of the columns a projection aliases (a window function's)
+    let mut aliases = std::collections::HashMap::new();
     plan.apply(|node| {
         if !is_streaming(node) {
             return Ok(TreeNodeRecursion::Jump); // the static side of a join is a batch plan
@@ -39,11 +42,19 @@ pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bo
                     Some("distinct() on streaming DataFrames: use dropDuplicates()".into())
             }
             LogicalPlan::Sort(_) => sorts += 1,
-            LogicalPlan::Window(_) => {
-                unsupported = Some(
-                    "Non-time-based windows are not supported on streaming DataFrames/Datasets"
-                        .into(),
-                )
+            LogicalPlan::Projection(p) => {
+                for e in &p.expr {
+                    if let Expr::Alias(a) = e {
+                        if let Expr::Column(c) = a.expr.as_ref() {
+                            aliases.insert(c.name.clone(), a.name.clone());
+                        }
+                    }
+                }
+            }
+            LogicalPlan::Window(w) => {
+                if let Some(Expr::WindowFunction(f)) = w.window_expr.first() {
+                    window_refusal = Some(window_refusal_of(f, &aliases));
+                }
             }
             LogicalPlan::Join(j) => {
                 if let Some(msg) =
@@ -61,6 +72,9 @@ pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bo
         Ok(TreeNodeRecursion::Continue)
     })
     .map_err(Error::from_planning)?;
+    if let Some(e) = window_refusal {
+        return Err(e);
+    }
     if let Some(msg) = unsupported {
         // Spark 4's UnsupportedOperationChecker raises these as _LEGACY_ERROR_TEMP_3102
         return Err(Error::analysis("_LEGACY_ERROR_TEMP_3102", msg));
@@ -87,6 +101,27 @@ pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bo
         ));
     }
     Ok(aggregates == 1)
+}
+
+/// Spark's refusal of a window function on a stream, naming the column.
+fn window_refusal_of(
+    f: &datafusion::logical_expr::expr::WindowFunction,
+    aliases: &std::collections::HashMap<String, String>,
+) -> Error {
+    let whole = Expr::WindowFunction(Box::new(f.clone()));
+    let name = super::spark_names::spark_name(&whole);
+    let function = name.split(" OVER (").next().unwrap_or(&name).to_uppercase();
+    let column = aliases
+        .get(&whole.schema_name().to_string())
+        .cloned()
+        .unwrap_or(name);
+    Error::analysis(
+        "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING",
+        format!(
+            "Window function is not supported in {function} (as column `{column}`) on streaming DataFrames/Datasets.\nStructured Streaming only supports time-window aggregation using the WINDOW function. (window specification: ({}))",
+            super::spark_names::window_spec(f).to_uppercase()
+        ),
+    )
 }
 
 /// Spark's refusal of a join between a stream and a static side, in its
