@@ -124,6 +124,10 @@ def sparklet_modules() -> dict[str, types.ModuleType]:
     return aliases
 
 
+#: --show: print each failing docstring's doctest report (with --only)
+SHOW_REPORTS = False
+
+
 class Timeout(Exception):
     pass
 
@@ -148,6 +152,8 @@ def run_one(name: str, doc: str, globs: dict) -> tuple[str, str]:
         signal.alarm(0)
     if result.failed == 0:
         return "pass", ""
+    if SHOW_REPORTS:
+        print(out.getvalue())
     return "fail", reason(out.getvalue())
 
 
@@ -274,8 +280,11 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated names")
     ap.add_argument("--refresh-baseline", action="store_true")
     ap.add_argument("--coverage", default="", help="write the coverage page (docs/functions.md) here")
+    ap.add_argument("--show", action="store_true", help="print each failure's doctest report")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each failure's reason")
     args = ap.parse_args()
+    global SHOW_REPORTS
+    SHOW_REPORTS = args.show
     modules = [m for m in args.modules.split(",") if m]
     only = {n for n in args.only.split(",") if n} or None
     OUT.mkdir(parents=True, exist_ok=True)

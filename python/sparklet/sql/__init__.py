@@ -7,6 +7,7 @@ from sparklet.sql.observation import Observation
 from sparklet.sql.readwriter import DataFrameReader
 from sparklet.sql.session import SparkSession
 from sparklet.sql.types import Row
+from sparklet.sql.window import Window, WindowSpec
 
 __all__ = [
     "SparkSession",
@@ -18,4 +19,6 @@ __all__ = [
     "DataFrameReader",
     "functions",
     "types",
+    "Window",
+    "WindowSpec",
 ]
