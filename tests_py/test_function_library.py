@@ -183,6 +183,47 @@ def test_aggregate_functions(spark: SparkSession) -> None:
     assert rows[0][3:5] == (False, True)
 
 
+def test_aggregates_keep_the_name_they_were_called_by(spark: SparkSession) -> None:
+    """Spark's synonyms (any_value, first_value, std, every, some) compute
+    the same aggregate as another but keep their own name."""
+    df = spark.createDataFrame([(None, 1), ("a", 2), ("b", 3)], "a STRING, b INT")
+    out = df.agg(
+        F.first_value("a"),
+        F.any_value("a", True),
+        F.first("a", ignorenulls=True),
+        F.last_value("a"),
+        F.std("b"),
+        F.stddev_samp("b"),
+        F.var_samp("b"),
+        F.every(F.col("b") > 0),
+        F.some(F.col("b") > 2),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "first_value(a)",
+        "any_value(a)",
+        "first(a)",
+        "last_value(a)",
+        "std(b)",
+        "stddev_samp(b)",
+        "var_samp(b)",
+        "every((b > 0))",
+        "some((b > 2))",
+    ]
+    assert rows == [(None, "a", "a", "b", 1.0, 1.0, 1.0, True, True)]
+    sql = spark.sql("SELECT first(a), any_value(a), std(b), bool_and(b > 0) FROM VALUES (1, 2), (3, 4) AS t(a, b)")
+    assert sql.columns == ["first(a)", "any_value(a)", "std(b)", "bool_and((b > 0))"]
+    assert [tuple(r) for r in sql.collect()] == [(1, 1, pytest.approx(1.4142135623730951), True)]
+
+
+def test_sql_constants_and_casts(spark: SparkSession) -> None:
+    out = spark.sql("SELECT pi(), e(), ceil(-0.1), floor(2.5), FLOAT('NaN'), INT('7'), positive(3)")
+    names, rows = columns_and_rows(out)
+    assert names == ["PI()", "E()", "CEIL(-0.1)", "FLOOR(2.5)", "NaN", "7", "(+ 3)"]
+    assert rows[0][:4] == (pytest.approx(3.141592653589793), pytest.approx(2.718281828459045), 0, 2)
+    assert rows[0][4] != rows[0][4] and rows[0][5:] == (7, 3)
+
+
 def test_column_methods(spark: SparkSession) -> None:
     df = spark.createDataFrame([(6, "12", float("nan")), (3, "x", 1.0)], "n INT, s STRING, f DOUBLE")
     out = df.select(df.n.bitwiseAND(3), df.n.bitwiseOR(1), df.n.bitwiseXOR(5), df.s.try_cast("int"), df.f.isNaN())

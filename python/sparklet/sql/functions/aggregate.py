@@ -63,18 +63,24 @@ def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
 def first_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
     """A group's first value (in the order rows arrive; skipping nulls
     with ``ignoreNulls``)."""
-    return _call("first_value", _to_col(col), lit(bool(ignoreNulls)))
+    return _call("first_value", _to_col(col), _ignore_nulls(ignoreNulls))
 
 
 def last_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
     """A group's last value (in the order rows arrive; skipping nulls
     with ``ignoreNulls``)."""
-    return _call("last_value", _to_col(col), lit(bool(ignoreNulls)))
+    return _call("last_value", _to_col(col), _ignore_nulls(ignoreNulls))
 
 
 def any_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Column:
-    """Some value of the group."""
-    return _fn("first", col)
+    """Some value of the group (a non-null one with ``ignoreNulls``)."""
+    return _call("any_value", _to_col(col), _ignore_nulls(ignoreNulls))
+
+
+def _ignore_nulls(flag: bool | Column | None) -> Column:
+    """The ``ignoreNulls`` argument as a column: PySpark takes a bool or a
+    boolean literal column."""
+    return flag if isinstance(flag, Column) else lit(bool(flag))
 
 
 def collect_list(col: ColumnOrName) -> Column:
@@ -99,7 +105,7 @@ def stddev(col: ColumnOrName) -> Column:
 
 def std(col: ColumnOrName) -> Column:
     """The sample standard deviation."""
-    return _fn("stddev", col)
+    return _fn("std", col)
 
 
 def stddev_samp(col: ColumnOrName) -> Column:

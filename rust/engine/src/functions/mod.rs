@@ -5,10 +5,10 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
-mod always_distinct;
 mod collect;
 pub mod column;
 mod murmur3;
+mod named_aggregate;
 pub mod over;
 mod rounding;
 mod spark_named;
@@ -22,8 +22,9 @@ use std::sync::Arc;
 use datafusion::common::ScalarValue;
 use datafusion::execution::context::SessionState;
 use datafusion::execution::FunctionRegistry;
+use datafusion::functions_aggregate::{bool_and_or, count, first_last, stddev, variance};
 use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
-use datafusion::logical_expr::{cast, lit, when, Expr, Operator, ScalarUDF};
+use datafusion::logical_expr::{cast, lit, when, AggregateUDF, Expr, Operator, ScalarUDF};
 use datafusion::prelude::{binary_expr, ident};
 
 use crate::error::{Error, Result};
@@ -89,7 +90,8 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 
 /// Functions of `datafusion-spark` (Spark's semantics) that take the place
 /// of DataFusion's namesake; the crate's others fill names nothing else has.
-const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64"];
+/// (`ceil`/`floor` give a bigint, as Spark's do.)
+const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "ceil", "floor"];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
 /// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.
@@ -148,7 +150,8 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
             .flat_map(|f| std::iter::once(f.name().to_string()).chain(f.aliases().to_vec()))
             .collect();
     let agg = aggregate_name(&lower).0;
-    if names(datafusion_scalars) || aggregates.iter().any(|n| n == agg) {
+    let named = NAMED_AGGREGATES.iter().any(|(n, _)| *n == lower);
+    if names(datafusion_scalars) || named || aggregates.iter().any(|n| n == agg) {
         return Some("datafusion");
     }
     None
@@ -301,34 +304,49 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 fn aggregate_name(name: &str) -> (&str, bool) {
     match name {
         "mean" => ("avg", false),
-        "first" | "first_value" | "any_value" => ("first_value", false),
-        "last" | "last_value" => ("last_value", false),
+        "first_value" | "last_value" => (name, false),
         "array_agg" => ("collect_list", false),
-        "stddev" | "std" | "stddev_samp" => ("stddev", false),
-        "variance" | "var_samp" => ("var", false),
         "count_distinct" => ("count", true),
         "sum_distinct" => ("sum", true),
-        "every" => ("bool_and", false),
-        "some" | "any" => ("bool_or", false),
         other => (other, false),
     }
 }
 
+type AggregateMaker = fn() -> Arc<AggregateUDF>;
+
+/// Spark's aggregates that are a DataFusion aggregate of another name:
+/// registered under Spark's name, so the call keeps it (`any_value(c)`).
+const NAMED_AGGREGATES: &[(&str, AggregateMaker)] = &[
+    ("first", first_last::first_value_udaf),
+    ("any_value", first_last::first_value_udaf),
+    ("last", first_last::last_value_udaf),
+    ("std", stddev::stddev_udaf),
+    ("stddev_samp", stddev::stddev_udaf),
+    ("variance", variance::var_samp_udaf),
+    ("var_samp", variance::var_samp_udaf),
+    ("every", bool_and_or::bool_and_udaf),
+    ("some", bool_and_or::bool_or_udaf),
+    ("any", bool_and_or::bool_or_udaf),
+];
+
 /// Spark's aggregates DataFusion has under another name or meaning,
 /// registered in each session (so SQL text finds them too).
-pub fn spark_aggregates() -> Vec<datafusion::logical_expr::AggregateUDF> {
-    vec![
+pub fn spark_aggregates() -> Vec<AggregateUDF> {
+    let mut all = vec![
         collect::udaf("collect_list"),
         // distinct by what they are (the plan's DISTINCT is the user's alone)
-        always_distinct::udaf("collect_set", Arc::new(collect::udaf("collect_set"))),
+        named_aggregate::always_distinct("collect_set", Arc::new(collect::udaf("collect_set"))),
         // exact distinct counting: within any error bound, and its state
         // merges across micro-batches (approx_distinct's HLL state does not
         // round-trip)
-        always_distinct::udaf(
-            "approx_count_distinct",
-            datafusion::functions_aggregate::count::count_udaf(),
-        ),
-    ]
+        named_aggregate::always_distinct("approx_count_distinct", count::count_udaf()),
+    ];
+    all.extend(
+        NAMED_AGGREGATES
+            .iter()
+            .map(|(name, f)| named_aggregate::named(name, f())),
+    );
+    all
 }
 
 /// Aggregate functions by Spark name (used by `groupBy().agg()` in later
@@ -339,7 +357,11 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
     // first/last(col, ignorenulls): the flag is the null treatment
     let mut args = args;
     let mut null_treatment = None;
-    if matches!(df_name, "first_value" | "last_value") && args.len() == 2 {
+    let ignore_nulls_flag = matches!(
+        df_name,
+        "first" | "first_value" | "any_value" | "last" | "last_value"
+    );
+    if ignore_nulls_flag && args.len() == 2 {
         if let Some(Expr::Literal(ScalarValue::Boolean(Some(true)), _)) = args.pop() {
             null_treatment = Some(datafusion::logical_expr::expr::NullTreatment::IgnoreNulls);
         }

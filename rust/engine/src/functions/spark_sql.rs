@@ -374,5 +374,55 @@ pub fn all() -> Vec<ScalarUDF> {
             when(a.remove(0), then).otherwise(otherwise)
         },
     }));
+    // e(): Euler's number; positive(x): x itself (named `(+ x)`)
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "e",
+        tag: "e",
+        signature: Signature::nullary(Volatility::Immutable),
+        returns: |_| Ok(DataType::Float64),
+        build: |_, _, _| Ok(lit(std::f64::consts::E)),
+    }));
+    out.push(ScalarUDF::new_from_impl(Rewritten {
+        name: "positive",
+        tag: "positive",
+        signature: Signature::any(1, Volatility::Immutable),
+        returns: |t| Ok(t[0].clone()),
+        build: |_, mut a, _| Ok(a.remove(0)),
+    }));
+    out.extend(type_casts());
     out
+}
+
+/// The SQL functions that are casts by type name ([`type_casts`]); Spark
+/// names their result as it names their argument (`float('NaN')` is `NaN`).
+pub const TYPE_CAST_FUNCTIONS: &[&str] = &[
+    "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "string", "binary",
+    "date",
+];
+
+/// Spark's casts by type name: `float('NaN')`, `int(s)`, `string(n)`.
+fn type_casts() -> Vec<ScalarUDF> {
+    macro_rules! cast_to {
+        ($name:literal, $t:expr) => {
+            ScalarUDF::new_from_impl(Rewritten {
+                name: $name,
+                tag: $name,
+                signature: Signature::any(1, Volatility::Immutable),
+                returns: |_| Ok($t),
+                build: |_, mut a, _| Ok(cast(a.remove(0), $t)),
+            })
+        };
+    }
+    vec![
+        cast_to!("boolean", DataType::Boolean),
+        cast_to!("tinyint", DataType::Int8),
+        cast_to!("smallint", DataType::Int16),
+        cast_to!("int", DataType::Int32),
+        cast_to!("bigint", DataType::Int64),
+        cast_to!("float", DataType::Float32),
+        cast_to!("double", DataType::Float64),
+        cast_to!("string", DataType::Utf8),
+        cast_to!("binary", DataType::Binary),
+        cast_to!("date", DataType::Date32),
+    ]
 }

@@ -4,6 +4,7 @@
 //! `df_0.v + Int32(1)`, `sum(df_0.v)`, `count(Int32(1))`. Code that reads
 //! a result by name (`row["sum(v)"]`) works on both engines.
 
+use crate::functions::spark_sql::TYPE_CAST_FUNCTIONS;
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::expr::{
@@ -59,6 +60,11 @@ pub fn spark_name(e: &Expr) -> String {
                 {
                     return format!("{}.{f}", spark_name(base));
                 }
+            }
+            match (func.name(), args.as_slice()) {
+                ("positive", [x]) => return format!("(+ {})", spark_name(x)),
+                (name, [x]) if TYPE_CAST_FUNCTIONS.contains(&name) => return spark_name(x),
+                _ => {}
             }
             call(function_name(func.name()), args, false)
         }
@@ -182,12 +188,10 @@ fn call(name: &str, args: &[Expr], distinct: bool) -> String {
 fn function_name(name: &str) -> &str {
     match name {
         "character_length" => "length",
-        "first_value" => "first",
-        "last_value" => "last",
         "lower" => "lower",
         "mean" => "avg",
-        "stddev" => "stddev_samp",
-        "var" => "var_samp",
+        "pi" => "PI",
+        "e" => "E",
         // Spark names its math functions in capitals
         "acos" => "ACOS",
         "acosh" => "ACOSH",
