@@ -12,7 +12,7 @@ __all__ = [
     "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
-    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy",
 ]  # fmt: skip
 
 
@@ -207,3 +207,63 @@ def bit_or(col: ColumnOrName) -> Column:
 def bit_xor(col: ColumnOrName) -> Column:
     """The bitwise XOR of the values."""
     return _fn("bit_xor", col)
+
+
+def grouping(col: ColumnOrName) -> Column:
+    """1 where ``col`` is aggregated away in a rollup or cube row, else 0."""
+    return _fn("grouping", col)
+
+
+def string_agg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """The group's non-null values concatenated, separated by ``delimiter``."""
+    return _fn("string_agg", col) if delimiter is None else _call("string_agg", _to_col(col), lit(delimiter))
+
+
+def listagg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
+    """The group's non-null values concatenated, separated by ``delimiter``."""
+    return _fn("listagg", col) if delimiter is None else _call("listagg", _to_col(col), lit(delimiter))
+
+
+def regr_avgx(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The mean of ``x`` over the rows where both are non-null."""
+    return _fn("regr_avgx", y, x)
+
+
+def regr_avgy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The mean of ``y`` over the rows where both are non-null."""
+    return _fn("regr_avgy", y, x)
+
+
+def regr_count(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The number of rows where both are non-null."""
+    return _fn("regr_count", y, x)
+
+
+def regr_intercept(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The intercept of the least-squares line of ``y`` on ``x``."""
+    return _fn("regr_intercept", y, x)
+
+
+def regr_r2(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The coefficient of determination of the regression line."""
+    return _fn("regr_r2", y, x)
+
+
+def regr_slope(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """The slope of the least-squares line of ``y`` on ``x``."""
+    return _fn("regr_slope", y, x)
+
+
+def regr_sxx(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * var_pop(x)`` over the rows where both are non-null."""
+    return _fn("regr_sxx", y, x)
+
+
+def regr_sxy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * covar_pop(y, x)`` over the rows where both are non-null."""
+    return _fn("regr_sxy", y, x)
+
+
+def regr_syy(y: ColumnOrName, x: ColumnOrName) -> Column:
+    """``regr_count * var_pop(y)`` over the rows where both are non-null."""
+    return _fn("regr_syy", y, x)

@@ -15,7 +15,7 @@ __all__ = [
     "array_append", "array_prepend", "array_compact", "array_join", "arrays_overlap", "flatten",
     "slice", "sort_array", "array_sort", "sequence", "create_map", "map_keys", "map_values",
     "map_entries", "map_from_arrays", "map_from_entries", "map_concat", "map_contains_key",
-    "str_to_map",
+    "str_to_map", "arrays_zip",
 ]  # fmt: skip
 
 
@@ -219,3 +219,8 @@ def str_to_map(
     args.append(lit(",") if pairDelim is None else _to_col(pairDelim))
     args.append(lit(":") if keyValueDelim is None else _to_col(keyValueDelim))
     return _call("str_to_map", *args)
+
+
+def arrays_zip(*cols: ColumnOrName) -> Column:
+    """An array of structs whose N-th struct holds the N-th value of each array."""
+    return _fn("arrays_zip", *cols)

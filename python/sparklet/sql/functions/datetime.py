@@ -16,7 +16,7 @@ __all__ = [
     "timestamp_seconds", "timestamp_millis", "timestamp_micros", "unix_seconds", "unix_millis",
     "unix_micros", "unix_date", "date_from_unix_date", "from_utc_timestamp", "to_utc_timestamp",
     "monthname", "dayname", "date_part", "datepart", "extract",
-    "window", "cumulate_window", "session_window", "window_time",
+    "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time",
 ]  # fmt: skip
 
 
@@ -346,3 +346,51 @@ def window_time(windowColumn: ColumnOrName) -> Column:
     """The event time of a window: its end minus one microsecond (named
     ``window_time(window)`` after its argument, as in Spark)."""
     return _call("window_time", _to_col(windowColumn))
+
+
+def make_dt_interval(
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+) -> Column:
+    """A day-time interval of the parts given (missing parts are 0)."""
+    return _fn("make_dt_interval", *_parts(days, hours, mins, secs, seconds_last=True))
+
+
+def make_interval(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    weeks: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+) -> Column:
+    """An interval of the parts given (missing parts are 0)."""
+    return _fn("make_interval", *_parts(years, months, weeks, days, hours, mins, secs, seconds_last=True))
+
+
+def _parts(*parts: ColumnOrName | None, seconds_last: bool) -> list[ColumnOrName]:
+    """Interval parts with the missing ones 0, as Spark fills them (seconds a decimal)."""
+    import decimal
+
+    out: list[ColumnOrName] = [lit(0) if p is None else p for p in parts]
+    if seconds_last and parts[-1] is None:
+        out[-1] = lit(decimal.Decimal(0))
+    return out
+
+
+def make_time(hour: ColumnOrName, minute: ColumnOrName, second: ColumnOrName) -> Column:
+    """A time of day from its parts."""
+    return _fn("make_time", hour, minute, second)
+
+
+def time_trunc(unit: ColumnOrName, time: ColumnOrName) -> Column:
+    """``time`` truncated to ``unit``."""
+    return _fn("time_trunc", unit, time)
+
+
+def to_time(str: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """``str`` parsed as a time of day (by ``format`` if given)."""
+    return _fn("to_time", str) if format is None else _fn("to_time", str, format)

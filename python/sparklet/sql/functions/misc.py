@@ -10,7 +10,7 @@ from sparklet.sql.types import StructType, to_struct_type
 __all__ = [
     "md5", "sha", "sha1", "sha2", "crc32", "hash", "xxhash64", "to_json", "from_json",
     "get_json_object", "json_tuple", "ifnull", "nvl", "nvl2", "nullif", "nullifzero", "zeroifnull",
-    "equal_null", "typeof",
+    "equal_null", "typeof", "bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
 ]  # fmt: skip
 
 
@@ -108,3 +108,18 @@ def equal_null(col1: ColumnOrName, col2: ColumnOrName) -> Column:
 def typeof(col: ColumnOrName) -> Column:
     """The Spark type name of the value (``int``, ``string``, ...)."""
     return _fn("typeof", col)
+
+
+def bitmap_bit_position(col: ColumnOrName) -> Column:
+    """The bit position of ``col`` within its bitmap bucket."""
+    return _fn("bitmap_bit_position", col)
+
+
+def bitmap_bucket_number(col: ColumnOrName) -> Column:
+    """The bitmap bucket number of ``col``."""
+    return _fn("bitmap_bucket_number", col)
+
+
+def bitmap_count(col: ColumnOrName) -> Column:
+    """The number of bits set in bitmap ``col``."""
+    return _fn("bitmap_count", col)

@@ -14,7 +14,7 @@ __all__ = [
     "regexp_like", "regexp", "rlike", "like", "ilike", "lpad", "rpad", "repeat", "replace",
     "translate", "instr", "locate", "position", "contains", "startswith", "endswith", "ascii",
     "char", "base64", "unbase64", "format_string", "printf", "levenshtein", "soundex", "space",
-    "quote", "elt", "find_in_set", "overlay",
+    "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar",
 ]  # fmt: skip
 
 
@@ -322,3 +322,71 @@ def overlay(
 
 def _int_or_col(value: int | ColumnOrName) -> Column:
     return lit(value) if isinstance(value, int) else _to_col(value)
+
+
+def decode(col: ColumnOrName, charset: str) -> Column:
+    """Binary ``col`` decoded as text in ``charset``."""
+    return _call("decode", _to_col(col), lit(charset))
+
+
+def encode(col: ColumnOrName, charset: str) -> Column:
+    """Text ``col`` encoded as binary in ``charset``."""
+    return _call("encode", _to_col(col), lit(charset))
+
+
+def is_valid_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's parameter name
+    """True where ``str`` is valid UTF-8."""
+    return _fn("is_valid_utf8", str)
+
+
+def make_valid_utf8(str: ColumnOrName) -> Column:  # noqa: A002
+    """``str`` with invalid UTF-8 sequences replaced by U+FFFD."""
+    return _fn("make_valid_utf8", str)
+
+
+def _url_part(name: str, url: ColumnOrName, part: ColumnOrName, key: ColumnOrName | None) -> Column:
+    args = [url, part] if key is None else [url, part, key]
+    return _fn(name, *args)
+
+
+def parse_url(url: ColumnOrName, partToExtract: ColumnOrName, key: ColumnOrName | None = None) -> Column:
+    """A part of a URL (``HOST``, ``PATH``, ``QUERY``, ...; a query parameter with ``key``)."""
+    return _url_part("parse_url", url, partToExtract, key)
+
+
+def try_parse_url(url: ColumnOrName, partToExtract: ColumnOrName, key: ColumnOrName | None = None) -> Column:
+    """As :func:`parse_url`, null where the URL is not valid."""
+    return _url_part("try_parse_url", url, partToExtract, key)
+
+
+def url_decode(str: ColumnOrName) -> Column:  # noqa: A002
+    """``str`` decoded from ``application/x-www-form-urlencoded``."""
+    return _fn("url_decode", str)
+
+
+def url_encode(str: ColumnOrName) -> Column:  # noqa: A002
+    """``str`` encoded as ``application/x-www-form-urlencoded``."""
+    return _fn("url_encode", str)
+
+
+def try_url_decode(str: ColumnOrName) -> Column:  # noqa: A002
+    """As :func:`url_decode`, null where ``str`` is not validly encoded."""
+    return _fn("try_url_decode", str)
+
+
+def regexp_instr(str: ColumnOrName, regexp: ColumnOrName, idx: int | Column | None = None) -> Column:  # noqa: A002
+    """The 1-based position of the first match of ``regexp`` in ``str`` (0 when none)."""
+    args = [_to_col(str), _to_col(regexp)]
+    if idx is not None:
+        args.append(lit(idx))
+    return _call("regexp_instr", *args)
+
+
+def to_char(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
+    """``col`` (a number, date or timestamp) as text by ``format``."""
+    return _fn("to_char", col, format)
+
+
+def to_varchar(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
+    """``col`` (a number, date or timestamp) as text by ``format``."""
+    return _fn("to_varchar", col, format)
