@@ -273,3 +273,72 @@ def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) 
     assert var == pytest.approx(2.3333333333333335)
     assert corr == pytest.approx(0.998625428903524)
     assert (all_b, bits) == (False, 7)
+
+
+def test_spark_nulls_and_try_arithmetic(spark: SparkSession) -> None:
+    """Logarithms outside their domain and `try_` arithmetic by zero are
+    null in Spark, not NaN, infinity or an error."""
+    df = spark.createDataFrame([(0.0, 6, 0), (8.0, 7, 3)], "x DOUBLE, a INT, b INT")
+    out = df.select(
+        F.ln("x"), F.log10("x"), F.log(2.0, "x"), F.try_divide("a", "b"), F.try_mod("a", "b"), F.nullifzero("b")
+    )
+    names, rows = columns_and_rows(out)
+    assert names == ["ln(x)", "LOG10(x)", "LOG(2.0, x)", "try_divide(a, b)", "try_mod(a, b)", "nullifzero(b)"]
+    assert rows[0] == (None, None, None, None, None, None)
+    assert rows[1][2:] == (pytest.approx(3.0), pytest.approx(7 / 3), 1, 3)
+
+
+def test_epoch_and_calendar_functions(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    df = spark.createDataFrame([(1230219000, 19000)], "s BIGINT, d INT")
+    out = df.select(
+        F.timestamp_seconds("s"),
+        F.date_from_unix_date("d"),
+        F.dayname(F.date_from_unix_date("d")),
+        F.year(F.lit("2015-04-08")),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "timestamp_seconds(s)",
+        "date_from_unix_date(d)",
+        "dayname(date_from_unix_date(d))",
+        "year(2015-04-08)",
+    ]
+    assert rows[0][0].replace(tzinfo=None) == dt.datetime(2008, 12, 25, 15, 30)
+    assert rows[0][1:] == (dt.date(2022, 1, 8), "Sat", 2015)
+
+
+def test_names_spark_gives_conditions_and_trims(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2, "**a**")], "id INT, s STRING")
+    out = df.select(
+        F.when(df.id == 2, 3).otherwise(4),
+        df.id.between(1, 3),
+        F.trim("s", F.lit("*")),
+        F.ltrim("s", F.lit("*")),
+        F.substr("s", F.lit(2)),
+        F.bitwise_not("id"),
+        F.equal_null("id", F.lit(None)),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "CASE WHEN (id = 2) THEN 3 ELSE 4 END",
+        "((id >= 1) AND (id <= 3))",
+        "TRIM(BOTH * FROM s)",
+        "TRIM(LEADING * FROM s)",
+        "substr(s, 2, 2147483647)",
+        "~id",
+        "equal_null(id, NULL)",
+    ]
+    assert rows == [(3, True, "a", "a**", "*a**", -3, False)]
+
+
+def test_sql_range_table(spark: SparkSession) -> None:
+    assert [r.value for r in spark.sql("SELECT id AS value FROM range(1, 7, 2)").collect()] == [1, 3, 5]
+    assert spark.sql("SELECT * FROM range(3)").columns == ["id"]
+
+
+def test_show_prints_values_as_spark_does(spark: SparkSession, capsys) -> None:  # noqa: ANN001
+    df = spark.sql("SELECT map(1, 'a') AS m, cot(0.0) AS inf, CAST(1e10 AS DOUBLE) AS big, X'4142' AS b")
+    df.show()
+    shown = capsys.readouterr().out
+    assert "|{1 -> a}|Infinity|1.0E10|[41 42]|" in shown

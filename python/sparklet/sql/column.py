@@ -236,8 +236,9 @@ class Column:
         return Column(self._expr.rlike(pattern))
 
     def between(self, lowerBound: Any, upperBound: Any) -> "Column":
-        """True where ``lowerBound <= value <= upperBound``."""
-        return Column(self._expr.between(_to_expr(lowerBound), _to_expr(upperBound)))
+        """True where ``lowerBound <= value <= upperBound`` (as Spark
+        builds it: ``(v >= lower) AND (v <= upper)``)."""
+        return (self >= lowerBound) & (self <= upperBound)
 
     def startswith(self, other: Any) -> "Column":
         """True where the string starts with ``other``."""

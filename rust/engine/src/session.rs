@@ -118,6 +118,10 @@ impl Session {
             ctx.register_udf(f);
         }
         crate::functions::register_spark_functions(&ctx);
+        // table function names are not normalized: both spellings Spark's docs use
+        for name in ["range", "RANGE"] {
+            ctx.register_udtf(name, Arc::new(crate::functions::range_table::SparkRange));
+        }
         crate::functions::register_spark_names(&ctx);
         for f in crate::functions::spark_aggregates() {
             ctx.register_udaf(f);

@@ -111,14 +111,6 @@ impl PyExpr {
         ))
     }
 
-    fn between(&self, low: PyRef<'_, PyExpr>, high: PyRef<'_, PyExpr>) -> PyExpr {
-        PyExpr::new(
-            self.expr
-                .clone()
-                .between(low.expr.clone(), high.expr.clone()),
-        )
-    }
-
     fn get_field(&self, name: &str) -> PyExpr {
         PyExpr::new(datafusion::functions::core::expr_fn::get_field(
             self.expr.clone(),

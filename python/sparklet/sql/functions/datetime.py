@@ -123,8 +123,11 @@ def curdate() -> Column:
 
 
 def current_timezone() -> Column:
-    """The session's time zone."""
-    return _call("current_timezone")
+    """The session's time zone (``spark.sql.session.timeZone``)."""
+    from sparklet.sql.session import SparkSession
+
+    zone = SparkSession._require_active().conf.get("spark.sql.session.timeZone")
+    return lit(zone).alias("current_timezone()")
 
 
 def unix_timestamp(timestamp: ColumnOrName | None = None, format: str = "yyyy-MM-dd HH:mm:ss") -> Column:  # noqa: A002

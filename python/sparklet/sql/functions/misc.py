@@ -102,7 +102,7 @@ def zeroifnull(col: ColumnOrName) -> Column:
 
 def equal_null(col1: ColumnOrName, col2: ColumnOrName) -> Column:
     """``col1 = col2``, with two nulls equal (never null)."""
-    return _to_col(col1).eqNullSafe(_to_col(col2))
+    return _fn("equal_null", col1, col2)
 
 
 def typeof(col: ColumnOrName) -> Column:

@@ -10,8 +10,10 @@ pub mod column;
 mod murmur3;
 mod named_aggregate;
 pub mod over;
+pub mod range_table;
 mod rounding;
 mod spark_named;
+pub mod spark_rewrites;
 pub mod spark_sql;
 pub mod udfs;
 pub mod user_udfs;
@@ -238,28 +240,6 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
             }
             args.push(lit("g")); // Spark replaces every match
             scalar(state, "regexp_replace", args)
-        }
-        "date_trunc" => {
-            let mut args = args;
-            if let Some(Expr::Literal(ScalarValue::Utf8(Some(unit)), _)) = args.first() {
-                let unit = match unit.to_ascii_lowercase().as_str() {
-                    "yyyy" | "yy" | "year" => "year",
-                    "mm" | "mon" | "month" => "month",
-                    "dd" | "day" => "day",
-                    "hh" | "hour" => "hour",
-                    "minute" => "minute",
-                    "second" => "second",
-                    "week" => "week",
-                    "quarter" => "quarter",
-                    other => {
-                        return Err(Error::illegal_argument(format!(
-                            "date_trunc: unknown unit '{other}'"
-                        )))
-                    }
-                };
-                args[0] = lit(unit);
-            }
-            scalar(state, "date_trunc", args)
         }
         "isnan" => {
             let a = args

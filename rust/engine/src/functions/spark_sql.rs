@@ -12,18 +12,18 @@ use datafusion::logical_expr::{
     Volatility,
 };
 
-type Returns = fn(&[DataType]) -> DFResult<DataType>;
+pub(super) type Returns = fn(&[DataType]) -> DFResult<DataType>;
 /// Builds the expression from the arguments and their types; `tag` is the
 /// function's own datum (a date part's name).
-type Build = fn(&'static str, Vec<Expr>, &[DataType]) -> DFResult<Expr>;
+pub(super) type Build = fn(&'static str, Vec<Expr>, &[DataType]) -> DFResult<Expr>;
 
 #[derive(Debug)]
-struct Rewritten {
-    name: &'static str,
-    tag: &'static str,
-    signature: Signature,
-    returns: Returns,
-    build: Build,
+pub(super) struct Rewritten {
+    pub(super) name: &'static str,
+    pub(super) tag: &'static str,
+    pub(super) signature: Signature,
+    pub(super) returns: Returns,
+    pub(super) build: Build,
 }
 
 impl PartialEq for Rewritten {
@@ -83,12 +83,28 @@ fn part(name: &'static str, part: &'static str) -> ScalarUDF {
         tag: part,
         signature: Signature::any(1, Volatility::Immutable),
         returns: |_| Ok(DataType::Int32),
-        build: |part, a, _| Ok(date_part(part, a)),
+        build: |part, a, t| Ok(date_part(part, a, t)),
     })
 }
 
-fn date_part(part: &str, mut args: Vec<Expr>) -> Expr {
-    datafusion::functions::datetime::expr_fn::date_part(lit(part), args.remove(0))
+/// A part of a date or timestamp; text is read as a date (a timestamp for
+/// the parts of a day), as Spark casts it.
+fn date_part(part: &str, mut args: Vec<Expr>, types: &[DataType]) -> Expr {
+    let mut value = args.remove(0);
+    if matches!(
+        types.first(),
+        Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+    ) {
+        value = if matches!(part, "hour" | "minute" | "second") {
+            cast(
+                value,
+                DataType::Timestamp(arrow::datatypes::TimeUnit::Microsecond, None),
+            )
+        } else {
+            cast(value, DataType::Date32)
+        };
+    }
+    datafusion::functions::datetime::expr_fn::date_part(lit(part), value)
 }
 
 /// `d` plus `days` (negative to subtract), as a date.
@@ -109,7 +125,7 @@ fn any_count() -> Signature {
 
 /// The type values of all of `types` take (as Spark's type coercion
 /// widens them: int and double to double, null to anything).
-fn common_type(types: &[DataType]) -> DFResult<DataType> {
+pub(super) fn common_type(types: &[DataType]) -> DFResult<DataType> {
     use datafusion::logical_expr::type_coercion::binary::comparison_coercion;
     types.iter().try_fold(DataType::Null, |acc, t| {
         comparison_coercion(&acc, t).ok_or_else(|| {
@@ -166,10 +182,10 @@ pub fn all() -> Vec<ScalarUDF> {
     for (name, build) in [
         (
             "dayofweek",
-            (|_, a, _| Ok(date_part("dow", a) + lit(1))) as Build,
+            (|_, a, t| Ok(date_part("dow", a, t) + lit(1))) as Build,
         ),
-        ("weekday", |_, a, _| {
-            Ok((date_part("dow", a) + lit(6)) % lit(7))
+        ("weekday", |_, a, t| {
+            Ok((date_part("dow", a, t) + lit(6)) % lit(7))
         }),
     ] {
         out.push(ScalarUDF::new_from_impl(Rewritten {
@@ -390,6 +406,7 @@ pub fn all() -> Vec<ScalarUDF> {
         build: |_, mut a, _| Ok(a.remove(0)),
     }));
     out.extend(type_casts());
+    out.extend(super::spark_rewrites::all());
     out
 }
 

@@ -61,10 +61,8 @@ pub fn spark_name(e: &Expr) -> String {
                     return format!("{}.{f}", spark_name(base));
                 }
             }
-            match (func.name(), args.as_slice()) {
-                ("positive", [x]) => return format!("(+ {})", spark_name(x)),
-                (name, [x]) if TYPE_CAST_FUNCTIONS.contains(&name) => return spark_name(x),
-                _ => {}
+            if let Some(name) = special_call_name(func.name(), args) {
+                return name;
             }
             call(function_name(func.name()), args, false)
         }
@@ -77,6 +75,28 @@ pub fn spark_name(e: &Expr) -> String {
             call(function_name(func.name()), &params.args, distinct)
         }
         Expr::WindowFunction(w) => window_name(w),
+        Expr::Case(c) => {
+            let mut out = String::from("CASE");
+            if let Some(e) = &c.expr {
+                out.push_str(&format!(" {}", spark_name(e)));
+            }
+            for (w, t) in &c.when_then_expr {
+                out.push_str(&format!(" WHEN {} THEN {}", spark_name(w), spark_name(t)));
+            }
+            if let Some(e) = &c.else_expr {
+                out.push_str(&format!(" ELSE {}", spark_name(e)));
+            }
+            out + " END"
+        }
+        Expr::Between(b) => {
+            let not = if b.negated { "NOT " } else { "" };
+            format!(
+                "({not}{} BETWEEN {} AND {})",
+                spark_name(&b.expr),
+                spark_name(&b.low),
+                spark_name(&b.high)
+            )
+        }
         other => other.schema_name().to_string(),
     }
 }
@@ -173,6 +193,47 @@ pub fn sort_name(s: &Sort) -> String {
     )
 }
 
+/// Spark's names of calls that are not `name(args)`, or that show the
+/// arguments Spark fills in (`substr(a, b, 2147483647)`).
+fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
+    let n = |i: usize| spark_name(&args[i]);
+    let with = |extra: &str| {
+        let mut parts: Vec<String> = args.iter().map(spark_name).collect();
+        parts.push(extra.to_string());
+        format!("{}({})", function_name(name), parts.join(", "))
+    };
+    Some(match (name, args.len()) {
+        ("positive", 1) => format!("(+ {})", n(0)),
+        ("bitwise_not", 1) => format!("~{}", n(0)),
+        (name, 1) if TYPE_CAST_FUNCTIONS.contains(&name) => n(0),
+        ("btrim", 2) => format!("TRIM(BOTH {} FROM {})", n(1), n(0)),
+        ("ltrim", 2) => format!("TRIM(LEADING {} FROM {})", n(1), n(0)),
+        ("rtrim", 2) => format!("TRIM(TRAILING {} FROM {})", n(1), n(0)),
+        ("substr" | "substring", 2) => with("2147483647"),
+        ("position", 2) => with("1"),
+        ("regexp_instr", 2) => with("0"),
+        ("regexp_replace", 3) => with("1"),
+        ("regexp_replace", 4) if matches!(&args[3], Expr::Literal(ScalarValue::Utf8(Some(g)), _) if g == "g") =>
+        {
+            format!("regexp_replace({}, {}, {}, 1)", n(0), n(1), n(2))
+        }
+        // F.struct(a, b) is a named_struct of the columns' own names
+        ("named_struct", _) if args.len() % 2 == 0 && struct_of_columns(args) => {
+            let values: Vec<String> = args.chunks(2).map(|kv| spark_name(&kv[1])).collect();
+            format!("struct({})", values.join(", "))
+        }
+        _ => return None,
+    })
+}
+
+/// Whether each of `named_struct`'s names is the name of its value.
+fn struct_of_columns(args: &[Expr]) -> bool {
+    args.chunks(2).all(|kv| match &kv[0] {
+        Expr::Literal(ScalarValue::Utf8(Some(k)), _) => *k == spark_name(&kv[1]),
+        _ => false,
+    })
+}
+
 /// `count(*)` as DataFusion plans it: a count of a literal.
 fn is_star(args: &[Expr]) -> bool {
     matches!(args, [Expr::Literal(v, _)] if !v.is_null())
@@ -192,6 +253,8 @@ fn function_name(name: &str) -> &str {
         "mean" => "avg",
         "pi" => "PI",
         "e" => "E",
+        "log" => "LOG",
+        "dateadd" => "date_add",
         // Spark names its math functions in capitals
         "acos" => "ACOS",
         "acosh" => "ACOSH",
@@ -242,7 +305,18 @@ fn operator(op: &Operator) -> String {
 }
 
 /// A double as Java prints it (`0.0`, `1.5`, `1.0E10`), as Spark names it.
-fn java_double(f: f64) -> String {
+pub fn java_double(f: f64) -> String {
+    java_number(f, f.to_string(), format!("{f:E}"))
+}
+
+/// A float as Java prints it (its own shortest digits, not a double's).
+pub fn java_float(f: f32) -> String {
+    java_number(f as f64, f.to_string(), format!("{f:E}"))
+}
+
+/// Java's `toString` of a floating-point number whose shortest plain and
+/// scientific forms are given: plain between 1e-3 and 1e7, else `d.dE±x`.
+fn java_number(f: f64, plain: String, scientific: String) -> String {
     if !f.is_finite() {
         return if f.is_nan() {
             "NaN".into()
@@ -254,12 +328,13 @@ fn java_double(f: f64) -> String {
     }
     let a = f.abs();
     if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = f.to_string();
-        return if s.contains('.') { s } else { format!("{s}.0") };
+        return if plain.contains('.') {
+            plain
+        } else {
+            format!("{plain}.0")
+        };
     }
-    // d.dddE±x with at least one digit after the point
-    let s = format!("{f:E}");
-    let (mantissa, exp) = s.split_once('E').unwrap_or((&s, "0"));
+    let (mantissa, exp) = scientific.split_once('E').unwrap_or((&scientific, "0"));
     let mantissa = if mantissa.contains('.') {
         mantissa.to_string()
     } else {
@@ -324,8 +399,12 @@ fn literal(v: &ScalarValue) -> String {
         | ScalarValue::LargeUtf8(Some(s))
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         ScalarValue::Boolean(Some(b)) => b.to_string(),
+        ScalarValue::Binary(Some(b)) | ScalarValue::LargeBinary(Some(b)) => {
+            let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
+            format!("X'{hex}'")
+        }
         ScalarValue::Float64(Some(f)) => java_double(*f),
-        ScalarValue::Float32(Some(f)) => java_double(*f as f64),
+        ScalarValue::Float32(Some(f)) => java_float(*f),
         ScalarValue::Date32(Some(d)) => {
             let date = chrono::NaiveDate::from_num_days_from_ce_opt(d + 719_163);
             date.map_or_else(|| v.to_string(), |d| format!("DATE '{d}'"))

@@ -42,6 +42,23 @@ fn cell(array: &dyn Array, row: usize, opts: &FormatOptions) -> Result<String> {
             .collect::<Result<Vec<_>>>()?;
         return Ok(format!("{{{}}}", parts.join(", ")));
     }
+    if let Some(map) = array.as_map_opt() {
+        let entries = map.value(row);
+        let (keys, values) = (entries.column(0), entries.column(1));
+        let parts = (0..entries.len())
+            .map(|i| {
+                Ok(format!(
+                    "{} -> {}",
+                    cell(keys.as_ref(), i, opts)?,
+                    cell(values.as_ref(), i, opts)?
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(format!("{{{}}}", parts.join(", ")));
+    }
+    if let Some(text) = spark_scalar_text(array, row) {
+        return Ok(text);
+    }
     if let Some(list) = array.as_list_opt::<i32>() {
         let values = list.value(row);
         let parts = (0..values.len())
@@ -50,6 +67,79 @@ fn cell(array: &dyn Array, row: usize, opts: &FormatOptions) -> Result<String> {
         return Ok(format!("[{}]", parts.join(", ")));
     }
     Ok(ArrayFormatter::try_new(array, opts)?.value(row).to_string())
+}
+
+/// Values Spark prints otherwise than Arrow: doubles as Java prints them
+/// (`Infinity`, `1.0E10`), binary as `[41 42]`, intervals as Spark's.
+fn spark_scalar_text(array: &dyn Array, row: usize) -> Option<String> {
+    use crate::plan::spark_names::{java_double, java_float};
+    use arrow::datatypes::{
+        DataType, Float32Type, Float64Type, IntervalMonthDayNanoType, TimeUnit,
+    };
+    Some(match array.data_type() {
+        DataType::Float64 => java_double(array.as_primitive::<Float64Type>().value(row)),
+        DataType::Float32 => java_float(array.as_primitive::<Float32Type>().value(row)),
+        DataType::Binary => {
+            let bytes = array.as_binary::<i32>().value(row);
+            let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02X}")).collect();
+            format!("[{}]", hex.join(" "))
+        }
+        DataType::Duration(TimeUnit::Microsecond) => day_time_interval(
+            array
+                .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
+                .value(row),
+        ),
+        DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano) => {
+            let v = array.as_primitive::<IntervalMonthDayNanoType>().value(row);
+            calendar_interval(v.months, v.days, v.nanoseconds / 1_000)
+        }
+        _ => return None,
+    })
+}
+
+/// `INTERVAL '1 12:30:01.001001' DAY TO SECOND`, as Spark shows a
+/// day-time interval.
+fn day_time_interval(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let m = micros.unsigned_abs();
+    let (days, rest) = (m / 86_400_000_000, m % 86_400_000_000);
+    let (h, rest) = (rest / 3_600_000_000, rest % 3_600_000_000);
+    let (min, rest) = (rest / 60_000_000, rest % 60_000_000);
+    let (sec, frac) = (rest / 1_000_000, rest % 1_000_000);
+    let frac = if frac == 0 {
+        String::new()
+    } else {
+        format!(".{frac:06}").trim_end_matches('0').to_string()
+    };
+    format!("INTERVAL '{sign}{days} {h:02}:{min:02}:{sec:02}{frac}' DAY TO SECOND")
+}
+
+/// `1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds`, as Spark shows
+/// a calendar interval (zero parts left out).
+fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
+    let mut parts = Vec::new();
+    let mut push = |n: i64, unit: &str| {
+        if n != 0 {
+            parts.push(format!("{n} {unit}"));
+        }
+    };
+    push((months / 12) as i64, "years");
+    push((months % 12) as i64, "months");
+    push(days as i64, "days");
+    push(micros / 3_600_000_000, "hours");
+    push(micros % 3_600_000_000 / 60_000_000, "minutes");
+    let secs = micros % 60_000_000;
+    if secs != 0 {
+        let text = format!("{}.{:06}", secs / 1_000_000, (secs % 1_000_000).abs());
+        parts.push(format!(
+            "{} seconds",
+            text.trim_end_matches('0').trim_end_matches('.')
+        ));
+    }
+    if parts.is_empty() {
+        return "0 seconds".into();
+    }
+    parts.join(" ")
 }
 
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table, cells

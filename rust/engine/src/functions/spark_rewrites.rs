@@ -1,0 +1,284 @@
+//! More of Spark's functions as rewrites into DataFusion expressions (see
+//! [`super::spark_sql`]): Spark's null results where DataFusion gives NaN
+//! or infinity (`ln(0)`), the `try_` arithmetic, epoch conversions, and
+//! small conveniences (`nullifzero`, `equal_null`, `sequence`).
+
+use arrow::datatypes::{DataType, TimeUnit};
+use datafusion::common::ScalarValue;
+use datafusion::error::Result as DFResult;
+use datafusion::logical_expr::{cast, lit, when, Expr, ScalarUDF, Signature, Volatility};
+
+use super::spark_sql::{common_type, Build, Returns, Rewritten};
+
+fn rewrite(name: &'static str, arity: usize, returns: Returns, build: Build) -> ScalarUDF {
+    ScalarUDF::new_from_impl(Rewritten {
+        name,
+        tag: name,
+        // arity 0: any number of arguments
+        signature: if arity == 0 {
+            Signature::variadic_any(Volatility::Immutable)
+        } else {
+            Signature::any(arity, Volatility::Immutable)
+        },
+        returns,
+        build,
+    })
+}
+
+fn double(_: &[DataType]) -> DFResult<DataType> {
+    Ok(DataType::Float64)
+}
+
+fn timestamp(_: &[DataType]) -> DFResult<DataType> {
+    Ok(DataType::Timestamp(
+        TimeUnit::Microsecond,
+        Some("UTC".into()),
+    ))
+}
+
+fn null_of(t: DataType) -> DFResult<Expr> {
+    Ok(lit(ScalarValue::try_from(&t)?))
+}
+
+/// `f(x)` where `x` is in its domain, else null (Spark's logarithms).
+fn in_domain(f: Expr, domain: Expr) -> DFResult<Expr> {
+    when(domain, f).otherwise(null_of(DataType::Float64)?)
+}
+
+fn f64_arg(a: &mut Vec<Expr>) -> Expr {
+    cast(a.remove(0), DataType::Float64)
+}
+
+/// Microseconds since the epoch, `unit` per value, as a UTC timestamp.
+fn epoch(value: Expr, micros_per_unit: i64) -> Expr {
+    let micros = cast(value, DataType::Int64) * lit(micros_per_unit);
+    cast(
+        micros,
+        DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+    )
+}
+
+/// The numbers of a `try_` division, of one type: doubles for integers
+/// (Spark's `/`), else the common type.
+fn division_operands(a: &mut Vec<Expr>, t: &[DataType]) -> DFResult<(Expr, Expr, DataType)> {
+    let (x, y) = (a.remove(0), a.remove(0));
+    let common = if t.iter().all(|t| t.is_integer() || t.is_null()) {
+        DataType::Float64
+    } else {
+        common_type(t)?
+    };
+    Ok((cast(x, common.clone()), cast(y, common.clone()), common))
+}
+
+/// `x op y`, null where `y` is zero.
+fn unless_zero_divisor(
+    x: Expr,
+    y: Expr,
+    t: &DataType,
+    op: fn(Expr, Expr) -> Expr,
+) -> DFResult<Expr> {
+    let zero = cast(lit(0), t.clone());
+    when(y.clone().eq(zero), null_of(t.clone())?).otherwise(op(x, y))
+}
+
+/// DataFusion's name of a Spark `date_trunc` unit.
+fn trunc_unit(unit: &str) -> DFResult<&'static str> {
+    Ok(match unit.to_ascii_lowercase().as_str() {
+        "yyyy" | "yy" | "year" => "year",
+        "mm" | "mon" | "month" => "month",
+        "dd" | "day" => "day",
+        "hh" | "hour" => "hour",
+        "minute" => "minute",
+        "second" => "second",
+        "week" => "week",
+        "quarter" => "quarter",
+        "millisecond" => "millisecond",
+        "microsecond" => "microsecond",
+        other => {
+            return Err(datafusion::error::DataFusionError::Plan(format!(
+                "[INVALID_PARAMETER_VALUE] date_trunc: unknown unit '{other}'"
+            )))
+        }
+    })
+}
+
+/// The functions, registered under Spark's names.
+pub fn all() -> Vec<ScalarUDF> {
+    use datafusion::functions::math::expr_fn as m;
+    vec![
+        rewrite("ln", 1, double, |_, mut a, _| {
+            let x = f64_arg(&mut a);
+            in_domain(m::ln(x.clone()), x.gt(lit(0.0)))
+        }),
+        rewrite("log10", 1, double, |_, mut a, _| {
+            let x = f64_arg(&mut a);
+            in_domain(m::log10(x.clone()), x.gt(lit(0.0)))
+        }),
+        rewrite("log2", 1, double, |_, mut a, _| {
+            let x = f64_arg(&mut a);
+            in_domain(m::log2(x.clone()), x.gt(lit(0.0)))
+        }),
+        rewrite("log1p", 1, double, |_, mut a, _| {
+            let x = f64_arg(&mut a);
+            in_domain(m::ln(x.clone() + lit(1.0)), x.gt(lit(-1.0)))
+        }),
+        // log(base, x), or log(x): the natural logarithm
+        rewrite("log", 0, double, |_, mut a, _| {
+            let base = if a.len() == 2 {
+                f64_arg(&mut a)
+            } else {
+                lit(std::f64::consts::E)
+            };
+            let x = f64_arg(&mut a);
+            in_domain(
+                m::ln(x.clone()) / m::ln(base.clone()),
+                x.gt(lit(0.0)).and(base.gt(lit(0.0))),
+            )
+        }),
+        rewrite(
+            "try_divide",
+            2,
+            |t| {
+                if t.iter().all(|t| t.is_integer() || t.is_null()) {
+                    Ok(DataType::Float64)
+                } else {
+                    common_type(t)
+                }
+            },
+            |_, mut a, t| {
+                let (x, y, common) = division_operands(&mut a, t)?;
+                unless_zero_divisor(x, y, &common, |x, y| x / y)
+            },
+        ),
+        rewrite("try_mod", 2, common_type, |_, mut a, t| {
+            let common = common_type(t)?;
+            let (x, y) = (
+                cast(a.remove(0), common.clone()),
+                cast(a.remove(0), common.clone()),
+            );
+            unless_zero_divisor(x, y, &common, |x, y| x % y)
+        }),
+        rewrite(
+            "nullifzero",
+            1,
+            |t| Ok(t[0].clone()),
+            |_, mut a, t| {
+                let x = a.remove(0);
+                when(
+                    x.clone().eq(cast(lit(0), t[0].clone())),
+                    null_of(t[0].clone())?,
+                )
+                .otherwise(x)
+            },
+        ),
+        rewrite(
+            "zeroifnull",
+            1,
+            |t| common_type(&[t[0].clone(), DataType::Int32]),
+            |_, mut a, t| {
+                let common = common_type(&[t[0].clone(), DataType::Int32])?;
+                Ok(datafusion::functions::core::expr_fn::coalesce(vec![
+                    cast(a.remove(0), common.clone()),
+                    cast(lit(0), common),
+                ]))
+            },
+        ),
+        rewrite(
+            "equal_null",
+            2,
+            |_| Ok(DataType::Boolean),
+            |_, mut a, t| {
+                let common = common_type(t)?;
+                let (x, y) = (cast(a.remove(0), common.clone()), cast(a.remove(0), common));
+                Ok(datafusion::logical_expr::binary_expr(
+                    x,
+                    datafusion::logical_expr::Operator::IsNotDistinctFrom,
+                    y,
+                ))
+            },
+        ),
+        rewrite("timestamp_seconds", 1, timestamp, |_, mut a, t| {
+            let x = a.remove(0);
+            Ok(
+                if t[0].is_floating() || matches!(t[0], DataType::Decimal128(..)) {
+                    epoch(cast(x, DataType::Float64) * lit(1e6), 1)
+                } else {
+                    epoch(x, 1_000_000)
+                },
+            )
+        }),
+        rewrite("timestamp_millis", 1, timestamp, |_, mut a, _| {
+            Ok(epoch(a.remove(0), 1_000))
+        }),
+        rewrite("timestamp_micros", 1, timestamp, |_, mut a, _| {
+            Ok(epoch(a.remove(0), 1))
+        }),
+        rewrite(
+            "date_from_unix_date",
+            1,
+            |_| Ok(DataType::Date32),
+            |_, mut a, _| Ok(cast(cast(a.remove(0), DataType::Int32), DataType::Date32)),
+        ),
+        rewrite(
+            "dayname",
+            1,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| {
+                let date = cast(a.remove(0), DataType::Date32);
+                Ok(datafusion::functions::datetime::expr_fn::to_char(
+                    date,
+                    lit("%a"),
+                ))
+            },
+        ),
+        rewrite(
+            "map_contains_key",
+            2,
+            |_| Ok(DataType::Boolean),
+            |_, mut a, t| {
+                use datafusion::functions_nested::expr_fn::{array_has, map_keys};
+                let (m, k) = (a.remove(0), a.remove(0));
+                let k = match &t[0] {
+                    DataType::Map(entries, _) => match entries.data_type() {
+                        DataType::Struct(kv) if !kv.is_empty() => {
+                            cast(k, kv[0].data_type().clone())
+                        }
+                        _ => k,
+                    },
+                    _ => k,
+                };
+                Ok(array_has(map_keys(m), k))
+            },
+        ),
+        // date_trunc(unit, ts) with Spark's unit names ('mon', 'yy', ...)
+        rewrite(
+            "date_trunc",
+            2,
+            |t| Ok(t[1].clone()),
+            |_, mut a, _| {
+                let (unit, ts) = (a.remove(0), a.remove(0));
+                let unit = match unit {
+                    Expr::Literal(ScalarValue::Utf8(Some(u)), _) => lit(trunc_unit(&u)?),
+                    other => other,
+                };
+                Ok(datafusion::functions::datetime::expr_fn::date_trunc(
+                    unit, ts,
+                ))
+            },
+        ),
+        // regexp_substr(str, re): the first match, null when none
+        rewrite(
+            "regexp_substr",
+            2,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| {
+                use datafusion::functions::regex::expr_fn::regexp_match;
+                use datafusion::functions_nested::expr_fn::array_element;
+                let (s, re) = (a.remove(0), a.remove(0));
+                let whole =
+                    datafusion::functions::string::expr_fn::concat(vec![lit("("), re, lit(")")]);
+                Ok(array_element(regexp_match(s, whole, None), lit(1i64)))
+            },
+        ),
+    ]
+}
