@@ -218,7 +218,7 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
             format!("regexp_replace({}, {}, {}, 1)", n(0), n(1), n(2))
         }
         // F.struct(a, b) is a named_struct of the columns' own names
-        ("named_struct", _) if args.len() % 2 == 0 && struct_of_columns(args) => {
+        ("named_struct", _) if args.len().is_multiple_of(2) && struct_of_columns(args) => {
             let values: Vec<String> = args.chunks(2).map(|kv| spark_name(&kv[1])).collect();
             format!("struct({})", values.join(", "))
         }
