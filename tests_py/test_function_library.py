@@ -342,3 +342,28 @@ def test_show_prints_values_as_spark_does(spark: SparkSession, capsys) -> None: 
     df.show()
     shown = capsys.readouterr().out
     assert "|{1 -> a}|Infinity|1.0E10|[41 42]|" in shown
+
+
+def test_higher_order_functions(spark: SparkSession) -> None:
+    """Python lambdas become expressions over each element (Spark's
+    three-valued exists/forall), outer columns included."""
+    df = spark.createDataFrame([(1, [1, 2, 3]), (2, [0, None])], "key INT, values ARRAY<INT>")
+    out = df.select(
+        F.transform("values", lambda x: x * 2),
+        F.filter("values", lambda x: x > 1),
+        F.exists("values", lambda x: x > 2),
+        F.forall("values", lambda x: x > 0),
+        F.transform("values", lambda x: x + F.col("key")).alias("shifted"),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "transform(values, lambdafunction((namedlambdavariable() * 2), namedlambdavariable()))",
+        "filter(values, lambdafunction((namedlambdavariable() > 1), namedlambdavariable()))",
+        "exists(values, lambdafunction((namedlambdavariable() > 2), namedlambdavariable()))",
+        "forall(values, lambdafunction((namedlambdavariable() > 0), namedlambdavariable()))",
+        "shifted",
+    ]
+    assert rows == [([2, 4, 6], [2, 3], True, True, [2, 3, 4]), ([0, None], [], None, False, [2, None])]
+    sql = spark.sql("SELECT transform(array(1, 2), x -> x + 1) AS a, filter(array(1, 2), x -> x > 1) AS b")
+    assert [tuple(r) for r in sql.collect()] == [([2, 3], [2])]
+    assert [r[0] for r in df.select(F.col("key").transform(lambda c: c * 10)).collect()] == [10, 20]

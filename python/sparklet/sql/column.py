@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -234,6 +235,10 @@ class Column:
     def rlike(self, pattern: str) -> "Column":
         """Regular-expression match anywhere in the value."""
         return Column(self._expr.rlike(pattern))
+
+    def transform(self, f: "Callable[[Column], Column]") -> "Column":
+        """``f(self)``: chains functions of a column (``c.transform(trim).transform(upper)``)."""
+        return f(self)
 
     def between(self, lowerBound: Any, upperBound: Any) -> "Column":
         """True where ``lowerBound <= value <= upperBound`` (as Spark

@@ -195,7 +195,12 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             Ok(Transformed::no(node))
         })
         .map_err(Error::from_planning)?;
-    Ok(out.data)
+    // the variables of Python lambdas get their types from the arrays
+    let resolved = out
+        .data
+        .resolve_lambda_variables(schema)
+        .map_err(Error::from_planning)?;
+    Ok(resolved.data)
 }
 
 /// Spark's analysis of `base.field`: a struct must have the field, a map

@@ -118,6 +118,7 @@ impl Session {
             ctx.register_udf(f);
         }
         crate::functions::register_spark_functions(&ctx);
+        crate::functions::higher_order::register_spark_names(&ctx);
         // table function names are not normalized: both spellings Spark's docs use
         for name in ["range", "RANGE"] {
             ctx.register_udtf(name, Arc::new(crate::functions::range_table::SparkRange));

@@ -225,6 +225,28 @@ pub fn call(
     ))
 }
 
+/// A parameter of a Python lambda given to a higher-order function.
+#[pyfunction]
+pub fn lambda_variable(name: &str) -> PyExpr {
+    PyExpr::new(functions::higher_order::variable(name))
+}
+
+/// A higher-order function (`transform`, `filter`, `exists`, `forall`) of
+/// `args` and the lambda `params -> body`.
+#[pyfunction]
+pub fn higher_order(
+    session: PyRef<'_, PySession>,
+    name: &str,
+    args: Vec<PyRef<'_, PyExpr>>,
+    params: Vec<String>,
+    body: PyRef<'_, PyExpr>,
+) -> PyResult<PyExpr> {
+    let state = session.inner.state();
+    functions::higher_order::call(&state, name, exprs(args), params, body.expr.clone())
+        .map(PyExpr::new)
+        .py()
+}
+
 /// The library that implements Spark's function `name` (the docs' coverage table).
 #[pyfunction]
 pub fn function_implementation(name: &str) -> Option<&'static str> {

@@ -10,19 +10,30 @@ in PySpark.
 from __future__ import annotations
 
 from sparklet.sql import _remote
-from sparklet.sql.functions import _core, aggregate, collection, datetime, math, misc, string, windowing
+from sparklet.sql.functions import (
+    _core,
+    aggregate,
+    collection,
+    datetime,
+    higher_order,
+    math,
+    misc,
+    string,
+    windowing,
+)
 from sparklet.sql.functions._core import *  # noqa: F403
 from sparklet.sql.functions._core import ColumnOrName  # noqa: F401 - for annotations, as PySpark has it
 from sparklet.sql.functions.aggregate import *  # noqa: F403
 from sparklet.sql.functions.collection import *  # noqa: F403
 from sparklet.sql.functions.datetime import *  # noqa: F403
+from sparklet.sql.functions.higher_order import *  # noqa: F403
 from sparklet.sql.functions.math import *  # noqa: F403
 from sparklet.sql.functions.misc import *  # noqa: F403
 from sparklet.sql.functions.string import *  # noqa: F403
 from sparklet.sql.functions.windowing import *  # noqa: F403
 from sparklet.sql.udf import PandasUDFType, pandas_udf, udf  # noqa: F401 - PySpark exports them here
 
-_FAMILIES = (_core, aggregate, collection, datetime, math, misc, string, windowing)
+_FAMILIES = (_core, aggregate, collection, datetime, higher_order, math, misc, string, windowing)
 
 __all__ = sorted({name for family in _FAMILIES for name in family.__all__} | {"udf", "pandas_udf"})
 

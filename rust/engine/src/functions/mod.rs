@@ -7,6 +7,7 @@
 
 mod collect;
 pub mod column;
+pub mod higher_order;
 mod murmur3;
 mod named_aggregate;
 pub mod over;

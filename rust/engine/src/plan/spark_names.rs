@@ -4,6 +4,7 @@
 //! `df_0.v + Int32(1)`, `sum(df_0.v)`, `count(Int32(1))`. Code that reads
 //! a result by name (`row["sum(v)"]`) works on both engines.
 
+use crate::functions::higher_order;
 use crate::functions::spark_sql::TYPE_CAST_FUNCTIONS;
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
@@ -42,7 +43,29 @@ pub fn spark_name(e: &Expr) -> String {
                 spark_name(right)
             )
         }
+        Expr::Not(_) if higher_order::as_forall(e).is_some() => {
+            let f = higher_order::as_forall(e).map(|f| (f.args.clone(), "forall"));
+            let (mut args, name) = f.unwrap_or_default();
+            if let Some(Expr::Lambda(l)) = args.last_mut() {
+                if let Expr::Not(inner) = l.body.as_ref() {
+                    l.body = inner.clone();
+                }
+            }
+            call(name, &args, false)
+        }
         Expr::Not(x) => format!("(NOT {})", spark_name(x)),
+        Expr::HigherOrderFunction(f) => {
+            call(higher_order::spark_name(f.func.name()), &f.args, false)
+        }
+        Expr::Lambda(l) => {
+            let params: Vec<String> = l.params.iter().map(|p| lambda_variable_name(p)).collect();
+            format!(
+                "lambdafunction({}, {})",
+                spark_name(&l.body),
+                params.join(", ")
+            )
+        }
+        Expr::LambdaVariable(v) => lambda_variable_name(&v.name),
         Expr::Negative(x) => format!("(- {})", spark_name(x)),
         Expr::IsNull(x) => format!("({} IS NULL)", spark_name(x)),
         Expr::IsNotNull(x) => format!("({} IS NOT NULL)", spark_name(x)),
@@ -232,6 +255,15 @@ fn struct_of_columns(args: &[Expr]) -> bool {
         Expr::Literal(ScalarValue::Utf8(Some(k)), _) => *k == spark_name(&kv[1]),
         _ => false,
     })
+}
+
+/// A lambda variable as Spark names it: Python's are `namedlambdavariable()`.
+fn lambda_variable_name(name: &str) -> String {
+    if name.starts_with(higher_order::PYTHON_LAMBDA_PREFIX) {
+        "namedlambdavariable()".into()
+    } else {
+        name.to_string()
+    }
 }
 
 /// `count(*)` as DataFusion plans it: a count of a literal.
