@@ -275,6 +275,50 @@ def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) 
     assert (all_b, bits) == (False, 7)
 
 
+@pytest.mark.usefixtures("state_provider")
+def test_statistics_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    """skewness, kurtosis, product, count_if, max_by and min_by keep their
+    state across micro-batches and a restart, as Spark's."""
+    from conftest import Batches, step
+    from sparklet.testing import MemoryStream
+
+    ms = MemoryStream(spark, "k STRING, x INT, y DOUBLE, b BOOLEAN")
+    out = Batches()
+
+    def start():  # noqa: ANN202
+        agg = (
+            ms.toDF()
+            .groupBy("k")
+            .agg(
+                F.skewness("x").alias("skew"),
+                F.kurtosis("x").alias("kurt"),
+                F.product("y").alias("prod"),
+                F.count_if("b").alias("n_true"),
+                F.max_by("x", "y").alias("x_at_max_y"),
+                F.min_by("x", "y").alias("x_at_min_y"),
+            )
+        )
+        return (
+            agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
+        )
+
+    q = start()
+    step(q, ms, [("a", 1, 2.0, True), ("a", 2, 4.0, False)])
+    q.stop()
+    q = start()
+    step(q, ms, [("a", 4, 0.5, True), ("a", 10, 3.0, True)])
+    q.stop()
+    ((key, skew, kurt, prod, n_true, x_at_max, x_at_min),) = out.batches[-1]
+    xs = [1, 2, 4, 10]
+    mean = sum(xs) / len(xs)
+    m2, m3, m4 = (sum((x - mean) ** p for x in xs) for p in (2, 3, 4))
+    assert key == "a"
+    assert skew == pytest.approx(len(xs) ** 0.5 * m3 / m2**1.5)
+    assert kurt == pytest.approx(len(xs) * m4 / (m2 * m2) - 3.0)
+    assert prod == pytest.approx(12.0)
+    assert (n_true, x_at_max, x_at_min) == (3, 2, 4)
+
+
 def test_spark_nulls_and_try_arithmetic(spark: SparkSession) -> None:
     """Logarithms outside their domain and `try_` arithmetic by zero are
     null in Spark, not NaN, infinity or an error."""

@@ -11,6 +11,7 @@ import warnings
 
 __all__ = [
     "PySparkException",
+    "PySparkNotImplementedError",
     "AnalysisException",
     "ParseException",
     "IllegalArgumentException",
@@ -134,6 +135,10 @@ class PySparkTypeError(PySparkException, TypeError):
 
 class PySparkRuntimeError(PySparkException, RuntimeError):
     """A runtime error in the Python API."""
+
+
+class PySparkNotImplementedError(PySparkException, NotImplementedError):
+    """A feature of PySpark's API that is not built (PySpark's name)."""
 
 
 class PySparkAttributeError(PySparkException, AttributeError):

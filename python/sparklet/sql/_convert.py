@@ -211,6 +211,9 @@ def to_table(data: Any, schema: StructType | None, names: list[str] | None = Non
         table = pa.table(data)
     elif isinstance(data, (list, tuple)):
         return rows_to_table(data, schema, names)
+    elif hasattr(data, "__iter__") and not isinstance(data, (str, bytes, dict)):
+        # any other iterable of rows (zip, a generator), as PySpark reads it
+        return rows_to_table(list(data), schema, names)
     else:
         raise PySparkTypeError(
             f"[INVALID_TYPE] Cannot build a DataFrame from {type(data).__name__}; "

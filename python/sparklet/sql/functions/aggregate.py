@@ -12,7 +12,7 @@ __all__ = [
     "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
-    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness",
 ]  # fmt: skip
 
 
@@ -267,3 +267,45 @@ def regr_sxy(y: ColumnOrName, x: ColumnOrName) -> Column:
 def regr_syy(y: ColumnOrName, x: ColumnOrName) -> Column:
     """``regr_count * var_pop(y)`` over the rows where both are non-null."""
     return _fn("regr_syy", y, x)
+
+
+def count_if(col: ColumnOrName) -> Column:
+    """The number of rows where ``col`` is true."""
+    return _fn("count_if", col)
+
+
+def _by(name: str, col: ColumnOrName, ord: ColumnOrName, k: int | None) -> Column:
+    if k is not None:
+        from sparklet.errors import PySparkNotImplementedError
+
+        raise PySparkNotImplementedError(
+            f"[NOT_IMPLEMENTED] {name} with k (an array of the top k values) is not supported by sparklet.",
+            errorClass="NOT_IMPLEMENTED",
+            messageParameters={"feature": f"{name} with k"},
+        )
+    return _fn(name, col, ord)
+
+
+def max_by(col: ColumnOrName, ord: ColumnOrName, k: int | None = None) -> Column:  # noqa: A002
+    """The value of ``col`` on the row with the largest ``ord``."""
+    return _by("max_by", col, ord, k)
+
+
+def min_by(col: ColumnOrName, ord: ColumnOrName, k: int | None = None) -> Column:  # noqa: A002
+    """The value of ``col`` on the row with the smallest ``ord``."""
+    return _by("min_by", col, ord, k)
+
+
+def product(col: ColumnOrName) -> Column:
+    """The product of the values, as a double."""
+    return _fn("product", col)
+
+
+def kurtosis(col: ColumnOrName) -> Column:
+    """The excess kurtosis of the values (null without spread)."""
+    return _fn("kurtosis", col)
+
+
+def skewness(col: ColumnOrName) -> Column:
+    """The skewness of the values (null without spread)."""
+    return _fn("skewness", col)

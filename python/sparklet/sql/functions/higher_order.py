@@ -25,6 +25,8 @@ def _apply(name: str, col: ColumnOrName, f: Callable[..., Column]) -> Column:
         from sparklet.errors import PySparkValueError
 
         raise PySparkValueError(
+            f"[HIGHER_ORDER_FUNCTION_SHOULD_RETURN_COLUMN] Function `{getattr(f, '__name__', 'lambda')}` should "
+            f"return Column, got {type(body).__name__}.",
             errorClass="HIGHER_ORDER_FUNCTION_SHOULD_RETURN_COLUMN",
             messageParameters={"func_name": getattr(f, "__name__", "lambda"), "return_type": type(body).__name__},
         )

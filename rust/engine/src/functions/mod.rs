@@ -16,6 +16,7 @@ mod rounding;
 mod spark_named;
 pub mod spark_rewrites;
 pub mod spark_sql;
+pub mod statistics;
 pub mod udfs;
 pub mod user_udfs;
 pub mod window;
@@ -125,6 +126,7 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
             lower.as_str(),
             "collect_list" | "collect_set" | "approx_count_distinct"
         )
+        || statistics::all().iter().any(|f| f.name() == lower)
     {
         return Some("sparklet");
     }
@@ -322,6 +324,7 @@ pub fn spark_aggregates() -> Vec<AggregateUDF> {
         // round-trip)
         named_aggregate::always_distinct("approx_count_distinct", count::count_udaf()),
     ];
+    all.extend(statistics::all());
     all.extend(
         NAMED_AGGREGATES
             .iter()

@@ -286,6 +286,8 @@ fn function_name(name: &str) -> &str {
         "pi" => "PI",
         "e" => "E",
         "log" => "LOG",
+        "starts_with" => "startswith",
+        "ends_with" => "endswith",
         "dateadd" => "date_add",
         // Spark names its math functions in capitals
         "acos" => "ACOS",

@@ -1,0 +1,308 @@
+//! Spark aggregates DataFusion does not have: `skewness` and `kurtosis`
+//! (central moments, updated and merged as Spark's `CentralMomentAgg`),
+//! `product`, `count_if`, `max_by` / `min_by`. Each keeps a small state of
+//! scalars, so it streams and checkpoints like DataFusion's own.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::datatypes::{DataType, Field, FieldRef, Float64Type, Int64Type};
+use datafusion::common::{Result, ScalarValue};
+use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Skewness,
+    Kurtosis,
+    Product,
+    CountIf,
+    MaxBy,
+    MinBy,
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Statistic {
+    name: &'static str,
+    kind: Kind,
+    signature: Signature,
+}
+
+/// The aggregates, under Spark's names.
+pub fn all() -> Vec<AggregateUDF> {
+    let make = |name, kind, arity| {
+        AggregateUDF::new_from_impl(Statistic {
+            name,
+            kind,
+            signature: Signature::any(arity, Volatility::Immutable),
+        })
+    };
+    vec![
+        make("skewness", Kind::Skewness, 1),
+        make("kurtosis", Kind::Kurtosis, 1),
+        make("product", Kind::Product, 1),
+        make("count_if", Kind::CountIf, 1),
+        make("max_by", Kind::MaxBy, 2),
+        make("min_by", Kind::MinBy, 2),
+    ]
+}
+
+fn field(name: &str, t: DataType) -> FieldRef {
+    Arc::new(Field::new(name, t, true))
+}
+
+impl AggregateUDFImpl for Statistic {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        Ok(match self.kind {
+            Kind::Skewness | Kind::Kurtosis | Kind::Product => DataType::Float64,
+            Kind::CountIf => DataType::Int64,
+            Kind::MaxBy | Kind::MinBy => arg_types[0].clone(),
+        })
+    }
+    fn is_nullable(&self) -> bool {
+        self.kind != Kind::CountIf
+    }
+    fn default_value(&self, data_type: &DataType) -> Result<ScalarValue> {
+        if self.kind == Kind::CountIf {
+            return Ok(ScalarValue::Int64(Some(0)));
+        }
+        ScalarValue::try_from(data_type)
+    }
+    fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
+        let f64s = |names: &[&str]| names.iter().map(|n| field(n, DataType::Float64)).collect();
+        Ok(match self.kind {
+            Kind::Skewness | Kind::Kurtosis => f64s(&["n", "avg", "m2", "m3", "m4"]),
+            Kind::Product => f64s(&["product"]),
+            Kind::CountIf => vec![field("count", DataType::Int64)],
+            Kind::MaxBy | Kind::MinBy => vec![
+                field("value", args.input_fields[0].data_type().clone()),
+                field("ordering", args.input_fields[1].data_type().clone()),
+            ],
+        })
+    }
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        Ok(match self.kind {
+            Kind::Skewness | Kind::Kurtosis => Box::new(Moments {
+                kurtosis: self.kind == Kind::Kurtosis,
+                ..Default::default()
+            }),
+            Kind::Product => Box::new(Product(None)),
+            Kind::CountIf => Box::new(CountIf(0)),
+            Kind::MaxBy | Kind::MinBy => {
+                let value_type = args.exprs[0].data_type(args.schema)?;
+                let ord_type = args.exprs[1].data_type(args.schema)?;
+                Box::new(By {
+                    max: self.kind == Kind::MaxBy,
+                    value: ScalarValue::try_from(&value_type)?,
+                    ordering: ScalarValue::try_from(&ord_type)?,
+                })
+            }
+        })
+    }
+}
+
+fn as_f64(a: &ArrayRef) -> Result<ArrayRef> {
+    Ok(arrow::compute::cast(a, &DataType::Float64)?)
+}
+
+/// Count, mean and the 2nd to 4th central moment sums.
+#[derive(Debug, Default)]
+struct Moments {
+    kurtosis: bool,
+    n: f64,
+    avg: f64,
+    m2: f64,
+    m3: f64,
+    m4: f64,
+}
+
+impl Moments {
+    /// Merges a partial of `n` values (Pébay's pairwise formulas; one value
+    /// is the partial `(1, x, 0, 0, 0)`).
+    fn merge(&mut self, n: f64, avg: f64, m2: f64, m3: f64, m4: f64) {
+        if n == 0.0 {
+            return;
+        }
+        let (na, nb) = (self.n, n);
+        let total = na + nb;
+        let delta = avg - self.avg;
+        let dn = delta / total;
+        let new_m2 = self.m2 + m2 + delta * dn * na * nb;
+        let new_m3 = self.m3
+            + m3
+            + dn * dn * delta * na * nb * (na - nb)
+            + 3.0 * dn * (na * m2 - nb * self.m2);
+        let new_m4 = self.m4
+            + m4
+            + dn * dn * dn * delta * na * nb * (na * na - na * nb + nb * nb)
+            + 6.0 * dn * dn * (na * na * m2 + nb * nb * self.m2)
+            + 4.0 * dn * (na * m3 - nb * self.m3);
+        self.avg += dn * nb;
+        self.n = total;
+        (self.m2, self.m3, self.m4) = (new_m2, new_m3, new_m4);
+    }
+}
+
+impl Accumulator for Moments {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let v = as_f64(&values[0])?;
+        for x in v.as_primitive::<Float64Type>().iter().flatten() {
+            self.merge(1.0, x, 0.0, 0.0, 0.0);
+        }
+        Ok(())
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let col = |i: usize| states[i].as_primitive::<Float64Type>().clone();
+        let (n, avg, m2, m3, m4) = (col(0), col(1), col(2), col(3), col(4));
+        for i in 0..n.len() {
+            if !n.is_null(i) {
+                self.merge(
+                    n.value(i),
+                    avg.value(i),
+                    m2.value(i),
+                    m3.value(i),
+                    m4.value(i),
+                );
+            }
+        }
+        Ok(())
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok([self.n, self.avg, self.m2, self.m3, self.m4]
+            .map(|v| ScalarValue::Float64(Some(v)))
+            .to_vec())
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        // Spark: null without values or without spread
+        if self.n == 0.0 || self.m2 == 0.0 {
+            return Ok(ScalarValue::Float64(None));
+        }
+        let v = if self.kurtosis {
+            self.n * self.m4 / (self.m2 * self.m2) - 3.0
+        } else {
+            self.n.sqrt() * self.m3 / (self.m2 * self.m2 * self.m2).sqrt()
+        };
+        Ok(ScalarValue::Float64(Some(v)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+/// The product of the non-null values, as a double.
+#[derive(Debug)]
+struct Product(Option<f64>);
+
+impl Product {
+    fn take(&mut self, values: &ArrayRef) -> Result<()> {
+        let v = as_f64(values)?;
+        for x in v.as_primitive::<Float64Type>().iter().flatten() {
+            self.0 = Some(self.0.unwrap_or(1.0) * x);
+        }
+        Ok(())
+    }
+}
+
+impl Accumulator for Product {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.take(&values[0])
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.take(&states[0])
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![ScalarValue::Float64(self.0)])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        Ok(ScalarValue::Float64(self.0))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+/// The number of rows where the condition is true.
+#[derive(Debug)]
+struct CountIf(i64);
+
+impl Accumulator for CountIf {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let b = arrow::compute::cast(&values[0], &DataType::Boolean)?;
+        self.0 += b.as_boolean().true_count() as i64;
+        Ok(())
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.0 += states[0]
+            .as_primitive::<Int64Type>()
+            .iter()
+            .flatten()
+            .sum::<i64>();
+        Ok(())
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![ScalarValue::Int64(Some(self.0))])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        Ok(ScalarValue::Int64(Some(self.0)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+}
+
+/// The value at the largest (smallest) ordering value; rows with a null
+/// ordering are skipped, as Spark does.
+#[derive(Debug)]
+struct By {
+    max: bool,
+    value: ScalarValue,
+    ordering: ScalarValue,
+}
+
+impl By {
+    fn take(&mut self, values: &ArrayRef, ordering: &ArrayRef) -> Result<()> {
+        for i in 0..ordering.len() {
+            if ordering.is_null(i) {
+                continue;
+            }
+            let o = ScalarValue::try_from_array(ordering, i)?;
+            let better = self.ordering.is_null()
+                || match o.partial_cmp(&self.ordering) {
+                    Some(std::cmp::Ordering::Greater) => self.max,
+                    Some(std::cmp::Ordering::Less) => !self.max,
+                    _ => false,
+                };
+            if better {
+                self.ordering = o;
+                self.value = ScalarValue::try_from_array(values, i)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Accumulator for By {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.take(&values[0], &values[1])
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.take(&states[0], &states[1])
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![self.value.clone(), self.ordering.clone()])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        Ok(self.value.clone())
+    }
+    fn size(&self) -> usize {
+        self.value.size() + self.ordering.size()
+    }
+}
