@@ -411,3 +411,35 @@ def test_higher_order_functions(spark: SparkSession) -> None:
     sql = spark.sql("SELECT transform(array(1, 2), x -> x + 1) AS a, filter(array(1, 2), x -> x > 1) AS b")
     assert [tuple(r) for r in sql.collect()] == [([2, 3], [2])]
     assert [r[0] for r in df.select(F.col("key").transform(lambda c: c * 10)).collect()] == [10, 20]
+
+
+def test_array_functions_keep_sparks_nulls_and_order(spark: SparkSession) -> None:
+    df = spark.createDataFrame([([3, None, 1],), (None,)], "a ARRAY<INT>")
+    out = df.select(
+        F.array_append("a", 4),
+        F.array_prepend("a", 0),
+        F.array_position("a", 9),
+        F.array_remove("a", 3),
+        F.array_sort("a"),
+        F.array_contains("a", 2),
+        F.sequence(F.lit(3), F.lit(1)),
+        F.lit([1, 2]),
+    )
+    names, rows = columns_and_rows(out)
+    # array_sort's name spells out Spark's default comparator lambda: not compared
+    del names[4]
+    assert names == [
+        "array_append(a, 4)",
+        "array_prepend(a, 0)",
+        "array_position(a, 9)",
+        "array_remove(a, 3)",
+        "array_contains(a, 2)",
+        "sequence(3, 1)",
+        "array(1, 2)",
+    ]
+    assert rows == [
+        ([3, None, 1, 4], [0, 3, None, 1], 0, [None, 1], [1, 3, None], None, [3, 2, 1], [1, 2]),
+        (None, None, None, None, None, None, [3, 2, 1], [1, 2]),
+    ]
+    (nan,) = spark.range(1).select(F.sqrt(F.lit(-1))).collect()[0]
+    assert nan != nan

@@ -15,6 +15,8 @@ __all__ = [
     "StreamingQuery",
     "__version__",
     "call",
+    "higher_order",
+    "lambda_variable",
     "case_when",
     "col",
     "committed_files",

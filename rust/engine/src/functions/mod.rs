@@ -95,7 +95,15 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 /// Functions of `datafusion-spark` (Spark's semantics) that take the place
 /// of DataFusion's namesake; the crate's others fill names nothing else has.
 /// (`ceil`/`floor` give a bigint, as Spark's do.)
-const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "ceil", "floor"];
+const SPARK_OVER_DATAFUSION: &[&str] = &[
+    "sha2",
+    "sha1",
+    "crc32",
+    "xxhash64",
+    "ceil",
+    "floor",
+    "array_contains",
+];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
 /// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.
@@ -171,7 +179,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("instr", "strpos"),
     ("current_timestamp", "now"),
     ("pow", "power"),
-    ("array_contains", "array_has"),
     ("size", "cardinality"),
     ("ucase", "upper"),
     ("lcase", "lower"),

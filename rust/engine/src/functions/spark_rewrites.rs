@@ -6,9 +6,10 @@
 use arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::ScalarValue;
 use datafusion::error::Result as DFResult;
+use datafusion::functions_nested::expr_fn as nested;
 use datafusion::logical_expr::{cast, lit, when, Expr, ScalarUDF, Signature, Volatility};
 
-use super::spark_sql::{common_type, Build, Returns, Rewritten};
+use super::spark_sql::{common_type, element_type, Build, Returns, Rewritten};
 
 fn rewrite(name: &'static str, arity: usize, returns: Returns, build: Build) -> ScalarUDF {
     ScalarUDF::new_from_impl(Rewritten {
@@ -81,6 +82,11 @@ fn unless_zero_divisor(
     when(y.clone().eq(zero), null_of(t.clone())?).otherwise(op(x, y))
 }
 
+/// `f(arr)`, null where `arr` is null.
+fn unless_null_array(arr: Expr, t: &DataType, f: impl FnOnce(Expr) -> Expr) -> DFResult<Expr> {
+    when(arr.clone().is_null(), null_of(t.clone())?).otherwise(f(arr))
+}
+
 /// DataFusion's name of a Spark `date_trunc` unit.
 fn trunc_unit(unit: &str) -> DFResult<&'static str> {
     Ok(match unit.to_ascii_lowercase().as_str() {
@@ -121,6 +127,11 @@ pub fn all() -> Vec<ScalarUDF> {
         rewrite("log1p", 1, double, |_, mut a, _| {
             let x = f64_arg(&mut a);
             in_domain(m::ln(x.clone() + lit(1.0)), x.gt(lit(-1.0)))
+        }),
+        // sqrt of a negative number is NaN, as in Java (DataFusion's fails)
+        rewrite("sqrt", 1, double, |_, mut a, _| {
+            let x = f64_arg(&mut a);
+            when(x.clone().lt(lit(0.0)), lit(f64::NAN)).otherwise(m::sqrt(x))
         }),
         // log(base, x), or log(x): the natural logarithm
         rewrite("log", 0, double, |_, mut a, _| {
@@ -248,6 +259,93 @@ pub fn all() -> Vec<ScalarUDF> {
                     _ => k,
                 };
                 Ok(array_has(map_keys(m), k))
+            },
+        ),
+        // Spark's array functions: null for a null array; its argument order
+        rewrite(
+            "array_append",
+            2,
+            |t| Ok(t[0].clone()),
+            |_, mut a, t| {
+                let (arr, x) = (a.remove(0), cast(a.remove(0), element_type(&t[0])?));
+                unless_null_array(arr, &t[0], |arr| nested::array_append(arr, x))
+            },
+        ),
+        rewrite(
+            "array_prepend",
+            2,
+            |t| Ok(t[0].clone()),
+            |_, mut a, t| {
+                let (arr, x) = (a.remove(0), cast(a.remove(0), element_type(&t[0])?));
+                unless_null_array(arr, &t[0], |arr| nested::array_prepend(x, arr))
+            },
+        ),
+        // array_position(a, x): 1-based, 0 when absent
+        rewrite(
+            "array_position",
+            2,
+            |_| Ok(DataType::Int64),
+            |_, mut a, t| {
+                let (arr, x) = (a.remove(0), cast(a.remove(0), element_type(&t[0])?));
+                let found = nested::array_position(arr.clone(), x, lit(1i64));
+                let position = datafusion::functions::core::expr_fn::coalesce(vec![
+                    cast(found, DataType::Int64),
+                    lit(0i64),
+                ]);
+                when(arr.is_null(), null_of(DataType::Int64)?).otherwise(position)
+            },
+        ),
+        // array_remove(a, x): every element equal to x
+        rewrite(
+            "array_remove",
+            2,
+            |t| Ok(t[0].clone()),
+            |_, mut a, t| {
+                let (arr, x) = (a.remove(0), cast(a.remove(0), element_type(&t[0])?));
+                Ok(nested::array_remove_all(arr, x))
+            },
+        ),
+        // array_sort(a): ascending, nulls last
+        rewrite(
+            "array_sort",
+            1,
+            |t| Ok(t[0].clone()),
+            |_, mut a, _| {
+                Ok(nested::array_sort(
+                    a.remove(0),
+                    lit("ASC"),
+                    lit("NULLS LAST"),
+                ))
+            },
+        ),
+        // sequence(start, stop[, step]): inclusive, counting down when
+        // start > stop and no step is given
+        rewrite(
+            "sequence",
+            0,
+            |t| Ok(DataType::new_list(common_type(&t[..2.min(t.len())])?, true)),
+            |_, mut a, t| {
+                let common = common_type(&t[..2.min(t.len())])?;
+                let start = cast(a.remove(0), common.clone());
+                let stop = cast(a.remove(0), common.clone());
+                let step = match a.pop() {
+                    Some(step) => step,
+                    None if common.is_integer() => {
+                        when(start.clone().lt_eq(stop.clone()), lit(1i64)).otherwise(lit(-1i64))?
+                    }
+                    None => {
+                        return Err(datafusion::error::DataFusionError::Plan(
+                            "[DATATYPE_MISMATCH] sequence of dates or timestamps needs a step"
+                                .into(),
+                        ))
+                    }
+                };
+                let (start, stop) = if common.is_integer() {
+                    (cast(start, DataType::Int64), cast(stop, DataType::Int64))
+                } else {
+                    (start, stop)
+                };
+                Ok(nested::gen_series(start, stop, step))
             },
         ),
         // date_trunc(unit, ts) with Spark's unit names ('mon', 'yy', ...)

@@ -137,7 +137,7 @@ pub(super) fn common_type(types: &[DataType]) -> DFResult<DataType> {
 }
 
 /// The type of an array's elements or a map's values.
-fn element_type(t: &DataType) -> DFResult<DataType> {
+pub(super) fn element_type(t: &DataType) -> DFResult<DataType> {
     match t {
         DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
             Ok(f.data_type().clone())

@@ -90,9 +90,6 @@ pub fn spark_name(e: &Expr) -> String {
             call(function_name(func.name()), args, false)
         }
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
-            if func.name() == "count" && is_star(&params.args) {
-                return "count(1)".into();
-            }
             // collect_set is array_agg(DISTINCT ...) under Spark's name
             let distinct = params.distinct && func.name() != "collect_set";
             call(function_name(func.name()), &params.args, distinct)
@@ -139,11 +136,7 @@ fn window_name(w: &WindowFunction) -> String {
             call(name, &p.args, false)
         }
         WindowFunctionDefinition::AggregateUDF(f) => {
-            if f.name() == "count" && is_star(&p.args) {
-                "count(1)".into()
-            } else {
-                call(function_name(f.name()), &p.args, p.distinct)
-            }
+            call(function_name(f.name()), &p.args, p.distinct)
         }
     };
     format!("{function} OVER ({})", window_spec(w))
@@ -266,11 +259,6 @@ fn lambda_variable_name(name: &str) -> String {
     }
 }
 
-/// `count(*)` as DataFusion plans it: a count of a literal.
-fn is_star(args: &[Expr]) -> bool {
-    matches!(args, [Expr::Literal(v, _)] if !v.is_null())
-}
-
 fn call(name: &str, args: &[Expr], distinct: bool) -> String {
     let args: Vec<String> = args.iter().map(spark_name).collect();
     let distinct = if distinct { "DISTINCT " } else { "" };
@@ -280,7 +268,6 @@ fn call(name: &str, args: &[Expr], distinct: bool) -> String {
 /// Spark's name of a function DataFusion names otherwise.
 fn function_name(name: &str) -> &str {
     match name {
-        "character_length" => "length",
         "lower" => "lower",
         "mean" => "avg",
         "pi" => "PI",
@@ -433,6 +420,17 @@ fn literal(v: &ScalarValue) -> String {
         | ScalarValue::LargeUtf8(Some(s))
         | ScalarValue::Utf8View(Some(s)) => s.clone(),
         ScalarValue::Boolean(Some(b)) => b.to_string(),
+        // F.lit([1, 2]) is array(1, 2)
+        ScalarValue::List(list) if arrow::array::Array::len(list.as_ref()) == 1 => {
+            let values = list.value(0);
+            let items: Vec<String> = (0..arrow::array::Array::len(values.as_ref()))
+                .map(|i| {
+                    ScalarValue::try_from_array(&values, i)
+                        .map_or_else(|_| "?".into(), |v| literal(&v))
+                })
+                .collect();
+            format!("array({})", items.join(", "))
+        }
         ScalarValue::Binary(Some(b)) | ScalarValue::LargeBinary(Some(b)) => {
             let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
             format!("X'{hex}'")
