@@ -443,3 +443,20 @@ def test_array_functions_keep_sparks_nulls_and_order(spark: SparkSession) -> Non
     ]
     (nan,) = spark.range(1).select(F.sqrt(F.lit(-1))).collect()[0]
     assert nan != nan
+
+
+def test_generators_explode_outer_and_posexplode(spark: SparkSession) -> None:
+    """explode drops null and empty arrays; the _outer kinds keep a row of
+    nulls for them; posexplode adds each element's position."""
+    df = spark.createDataFrame([(1, [1, 2]), (2, []), (3, None)], "id INT, a ARRAY<INT>")
+    assert [tuple(r) for r in df.select("id", F.explode_outer("a")).orderBy("id").collect()] == [
+        (1, 1),
+        (1, 2),
+        (2, None),
+        (3, None),
+    ]
+    pos = df.select("id", F.posexplode("a"))
+    assert pos.columns == ["id", "pos", "col"]
+    assert [tuple(r) for r in pos.collect()] == [(1, 0, 1), (1, 1, 2)]
+    outer = df.select("id", F.posexplode_outer("a")).orderBy("id")
+    assert [tuple(r) for r in outer.collect()] == [(1, 0, 1), (1, 1, 2), (2, None, None), (3, None, None)]

@@ -9,6 +9,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema, ScalarValue, UnnestOptions};
 use datafusion::dataframe::DataFrame;
 use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::{cast, lit};
 use datafusion::logical_expr::{
     ColumnarValue, Expr, JoinType, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
     Signature, Volatility,
@@ -24,16 +25,22 @@ struct SqlText {
     signature: Signature,
 }
 
-/// Placeholder for `explode(col)`, rewritten to an unnest by [`select`].
+/// Placeholder for `explode(col)` and its kinds (`explode_outer`,
+/// `posexplode`, `posexplode_outer`), rewritten to an unnest by [`select`].
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct Explode {
     signature: Signature,
+    kind: &'static str,
 }
 
+/// The generators [`select`] turns into unnests.
+const EXPLODES: [&str; 4] = ["explode", "explode_outer", "posexplode", "posexplode_outer"];
+
 macro_rules! placeholder_impl {
-    ($t:ty, $name:expr) => {
+    ($t:ty, |$s:ident| $name:expr) => {
         impl ScalarUDFImpl for $t {
             fn name(&self) -> &str {
+                let $s = self;
                 $name
             }
             fn signature(&self) -> &Signature {
@@ -53,14 +60,14 @@ macro_rules! placeholder_impl {
             ) -> datafusion::error::Result<ColumnarValue> {
                 Err(datafusion::error::DataFusionError::Plan(format!(
                     "{} can only be used directly in select()",
-                    $name
+                    self.name()
                 )))
             }
         }
     };
 }
-placeholder_impl!(SqlText, "__sql_text");
-placeholder_impl!(Explode, "explode");
+placeholder_impl!(SqlText, |_s| "__sql_text");
+placeholder_impl!(Explode, |s| s.kind);
 
 /// `F.expr(text)`: SQL resolved when applied to a DataFrame.
 pub fn sql_text(text: &str) -> Expr {
@@ -78,8 +85,22 @@ pub fn sql_text(text: &str) -> Expr {
 
 /// `F.explode(col)`.
 pub fn explode(e: Expr) -> Expr {
+    generator_call(e, "explode")
+}
+
+/// `F.explode_outer(col)`, `F.posexplode(col)` ...: one of [`EXPLODES`].
+pub fn generator(e: Expr, kind: &str) -> Result<Expr> {
+    let kind = EXPLODES
+        .into_iter()
+        .find(|k| *k == kind)
+        .ok_or_else(|| Error::analysis("UNRESOLVED_ROUTINE", format!("no generator `{kind}`")))?;
+    Ok(generator_call(e, kind))
+}
+
+fn generator_call(e: Expr, kind: &'static str) -> Expr {
     let f = ScalarUDF::new_from_impl(Explode {
         signature: Signature::any(1, Volatility::Immutable),
+        kind,
     });
     Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![e]))
 }
@@ -248,7 +269,7 @@ fn spark_named(e: Expr, taken: &std::collections::HashSet<String>) -> Expr {
     use crate::plan::spark_names::{output_name, spark_name};
     match e {
         Expr::Alias(_) | Expr::Column(_) => e,
-        Expr::ScalarFunction(ref f) if f.func.name() == "explode" => e,
+        Expr::ScalarFunction(ref f) if EXPLODES.contains(&f.func.name()) => e,
         other => {
             let name = output_name(&other);
             let name = if taken.contains(&name) {
@@ -290,6 +311,7 @@ fn is_relation(schema: &DFSchema, name: &str) -> bool {
 pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     let mut resolved = Vec::with_capacity(exprs.len());
     let mut exploded: Vec<String> = Vec::new();
+    let mut outer_exploded = false;
     let mut taken = std::collections::HashSet::new();
     for e in exprs {
         let field = struct_field_name(&df, &e);
@@ -308,15 +330,41 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
             Expr::Alias(a) => (a.expr.as_ref().clone(), Some(a.name.clone())),
             other => (other.clone(), None),
         };
-        if is_fn(&inner, "explode") {
-            let Expr::ScalarFunction(f) = inner else {
-                unreachable!()
+        let generator = match &inner {
+            Expr::ScalarFunction(f) if EXPLODES.contains(&f.func.name()) => Some(f.clone()),
+            _ => None,
+        };
+        if let Some(f) = generator {
+            let kind = f.func.name();
+            let arg = f.args.into_iter().next().ok_or_else(|| {
+                Error::analysis("WRONG_NUM_ARGS", format!("{kind} takes one argument"))
+            })?;
+            let outer = kind.ends_with("_outer");
+            if outer {
+                outer_exploded = true;
+            }
+            // explode_outer: an empty array gives a row of null, as a null one
+            let arg = if outer {
+                use datafusion::functions_nested::expr_fn::cardinality;
+                datafusion::logical_expr::when(
+                    cardinality(arg.clone()).eq(lit(0u64)),
+                    lit(ScalarValue::Null),
+                )
+                .otherwise(arg)
+                .map_err(Error::from_planning)?
+            } else {
+                arg
             };
+            if kind.starts_with("pos") {
+                // the positions, unnested beside the values (zipped row by row)
+                use datafusion::functions_nested::expr_fn::{array_length, gen_series};
+                let last = cast(array_length(arg.clone()), DataType::Int64) - lit(1i64);
+                let positions = gen_series(lit(0i64), last, lit(1i64));
+                resolved
+                    .push(cast(positions, DataType::new_list(DataType::Int32, true)).alias("pos"));
+                exploded.push("pos".to_string());
+            }
             let name = alias.unwrap_or_else(|| "col".to_string());
-            let arg =
-                f.args.into_iter().next().ok_or_else(|| {
-                    Error::analysis("WRONG_NUM_ARGS", "explode takes one argument")
-                })?;
             resolved.push(arg.alias(name.clone()));
             exploded.push(name);
         } else {
@@ -333,7 +381,10 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     }
     let names: Vec<&str> = exploded.iter().map(String::as_str).collect();
     projected
-        .unnest_columns_with_options(&names, UnnestOptions::new().with_preserve_nulls(false))
+        .unnest_columns_with_options(
+            &names,
+            UnnestOptions::new().with_preserve_nulls(outer_exploded),
+        )
         .map_err(Error::from_planning)
 }
 
@@ -379,7 +430,7 @@ pub fn filter(df: DataFrame, cond: Expr) -> Result<DataFrame> {
 /// `df.withColumn(name, e)`: replaces a column of that name or appends one.
 pub fn with_column(df: DataFrame, name: &str, e: Expr) -> Result<DataFrame> {
     let e = resolve(&df, e)?;
-    if is_fn(&e, "explode") {
+    if EXPLODES.iter().any(|k| is_fn(&e, k)) {
         let mut exprs: Vec<Expr> = df
             .schema()
             .columns()

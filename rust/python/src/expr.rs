@@ -269,8 +269,11 @@ pub fn sql_expr(text: &str) -> PyExpr {
 
 /// `F.explode(col)`.
 #[pyfunction]
-pub fn explode(e: PyRef<'_, PyExpr>) -> PyExpr {
-    PyExpr::new(dataframe::explode(e.expr.clone()))
+#[pyo3(signature = (e, kind = "explode"))]
+pub fn explode(e: PyRef<'_, PyExpr>, kind: &str) -> PyResult<PyExpr> {
+    dataframe::generator(e.expr.clone(), kind)
+        .map(PyExpr::new)
+        .py()
 }
 
 /// `F.from_json(col, schema)`.

@@ -15,7 +15,7 @@ __all__ = [
     "array_append", "array_prepend", "array_compact", "array_join", "arrays_overlap", "flatten",
     "slice", "sort_array", "array_sort", "sequence", "create_map", "map_keys", "map_values",
     "map_entries", "map_from_arrays", "map_from_entries", "map_concat", "map_contains_key",
-    "str_to_map", "arrays_zip",
+    "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer",
 ]  # fmt: skip
 
 
@@ -47,6 +47,21 @@ def array_size(col: ColumnOrName) -> Column:
 def explode(col: ColumnOrName) -> Column:
     """One row per array element (rows with null or empty arrays are dropped)."""
     return Column(_native.explode(_to_col(col)._expr))
+
+
+def explode_outer(col: ColumnOrName) -> Column:
+    """One row per array element; a null or empty array gives one row of null."""
+    return Column(_native.explode(_to_col(col)._expr, "explode_outer"))
+
+
+def posexplode(col: ColumnOrName) -> Column:
+    """One row per array element, with its position (columns ``pos`` and ``col``)."""
+    return Column(_native.explode(_to_col(col)._expr, "posexplode"))
+
+
+def posexplode_outer(col: ColumnOrName) -> Column:
+    """As :func:`posexplode`; a null or empty array gives one row of nulls."""
+    return Column(_native.explode(_to_col(col)._expr, "posexplode_outer"))
 
 
 def struct(*cols: ColumnOrName) -> Column:
