@@ -460,3 +460,18 @@ def test_generators_explode_outer_and_posexplode(spark: SparkSession) -> None:
     assert [tuple(r) for r in pos.collect()] == [(1, 0, 1), (1, 1, 2)]
     outer = df.select("id", F.posexplode_outer("a")).orderBy("id")
     assert [tuple(r) for r in outer.collect()] == [(1, 0, 1), (1, 1, 2), (2, None, None), (3, None, None)]
+
+
+def test_struct_with_field_and_drop_fields(spark: SparkSession) -> None:
+    df = spark.createDataFrame([Row(a=Row(b=Row(x=1, y=2), c=3))])
+    replaced = df.withColumn("a", df["a"].withField("c", F.lit(30)))
+    assert [tuple(r) for r in replaced.select("a.c").collect()] == [(30,)]
+    nested = df.select(df.a.withField("b.z", F.lit(9)).alias("a"), df.a.dropFields("b.x", "c").alias("d"))
+    assert nested.collect() == [Row(a=Row(b=Row(x=1, y=2, z=9), c=3), d=Row(b=Row(y=2)))]
+
+
+def test_concat_is_null_when_an_input_is(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", "b"), ("a", None)], "s STRING, d STRING")
+    out = df.select(F.concat("s", "d"))
+    assert out.columns == ["concat(s, d)"]
+    assert [r[0] for r in out.collect()] == ["ab", None]

@@ -236,6 +236,24 @@ class Column:
         """Regular-expression match anywhere in the value."""
         return Column(self._expr.rlike(pattern))
 
+    def withField(self, fieldName: str, col: "Column") -> "Column":
+        """The struct with field ``fieldName`` (``"a.b"`` for a nested one)
+        added or replaced by ``col``."""
+        if not isinstance(fieldName, str):
+            raise PySparkTypeError(
+                f"[NOT_STR] Argument `fieldName` should be a str, got {type(fieldName).__name__}.",
+                "NOT_STR",
+            )
+        if not isinstance(col, Column):
+            raise PySparkTypeError(
+                f"[NOT_COLUMN] Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN"
+            )
+        return Column(self._expr.with_field(fieldName, col._expr))
+
+    def dropFields(self, *fieldNames: str) -> "Column":
+        """The struct without the fields named (``"a.b"`` for a nested one)."""
+        return Column(self._expr.drop_fields(list(fieldNames)))
+
     def transform(self, f: "Callable[[Column], Column]") -> "Column":
         """``f(self)``: chains functions of a column (``c.transform(trim).transform(upper)``)."""
         return f(self)

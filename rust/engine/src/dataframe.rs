@@ -156,6 +156,9 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
     let schema: &DFSchema = df.schema();
     let out = e
         .transform_up(|node| {
+            if let Some(rebuilt) = crate::functions::struct_fields::resolve(&node, schema)? {
+                return Ok(Transformed::yes(rebuilt));
+            }
             if let Expr::ScalarFunction(f) = &node {
                 if f.func.name() == "__sql_text" {
                     if let Some(Expr::Literal(ScalarValue::Utf8(Some(text)), _)) = f.args.first() {

@@ -50,6 +50,23 @@ impl PyExpr {
         }
     }
 
+    /// `Column.withField(path, value)`.
+    fn with_field(&self, path: &str, value: PyRef<'_, PyExpr>) -> PyExpr {
+        PyExpr::new(sparklet_engine::functions::struct_fields::with_field(
+            self.expr.clone(),
+            path,
+            value.expr.clone(),
+        ))
+    }
+
+    /// `Column.dropFields(*paths)`.
+    fn drop_fields(&self, paths: Vec<String>) -> PyExpr {
+        PyExpr::new(sparklet_engine::functions::struct_fields::drop_fields(
+            self.expr.clone(),
+            &paths,
+        ))
+    }
+
     fn alias(&self, name: &str) -> PyExpr {
         PyExpr::new(self.expr.clone().alias(name))
     }

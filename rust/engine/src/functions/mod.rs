@@ -17,6 +17,7 @@ mod spark_named;
 pub mod spark_rewrites;
 pub mod spark_sql;
 pub mod statistics;
+pub mod struct_fields;
 pub mod udfs;
 pub mod user_udfs;
 pub mod window;
@@ -28,7 +29,7 @@ use datafusion::execution::context::SessionState;
 use datafusion::execution::FunctionRegistry;
 use datafusion::functions_aggregate::{bool_and_or, count, first_last, stddev, variance};
 use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
-use datafusion::logical_expr::{cast, lit, when, AggregateUDF, Expr, Operator, ScalarUDF};
+use datafusion::logical_expr::{cast, lit, AggregateUDF, Expr, Operator, ScalarUDF};
 use datafusion::prelude::{binary_expr, ident};
 
 use crate::error::{Error, Result};
@@ -103,6 +104,8 @@ const SPARK_OVER_DATAFUSION: &[&str] = &[
     "ceil",
     "floor",
     "array_contains",
+    // null if any input is (DataFusion's skips nulls)
+    "concat",
 ];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
@@ -230,16 +233,6 @@ pub fn register_spark_names(ctx: &datafusion::prelude::SessionContext) {
 pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
     let lower = name.to_ascii_lowercase();
     match lower.as_str() {
-        "concat" => {
-            // Spark's concat is null if any input is null (DataFusion skips nulls)
-            let any_null = args
-                .iter()
-                .map(|a| a.clone().is_null())
-                .reduce(|a, b| a.or(b))
-                .unwrap_or_else(|| lit(false));
-            let joined = scalar(state, "concat", args)?;
-            Ok(when(any_null, lit(ScalarValue::Utf8(None))).otherwise(joined)?)
-        }
         "regexp_replace" => {
             let mut args = args;
             if args.len() != 3 {
