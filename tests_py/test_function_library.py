@@ -475,3 +475,15 @@ def test_concat_is_null_when_an_input_is(spark: SparkSession) -> None:
     out = df.select(F.concat("s", "d"))
     assert out.columns == ["concat(s, d)"]
     assert [r[0] for r in out.collect()] == ["ab", None]
+
+
+def test_binary_conversions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("abc", "616263", "YWJj")], "s STRING, h STRING, b STRING")
+    out = df.select(
+        F.to_binary("s", F.lit("utf-8")).alias("u"),
+        F.to_binary("h").alias("hex"),
+        F.to_binary("b", F.lit("base64")).alias("b64"),
+        F.decode(F.encode("s", "UTF-8"), "UTF-8"),
+    )
+    assert out.columns[3] == "decode(encode(s, UTF-8), UTF-8)"
+    assert [tuple(r) for r in out.collect()] == [(b"abc", b"abc", b"abc", "abc")]

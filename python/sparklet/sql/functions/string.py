@@ -14,7 +14,7 @@ __all__ = [
     "regexp_like", "regexp", "rlike", "like", "ilike", "lpad", "rpad", "repeat", "replace",
     "translate", "instr", "locate", "position", "contains", "startswith", "endswith", "ascii",
     "char", "base64", "unbase64", "format_string", "printf", "levenshtein", "soundex", "space",
-    "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar",
+    "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar", "to_binary", "try_to_binary",
 ]  # fmt: skip
 
 
@@ -390,3 +390,13 @@ def to_char(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
 def to_varchar(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
     """``col`` (a number, date or timestamp) as text by ``format``."""
     return _fn("to_varchar", col, format)
+
+
+def to_binary(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """``col`` as binary, read by ``format``: ``'hex'`` (the default), ``'utf-8'`` or ``'base64'``."""
+    return _fn("to_binary", col) if format is None else _fn("to_binary", col, format)
+
+
+def try_to_binary(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """As :func:`to_binary`."""
+    return _fn("try_to_binary", col) if format is None else _fn("try_to_binary", col, format)

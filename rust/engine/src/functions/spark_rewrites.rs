@@ -87,6 +87,47 @@ fn unless_null_array(arr: Expr, t: &DataType, f: impl FnOnce(Expr) -> Expr) -> D
     when(arr.clone().is_null(), null_of(t.clone())?).otherwise(f(arr))
 }
 
+/// Checks a charset Spark's `decode`/`encode` take whose bytes are the text's.
+fn charset(e: &Expr) -> DFResult<()> {
+    match e {
+        Expr::Literal(ScalarValue::Utf8(Some(c)), _)
+            if matches!(
+                c.to_ascii_uppercase().as_str(),
+                "UTF-8" | "UTF8" | "US-ASCII" | "ASCII"
+            ) =>
+        {
+            Ok(())
+        }
+        other => Err(datafusion::error::DataFusionError::Plan(format!(
+            "[INVALID_PARAMETER_VALUE.CHARSET] sparklet decodes and encodes UTF-8 and US-ASCII, not {other}"
+        ))),
+    }
+}
+
+fn to_binary(mut a: Vec<Expr>) -> DFResult<Expr> {
+    use datafusion::functions::encoding::expr_fn::decode;
+    let format = match a.get(1) {
+        None => "hex".to_string(),
+        Some(Expr::Literal(ScalarValue::Utf8(Some(f)), _)) => f.to_ascii_lowercase(),
+        Some(other) => {
+            return Err(datafusion::error::DataFusionError::Plan(format!(
+                "[INVALID_PARAMETER_VALUE.BINARY_FORMAT] to_binary's format must be a literal, not {other}"
+            )))
+        }
+    };
+    let s = a.remove(0);
+    Ok(match format.as_str() {
+        "hex" => decode(cast(s, DataType::Binary), lit("hex")),
+        "base64" => decode(cast(s, DataType::Binary), lit("base64pad")),
+        "utf-8" | "utf8" => cast(s, DataType::Binary),
+        other => {
+            return Err(datafusion::error::DataFusionError::Plan(format!(
+                "[INVALID_PARAMETER_VALUE.BINARY_FORMAT] to_binary takes 'hex', 'utf-8' or 'base64', not '{other}'"
+            )))
+        }
+    })
+}
+
 /// DataFusion's name of a Spark `date_trunc` unit.
 fn trunc_unit(unit: &str) -> DFResult<&'static str> {
     Ok(match unit.to_ascii_lowercase().as_str() {
@@ -347,6 +388,39 @@ pub fn all() -> Vec<ScalarUDF> {
                 };
                 Ok(nested::gen_series(start, stop, step))
             },
+        ),
+        // text <-> binary in a charset (Spark's decode/encode take only
+        // charsets; UTF-8 and ASCII text are the bytes themselves)
+        rewrite(
+            "decode",
+            2,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| {
+                charset(&a[1])?;
+                Ok(cast(a.remove(0), DataType::Utf8))
+            },
+        ),
+        rewrite(
+            "encode",
+            2,
+            |_| Ok(DataType::Binary),
+            |_, mut a, _| {
+                charset(&a[1])?;
+                Ok(cast(a.remove(0), DataType::Binary))
+            },
+        ),
+        // to_binary(s[, fmt]): fmt 'hex' (the default), 'utf-8' or 'base64'
+        rewrite(
+            "to_binary",
+            0,
+            |_| Ok(DataType::Binary),
+            |_, a, _| to_binary(a),
+        ),
+        rewrite(
+            "try_to_binary",
+            0,
+            |_| Ok(DataType::Binary),
+            |_, a, _| to_binary(a),
         ),
         // date_trunc(unit, ts) with Spark's unit names ('mon', 'yy', ...)
         rewrite(
