@@ -487,3 +487,13 @@ def test_binary_conversions(spark: SparkSession) -> None:
     )
     assert out.columns[3] == "decode(encode(s, UTF-8), UTF-8)"
     assert [tuple(r) for r in out.collect()] == [(b"abc", b"abc", b"abc", "abc")]
+
+
+def test_date_functions_read_text_as_dates(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("2015-04-08",)], "dt STRING")
+    out = df.select(
+        F.add_months("dt", 1), F.last_day("dt"), F.next_day("dt", "Sun"), F.monthname("dt"), F.trunc("dt", "mon")
+    )
+    names, rows = columns_and_rows(out)
+    assert names == ["add_months(dt, 1)", "last_day(dt)", "next_day(dt, Sun)", "monthname(dt)", "trunc(dt, mon)"]
+    assert rows == [(dt.date(2015, 5, 8), dt.date(2015, 4, 30), dt.date(2015, 4, 12), "Apr", dt.date(2015, 4, 1))]

@@ -128,6 +128,14 @@ fn to_binary(mut a: Vec<Expr>) -> DFResult<Expr> {
     })
 }
 
+/// `e` as a date: text and timestamps are cast, as Spark reads them.
+fn as_date(e: &Expr, t: &DataType) -> Expr {
+    match t {
+        DataType::Date32 => e.clone(),
+        _ => cast(e.clone(), DataType::Date32),
+    }
+}
+
 /// DataFusion's name of a Spark `date_trunc` unit.
 fn trunc_unit(unit: &str) -> DFResult<&'static str> {
     Ok(match unit.to_ascii_lowercase().as_str() {
@@ -421,6 +429,62 @@ pub fn all() -> Vec<ScalarUDF> {
             0,
             |_| Ok(DataType::Binary),
             |_, a, _| to_binary(a),
+        ),
+        // datafusion-spark's date functions, with Spark's reading of text
+        // and timestamps as dates (`add_months('2015-04-08', 1)`)
+        rewrite(
+            "add_months",
+            2,
+            |_| Ok(DataType::Date32),
+            |_, a, t| {
+                Ok(datafusion_spark::function::datetime::expr_fn::add_months(
+                    as_date(&a[0], &t[0]),
+                    cast(a[1].clone(), DataType::Int32),
+                ))
+            },
+        ),
+        rewrite(
+            "last_day",
+            1,
+            |_| Ok(DataType::Date32),
+            |_, a, t| {
+                Ok(datafusion_spark::function::datetime::expr_fn::last_day(
+                    as_date(&a[0], &t[0]),
+                ))
+            },
+        ),
+        rewrite(
+            "next_day",
+            2,
+            |_| Ok(DataType::Date32),
+            |_, a, t| {
+                Ok(datafusion_spark::function::datetime::expr_fn::next_day(
+                    as_date(&a[0], &t[0]),
+                    cast(a[1].clone(), DataType::Utf8),
+                ))
+            },
+        ),
+        rewrite(
+            "monthname",
+            1,
+            |_| Ok(DataType::Utf8),
+            |_, a, t| {
+                Ok(datafusion_spark::function::datetime::expr_fn::monthname(
+                    as_date(&a[0], &t[0]),
+                ))
+            },
+        ),
+        // trunc(date, fmt): Spark's trunc is of dates only
+        rewrite(
+            "trunc",
+            2,
+            |_| Ok(DataType::Date32),
+            |_, a, t| {
+                Ok(datafusion_spark::function::datetime::expr_fn::trunc(
+                    as_date(&a[0], &t[0]),
+                    cast(a[1].clone(), DataType::Utf8),
+                ))
+            },
         ),
         // date_trunc(unit, ts) with Spark's unit names ('mon', 'yy', ...)
         rewrite(
