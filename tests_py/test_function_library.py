@@ -497,3 +497,18 @@ def test_date_functions_read_text_as_dates(spark: SparkSession) -> None:
     names, rows = columns_and_rows(out)
     assert names == ["add_months(dt, 1)", "last_day(dt)", "next_day(dt, Sun)", "monthname(dt)", "trunc(dt, mon)"]
     assert rows == [(dt.date(2015, 5, 8), dt.date(2015, 4, 30), dt.date(2015, 4, 12), "Apr", dt.date(2015, 4, 1))]
+
+
+def test_try_parsers_and_string_aggregates(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("2024-01-02", "a"), ("nope", None), ("2024-01-03", "c")], "t STRING, s STRING")
+    parsed = df.select(F.try_to_date("t"), F.try_element_at(F.array(F.lit(1), F.lit(2)), F.lit(3)))
+    assert parsed.columns == ["try_to_date(t)", "try_element_at(array(1, 2), 3)"]
+    assert [tuple(r) for r in parsed.collect()] == [
+        (dt.date(2024, 1, 2), None),
+        (None, None),
+        (dt.date(2024, 1, 3), None),
+    ]
+    agg = df.agg(F.listagg("s"), F.string_agg("s", ","))
+    assert agg.columns == ["listagg(s, NULL)", "string_agg(s, ,)"]
+    assert sorted(agg.collect()[0][1].split(",")) == ["a", "c"]
+    assert len(agg.collect()[0][0]) == 2

@@ -12,7 +12,7 @@ __all__ = [
     "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
-    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg",
 ]  # fmt: skip
 
 
@@ -216,12 +216,12 @@ def grouping(col: ColumnOrName) -> Column:
 
 def string_agg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
     """The group's non-null values concatenated, separated by ``delimiter``."""
-    return _fn("string_agg", col) if delimiter is None else _call("string_agg", _to_col(col), lit(delimiter))
+    return _call("string_agg", _to_col(col), lit(delimiter))
 
 
 def listagg(col: ColumnOrName, delimiter: Column | str | bytes | None = None) -> Column:
     """The group's non-null values concatenated, separated by ``delimiter``."""
-    return _fn("listagg", col) if delimiter is None else _call("listagg", _to_col(col), lit(delimiter))
+    return _call("listagg", _to_col(col), lit(delimiter))
 
 
 def regr_avgx(y: ColumnOrName, x: ColumnOrName) -> Column:
@@ -309,3 +309,8 @@ def kurtosis(col: ColumnOrName) -> Column:
 def skewness(col: ColumnOrName) -> Column:
     """The skewness of the values (null without spread)."""
     return _fn("skewness", col)
+
+
+def try_avg(col: ColumnOrName) -> Column:
+    """The mean of the values."""
+    return _fn("try_avg", col)

@@ -15,7 +15,7 @@ __all__ = [
     "array_append", "array_prepend", "array_compact", "array_join", "arrays_overlap", "flatten",
     "slice", "sort_array", "array_sort", "sequence", "create_map", "map_keys", "map_values",
     "map_entries", "map_from_arrays", "map_from_entries", "map_concat", "map_contains_key",
-    "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer",
+    "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer", "try_element_at",
 ]  # fmt: skip
 
 
@@ -239,3 +239,9 @@ def str_to_map(
 def arrays_zip(*cols: ColumnOrName) -> Column:
     """An array of structs whose N-th struct holds the N-th value of each array."""
     return _fn("arrays_zip", *cols)
+
+
+def try_element_at(col: ColumnOrName, extraction: ColumnOrName) -> Column:
+    """The array's element at 1-based ``extraction`` (from the end if
+    negative), or the map's value for key ``extraction``; null when absent."""
+    return _fn("try_element_at", col, extraction)

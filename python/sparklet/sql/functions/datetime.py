@@ -16,7 +16,7 @@ __all__ = [
     "timestamp_seconds", "timestamp_millis", "timestamp_micros", "unix_seconds", "unix_millis",
     "unix_micros", "unix_date", "date_from_unix_date", "from_utc_timestamp", "to_utc_timestamp",
     "monthname", "dayname", "date_part", "datepart", "extract",
-    "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time",
+    "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time", "try_to_timestamp", "try_to_date", "to_timestamp_ltz",
 ]  # fmt: skip
 
 
@@ -397,3 +397,20 @@ def time_trunc(unit: ColumnOrName, time: ColumnOrName) -> Column:
 def to_time(str: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
     """``str`` parsed as a time of day (by ``format`` if given)."""
     return _fn("to_time", str) if format is None else _fn("to_time", str, format)
+
+
+def try_to_timestamp(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """``col`` parsed as a timestamp (by ``format`` if given); null where it does not parse."""
+    return _fn("try_to_timestamp", col) if format is None else _fn("try_to_timestamp", col, format)
+
+
+def try_to_date(col: ColumnOrName, format: str | None = None) -> Column:  # noqa: A002
+    """``col`` parsed as a date (by ``format`` if given); null where it does not parse."""
+    return _fn("try_to_date", col) if format is None else _call("try_to_date", _to_col(col), lit(format))
+
+
+def to_timestamp_ltz(timestamp: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """``timestamp`` parsed as a timestamp with the session's time zone."""
+    if format is None:
+        return _fn("to_timestamp_ltz", timestamp)
+    return _fn("to_timestamp_ltz", timestamp, format)

@@ -27,7 +27,9 @@ use std::sync::Arc;
 use datafusion::common::ScalarValue;
 use datafusion::execution::context::SessionState;
 use datafusion::execution::FunctionRegistry;
-use datafusion::functions_aggregate::{bool_and_or, count, first_last, stddev, variance};
+use datafusion::functions_aggregate::{
+    average, bool_and_or, count, first_last, stddev, string_agg, variance,
+};
 use datafusion::logical_expr::expr::{AggregateFunction, ScalarFunction};
 use datafusion::logical_expr::{cast, lit, AggregateUDF, Expr, Operator, ScalarUDF};
 use datafusion::prelude::{binary_expr, ident};
@@ -196,6 +198,13 @@ const RENAMED: &[(&str, &str)] = &[
     ("printf", "format_string"),
     ("curdate", "current_date"),
     ("array_size", "array_length"),
+    // sparklet's parsers already give null for text they cannot read
+    ("try_to_timestamp", "to_timestamp"),
+    ("try_to_date", "to_date"),
+    ("to_timestamp_ltz", "to_timestamp"),
+    ("to_varchar", "to_char"),
+    // element_at is null past the end already
+    ("try_element_at", "element_at"),
 ];
 
 fn renamed(name: &str) -> &str {
@@ -310,6 +319,8 @@ const NAMED_AGGREGATES: &[(&str, AggregateMaker)] = &[
     ("every", bool_and_or::bool_and_udaf),
     ("some", bool_and_or::bool_or_udaf),
     ("any", bool_and_or::bool_or_udaf),
+    ("listagg", string_agg::string_agg_udaf),
+    ("try_avg", average::avg_udaf),
 ];
 
 /// Spark's aggregates DataFusion has under another name or meaning,
