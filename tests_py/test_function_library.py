@@ -465,7 +465,7 @@ def test_generators_explode_outer_and_posexplode(spark: SparkSession) -> None:
 def test_struct_with_field_and_drop_fields(spark: SparkSession) -> None:
     df = spark.createDataFrame([Row(a=Row(b=Row(x=1, y=2), c=3))])
     replaced = df.withColumn("a", df["a"].withField("c", F.lit(30)))
-    assert [tuple(r) for r in replaced.select("a.c").collect()] == [(30,)]
+    assert [tuple(r) for r in replaced.collect()] == [(Row(b=Row(x=1, y=2), c=30),)]
     nested = df.select(df.a.withField("b.z", F.lit(9)).alias("a"), df.a.dropFields("b.x", "c").alias("d"))
     assert nested.collect() == [Row(a=Row(b=Row(x=1, y=2, z=9), c=3), d=Row(b=Row(y=2)))]
 

@@ -94,10 +94,6 @@ impl Session {
             // Spark's SQL: "text" is a string, `name` an identifier
             opts.sql_parser.dialect = datafusion::common::config::Dialect::Databricks;
             opts.execution.time_zone = Some(tz);
-            // DataFusion 55's leaf pushdown resolves a struct field against the
-            // input column a same-named alias replaced (`withColumn("a",
-            // a.withField(...)).select("a.d")` fails to plan: apache/datafusion#25446)
-            opts.optimizer.enable_leaf_expression_pushdown = false;
         }
         let state = datafusion::execution::session_state::SessionStateBuilder::new()
             .with_default_features()
