@@ -512,3 +512,35 @@ def test_try_parsers_and_string_aggregates(spark: SparkSession) -> None:
     assert agg.columns == ["listagg(s, NULL)", "string_agg(s, ,)"]
     assert sorted(agg.collect()[0][1].split(",")) == ["a", "c"]
     assert len(agg.collect()[0][0]) == 2
+
+
+def test_percentile_is_exact_and_named_as_spark(spark: SparkSession) -> None:
+    values = [7, 1, 3, 10, 4, 2, 9, 8, 5, 6]
+    df = spark.createDataFrame([(k % 2, float(v)) for k, v in enumerate(values)], "k INT, v DOUBLE")
+    by_key = df.groupBy("k").agg(F.percentile("v", 0.5), F.percentile("v", 0.25)).orderBy("k")
+    assert by_key.columns == ["k", "percentile(v, 0.5, 1)", "percentile(v, 0.25, 1)"]
+    assert [tuple(r) for r in by_key.collect()] == [(0, 5.0, 4.0), (1, 6.0, 2.0)]
+    assert df.agg(F.percentile("v", 0.9)).collect()[0][0] == pytest.approx(9.1, abs=1e-12)
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_percentile_streams_and_survives_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    from conftest import Batches, step
+    from sparklet.testing import MemoryStream
+
+    ms = MemoryStream(spark, "k STRING, v DOUBLE")
+    out = Batches()
+
+    def start():  # noqa: ANN202
+        agg = ms.toDF().groupBy("k").agg(F.percentile("v", 0.5).alias("median"))
+        return (
+            agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
+        )
+
+    q = start()
+    step(q, ms, [("a", 1.0), ("a", 10.0)])
+    q.stop()
+    q = start()
+    step(q, ms, [("a", 3.0), ("a", 4.0)])
+    q.stop()
+    assert out.batches[-1] == [("a", 3.5)]

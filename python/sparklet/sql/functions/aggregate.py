@@ -12,7 +12,7 @@ __all__ = [
     "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
-    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile",
 ]  # fmt: skip
 
 
@@ -314,3 +314,17 @@ def skewness(col: ColumnOrName) -> Column:
 def try_avg(col: ColumnOrName) -> Column:
     """The mean of the values."""
     return _fn("try_avg", col)
+
+
+def percentile(col: ColumnOrName, percentage: Column | float, frequency: Column | int = 1) -> Column:
+    """The exact percentile of the values at ``percentage`` (0 to 1),
+    interpolated between the values around its rank."""
+    if isinstance(percentage, (list, tuple)) or not (isinstance(frequency, int) and frequency == 1):
+        from sparklet.errors import PySparkNotImplementedError
+
+        raise PySparkNotImplementedError(
+            "[NOT_IMPLEMENTED] percentile of several percentages, or with a frequency, is not supported by sparklet.",
+            errorClass="NOT_IMPLEMENTED",
+            messageParameters={"feature": "percentile with an array of percentages or a frequency"},
+        )
+    return _call("percentile", _to_col(col), lit(percentage))

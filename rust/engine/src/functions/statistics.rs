@@ -1,6 +1,7 @@
 //! Spark aggregates DataFusion does not have: `skewness` and `kurtosis`
 //! (central moments, updated and merged as Spark's `CentralMomentAgg`),
-//! `product`, `count_if`, `max_by` / `min_by`. Each keeps a small state of
+//! `product`, `count_if`, `max_by` / `min_by`, and Spark's exact
+//! `percentile`. Each keeps a small state of
 //! scalars, so it streams and checkpoints like DataFusion's own.
 
 use std::sync::Arc;
@@ -21,6 +22,7 @@ enum Kind {
     CountIf,
     MaxBy,
     MinBy,
+    Percentile,
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -46,6 +48,7 @@ pub fn all() -> Vec<AggregateUDF> {
         make("count_if", Kind::CountIf, 1),
         make("max_by", Kind::MaxBy, 2),
         make("min_by", Kind::MinBy, 2),
+        make("percentile", Kind::Percentile, 2),
     ]
 }
 
@@ -62,7 +65,7 @@ impl AggregateUDFImpl for Statistic {
     }
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
-            Kind::Skewness | Kind::Kurtosis | Kind::Product => DataType::Float64,
+            Kind::Skewness | Kind::Kurtosis | Kind::Product | Kind::Percentile => DataType::Float64,
             Kind::CountIf => DataType::Int64,
             Kind::MaxBy | Kind::MinBy => arg_types[0].clone(),
         })
@@ -82,6 +85,7 @@ impl AggregateUDFImpl for Statistic {
             Kind::Skewness | Kind::Kurtosis => f64s(&["n", "avg", "m2", "m3", "m4"]),
             Kind::Product => f64s(&["product"]),
             Kind::CountIf => vec![field("count", DataType::Int64)],
+            Kind::Percentile => vec![field("values", DataType::new_list(DataType::Float64, true))],
             Kind::MaxBy | Kind::MinBy => vec![
                 field("value", args.input_fields[0].data_type().clone()),
                 field("ordering", args.input_fields[1].data_type().clone()),
@@ -96,6 +100,10 @@ impl AggregateUDFImpl for Statistic {
             }),
             Kind::Product => Box::new(Product(None)),
             Kind::CountIf => Box::new(CountIf(0)),
+            Kind::Percentile => Box::new(Percentile {
+                at: percentage(&args)?,
+                values: Vec::new(),
+            }),
             Kind::MaxBy | Kind::MinBy => {
                 let value_type = args.exprs[0].data_type(args.schema)?;
                 let ord_type = args.exprs[1].data_type(args.schema)?;
@@ -304,5 +312,75 @@ impl Accumulator for By {
     }
     fn size(&self) -> usize {
         self.value.size() + self.ordering.size()
+    }
+}
+
+/// The percentage of `percentile(col, p)`: a literal between 0 and 1.
+fn percentage(args: &AccumulatorArgs) -> Result<f64> {
+    use datafusion::physical_expr::expressions::Literal;
+    let p = args.exprs.get(1).and_then(|e| e.downcast_ref::<Literal>());
+    match p.map(|l| l.value().cast_to(&DataType::Float64)) {
+        Some(Ok(ScalarValue::Float64(Some(p)))) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(datafusion::error::DataFusionError::Plan(
+            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] percentile's percentage must be a literal between 0.0 and 1.0"
+                .into(),
+        )),
+    }
+}
+
+/// Spark's exact percentile: the values are kept, and the result is
+/// interpolated between the two around position `p * (n - 1)`.
+#[derive(Debug)]
+struct Percentile {
+    at: f64,
+    values: Vec<f64>,
+}
+
+impl Accumulator for Percentile {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let v = as_f64(&values[0])?;
+        self.values
+            .extend(v.as_primitive::<Float64Type>().iter().flatten());
+        Ok(())
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let lists = states[0].as_list::<i32>();
+        for i in 0..lists.len() {
+            if !lists.is_null(i) {
+                let part = lists.value(i);
+                self.values
+                    .extend(part.as_primitive::<Float64Type>().iter().flatten());
+            }
+        }
+        Ok(())
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        let values: Vec<ScalarValue> = self
+            .values
+            .iter()
+            .map(|v| ScalarValue::Float64(Some(*v)))
+            .collect();
+        Ok(vec![ScalarValue::List(ScalarValue::new_list_nullable(
+            &values,
+            &DataType::Float64,
+        ))])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        if self.values.is_empty() {
+            return Ok(ScalarValue::Float64(None));
+        }
+        self.values.sort_by(f64::total_cmp);
+        let position = self.at * (self.values.len() - 1) as f64;
+        let (lower, higher) = (position.floor(), position.ceil());
+        let (lo, hi) = (self.values[lower as usize], self.values[higher as usize]);
+        let v = if lower == higher {
+            lo
+        } else {
+            (higher - position) * lo + (position - lower) * hi
+        };
+        Ok(ScalarValue::Float64(Some(v)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.capacity() * 8
     }
 }

@@ -12,7 +12,7 @@ use datafusion::logical_expr::expr::{
     AggregateFunction, Cast, ScalarFunction, Sort, TryCast, WindowFunction,
 };
 use datafusion::logical_expr::{
-    BinaryExpr, Expr, Operator, WindowFrameBound, WindowFunctionDefinition,
+    lit, BinaryExpr, Expr, Operator, WindowFrameBound, WindowFunctionDefinition,
 };
 
 /// Spark's name of `e` as an output column: a cast (or casts) of a column
@@ -92,6 +92,12 @@ pub fn spark_name(e: &Expr) -> String {
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
             // collect_set is array_agg(DISTINCT ...) under Spark's name
             let distinct = params.distinct && func.name() != "collect_set";
+            if func.name() == "percentile" && params.args.len() == 2 {
+                // Spark shows the default frequency
+                let mut args = params.args.clone();
+                args.push(lit(1));
+                return call("percentile", &args, distinct);
+            }
             call(function_name(func.name()), &params.args, distinct)
         }
         Expr::WindowFunction(w) => window_name(w),
