@@ -544,3 +544,25 @@ def test_percentile_streams_and_survives_a_restart(spark: SparkSession, tmp_path
     step(q, ms, [("a", 3.0), ("a", 4.0)])
     q.stop()
     assert out.batches[-1] == [("a", 3.5)]
+
+
+def test_percentile_approx_gives_sparks_elements(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(float(v), v) for v in [7, 1, 3, 10, 4, 2, 9, 8, 5, 6]], "v DOUBLE, i INT")
+    out = df.agg(
+        F.percentile_approx("v", 0.5),
+        F.percentile_approx("v", 0.25),
+        F.percentile_approx("i", 0.9),
+        F.percentile_approx("v", 0.55),
+        F.percentile_approx("v", [0.1, 0.5]),
+        F.approx_percentile("i", 0.5),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "percentile_approx(v, 0.5, 10000)",
+        "percentile_approx(v, 0.25, 10000)",
+        "percentile_approx(i, 0.9, 10000)",
+        "percentile_approx(v, 0.55, 10000)",
+        "percentile_approx(v, array(0.1, 0.5), 10000)",
+        "approx_percentile(i, 0.5, 10000)",
+    ]
+    assert rows == [(5.0, 3.0, 9, 6.0, [1.0, 5.0], 5)]

@@ -12,7 +12,7 @@ __all__ = [
     "any_value", "collect_list", "collect_set", "array_agg", "stddev", "std", "stddev_samp",
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
-    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile",
+    "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile", "percentile_approx", "approx_percentile",
 ]  # fmt: skip
 
 
@@ -328,3 +328,29 @@ def percentile(col: ColumnOrName, percentage: Column | float, frequency: Column 
             messageParameters={"feature": "percentile with an array of percentages or a frequency"},
         )
     return _call("percentile", _to_col(col), lit(percentage))
+
+
+def percentile_approx(
+    col: ColumnOrName, percentage: Column | float | list[float] | tuple[float, ...], accuracy: Column | int = 10000
+) -> Column:
+    """The smallest value with at least ``percentage`` of the values at or
+    below it (an array of them for a list of percentages). sparklet keeps
+    the values and answers exactly, within any accuracy."""
+    pct = (
+        percentage
+        if isinstance(percentage, Column)
+        else lit(list(percentage) if isinstance(percentage, tuple) else percentage)
+    )
+    return _call("percentile_approx", _to_col(col), pct, lit(accuracy))
+
+
+def approx_percentile(
+    col: ColumnOrName, percentage: Column | float | list[float] | tuple[float, ...], accuracy: Column | int = 10000
+) -> Column:
+    """As :func:`percentile_approx`."""
+    pct = (
+        percentage
+        if isinstance(percentage, Column)
+        else lit(list(percentage) if isinstance(percentage, tuple) else percentage)
+    )
+    return _call("approx_percentile", _to_col(col), pct, lit(accuracy))

@@ -1,7 +1,7 @@
 //! Spark aggregates DataFusion does not have: `skewness` and `kurtosis`
 //! (central moments, updated and merged as Spark's `CentralMomentAgg`),
-//! `product`, `count_if`, `max_by` / `min_by`, and Spark's exact
-//! `percentile`. Each keeps a small state of
+//! `product`, `count_if`, `max_by` / `min_by`, Spark's exact `percentile`,
+//! and `percentile_approx` (computed exactly: the values are kept). Each keeps a small state of
 //! scalars, so it streams and checkpoints like DataFusion's own.
 
 use std::sync::Arc;
@@ -23,6 +23,7 @@ enum Kind {
     MaxBy,
     MinBy,
     Percentile,
+    PercentileApprox,
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -49,6 +50,16 @@ pub fn all() -> Vec<AggregateUDF> {
         make("max_by", Kind::MaxBy, 2),
         make("min_by", Kind::MinBy, 2),
         make("percentile", Kind::Percentile, 2),
+        AggregateUDF::new_from_impl(Statistic {
+            name: "percentile_approx",
+            kind: Kind::PercentileApprox,
+            signature: Signature::variadic_any(Volatility::Immutable),
+        }),
+        AggregateUDF::new_from_impl(Statistic {
+            name: "approx_percentile",
+            kind: Kind::PercentileApprox,
+            signature: Signature::variadic_any(Volatility::Immutable),
+        }),
     ]
 }
 
@@ -68,6 +79,10 @@ impl AggregateUDFImpl for Statistic {
             Kind::Skewness | Kind::Kurtosis | Kind::Product | Kind::Percentile => DataType::Float64,
             Kind::CountIf => DataType::Int64,
             Kind::MaxBy | Kind::MinBy => arg_types[0].clone(),
+            Kind::PercentileApprox => match arg_types.get(1) {
+                Some(DataType::List(_)) => DataType::new_list(arg_types[0].clone(), false),
+                _ => arg_types[0].clone(),
+            },
         })
     }
     fn is_nullable(&self) -> bool {
@@ -85,7 +100,9 @@ impl AggregateUDFImpl for Statistic {
             Kind::Skewness | Kind::Kurtosis => f64s(&["n", "avg", "m2", "m3", "m4"]),
             Kind::Product => f64s(&["product"]),
             Kind::CountIf => vec![field("count", DataType::Int64)],
-            Kind::Percentile => vec![field("values", DataType::new_list(DataType::Float64, true))],
+            Kind::Percentile | Kind::PercentileApprox => {
+                vec![field("values", DataType::new_list(DataType::Float64, true))]
+            }
             Kind::MaxBy | Kind::MinBy => vec![
                 field("value", args.input_fields[0].data_type().clone()),
                 field("ordering", args.input_fields[1].data_type().clone()),
@@ -102,6 +119,11 @@ impl AggregateUDFImpl for Statistic {
             Kind::CountIf => Box::new(CountIf(0)),
             Kind::Percentile => Box::new(Percentile {
                 at: percentage(&args)?,
+                values: Vec::new(),
+            }),
+            Kind::PercentileApprox => Box::new(NearestRank {
+                at: percentages(&args)?,
+                returns: args.return_field.data_type().clone(),
                 values: Vec::new(),
             }),
             Kind::MaxBy | Kind::MinBy => {
@@ -379,6 +401,105 @@ impl Accumulator for Percentile {
             (higher - position) * lo + (position - lower) * hi
         };
         Ok(ScalarValue::Float64(Some(v)))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.values.capacity() * 8
+    }
+}
+
+/// The percentages of `percentile_approx(col, p)`: a literal, or an array
+/// of them (`Some` list) for an array result.
+fn percentages(args: &AccumulatorArgs) -> Result<(Vec<f64>, bool)> {
+    use datafusion::physical_expr::expressions::Literal;
+    let bad = || {
+        datafusion::error::DataFusionError::Plan(
+            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] percentile_approx's percentage must be a literal between 0.0 and 1.0, or an array of them".into(),
+        )
+    };
+    let value = args
+        .exprs
+        .get(1)
+        .and_then(|e| e.downcast_ref::<Literal>())
+        .map(|l| l.value().clone())
+        .ok_or_else(bad)?;
+    let in_range = |v: ScalarValue| match v.cast_to(&DataType::Float64) {
+        Ok(ScalarValue::Float64(Some(p))) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(bad()),
+    };
+    match value {
+        ScalarValue::List(list) => {
+            let items = list.value(0);
+            let ps = (0..items.len())
+                .map(|i| ScalarValue::try_from_array(&items, i).and_then(|v| in_range(v)))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((ps, true))
+        }
+        other => Ok((vec![in_range(other)?], false)),
+    }
+}
+
+/// Spark's `percentile_approx` within its accuracy: the value of the
+/// `ceil(p * n)`-th smallest (computed exactly here; the values are kept).
+#[derive(Debug)]
+struct NearestRank {
+    at: (Vec<f64>, bool),
+    returns: DataType,
+    values: Vec<f64>,
+}
+
+impl Accumulator for NearestRank {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let v = as_f64(&values[0])?;
+        self.values
+            .extend(v.as_primitive::<Float64Type>().iter().flatten());
+        Ok(())
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let lists = states[0].as_list::<i32>();
+        for i in 0..lists.len() {
+            if !lists.is_null(i) {
+                let part = lists.value(i);
+                self.values
+                    .extend(part.as_primitive::<Float64Type>().iter().flatten());
+            }
+        }
+        Ok(())
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        let values: Vec<ScalarValue> = self
+            .values
+            .iter()
+            .map(|v| ScalarValue::Float64(Some(*v)))
+            .collect();
+        Ok(vec![ScalarValue::List(ScalarValue::new_list_nullable(
+            &values,
+            &DataType::Float64,
+        ))])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let (ps, as_array) = (&self.at.0, self.at.1);
+        let element = match &self.returns {
+            DataType::List(f) => f.data_type().clone(),
+            other => other.clone(),
+        };
+        if self.values.is_empty() {
+            return ScalarValue::try_from(&self.returns);
+        }
+        self.values.sort_by(f64::total_cmp);
+        let n = self.values.len();
+        let picked = ps
+            .iter()
+            .map(|p| {
+                let rank = ((p * n as f64).ceil() as usize).clamp(1, n);
+                ScalarValue::Float64(Some(self.values[rank - 1])).cast_to(&element)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if as_array {
+            return Ok(ScalarValue::List(ScalarValue::new_list(
+                &picked, &element, false,
+            )));
+        }
+        Ok(picked.into_iter().next().unwrap_or(ScalarValue::Null))
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.values.capacity() * 8
