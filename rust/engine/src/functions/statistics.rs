@@ -430,7 +430,7 @@ fn percentages(args: &AccumulatorArgs) -> Result<(Vec<f64>, bool)> {
         ScalarValue::List(list) => {
             let items = list.value(0);
             let ps = (0..items.len())
-                .map(|i| ScalarValue::try_from_array(&items, i).and_then(|v| in_range(v)))
+                .map(|i| ScalarValue::try_from_array(&items, i).and_then(&in_range))
                 .collect::<Result<Vec<_>>>()?;
             Ok((ps, true))
         }
