@@ -235,39 +235,46 @@ def test_column_methods(spark: SparkSession) -> None:
     assert Row(n=6) == Row(n=ordered[0].n)
 
 
-@pytest.mark.usefixtures("state_provider")
-def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
-    """Each aggregate keeps its partial state in the store: a restarted query
-    goes on from it (complete mode: every key's totals each batch)."""
+def totals_after_a_restart(spark: SparkSession, tmp_path, schema: str, aggs: list, first: list, second: list) -> list:  # noqa: ANN001
+    """Streams ``groupBy("k").agg(*aggs)`` in complete mode: one batch,
+    a stop, a restart from the checkpoint, a second batch; the last totals."""
     from conftest import Batches, step
     from sparklet.testing import MemoryStream
 
-    ms = MemoryStream(spark, "k STRING, x INT, y DOUBLE, b BOOLEAN")
+    ms = MemoryStream(spark, schema)
     out = Batches()
 
     def start():  # noqa: ANN202
-        agg = (
-            ms.toDF()
-            .groupBy("k")
-            .agg(
-                F.stddev_pop("y").alias("sd"),
-                F.var_samp("x").alias("var"),
-                F.corr("x", "y").alias("corr"),
-                F.bool_and("b").alias("all_b"),
-                F.bit_or("x").alias("bits"),
-            )
-        )
+        agg = ms.toDF().groupBy("k").agg(*aggs)
         return (
             agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
         )
 
-    q = start()
-    step(q, ms, [("a", 1, 2.0, True), ("a", 2, 4.0, True)])
-    q.stop()
-    q = start()
-    step(q, ms, [("a", 4, 9.0, False)])
-    q.stop()
-    ((key, sd, var, corr, all_b, bits),) = out.batches[-1]
+    for rows in (first, second):
+        q = start()
+        step(q, ms, rows)
+        q.stop()
+    return out.batches[-1]
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    """Each aggregate keeps its partial state in the store: a restarted query
+    goes on from it (complete mode: every key's totals each batch)."""
+    ((key, sd, var, corr, all_b, bits),) = totals_after_a_restart(
+        spark,
+        tmp_path,
+        "k STRING, x INT, y DOUBLE, b BOOLEAN",
+        [
+            F.stddev_pop("y").alias("sd"),
+            F.var_samp("x").alias("var"),
+            F.corr("x", "y").alias("corr"),
+            F.bool_and("b").alias("all_b"),
+            F.bit_or("x").alias("bits"),
+        ],
+        [("a", 1, 2.0, True), ("a", 2, 4.0, True)],
+        [("a", 4, 9.0, False)],
+    )
     assert key == "a"
     assert sd == pytest.approx(2.943920288775949)
     assert var == pytest.approx(2.3333333333333335)
@@ -279,36 +286,21 @@ def test_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) 
 def test_statistics_aggregates_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
     """skewness, kurtosis, product, count_if, max_by and min_by keep their
     state across micro-batches and a restart, as Spark's."""
-    from conftest import Batches, step
-    from sparklet.testing import MemoryStream
-
-    ms = MemoryStream(spark, "k STRING, x INT, y DOUBLE, b BOOLEAN")
-    out = Batches()
-
-    def start():  # noqa: ANN202
-        agg = (
-            ms.toDF()
-            .groupBy("k")
-            .agg(
-                F.skewness("x").alias("skew"),
-                F.kurtosis("x").alias("kurt"),
-                F.product("y").alias("prod"),
-                F.count_if("b").alias("n_true"),
-                F.max_by("x", "y").alias("x_at_max_y"),
-                F.min_by("x", "y").alias("x_at_min_y"),
-            )
-        )
-        return (
-            agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
-        )
-
-    q = start()
-    step(q, ms, [("a", 1, 2.0, True), ("a", 2, 4.0, False)])
-    q.stop()
-    q = start()
-    step(q, ms, [("a", 4, 0.5, True), ("a", 10, 3.0, True)])
-    q.stop()
-    ((key, skew, kurt, prod, n_true, x_at_max, x_at_min),) = out.batches[-1]
+    ((key, skew, kurt, prod, n_true, x_at_max, x_at_min),) = totals_after_a_restart(
+        spark,
+        tmp_path,
+        "k STRING, x INT, y DOUBLE, b BOOLEAN",
+        [
+            F.skewness("x").alias("skew"),
+            F.kurtosis("x").alias("kurt"),
+            F.product("y").alias("prod"),
+            F.count_if("b").alias("n_true"),
+            F.max_by("x", "y").alias("x_at_max_y"),
+            F.min_by("x", "y").alias("x_at_min_y"),
+        ],
+        [("a", 1, 2.0, True), ("a", 2, 4.0, False)],
+        [("a", 4, 0.5, True), ("a", 10, 3.0, True)],
+    )
     xs = [1, 2, 4, 10]
     mean = sum(xs) / len(xs)
     m2, m3, m4 = (sum((x - mean) ** p for x in xs) for p in (2, 3, 4))
@@ -525,25 +517,15 @@ def test_percentile_is_exact_and_named_as_spark(spark: SparkSession) -> None:
 
 @pytest.mark.usefixtures("state_provider")
 def test_percentile_streams_and_survives_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
-    from conftest import Batches, step
-    from sparklet.testing import MemoryStream
-
-    ms = MemoryStream(spark, "k STRING, v DOUBLE")
-    out = Batches()
-
-    def start():  # noqa: ANN202
-        agg = ms.toDF().groupBy("k").agg(F.percentile("v", 0.5).alias("median"))
-        return (
-            agg.writeStream.outputMode("complete").foreachBatch(out).option("checkpointLocation", str(tmp_path)).start()
-        )
-
-    q = start()
-    step(q, ms, [("a", 1.0), ("a", 10.0)])
-    q.stop()
-    q = start()
-    step(q, ms, [("a", 3.0), ("a", 4.0)])
-    q.stop()
-    assert out.batches[-1] == [("a", 3.5)]
+    totals = totals_after_a_restart(
+        spark,
+        tmp_path,
+        "k STRING, v DOUBLE",
+        [F.percentile("v", 0.5).alias("median")],
+        [("a", 1.0), ("a", 10.0)],
+        [("a", 3.0), ("a", 4.0)],
+    )
+    assert totals == [("a", 3.5)]
 
 
 def test_percentile_approx_gives_sparks_elements(spark: SparkSession) -> None:

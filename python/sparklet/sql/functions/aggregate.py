@@ -336,21 +336,17 @@ def percentile_approx(
     """The smallest value with at least ``percentage`` of the values at or
     below it (an array of them for a list of percentages). sparklet keeps
     the values and answers exactly, within any accuracy."""
-    pct = (
-        percentage
-        if isinstance(percentage, Column)
-        else lit(list(percentage) if isinstance(percentage, tuple) else percentage)
-    )
-    return _call("percentile_approx", _to_col(col), pct, lit(accuracy))
+    return _percentile_approx("percentile_approx", col, percentage, accuracy)
 
 
 def approx_percentile(
     col: ColumnOrName, percentage: Column | float | list[float] | tuple[float, ...], accuracy: Column | int = 10000
 ) -> Column:
     """As :func:`percentile_approx`."""
-    pct = (
-        percentage
-        if isinstance(percentage, Column)
-        else lit(list(percentage) if isinstance(percentage, tuple) else percentage)
-    )
-    return _call("approx_percentile", _to_col(col), pct, lit(accuracy))
+    return _percentile_approx("approx_percentile", col, percentage, accuracy)
+
+
+def _percentile_approx(name: str, col: ColumnOrName, percentage: object, accuracy: Column | int) -> Column:
+    if isinstance(percentage, tuple):
+        percentage = list(percentage)
+    return _call(name, _to_col(col), lit(percentage), lit(accuracy))

@@ -117,15 +117,8 @@ impl AggregateUDFImpl for Statistic {
             }),
             Kind::Product => Box::new(Product(None)),
             Kind::CountIf => Box::new(CountIf(0)),
-            Kind::Percentile => Box::new(Percentile {
-                at: percentage(&args)?,
-                values: Vec::new(),
-            }),
-            Kind::PercentileApprox => Box::new(NearestRank {
-                at: percentages(&args)?,
-                returns: args.return_field.data_type().clone(),
-                values: Vec::new(),
-            }),
+            Kind::Percentile => Box::new(KeptValues::percentile(&args)?),
+            Kind::PercentileApprox => Box::new(KeptValues::nearest(&args)?),
             Kind::MaxBy | Kind::MinBy => {
                 let value_type = args.exprs[0].data_type(args.schema)?;
                 let ord_type = args.exprs[1].data_type(args.schema)?;
@@ -337,83 +330,14 @@ impl Accumulator for By {
     }
 }
 
-/// The percentage of `percentile(col, p)`: a literal between 0 and 1.
-fn percentage(args: &AccumulatorArgs) -> Result<f64> {
-    use datafusion::physical_expr::expressions::Literal;
-    let p = args.exprs.get(1).and_then(|e| e.downcast_ref::<Literal>());
-    match p.map(|l| l.value().cast_to(&DataType::Float64)) {
-        Some(Ok(ScalarValue::Float64(Some(p)))) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(datafusion::error::DataFusionError::Plan(
-            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] percentile's percentage must be a literal between 0.0 and 1.0"
-                .into(),
-        )),
-    }
-}
-
-/// Spark's exact percentile: the values are kept, and the result is
-/// interpolated between the two around position `p * (n - 1)`.
-#[derive(Debug)]
-struct Percentile {
-    at: f64,
-    values: Vec<f64>,
-}
-
-impl Accumulator for Percentile {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let v = as_f64(&values[0])?;
-        self.values
-            .extend(v.as_primitive::<Float64Type>().iter().flatten());
-        Ok(())
-    }
-    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let lists = states[0].as_list::<i32>();
-        for i in 0..lists.len() {
-            if !lists.is_null(i) {
-                let part = lists.value(i);
-                self.values
-                    .extend(part.as_primitive::<Float64Type>().iter().flatten());
-            }
-        }
-        Ok(())
-    }
-    fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let values: Vec<ScalarValue> = self
-            .values
-            .iter()
-            .map(|v| ScalarValue::Float64(Some(*v)))
-            .collect();
-        Ok(vec![ScalarValue::List(ScalarValue::new_list_nullable(
-            &values,
-            &DataType::Float64,
-        ))])
-    }
-    fn evaluate(&mut self) -> Result<ScalarValue> {
-        if self.values.is_empty() {
-            return Ok(ScalarValue::Float64(None));
-        }
-        self.values.sort_by(f64::total_cmp);
-        let position = self.at * (self.values.len() - 1) as f64;
-        let (lower, higher) = (position.floor(), position.ceil());
-        let (lo, hi) = (self.values[lower as usize], self.values[higher as usize]);
-        let v = if lower == higher {
-            lo
-        } else {
-            (higher - position) * lo + (position - lower) * hi
-        };
-        Ok(ScalarValue::Float64(Some(v)))
-    }
-    fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.values.capacity() * 8
-    }
-}
-
-/// The percentages of `percentile_approx(col, p)`: a literal, or an array
-/// of them (`Some` list) for an array result.
+/// The percentages of `percentile(col, p)` / `percentile_approx(col, p)`:
+/// a literal between 0 and 1, or an array of them (`true`: the result is
+/// an array too).
 fn percentages(args: &AccumulatorArgs) -> Result<(Vec<f64>, bool)> {
     use datafusion::physical_expr::expressions::Literal;
     let bad = || {
         datafusion::error::DataFusionError::Plan(
-            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] percentile_approx's percentage must be a literal between 0.0 and 1.0, or an array of them".into(),
+            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage must be a literal between 0.0 and 1.0, or an array of them".into(),
         )
     };
     let value = args
@@ -438,29 +362,71 @@ fn percentages(args: &AccumulatorArgs) -> Result<(Vec<f64>, bool)> {
     }
 }
 
-/// Spark's `percentile_approx` within its accuracy: the value of the
-/// `ceil(p * n)`-th smallest (computed exactly here; the values are kept).
+/// How a percentile is read from the sorted values.
 #[derive(Debug)]
-struct NearestRank {
-    at: (Vec<f64>, bool),
-    returns: DataType,
+enum Rank {
+    /// Spark's `percentile`: interpolated between the two values around
+    /// position `p * (n - 1)`.
+    Interpolated(f64),
+    /// Spark's `percentile_approx` within its accuracy: the
+    /// `ceil(p * n)`-th smallest value, of the input's type.
+    Nearest {
+        at: Vec<f64>,
+        as_array: bool,
+        returns: DataType,
+    },
+}
+
+/// A percentile over a group's values, kept whole (so exact; the state is
+/// the list of values).
+#[derive(Debug)]
+struct KeptValues {
+    rank: Rank,
     values: Vec<f64>,
 }
 
-impl Accumulator for NearestRank {
-    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let v = as_f64(&values[0])?;
+impl KeptValues {
+    fn percentile(args: &AccumulatorArgs) -> Result<Self> {
+        match percentages(args)? {
+            (ps, false) => Ok(KeptValues {
+                rank: Rank::Interpolated(ps[0]),
+                values: Vec::new(),
+            }),
+            _ => Err(datafusion::error::DataFusionError::NotImplemented(
+                "percentile of an array of percentages".into(),
+            )),
+        }
+    }
+
+    fn nearest(args: &AccumulatorArgs) -> Result<Self> {
+        let (at, as_array) = percentages(args)?;
+        Ok(KeptValues {
+            rank: Rank::Nearest {
+                at,
+                as_array,
+                returns: args.return_field.data_type().clone(),
+            },
+            values: Vec::new(),
+        })
+    }
+
+    fn extend(&mut self, values: &ArrayRef) -> Result<()> {
+        let v = as_f64(values)?;
         self.values
             .extend(v.as_primitive::<Float64Type>().iter().flatten());
         Ok(())
+    }
+}
+
+impl Accumulator for KeptValues {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.extend(&values[0])
     }
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
         let lists = states[0].as_list::<i32>();
         for i in 0..lists.len() {
             if !lists.is_null(i) {
-                let part = lists.value(i);
-                self.values
-                    .extend(part.as_primitive::<Float64Type>().iter().flatten());
+                self.extend(&lists.value(i))?;
             }
         }
         Ok(())
@@ -477,29 +443,50 @@ impl Accumulator for NearestRank {
         ))])
     }
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let (ps, as_array) = (&self.at.0, self.at.1);
-        let element = match &self.returns {
-            DataType::List(f) => f.data_type().clone(),
-            other => other.clone(),
-        };
-        if self.values.is_empty() {
-            return ScalarValue::try_from(&self.returns);
-        }
         self.values.sort_by(f64::total_cmp);
         let n = self.values.len();
-        let picked = ps
-            .iter()
-            .map(|p| {
-                let rank = ((p * n as f64).ceil() as usize).clamp(1, n);
-                ScalarValue::Float64(Some(self.values[rank - 1])).cast_to(&element)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        if as_array {
-            return Ok(ScalarValue::List(ScalarValue::new_list(
-                &picked, &element, false,
-            )));
+        if n == 0 {
+            return match &self.rank {
+                Rank::Nearest { returns, .. } => ScalarValue::try_from(returns),
+                Rank::Interpolated(_) => Ok(ScalarValue::Float64(None)),
+            };
         }
-        Ok(picked.into_iter().next().unwrap_or(ScalarValue::Null))
+        match &self.rank {
+            Rank::Interpolated(at) => {
+                let position = at * (n - 1) as f64;
+                let (lower, higher) = (position.floor(), position.ceil());
+                let (lo, hi) = (self.values[lower as usize], self.values[higher as usize]);
+                let v = if lower == higher {
+                    lo
+                } else {
+                    (higher - position) * lo + (position - lower) * hi
+                };
+                Ok(ScalarValue::Float64(Some(v)))
+            }
+            Rank::Nearest {
+                at,
+                as_array,
+                returns,
+            } => {
+                let element = match returns {
+                    DataType::List(f) => f.data_type().clone(),
+                    other => other.clone(),
+                };
+                let picked = at
+                    .iter()
+                    .map(|p| {
+                        let rank = ((p * n as f64).ceil() as usize).clamp(1, n);
+                        ScalarValue::Float64(Some(self.values[rank - 1])).cast_to(&element)
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                if *as_array {
+                    return Ok(ScalarValue::List(ScalarValue::new_list(
+                        &picked, &element, false,
+                    )));
+                }
+                Ok(picked.into_iter().next().unwrap_or(ScalarValue::Null))
+            }
+        }
     }
     fn size(&self) -> usize {
         std::mem::size_of_val(self) + self.values.capacity() * 8
