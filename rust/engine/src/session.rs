@@ -114,6 +114,7 @@ impl Session {
             .into_iter()
             .chain(crate::functions::window::all())
             .chain(crate::functions::spark_sql::all())
+            .chain(crate::functions::sketches::scalars())
         {
             ctx.register_udf(f);
         }

@@ -3,7 +3,7 @@
 String arguments name columns (``F.upper("name")``) unless the parameter is
 a pattern, format or literal by nature (``F.regexp_extract(c, "(\\d+)", 1)``).
 The functions are kept by family (``string``, ``math``, ``datetime``,
-``collection``, ``aggregate``, ``misc``); all are names of this module, as
+``collection``, ``aggregate``, ``sketches``, ``misc``); all are names of this module, as
 in PySpark.
 """
 
@@ -18,6 +18,7 @@ from sparklet.sql.functions import (
     higher_order,
     math,
     misc,
+    sketches,
     string,
     windowing,
 )
@@ -29,11 +30,12 @@ from sparklet.sql.functions.datetime import *  # noqa: F403
 from sparklet.sql.functions.higher_order import *  # noqa: F403
 from sparklet.sql.functions.math import *  # noqa: F403
 from sparklet.sql.functions.misc import *  # noqa: F403
+from sparklet.sql.functions.sketches import *  # noqa: F403
 from sparklet.sql.functions.string import *  # noqa: F403
 from sparklet.sql.functions.windowing import *  # noqa: F403
 from sparklet.sql.udf import PandasUDFType, pandas_udf, udf  # noqa: F401 - PySpark exports them here
 
-_FAMILIES = (_core, aggregate, collection, datetime, higher_order, math, misc, string, windowing)
+_FAMILIES = (_core, aggregate, collection, datetime, higher_order, math, misc, sketches, string, windowing)
 
 __all__ = sorted({name for family in _FAMILIES for name in family.__all__} | {"udf", "pandas_udf"})
 

@@ -13,6 +13,7 @@ mod named_aggregate;
 pub mod over;
 pub mod range_table;
 mod rounding;
+pub mod sketches;
 mod spark_named;
 pub mod spark_rewrites;
 pub mod spark_sql;
@@ -122,12 +123,24 @@ pub fn register_spark_functions(ctx: &datafusion::prelude::SessionContext) {
 }
 
 /// Which library implements Spark's function `name` in sparklet:
-/// `sparklet` (its own), `datafusion-spark`, `datafusion`, or None when no
+/// `sparklet` (its own), `datasketches` (its sketches on Apache DataSketches),
+/// `datafusion-spark`, `datafusion`, or None when no
 /// engine function has that name (for the coverage table in the docs).
 pub fn implementation_of(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     let target = renamed(&lower);
     let names = |fs: Vec<String>| fs.into_iter().any(|n| n == target || n == lower);
+    let sketch_names = sketches::aggregates()
+        .into_iter()
+        .map(|f| f.name().to_string())
+        .chain(
+            sketches::scalars()
+                .into_iter()
+                .map(|f| f.name().to_string()),
+        );
+    if names(sketch_names.collect()) {
+        return Some("datasketches");
+    }
     let own = udfs::all()
         .into_iter()
         .chain(window::all())
@@ -336,6 +349,7 @@ pub fn spark_aggregates() -> Vec<AggregateUDF> {
         named_aggregate::always_distinct("approx_count_distinct", count::count_udaf()),
     ];
     all.extend(statistics::all());
+    all.extend(sketches::aggregates());
     all.extend(
         NAMED_AGGREGATES
             .iter()

@@ -4,15 +4,15 @@
 //! `df_0.v + Int32(1)`, `sum(df_0.v)`, `count(Int32(1))`. Code that reads
 //! a result by name (`row["sum(v)"]`) works on both engines.
 
-use crate::functions::higher_order;
 use crate::functions::spark_sql::TYPE_CAST_FUNCTIONS;
+use crate::functions::{higher_order, sketches};
 use arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::expr::{
     AggregateFunction, Cast, ScalarFunction, Sort, TryCast, WindowFunction,
 };
 use datafusion::logical_expr::{
-    lit, BinaryExpr, Expr, Operator, WindowFrameBound, WindowFunctionDefinition,
+    BinaryExpr, Expr, Operator, WindowFrameBound, WindowFunctionDefinition,
 };
 
 /// Spark's name of `e` as an output column: a cast (or casts) of a column
@@ -92,11 +92,8 @@ pub fn spark_name(e: &Expr) -> String {
         Expr::AggregateFunction(AggregateFunction { func, params }) => {
             // collect_set is array_agg(DISTINCT ...) under Spark's name
             let distinct = params.distinct && func.name() != "collect_set";
-            if func.name() == "percentile" && params.args.len() == 2 {
-                // Spark shows the default frequency
-                let mut args = params.args.clone();
-                args.push(lit(1));
-                return call("percentile", &args, distinct);
+            if let Some(name) = with_default_args(func.name(), &params.args, distinct) {
+                return name;
             }
             call(function_name(func.name()), &params.args, distinct)
         }
@@ -224,6 +221,9 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         parts.push(extra.to_string());
         format!("{}({})", function_name(name), parts.join(", "))
     };
+    if let Some(name) = with_default_args(name, args, false) {
+        return Some(name);
+    }
     Some(match (name, args.len()) {
         ("positive", 1) => format!("(+ {})", n(0)),
         ("bitwise_not", 1) => format!("~{}", n(0)),
@@ -246,6 +246,23 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// A call left without its trailing optional arguments, named as Spark
+/// names it: with their defaults (`percentile(v, 0.5, 1)`).
+fn with_default_args(name: &str, args: &[Expr], distinct: bool) -> Option<String> {
+    let (needed, defaults) = match name {
+        "percentile" => (2, &["1"][..]),
+        other => sketches::default_args(other)?,
+    };
+    let given = args.len().checked_sub(needed)?;
+    if given >= defaults.len() {
+        return None;
+    }
+    let mut parts: Vec<String> = args.iter().map(spark_name).collect();
+    parts.extend(defaults[given..].iter().map(|d| d.to_string()));
+    let distinct = if distinct { "DISTINCT " } else { "" };
+    Some(format!("{name}({distinct}{})", parts.join(", ")))
 }
 
 /// Whether each of `named_struct`'s names is the name of its value.
