@@ -190,12 +190,19 @@ def run_engine(engine: str, modules: list[str], only: set[str] | None) -> dict[s
         docs = docstrings(module)
         path, _ = MODULES[module]
         saved = {k: sys.modules.get(k) for k in swapped}
+        # PySpark's doctests see its module's names, the standard modules
+        # it imports (`sys`) among them; those are not PySpark's code
+        stdlib = {
+            k: v
+            for k, v in importlib.import_module(path).__dict__.items()
+            if isinstance(v, types.ModuleType) and not v.__name__.startswith(("pyspark", "sparklet"))
+        }
         sys.modules.update(swapped)
         try:
             base = (swapped.get(path) or importlib.import_module(path)).__dict__
             if module == "column" and engine == "sparklet":
                 base = importlib.import_module("sparklet.sql.column").__dict__
-            globs = {**base, "spark": spark}
+            globs = {**stdlib, **base, "spark": spark}
             table: dict[str, list[str]] = {}
             for name, doc in sorted(docs.items()):
                 if only and name not in only:

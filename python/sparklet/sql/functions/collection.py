@@ -19,9 +19,11 @@ __all__ = [
 ]  # fmt: skip
 
 
-def array(*cols: ColumnOrName) -> Column:
-    """An array column of the given columns."""
-    return _fn("array", *cols)
+def array(*cols: ColumnOrName | list | tuple) -> Column:
+    """An array column of the given columns (or of one list of them)."""
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+        cols = tuple(cols[0])
+    return _fn("array", *cols)  # type: ignore[arg-type]
 
 
 def array_contains(col: ColumnOrName, value: Any) -> Column:

@@ -71,6 +71,49 @@ fn division_operands(a: &mut Vec<Expr>, t: &[DataType]) -> DFResult<(Expr, Expr,
     Ok((cast(x, common.clone()), cast(y, common.clone()), common))
 }
 
+/// The type of `try_add` / `try_subtract` / `try_multiply`: the numbers'
+/// common type, or the date or timestamp an interval or days move.
+fn try_arithmetic_type(t: &[DataType]) -> DFResult<DataType> {
+    if t.iter().all(|t| t.is_numeric() || t.is_null()) {
+        common_type(t)
+    } else if t[0].is_temporal() || t[1].is_null() {
+        Ok(t[0].clone())
+    } else {
+        Ok(t[1].clone())
+    }
+}
+
+/// `x op y`, null where integers overflow their type (computed wide, as a
+/// 38-digit decimal, and narrowed by a try-cast); other operands as `op`
+/// gives them (a date moved by days or an interval).
+fn try_arithmetic(
+    mut a: Vec<Expr>,
+    t: &[DataType],
+    op: fn(Expr, Expr) -> Expr,
+    on_days: Option<fn(Expr, Expr) -> Expr>,
+) -> DFResult<Expr> {
+    let (x, y) = (a.remove(0), a.remove(0));
+    if t.iter().all(|t| t.is_integer() || t.is_null()) {
+        let wide = DataType::Decimal128(38, 0);
+        let exact = op(cast(x, wide.clone()), cast(y, wide));
+        return Ok(Expr::TryCast(datafusion::logical_expr::TryCast::new(
+            Box::new(exact),
+            common_type(t)?,
+        )));
+    }
+    if t.iter().all(|t| t.is_numeric() || t.is_null()) {
+        let common = common_type(t)?;
+        return Ok(op(cast(x, common.clone()), cast(y, common)));
+    }
+    match on_days {
+        // a date and a number of days: Spark's date_add / date_sub
+        Some(f) if matches!(t[0], DataType::Date32) && t[1].is_integer() => {
+            Ok(f(x, cast(y, DataType::Int32)))
+        }
+        _ => Ok(op(x, y)),
+    }
+}
+
 /// `x op y`, null where `y` is zero.
 fn unless_zero_divisor(
     x: Expr,
@@ -160,6 +203,7 @@ fn trunc_unit(unit: &str) -> DFResult<&'static str> {
 /// The functions, registered under Spark's names.
 pub fn all() -> Vec<ScalarUDF> {
     use datafusion::functions::math::expr_fn as m;
+    use datafusion_spark::function::datetime::expr_fn as dt;
     vec![
         rewrite("ln", 1, double, |_, mut a, _| {
             let x = f64_arg(&mut a);
@@ -210,6 +254,15 @@ pub fn all() -> Vec<ScalarUDF> {
                 unless_zero_divisor(x, y, &common, |x, y| x / y)
             },
         ),
+        rewrite("try_add", 2, try_arithmetic_type, |_, a, t| {
+            try_arithmetic(a, t, |x, y| x + y, Some(dt::date_add))
+        }),
+        rewrite("try_subtract", 2, try_arithmetic_type, |_, a, t| {
+            try_arithmetic(a, t, |x, y| x - y, Some(dt::date_sub))
+        }),
+        rewrite("try_multiply", 2, try_arithmetic_type, |_, a, t| {
+            try_arithmetic(a, t, |x, y| x * y, None)
+        }),
         rewrite("try_mod", 2, common_type, |_, mut a, t| {
             let common = common_type(t)?;
             let (x, y) = (
