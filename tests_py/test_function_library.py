@@ -548,3 +548,68 @@ def test_percentile_approx_gives_sparks_elements(spark: SparkSession) -> None:
         "approx_percentile(i, 0.5, 10000)",
     ]
     assert rows == [(5.0, 3.0, 9, 6.0, [1.0, 5.0], 5)]
+
+
+def test_text_functions_conv_mask_format_number(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("010101", "AbC-12", 1234567.891)], "n STRING, s STRING, x DOUBLE")
+    out = df.select(
+        F.conv("n", 2, 16),
+        F.conv(F.lit("-1"), 10, 16),
+        F.mask("s"),
+        F.mask("s", F.lit("U"), F.lit("l"), F.lit("#"), F.lit("*")),
+        F.format_number("x", 2),
+        F.format_number(F.lit(-0.125), 2),
+    )
+    assert out.columns[:3] == ["conv(n, 2, 16)", "conv(-1, 10, 16)", "mask(s, X, x, n, NULL)"]
+    assert tuple(out.first()) == ("15", "FFFFFFFFFFFFFFFF", "XxX-nn", "UlU*##", "1,234,567.89", "-0.12")
+
+
+def test_regexp_extract_all_and_json_shapes(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [("100-200, 300-400", '{"b": 1, "a": [1, 2]}', "[1, [2, 3], {}]")], "s STRING, obj STRING, arr STRING"
+    )
+    out = df.select(
+        F.regexp_extract_all("s", F.lit(r"(\d+)-(\d+)")),
+        F.regexp_extract_all("s", F.lit(r"(\d+)-(\d+)"), 2),
+        F.json_object_keys("obj"),
+        F.json_array_length("arr"),
+        F.json_array_length("obj"),
+        F.json_object_keys("arr"),
+    )
+    assert out.columns[0] == "regexp_extract_all(s, (\\d+)-(\\d+), 1)"
+    assert tuple(out.first()) == (["100", "300"], ["200", "400"], ["b", "a"], 3, None, None)
+
+
+def test_get_try_arithmetic_and_try_sum(spark: SparkSession) -> None:
+    big = 9223372036854775807
+    df = spark.createDataFrame([(["a", "b"], big, dt.date(2015, 9, 30))], "xs ARRAY<STRING>, n BIGINT, d DATE")
+    out = df.select(
+        F.get("xs", 1),
+        F.get("xs", 2),
+        F.get("xs", -1),
+        F.try_add("n", F.lit(1)),
+        F.try_subtract(F.lit(-2), "n"),
+        F.try_multiply("n", F.lit(2)),
+        F.try_add("d", F.lit(1)),
+        F.try_add(F.lit(2), F.lit(3)),
+    )
+    assert out.columns[:4] == ["get(xs, 1)", "get(xs, 2)", "get(xs, -1)", "try_add(n, 1)"]
+    assert tuple(out.first()) == ("b", None, None, None, None, None, dt.date(2015, 10, 1), 5)
+    sums = spark.createDataFrame([(big,), (1,)], "n BIGINT").select(F.try_sum("n"))
+    assert sums.columns == ["try_sum(n)"] and sums.first()[0] is None
+
+
+def test_assert_true_raise_error_and_call_udf(spark: SparkSession) -> None:
+    from sparklet.sql.types import IntegerType
+
+    df = spark.createDataFrame([(0, 1)], "a INT, b INT")
+    ok = df.select(F.assert_true(df.a < df.b))
+    assert ok.columns == ["assert_true((a < b), '(a < b)' is not true!)"]
+    assert ok.first()[0] is None
+    with pytest.raises(Exception, match="a must be below b"):
+        df.select(F.assert_true(df.a > df.b, "a must be below b")).collect()
+    with pytest.raises(Exception, match="stop here"):
+        df.select(F.raise_error("stop here")).collect()
+    spark.udf.register("twiceIt", lambda i: i * 2, IntegerType())
+    called = df.select(F.call_udf("twiceIt", "b"))
+    assert called.columns == ["twiceIt(b)"] and called.first()[0] == 2

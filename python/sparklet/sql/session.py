@@ -297,7 +297,10 @@ class SparkSession:
         """:class:`~sparklet.sql.udf.UDFRegistration`: register Python functions for SQL."""
         from sparklet.sql.udf import UDFRegistration
 
-        return UDFRegistration(self)
+        # one per session: it remembers what was registered
+        if getattr(self, "_udf_registration", None) is None:
+            self._udf_registration = UDFRegistration(self)
+        return self._udf_registration
 
     @property
     def sparkContext(self) -> SparkContext:

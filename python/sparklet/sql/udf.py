@@ -173,6 +173,8 @@ class UDFRegistration:
 
     def __init__(self, session: Any) -> None:
         self._session = session
+        # by lower-case name, for functions.call_udf (names are case-insensitive)
+        self._registered: dict[str, UserDefinedFunction] = {}
 
     def register(
         self, name: str, f: Callable[..., Any] | UserDefinedFunction, returnType: DataType | str | None = None
@@ -191,4 +193,5 @@ class UDFRegistration:
             u = UserDefinedFunction(f, returnType if returnType is not None else StringType(), name, "rows")
         u._name = name
         _native.register_udf(self._session._native, name, u._runner(), u.returnType._to_arrow())
+        self._registered[name.lower()] = u
         return u

@@ -13,6 +13,7 @@ __all__ = [
     "stddev_pop", "variance", "var_samp", "var_pop", "approx_count_distinct", "countDistinct",
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
     "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile", "percentile_approx", "approx_percentile",
+ "try_sum",
 ]  # fmt: skip
 
 
@@ -350,3 +351,8 @@ def _percentile_approx(name: str, col: ColumnOrName, percentage: object, accurac
     if isinstance(percentage, tuple):
         percentage = list(percentage)
     return _call(name, _to_col(col), lit(percentage), lit(accuracy))
+
+
+def try_sum(col: ColumnOrName) -> Column:
+    """The sum of the values, null on overflow."""
+    return _fn("try_sum", col)

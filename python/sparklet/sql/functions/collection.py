@@ -16,6 +16,7 @@ __all__ = [
     "slice", "sort_array", "array_sort", "sequence", "create_map", "map_keys", "map_values",
     "map_entries", "map_from_arrays", "map_from_entries", "map_concat", "map_contains_key",
     "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer", "try_element_at",
+ "get",
 ]  # fmt: skip
 
 
@@ -247,3 +248,8 @@ def try_element_at(col: ColumnOrName, extraction: ColumnOrName) -> Column:
     """The array's element at 1-based ``extraction`` (from the end if
     negative), or the map's value for key ``extraction``; null when absent."""
     return _fn("try_element_at", col, extraction)
+
+
+def get(col: ColumnOrName, index: ColumnOrName | int) -> Column:
+    """The array's element at 0-based ``index`` (null outside the array)."""
+    return _call("get", _to_col(col), lit(index) if isinstance(index, int) else _to_col(index))

@@ -17,6 +17,7 @@ __all__ = [
     "unix_micros", "unix_date", "date_from_unix_date", "from_utc_timestamp", "to_utc_timestamp",
     "monthname", "dayname", "date_part", "datepart", "extract",
     "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time", "try_to_timestamp", "try_to_date", "to_timestamp_ltz",
+ "to_timestamp_ntz",
 ]  # fmt: skip
 
 
@@ -414,3 +415,10 @@ def to_timestamp_ltz(timestamp: ColumnOrName, format: ColumnOrName | None = None
     if format is None:
         return _fn("to_timestamp_ltz", timestamp)
     return _fn("to_timestamp_ltz", timestamp, format)
+
+
+def to_timestamp_ntz(timestamp: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """The text as a timestamp without time zone (in ``format``, a column or literal, if given)."""
+    if format is None:
+        return _fn("to_timestamp_ntz", timestamp)
+    return _fn("to_timestamp_ntz", timestamp, format)

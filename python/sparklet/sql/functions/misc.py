@@ -11,6 +11,7 @@ __all__ = [
     "md5", "sha", "sha1", "sha2", "crc32", "hash", "xxhash64", "to_json", "from_json",
     "get_json_object", "json_tuple", "ifnull", "nvl", "nvl2", "nullif", "nullifzero", "zeroifnull",
     "equal_null", "typeof", "bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
+ "json_array_length", "json_object_keys", "validate_utf8", "try_validate_utf8", "collation", "assert_true", "raise_error", "call_udf",
 ]  # fmt: skip
 
 
@@ -123,3 +124,50 @@ def bitmap_bucket_number(col: ColumnOrName) -> Column:
 def bitmap_count(col: ColumnOrName) -> Column:
     """The number of bits set in bitmap ``col``."""
     return _fn("bitmap_count", col)
+
+
+def json_array_length(col: ColumnOrName) -> Column:
+    """The number of elements of a JSON array (null for other text)."""
+    return _fn("json_array_length", col)
+
+
+def json_object_keys(col: ColumnOrName) -> Column:
+    """The keys of a JSON object, in order (null for other text)."""
+    return _fn("json_object_keys", col)
+
+
+def validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The string, which is valid UTF-8 (as every string of sparklet's is)."""
+    return _fn("validate_utf8", str)
+
+
+def try_validate_utf8(str: ColumnOrName) -> Column:  # noqa: A002 - PySpark's name
+    """The string if it is valid UTF-8 (as every string of sparklet's is), else null."""
+    return _fn("try_validate_utf8", str)
+
+
+def collation(col: ColumnOrName) -> Column:
+    """The collation of a string column: Spark's default, ``SYSTEM.BUILTIN.UTF8_BINARY``."""
+    return _fn("collation", col)
+
+
+def assert_true(col: ColumnOrName, errMsg: Column | str | None = None) -> Column:
+    """Null where ``col`` is true; an error (``errMsg``) where it is not."""
+    if errMsg is None:
+        return _fn("assert_true", col)
+    return _call("assert_true", _to_col(col), errMsg if isinstance(errMsg, Column) else lit(errMsg))
+
+
+def raise_error(errMsg: Column | str) -> Column:
+    """An error with message ``errMsg`` where the column is evaluated."""
+    return _call("raise_error", errMsg if isinstance(errMsg, Column) else lit(errMsg))
+
+
+def call_udf(udfName: str, *cols: ColumnOrName) -> Column:
+    """The user-defined function registered as ``udfName`` over ``cols``."""
+    from sparklet.sql.session import SparkSession
+
+    registered = SparkSession._require_active().udf._registered.get(udfName.lower())
+    if registered is not None:
+        return registered(*cols)
+    return _fn(udfName, *cols)

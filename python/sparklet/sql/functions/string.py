@@ -15,6 +15,7 @@ __all__ = [
     "translate", "instr", "locate", "position", "contains", "startswith", "endswith", "ascii",
     "char", "base64", "unbase64", "format_string", "printf", "levenshtein", "soundex", "space",
     "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar", "to_binary", "try_to_binary",
+ "mask", "format_number",
 ]  # fmt: skip
 
 
@@ -400,3 +401,22 @@ def to_binary(col: ColumnOrName, format: ColumnOrName | None = None) -> Column: 
 def try_to_binary(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
     """As :func:`to_binary`."""
     return _fn("try_to_binary", col) if format is None else _fn("try_to_binary", col, format)
+
+
+def mask(
+    col: ColumnOrName,
+    upperChar: ColumnOrName | None = None,
+    lowerChar: ColumnOrName | None = None,
+    digitChar: ColumnOrName | None = None,
+    otherChar: ColumnOrName | None = None,
+) -> Column:
+    """The text with upper-case letters as ``X``, lower-case as ``x`` and
+    digits as ``n`` (or the given characters; ``otherChar`` masks the rest)."""
+    defaults = [("X", upperChar), ("x", lowerChar), ("n", digitChar), (None, otherChar)]
+    args = [_to_col(col)] + [lit(d) if c is None else _to_col(c) for d, c in defaults]
+    return _call("mask", *args)
+
+
+def format_number(col: ColumnOrName, d: int) -> Column:
+    """The number formatted as ``#,###,###.##`` with ``d`` decimals (rounded half to even)."""
+    return _call("format_number", _to_col(col), lit(d))

@@ -19,6 +19,7 @@ pub mod spark_rewrites;
 pub mod spark_sql;
 pub mod statistics;
 pub mod struct_fields;
+mod text;
 pub mod udfs;
 pub mod user_udfs;
 pub mod window;
@@ -350,6 +351,13 @@ pub fn spark_aggregates() -> Vec<AggregateUDF> {
     ];
     all.extend(statistics::all());
     all.extend(sketches::aggregates());
+    // Spark's try_sum (null on overflow)
+    all.extend(
+        datafusion_spark::all_default_aggregate_functions()
+            .into_iter()
+            .filter(|f| f.name() == "try_sum")
+            .map(|f| f.as_ref().clone()),
+    );
     all.extend(
         NAMED_AGGREGATES
             .iter()

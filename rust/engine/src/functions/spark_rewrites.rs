@@ -271,6 +271,57 @@ pub fn all() -> Vec<ScalarUDF> {
             );
             unless_zero_divisor(x, y, &common, |x, y| x % y)
         }),
+        // Arrow's strings are UTF-8 already: the value, as a string
+        rewrite(
+            "validate_utf8",
+            1,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| Ok(cast(a.remove(0), DataType::Utf8)),
+        ),
+        rewrite(
+            "try_validate_utf8",
+            1,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| Ok(cast(a.remove(0), DataType::Utf8)),
+        ),
+        // the collation of any string: sparklet compares bytes, as Spark's default
+        rewrite(
+            "collation",
+            1,
+            |_| Ok(DataType::Utf8),
+            |_, _, _| Ok(lit("SYSTEM.BUILTIN.UTF8_BINARY")),
+        ),
+        // get(array, i): the element at 0-based `i`, null outside the array
+        rewrite(
+            "get",
+            2,
+            |t| element_type(&t[0]),
+            |_, mut a, t| {
+                let (array, i) = (a.remove(0), cast(a.remove(0), DataType::Int64));
+                when(
+                    i.clone().gt_eq(lit(0i64)),
+                    nested::array_element(array, i + lit(1i64)),
+                )
+                .otherwise(null_of(element_type(&t[0])?)?)
+            },
+        ),
+        // the text as a timestamp without time zone
+        rewrite(
+            "to_timestamp_ntz",
+            0,
+            |_| Ok(DataType::Timestamp(TimeUnit::Microsecond, None)),
+            |_, a, _| {
+                let parsed =
+                    Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
+                        std::sync::Arc::new(super::udfs::to_timestamp_udf()),
+                        a,
+                    ));
+                Ok(cast(
+                    parsed,
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                ))
+            },
+        ),
         rewrite(
             "nullifzero",
             1,

@@ -18,7 +18,7 @@ use datafusion::logical_expr::{
 
 use crate::formats::datetime::{format_timestamp_micros, parse_date_days, parse_timestamp_micros};
 
-type Kernel = fn(&[ArrayRef]) -> DFResult<ArrayRef>;
+pub(super) type Kernel = fn(&[ArrayRef]) -> DFResult<ArrayRef>;
 
 /// A row-wise Spark function with a fixed return type.
 #[derive(Debug)]
@@ -65,7 +65,7 @@ fn arg_err(name: &str, expected: &str) -> DataFusionError {
     DataFusionError::Plan(format!("{name}: expected {expected}"))
 }
 
-fn strings(a: &ArrayRef) -> DFResult<StringArray> {
+pub(super) fn strings(a: &ArrayRef) -> DFResult<StringArray> {
     Ok(cast(a, &DataType::Utf8)?.as_string::<i32>().clone())
 }
 
@@ -219,7 +219,7 @@ fn from_unixtime_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     Ok(Arc::new(out.finish()))
 }
 
-fn regex_cache() -> impl FnMut(&str) -> DFResult<Arc<regex::Regex>> {
+pub(super) fn regex_cache() -> impl FnMut(&str) -> DFResult<Arc<regex::Regex>> {
     let mut last: Option<(String, Arc<regex::Regex>)> = None;
     move |p: &str| {
         if let Some((lp, re)) = &last {
@@ -483,6 +483,54 @@ impl ScalarUDFImpl for FromJson {
     }
 }
 
+/// A row-wise function `name` computed by `kernel` over its arguments.
+pub(super) fn kernel_udf(name: &'static str, returns: DataType, kernel: Kernel) -> ScalarUDF {
+    ScalarUDF::new_from_impl(SparkFn {
+        name,
+        signature: Signature::variadic_any(Volatility::Immutable),
+        returns,
+        kernel,
+    })
+}
+
+/// Spark's `to_timestamp` (text read as a UTC timestamp).
+pub(super) fn to_timestamp_udf() -> ScalarUDF {
+    kernel_udf("to_timestamp", ts_type(), to_timestamp_kernel)
+}
+
+/// `assert_true(cond[, message])`: null, or the error `message` (Spark's
+/// default names the condition) where `cond` is not true.
+fn assert_true_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let Some(cond) = args.first() else {
+        return Err(arg_err("assert_true", "(condition[, message])"));
+    };
+    let cond = cast(cond, &DataType::Boolean)?;
+    let cond = cond.as_boolean();
+    for row in 0..cond.len() {
+        if cond.is_null(row) || !cond.value(row) {
+            let message = pattern_at(args, 1, row)?.unwrap_or_else(|| "assertion failed".into());
+            return Err(DataFusionError::Execution(format!(
+                "[USER_RAISED_EXCEPTION] {message}"
+            )));
+        }
+    }
+    Ok(arrow::array::new_null_array(&DataType::Null, cond.len()))
+}
+
+/// `raise_error(message)`: the error `message` for any row.
+fn raise_error_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let Some(message) = args.first() else {
+        return Err(arg_err("raise_error", "(message)"));
+    };
+    if message.is_empty() {
+        return Ok(arrow::array::new_null_array(&DataType::Null, 0));
+    }
+    let message = pattern_at(args, 0, 0)?.unwrap_or_else(|| "null".into());
+    Err(DataFusionError::Execution(format!(
+        "[USER_RAISED_EXCEPTION] {message}"
+    )))
+}
+
 /// Every Spark-named UDF, for registration in a session.
 pub fn all() -> Vec<ScalarUDF> {
     let f = |name: &'static str, returns: DataType, kernel: Kernel, vol: Volatility| {
@@ -521,5 +569,20 @@ pub fn all() -> Vec<ScalarUDF> {
         f("to_json", DataType::Utf8, to_json_kernel, imm),
         f("hash", DataType::Int32, super::murmur3::kernel, imm),
         ScalarUDF::new_from_impl(super::rounding::BRound::new()),
+        f(
+            "assert_true",
+            DataType::Null,
+            assert_true_kernel,
+            Volatility::Volatile,
+        ),
+        f(
+            "raise_error",
+            DataType::Null,
+            raise_error_kernel,
+            Volatility::Volatile,
+        ),
     ]
+    .into_iter()
+    .chain(super::text::all())
+    .collect()
 }

@@ -1,0 +1,328 @@
+//! Spark's text functions neither DataFusion nor `datafusion-spark` has:
+//! `conv`, `mask`, `format_number`, `regexp_extract_all`,
+//! `json_array_length`, `json_object_keys`.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int32Array, ListBuilder, StringBuilder};
+use arrow::compute::cast;
+use arrow::datatypes::{DataType, Field, Float64Type, Int64Type};
+use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::logical_expr::ScalarUDF;
+
+use super::udfs::{kernel_udf, regex_cache, strings};
+
+fn list_of_strings() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+}
+
+pub(super) fn all() -> Vec<ScalarUDF> {
+    vec![
+        kernel_udf("conv", DataType::Utf8, conv),
+        kernel_udf("mask", DataType::Utf8, mask),
+        kernel_udf("format_number", DataType::Utf8, format_number),
+        kernel_udf("regexp_extract_all", list_of_strings(), regexp_extract_all),
+        kernel_udf("json_array_length", DataType::Int32, json_array_length),
+        kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
+    ]
+}
+
+fn ints(a: &ArrayRef) -> DFResult<arrow::array::Int64Array> {
+    Ok(cast(a, &DataType::Int64)?
+        .as_primitive::<Int64Type>()
+        .clone())
+}
+
+fn wrong_args(name: &str, expected: &str) -> DataFusionError {
+    DataFusionError::Plan(format!("[WRONG_NUM_ARGS] {name} takes {expected}"))
+}
+
+/// `conv(num, fromBase, toBase)`: the number written in `fromBase` (its
+/// leading valid digits), in `toBase` upper-case; as Spark, a 64-bit
+/// unsigned value, signed when `toBase` is negative.
+fn conv(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [num, from, to] = args else {
+        return Err(wrong_args("conv", "(num, fromBase, toBase)"));
+    };
+    let (num, from, to) = (strings(num)?, ints(from)?, ints(to)?);
+    let mut out = StringBuilder::new();
+    for row in 0..num.len() {
+        if num.is_null(row) || from.is_null(row) || to.is_null(row) {
+            out.append_null();
+            continue;
+        }
+        match conv_one(num.value(row), from.value(row), to.value(row)) {
+            Some(v) => out.append_value(v),
+            None => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+fn conv_one(text: &str, from: i64, to: i64) -> Option<String> {
+    let valid = |b: i64| (2..=36).contains(&b.abs());
+    if !valid(from) || !valid(to) {
+        return None;
+    }
+    let text = text.trim();
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let radix = from.unsigned_abs() as u32;
+    let mut value: u64 = 0;
+    let mut any = false;
+    for c in digits.chars() {
+        let Some(d) = c.to_digit(radix) else { break };
+        value = value
+            .wrapping_mul(u64::from(radix))
+            .wrapping_add(u64::from(d));
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    if negative {
+        value = value.wrapping_neg();
+    }
+    let out_radix = to.unsigned_abs();
+    let (negative_out, mut magnitude) = if to < 0 && (value as i64) < 0 {
+        (true, (value as i64).unsigned_abs())
+    } else {
+        (false, value)
+    };
+    let mut out = Vec::new();
+    loop {
+        let d = (magnitude % out_radix) as u32;
+        out.push(std::char::from_digit(d, 36)?.to_ascii_uppercase());
+        magnitude /= out_radix;
+        if magnitude == 0 {
+            break;
+        }
+    }
+    if negative_out {
+        out.push('-');
+    }
+    Some(out.into_iter().rev().collect())
+}
+
+/// `mask(str, upper='X', lower='x', digit='n', other=NULL)`: each letter or
+/// digit replaced by its class's character; a null replacement keeps them.
+fn mask(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let Some(text) = args.first() else {
+        return Err(wrong_args(
+            "mask",
+            "(str[, upperChar, lowerChar, digitChar, otherChar])",
+        ));
+    };
+    let text = strings(text)?;
+    let replacement = |i: usize, default: Option<char>, row: usize| -> DFResult<Option<char>> {
+        match args.get(i) {
+            None => Ok(default),
+            Some(a) => {
+                let s = strings(a)?;
+                Ok(s.is_valid(row)
+                    .then(|| s.value(row).chars().next())
+                    .flatten())
+            }
+        }
+    };
+    let mut out = StringBuilder::new();
+    for row in 0..text.len() {
+        if text.is_null(row) {
+            out.append_null();
+            continue;
+        }
+        let upper = replacement(1, Some('X'), row)?;
+        let lower = replacement(2, Some('x'), row)?;
+        let digit = replacement(3, Some('n'), row)?;
+        let other = replacement(4, None, row)?;
+        let masked: String = text
+            .value(row)
+            .chars()
+            .map(|c| {
+                let by = if c.is_ascii_uppercase() {
+                    upper
+                } else if c.is_ascii_lowercase() {
+                    lower
+                } else if c.is_ascii_digit() {
+                    digit
+                } else {
+                    other
+                };
+                by.unwrap_or(c)
+            })
+            .collect();
+        out.append_value(masked);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `format_number(x, d)`: `#,###,###.##` with `d` decimals, rounded half
+/// to even (Java's DecimalFormat); null for a negative `d`.
+fn format_number(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [x, d] = args else {
+        return Err(wrong_args("format_number", "(x, d)"));
+    };
+    let x = cast(x, &DataType::Float64)?;
+    let x = x.as_primitive::<Float64Type>();
+    let d = ints(d)?;
+    let mut out = StringBuilder::new();
+    for row in 0..x.len() {
+        if x.is_null(row) || d.is_null(row) || d.value(row) < 0 {
+            out.append_null();
+            continue;
+        }
+        out.append_value(grouped(x.value(row), d.value(row) as usize));
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+fn grouped(x: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    let rounded = (x * scale).round_ties_even() / scale;
+    let text = format!("{:.*}", decimals, rounded.abs());
+    let (whole, fraction) = match text.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (text.as_str(), None),
+    };
+    let mut out = String::new();
+    if rounded < 0.0 {
+        out.push('-');
+    }
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = fraction {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
+/// `regexp_extract_all(str, regexp, idx=1)`: group `idx` of every match.
+fn regexp_extract_all(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    if args.len() < 2 {
+        return Err(wrong_args("regexp_extract_all", "(str, regexp[, idx])"));
+    }
+    let (text, patterns) = (strings(&args[0])?, strings(&args[1])?);
+    let idx = match args.get(2) {
+        Some(a) => Some(ints(a)?),
+        None => None,
+    };
+    let mut get = regex_cache();
+    let mut out = ListBuilder::new(StringBuilder::new());
+    for row in 0..text.len() {
+        let group = idx
+            .as_ref()
+            .map_or(Some(1), |i| i.is_valid(row).then(|| i.value(row)));
+        let (Some(group), true, true) = (group, text.is_valid(row), patterns.is_valid(row)) else {
+            out.append_null();
+            continue;
+        };
+        let re = get(patterns.value(row))?;
+        let groups = re.captures_len() as i64 - 1;
+        if group < 0 || group > groups {
+            return Err(DataFusionError::Execution(format!(
+                "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] regexp_extract_all: the group index {group} is not between 0 and the regex's {groups} groups"
+            )));
+        }
+        for captures in re.captures_iter(text.value(row)) {
+            let value = captures.get(group as usize).map_or("", |m| m.as_str());
+            out.values().append_value(value);
+        }
+        out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `json_array_length(json)`: the number of elements of a JSON array, null
+/// for anything else.
+fn json_array_length(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [json] = args else {
+        return Err(wrong_args("json_array_length", "(json)"));
+    };
+    let json = strings(json)?;
+    let lengths: Int32Array = json
+        .iter()
+        .map(|s| match serde_json::from_str::<serde_json::Value>(s?) {
+            Ok(serde_json::Value::Array(items)) => Some(items.len() as i32),
+            _ => None,
+        })
+        .collect();
+    Ok(Arc::new(lengths))
+}
+
+/// The keys of a JSON object in the order they are written.
+struct ObjectKeys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for ObjectKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ObjectKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ObjectKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(ObjectKeys(keys))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+/// `json_object_keys(json)`: the keys of a JSON object, null for anything else.
+fn json_object_keys(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [json] = args else {
+        return Err(wrong_args("json_object_keys", "(json)"));
+    };
+    let json = strings(json)?;
+    let mut out = ListBuilder::new(StringBuilder::new());
+    for s in json.iter() {
+        match s.map(serde_json::from_str::<ObjectKeys>) {
+            Some(Ok(ObjectKeys(keys))) => {
+                for k in keys {
+                    out.values().append_value(k);
+                }
+                out.append(true);
+            }
+            _ => out.append_null(),
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conv_reads_leading_digits_and_writes_upper_case() {
+        assert_eq!(conv_one("010101", 2, 16).as_deref(), Some("15"));
+        assert_eq!(conv_one("ff", 16, 10).as_deref(), Some("255"));
+        assert_eq!(conv_one("-10", 16, -10).as_deref(), Some("-16"));
+        assert_eq!(conv_one("-1", 10, 16).as_deref(), Some("FFFFFFFFFFFFFFFF"));
+        assert_eq!(conv_one("12z", 10, 2).as_deref(), Some("1100"));
+        assert_eq!(conv_one("z", 10, 2), None);
+    }
+
+    #[test]
+    fn format_number_groups_thousands_and_rounds_half_even() {
+        assert_eq!(grouped(5.0, 4), "5.0000");
+        assert_eq!(grouped(1234567.891, 2), "1,234,567.89");
+        assert_eq!(grouped(-1234.5, 0), "-1,234");
+        assert_eq!(grouped(0.125, 2), "0.12");
+    }
+}
