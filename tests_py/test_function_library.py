@@ -613,3 +613,42 @@ def test_assert_true_raise_error_and_call_udf(spark: SparkSession) -> None:
     spark.udf.register("twiceIt", lambda i: i * 2, IntegerType())
     called = df.select(F.call_udf("twiceIt", "b"))
     assert called.columns == ["twiceIt(b)"] and called.first()[0] == 2
+
+
+def test_session_time_zone_reaches_text_and_epoch_functions(spark: SparkSession) -> None:
+    """Text without a zone is wall-clock time in spark.sql.session.timeZone;
+    Java's short zone ids (PST, JST) name zones as in Spark."""
+    df = spark.createDataFrame([("2015-07-22 10:00:00", 1437584400)], "ts STRING, secs BIGINT")
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        out = df.select(
+            F.unix_timestamp("ts"),
+            F.to_unix_timestamp("ts"),
+            F.from_unixtime("secs"),
+            F.date_format(F.to_timestamp("ts"), "yyyy-MM-dd HH:mm"),
+            F.unix_micros(F.to_timestamp("ts")),
+        )
+        assert out.columns[:3] == [
+            "unix_timestamp(ts, yyyy-MM-dd HH:mm:ss)",
+            "to_unix_timestamp(ts, yyyy-MM-dd HH:mm:ss)",
+            "from_unixtime(secs, yyyy-MM-dd HH:mm:ss)",
+        ]
+        assert tuple(out.first()) == (
+            1437584400,
+            1437584400,
+            "2015-07-22 10:00:00",
+            "2015-07-22 10:00",
+            1437584400000000,
+        )
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")
+    assert df.select(F.unix_timestamp("ts")).first()[0] == 1437559200
+    shifted = df.select(
+        F.from_utc_timestamp("ts", "PST").cast("string"), F.to_utc_timestamp("ts", "JST").cast("string")
+    )
+    assert tuple(shifted.first()) == ("2015-07-22 03:00:00", "2015-07-22 01:00:00")
+
+
+def test_unknown_session_time_zone_is_refused(spark: SparkSession) -> None:
+    with pytest.raises(Exception, match="TIME_ZONE|timezone|time zone"):
+        spark.conf.set("spark.sql.session.timeZone", "Mars/Olympus_Mons")

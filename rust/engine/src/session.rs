@@ -179,6 +179,49 @@ impl Session {
         self.ctx.state()
     }
 
+    /// Set `key` to `value`; the session time zone also reaches the
+    /// functions that read or write wall-clock time (`to_timestamp`,
+    /// `date_format`, `unix_timestamp`, `from_unixtime`).
+    pub fn set_conf(&self, key: &str, value: &str) -> Result<()> {
+        if key == keys::SESSION_TIME_ZONE {
+            crate::formats::datetime::session_zone(value).ok_or_else(|| {
+                Error::illegal_argument(format!(
+                    "[INVALID_CONF_VALUE.TIME_ZONE] The value '{value}' in the config \"{key}\" is invalid. Cannot resolve the given timezone."
+                ))
+            })?;
+            self.set_time_zone(value);
+        }
+        self.conf.set(key, value);
+        Ok(())
+    }
+
+    /// Unset `key` (back to its default), as [`Session::set_conf`] would set it.
+    pub fn unset_conf(&self, key: &str) {
+        self.conf.unset(key);
+        if key == keys::SESSION_TIME_ZONE {
+            let tz = self.conf.get(key).unwrap_or_else(|| "UTC".into());
+            self.set_time_zone(&tz);
+        }
+    }
+
+    /// `df` to run with the session's settings as they are now (a DataFrame
+    /// keeps those of its creation; Spark reads them when it runs).
+    pub fn at_current_conf(&self, df: DataFrame) -> DataFrame {
+        let (mut state, plan) = df.into_parts();
+        let now = self.ctx.state();
+        *state.config_mut() = now.config().clone();
+        // the functions read the settings the execution was started with
+        state.mark_start_execution();
+        DataFrame::new(state, plan)
+    }
+
+    /// The time zone the plans' functions read wall-clock time in.
+    fn set_time_zone(&self, tz: &str) {
+        let state = self.ctx.state_ref();
+        let mut state = state.write();
+        state.config_mut().options_mut().execution.time_zone = Some(tz.to_string());
+    }
+
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
         let query = crate::plan::sql_tvf::rewrite(query)?;

@@ -246,7 +246,7 @@ impl PyDataFrame {
     /// while DataFusion runs).
     fn collect(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.batch_only("collect")?;
-        let df = self.df.clone();
+        let df = self.session.at_current_conf(self.df.clone());
         let (schema, batches) = crate::run::engine(py, || dataframe::collect(df))?;
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
@@ -255,7 +255,7 @@ impl PyDataFrame {
     /// keys lower-cased); returns when all are acknowledged.
     fn write_kafka(&self, py: Python<'_>, options: HashMap<String, String>) -> PyResult<()> {
         self.batch_only("write")?;
-        let df = self.df.clone();
+        let df = self.session.at_current_conf(self.df.clone());
         crate::run::engine(py, || {
             let writer = sparklet_engine::sinks::kafka::KafkaWriter::new(&options)?;
             let (_, batches) = dataframe::collect(df)?;
@@ -266,7 +266,7 @@ impl PyDataFrame {
     /// Execute and discard the rows; the row count (the batch side of benchmarks).
     fn run_discard(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("run_discard")?;
-        let df = self.df.clone();
+        let df = self.session.at_current_conf(self.df.clone());
         crate::run::engine(py, || {
             dataframe::collect(df).map(|(_, b)| b.iter().map(|b| b.num_rows()).sum())
         })

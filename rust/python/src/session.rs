@@ -39,12 +39,12 @@ impl PySession {
         self.inner.conf.get(key)
     }
 
-    fn conf_set(&self, key: &str, value: &str) {
-        self.inner.conf.set(key, value)
+    fn conf_set(&self, py: Python<'_>, key: &str, value: &str) -> PyResult<()> {
+        crate::run::engine(py, || self.inner.set_conf(key, value))
     }
 
     fn conf_unset(&self, key: &str) {
-        self.inner.conf.unset(key)
+        self.inner.unset_conf(key)
     }
 
     fn conf_all(&self) -> Vec<(String, String)> {

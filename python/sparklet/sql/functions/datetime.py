@@ -18,6 +18,7 @@ __all__ = [
     "monthname", "dayname", "date_part", "datepart", "extract",
     "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time", "try_to_timestamp", "try_to_date", "to_timestamp_ltz",
  "to_timestamp_ntz",
+ "to_unix_timestamp",
 ]  # fmt: skip
 
 
@@ -422,3 +423,11 @@ def to_timestamp_ntz(timestamp: ColumnOrName, format: ColumnOrName | None = None
     if format is None:
         return _fn("to_timestamp_ntz", timestamp)
     return _fn("to_timestamp_ntz", timestamp, format)
+
+
+def to_unix_timestamp(timestamp: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """Seconds since the epoch of a timestamp, or of text in ``format``
+    (default ``yyyy-MM-dd HH:mm:ss``) read in the session time zone."""
+    if format is None:
+        return _fn("to_unix_timestamp", timestamp)
+    return _fn("to_unix_timestamp", timestamp, format)

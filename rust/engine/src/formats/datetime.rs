@@ -84,23 +84,101 @@ pub fn java_to_chrono(pattern: &str) -> String {
 /// Parse `s` as a timestamp in microseconds since the epoch (UTC), with a
 /// Java-style `pattern` or, without one, Spark's default ISO-8601 forms.
 pub fn parse_timestamp_micros(s: &str, pattern: Option<&str>) -> Option<i64> {
+    parse_timestamp_micros_in(s, pattern, &chrono_tz::Tz::UTC)
+}
+
+/// As [`parse_timestamp_micros`], text without a zone being wall-clock
+/// time in `tz` (Spark's session time zone).
+pub fn parse_timestamp_micros_in(
+    s: &str,
+    pattern: Option<&str>,
+    tz: &chrono_tz::Tz,
+) -> Option<i64> {
     let s = s.trim();
     match pattern {
-        None => super::datetime_text::string_to_timestamp_micros(s),
+        None => super::datetime_text::string_to_timestamp_micros_in(s, tz),
         Some(p) => {
             let fmt = java_to_chrono(p);
             if let Ok(dt) = DateTime::parse_from_str(s, &fmt) {
                 return Some(dt.with_timezone(&Utc).timestamp_micros());
             }
             if let Ok(ndt) = NaiveDateTime::parse_from_str(s, &fmt) {
-                return Some(ndt.and_utc().timestamp_micros());
+                return local_to_utc_micros(ndt, tz);
             }
             if let Ok(d) = NaiveDate::parse_from_str(s, &fmt) {
-                return Some(d.and_time(NaiveTime::MIN).and_utc().timestamp_micros());
+                return local_to_utc_micros(d.and_time(NaiveTime::MIN), tz);
             }
             None
         }
     }
+}
+
+/// The instant of wall-clock time `local` in `tz`: in a gap (spring
+/// forward) the time after it, in an overlap the earlier one, as Java's
+/// `ZonedDateTime.of` resolves them.
+pub fn local_to_utc_micros(local: NaiveDateTime, tz: &chrono_tz::Tz) -> Option<i64> {
+    use chrono::offset::LocalResult;
+    use chrono::TimeZone;
+    match tz.from_local_datetime(&local) {
+        LocalResult::Single(t) | LocalResult::Ambiguous(t, _) => Some(t.timestamp_micros()),
+        LocalResult::None => {
+            let later = local + chrono::Duration::hours(1);
+            tz.from_local_datetime(&later)
+                .earliest()
+                .map(|t| t.timestamp_micros())
+        }
+    }
+}
+
+/// Java's three-letter zone ids (`ZoneId.SHORT_IDS`, which Spark reads
+/// zone names with): the region or offset each stands for.
+pub const JAVA_SHORT_ZONE_IDS: &[(&str, &str)] = &[
+    ("ACT", "Australia/Darwin"),
+    ("AET", "Australia/Sydney"),
+    ("AGT", "America/Argentina/Buenos_Aires"),
+    ("ART", "Africa/Cairo"),
+    ("AST", "America/Anchorage"),
+    ("BET", "America/Sao_Paulo"),
+    ("BST", "Asia/Dhaka"),
+    ("CAT", "Africa/Harare"),
+    ("CNT", "America/St_Johns"),
+    ("CST", "America/Chicago"),
+    ("CTT", "Asia/Shanghai"),
+    ("EAT", "Africa/Addis_Ababa"),
+    ("ECT", "Europe/Paris"),
+    ("EST", "-05:00"),
+    ("HST", "-10:00"),
+    ("IET", "America/Indiana/Indianapolis"),
+    ("IST", "Asia/Kolkata"),
+    ("JST", "Asia/Tokyo"),
+    ("MIT", "Pacific/Apia"),
+    ("MST", "-07:00"),
+    ("NET", "Asia/Yerevan"),
+    ("NST", "Pacific/Auckland"),
+    ("PLT", "Asia/Karachi"),
+    ("PNT", "America/Phoenix"),
+    ("PRT", "America/Puerto_Rico"),
+    ("PST", "America/Los_Angeles"),
+    ("SST", "Pacific/Guadalcanal"),
+    ("VST", "Asia/Ho_Chi_Minh"),
+];
+
+/// The zone Java's short id `name` stands for, else `name` itself.
+pub fn java_zone_name(name: &str) -> &str {
+    JAVA_SHORT_ZONE_IDS
+        .iter()
+        .find(|(short, _)| *short == name)
+        .map_or(name, |(_, full)| full)
+}
+
+/// Spark's session time zone by name (`UTC`, `America/Los_Angeles`, Java's
+/// `PST`); None for a name it does not know.
+pub fn session_zone(name: &str) -> Option<chrono_tz::Tz> {
+    let name = java_zone_name(name);
+    name.parse::<chrono_tz::Tz>().ok().or_else(|| match name {
+        "Z" | "UT" => Some(chrono_tz::Tz::UTC),
+        _ => None,
+    })
 }
 
 /// Parse `s` as a date (days since the epoch).
@@ -122,7 +200,16 @@ pub fn parse_date_days(s: &str, pattern: Option<&str>) -> Option<i32> {
 
 /// Format microseconds since the epoch with a Java-style pattern (UTC).
 pub fn format_timestamp_micros(micros: i64, pattern: &str) -> Option<String> {
-    let dt = DateTime::from_timestamp_micros(micros)?;
+    format_timestamp_micros_in(micros, pattern, &chrono_tz::Tz::UTC)
+}
+
+/// As [`format_timestamp_micros`], as wall-clock time in `tz`.
+pub fn format_timestamp_micros_in(
+    micros: i64,
+    pattern: &str,
+    tz: &chrono_tz::Tz,
+) -> Option<String> {
+    let dt = DateTime::from_timestamp_micros(micros)?.with_timezone(tz);
     let fmt = java_to_chrono(pattern);
     let mut out = String::new();
     use std::fmt::Write;

@@ -42,8 +42,10 @@ pub fn string_to_date(s: &str) -> Option<NaiveDate> {
     date_of(&seg, i, negative)
 }
 
-/// A timestamp in microseconds since the epoch (a time without a zone is UTC).
-pub fn string_to_timestamp_micros(s: &str) -> Option<i64> {
+/// A timestamp in microseconds since the epoch.
+///
+/// Text without a zone is wall-clock time in `tz` (Spark's session time zone).
+pub fn string_to_timestamp_micros_in(s: &str, tz: &chrono_tz::Tz) -> Option<i64> {
     let (negative, body) = sign(s.trim())?;
     let bytes = body.as_bytes();
     let mut seg = Segments {
@@ -88,12 +90,15 @@ pub fn string_to_timestamp_micros(s: &str) -> Option<i64> {
     } else {
         NaiveTime::MIN
     };
-    let local = NaiveDateTime::new(date, time).and_utc().timestamp_micros();
+    let naive = NaiveDateTime::new(date, time);
     let offset = match zone {
-        None => 0,
+        None => return super::datetime::local_to_utc_micros(naive, tz),
         Some(z) => zone_offset_seconds(z.trim())?,
     };
-    local.checked_sub(offset * 1_000_000)
+    naive
+        .and_utc()
+        .timestamp_micros()
+        .checked_sub(offset * 1_000_000)
 }
 
 fn sign(s: &str) -> Option<(bool, &str)> {
@@ -177,7 +182,7 @@ mod tests {
     use super::*;
 
     fn ts(s: &str) -> Option<String> {
-        string_to_timestamp_micros(s)
+        string_to_timestamp_micros_in(s, &chrono_tz::Tz::UTC)
             .and_then(chrono::DateTime::from_timestamp_micros)
             .map(|t| t.format("%Y-%m-%d %H:%M:%S%.f").to_string())
     }
@@ -206,6 +211,21 @@ mod tests {
         assert_eq!(
             string_to_date("2024-01-01Tjunk"),
             NaiveDate::from_ymd_opt(2024, 1, 1)
+        );
+    }
+
+    #[test]
+    fn text_without_a_zone_is_wall_clock_time_in_the_session_zone() {
+        let la = chrono_tz::Tz::America__Los_Angeles;
+        // PDT is UTC-7
+        assert_eq!(
+            string_to_timestamp_micros_in("2015-07-22 10:00:00", &la),
+            Some(1_437_584_400_000_000)
+        );
+        // an explicit zone wins
+        assert_eq!(
+            string_to_timestamp_micros_in("2015-07-22 10:00:00Z", &la),
+            Some(1_437_559_200_000_000)
         );
     }
 }

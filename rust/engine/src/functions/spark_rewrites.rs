@@ -114,6 +114,35 @@ fn try_arithmetic(
     }
 }
 
+/// The timestamp `from_utc_timestamp` / `to_utc_timestamp` shift (text is
+/// read as a timestamp).
+fn shifted_type(t: &[DataType]) -> DFResult<DataType> {
+    Ok(match &t[0] {
+        DataType::Timestamp(..) => t[0].clone(),
+        _ => DataType::Timestamp(TimeUnit::Microsecond, None),
+    })
+}
+
+fn shifted_args(mut a: Vec<Expr>, t: &[DataType]) -> (Expr, Expr) {
+    let ts = a.remove(0);
+    let ts = match &t[0] {
+        DataType::Timestamp(..) => ts,
+        _ => cast(ts, DataType::Timestamp(TimeUnit::Microsecond, None)),
+    };
+    (ts, java_zone(a.remove(0)))
+}
+
+/// A zone name with Java's short ids (`PST`) written out.
+fn java_zone(zone: Expr) -> Expr {
+    use crate::formats::datetime::JAVA_SHORT_ZONE_IDS;
+    let mut case = datafusion::logical_expr::case(zone.clone());
+    for (short, full) in JAVA_SHORT_ZONE_IDS {
+        case = case.when(lit(*short), lit(*full));
+    }
+    case.otherwise(zone)
+        .unwrap_or_else(|_| lit(ScalarValue::Utf8(None)))
+}
+
 /// `x op y`, null where `y` is zero.
 fn unless_zero_divisor(
     x: Expr,
@@ -313,12 +342,34 @@ pub fn all() -> Vec<ScalarUDF> {
             |_, a, _| {
                 let parsed =
                     Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
-                        std::sync::Arc::new(super::udfs::to_timestamp_udf()),
+                        std::sync::Arc::new(super::udfs::to_timestamp_utc_udf()),
                         a,
                     ));
                 Ok(cast(
                     parsed,
                     DataType::Timestamp(TimeUnit::Microsecond, None),
+                ))
+            },
+        ),
+        // a zone given by Java's short id (`PST`) read as Java reads it
+        rewrite("from_utc_timestamp", 2, shifted_type, |_, a, t| {
+            let (ts, zone) = shifted_args(a, t);
+            Ok(dt::from_utc_timestamp(ts, zone))
+        }),
+        rewrite("to_utc_timestamp", 2, shifted_type, |_, a, t| {
+            let (ts, zone) = shifted_args(a, t);
+            Ok(dt::to_utc_timestamp(ts, zone))
+        }),
+        rewrite(
+            "to_unix_timestamp",
+            0,
+            |_| Ok(DataType::Int64),
+            |_, a, _| {
+                Ok(Expr::ScalarFunction(
+                    datafusion::logical_expr::expr::ScalarFunction::new_udf(
+                        std::sync::Arc::new(super::udfs::unix_timestamp_udf()),
+                        a,
+                    ),
                 ))
             },
         ),

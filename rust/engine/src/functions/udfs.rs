@@ -16,9 +16,22 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::formats::datetime::{format_timestamp_micros, parse_date_days, parse_timestamp_micros};
+use chrono_tz::Tz;
+
+use crate::formats::datetime::{
+    format_timestamp_micros_in, parse_date_days, parse_timestamp_micros_in, session_zone,
+};
 
 pub(super) type Kernel = fn(&[ArrayRef]) -> DFResult<ArrayRef>;
+
+/// A kernel that reads or writes wall-clock time in the session time zone.
+type ZonedKernel = fn(&[ArrayRef], &Tz) -> DFResult<ArrayRef>;
+
+#[derive(Debug)]
+enum Kernels {
+    Plain(Kernel),
+    Zoned(ZonedKernel),
+}
 
 /// A row-wise Spark function with a fixed return type.
 #[derive(Debug)]
@@ -26,7 +39,7 @@ struct SparkFn {
     name: &'static str,
     signature: Signature,
     returns: DataType,
-    kernel: Kernel,
+    kernel: Kernels,
 }
 
 impl PartialEq for SparkFn {
@@ -53,7 +66,25 @@ impl ScalarUDFImpl for SparkFn {
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
-        Ok(ColumnarValue::Array((self.kernel)(&arrays)?))
+        Ok(ColumnarValue::Array(match self.kernel {
+            Kernels::Plain(kernel) => kernel(&arrays)?,
+            Kernels::Zoned(kernel) => {
+                let tz = session_zone_of(&args.config_options.execution.time_zone)?;
+                kernel(&arrays, &tz)?
+            }
+        }))
+    }
+}
+
+/// The session time zone DataFusion's config carries (UTC when unset).
+fn session_zone_of(name: &Option<String>) -> DFResult<Tz> {
+    match name.as_deref() {
+        None => Ok(Tz::UTC),
+        Some(n) => session_zone(n).ok_or_else(|| {
+            DataFusionError::Configuration(format!(
+                "[INVALID_CONF_VALUE.TIME_ZONE] The value '{n}' in spark.sql.session.timeZone is not a time zone"
+            ))
+        }),
     }
 }
 
@@ -69,15 +100,16 @@ pub(super) fn strings(a: &ArrayRef) -> DFResult<StringArray> {
     Ok(cast(a, &DataType::Utf8)?.as_string::<i32>().clone())
 }
 
-/// The timestamp (µs, UTC) of any timestamp, date or string column.
-fn micros(a: &ArrayRef) -> DFResult<Vec<Option<i64>>> {
+/// The timestamp (µs, UTC) of any timestamp, date or string column (text
+/// being wall-clock time in `tz`).
+fn micros(a: &ArrayRef, tz: &Tz) -> DFResult<Vec<Option<i64>>> {
     if matches!(
         a.data_type(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
     ) {
         return Ok(strings(a)?
             .iter()
-            .map(|v| v.and_then(|s| parse_timestamp_micros(s, None)))
+            .map(|v| v.and_then(|s| parse_timestamp_micros_in(s, None, tz)))
             .collect());
     }
     let c = cast(a, &ts_type())?;
@@ -98,7 +130,7 @@ fn pattern_at(args: &[ArrayRef], i: usize, row: usize) -> DFResult<Option<String
     }
 }
 
-fn to_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+fn to_timestamp_kernel(args: &[ArrayRef], tz: &Tz) -> DFResult<ArrayRef> {
     let a = args
         .first()
         .ok_or_else(|| arg_err("to_timestamp", "a column"))?;
@@ -125,7 +157,7 @@ fn to_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     for row in 0..s.len() {
         let fmt = pattern_at(args, 1, row)?;
         out.push(if s.is_valid(row) {
-            parse_timestamp_micros(s.value(row), fmt.as_deref())
+            parse_timestamp_micros_in(s.value(row), fmt.as_deref(), tz)
         } else {
             None
         });
@@ -156,22 +188,23 @@ fn to_date_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     Ok(Arc::new(Date32Array::from(out)))
 }
 
-fn date_format_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+fn date_format_kernel(args: &[ArrayRef], tz: &Tz) -> DFResult<ArrayRef> {
     let ts = micros(
         args.first()
             .ok_or_else(|| arg_err("date_format", "a column"))?,
+        tz,
     )?;
     let mut out = StringBuilder::new();
     for (row, v) in ts.iter().enumerate() {
         match (v, pattern_at(args, 1, row)?) {
-            (Some(m), Some(f)) => out.append_option(format_timestamp_micros(*m, &f)),
+            (Some(m), Some(f)) => out.append_option(format_timestamp_micros_in(*m, &f, tz)),
             _ => out.append_null(),
         }
     }
     Ok(Arc::new(out.finish()))
 }
 
-fn unix_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+fn unix_timestamp_kernel(args: &[ArrayRef], tz: &Tz) -> DFResult<ArrayRef> {
     let Some(a) = args.first() else {
         let now = chrono::Utc::now().timestamp();
         return Ok(Arc::new(Int64Array::from(vec![now])));
@@ -185,14 +218,15 @@ fn unix_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         for row in 0..s.len() {
             let fmt = pattern_at(args, 1, row)?.unwrap_or_else(|| "yyyy-MM-dd HH:mm:ss".into());
             v.push(if s.is_valid(row) {
-                parse_timestamp_micros(s.value(row), Some(&fmt)).map(|m| m.div_euclid(1_000_000))
+                parse_timestamp_micros_in(s.value(row), Some(&fmt), tz)
+                    .map(|m| m.div_euclid(1_000_000))
             } else {
                 None
             });
         }
         v.into()
     } else {
-        micros(a)?
+        micros(a, tz)?
             .into_iter()
             .map(|m| m.map(|m| m.div_euclid(1_000_000)))
             .collect()
@@ -200,7 +234,7 @@ fn unix_timestamp_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     Ok(Arc::new(out))
 }
 
-fn from_unixtime_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+fn from_unixtime_kernel(args: &[ArrayRef], tz: &Tz) -> DFResult<ArrayRef> {
     let secs = cast(
         args.first()
             .ok_or_else(|| arg_err("from_unixtime", "a column"))?,
@@ -211,7 +245,11 @@ fn from_unixtime_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     for row in 0..secs.len() {
         let fmt = pattern_at(args, 1, row)?.unwrap_or_else(|| "yyyy-MM-dd HH:mm:ss".into());
         if secs.is_valid(row) {
-            out.append_option(format_timestamp_micros(secs.value(row) * 1_000_000, &fmt));
+            out.append_option(format_timestamp_micros_in(
+                secs.value(row) * 1_000_000,
+                &fmt,
+                tz,
+            ));
         } else {
             out.append_null();
         }
@@ -489,13 +527,26 @@ pub(super) fn kernel_udf(name: &'static str, returns: DataType, kernel: Kernel) 
         name,
         signature: Signature::variadic_any(Volatility::Immutable),
         returns,
-        kernel,
+        kernel: Kernels::Plain(kernel),
     })
 }
 
-/// Spark's `to_timestamp` (text read as a UTC timestamp).
-pub(super) fn to_timestamp_udf() -> ScalarUDF {
-    kernel_udf("to_timestamp", ts_type(), to_timestamp_kernel)
+/// Spark's `to_timestamp` reading text as UTC wall-clock time (for
+/// timestamps without time zone).
+pub(super) fn to_timestamp_utc_udf() -> ScalarUDF {
+    kernel_udf("to_timestamp", ts_type(), |args| {
+        to_timestamp_kernel(args, &Tz::UTC)
+    })
+}
+
+/// Spark's `unix_timestamp` (text read in the session time zone).
+pub(super) fn unix_timestamp_udf() -> ScalarUDF {
+    zoned(
+        "unix_timestamp",
+        DataType::Int64,
+        unix_timestamp_kernel,
+        Volatility::Volatile,
+    )
 }
 
 /// `assert_true(cond[, message])`: null, or the error `message` (Spark's
@@ -531,6 +582,15 @@ fn raise_error_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     )))
 }
 
+fn zoned(name: &'static str, returns: DataType, kernel: ZonedKernel, vol: Volatility) -> ScalarUDF {
+    ScalarUDF::new_from_impl(SparkFn {
+        name,
+        signature: Signature::variadic_any(vol),
+        returns,
+        kernel: Kernels::Zoned(kernel),
+    })
+}
+
 /// Every Spark-named UDF, for registration in a session.
 pub fn all() -> Vec<ScalarUDF> {
     let f = |name: &'static str, returns: DataType, kernel: Kernel, vol: Volatility| {
@@ -538,21 +598,16 @@ pub fn all() -> Vec<ScalarUDF> {
             name,
             signature: Signature::variadic_any(vol),
             returns,
-            kernel,
+            kernel: Kernels::Plain(kernel),
         })
     };
     let imm = Volatility::Immutable;
     vec![
-        f("to_timestamp", ts_type(), to_timestamp_kernel, imm),
+        zoned("to_timestamp", ts_type(), to_timestamp_kernel, imm),
         f("to_date", DataType::Date32, to_date_kernel, imm),
-        f("date_format", DataType::Utf8, date_format_kernel, imm),
-        f(
-            "unix_timestamp",
-            DataType::Int64,
-            unix_timestamp_kernel,
-            Volatility::Volatile,
-        ),
-        f("from_unixtime", DataType::Utf8, from_unixtime_kernel, imm),
+        zoned("date_format", DataType::Utf8, date_format_kernel, imm),
+        unix_timestamp_udf(),
+        zoned("from_unixtime", DataType::Utf8, from_unixtime_kernel, imm),
         f("regexp_extract", DataType::Utf8, regexp_extract_kernel, imm),
         f(
             "split",
