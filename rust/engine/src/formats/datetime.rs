@@ -175,10 +175,10 @@ pub fn java_zone_name(name: &str) -> &str {
 /// `PST`); None for a name it does not know.
 pub fn session_zone(name: &str) -> Option<chrono_tz::Tz> {
     let name = java_zone_name(name);
-    name.parse::<chrono_tz::Tz>().ok().or_else(|| match name {
+    match name {
         "Z" | "UT" => Some(chrono_tz::Tz::UTC),
-        _ => None,
-    })
+        _ => name.parse::<chrono_tz::Tz>().ok(),
+    }
 }
 
 /// Parse `s` as a date (days since the epoch).
