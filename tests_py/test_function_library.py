@@ -652,3 +652,94 @@ def test_session_time_zone_reaches_text_and_epoch_functions(spark: SparkSession)
 def test_unknown_session_time_zone_is_refused(spark: SparkSession) -> None:
     with pytest.raises(Exception, match="TIME_ZONE|timezone|time zone"):
         spark.conf.set("spark.sql.session.timeZone", "Mars/Olympus_Mons")
+
+
+def test_vector_functions_and_aggregates(spark: SparkSession) -> None:
+    df = spark.createDataFrame([([3.0, 4.0], [1.0, 0.0]), ([1.0, 2.0], [0.0, 1.0])], "a ARRAY<FLOAT>, b ARRAY<FLOAT>")
+    out = df.select(
+        F.vector_inner_product("a", "b"),
+        F.vector_l2_distance("a", "b"),
+        F.vector_norm("a"),
+        F.vector_norm("a", F.lit(1.0).cast("float")),
+        F.vector_normalize("a"),
+        F.vector_cosine_similarity("a", "b"),
+    )
+    assert out.columns[2:5] == ["vector_norm(a, 2.0)", "vector_norm(a, CAST(1.0 AS FLOAT))", "vector_normalize(a, 2.0)"]
+    first = out.first()
+    assert tuple(first)[:4] == (3.0, pytest.approx(4.472136), 5.0, 7.0)
+    assert first[4] == [pytest.approx(0.6), pytest.approx(0.8)] and first[5] == pytest.approx(0.6)
+    sums = df.agg(F.vector_sum("a"), F.vector_avg("a")).first()
+    assert tuple(sums) == ([4.0, 6.0], [2.0, 3.0])
+    with pytest.raises(Exception, match="FLOAT"):
+        df.select(F.vector_norm("a", F.lit(1.0))).collect()
+    with pytest.raises(Exception, match="VECTOR_DIMENSION_MISMATCH|dimension"):
+        spark.createDataFrame([([1.0],)], "a ARRAY<FLOAT>").select(
+            F.vector_inner_product("a", F.array(F.lit(1.0), F.lit(2.0)).cast("array<float>"))
+        ).collect()
+
+
+def test_array_forms_of_concat_reverse_flatten_and_overlap(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [([1, 2], [3], [[1, 2], None], [1, None], [2, None], "SPARK_SQL", "one1two2three", 2)],
+        "a ARRAY<BIGINT>, b ARRAY<BIGINT>, nested ARRAY<ARRAY<BIGINT>>, x ARRAY<BIGINT>, y ARRAY<BIGINT>, s STRING, t STRING, n INT",
+    )
+    out = df.select(
+        F.concat("a", "b"),
+        F.concat("a", F.lit(None).cast("array<bigint>")),
+        F.reverse("a"),
+        F.flatten("nested"),
+        F.arrays_overlap("x", "y"),
+        F.arrays_overlap("a", "b"),
+        F.overlay("s", F.lit("CORE"), 7),
+        F.split("t", r"\d", "n"),
+    )
+    assert out.columns[6] == "overlay(s, CORE, 7, -1)"
+    assert tuple(out.first()) == ([1, 2, 3], None, [2, 1], None, None, False, "SPARK_CORE", ["one", "two2three"])
+
+
+def test_create_dataframe_merges_inferred_types_as_pyspark(spark: SparkSession) -> None:
+    """An array of numbers and strings is an array of strings."""
+    df = spark.createDataFrame([([["a", "b"], [1, 2]],), ([[True]],)], ["data"])
+    assert df.schema.simpleString() == "struct<data:array<array<string>>>"
+    assert [r.data for r in df.collect()] == [[["a", "b"], ["1", "2"]], [["true"]]]
+
+
+def test_higher_order_functions_with_indexes_folds_and_pairs(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [([1, 2, 3], [10, 20], 100), (None, [1], 5), ([], [], 0)], "xs ARRAY<BIGINT>, ys ARRAY<BIGINT>, k BIGINT"
+    )
+    out = df.select(
+        F.transform("xs", lambda x, i: x * 10 + i).alias("indexed"),
+        F.filter("xs", lambda x, i: i > 0).alias("tail"),
+        F.aggregate("xs", F.lit(0).cast("bigint"), lambda acc, x: acc + x).alias("total"),
+        F.aggregate("xs", F.col("k"), lambda acc, x: acc + x, lambda acc: acc * 2).alias("finished"),
+        F.zip_with("xs", "ys", lambda x, y: F.coalesce(x, F.lit(0)) + F.coalesce(y, F.lit(0))).alias("zipped"),
+        F.transform("xs", lambda x: x + F.col("k")).alias("captured"),
+        F.array_sort("xs", lambda a, b: (b - a).cast("int")).alias("descending"),
+    )
+    assert [tuple(r) for r in out.collect()] == [
+        ([10, 21, 32], [2, 3], 6, 212, [11, 22, 3], [101, 102, 103], [3, 2, 1]),
+        (None, None, None, None, None, None, None),
+        ([], [], 0, 0, [], [], []),
+    ]
+    with pytest.raises(Exception, match="UNEXPECTED_RETURN_TYPE|INT"):
+        df.select(F.array_sort("xs", lambda a, b: b - a)).collect()
+
+
+def test_higher_order_functions_over_maps(spark: SparkSession) -> None:
+    df = spark.createDataFrame([({"a": 1, "b": 2}, {"b": 20, "c": 30})], "m MAP<STRING, INT>, n MAP<STRING, INT>")
+    out = df.select(
+        F.transform_keys("m", lambda k, v: F.upper(k)).alias("keys"),
+        F.transform_values("m", lambda k, v: v * 10).alias("values"),
+        F.map_filter("m", lambda k, v: v > 1).alias("filtered"),
+        F.map_zip_with("m", "n", lambda k, v1, v2: F.coalesce(v1, F.lit(0)) + F.coalesce(v2, F.lit(0))).alias("zipped"),
+    )
+    assert tuple(out.first()) == ({"A": 1, "B": 2}, {"a": 10, "b": 20}, {"b": 2}, {"a": 1, "b": 22, "c": 30})
+
+
+def test_higher_order_functions_in_sql_text(spark: SparkSession) -> None:
+    out = spark.sql(
+        "SELECT aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x) AS total, "
+        "transform(array(1, 2), (x, i) -> x + i) AS indexed, zip_with(array(1), array(2, 3), (x, y) -> y) AS z"
+    )
+    assert tuple(out.first()) == (6, [1, 3], [2, 3])

@@ -56,10 +56,9 @@ def infer_type(value: Any) -> DataType:
         items = [(k, v) for k, v in value.items() if v is not None]
         if not items:
             return MapType(StringType(), StringType())
-        return MapType(infer_type(items[0][0]), infer_type(items[0][1]))
+        return MapType(_merged(infer_type(k) for k, _ in items), _merged(infer_type(v) for _, v in items))
     if isinstance(value, (list, tuple)):
-        elems = [v for v in value if v is not None]
-        return ArrayType(infer_type(elems[0]) if elems else NullType())
+        return ArrayType(_merged(infer_type(v) for v in value if v is not None))
     raise PySparkTypeError(
         f"[CANNOT_INFER_TYPE_FOR_FIELD] Unable to infer the type of value {value!r} ({type(value).__name__}).",
         "CANNOT_INFER_TYPE_FOR_FIELD",
@@ -67,13 +66,37 @@ def infer_type(value: Any) -> DataType:
 
 
 def _merge(a: DataType, b: DataType) -> DataType:
+    """The type values of types ``a`` and ``b`` both take, as PySpark merges
+    inferred types: null takes the other, an atomic value and a string make
+    a string, arrays, maps and structs merge element by element."""
     if isinstance(a, NullType):
         return b
     if isinstance(b, NullType) or a == b:
         return a
     if {type(a), type(b)} == {LongType, DoubleType}:
         return DoubleType()
+    if isinstance(a, StringType) and _atomic(b) or isinstance(b, StringType) and _atomic(a):
+        return StringType()
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return ArrayType(_merge(a.elementType, b.elementType))
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return MapType(_merge(a.keyType, b.keyType), _merge(a.valueType, b.valueType))
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        theirs = {f.name: f.dataType for f in b.fields}
+        fields = [StructField(f.name, _merge(f.dataType, theirs.pop(f.name, NullType()))) for f in a.fields]
+        return StructType(fields + [StructField(n, t) for n, t in theirs.items()])
     return a
+
+
+def _atomic(t: DataType) -> bool:
+    return not isinstance(t, (ArrayType, MapType, StructType, NullType))
+
+
+def _merged(types: Any) -> DataType:
+    out: DataType = NullType()
+    for t in types:
+        out = _merge(out, t)
+    return out
 
 
 def _row_values(row: Any, names: list[str] | None) -> list[Any]:
@@ -106,6 +129,9 @@ def _to_arrow_value(v: Any, t: DataType | None = None) -> Any:
         return [(k, _to_arrow_value(x, t.valueType)) for k, x in v.items()]
     if isinstance(t, ArrayType) and isinstance(v, (list, tuple)):
         return [_to_arrow_value(x, t.elementType) for x in v]
+    if isinstance(t, StringType) and not isinstance(v, str):
+        # a value merged into a string column (`[1, "a"]`), as Spark writes it
+        return str(v).lower() if isinstance(v, bool) else str(v)
     if isinstance(v, Row) and v.__fields__:
         return {k: _to_arrow_value(x) for k, x in zip(v.__fields__, v)}
     if isinstance(v, datetime.datetime) and v.tzinfo is not None:

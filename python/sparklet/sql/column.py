@@ -111,6 +111,16 @@ class Column:
     def __rmod__(self, o: Any) -> "Column":
         return self._rbin("%", o)
 
+    def __pow__(self, o: Any) -> "Column":
+        from sparklet.sql.functions import pow as power
+
+        return power(self, o)
+
+    def __rpow__(self, o: Any) -> "Column":
+        from sparklet.sql.functions import pow as power
+
+        return power(o, self)
+
     def __eq__(self, o: Any) -> "Column":  # type: ignore[override]
         return self._bin("==", o)
 

@@ -248,18 +248,21 @@ pub fn lambda_variable(name: &str) -> PyExpr {
     PyExpr::new(functions::higher_order::variable(name))
 }
 
-/// A higher-order function (`transform`, `filter`, `exists`, `forall`) of
-/// `args` and the lambda `params -> body`.
+/// A higher-order function (`transform`, `aggregate`, `zip_with`, ...) of
+/// `args` and its lambdas, each `(params, body)`.
 #[pyfunction]
 pub fn higher_order(
     session: PyRef<'_, PySession>,
     name: &str,
     args: Vec<PyRef<'_, PyExpr>>,
-    params: Vec<String>,
-    body: PyRef<'_, PyExpr>,
+    lambdas: Vec<(Vec<String>, PyRef<'_, PyExpr>)>,
 ) -> PyResult<PyExpr> {
     let state = session.inner.state();
-    functions::higher_order::call(&state, name, exprs(args), params, body.expr.clone())
+    let lambdas = lambdas
+        .into_iter()
+        .map(|(params, body)| (params, body.expr.clone()))
+        .collect();
+    functions::higher_order::call(&state, name, exprs(args), lambdas)
         .map(PyExpr::new)
         .py()
 }

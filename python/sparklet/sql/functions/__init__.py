@@ -3,7 +3,7 @@
 String arguments name columns (``F.upper("name")``) unless the parameter is
 a pattern, format or literal by nature (``F.regexp_extract(c, "(\\d+)", 1)``).
 The functions are kept by family (``string``, ``math``, ``datetime``,
-``collection``, ``aggregate``, ``sketches``, ``misc``); all are names of this module, as
+``collection``, ``aggregates``, ``sketches``, ``misc``); all are names of this module, as
 in PySpark.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from sparklet.sql import _remote
 from sparklet.sql.functions import (
     _core,
-    aggregate,
+    aggregates,
     collection,
     datetime,
     higher_order,
@@ -24,7 +24,7 @@ from sparklet.sql.functions import (
 )
 from sparklet.sql.functions._core import *  # noqa: F403
 from sparklet.sql.functions._core import ColumnOrName  # noqa: F401 - for annotations, as PySpark has it
-from sparklet.sql.functions.aggregate import *  # noqa: F403
+from sparklet.sql.functions.aggregates import *  # noqa: F403
 from sparklet.sql.functions.collection import *  # noqa: F403
 from sparklet.sql.functions.datetime import *  # noqa: F403
 from sparklet.sql.functions.higher_order import *  # noqa: F403
@@ -35,7 +35,7 @@ from sparklet.sql.functions.string import *  # noqa: F403
 from sparklet.sql.functions.windowing import *  # noqa: F403
 from sparklet.sql.udf import PandasUDFType, pandas_udf, udf  # noqa: F401 - PySpark exports them here
 
-_FAMILIES = (_core, aggregate, collection, datetime, higher_order, math, misc, sketches, string, windowing)
+_FAMILIES = (_core, aggregates, collection, datetime, higher_order, math, misc, sketches, string, windowing)
 
 __all__ = sorted({name for family in _FAMILIES for name in family.__all__} | {"udf", "pandas_udf"})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sparklet import _native
@@ -175,8 +176,13 @@ def sort_array(col: ColumnOrName, asc: bool = True) -> Column:
     return _call("sort_array", _to_col(col), lit(asc))
 
 
-def array_sort(col: ColumnOrName) -> Column:
-    """The array sorted ascending, nulls last."""
+def array_sort(col: ColumnOrName, comparator: Callable[[Column, Column], Column] | None = None) -> Column:
+    """The array sorted ascending, nulls last; or by ``comparator(x, y)``
+    (negative: ``x`` first, positive: ``y`` first)."""
+    if comparator is not None:
+        from sparklet.sql.functions.higher_order import _sort_by
+
+        return _sort_by(col, comparator)
     return _fn("array_sort", col)
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "negative", "positive", "pmod", "hex", "unhex", "bin", "conv", "width_bucket", "try_add",
     "try_subtract", "try_multiply", "try_divide", "try_mod", "bitwise_not", "bit_count", "bit_get",
     "getbit", "shiftleft", "shiftright", "shiftrightunsigned",
+ "vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm", "vector_normalize",
 ]  # fmt: skip
 
 
@@ -346,3 +347,28 @@ def shiftright(col: ColumnOrName, numBits: int) -> Column:
 def shiftrightunsigned(col: ColumnOrName, numBits: int) -> Column:
     """``col`` shifted right (unsigned) by ``numBits``."""
     return _call("shiftrightunsigned", _to_col(col), lit(numBits))
+
+
+def vector_inner_product(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """The inner (dot) product of two float vectors of one dimension."""
+    return _fn("vector_inner_product", left, right)
+
+
+def vector_cosine_similarity(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """The cosine similarity of two float vectors of one dimension."""
+    return _fn("vector_cosine_similarity", left, right)
+
+
+def vector_l2_distance(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """The Euclidean distance between two float vectors of one dimension."""
+    return _fn("vector_l2_distance", left, right)
+
+
+def vector_norm(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Column:
+    """The Lp norm of a float vector (``degree`` 2.0, Euclidean, by default)."""
+    return _fn("vector_norm", vector) if degree is None else _fn("vector_norm", vector, degree)
+
+
+def vector_normalize(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Column:
+    """The float vector scaled to unit Lp norm (``degree`` 2.0 by default)."""
+    return _fn("vector_normalize", vector) if degree is None else _fn("vector_normalize", vector, degree)

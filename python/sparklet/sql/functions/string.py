@@ -104,9 +104,12 @@ def concat_ws(sep: str, *cols: ColumnOrName) -> Column:
     return _call("concat_ws", lit(sep), *[_to_col(c) for c in cols])
 
 
-def split(str: ColumnOrName, pattern: str, limit: int | Column = -1) -> Column:  # noqa: A002
-    """Split around matches of the regular expression ``pattern``."""
-    return _call("split", _to_col(str), lit(pattern), _lit_or_col(limit))
+def split(str: ColumnOrName, pattern: str | Column, limit: int | ColumnOrName = -1) -> Column:  # noqa: A002
+    """Split around matches of the regular expression ``pattern`` (a
+    literal, or a Column), into at most ``limit`` parts if positive (an
+    int, or a Column or column name)."""
+    n = lit(limit) if isinstance(limit, int) else _to_col(limit)
+    return _call("split", _to_col(str), lit(pattern), n)
 
 
 def split_part(src: ColumnOrName, delimiter: ColumnOrName, partNum: ColumnOrName) -> Column:

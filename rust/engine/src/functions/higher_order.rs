@@ -18,14 +18,14 @@ pub fn variable(name: &str) -> Expr {
     Expr::LambdaVariable(LambdaVariable::new(name.to_string(), None))
 }
 
-/// DataFusion's function for a Spark higher-order function over arrays.
-fn datafusion_name(spark: &str) -> Option<&'static str> {
-    Some(match spark {
-        "transform" => "array_transform",
-        "filter" => "array_filter",
-        "exists" | "forall" => "array_any_match",
-        _ => return None,
-    })
+/// DataFusion's function for a Spark higher-order function (the others
+/// are sparklet's own, [`super::lambdas`], under Spark's names).
+fn datafusion_name(spark: &str) -> Option<&str> {
+    match spark {
+        "exists" | "forall" => Some("array_any_match"),
+        own if super::lambdas::is_own(own) => Some(own),
+        _ => None,
+    }
 }
 
 /// Spark's name of DataFusion's higher-order function `name`.
@@ -38,14 +38,14 @@ pub fn spark_name(name: &str) -> &str {
     }
 }
 
-/// `name(args..., params -> body)`; `forall(a, p)` is `NOT exists(a, NOT p)`,
-/// which keeps Spark's nulls (null when no element fails and one is null).
+/// `name(args..., params -> body, ...)`; `forall(a, p)` is
+/// `NOT exists(a, NOT p)`, which keeps Spark's nulls (null when no element
+/// fails and one is null).
 pub fn call(
     state: &SessionState,
     name: &str,
     args: Vec<Expr>,
-    params: Vec<String>,
-    body: Expr,
+    lambdas: Vec<(Vec<String>, Expr)>,
 ) -> Result<Expr> {
     let lower = name.to_ascii_lowercase();
     let df_name = datafusion_name(&lower).ok_or_else(|| {
@@ -54,13 +54,10 @@ pub fn call(
             format!("Cannot resolve higher-order function `{name}`."),
         )
     })?;
-    if params.len() != 1 {
+    if lambdas.is_empty() {
         return Err(Error::analysis(
-            "INVALID_LAMBDA_FUNCTION_CALL.NUM_ARGS_MISMATCH",
-            format!(
-                "{lower} in sparklet takes a lambda of one argument, got {} (an element index is not supported yet).",
-                params.len()
-            ),
+            "INVALID_LAMBDA_FUNCTION_CALL",
+            format!("{lower} takes a lambda function"),
         ));
     }
     let func = state
@@ -74,13 +71,15 @@ pub fn call(
             )
         })?;
     let forall = lower == "forall";
-    let body = if forall {
-        Expr::Not(Box::new(body))
-    } else {
-        body
-    };
     let mut all = args;
-    all.push(Expr::Lambda(Lambda::new(params, body)));
+    for (params, body) in lambdas {
+        let body = if forall {
+            Expr::Not(Box::new(body))
+        } else {
+            body
+        };
+        all.push(Expr::Lambda(Lambda::new(params, body)));
+    }
     let call = Expr::HigherOrderFunction(HigherOrderFunction::new(func, all));
     Ok(if forall {
         Expr::Not(Box::new(call))
@@ -100,15 +99,15 @@ pub fn as_forall(e: &Expr) -> Option<&HigherOrderFunction> {
     (f.func.name() == "array_any_match" && negated_body).then_some(f)
 }
 
-/// Registers DataFusion's array lambdas under Spark's names too, for SQL
-/// text (`transform(a, x -> x + 1)`).
+/// Registers sparklet's higher-order functions, and DataFusion's
+/// `array_any_match` as Spark's `exists`, for SQL text too
+/// (`transform(a, x -> x + 1)`).
 pub fn register_spark_names(ctx: &datafusion::prelude::SessionContext) {
+    for f in super::lambdas::all() {
+        ctx.register_higher_order_function(std::sync::Arc::new(f));
+    }
     let state = ctx.state();
-    for (df_name, spark) in [
-        ("array_transform", "transform"),
-        ("array_filter", "filter"),
-        ("array_any_match", "exists"),
-    ] {
+    for (df_name, spark) in [("array_any_match", "exists")] {
         if let Some(f) = state.higher_order_functions().get(df_name) {
             let named = f.as_ref().clone().with_aliases([spark]);
             ctx.register_higher_order_function(std::sync::Arc::new(named));

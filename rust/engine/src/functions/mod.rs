@@ -8,6 +8,7 @@
 mod collect;
 pub mod column;
 pub mod higher_order;
+mod lambdas;
 mod murmur3;
 mod named_aggregate;
 pub mod over;
@@ -22,6 +23,7 @@ pub mod struct_fields;
 mod text;
 pub mod udfs;
 pub mod user_udfs;
+mod vectors;
 pub mod window;
 
 use std::sync::Arc;
@@ -108,8 +110,6 @@ const SPARK_OVER_DATAFUSION: &[&str] = &[
     "ceil",
     "floor",
     "array_contains",
-    // null if any input is (DataFusion's skips nulls)
-    "concat",
 ];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
@@ -351,6 +351,7 @@ pub fn spark_aggregates() -> Vec<AggregateUDF> {
     ];
     all.extend(statistics::all());
     all.extend(sketches::aggregates());
+    all.extend(vectors::aggregates());
     // Spark's try_sum (null on overflow)
     all.extend(
         datafusion_spark::all_default_aggregate_functions()

@@ -132,6 +132,53 @@ fn shifted_args(mut a: Vec<Expr>, t: &[DataType]) -> (Expr, Expr) {
     (ts, java_zone(a.remove(0)))
 }
 
+fn is_list(t: &DataType) -> bool {
+    matches!(t, DataType::List(_) | DataType::LargeList(_))
+}
+
+/// What `concat` joins: arrays (of their common type), binary, or text
+/// (anything else is cast to text, as Spark does).
+fn concat_type(t: &[DataType]) -> DFResult<DataType> {
+    if !t.is_empty() && t.iter().all(|t| is_list(t) || t.is_null()) {
+        return common_type(t);
+    }
+    let binary = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+        )
+    };
+    Ok(
+        if !t.is_empty() && t.iter().all(|t| binary(t) || t.is_null()) {
+            DataType::Binary
+        } else {
+            DataType::Utf8
+        },
+    )
+}
+
+fn call_udf(f: std::sync::Arc<ScalarUDF>, args: Vec<Expr>) -> Expr {
+    Expr::ScalarFunction(datafusion::logical_expr::expr::ScalarFunction::new_udf(
+        f, args,
+    ))
+}
+
+/// `value` (of type `t`), null where any of `args` is.
+fn null_if_any_null(args: Vec<Expr>, value: Expr, t: &DataType) -> DFResult<Expr> {
+    let any_null = args
+        .into_iter()
+        .map(Expr::is_null)
+        .reduce(Expr::or)
+        .unwrap_or(lit(false));
+    when(any_null, null_of(t.clone())?).otherwise(value)
+}
+
+/// Whether an array has a null element (`array_compact` drops them; the
+/// lengths are the outer array's, `cardinality` would count nested ones).
+fn has_null_element(array: Expr) -> Expr {
+    nested::array_length(nested::array_compact(array.clone())).lt(nested::array_length(array))
+}
+
 /// A zone name with Java's short ids (`PST`) written out.
 fn java_zone(zone: Expr) -> Expr {
     use crate::formats::datetime::JAVA_SHORT_ZONE_IDS;
@@ -371,6 +418,102 @@ pub fn all() -> Vec<ScalarUDF> {
                         a,
                     ),
                 ))
+            },
+        ),
+        // concat of arrays is their elements in turn (null if one is null)
+        rewrite("concat", 0, concat_type, |_, a, t| {
+            let common = concat_type(t)?;
+            let a: Vec<Expr> = a.into_iter().map(|e| cast(e, common.clone())).collect();
+            Ok(match common {
+                DataType::List(_) => null_if_any_null(a.clone(), nested::array_concat(a), &common)?,
+                DataType::Binary => {
+                    let joined = a
+                        .clone()
+                        .into_iter()
+                        .reduce(|x, y| {
+                            datafusion::prelude::binary_expr(
+                                x,
+                                datafusion::logical_expr::Operator::StringConcat,
+                                y,
+                            )
+                        })
+                        .unwrap_or(lit(ScalarValue::Binary(None)));
+                    null_if_any_null(a, joined, &DataType::Binary)?
+                }
+                _ => call_udf(datafusion_spark::function::string::concat(), a),
+            })
+        }),
+        rewrite(
+            "reverse",
+            1,
+            |t| {
+                Ok(if is_list(&t[0]) {
+                    t[0].clone()
+                } else {
+                    DataType::Utf8
+                })
+            },
+            |_, mut a, t| {
+                let x = a.remove(0);
+                Ok(if is_list(&t[0]) {
+                    nested::array_reverse(x)
+                } else {
+                    datafusion::functions::unicode::expr_fn::reverse(cast(x, DataType::Utf8))
+                })
+            },
+        ),
+        // an array of arrays as one array: null where an inner array is
+        rewrite(
+            "flatten",
+            1,
+            |t| element_type(&t[0]),
+            |_, mut a, t| {
+                let x = a.remove(0);
+                when(has_null_element(x.clone()), null_of(element_type(&t[0])?)?)
+                    .otherwise(nested::flatten(x))
+            },
+        ),
+        // true for a common element; else null if either array has a null
+        // (and neither is empty), else false
+        rewrite(
+            "arrays_overlap",
+            2,
+            |_| Ok(DataType::Boolean),
+            |_, mut a, _| {
+                let (x, y) = (a.remove(0), a.remove(0));
+                let nonempty = |e: &Expr| nested::array_length(e.clone()).gt(lit(0u64));
+                let unknown = has_null_element(x.clone())
+                    .or(has_null_element(y.clone()))
+                    .and(nonempty(&x))
+                    .and(nonempty(&y));
+                let common = nested::array_has_any(
+                    nested::array_compact(x.clone()),
+                    nested::array_compact(y.clone()),
+                );
+                let overlap = when(common, lit(true))
+                    .when(unknown, null_of(DataType::Boolean)?)
+                    .otherwise(lit(false))?;
+                null_if_any_null(vec![x, y], overlap, &DataType::Boolean)
+            },
+        ),
+        // overlay(src, replace, pos, len): a negative len is the length of `replace`
+        rewrite(
+            "overlay",
+            0,
+            |_| Ok(DataType::Utf8),
+            |_, mut a, _| {
+                for arg in a.iter_mut().skip(2) {
+                    *arg = cast(arg.clone(), DataType::Int64);
+                }
+                if a.len() == 4 {
+                    let len = a.remove(3);
+                    let replace_len = cast(
+                        datafusion::functions::unicode::expr_fn::character_length(a[1].clone()),
+                        DataType::Int64,
+                    );
+                    a.push(when(len.clone().lt(lit(0i64)), replace_len).otherwise(len)?);
+                }
+                Ok(call_udf(datafusion::functions::core::overlay(), a))
             },
         ),
         rewrite(

@@ -639,5 +639,6 @@ pub fn all() -> Vec<ScalarUDF> {
     ]
     .into_iter()
     .chain(super::text::all())
+    .chain(super::vectors::scalars())
     .collect()
 }

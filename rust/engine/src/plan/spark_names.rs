@@ -236,6 +236,7 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("regexp_instr", 2) => with("0"),
         ("regexp_extract_all", 2) => with("1"),
         ("to_unix_timestamp", 1) => with("yyyy-MM-dd HH:mm:ss"),
+        ("vector_norm" | "vector_normalize", 1) => with("2.0"),
         ("assert_true", 1) => with(&format!("'{}' is not true!", n(0))),
         ("regexp_replace", 3) => with("1"),
         ("regexp_replace", 4) if matches!(&args[3], Expr::Literal(ScalarValue::Utf8(Some(g)), _) if g == "g") =>

@@ -14,6 +14,7 @@ __all__ = [
     "count_distinct", "sum_distinct", "sumDistinct", "median", "corr", "covar_pop", "covar_samp",
     "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile", "percentile_approx", "approx_percentile",
  "try_sum",
+ "vector_sum", "vector_avg",
 ]  # fmt: skip
 
 
@@ -356,3 +357,13 @@ def _percentile_approx(name: str, col: ColumnOrName, percentage: object, accurac
 def try_sum(col: ColumnOrName) -> Column:
     """The sum of the values, null on overflow."""
     return _fn("try_sum", col)
+
+
+def vector_sum(col: ColumnOrName) -> Column:
+    """The element-wise sum of a group's float vectors (of one dimension)."""
+    return _fn("vector_sum", col)
+
+
+def vector_avg(col: ColumnOrName) -> Column:
+    """The element-wise mean of a group's float vectors (of one dimension)."""
+    return _fn("vector_avg", col)
