@@ -743,3 +743,51 @@ def test_higher_order_functions_in_sql_text(spark: SparkSession) -> None:
         "transform(array(1, 2), (x, i) -> x + i) AS indexed, zip_with(array(1), array(2, 3), (x, y) -> y) AS z"
     )
     assert tuple(out.first()) == (6, [1, 3], [2, 3])
+
+
+def test_like_escapes_levenshtein_threshold_position_and_byte_tests(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [("%SystemDrive%/Users/John", "/%SystemDrive/%//Users%", "kitten", "sitting", "foobarbar", 5)],
+        "a STRING, p STRING, l STRING, r STRING, s STRING, start INT",
+    )
+    out = df.select(
+        F.like("a", "p", F.lit("/")),
+        F.ilike(F.lower("a"), "p", F.lit("/")),
+        F.levenshtein("l", "r"),
+        F.levenshtein("l", "r", 2),
+        F.position(F.lit("bar"), "s", "start"),
+        F.position(F.lit("bar"), "s"),
+    )
+    assert out.columns[2:] == [
+        "levenshtein(l, r)",
+        "levenshtein(l, r, 2)",
+        "position(bar, s, start)",
+        "position(bar, s, 1)",
+    ]
+    assert tuple(out.first()) == (True, True, 3, -1, 7, 4)
+    bytes_df = spark.createDataFrame([(b"ABC", b"AB", b"BC")], "e BINARY, f BINARY, g BINARY")
+    tests = bytes_df.select(F.startswith("e", "f"), F.endswith("e", "g"), F.contains("e", "g"), F.startswith("f", "e"))
+    assert tuple(tests.first()) == (True, True, True, False)
+
+
+def test_map_concat_create_map_coercion_and_date_arithmetic_by_column(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [({"a": 1}, {"b": 2}, 3, 2.5, dt.date(2015, 4, 8), 2)],
+        "m MAP<STRING,INT>, n MAP<STRING,INT>, i INT, d DOUBLE, day DATE, k INT",
+    )
+    out = df.select(
+        F.map_concat("m", "n"),
+        F.create_map(F.lit("i"), "i", F.lit("d"), "d"),
+        F.date_add("day", "k"),
+        F.date_sub("day", "k"),
+        F.add_months("day", "k"),
+    )
+    assert tuple(out.first()) == (
+        {"a": 1, "b": 2},
+        {"i": 3.0, "d": 2.5},
+        dt.date(2015, 4, 10),
+        dt.date(2015, 4, 6),
+        dt.date(2015, 6, 8),
+    )
+    with pytest.raises(Exception, match="(?i)duplicate"):
+        df.select(F.map_concat("m", "m")).collect()

@@ -156,17 +156,17 @@ def trunc(date: ColumnOrName, format: str) -> Column:  # noqa: A002
 
 def date_add(start: ColumnOrName, days: ColumnOrName | int) -> Column:
     """``days`` days after ``start``."""
-    return _call("date_add", _to_col(start), _lit_or_col(days))
+    return _call("date_add", _to_col(start), _int_or_col(days))
 
 
 def dateadd(start: ColumnOrName, days: ColumnOrName | int) -> Column:
     """``days`` days after ``start``."""
-    return _call("dateadd", _to_col(start), _lit_or_col(days))
+    return _call("dateadd", _to_col(start), _int_or_col(days))
 
 
 def date_sub(start: ColumnOrName, days: ColumnOrName | int) -> Column:
     """``days`` days before ``start``."""
-    return _call("date_sub", _to_col(start), _lit_or_col(days))
+    return _call("date_sub", _to_col(start), _int_or_col(days))
 
 
 def datediff(end: ColumnOrName, start: ColumnOrName) -> Column:
@@ -181,7 +181,7 @@ def date_diff(end: ColumnOrName, start: ColumnOrName) -> Column:
 
 def add_months(start: ColumnOrName, months: ColumnOrName | int) -> Column:
     """``months`` months after ``start``."""
-    return _call("add_months", _to_col(start), _lit_or_col(months))
+    return _call("add_months", _to_col(start), _int_or_col(months))
 
 
 def months_between(date1: ColumnOrName, date2: ColumnOrName, roundOff: bool = True) -> Column:
@@ -431,3 +431,8 @@ def to_unix_timestamp(timestamp: ColumnOrName, format: ColumnOrName | None = Non
     if format is None:
         return _fn("to_unix_timestamp", timestamp)
     return _fn("to_unix_timestamp", timestamp, format)
+
+
+def _int_or_col(value: ColumnOrName | int) -> Column:
+    """An int as a literal, else a Column or column name."""
+    return lit(value) if isinstance(value, int) else _to_col(value)

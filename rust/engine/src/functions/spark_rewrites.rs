@@ -179,6 +179,55 @@ fn has_null_element(array: Expr) -> Expr {
     nested::array_length(nested::array_compact(array.clone())).lt(nested::array_length(array))
 }
 
+/// `str LIKE pattern [ESCAPE c]`, case-insensitive for `ilike`.
+fn like(mut a: Vec<Expr>, case_insensitive: bool) -> DFResult<Expr> {
+    if !(2..=3).contains(&a.len()) {
+        return Err(datafusion::error::DataFusionError::Plan(
+            "[WRONG_NUM_ARGS] like takes (str, pattern[, escapeChar])".into(),
+        ));
+    }
+    let escape = match a.get(2) {
+        None => None,
+        Some(Expr::Literal(ScalarValue::Utf8(Some(c)) | ScalarValue::Utf8View(Some(c)), _))
+            if c.chars().count() == 1 =>
+        {
+            c.chars().next()
+        }
+        Some(_) => {
+            return Err(datafusion::error::DataFusionError::Plan(
+                "[INVALID_ESCAPE_CHAR] the escape character of like must be a string literal of one character".into(),
+            ))
+        }
+    };
+    let (text, pattern) = (a.remove(0), cast(a.remove(0), DataType::Utf8));
+    let pattern = match escape {
+        Some(c) if c != '\\' => with_backslash_escapes(pattern, c),
+        _ => pattern,
+    };
+    Ok(Expr::Like(datafusion::logical_expr::expr::Like::new(
+        false,
+        Box::new(cast(text, DataType::Utf8)),
+        Box::new(pattern),
+        None,
+        case_insensitive,
+    )))
+}
+
+/// A LIKE pattern escaped by `c` rewritten to escape by backslash (the only
+/// escape DataFusion's LIKE takes): `cc` is a literal `c` (held aside in a
+/// private-use character meanwhile), a backslash a literal backslash, `c`
+/// the escape.
+fn with_backslash_escapes(pattern: Expr, c: char) -> Expr {
+    use datafusion::functions::string::expr_fn::replace;
+    const HELD: &str = "\u{E000}";
+    let escape = c.to_string();
+    let doubled = format!("{c}{c}");
+    let held = replace(pattern, lit(doubled), lit(HELD));
+    let backslashes = replace(held, lit("\\"), lit("\\\\"));
+    let escapes = replace(backslashes, lit(escape.clone()), lit("\\"));
+    replace(escapes, lit(HELD), lit(escape))
+}
+
 /// A zone name with Java's short ids (`PST`) written out.
 fn java_zone(zone: Expr) -> Expr {
     use crate::formats::datetime::JAVA_SHORT_ZONE_IDS;
@@ -514,6 +563,58 @@ pub fn all() -> Vec<ScalarUDF> {
                     a.push(when(len.clone().lt(lit(0i64)), replace_len).otherwise(len)?);
                 }
                 Ok(call_udf(datafusion::functions::core::overlay(), a))
+            },
+        ),
+        // the entries of each map in turn (a repeated key is an error, as
+        // Spark's default mapKeyDedupPolicy); null if a map is
+        rewrite("map_concat", 0, common_type, |_, a, t| {
+            let common = common_type(t)?;
+            let maps: Vec<Expr> = a.into_iter().map(|m| cast(m, common.clone())).collect();
+            if maps.is_empty() {
+                return Err(datafusion::error::DataFusionError::Plan(
+                    "[WRONG_NUM_ARGS] map_concat takes at least one map".into(),
+                ));
+            }
+            let keys = nested::array_concat(maps.iter().cloned().map(nested::map_keys).collect());
+            let values =
+                nested::array_concat(maps.iter().cloned().map(nested::map_values).collect());
+            let joined = call_udf(
+                datafusion::functions_nested::map::map_udf(),
+                vec![keys, values],
+            );
+            null_if_any_null(maps, joined, &common)
+        }),
+        // like / ilike with an escape character (a one-character literal)
+        rewrite(
+            "like",
+            0,
+            |_| Ok(DataType::Boolean),
+            |_, a, _| like(a, false),
+        ),
+        rewrite(
+            "ilike",
+            0,
+            |_| Ok(DataType::Boolean),
+            |_, a, _| like(a, true),
+        ),
+        // levenshtein(l, r, threshold): -1 past the threshold
+        rewrite(
+            "levenshtein",
+            0,
+            |_| Ok(DataType::Int32),
+            |_, mut a, _| {
+                use datafusion::functions::string::expr_fn::levenshtein;
+                let threshold = (a.len() == 3).then(|| a.remove(2));
+                let (l, r) = (
+                    cast(a.remove(0), DataType::Utf8),
+                    cast(a.remove(0), DataType::Utf8),
+                );
+                let distance = cast(levenshtein(l, r), DataType::Int32);
+                match threshold {
+                    None => Ok(distance),
+                    Some(t) => when(distance.clone().gt(cast(t, DataType::Int32)), lit(-1i32))
+                        .otherwise(distance),
+                }
             },
         ),
         rewrite(

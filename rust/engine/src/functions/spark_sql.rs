@@ -123,6 +123,59 @@ fn any_count() -> Signature {
     )
 }
 
+/// The key and value types of `map(k1, v1, ...)` (strings for `map()`).
+fn map_entry_types(t: &[DataType]) -> DFResult<(DataType, DataType)> {
+    if t.len() % 2 != 0 {
+        return Err(DataFusionError::Plan(format!(
+            "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] map takes an even number of arguments, got {}",
+            t.len()
+        )));
+    }
+    if t.is_empty() {
+        return Ok((DataType::Utf8, DataType::Utf8));
+    }
+    let keys: Vec<DataType> = t.iter().step_by(2).cloned().collect();
+    let values: Vec<DataType> = t.iter().skip(1).step_by(2).cloned().collect();
+    Ok((common_type(&keys)?, common_type(&values)?))
+}
+
+/// A map without entries, as a literal.
+fn empty_map(k: DataType, v: DataType) -> DFResult<datafusion::common::ScalarValue> {
+    use arrow::array::{new_empty_array, MapArray, StructArray};
+    let DataType::Map(entries, _) = map_of(k, v) else {
+        return Err(DataFusionError::Internal("map_of builds a map".into()));
+    };
+    let DataType::Struct(fields) = entries.data_type() else {
+        return Err(DataFusionError::Internal(
+            "a map's entries are a struct".into(),
+        ));
+    };
+    let columns = fields
+        .iter()
+        .map(|f| new_empty_array(f.data_type()))
+        .collect();
+    let entries_array = StructArray::try_new(fields.clone(), columns, None)?;
+    let offsets = arrow::buffer::OffsetBuffer::new(vec![0i32, 0].into());
+    let map = MapArray::try_new(entries, offsets, entries_array, None, false)?;
+    Ok(datafusion::common::ScalarValue::Map(std::sync::Arc::new(
+        map,
+    )))
+}
+
+fn map_of(k: DataType, v: DataType) -> DataType {
+    let entry = DataType::Struct(
+        vec![
+            arrow::datatypes::Field::new("key", k, false),
+            arrow::datatypes::Field::new("value", v, true),
+        ]
+        .into(),
+    );
+    DataType::Map(
+        std::sync::Arc::new(arrow::datatypes::Field::new("entries", entry, false)),
+        false,
+    )
+}
+
 /// The type values of all of `types` take (as Spark's type coercion
 /// widens them: int and double to double, null to anything).
 pub(super) fn common_type(types: &[DataType]) -> DFResult<DataType> {
@@ -237,34 +290,37 @@ pub fn all() -> Vec<ScalarUDF> {
     }
     // locate(substr, str, pos): 1-based position of substr in str at or
     // after pos, 0 when absent or pos < 1, null on a null string
-    out.push(ScalarUDF::new_from_impl(Rewritten {
-        name: "locate",
-        tag: "locate",
-        signature: Signature::variadic_any(Volatility::Immutable),
-        returns: |t| {
-            if !(2..=3).contains(&t.len()) {
-                return Err(DataFusionError::Plan(format!(
-                    "locate takes 2 or 3 arguments, got {}",
-                    t.len()
-                )));
-            }
-            Ok(DataType::Int32)
-        },
-        build: |_, mut a, _| {
-            let pos = if a.len() == 3 {
-                cast(a.remove(2), DataType::Int64)
-            } else {
-                lit(1i64)
-            };
-            let (sub, string) = (a.remove(0), a.remove(0));
-            use datafusion::functions::unicode::expr_fn::{strpos, substr};
-            let found = cast(strpos(substr(string, pos.clone()), sub), DataType::Int64);
-            when(pos.clone().is_null(), lit(0i64))
-                .when(pos.clone().lt(lit(1i64)), found.clone() * lit(0i64))
-                .when(found.clone().eq(lit(0i64)), lit(0i64))
-                .otherwise(found + pos - lit(1i64))
-        },
-    }));
+    // position(substr, str[, pos]) is locate
+    for name in ["locate", "position"] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::variadic_any(Volatility::Immutable),
+            returns: |t| {
+                if !(2..=3).contains(&t.len()) {
+                    return Err(DataFusionError::Plan(format!(
+                        "locate and position take 2 or 3 arguments, got {}",
+                        t.len()
+                    )));
+                }
+                Ok(DataType::Int32)
+            },
+            build: |_, mut a, _| {
+                let pos = if a.len() == 3 {
+                    cast(a.remove(2), DataType::Int64)
+                } else {
+                    lit(1i64)
+                };
+                let (sub, string) = (a.remove(0), a.remove(0));
+                use datafusion::functions::unicode::expr_fn::{strpos, substr};
+                let found = cast(strpos(substr(string, pos.clone()), sub), DataType::Int64);
+                when(pos.clone().is_null(), lit(0i64))
+                    .when(pos.clone().lt(lit(1i64)), found.clone() * lit(0i64))
+                    .when(found.clone().eq(lit(0i64)), lit(0i64))
+                    .otherwise(found + pos - lit(1i64))
+            },
+        }));
+    }
     // sort_array(a, asc): ascending with nulls first, descending nulls last
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "sort_array",
@@ -298,38 +354,28 @@ pub fn all() -> Vec<ScalarUDF> {
             ))
         },
     }));
-    // map(k1, v1, k2, v2, ...): Spark's form of create_map
+    // map(k1, v1, k2, v2, ...): Spark's form of create_map; the keys of
+    // their common type, the values of theirs; map() is empty
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "map",
         tag: "map",
         signature: any_count(),
         returns: |t| {
-            if t.len() % 2 != 0 {
-                return Err(DataFusionError::Plan(format!(
-                    "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] map takes an even number of arguments, got {}",
-                    t.len()
-                )));
-            }
-            let (k, v) = match t {
-                [k, v, ..] => (k.clone(), v.clone()),
-                _ => (DataType::Null, DataType::Null),
-            };
-            let entry = DataType::Struct(
-                vec![
-                    arrow::datatypes::Field::new("key", k, false),
-                    arrow::datatypes::Field::new("value", v, true),
-                ]
-                .into(),
-            );
-            Ok(DataType::Map(
-                std::sync::Arc::new(arrow::datatypes::Field::new("entries", entry, false)),
-                false,
-            ))
+            let (k, v) = map_entry_types(t)?;
+            Ok(map_of(k, v))
         },
-        build: |_, a, _| {
+        build: |_, a, t| {
+            let (k, v) = map_entry_types(t)?;
+            if a.is_empty() {
+                return Ok(lit(empty_map(k, v)?));
+            }
             let (mut keys, mut values) = (vec![], vec![]);
             for (i, e) in a.into_iter().enumerate() {
-                if i % 2 == 0 { keys.push(e) } else { values.push(e) }
+                if i % 2 == 0 {
+                    keys.push(cast(e, k.clone()))
+                } else {
+                    values.push(cast(e, v.clone()))
+                }
             }
             Ok(datafusion::functions_nested::map::map(keys, values))
         },

@@ -1,6 +1,7 @@
 //! Spark's text functions neither DataFusion nor `datafusion-spark` has:
 //! `conv`, `mask`, `format_number`, `regexp_extract_all`,
-//! `json_array_length`, `json_object_keys`.
+//! `json_array_length`, `json_object_keys`, and `contains` /
+//! `startswith` / `endswith` of binary as well as strings.
 
 use std::sync::Arc;
 
@@ -24,6 +25,17 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("regexp_extract_all", list_of_strings(), regexp_extract_all),
         kernel_udf("json_array_length", DataType::Int32, json_array_length),
         kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
+        kernel_udf("contains", DataType::Boolean, |a| {
+            bytes_test("contains", a, |x, y| {
+                y.is_empty() || x.windows(y.len()).any(|w| w == y)
+            })
+        }),
+        kernel_udf("startswith", DataType::Boolean, |a| {
+            bytes_test("startswith", a, <[u8]>::starts_with)
+        }),
+        kernel_udf("endswith", DataType::Boolean, |a| {
+            bytes_test("endswith", a, <[u8]>::ends_with)
+        }),
     ]
 }
 
@@ -35,6 +47,30 @@ fn ints(a: &ArrayRef) -> DFResult<arrow::array::Int64Array> {
 
 fn wrong_args(name: &str, expected: &str) -> DataFusionError {
     DataFusionError::Plan(format!("[WRONG_NUM_ARGS] {name} takes {expected}"))
+}
+
+/// `f(left, right)` on the bytes of two strings or binaries (a string's
+/// UTF-8 bytes answer `contains` / `startswith` / `endswith` as its
+/// characters do).
+fn bytes_test(
+    name: &str,
+    args: &[ArrayRef],
+    f: impl Fn(&[u8], &[u8]) -> bool,
+) -> DFResult<ArrayRef> {
+    let [left, right] = args else {
+        return Err(wrong_args(name, "(left, right)"));
+    };
+    let (left, right) = (
+        cast(left, &DataType::Binary)?,
+        cast(right, &DataType::Binary)?,
+    );
+    let (left, right) = (left.as_binary::<i32>(), right.as_binary::<i32>());
+    let out: arrow::array::BooleanArray = left
+        .iter()
+        .zip(right.iter())
+        .map(|(l, r)| Some(f(l?, r?)))
+        .collect();
+    Ok(Arc::new(out))
 }
 
 /// `conv(num, fromBase, toBase)`: the number written in `fromBase` (its
