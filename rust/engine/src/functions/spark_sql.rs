@@ -125,7 +125,7 @@ fn any_count() -> Signature {
 
 /// The key and value types of `map(k1, v1, ...)` (strings for `map()`).
 fn map_entry_types(t: &[DataType]) -> DFResult<(DataType, DataType)> {
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return Err(DataFusionError::Plan(format!(
             "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] map takes an even number of arguments, got {}",
             t.len()
