@@ -791,3 +791,28 @@ def test_map_concat_create_map_coercion_and_date_arithmetic_by_column(spark: Spa
     )
     with pytest.raises(Exception, match="(?i)duplicate"):
         df.select(F.map_concat("m", "m")).collect()
+
+
+def test_generators_of_maps_structs_and_stacks(spark: SparkSession) -> None:
+    df = spark.sql("SELECT * FROM VALUES (1, MAP(1, 2, 3, 4)), (2, MAP()), (3, NULL) AS t(i, m)")
+    exploded = df.select("i", F.explode("m"))
+    assert exploded.columns == ["i", "key", "value"]
+    assert [tuple(r) for r in exploded.collect()] == [(1, 1, 2), (1, 3, 4)]
+    positioned = df.select("i", F.posexplode_outer("m"))
+    assert positioned.columns == ["i", "pos", "key", "value"]
+    assert [tuple(r) for r in positioned.collect()] == [
+        (1, 0, 1, 2),
+        (1, 1, 3, 4),
+        (2, None, None, None),
+        (3, None, None, None),
+    ]
+    structs = spark.sql("SELECT ARRAY(NAMED_STRUCT('a', 1, 'b', 2), NAMED_STRUCT('a', 3, 'b', 4)) AS s")
+    assert [tuple(r) for r in structs.select(F.inline("s")).collect()] == [(1, 2), (3, 4)]
+    named = structs.select(F.inline("s").alias("x", "y"))
+    assert named.columns == ["x", "y"]
+    stacked = spark.createDataFrame([(1, 2, 3)], "a INT, b INT, c INT").select(F.stack(F.lit(2), "a", "b", "c"))
+    assert stacked.columns == ["col0", "col1"]
+    assert [tuple(r) for r in stacked.collect()] == [(1, 2), (3, None)]
+    js = spark.createDataFrame([("1", '{"f1": "v1", "f2": "v2"}')], "key STRING, j STRING")
+    tupled = js.select("key", F.json_tuple("j", "f1", "f2"))
+    assert tupled.columns == ["key", "c0", "c1"] and tuple(tupled.first()) == ("1", "v1", "v2")

@@ -171,7 +171,10 @@ class Column:
         return self._bin("<=>", other)
 
     def alias(self, *alias: str, **kwargs: Any) -> "Column":
-        """Name the column."""
+        """Name the column (a generator's columns, one name each:
+        ``F.inline("a").alias("x", "y")``)."""
+        if len(alias) > 1:
+            return Column(_native.multi_alias(self._expr, list(alias)))
         if len(alias) != 1:
             raise PySparkValueError(
                 "[ONLY_ALLOWED_FOR_SINGLE_COLUMN] alias takes one name.", "ONLY_ALLOWED_FOR_SINGLE_COLUMN"

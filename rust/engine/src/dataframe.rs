@@ -34,7 +34,14 @@ struct Explode {
 }
 
 /// The generators [`select`] turns into unnests.
-const EXPLODES: [&str; 4] = ["explode", "explode_outer", "posexplode", "posexplode_outer"];
+const EXPLODES: [&str; 6] = [
+    "explode",
+    "explode_outer",
+    "posexplode",
+    "posexplode_outer",
+    "inline",
+    "inline_outer",
+];
 
 macro_rules! placeholder_impl {
     ($t:ty, |$s:ident| $name:expr) => {
@@ -96,6 +103,46 @@ pub fn generator(e: Expr, kind: &str) -> Result<Expr> {
         .ok_or_else(|| Error::analysis("UNRESOLVED_ROUTINE", format!("no generator `{kind}`")))?;
     Ok(generator_call(e, kind))
 }
+
+/// `F.stack(n, *cols)`: `cols` in `n` rows of `ceil(len / n)` columns
+/// (`col0`, `col1`, ...; missing values null), as an `inline` of an array
+/// of structs.
+pub fn stack(state: &datafusion::execution::SessionState, args: Vec<Expr>) -> Result<Expr> {
+    let n = match args.first() {
+        Some(Expr::Literal(v, _)) => match v.cast_to(&DataType::Int64) {
+            Ok(ScalarValue::Int64(Some(n))) if n > 0 => n as usize,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    if n == 0 {
+        return Err(Error::analysis(
+            "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+            "stack's first argument must be a positive integer literal (the number of rows)",
+        ));
+    }
+    let values = &args[1..];
+    let width = values.len().div_ceil(n).max(1);
+    let rows = (0..n)
+        .map(|r| {
+            let fields = (0..width)
+                .flat_map(|c| {
+                    let value = values
+                        .get(r * width + c)
+                        .cloned()
+                        .unwrap_or(lit(ScalarValue::Null));
+                    [lit(format!("col{c}")), value]
+                })
+                .collect();
+            datafusion::functions::core::expr_fn::named_struct(fields)
+        })
+        .collect();
+    let array = crate::functions::call(state, "array", rows)?;
+    Ok(generator_call(array, "inline"))
+}
+
+/// The separator of the names of `col.alias(a, b)` (a generator's columns).
+pub const MULTI_ALIAS_SEPARATOR: char = '\u{0}';
 
 fn generator_call(e: Expr, kind: &'static str) -> Expr {
     let f = ScalarUDF::new_from_impl(Explode {
@@ -314,6 +361,9 @@ fn is_relation(schema: &DFSchema, name: &str) -> bool {
 pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     let mut resolved = Vec::with_capacity(exprs.len());
     let mut exploded: Vec<String> = Vec::new();
+    // unnested structs whose fields become columns: a map's key and value,
+    // inline's struct fields
+    let mut split: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
     let mut outer_exploded = false;
     let mut taken = std::collections::HashSet::new();
     for e in exprs {
@@ -346,6 +396,30 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
             if outer {
                 outer_exploded = true;
             }
+            // a map explodes into its entries (key, value)
+            use datafusion::logical_expr::ExprSchemable;
+            let arg_type = arg.get_type(df.schema()).map_err(Error::from_planning)?;
+            let arg = match arg_type {
+                DataType::Map(..) => datafusion::functions_nested::expr_fn::map_entries(arg),
+                _ => arg,
+            };
+            let fields = match arg.get_type(df.schema()).map_err(Error::from_planning)? {
+                DataType::List(f) | DataType::LargeList(f) => match f.data_type() {
+                    DataType::Struct(fields)
+                        if kind.starts_with("inline") || matches!(arg_type, DataType::Map(..)) =>
+                    {
+                        Some(fields.iter().map(|f| f.name().clone()).collect::<Vec<_>>())
+                    }
+                    _ if kind.starts_with("inline") => {
+                        return Err(Error::analysis(
+                            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                            format!("{kind} takes an array of structs, not {arg_type}"),
+                        ))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
             // explode_outer: an empty array gives a row of null, as a null one
             let arg = if outer {
                 use datafusion::functions_nested::expr_fn::cardinality;
@@ -367,7 +441,51 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
                     .push(cast(positions, DataType::new_list(DataType::Int32, true)).alias("pos"));
                 exploded.push("pos".to_string());
             }
-            let name = alias.unwrap_or_else(|| "col".to_string());
+            // `alias("a", "b")`: the generator's columns' names
+            let names: Option<Vec<String>> = alias.as_ref().and_then(|a| {
+                a.contains(MULTI_ALIAS_SEPARATOR)
+                    .then(|| a.split(MULTI_ALIAS_SEPARATOR).map(str::to_string).collect())
+            });
+            let name = match &fields {
+                Some(fields) => {
+                    let outputs = match names {
+                        Some(names) if names.len() == fields.len() => names,
+                        Some(names) => {
+                            return Err(Error::analysis(
+                                "MULTI_ALIAS_WITHOUT_GENERATOR",
+                                format!(
+                                    "{kind} gives {} columns, but {} names were given",
+                                    fields.len(),
+                                    names.len()
+                                ),
+                            ))
+                        }
+                        None => fields.clone(),
+                    };
+                    let name = format!("__sparklet_generated_{}", split.len());
+                    split.push((name.clone(), fields.clone(), outputs));
+                    name
+                }
+                None => match names {
+                    Some(mut names) if kind.starts_with("pos") && names.len() == 2 => {
+                        let pos = resolved.pop().ok_or_else(|| {
+                            Error::Internal("posexplode without positions".into())
+                        })?;
+                        let pos = match pos {
+                            Expr::Alias(a) => *a.expr,
+                            other => other,
+                        };
+                        exploded.pop();
+                        let col = names.pop().unwrap_or_default();
+                        let pos_name = names.pop().unwrap_or_default();
+                        resolved.push(pos.alias(pos_name.clone()));
+                        exploded.push(pos_name);
+                        col
+                    }
+                    Some(names) => names.join(","),
+                    None => alias.unwrap_or_else(|| "col".to_string()),
+                },
+            };
             resolved.push(arg.alias(name.clone()));
             exploded.push(name);
         } else {
@@ -383,12 +501,36 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
         return Ok(projected);
     }
     let names: Vec<&str> = exploded.iter().map(String::as_str).collect();
-    projected
+    let unnested = projected
         .unnest_columns_with_options(
             &names,
             UnnestOptions::new().with_preserve_nulls(outer_exploded),
         )
-        .map_err(Error::from_planning)
+        .map_err(Error::from_planning)?;
+    if split.is_empty() {
+        return Ok(unnested);
+    }
+    // each generated struct's fields as columns, where it stood
+    let columns = unnested
+        .schema()
+        .columns()
+        .into_iter()
+        .flat_map(|c| match split.iter().find(|(name, ..)| *name == c.name) {
+            Some((_, fields, outputs)) => fields
+                .iter()
+                .zip(outputs)
+                .map(|(f, out)| {
+                    datafusion::functions::core::expr_fn::get_field(
+                        Expr::Column(c.clone()),
+                        f.as_str(),
+                    )
+                    .alias(out)
+                })
+                .collect(),
+            None => vec![Expr::Column(c)],
+        })
+        .collect::<Vec<_>>();
+    unnested.select(columns).map_err(Error::from_planning)
 }
 
 /// A select of aggregates: one aggregate over all rows, then the select's

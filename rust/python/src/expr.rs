@@ -296,6 +296,20 @@ pub fn explode(e: PyRef<'_, PyExpr>, kind: &str) -> PyResult<PyExpr> {
         .py()
 }
 
+/// `F.stack(n, *cols)`.
+#[pyfunction]
+pub fn stack(session: PyRef<'_, PySession>, args: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyExpr> {
+    let state = session.inner.state();
+    dataframe::stack(&state, exprs(args)).map(PyExpr::new).py()
+}
+
+/// `col.alias(a, b, ...)`: the names of a generator's columns.
+#[pyfunction]
+pub fn multi_alias(e: PyRef<'_, PyExpr>, names: Vec<String>) -> PyExpr {
+    let joined = names.join(&dataframe::MULTI_ALIAS_SEPARATOR.to_string());
+    PyExpr::new(e.expr.clone().alias(joined))
+}
+
 /// `F.from_json(col, schema)`.
 #[pyfunction]
 pub fn from_json(e: PyRef<'_, PyExpr>, dtype: PyDataType) -> PyExpr {

@@ -130,6 +130,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr::call, m)?)?;
     m.add_function(wrap_pyfunction!(expr::lambda_variable, m)?)?;
     m.add_function(wrap_pyfunction!(expr::higher_order, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::stack, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::multi_alias, m)?)?;
     m.add_function(wrap_pyfunction!(expr::case_when, m)?)?;
     m.add_function(wrap_pyfunction!(expr::function_implementation, m)?)?;
     m.add_function(wrap_pyfunction!(expr::sql_expr, m)?)?;

@@ -18,6 +18,7 @@ __all__ = [
     "map_entries", "map_from_arrays", "map_from_entries", "map_concat", "map_contains_key",
     "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer", "try_element_at",
  "get",
+ "inline", "inline_outer", "stack",
 ]  # fmt: skip
 
 
@@ -259,3 +260,22 @@ def try_element_at(col: ColumnOrName, extraction: ColumnOrName) -> Column:
 def get(col: ColumnOrName, index: ColumnOrName | int) -> Column:
     """The array's element at 0-based ``index`` (null outside the array)."""
     return _call("get", _to_col(col), lit(index) if isinstance(index, int) else _to_col(index))
+
+
+def inline(col: ColumnOrName) -> Column:
+    """One row per struct of the array, its fields as columns."""
+    return Column(_native.explode(_to_col(col)._expr, "inline"))
+
+
+def inline_outer(col: ColumnOrName) -> Column:
+    """As :func:`inline`; a null or empty array gives one row of nulls."""
+    return Column(_native.explode(_to_col(col)._expr, "inline_outer"))
+
+
+def stack(*cols: ColumnOrName | int) -> Column:
+    """``cols[1:]`` in ``cols[0]`` rows (a literal), as columns ``col0``,
+    ``col1``, ... (missing values null)."""
+    from sparklet.sql.functions._core import _session_native
+
+    args = [lit(c) if isinstance(c, int) else _to_col(c) for c in cols]
+    return Column(_native.stack(_session_native(), [c._expr for c in args]))

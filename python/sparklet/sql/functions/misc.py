@@ -68,7 +68,8 @@ def get_json_object(col: ColumnOrName, path: str) -> Column:
 
 def json_tuple(col: ColumnOrName, *fields: str) -> Column:
     """The top-level ``fields`` of a JSON string, one column each (``c0``, ``c1``, ...)."""
-    return _call("json_tuple", _to_col(col), *[lit(f) for f in fields])
+    values = _call("json_tuple", _to_col(col), *[lit(f) for f in fields])
+    return Column(_native.explode(_call("array", values)._expr, "inline"))
 
 
 def ifnull(col1: ColumnOrName, col2: ColumnOrName) -> Column:

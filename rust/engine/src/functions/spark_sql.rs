@@ -355,31 +355,34 @@ pub fn all() -> Vec<ScalarUDF> {
         },
     }));
     // map(k1, v1, k2, v2, ...): Spark's form of create_map; the keys of
-    // their common type, the values of theirs; map() is empty
-    out.push(ScalarUDF::new_from_impl(Rewritten {
-        name: "map",
-        tag: "map",
-        signature: any_count(),
-        returns: |t| {
-            let (k, v) = map_entry_types(t)?;
-            Ok(map_of(k, v))
-        },
-        build: |_, a, t| {
-            let (k, v) = map_entry_types(t)?;
-            if a.is_empty() {
-                return Ok(lit(empty_map(k, v)?));
-            }
-            let (mut keys, mut values) = (vec![], vec![]);
-            for (i, e) in a.into_iter().enumerate() {
-                if i % 2 == 0 {
-                    keys.push(cast(e, k.clone()))
-                } else {
-                    values.push(cast(e, v.clone()))
+    // their common type, the values of theirs; map() is empty (SQL text's
+    // `map(...)` is `spark_map(...)`, past DataFusion's planner)
+    for name in ["map", "spark_map"] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: any_count(),
+            returns: |t| {
+                let (k, v) = map_entry_types(t)?;
+                Ok(map_of(k, v))
+            },
+            build: |_, a, t| {
+                let (k, v) = map_entry_types(t)?;
+                if a.is_empty() {
+                    return Ok(lit(empty_map(k, v)?));
                 }
-            }
-            Ok(datafusion::functions_nested::map::map(keys, values))
-        },
-    }));
+                let (mut keys, mut values) = (vec![], vec![]);
+                for (i, e) in a.into_iter().enumerate() {
+                    if i % 2 == 0 {
+                        keys.push(cast(e, k.clone()))
+                    } else {
+                        values.push(cast(e, v.clone()))
+                    }
+                }
+                Ok(datafusion::functions_nested::map::map(keys, values))
+            },
+        }));
+    }
     // element_at(array, i) (1-based, negative from the end) or (map, key)
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "element_at",

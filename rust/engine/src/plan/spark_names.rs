@@ -295,6 +295,7 @@ fn call(name: &str, args: &[Expr], distinct: bool) -> String {
 /// Spark's name of a function DataFusion names otherwise.
 fn function_name(name: &str) -> &str {
     match name {
+        "spark_map" => "map",
         "lower" => "lower",
         "mean" => "avg",
         "pi" => "PI",

@@ -24,8 +24,9 @@ use datafusion::logical_expr::{ident, Expr, LogicalPlan};
 
 use crate::error::{Error, Result};
 
-/// Spark SQL function names DataFusion spells otherwise (same arguments).
-const RENAMED: [(&str, &str); 1] = [("explode", "unnest")];
+/// Spark SQL function names DataFusion spells otherwise (same arguments);
+/// `map(k, v, ...)` is sparklet's (DataFusion's planner refuses `map()`).
+const RENAMED: [(&str, &str); 2] = [("explode", "unnest"), ("map", "spark_map")];
 
 /// `sql` with Spark's function names DataFusion spells otherwise renamed.
 pub fn rename_functions(sql: &str) -> String {
