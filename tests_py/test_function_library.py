@@ -816,3 +816,23 @@ def test_generators_of_maps_structs_and_stacks(spark: SparkSession) -> None:
     js = spark.createDataFrame([("1", '{"f1": "v1", "f2": "v2"}')], "key STRING, j STRING")
     tupled = js.select("key", F.json_tuple("j", "f1", "f2"))
     assert tupled.columns == ["key", "c0", "c1"] and tuple(tupled.first()) == ("1", "v1", "v2")
+
+
+def test_xpath_functions(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("<a><b id='x'>1</b><b>2</b><c>hi</c></a>",), (None,)], "x STRING")
+    out = df.select(
+        F.xpath("x", F.lit("a/b/text()")),
+        F.xpath("x", F.lit("a/b")),
+        F.xpath("x", F.lit("a/b/@id")),
+        F.xpath_string("x", F.lit("a/c")),
+        F.xpath_boolean("x", F.lit("a/d")),
+        F.xpath_double("x", F.lit("sum(a/b)")),
+        F.xpath_int("x", F.lit("a/c")),
+        F.xpath_long("x", F.lit("count(a/b)")),
+    )
+    assert out.columns[0] == "xpath(x, a/b/text())"
+    rows = [tuple(r) for r in out.collect()]
+    assert rows[0] == (["1", "2"], [None, None], ["x"], "hi", False, 3.0, 0, 2)
+    assert rows[1] == (None,) * 8
+    with pytest.raises(Exception, match="(?i)xml"):
+        spark.createDataFrame([("<a>",)], "x STRING").select(F.xpath_string("x", F.lit("a"))).collect()

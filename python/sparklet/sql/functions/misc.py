@@ -12,6 +12,7 @@ __all__ = [
     "get_json_object", "json_tuple", "ifnull", "nvl", "nvl2", "nullif", "nullifzero", "zeroifnull",
     "equal_null", "typeof", "bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
  "json_array_length", "json_object_keys", "validate_utf8", "try_validate_utf8", "collation", "assert_true", "raise_error", "call_udf",
+ "xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long", "xpath_number", "xpath_short", "xpath_string",
 ]  # fmt: skip
 
 
@@ -172,3 +173,48 @@ def call_udf(udfName: str, *cols: ColumnOrName) -> Column:
     if registered is not None:
         return registered(*cols)
     return _fn(udfName, *cols)
+
+
+def xpath(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The values of the nodes the XPath ``path`` selects in ``xml`` (an element's is null)."""
+    return _fn("xpath", xml, path)
+
+
+def xpath_boolean(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """Whether the XPath ``path`` is true of ``xml`` (a node set: whether it is non-empty)."""
+    return _fn("xpath_boolean", xml, path)
+
+
+def xpath_double(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as a double (NaN where it is not a number)."""
+    return _fn("xpath_double", xml, path)
+
+
+def xpath_float(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as a float."""
+    return _fn("xpath_float", xml, path)
+
+
+def xpath_int(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as an int (truncated; 0 where not a number)."""
+    return _fn("xpath_int", xml, path)
+
+
+def xpath_long(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as a bigint (truncated; 0 where not a number)."""
+    return _fn("xpath_long", xml, path)
+
+
+def xpath_number(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as a double (NaN where it is not a number)."""
+    return _fn("xpath_number", xml, path)
+
+
+def xpath_short(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The XPath ``path`` over ``xml`` as a smallint (truncated; 0 where not a number)."""
+    return _fn("xpath_short", xml, path)
+
+
+def xpath_string(xml: ColumnOrName, path: ColumnOrName) -> Column:
+    """The string value of the XPath ``path`` over ``xml`` (of its first node)."""
+    return _fn("xpath_string", xml, path)

@@ -25,6 +25,7 @@ pub mod udfs;
 pub mod user_udfs;
 mod vectors;
 pub mod window;
+mod xpath;
 
 use std::sync::Arc;
 

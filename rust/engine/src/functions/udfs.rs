@@ -640,5 +640,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .into_iter()
     .chain(super::text::all())
     .chain(super::vectors::scalars())
+    .chain(super::xpath::all())
     .collect()
 }
