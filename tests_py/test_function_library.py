@@ -836,3 +836,15 @@ def test_xpath_functions(spark: SparkSession) -> None:
     assert rows[1] == (None,) * 8
     with pytest.raises(Exception, match="(?i)xml"):
         spark.createDataFrame([("<a>",)], "x STRING").select(F.xpath_string("x", F.lit("a"))).collect()
+
+
+def test_show_prints_timestamps_in_the_session_time_zone(spark: SparkSession, capsys) -> None:  # noqa: ANN001
+    df = spark.createDataFrame([("2015-07-22 17:00:00+00:00",)], "s STRING").select(F.to_timestamp("s").alias("ts"))
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        df.show()
+    finally:
+        spark.conf.unset("spark.sql.session.timeZone")
+    df.show()
+    out = capsys.readouterr().out
+    assert "|2015-07-22 10:00:00|" in out and "|2015-07-22 17:00:00|" in out

@@ -324,7 +324,8 @@ class DataFrame:
 
     def _show_string(self, n: int = 20, truncate: bool | int = True) -> str:
         table = self.limit(n + 1).toArrow()
-        return _native.show_string(table, n, bool(truncate))
+        time_zone = self.sparkSession.conf.get("spark.sql.session.timeZone")
+        return _native.show_string(table, n, bool(truncate), time_zone)
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table."""

@@ -31,6 +31,9 @@ __all__ = [
     "FloatType",
     "DoubleType",
     "DecimalType",
+    "CalendarIntervalType",
+    "DayTimeIntervalType",
+    "YearMonthIntervalType",
     "DateType",
     "TimestampType",
     "TimestampNTZType",
@@ -182,6 +185,68 @@ class DecimalType(DataType):
 
     def _to_arrow(self) -> pa.DataType:
         return pa.decimal128(self.precision, self.scale)
+
+
+class CalendarIntervalType(DataType):
+    """Intervals of months, days and microseconds (``INTERVAL 1 YEAR 2 DAYS``
+    in sparklet's SQL, ``make_interval``)."""
+
+    def simpleString(self) -> str:
+        """Return ``interval``."""
+        return "interval"
+
+    @classmethod
+    def typeName(cls) -> str:
+        """Return ``calendarinterval``."""
+        return "calendarinterval"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.month_day_nano_interval()
+
+
+class DayTimeIntervalType(DataType):
+    """Intervals of days to seconds (microseconds); fields ``DAY`` (0),
+    ``HOUR`` (1), ``MINUTE`` (2), ``SECOND`` (3)."""
+
+    DAY, HOUR, MINUTE, SECOND = 0, 1, 2, 3
+    _FIELDS = ("day", "hour", "minute", "second")
+
+    def __init__(self, startField: int = 0, endField: int | None = None) -> None:
+        self.startField = startField
+        self.endField = 3 if endField is None else endField
+
+    def simpleString(self) -> str:
+        """Return e.g. ``interval day to second``."""
+        start, end = self._FIELDS[self.startField], self._FIELDS[self.endField]
+        return f"interval {start}" if start == end else f"interval {start} to {end}"
+
+    def __repr__(self) -> str:
+        return f"DayTimeIntervalType({self.startField}, {self.endField})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.duration("us")
+
+
+class YearMonthIntervalType(DataType):
+    """Intervals of years and months; fields ``YEAR`` (0), ``MONTH`` (1)."""
+
+    YEAR, MONTH = 0, 1
+    _FIELDS = ("year", "month")
+
+    def __init__(self, startField: int = 0, endField: int | None = None) -> None:
+        self.startField = startField
+        self.endField = 1 if endField is None else endField
+
+    def simpleString(self) -> str:
+        """Return e.g. ``interval year to month``."""
+        start, end = self._FIELDS[self.startField], self._FIELDS[self.endField]
+        return f"interval {start}" if start == end else f"interval {start} to {end}"
+
+    def __repr__(self) -> str:
+        return f"YearMonthIntervalType({self.startField}, {self.endField})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.month_day_nano_interval()
 
 
 class DateType(DataType):
@@ -407,6 +472,10 @@ def from_arrow_type(t: pa.DataType) -> DataType:
         return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in t])
     if pa.types.is_dictionary(t):
         return from_arrow_type(t.value_type)
+    if pa.types.is_interval(t):
+        return CalendarIntervalType()
+    if pa.types.is_duration(t):
+        return DayTimeIntervalType()
     raise PySparkTypeError(f"[UNSUPPORTED_DATA_TYPE] Unsupported Arrow type {t}.", "UNSUPPORTED_DATA_TYPE")
 
 

@@ -531,7 +531,10 @@ impl Session {
                 truncate,
                 out,
             } => Box::new(crate::sinks::console::ConsoleSink::new(
-                num_rows, truncate, out,
+                num_rows,
+                truncate,
+                self.conf.get(keys::SESSION_TIME_ZONE),
+                out,
             )),
             SinkSpec::Noop => Box::new(crate::sinks::NoopSink),
             SinkSpec::Kafka(options) => Box::new(crate::sinks::kafka::KafkaSink::new(&options)?),

@@ -175,14 +175,25 @@ pub fn trigger_interval_ms(text: &str) -> PyResult<i64> {
 
 /// Render rows as `DataFrame.show` / the console sink print them.
 #[pyfunction]
-pub fn show_string(data: PyRecordBatchReader, num_rows: usize, truncate: bool) -> PyResult<String> {
+#[pyo3(signature = (data, num_rows, truncate, time_zone=None))]
+pub fn show_string(
+    data: PyRecordBatchReader,
+    num_rows: usize,
+    truncate: bool,
+    time_zone: Option<String>,
+) -> PyResult<String> {
     let reader = data.into_reader()?;
     let schema = reader.schema();
     let batches = reader
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| crate::errors::to_py(e.into()))?;
-    sparklet_engine::sinks::console::render_show(&SinkBatch { schema, batches }, num_rows, truncate)
-        .py()
+    sparklet_engine::sinks::console::render_show(
+        &SinkBatch { schema, batches },
+        num_rows,
+        truncate,
+        time_zone.as_deref(),
+    )
+    .py()
 }
 
 pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {

@@ -1,7 +1,7 @@
 //! `format("console")`: prints each batch as Spark does, to a writer the
 //! bindings choose (Python's `sys.stdout`, so output shows in notebooks).
 
-use arrow::array::{Array, AsArray};
+use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::{Sink, SinkBatch};
@@ -11,21 +11,42 @@ use crate::error::Result;
 pub type ConsoleWriter = Box<dyn FnMut(&str) -> Result<()> + Send>;
 
 /// Prints `numRows` rows per batch, truncating cells to 20 characters
-/// unless `truncate` is false.
+/// unless `truncate` is false; timestamps in the session time zone.
 pub struct ConsoleSink {
     num_rows: usize,
     truncate: bool,
+    time_zone: Option<String>,
     out: ConsoleWriter,
 }
 
 impl ConsoleSink {
-    /// A console sink writing through `out`.
-    pub fn new(num_rows: usize, truncate: bool, out: ConsoleWriter) -> Self {
+    /// A console sink writing through `out`, timestamps shown in `time_zone`.
+    pub fn new(
+        num_rows: usize,
+        truncate: bool,
+        time_zone: Option<String>,
+        out: ConsoleWriter,
+    ) -> Self {
         ConsoleSink {
             num_rows,
             truncate,
+            time_zone,
             out,
         }
+    }
+}
+
+/// A timestamp column as wall-clock time in `time_zone` (Spark shows
+/// timestamps in the session time zone); other columns as they are.
+fn in_time_zone(column: &ArrayRef, time_zone: Option<&str>) -> Result<ArrayRef> {
+    use arrow::datatypes::DataType;
+    match (column.data_type(), time_zone) {
+        (DataType::Timestamp(unit, Some(_)), Some(tz)) => {
+            let zone = crate::formats::datetime::java_zone_name(tz);
+            let shown = DataType::Timestamp(*unit, Some(zone.into()));
+            Ok(arrow::compute::cast(column, &shown)?)
+        }
+        _ => Ok(std::sync::Arc::clone(column)),
     }
 }
 
@@ -144,7 +165,12 @@ fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
 
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table, cells
 /// truncated to 20 characters, and a "only showing top N rows" footer.
-pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<String> {
+pub fn render_show(
+    data: &SinkBatch,
+    num_rows: usize,
+    truncate: bool,
+    time_zone: Option<&str>,
+) -> Result<String> {
     let names: Vec<String> = data
         .schema
         .fields()
@@ -159,13 +185,17 @@ pub fn render_show(data: &SinkBatch, num_rows: usize, truncate: bool) -> Result<
         .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
         .with_timestamp_tz_format(Some("%Y-%m-%d %H:%M:%S%.f"));
     'outer: for batch in &data.batches {
+        let columns = batch
+            .columns()
+            .iter()
+            .map(|c| in_time_zone(c, time_zone))
+            .collect::<Result<Vec<_>>>()?;
         for r in 0..batch.num_rows() {
             if rows.len() >= num_rows {
                 break 'outer;
             }
             rows.push(
-                batch
-                    .columns()
+                columns
                     .iter()
                     .map(|c| {
                         let s = cell(c.as_ref(), r, &opts)?;
@@ -235,7 +265,12 @@ impl Sink for ConsoleSink {
 
     fn add_batch(&mut self, batch_id: i64, data: SinkBatch) -> Result<()> {
         let header = format!("-------------------------------------------\nBatch: {batch_id}\n-------------------------------------------\n");
-        let table = render_show(&data, self.num_rows, self.truncate)?;
+        let table = render_show(
+            &data,
+            self.num_rows,
+            self.truncate,
+            self.time_zone.as_deref(),
+        )?;
         (self.out)(&format!("{header}{table}\n"))
     }
     fn supports_real_time(&self) -> bool {
