@@ -848,3 +848,36 @@ def test_show_prints_timestamps_in_the_session_time_zone(spark: SparkSession, ca
     df.show()
     out = capsys.readouterr().out
     assert "|2015-07-22 10:00:00|" in out and "|2015-07-22 17:00:00|" in out
+
+
+def test_make_timestamp_and_calendar_arithmetic_by_unit(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(2014, 12, 28, 6, 30, 45.887, "CET", dt.datetime(2016, 3, 11, 9, 0, 7), dt.datetime(2024, 4, 2, 9, 0, 7))],
+        "year INT, month INT, day INT, hour INT, min INT, sec DOUBLE, tz STRING, t1 TIMESTAMP, t2 TIMESTAMP",
+    )
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    out = df.select(
+        F.make_timestamp("year", "month", "day", "hour", "min", "sec", "tz").cast("string"),
+        F.make_timestamp_ntz("year", "month", "day", "hour", "min", "sec").cast("string"),
+        F.try_make_timestamp("year", F.lit(13), "day", "hour", "min", "sec"),
+        F.timestamp_add("year", F.lit(2), "t1").cast("string"),
+        F.timestamp_add("WEEK", F.lit(5), "t1").cast("string"),
+        F.timestamp_diff("year", "t1", "t2"),
+        F.timestamp_diff("WEEK", "t1", "t2"),
+        F.timestamp_diff("day", "t2", "t1"),
+        F.months_between(F.lit("1997-02-28 10:30:00"), F.lit("1996-10-30")),
+    )
+    assert out.columns[5] == "timestampdiff(year, t1, t2)"
+    assert tuple(out.first()) == (
+        "2014-12-28 05:30:45.887",
+        "2014-12-28 06:30:45.887",
+        None,
+        "2018-03-11 09:00:07",
+        "2016-04-15 09:00:07",
+        8,
+        420,
+        -2944,
+        3.94959677,
+    )
+    with pytest.raises(Exception, match="DATETIME_FIELD_OUT_OF_BOUNDS|valid"):
+        df.select(F.make_timestamp("year", F.lit(13), "day", "hour", "min", "sec")).collect()

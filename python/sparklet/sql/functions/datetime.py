@@ -3,6 +3,8 @@ session's time zone, ``spark.sql.session.timeZone``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sparklet import _native
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.functions._core import ColumnOrName, _call, _fn, _lit_or_col, lit
@@ -19,6 +21,7 @@ __all__ = [
     "window", "cumulate_window", "session_window", "window_time", "make_dt_interval", "make_interval", "make_time", "time_trunc", "to_time", "try_to_timestamp", "try_to_date", "to_timestamp_ltz",
  "to_timestamp_ntz",
  "to_unix_timestamp",
+ "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz", "timestamp_add", "timestamp_diff",
 ]  # fmt: skip
 
 
@@ -436,3 +439,125 @@ def to_unix_timestamp(timestamp: ColumnOrName, format: ColumnOrName | None = Non
 def _int_or_col(value: ColumnOrName | int) -> Column:
     """An int as a literal, else a Column or column name."""
     return lit(value) if isinstance(value, int) else _to_col(value)
+
+
+def _make_timestamp(
+    name: str, fields: tuple[ColumnOrName | None, ...], timezone: ColumnOrName | None, date: Any, time: Any
+) -> Column:
+    if date is not None or time is not None:
+        from sparklet.errors import PySparkNotImplementedError
+
+        raise PySparkNotImplementedError(
+            f"[NOT_IMPLEMENTED] {name}(date=, time=) needs the TIME type, which sparklet does not have.",
+            errorClass="NOT_IMPLEMENTED",
+            messageParameters={"feature": f"{name} of a date and a time"},
+        )
+    if any(f is None for f in fields):
+        from sparklet.errors import PySparkValueError
+
+        raise PySparkValueError(
+            f"[CANNOT_BE_NONE] {name} takes years, months, days, hours, mins and secs.",
+            errorClass="CANNOT_BE_NONE",
+            messageParameters={"arg_name": "years, months, days, hours, mins, secs"},
+        )
+    cols = [_to_col(f) for f in fields if f is not None]
+    if timezone is not None:
+        cols.append(_to_col(timezone))
+    return _call(name, *cols)
+
+
+def make_timestamp(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    timezone: ColumnOrName | None = None,
+    date: ColumnOrName | None = None,
+    time: ColumnOrName | None = None,
+) -> Column:
+    """The timestamp of the fields as wall-clock time in ``timezone`` (the
+    session time zone by default); an invalid time is an error."""
+    return _make_timestamp("make_timestamp", (years, months, days, hours, mins, secs), timezone, date, time)
+
+
+def make_timestamp_ltz(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    timezone: ColumnOrName | None = None,
+) -> Column:
+    """As :func:`make_timestamp`."""
+    return _make_timestamp("make_timestamp_ltz", (years, months, days, hours, mins, secs), timezone, None, None)
+
+
+def make_timestamp_ntz(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    date: ColumnOrName | None = None,
+    time: ColumnOrName | None = None,
+) -> Column:
+    """The timestamp without time zone of the fields."""
+    return _make_timestamp("make_timestamp_ntz", (years, months, days, hours, mins, secs), None, date, time)
+
+
+def try_make_timestamp(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    timezone: ColumnOrName | None = None,
+    date: ColumnOrName | None = None,
+    time: ColumnOrName | None = None,
+) -> Column:
+    """As :func:`make_timestamp`, null for an invalid time."""
+    return _make_timestamp("try_make_timestamp", (years, months, days, hours, mins, secs), timezone, date, time)
+
+
+def try_make_timestamp_ltz(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    timezone: ColumnOrName | None = None,
+) -> Column:
+    """As :func:`make_timestamp_ltz`, null for an invalid time."""
+    return _make_timestamp("try_make_timestamp_ltz", (years, months, days, hours, mins, secs), timezone, None, None)
+
+
+def try_make_timestamp_ntz(
+    years: ColumnOrName | None = None,
+    months: ColumnOrName | None = None,
+    days: ColumnOrName | None = None,
+    hours: ColumnOrName | None = None,
+    mins: ColumnOrName | None = None,
+    secs: ColumnOrName | None = None,
+    date: ColumnOrName | None = None,
+    time: ColumnOrName | None = None,
+) -> Column:
+    """As :func:`make_timestamp_ntz`, null for an invalid time."""
+    return _make_timestamp("try_make_timestamp_ntz", (years, months, days, hours, mins, secs), None, date, time)
+
+
+def timestamp_add(unit: str, quantity: ColumnOrName, ts: ColumnOrName) -> Column:
+    """``ts`` moved by ``quantity`` ``unit``s (YEAR, QUARTER, MONTH, WEEK,
+    DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND), on the calendar
+    of the session time zone."""
+    return _call("timestampadd", lit(unit), _to_col(quantity), _to_col(ts))
+
+
+def timestamp_diff(unit: str, start: ColumnOrName, end: ColumnOrName) -> Column:
+    """Whole ``unit``s from ``start`` to ``end``."""
+    return _call("timestampdiff", lit(unit), _to_col(start), _to_col(end))

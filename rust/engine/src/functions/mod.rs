@@ -21,6 +21,7 @@ pub mod spark_sql;
 pub mod statistics;
 pub mod struct_fields;
 mod text;
+mod timestamps;
 pub mod udfs;
 pub mod user_udfs;
 mod vectors;

@@ -25,7 +25,7 @@ use crate::formats::datetime::{
 pub(super) type Kernel = fn(&[ArrayRef]) -> DFResult<ArrayRef>;
 
 /// A kernel that reads or writes wall-clock time in the session time zone.
-type ZonedKernel = fn(&[ArrayRef], &Tz) -> DFResult<ArrayRef>;
+pub(super) type ZonedKernel = fn(&[ArrayRef], &Tz) -> DFResult<ArrayRef>;
 
 #[derive(Debug)]
 enum Kernels {
@@ -88,7 +88,7 @@ fn session_zone_of(name: &Option<String>) -> DFResult<Tz> {
     }
 }
 
-fn ts_type() -> DataType {
+pub(super) fn ts_type() -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
 }
 
@@ -102,7 +102,7 @@ pub(super) fn strings(a: &ArrayRef) -> DFResult<StringArray> {
 
 /// The timestamp (µs, UTC) of any timestamp, date or string column (text
 /// being wall-clock time in `tz`).
-fn micros(a: &ArrayRef, tz: &Tz) -> DFResult<Vec<Option<i64>>> {
+pub(super) fn micros(a: &ArrayRef, tz: &Tz) -> DFResult<Vec<Option<i64>>> {
     if matches!(
         a.data_type(),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
@@ -582,7 +582,12 @@ fn raise_error_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     )))
 }
 
-fn zoned(name: &'static str, returns: DataType, kernel: ZonedKernel, vol: Volatility) -> ScalarUDF {
+pub(super) fn zoned(
+    name: &'static str,
+    returns: DataType,
+    kernel: ZonedKernel,
+    vol: Volatility,
+) -> ScalarUDF {
     ScalarUDF::new_from_impl(SparkFn {
         name,
         signature: Signature::variadic_any(vol),
@@ -641,5 +646,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::text::all())
     .chain(super::vectors::scalars())
     .chain(super::xpath::all())
+    .chain(super::timestamps::all())
     .collect()
 }
