@@ -881,3 +881,21 @@ def test_make_timestamp_and_calendar_arithmetic_by_unit(spark: SparkSession) -> 
     )
     with pytest.raises(Exception, match="DATETIME_FIELD_OUT_OF_BOUNDS|valid"):
         df.select(F.make_timestamp("year", F.lit(13), "day", "hour", "min", "sec")).collect()
+
+
+def test_star_arguments_regexp_position_instr_occurrence_and_scaled_rounding(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("aabcd", "a1b22c333", 2.1267)], "s STRING, t STRING, x DOUBLE")
+    counted = df.select(F.count(F.expr("*")))
+    assert counted.columns == ["count(1)"] and counted.first()[0] == 1
+    out = df.select(
+        F.hash("*") == F.hash("s", "t", "x"),
+        F.regexp_replace("t", r"(\d+)", "#", 4),
+        F.instr("s", "a", 1, 2),
+        F.instr("s", "b", 4),
+        F.floor("x", 2),
+        F.ceil("x", 1),
+    )
+    assert out.columns[2:] == ["instr(s, a, 1, 2)", "instr(s, b, 4, 1)", "floor(x, 2)", "ceil(x, 1)"]
+    first = out.first()
+    assert tuple(first)[:4] == (True, "a1b#c#", 2, 0)
+    assert (float(first[4]), float(first[5])) == (2.12, 2.2)

@@ -206,6 +206,24 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             if let Some(rebuilt) = crate::functions::struct_fields::resolve(&node, schema)? {
                 return Ok(Transformed::yes(rebuilt));
             }
+            // `hash("*")`: the function of every column, in order
+            if let Expr::ScalarFunction(f) = &node {
+                if f.args.iter().any(crate::functions::is_star) {
+                    let args = f
+                        .args
+                        .iter()
+                        .flat_map(|a| {
+                            if crate::functions::is_star(a) {
+                                schema.columns().into_iter().map(Expr::Column).collect()
+                            } else {
+                                vec![a.clone()]
+                            }
+                        })
+                        .collect();
+                    let call = ScalarFunction::new_udf(Arc::clone(&f.func), args);
+                    return Ok(Transformed::yes(Expr::ScalarFunction(call)));
+                }
+            }
             if let Expr::ScalarFunction(f) = &node {
                 if f.func.name() == "__sql_text" {
                     if let Some(Expr::Literal(ScalarValue::Utf8(Some(text)), _)) = f.args.first() {

@@ -61,7 +61,10 @@ def lit(col: Any) -> Column:
 
 
 def expr(str: str) -> Column:  # noqa: A002 - PySpark's parameter name
-    """A column from SQL text, resolved against the DataFrame it is used on."""
+    """A column from SQL text, resolved against the DataFrame it is used on
+    (``"*"``: every column, as in ``count(expr("*"))``)."""
+    if str.strip() == "*":
+        return col("*")
     return Column(_native.sql_expr(str))
 
 

@@ -155,9 +155,14 @@ def regexp_extract_all(str: ColumnOrName, regexp: ColumnOrName, idx: int | Colum
     return _call("regexp_extract_all", *args)
 
 
-def regexp_replace(string: ColumnOrName, pattern: str | Column, replacement: str | Column) -> Column:
-    """Replace every match of ``pattern`` with ``replacement``."""
-    return _call("regexp_replace", _to_col(string), _lit_or_col(pattern), _lit_or_col(replacement))
+def regexp_replace(
+    string: ColumnOrName, pattern: str | Column, replacement: str | Column, position: int | Column | None = None
+) -> Column:
+    """Replace every match of ``pattern`` with ``replacement`` (from 1-based ``position`` on)."""
+    args = [_to_col(string), _lit_or_col(pattern), _lit_or_col(replacement)]
+    if position is not None:
+        args.append(_lit_or_col(position))
+    return _call("regexp_replace", *args)
 
 
 def regexp_count(str: ColumnOrName, regexp: ColumnOrName) -> Column:  # noqa: A002
@@ -222,9 +227,20 @@ def translate(srcCol: ColumnOrName, matching: str, replace: str) -> Column:
     return _call("translate", _to_col(srcCol), lit(matching), lit(replace))
 
 
-def instr(str: ColumnOrName, substr: Column | str) -> Column:  # noqa: A002
-    """1-based position of the first ``substr`` (a literal) in ``str``; 0 when absent."""
-    return _call("instr", _to_col(str), _lit_or_col(substr))
+def instr(
+    str: ColumnOrName,  # noqa: A002
+    substr: Column | str,
+    start: Column | int | None = None,
+    occurrence: Column | int | None = None,
+) -> Column:
+    """1-based position of the first ``substr`` (a literal) in ``str`` (the
+    ``occurrence``-th at or after ``start``); 0 when absent."""
+    args = [_to_col(str), _lit_or_col(substr)]
+    if start is not None or occurrence is not None:
+        args.append(_lit_or_col(1 if start is None else start))
+    if occurrence is not None:
+        args.append(_lit_or_col(occurrence))
+    return _call("instr", *args)
 
 
 def locate(substr: str, str: ColumnOrName, pos: int = 1) -> Column:  # noqa: A002

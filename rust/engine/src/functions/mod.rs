@@ -72,6 +72,11 @@ pub fn binary(op: &str, left: Expr, right: Expr) -> Result<Expr> {
     Ok(binary_expr(left, operator, right))
 }
 
+/// Whether `e` is `F.col("*")`: every column (`count("*")`, `hash("*")`).
+pub fn is_star(e: &Expr) -> bool {
+    matches!(e, Expr::Column(c) if c.relation.is_none() && c.name == "*")
+}
+
 /// `F.col(name)`: `a.b` is column `b` of relation `a` (resolved against the
 /// DataFrame later), `` `a.b` `` is a column literally named `a.b`.
 pub fn column(name: &str) -> Expr {
@@ -104,15 +109,7 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 /// Functions of `datafusion-spark` (Spark's semantics) that take the place
 /// of DataFusion's namesake; the crate's others fill names nothing else has.
 /// (`ceil`/`floor` give a bigint, as Spark's do.)
-const SPARK_OVER_DATAFUSION: &[&str] = &[
-    "sha2",
-    "sha1",
-    "crc32",
-    "xxhash64",
-    "ceil",
-    "floor",
-    "array_contains",
-];
+const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "array_contains"];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
 /// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.
@@ -197,7 +194,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("length", "character_length"),
     ("char_length", "character_length"),
     ("substring", "substr"),
-    ("instr", "strpos"),
     ("current_timestamp", "now"),
     ("pow", "power"),
     ("size", "cardinality"),
@@ -260,14 +256,27 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
     match lower.as_str() {
         "regexp_replace" => {
             let mut args = args;
-            if args.len() != 3 {
+            if !(3..=4).contains(&args.len()) {
                 return Err(Error::analysis(
                     "WRONG_NUM_ARGS",
-                    "regexp_replace takes (str, pattern, replacement)",
+                    "regexp_replace takes (str, pattern, replacement[, position])",
                 ));
             }
+            // from 1-based `position` on: the text before it kept as it is
+            let position =
+                (args.len() == 4).then(|| cast(args.remove(3), arrow::datatypes::DataType::Int64));
             args.push(lit("g")); // Spark replaces every match
-            scalar(state, "regexp_replace", args)
+            let Some(position) = position else {
+                return scalar(state, "regexp_replace", args);
+            };
+            use datafusion::functions::unicode::expr_fn::{left, substr};
+            let text = args[0].clone();
+            args[0] = substr(text.clone(), position.clone());
+            let replaced = scalar(state, "regexp_replace", args)?;
+            let kept = left(text, position - lit(1i64));
+            Ok(datafusion::functions::string::expr_fn::concat(vec![
+                kept, replaced,
+            ]))
         }
         "isnan" => {
             let a = args
@@ -373,6 +382,12 @@ pub fn spark_aggregates() -> Vec<AggregateUDF> {
 /// issues and by batch DataFrames now).
 fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
     let (df_name, distinct) = aggregate_name(name);
+    // count(*) counts rows, as count(1)
+    let args = if df_name == "count" && args.len() == 1 && is_star(&args[0]) {
+        vec![lit(1)]
+    } else {
+        args
+    };
     let f = state.udaf(df_name);
     // first/last(col, ignorenulls): the flag is the null treatment
     let mut args = args;

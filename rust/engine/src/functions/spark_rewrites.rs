@@ -228,6 +228,45 @@ fn with_backslash_escapes(pattern: Expr, c: char) -> Expr {
     replace(escapes, lit(HELD), lit(escape))
 }
 
+/// `ceil(x)` / `floor(x)` is Spark's (a bigint for a number); with a
+/// scale, the value to that many decimal places (a double).
+fn rounded_type(t: &[DataType]) -> DFResult<DataType> {
+    match t {
+        [_, _] => Ok(DataType::Float64),
+        [_] => datafusion_spark::function::math::ceil().return_type(t),
+        _ => Err(datafusion::error::DataFusionError::Plan(
+            "[WRONG_NUM_ARGS] ceil and floor take (col[, scale])".into(),
+        )),
+    }
+}
+
+fn rounded(
+    mut a: Vec<Expr>,
+    t: &[DataType],
+    spark: std::sync::Arc<ScalarUDF>,
+    to_integer: fn(Expr) -> Expr,
+) -> DFResult<Expr> {
+    if a.len() == 1 {
+        return Ok(call_udf(spark, a));
+    }
+    let scale = match &a[1] {
+        Expr::Literal(v, _) => match v.cast_to(&DataType::Int64) {
+            Ok(ScalarValue::Int64(Some(s))) if (0..=18).contains(&s) => s,
+            _ => -1,
+        },
+        _ => -1,
+    };
+    if scale < 0 {
+        return Err(datafusion::error::DataFusionError::Plan(format!(
+            "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the scale of ceil/floor must be an integer literal from 0 to 18, not {:?}",
+            t[1]
+        )));
+    }
+    let factor = 10f64.powi(scale as i32);
+    let x = cast(a.remove(0), DataType::Float64);
+    Ok(to_integer(x * lit(factor)) / lit(factor))
+}
+
 /// A zone name with Java's short ids (`PST`) written out.
 fn java_zone(zone: Expr) -> Expr {
     use crate::formats::datetime::JAVA_SHORT_ZONE_IDS;
@@ -583,6 +622,13 @@ pub fn all() -> Vec<ScalarUDF> {
                 vec![keys, values],
             );
             null_if_any_null(maps, joined, &common)
+        }),
+        // ceil / floor: a bigint, or to `scale` decimal places (a decimal)
+        rewrite("ceil", 0, rounded_type, |_, a, t| {
+            rounded(a, t, datafusion_spark::function::math::ceil(), m::ceil)
+        }),
+        rewrite("floor", 0, rounded_type, |_, a, t| {
+            rounded(a, t, datafusion_spark::function::math::floor(), m::floor)
         }),
         // like / ilike with an escape character (a one-character literal)
         rewrite(

@@ -25,6 +25,7 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("regexp_extract_all", list_of_strings(), regexp_extract_all),
         kernel_udf("json_array_length", DataType::Int32, json_array_length),
         kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
+        kernel_udf("instr", DataType::Int32, instr),
         kernel_udf("contains", DataType::Boolean, |a| {
             bytes_test("contains", a, |x, y| {
                 y.is_empty() || x.windows(y.len()).any(|w| w == y)
@@ -69,6 +70,49 @@ fn bytes_test(
         .iter()
         .zip(right.iter())
         .map(|(l, r)| Some(f(l?, r?)))
+        .collect();
+    Ok(Arc::new(out))
+}
+
+/// `instr(str, substr[, start, occurrence])`: the 1-based position (in
+/// characters) of the `occurrence`-th `substr` at or after `start`, 0 when
+/// there is none.
+fn instr(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    if !(2..=4).contains(&args.len()) {
+        return Err(wrong_args("instr", "(str, substr[, start[, occurrence]])"));
+    }
+    let (text, sub) = (strings(&args[0])?, strings(&args[1])?);
+    let number = |i: usize| -> DFResult<Option<arrow::array::Int64Array>> {
+        args.get(i).map(ints).transpose()
+    };
+    let (start, occurrence) = (number(2)?, number(3)?);
+    let at = |a: &Option<arrow::array::Int64Array>, row: usize| match a {
+        None => Some(1),
+        Some(a) => a.is_valid(row).then(|| a.value(row)),
+    };
+    let out: Int32Array = (0..text.len())
+        .map(|row| {
+            let (true, true, Some(start), Some(nth)) = (
+                text.is_valid(row),
+                sub.is_valid(row),
+                at(&start, row),
+                at(&occurrence, row),
+            ) else {
+                return None;
+            };
+            let (hay, needle) = (text.value(row), sub.value(row));
+            let chars: Vec<(usize, char)> = hay.char_indices().collect();
+            let mut found = 0;
+            for (i, (byte, _)) in chars.iter().enumerate().skip((start.max(1) - 1) as usize) {
+                if hay[*byte..].starts_with(needle) {
+                    found += 1;
+                    if found == nth {
+                        return Some(i as i32 + 1);
+                    }
+                }
+            }
+            Some(0)
+        })
         .collect();
     Ok(Arc::new(out))
 }

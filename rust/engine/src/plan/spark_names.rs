@@ -235,6 +235,9 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("position", 2) => with("1"),
         ("regexp_instr", 2) => with("0"),
         ("regexp_extract_all", 2) => with("1"),
+        ("instr", 3) => with("1"),
+        // with a scale, Spark's names are lower case (CEIL(x) without)
+        ("ceil" | "floor" | "ceiling", 2) => format!("{name}({}, {})", n(0), n(1)),
         ("to_unix_timestamp", 1) => with("yyyy-MM-dd HH:mm:ss"),
         ("vector_norm" | "vector_normalize", 1) => with("2.0"),
         ("assert_true", 1) => with(&format!("'{}' is not true!", n(0))),
