@@ -899,3 +899,29 @@ def test_star_arguments_regexp_position_instr_occurrence_and_scaled_rounding(spa
     first = out.first()
     assert tuple(first)[:4] == (True, "a1b#c#", 2, 0)
     assert (float(first[4]), float(first[5])) == (2.12, 2.2)
+
+
+def test_base32_hmac_jaro_winkler_sentences_and_lenient_binary(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(b"foobar", "key", "message", "MARTHA", "MARHTA", "Hi there! It's late.")],
+        "b BINARY, k STRING, m STRING, l STRING, r STRING, s STRING",
+    )
+    out = df.select(
+        F.to_base32("b"),
+        F.from_base32(F.to_base32("b")),
+        F.hex(F.hmac("k", "m")),
+        F.hex(F.hmac("k", "m", F.lit("SHA-1"))),
+        F.jaro_winkler_similarity("l", "r"),
+        F.sentences("s"),
+        F.try_to_binary(F.lit("xyz"), F.lit("hex")),
+    )
+    assert out.columns[2] == "hex(hmac(k, m, SHA-256))" and out.columns[5] == "sentences(s, , )"
+    assert tuple(out.first()) == (
+        "MZXW6YTBOI======",
+        bytearray(b"foobar"),
+        "6E9EF29B75FFFC5B7ABAE527D58FDADB2FE42E7219011976917343065F58ED4A",
+        "2088DF74D5F2146B48146CAF4965377E9D0BE3A4",
+        pytest.approx(0.9611111111111111),
+        [["Hi", "there"], ["It's", "late"]],
+        None,
+    )

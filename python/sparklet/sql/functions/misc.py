@@ -13,6 +13,7 @@ __all__ = [
     "equal_null", "typeof", "bitmap_bit_position", "bitmap_bucket_number", "bitmap_count",
  "json_array_length", "json_object_keys", "validate_utf8", "try_validate_utf8", "collation", "assert_true", "raise_error", "call_udf",
  "xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long", "xpath_number", "xpath_short", "xpath_string",
+ "hmac",
 ]  # fmt: skip
 
 
@@ -218,3 +219,11 @@ def xpath_short(xml: ColumnOrName, path: ColumnOrName) -> Column:
 def xpath_string(xml: ColumnOrName, path: ColumnOrName) -> Column:
     """The string value of the XPath ``path`` over ``xml`` (of its first node)."""
     return _fn("xpath_string", xml, path)
+
+
+def hmac(key: ColumnOrName, message: ColumnOrName, algorithm: ColumnOrName | None = None) -> Column:
+    """The HMAC of ``message`` with ``key`` (``SHA-256`` by default; also
+    ``SHA-1``, ``SHA-224``, ``SHA-384``, ``SHA-512``, ``MD5``)."""
+    if algorithm is None:
+        return _fn("hmac", key, message)
+    return _fn("hmac", key, message, algorithm)

@@ -16,6 +16,7 @@ __all__ = [
     "char", "base64", "unbase64", "format_string", "printf", "levenshtein", "soundex", "space",
     "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar", "to_binary", "try_to_binary",
  "mask", "format_number",
+ "to_base32", "from_base32", "jaro_winkler_similarity", "sentences",
 ]  # fmt: skip
 
 
@@ -439,3 +440,30 @@ def mask(
 def format_number(col: ColumnOrName, d: int) -> Column:
     """The number formatted as ``#,###,###.##`` with ``d`` decimals (rounded half to even)."""
     return _call("format_number", _to_col(col), lit(d))
+
+
+def to_base32(col: ColumnOrName) -> Column:
+    """The bytes (or a string's UTF-8 bytes) as RFC 4648 base32 text."""
+    return _fn("to_base32", col)
+
+
+def from_base32(col: ColumnOrName) -> Column:
+    """The bytes of base32 text (null where it is not base32)."""
+    return _fn("from_base32", col)
+
+
+def jaro_winkler_similarity(left: ColumnOrName, right: ColumnOrName) -> Column:
+    """The Jaro-Winkler similarity of two strings, from 0 to 1."""
+    return _fn("jaro_winkler_similarity", left, right)
+
+
+def sentences(
+    string: ColumnOrName, language: ColumnOrName | None = None, country: ColumnOrName | None = None
+) -> Column:
+    """The text's sentences, each an array of its words."""
+    args = [_to_col(string)]
+    if language is not None or country is not None:
+        args.append(lit("") if language is None else _to_col(language))
+    if country is not None:
+        args.append(_to_col(country))
+    return _call("sentences", *args)

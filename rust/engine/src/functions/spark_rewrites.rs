@@ -311,7 +311,9 @@ fn charset(e: &Expr) -> DFResult<()> {
     }
 }
 
-fn to_binary(mut a: Vec<Expr>) -> DFResult<Expr> {
+/// `to_binary(str, format)`; `lenient` (`try_to_binary`): malformed hex is
+/// null (datafusion-spark's `unhex`) rather than an error.
+fn to_binary(mut a: Vec<Expr>, lenient: bool) -> DFResult<Expr> {
     use datafusion::functions::encoding::expr_fn::decode;
     let format = match a.get(1) {
         None => "hex".to_string(),
@@ -324,6 +326,7 @@ fn to_binary(mut a: Vec<Expr>) -> DFResult<Expr> {
     };
     let s = a.remove(0);
     Ok(match format.as_str() {
+        "hex" if lenient => call_udf(datafusion_spark::function::math::unhex(), vec![s]),
         "hex" => decode(cast(s, DataType::Binary), lit("hex")),
         "base64" => decode(cast(s, DataType::Binary), lit("base64pad")),
         "utf-8" | "utf8" => cast(s, DataType::Binary),
@@ -867,13 +870,13 @@ pub fn all() -> Vec<ScalarUDF> {
             "to_binary",
             0,
             |_| Ok(DataType::Binary),
-            |_, a, _| to_binary(a),
+            |_, a, _| to_binary(a, false),
         ),
         rewrite(
             "try_to_binary",
             0,
             |_| Ok(DataType::Binary),
-            |_, a, _| to_binary(a),
+            |_, a, _| to_binary(a, true),
         ),
         // datafusion-spark's date functions, with Spark's reading of text
         // and timestamps as dates (`add_months('2015-04-08', 1)`)

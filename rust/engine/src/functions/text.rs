@@ -26,6 +26,19 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("json_array_length", DataType::Int32, json_array_length),
         kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
         kernel_udf("instr", DataType::Int32, instr),
+        kernel_udf("to_base32", DataType::Utf8, to_base32),
+        kernel_udf("from_base32", DataType::Binary, from_base32),
+        kernel_udf("hmac", DataType::Binary, hmac),
+        kernel_udf(
+            "jaro_winkler_similarity",
+            DataType::Float64,
+            jaro_winkler_similarity,
+        ),
+        kernel_udf(
+            "sentences",
+            DataType::List(Arc::new(Field::new("item", list_of_strings(), true))),
+            sentences,
+        ),
         kernel_udf("contains", DataType::Boolean, |a| {
             bytes_test("contains", a, |x, y| {
                 y.is_empty() || x.windows(y.len()).any(|w| w == y)
@@ -115,6 +128,215 @@ fn instr(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         })
         .collect();
     Ok(Arc::new(out))
+}
+
+const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// `to_base32(bin)`: RFC 4648 base32, padded with `=`.
+fn to_base32(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [bin] = args else {
+        return Err(wrong_args("to_base32", "(col)"));
+    };
+    let bin = cast(bin, &DataType::Binary)?;
+    let out: arrow::array::StringArray = bin
+        .as_binary::<i32>()
+        .iter()
+        .map(|b| {
+            b.map(|bytes| {
+                let mut text = String::new();
+                for chunk in bytes.chunks(5) {
+                    let mut block = [0u8; 5];
+                    block[..chunk.len()].copy_from_slice(chunk);
+                    let bits = block.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+                    let chars = (chunk.len() * 8).div_ceil(5);
+                    for i in 0..8 {
+                        if i < chars {
+                            text.push(BASE32[((bits >> (35 - 5 * i)) & 31) as usize] as char);
+                        } else {
+                            text.push('=');
+                        }
+                    }
+                }
+                text
+            })
+        })
+        .collect();
+    Ok(Arc::new(out))
+}
+
+/// `from_base32(str)`: the bytes of RFC 4648 base32 text (null where it is
+/// not base32).
+fn from_base32(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [text] = args else {
+        return Err(wrong_args("from_base32", "(col)"));
+    };
+    let text = strings(text)?;
+    let decode = |s: &str| -> Option<Vec<u8>> {
+        let (mut bits, mut count, mut out) = (0u64, 0u32, Vec::new());
+        for c in s.trim_end_matches('=').bytes() {
+            let v = BASE32.iter().position(|b| *b == c.to_ascii_uppercase())? as u64;
+            bits = (bits << 5) | v;
+            count += 5;
+            if count >= 8 {
+                count -= 8;
+                out.push((bits >> count) as u8);
+                bits &= (1 << count) - 1;
+            }
+        }
+        Some(out)
+    };
+    let out: arrow::array::BinaryArray = text.iter().map(|s| s.and_then(decode)).collect();
+    Ok(Arc::new(out))
+}
+
+/// `hmac(key, message[, algorithm])`: the HMAC of the message (SHA-256 by
+/// default; SHA-1, SHA-224, SHA-384, SHA-512, MD5 as named).
+fn hmac(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    use sha2::Digest;
+    if !(2..=3).contains(&args.len()) {
+        return Err(wrong_args("hmac", "(key, message[, algorithm])"));
+    }
+    let (key, message) = (
+        cast(&args[0], &DataType::Binary)?,
+        cast(&args[1], &DataType::Binary)?,
+    );
+    let (key, message) = (key.as_binary::<i32>(), message.as_binary::<i32>());
+    let algorithms = args.get(2).map(strings).transpose()?;
+    fn mac<D: Digest>(block: usize, key: &[u8], message: &[u8]) -> Vec<u8> {
+        let mut k = if key.len() > block {
+            D::digest(key).to_vec()
+        } else {
+            key.to_vec()
+        };
+        k.resize(block, 0);
+        let pad = |byte: u8| k.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+        let inner = D::new()
+            .chain_update(pad(0x36))
+            .chain_update(message)
+            .finalize();
+        D::new()
+            .chain_update(pad(0x5c))
+            .chain_update(inner)
+            .finalize()
+            .to_vec()
+    }
+    let mut out = arrow::array::BinaryBuilder::new();
+    for row in 0..key.len() {
+        let algorithm = match &algorithms {
+            Some(a) if a.is_null(row) => None,
+            Some(a) => Some(a.value(row).to_ascii_uppercase()),
+            None => Some("SHA-256".to_string()),
+        };
+        let (Some(algorithm), true, true) = (algorithm, key.is_valid(row), message.is_valid(row))
+        else {
+            out.append_null();
+            continue;
+        };
+        let (k, m) = (key.value(row), message.value(row));
+        let digest = match algorithm.replace('-', "").as_str() {
+            "SHA256" => mac::<sha2::Sha256>(64, k, m),
+            "SHA224" => mac::<sha2::Sha224>(64, k, m),
+            "SHA384" => mac::<sha2::Sha384>(128, k, m),
+            "SHA512" => mac::<sha2::Sha512>(128, k, m),
+            "SHA1" | "SHA" => mac::<sha1::Sha1>(64, k, m),
+            "MD5" => mac::<md5::Md5>(64, k, m),
+            other => {
+                return Err(DataFusionError::Execution(format!(
+                    "[INVALID_PARAMETER_VALUE.ALGORITHM] hmac does not know the algorithm '{other}'; it takes SHA-256, SHA-224, SHA-384, SHA-512, SHA-1 or MD5"
+                )))
+            }
+        };
+        out.append_value(digest);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// The Jaro-Winkler similarity of two strings (prefix scale 0.1, up to 4
+/// characters of common prefix).
+fn jaro_winkler(a: &str, b: &str) -> f64 {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let window = (a.len().max(b.len()) / 2).saturating_sub(1);
+    let (mut a_matched, mut b_matched) = (vec![false; a.len()], vec![false; b.len()]);
+    let mut matches = 0usize;
+    for (i, ca) in a.iter().enumerate() {
+        let (lo, hi) = (i.saturating_sub(window), (i + window + 1).min(b.len()));
+        for j in lo..hi {
+            if !b_matched[j] && b[j] == *ca {
+                a_matched[i] = true;
+                b_matched[j] = true;
+                matches += 1;
+                break;
+            }
+        }
+    }
+    if matches == 0 {
+        return 0.0;
+    }
+    let a_seq = a
+        .iter()
+        .zip(&a_matched)
+        .filter(|(_, m)| **m)
+        .map(|(c, _)| c);
+    let b_seq = b
+        .iter()
+        .zip(&b_matched)
+        .filter(|(_, m)| **m)
+        .map(|(c, _)| c);
+    let transpositions = a_seq.zip(b_seq).filter(|(x, y)| x != y).count() / 2;
+    let m = matches as f64;
+    let jaro = (m / a.len() as f64 + m / b.len() as f64 + (m - transpositions as f64) / m) / 3.0;
+    let prefix = a.iter().zip(&b).take(4).take_while(|(x, y)| x == y).count() as f64;
+    jaro + prefix * 0.1 * (1.0 - jaro)
+}
+
+fn jaro_winkler_similarity(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [left, right] = args else {
+        return Err(wrong_args("jaro_winkler_similarity", "(left, right)"));
+    };
+    let (left, right) = (strings(left)?, strings(right)?);
+    let out: arrow::array::Float64Array = left
+        .iter()
+        .zip(right.iter())
+        .map(|(l, r)| Some(jaro_winkler(l?, r?)))
+        .collect();
+    Ok(Arc::new(out))
+}
+
+/// `sentences(str[, lang, country])`: the text's sentences (split at `.`,
+/// `!`, `?`), each a list of its words (letters, digits and apostrophes).
+fn sentences(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let Some(text) = args.first() else {
+        return Err(wrong_args("sentences", "(str[, lang, country])"));
+    };
+    let text = strings(text)?;
+    let mut out = ListBuilder::new(ListBuilder::new(StringBuilder::new()));
+    for s in text.iter() {
+        let Some(s) = s else {
+            out.append_null();
+            continue;
+        };
+        for sentence in s.split(['.', '!', '?']) {
+            let words: Vec<&str> = sentence
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty())
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            for w in words {
+                out.values().values().append_value(w);
+            }
+            out.values().append(true);
+        }
+        out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 /// `conv(num, fromBase, toBase)`: the number written in `fromBase` (its
@@ -396,6 +618,13 @@ mod tests {
         assert_eq!(conv_one("-1", 10, 16).as_deref(), Some("FFFFFFFFFFFFFFFF"));
         assert_eq!(conv_one("12z", 10, 2).as_deref(), Some("1100"));
         assert_eq!(conv_one("z", 10, 2), None);
+    }
+
+    #[test]
+    fn jaro_winkler_matches_the_reference_values() {
+        assert!((jaro_winkler("MARTHA", "MARHTA") - 0.9611111111111111).abs() < 1e-12);
+        assert!((jaro_winkler("DIXON", "DICKSONX") - 0.8133333333333332).abs() < 1e-12);
+        assert_eq!(jaro_winkler("", ""), 1.0);
     }
 
     #[test]

@@ -236,6 +236,9 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("regexp_instr", 2) => with("0"),
         ("regexp_extract_all", 2) => with("1"),
         ("instr", 3) => with("1"),
+        ("hmac", 2) => with("SHA-256"),
+        ("sentences", 1) => format!("sentences({}, , )", n(0)),
+        ("sentences", 2) => with(""),
         // with a scale, Spark's names are lower case (CEIL(x) without)
         ("ceil" | "floor" | "ceiling", 2) => format!("{name}({}, {})", n(0), n(1)),
         ("to_unix_timestamp", 1) => with("yyyy-MM-dd HH:mm:ss"),
