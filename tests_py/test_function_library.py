@@ -925,3 +925,16 @@ def test_base32_hmac_jaro_winkler_sentences_and_lenient_binary(spark: SparkSessi
         [["Hi", "there"], ["It's", "late"]],
         None,
     )
+
+
+def test_top_k_by_distinct_combinations_and_seeded_random(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [("a", 10, 1), ("b", 50, 1), ("c", 20, None), ("d", 40, 2), ("b", 50, 1)], "x STRING, y INT, z INT"
+    )
+    out = df.select(F.max_by("x", "y", 2), F.min_by("x", "y", 2), F.count_distinct("x", "z"))
+    assert out.columns == ["max_by(x, y, 2)", "min_by(x, y, 2)", "count(DISTINCT x, z)"]
+    assert tuple(out.first()) == (["b", "b"], ["a", "c"], 3)
+    seeded = spark.range(5).select(F.rand(42).alias("r"), F.randn(7).alias("n"))
+    first, again = seeded.collect(), spark.range(5).select(F.rand(42).alias("r"), F.randn(7).alias("n")).collect()
+    assert first == again
+    assert all(0.0 <= r.r < 1.0 for r in first)

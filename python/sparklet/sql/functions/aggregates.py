@@ -141,8 +141,13 @@ def approx_count_distinct(col: ColumnOrName, rsd: float | None = None) -> Column
 
 
 def countDistinct(col: ColumnOrName, *cols: ColumnOrName) -> Column:
-    """Number of distinct values."""
-    return _fn("count_distinct", col, *cols)
+    """Number of distinct values (of distinct combinations of the columns,
+    counting those without a null)."""
+    if not cols:
+        return _fn("count_distinct", col)
+    all_cols = [_to_col(c) for c in (col, *cols)]
+    names = ", ".join(c._expr.name() for c in all_cols)
+    return _call("count_distinct", *all_cols).alias(f"count(DISTINCT {names})")
 
 
 count_distinct = countDistinct
@@ -278,13 +283,7 @@ def count_if(col: ColumnOrName) -> Column:
 
 def _by(name: str, col: ColumnOrName, ord: ColumnOrName, k: int | None) -> Column:
     if k is not None:
-        from sparklet.errors import PySparkNotImplementedError
-
-        raise PySparkNotImplementedError(
-            f"[NOT_IMPLEMENTED] {name} with k (an array of the top k values) is not supported by sparklet.",
-            errorClass="NOT_IMPLEMENTED",
-            messageParameters={"feature": f"{name} with k"},
-        )
+        return _call(name, _to_col(col), _to_col(ord), lit(k))
     return _fn(name, col, ord)
 
 

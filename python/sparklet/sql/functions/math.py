@@ -14,6 +14,7 @@ __all__ = [
     "try_subtract", "try_multiply", "try_divide", "try_mod", "bitwise_not", "bit_count", "bit_get",
     "getbit", "shiftleft", "shiftright", "shiftrightunsigned",
  "vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm", "vector_normalize",
+ "rand", "randn",
 ]  # fmt: skip
 
 
@@ -372,3 +373,15 @@ def vector_norm(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Col
 def vector_normalize(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Column:
     """The float vector scaled to unit Lp norm (``degree`` 2.0 by default)."""
     return _fn("vector_normalize", vector) if degree is None else _fn("vector_normalize", vector, degree)
+
+
+def rand(seed: int | None = None) -> Column:
+    """Uniform random doubles in [0, 1): with a ``seed``, the same values
+    each run over the same input (not Spark's values)."""
+    return _call("rand") if seed is None else _call("rand", lit(seed))
+
+
+def randn(seed: int | None = None) -> Column:
+    """Standard normal random doubles: with a ``seed``, the same values each
+    run over the same input (not Spark's values)."""
+    return _call("randn") if seed is None else _call("randn", lit(seed))

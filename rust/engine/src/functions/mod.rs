@@ -12,6 +12,7 @@ mod lambdas;
 mod murmur3;
 mod named_aggregate;
 pub mod over;
+mod random;
 pub mod range_table;
 mod rounding;
 pub mod sketches;
@@ -278,6 +279,13 @@ pub fn call(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
                 kept, replaced,
             ]))
         }
+        "rand" | "randn" => {
+            let f = random::fresh(&lower).ok_or_else(|| Error::Internal("rand".into()))?;
+            Ok(Expr::ScalarFunction(ScalarFunction::new_udf(
+                Arc::new(f),
+                args,
+            )))
+        }
         "isnan" => {
             let a = args
                 .into_iter()
@@ -385,6 +393,23 @@ fn aggregate(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> 
     // count(*) counts rows, as count(1)
     let args = if df_name == "count" && args.len() == 1 && is_star(&args[0]) {
         vec![lit(1)]
+    } else if df_name == "count" && distinct && args.len() > 1 {
+        // count(DISTINCT a, b): the distinct combinations without a null
+        let none_null = args
+            .iter()
+            .cloned()
+            .map(Expr::is_not_null)
+            .reduce(Expr::and)
+            .unwrap_or(lit(true));
+        let fields = args
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| [lit(format!("c{i}")), a.clone()])
+            .collect();
+        let combination = datafusion::functions::core::expr_fn::named_struct(fields);
+        vec![datafusion::logical_expr::when(none_null, combination)
+            .end()
+            .map_err(Error::from_planning)?]
     } else {
         args
     };

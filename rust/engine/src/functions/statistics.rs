@@ -47,8 +47,16 @@ pub fn all() -> Vec<AggregateUDF> {
         make("kurtosis", Kind::Kurtosis, 1),
         make("product", Kind::Product, 1),
         make("count_if", Kind::CountIf, 1),
-        make("max_by", Kind::MaxBy, 2),
-        make("min_by", Kind::MinBy, 2),
+        AggregateUDF::new_from_impl(Statistic {
+            name: "max_by",
+            kind: Kind::MaxBy,
+            signature: Signature::variadic_any(Volatility::Immutable),
+        }),
+        AggregateUDF::new_from_impl(Statistic {
+            name: "min_by",
+            kind: Kind::MinBy,
+            signature: Signature::variadic_any(Volatility::Immutable),
+        }),
         make("percentile", Kind::Percentile, 2),
         AggregateUDF::new_from_impl(Statistic {
             name: "percentile_approx",
@@ -78,6 +86,10 @@ impl AggregateUDFImpl for Statistic {
         Ok(match self.kind {
             Kind::Skewness | Kind::Kurtosis | Kind::Product | Kind::Percentile => DataType::Float64,
             Kind::CountIf => DataType::Int64,
+            // with k, the k values of the largest (smallest) orderings
+            Kind::MaxBy | Kind::MinBy if arg_types.len() == 3 => {
+                DataType::new_list(arg_types[0].clone(), true)
+            }
             Kind::MaxBy | Kind::MinBy => arg_types[0].clone(),
             Kind::PercentileApprox => match arg_types.get(1) {
                 Some(DataType::List(_)) => DataType::new_list(arg_types[0].clone(), false),
@@ -103,6 +115,16 @@ impl AggregateUDFImpl for Statistic {
             Kind::Percentile | Kind::PercentileApprox => {
                 vec![field("values", DataType::new_list(DataType::Float64, true))]
             }
+            Kind::MaxBy | Kind::MinBy if args.input_fields.len() == 3 => vec![
+                field(
+                    "values",
+                    DataType::new_list(args.input_fields[0].data_type().clone(), true),
+                ),
+                field(
+                    "orderings",
+                    DataType::new_list(args.input_fields[1].data_type().clone(), true),
+                ),
+            ],
             Kind::MaxBy | Kind::MinBy => vec![
                 field("value", args.input_fields[0].data_type().clone()),
                 field("ordering", args.input_fields[1].data_type().clone()),
@@ -119,6 +141,28 @@ impl AggregateUDFImpl for Statistic {
             Kind::CountIf => Box::new(CountIf(0)),
             Kind::Percentile => Box::new(KeptValues::percentile(&args)?),
             Kind::PercentileApprox => Box::new(KeptValues::nearest(&args)?),
+            Kind::MaxBy | Kind::MinBy if args.exprs.len() == 3 => {
+                use datafusion::physical_expr::expressions::Literal;
+                let k = args.exprs[2]
+                    .downcast_ref::<Literal>()
+                    .and_then(|l| match l.value().cast_to(&DataType::Int64) {
+                        Ok(ScalarValue::Int64(Some(k))) if k > 0 => Some(k as usize),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        datafusion::error::DataFusionError::Plan(format!(
+                            "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] {}: k must be a positive integer literal",
+                            self.name
+                        ))
+                    })?;
+                Box::new(TopBy {
+                    max: self.kind == Kind::MaxBy,
+                    k,
+                    value_type: args.exprs[0].data_type(args.schema)?,
+                    ordering_type: args.exprs[1].data_type(args.schema)?,
+                    kept: Vec::new(),
+                })
+            }
             Kind::MaxBy | Kind::MinBy => {
                 let value_type = args.exprs[0].data_type(args.schema)?;
                 let ord_type = args.exprs[1].data_type(args.schema)?;
@@ -309,6 +353,75 @@ impl By {
             }
         }
         Ok(())
+    }
+}
+
+/// `max_by(x, y, k)` / `min_by(x, y, k)`: the values of the k largest
+/// (smallest) orderings, best first.
+#[derive(Debug)]
+struct TopBy {
+    max: bool,
+    k: usize,
+    value_type: DataType,
+    ordering_type: DataType,
+    /// (ordering, value), best first
+    kept: Vec<(ScalarValue, ScalarValue)>,
+}
+
+impl TopBy {
+    fn take(&mut self, values: &ArrayRef, orderings: &ArrayRef) -> Result<()> {
+        for i in 0..orderings.len() {
+            if orderings.is_null(i) {
+                continue;
+            }
+            let o = ScalarValue::try_from_array(orderings, i)?;
+            let v = ScalarValue::try_from_array(values, i)?;
+            self.kept.push((o, v));
+        }
+        let max = self.max;
+        self.kept.sort_by(|a, b| {
+            let order = a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal);
+            if max {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+        self.kept.truncate(self.k);
+        Ok(())
+    }
+
+    fn list(values: Vec<ScalarValue>, t: &DataType) -> ScalarValue {
+        ScalarValue::List(ScalarValue::new_list_nullable(&values, t))
+    }
+}
+
+impl Accumulator for TopBy {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        self.take(&values[0], &values[1])
+    }
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let (values, orderings) = (states[0].as_list::<i32>(), states[1].as_list::<i32>());
+        for i in 0..values.len() {
+            if !values.is_null(i) {
+                self.take(&values.value(i), &orderings.value(i))?;
+            }
+        }
+        Ok(())
+    }
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        let (orderings, values): (Vec<_>, Vec<_>) = self.kept.iter().cloned().unzip();
+        Ok(vec![
+            Self::list(values, &self.value_type),
+            Self::list(orderings, &self.ordering_type),
+        ])
+    }
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let values = self.kept.iter().map(|(_, v)| v.clone()).collect();
+        Ok(Self::list(values, &self.value_type))
+    }
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self) + self.kept.len() * 2 * std::mem::size_of::<ScalarValue>()
     }
 }
 

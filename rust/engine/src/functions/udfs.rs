@@ -647,5 +647,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::vectors::scalars())
     .chain(super::xpath::all())
     .chain(super::timestamps::all())
+    .chain(super::random::all())
     .collect()
 }
