@@ -938,3 +938,19 @@ def test_top_k_by_distinct_combinations_and_seeded_random(spark: SparkSession) -
     first, again = seeded.collect(), spark.range(5).select(F.rand(42).alias("r"), F.randn(7).alias("n")).collect()
     assert first == again
     assert all(0.0 <= r.r < 1.0 for r in first)
+
+
+def test_from_json_into_maps_and_arrays(spark: SparkSession) -> None:
+    from sparklet.sql.types import ArrayType, IntegerType, StructField, StructType
+
+    df = spark.createDataFrame(
+        [('{"a": 1, "b": 2}', '[{"a": 1}, {"a": 2}]', "[1, 2, 3]"), ("oops", "[", None)], "m STRING, s STRING, a STRING"
+    )
+    out = df.select(
+        F.from_json("m", "MAP<STRING,INT>").alias("m"),
+        F.from_json("s", ArrayType(StructType([StructField("a", IntegerType())]))).alias("s"),
+        F.from_json("a", ArrayType(IntegerType())).alias("a"),
+    )
+    rows = out.collect()
+    assert rows[0].m == {"a": 1, "b": 2} and [r.a for r in rows[0].s] == [1, 2] and rows[0].a == [1, 2, 3]
+    assert tuple(rows[1]) == (None, None, None)

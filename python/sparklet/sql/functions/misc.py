@@ -5,7 +5,7 @@ from __future__ import annotations
 from sparklet import _native
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.functions._core import ColumnOrName, _call, _fn, lit
-from sparklet.sql.types import StructType, to_struct_type
+from sparklet.sql.types import ArrayType, DataType, MapType, _parse_datatype_string, to_struct_type
 
 __all__ = [
     "md5", "sha", "sha1", "sha2", "crc32", "hash", "xxhash64", "to_json", "from_json",
@@ -57,10 +57,13 @@ def to_json(col: ColumnOrName, options: dict | None = None) -> Column:
     return _fn("to_json", col)
 
 
-def from_json(col: ColumnOrName, schema: StructType | str, options: dict | None = None) -> Column:
-    """Parse a JSON string column into a struct (null when malformed)."""
-    st = to_struct_type(schema)
-    return Column(_native.from_json(_to_col(col)._expr, st._to_arrow()))
+def from_json(col: ColumnOrName, schema: DataType | str, options: dict | None = None) -> Column:
+    """Parse a JSON string column into a struct, a map or an array (``schema``
+    a type or DDL string; null when malformed)."""
+    target = _parse_datatype_string(schema) if isinstance(schema, str) else schema
+    if not isinstance(target, (MapType, ArrayType)):
+        target = to_struct_type(schema)
+    return Column(_native.from_json(_to_col(col)._expr, target._to_arrow()))
 
 
 def get_json_object(col: ColumnOrName, path: str) -> Column:

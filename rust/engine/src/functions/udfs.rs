@@ -491,7 +491,7 @@ impl ScalarUDFImpl for FromJson {
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let s = strings(&arrays[0])?;
         let DataType::Struct(fields) = &self.returns else {
-            return Err(arg_err("from_json", "a struct schema"));
+            return Ok(ColumnarValue::Array(from_json_value(&s, &self.returns)?));
         };
         let schema = Arc::new(arrow::datatypes::Schema::new(fields.clone()));
         let opts = crate::formats::ReadOptions::from_options(&Default::default())
@@ -519,6 +519,27 @@ impl ScalarUDFImpl for FromJson {
         )?;
         Ok(ColumnarValue::Array(Arc::new(st)))
     }
+}
+
+/// `from_json` to a map, an array or a value: each row's JSON read as the
+/// field of a one-field record (null where it is not JSON).
+fn from_json_value(s: &StringArray, returns: &DataType) -> DFResult<ArrayRef> {
+    let field = arrow::datatypes::Field::new("value", returns.clone(), true);
+    let schema = Arc::new(arrow::datatypes::Schema::new(vec![field]));
+    let opts = crate::formats::ReadOptions::from_options(&Default::default())
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let records: Vec<String> = s
+        .iter()
+        .map(|v| match v {
+            Some(text) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
+                format!("{{\"value\": {}}}", text.replace(['\n', '\r'], " "))
+            }
+            _ => "{}".to_string(),
+        })
+        .collect();
+    let parsed = crate::formats::json::parse(&records.join("\n"), &schema, &opts, "from_json")
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    Ok(Arc::clone(parsed.column(0)))
 }
 
 /// A row-wise function `name` computed by `kernel` over its arguments.
