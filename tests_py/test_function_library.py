@@ -954,3 +954,43 @@ def test_from_json_into_maps_and_arrays(spark: SparkSession) -> None:
     rows = out.collect()
     assert rows[0].m == {"a": 1, "b": 2} and [r.a for r in rows[0].s] == [1, 2] and rows[0].a == [1, 2, 3]
     assert tuple(rows[1]) == (None, None, None)
+
+
+def test_variant_from_json_read_and_edited(spark: SparkSession) -> None:
+    df = spark.createDataFrame([('{"b": [1, 2], "a": 1, "n": null}', "$.a")], "json STRING, path STRING")
+    v = F.parse_json("json")
+    out = df.select(
+        F.to_json(v).alias("canonical"),
+        F.variant_get(v, "$.a", "int").alias("a"),
+        F.variant_get(v, "path", "string").alias("by_column")
+        if False
+        else F.variant_get(v, F.col("path"), "string").alias("by_column"),
+        F.variant_get(v, "$.b[1]", "bigint").alias("b1"),
+        F.variant_get(v, "$.missing", "int").alias("missing"),
+        F.schema_of_variant(v).alias("schema"),
+        F.is_variant_null(F.parse_json(F.lit("null"))).alias("is_null"),
+        F.to_json(F.variant_set(v, "$.b[3]", F.lit(9))).alias("set"),
+        F.to_json(F.variant_insert(v, "$.c.d", F.lit("x"))).alias("inserted"),
+        F.to_json(F.variant_delete(v, "$.a", "$.n")).alias("deleted"),
+        F.to_json(F.variant_array_append(v, "$.b", F.lit(3))).alias("appended"),
+        F.to_json(F.variant_strip_nulls(v)).alias("stripped"),
+    )
+    assert out.first().asDict() == {
+        "canonical": '{"a":1,"b":[1,2],"n":null}',
+        "a": 1,
+        "by_column": "1",
+        "b1": 2,
+        "missing": None,
+        "schema": "OBJECT<a: BIGINT, b: ARRAY<BIGINT>, n: VOID>",
+        "is_null": True,
+        "set": '{"a":1,"b":[1,2,null,9],"n":null}',
+        "inserted": '{"a":1,"b":[1,2],"c":{"d":"x"},"n":null}',
+        "deleted": '{"b":[1,2]}',
+        "appended": '{"a":1,"b":[1,2,3],"n":null}',
+        "stripped": '{"a":1,"b":[1,2]}',
+    }
+    assert df.select(F.try_parse_json(F.lit("{oops"))).first()[0] is None
+    with pytest.raises(Exception, match="MALFORMED|JSON"):
+        df.select(F.parse_json(F.lit("{oops"))).collect()
+    with pytest.raises(Exception, match="VARIANT_DUPLICATE_KEY"):
+        df.select(F.variant_insert(v, "$.a", F.lit(2))).collect()

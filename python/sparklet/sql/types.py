@@ -32,6 +32,7 @@ __all__ = [
     "DoubleType",
     "DecimalType",
     "CalendarIntervalType",
+    "VariantType",
     "DayTimeIntervalType",
     "YearMonthIntervalType",
     "DateType",
@@ -185,6 +186,14 @@ class DecimalType(DataType):
 
     def _to_arrow(self) -> pa.DataType:
         return pa.decimal128(self.precision, self.scale)
+
+
+class VariantType(DataType):
+    """Semi-structured values (``parse_json``); sparklet holds one as its
+    JSON text."""
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.string()
 
 
 class CalendarIntervalType(DataType):
@@ -469,7 +478,7 @@ def from_arrow_type(t: pa.DataType) -> DataType:
     if pa.types.is_map(t):
         return MapType(from_arrow_type(t.key_type), from_arrow_type(t.item_type))
     if pa.types.is_struct(t):
-        return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in t])
+        return StructType([StructField(f.name, _field_type(f), f.nullable) for f in t])
     if pa.types.is_dictionary(t):
         return from_arrow_type(t.value_type)
     if pa.types.is_interval(t):
@@ -481,7 +490,14 @@ def from_arrow_type(t: pa.DataType) -> DataType:
 
 def from_arrow_schema(schema: pa.Schema) -> StructType:
     """Return the :class:`StructType` of an Arrow schema."""
-    return StructType([StructField(f.name, from_arrow_type(f.type), f.nullable) for f in schema])
+    return StructType([StructField(f.name, _field_type(f), f.nullable) for f in schema])
+
+
+def _field_type(f: pa.Field) -> DataType:
+    """A field's Spark type: a string field marked as a variant is one."""
+    if f.metadata and f.metadata.get(b"sparklet.variant") is not None:
+        return VariantType()
+    return from_arrow_type(f.type)
 
 
 _SIMPLE: dict[str, DataType] = {

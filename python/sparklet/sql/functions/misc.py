@@ -14,6 +14,7 @@ __all__ = [
  "json_array_length", "json_object_keys", "validate_utf8", "try_validate_utf8", "collation", "assert_true", "raise_error", "call_udf",
  "xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long", "xpath_number", "xpath_short", "xpath_string",
  "hmac",
+ "parse_json", "try_parse_json", "variant_get", "try_variant_get", "is_variant_null", "is_valid_variant", "schema_of_variant", "to_variant_object", "variant_set", "try_variant_set", "variant_insert", "try_variant_insert", "variant_delete", "variant_array_append", "try_variant_array_append", "variant_strip_nulls",
 ]  # fmt: skip
 
 
@@ -230,3 +231,102 @@ def hmac(key: ColumnOrName, message: ColumnOrName, algorithm: ColumnOrName | Non
     if algorithm is None:
         return _fn("hmac", key, message)
     return _fn("hmac", key, message, algorithm)
+
+
+def _path(path: Column | str) -> Column:
+    return path if isinstance(path, Column) else lit(path)
+
+
+def parse_json(col: ColumnOrName) -> Column:
+    """A variant of JSON text (malformed text is an error)."""
+    return _fn("parse_json", col)
+
+
+def try_parse_json(col: ColumnOrName) -> Column:
+    """A variant of JSON text, null where it is malformed."""
+    return _fn("try_parse_json", col)
+
+
+def _variant_get(name: str, v: ColumnOrName, path: Column | str, targetType: str, lenient: bool) -> Column:
+    value = _call("variant_get_text", _to_col(v), _path(path))
+    if lenient and targetType.strip().lower() == "binary":
+        # a variant's JSON values (numbers, strings, ...) do not convert to binary
+        typed = lit(None).cast("binary")
+    else:
+        typed = value.try_cast(targetType) if lenient else value.cast(targetType)
+    v_name, p_name = _to_col(v)._expr.name(), _path(path)._expr.name()
+    return typed.alias(f"{name}({v_name}, {p_name}, {targetType})")
+
+
+def variant_get(v: ColumnOrName, path: Column | str, targetType: str) -> Column:
+    """The variant's value at JSON ``path`` (``$.a``, ``$.b[0]``) as
+    ``targetType`` (null where the path is missing; a value that does not
+    convert is an error)."""
+    return _variant_get("variant_get", v, path, targetType, False)
+
+
+def try_variant_get(v: ColumnOrName, path: Column | str, targetType: str) -> Column:
+    """As :func:`variant_get`, null where the value does not convert."""
+    return _variant_get("try_variant_get", v, path, targetType, True)
+
+
+def is_variant_null(v: ColumnOrName) -> Column:
+    """Whether the variant is JSON ``null``."""
+    return _fn("is_variant_null", v)
+
+
+def is_valid_variant(v: ColumnOrName) -> Column:
+    """Whether the value is a well-formed variant."""
+    return _fn("is_valid_variant", v)
+
+
+def schema_of_variant(v: ColumnOrName) -> Column:
+    """The variant's type, as Spark writes it (``OBJECT<a: BIGINT>``)."""
+    return _fn("schema_of_variant", v)
+
+
+def to_variant_object(col: ColumnOrName) -> Column:
+    """A struct, map or array as a variant object."""
+    return _fn("to_variant_object", col)
+
+
+def variant_set(v: ColumnOrName, path: Column | str, value: ColumnOrName, create_if_missing: bool = True) -> Column:
+    """The variant with ``value`` at ``path`` (a missing key added unless
+    ``create_if_missing`` is false)."""
+    return _call("variant_set", _to_col(v), _path(path), _to_col(value), lit(create_if_missing))
+
+
+def try_variant_set(v: ColumnOrName, path: Column | str, value: ColumnOrName, create_if_missing: bool = True) -> Column:
+    """As :func:`variant_set`, null where it fails."""
+    return _call("try_variant_set", _to_col(v), _path(path), _to_col(value), lit(create_if_missing))
+
+
+def variant_insert(v: ColumnOrName, path: Column | str, value: ColumnOrName) -> Column:
+    """The variant with ``value`` added at ``path`` (an existing key is an error)."""
+    return _call("variant_insert", _to_col(v), _path(path), _to_col(value))
+
+
+def try_variant_insert(v: ColumnOrName, path: Column | str, value: ColumnOrName) -> Column:
+    """As :func:`variant_insert`, null where it fails."""
+    return _call("try_variant_insert", _to_col(v), _path(path), _to_col(value))
+
+
+def variant_delete(v: ColumnOrName, *paths: Column | str) -> Column:
+    """The variant without the values at ``paths``."""
+    return _call("variant_delete", _to_col(v), *[_path(p) for p in paths])
+
+
+def variant_array_append(v: ColumnOrName, path: Column | str, value: ColumnOrName) -> Column:
+    """The variant with ``value`` appended to the array at ``path``."""
+    return _call("variant_array_append", _to_col(v), _path(path), _to_col(value))
+
+
+def try_variant_array_append(v: ColumnOrName, path: Column | str, value: ColumnOrName) -> Column:
+    """As :func:`variant_array_append`, null where it fails."""
+    return _call("try_variant_array_append", _to_col(v), _path(path), _to_col(value))
+
+
+def variant_strip_nulls(v: ColumnOrName, include_arrays: bool = True) -> Column:
+    """The variant without its null object fields (and array elements,
+    unless ``include_arrays`` is false)."""
+    return _call("variant_strip_nulls", _to_col(v), lit(include_arrays))

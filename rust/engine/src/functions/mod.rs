@@ -25,6 +25,7 @@ mod text;
 mod timestamps;
 pub mod udfs;
 pub mod user_udfs;
+pub mod variant;
 mod vectors;
 pub mod window;
 mod xpath;

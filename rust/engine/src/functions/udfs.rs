@@ -422,10 +422,22 @@ fn get_json_object_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     Ok(Arc::new(out.finish()))
 }
 
+/// Each value of `a` as JSON text.
+pub(super) fn to_json(a: &ArrayRef) -> DFResult<ArrayRef> {
+    to_json_kernel(std::slice::from_ref(a))
+}
+
 fn to_json_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let a = args
         .first()
         .ok_or_else(|| arg_err("to_json", "a struct, map or array column"))?;
+    // a variant is its JSON text already
+    if matches!(
+        a.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        return Ok(cast(a, &DataType::Utf8)?);
+    }
     let mut out = StringBuilder::new();
     // Serialize each row through arrow-json's writer (as a one-field record).
     let field = Field::new("v", a.data_type().clone(), true);
@@ -669,5 +681,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::xpath::all())
     .chain(super::timestamps::all())
     .chain(super::random::all())
+    .chain(super::variant::all())
     .collect()
 }
