@@ -994,3 +994,17 @@ def test_variant_from_json_read_and_edited(spark: SparkSession) -> None:
         df.select(F.parse_json(F.lit("{oops"))).collect()
     with pytest.raises(Exception, match="VARIANT_DUPLICATE_KEY"):
         df.select(F.variant_insert(v, "$.a", F.lit(2))).collect()
+
+
+def test_date_parts_with_fractional_seconds_and_truncation_of_text(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(dt.datetime(2015, 4, 8, 13, 8, 15, 250000), "1997-02-28 05:02:11")], "ts TIMESTAMP, s STRING"
+    )
+    out = df.select(
+        F.date_part(F.lit("YEAR"), "ts"),
+        F.extract(F.lit("S"), "ts"),
+        F.datepart(F.lit("M"), "ts"),
+        F.date_trunc("mon", "s").cast("string"),
+    )
+    first = out.first()
+    assert (first[0], float(first[1]), first[2], first[3]) == (2015, 15.25, 8, "1997-02-01 00:00:00")

@@ -938,9 +938,22 @@ pub fn all() -> Vec<ScalarUDF> {
         rewrite(
             "date_trunc",
             2,
-            |t| Ok(t[1].clone()),
-            |_, mut a, _| {
+            |t| {
+                Ok(match &t[1] {
+                    DataType::Timestamp(..) => t[1].clone(),
+                    // text and dates are read as timestamps, as Spark casts them
+                    _ => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                })
+            },
+            |_, mut a, t| {
                 let (unit, ts) = (a.remove(0), a.remove(0));
+                let ts = match &t[1] {
+                    DataType::Timestamp(..) => ts,
+                    _ => call_udf(
+                        std::sync::Arc::new(super::udfs::to_timestamp_utc_udf()),
+                        vec![ts],
+                    ),
+                };
                 let unit = match unit {
                     Expr::Literal(ScalarValue::Utf8(Some(u)), _) => lit(trunc_unit(&u)?),
                     other => other,
@@ -965,4 +978,104 @@ pub fn all() -> Vec<ScalarUDF> {
             },
         ),
     ]
+}
+
+/// Spark's `date_part(field, source)` / `datepart` / `extract`: the field
+/// of a date or timestamp as datafusion-spark's `date_part` gives it, but
+/// the seconds (`S`, `SEC`, `SECOND`, ...) with their fraction, as Spark's
+/// `DECIMAL(8,6)`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(super) struct DatePart {
+    name: &'static str,
+    signature: Signature,
+}
+
+/// `date_part`, `datepart` and `extract`.
+pub(super) fn date_parts() -> Vec<ScalarUDF> {
+    ["date_part", "datepart", "extract"]
+        .into_iter()
+        .map(|name| {
+            ScalarUDF::new_from_impl(DatePart {
+                name,
+                signature: Signature::any(2, Volatility::Immutable),
+            })
+        })
+        .collect()
+}
+
+const SECONDS_DECIMAL: DataType = DataType::Decimal128(8, 6);
+
+fn is_seconds(field: Option<&ScalarValue>) -> bool {
+    matches!(field, Some(ScalarValue::Utf8(Some(f)) | ScalarValue::Utf8View(Some(f)))
+        if matches!(f.to_ascii_uppercase().as_str(), "S" | "SEC" | "SECS" | "SECOND" | "SECONDS"))
+}
+
+impl datafusion::logical_expr::ScalarUDFImpl for DatePart {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Int32)
+    }
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> DFResult<arrow::datatypes::FieldRef> {
+        let t = if is_seconds(args.scalar_arguments.first().copied().flatten()) {
+            SECONDS_DECIMAL
+        } else {
+            DataType::Int32
+        };
+        Ok(std::sync::Arc::new(arrow::datatypes::Field::new(
+            self.name, t, true,
+        )))
+    }
+    fn simplify(
+        &self,
+        mut args: Vec<Expr>,
+        info: &datafusion::logical_expr::simplify::SimplifyContext,
+    ) -> DFResult<datafusion::logical_expr::simplify::ExprSimplifyResult> {
+        use datafusion::logical_expr::simplify::ExprSimplifyResult;
+        let field = match &args[0] {
+            Expr::Literal(v, _) => Some(v.clone()),
+            _ => None,
+        };
+        let source_type = info.get_data_type(&args[1])?;
+        if !is_seconds(field.as_ref()) {
+            let part = call_udf(datafusion_spark::function::datetime::date_part(), args);
+            return Ok(ExprSimplifyResult::Simplified(cast(part, DataType::Int32)));
+        }
+        // microseconds into the minute, as seconds with their fraction
+        let ts = args.remove(1);
+        let ts = match source_type {
+            DataType::Timestamp(..) => ts,
+            _ => call_udf(
+                std::sync::Arc::new(super::udfs::to_timestamp_utc_udf()),
+                vec![ts],
+            ),
+        };
+        let micros = cast(
+            cast(ts, DataType::Timestamp(TimeUnit::Microsecond, None)),
+            DataType::Int64,
+        );
+        let minute = lit(60_000_000i64);
+        let within = ((micros % minute.clone()) + minute.clone()) % minute;
+        let seconds = cast(within, DataType::Float64) / lit(1e6);
+        Ok(ExprSimplifyResult::Simplified(cast(
+            seconds,
+            SECONDS_DECIMAL,
+        )))
+    }
+    fn invoke_with_args(
+        &self,
+        _: datafusion::logical_expr::ScalarFunctionArgs,
+    ) -> DFResult<datafusion::logical_expr::ColumnarValue> {
+        Err(datafusion::error::DataFusionError::Internal(format!(
+            "{} runs as the expression it is rewritten into",
+            self.name
+        )))
+    }
 }
