@@ -1008,3 +1008,29 @@ def test_date_parts_with_fractional_seconds_and_truncation_of_text(spark: SparkS
     )
     first = out.first()
     assert (first[0], float(first[1]), first[2], first[3]) == (2015, 15.25, 8, "1997-02-01 00:00:00")
+
+
+def test_array_insert_and_bitmap_aggregates(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(["a", "b", "c"], 1), (None, 2)], "data ARRAY<STRING>, n INT")
+    out = df.select(
+        F.array_insert("data", 2, "d"),
+        F.array_insert("data", -1, "e"),
+        F.array_insert("data", 5, "f"),
+        F.array_insert("data", -5, "g"),
+    )
+    assert out.columns[0] == "array_insert(data, 2, d)"
+    assert [tuple(r) for r in out.collect()] == [
+        (["a", "d", "b", "c"], ["a", "b", "c", "e"], ["a", "b", "c", None, "f"], ["g", None, "a", "b", "c"]),
+        (None, None, None, None),
+    ]
+    bits = spark.createDataFrame([(1,), (2,), (3,), (9,)], "a INT").select(
+        F.hex(F.bitmap_construct_agg(F.bitmap_bit_position("a"))).alias("b")
+    )
+    assert bits.first()[0].startswith("0701") and len(bits.first()[0]) == 8192
+    ored = spark.createDataFrame([("10",), ("20",)], "a STRING").select(
+        F.substring(F.hex(F.bitmap_or_agg(F.to_binary("a", F.lit("hex")))), 1, 4)
+    )
+    anded = spark.createDataFrame([("F0",), ("70",)], "a STRING").select(
+        F.substring(F.hex(F.bitmap_and_agg(F.to_binary("a", F.lit("hex")))), 1, 4)
+    )
+    assert (ored.first()[0], anded.first()[0]) == ("3000", "7000")

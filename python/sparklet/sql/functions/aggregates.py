@@ -15,6 +15,7 @@ __all__ = [
     "bool_and", "bool_or", "every", "some", "bit_and", "bit_or", "bit_xor", "grouping", "string_agg", "listagg", "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "count_if", "max_by", "min_by", "product", "kurtosis", "skewness", "try_avg", "percentile", "percentile_approx", "approx_percentile",
  "try_sum",
  "vector_sum", "vector_avg",
+ "bitmap_construct_agg", "bitmap_or_agg", "bitmap_and_agg",
 ]  # fmt: skip
 
 
@@ -366,3 +367,18 @@ def vector_sum(col: ColumnOrName) -> Column:
 def vector_avg(col: ColumnOrName) -> Column:
     """The element-wise mean of a group's float vectors (of one dimension)."""
     return _fn("vector_avg", col)
+
+
+def bitmap_construct_agg(col: ColumnOrName) -> Column:
+    """A 4 KiB bitmap with the bits of the positions set (``bitmap_bit_position``'s)."""
+    return _fn("bitmap_construct_agg", col)
+
+
+def bitmap_or_agg(col: ColumnOrName) -> Column:
+    """The bitwise OR of the bitmaps."""
+    return _fn("bitmap_or_agg", col)
+
+
+def bitmap_and_agg(col: ColumnOrName) -> Column:
+    """The bitwise AND of the bitmaps (a shorter one counts as zeros past its end)."""
+    return _fn("bitmap_and_agg", col)

@@ -19,6 +19,7 @@ __all__ = [
     "str_to_map", "arrays_zip", "explode_outer", "posexplode", "posexplode_outer", "try_element_at",
  "get",
  "inline", "inline_outer", "stack",
+ "array_insert",
 ]  # fmt: skip
 
 
@@ -279,3 +280,9 @@ def stack(*cols: ColumnOrName | int) -> Column:
 
     args = [lit(c) if isinstance(c, int) else _to_col(c) for c in cols]
     return Column(_native.stack(_session_native(), [c._expr for c in args]))
+
+
+def array_insert(arr: ColumnOrName, pos: ColumnOrName | int, value: Any) -> Column:
+    """The array with ``value`` inserted at 1-based ``pos`` (negative from
+    the end: -1 appends), nulls padding past either end."""
+    return _call("array_insert", _to_col(arr), lit(pos) if isinstance(pos, int) else _to_col(pos), _lit_or_col(value))

@@ -5,6 +5,7 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
+mod arrays;
 mod collect;
 pub mod column;
 pub mod higher_order;
@@ -140,6 +141,9 @@ pub fn implementation_of(name: &str) -> Option<&'static str> {
                 .into_iter()
                 .map(|f| f.name().to_string()),
         );
+    if lower.starts_with("bitmap_") && lower.ends_with("_agg") {
+        return Some("sparklet");
+    }
     if names(sketch_names.collect()) {
         return Some("datasketches");
     }

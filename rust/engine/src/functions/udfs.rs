@@ -682,5 +682,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::timestamps::all())
     .chain(super::random::all())
     .chain(super::variant::all())
+    .chain(super::arrays::all())
     .collect()
 }

@@ -1,9 +1,10 @@
 //! Spark's sketch functions (`hll_*`, `theta_*`, `kll_sketch_*`, `tuple_*`)
-//! on Apache DataSketches' Rust port. A sketch is a binary value in
+//! on Apache DataSketches' Rust port, and its bitmap aggregates. A sketch is a binary value in
 //! DataSketches' serialized form, as Spark's are: aggregates build and
 //! merge them (their partial state is the sketch itself, so they stream and
 //! checkpoint like any aggregate), scalar functions read and combine them.
 
+mod bitmap;
 mod hll;
 mod kll;
 mod theta;
@@ -28,6 +29,7 @@ pub fn aggregates() -> Vec<AggregateUDF> {
         theta::aggregates(),
         kll::aggregates(),
         tuple::aggregates(),
+        bitmap::aggregates(),
     ]
     .concat()
 }

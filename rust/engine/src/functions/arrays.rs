@@ -1,0 +1,156 @@
+//! `array_insert(array, pos, value)`: Spark's insertion by a 1-based
+//! position, negative from the end (-1 appends), padding with nulls past
+//! either end.
+
+use std::sync::Arc;
+
+use arrow::array::{new_null_array, Array, ArrayRef, AsArray, ListArray};
+use arrow::buffer::OffsetBuffer;
+use arrow::compute::{cast, interleave};
+use arrow::datatypes::{DataType, Int64Type};
+use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ArrayInsert {
+    signature: Signature,
+}
+
+pub(super) fn all() -> Vec<ScalarUDF> {
+    vec![ScalarUDF::new_from_impl(ArrayInsert {
+        signature: Signature::any(3, Volatility::Immutable),
+    })]
+}
+
+/// Where a row's values come from: the array's (source 0), the inserted
+/// value (1) or a null (2).
+fn layout(len: usize, pos: i64) -> Vec<(usize, usize)> {
+    let (at, total) = if pos > 0 {
+        let at = (pos - 1) as usize;
+        (at, (len + 1).max(at + 1))
+    } else {
+        // -1 is after the last element; further back than the start pads
+        let from_end = len as i64 + pos + 1;
+        if from_end >= 0 {
+            (from_end as usize, len + 1)
+        } else {
+            (0, (-pos) as usize)
+        }
+    };
+    let mut out = Vec::with_capacity(total);
+    for i in 0..total {
+        if i == at {
+            out.push((1, 0));
+        } else {
+            // existing elements in order, then (or before them) nulls
+            let existing = if pos < 0 && len as i64 + pos + 1 < 0 {
+                i.checked_sub(total - len)
+            } else if i < at {
+                Some(i)
+            } else {
+                Some(i - 1)
+            };
+            match existing {
+                Some(e) if e < len => out.push((0, e)),
+                _ => out.push((2, 0)),
+            }
+        }
+    }
+    out
+}
+
+impl ScalarUDFImpl for ArrayInsert {
+    fn name(&self) -> &str {
+        "array_insert"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, t: &[DataType]) -> DFResult<DataType> {
+        match &t[0] {
+            DataType::List(_) => Ok(t[0].clone()),
+            DataType::Null => Ok(DataType::new_list(t[2].clone(), true)),
+            other => Err(DataFusionError::Plan(format!(
+                "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] array_insert takes an array, not {other}"
+            ))),
+        }
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let returns = args.return_field.data_type().clone();
+        let DataType::List(field) = &returns else {
+            return Err(DataFusionError::Internal(
+                "array_insert returns a list".into(),
+            ));
+        };
+        let list = cast(&arrays[0], &returns)?;
+        let list = list.as_list::<i32>();
+        let positions = cast(&arrays[1], &DataType::Int64)?;
+        let positions = positions.as_primitive::<Int64Type>();
+        let values = cast(&arrays[2], field.data_type())?;
+        let nulls = new_null_array(field.data_type(), 1);
+        let offsets = list.value_offsets();
+        let mut picks = Vec::new();
+        let mut lengths = Vec::with_capacity(list.len());
+        let mut valid = Vec::with_capacity(list.len());
+        for row in 0..list.len() {
+            if list.is_null(row) || positions.is_null(row) {
+                lengths.push(0);
+                valid.push(false);
+                continue;
+            }
+            let pos = positions.value(row);
+            if pos == 0 {
+                return Err(DataFusionError::Execution(
+                    "[INVALID_INDEX_OF_ZERO] array_insert's position is 1-based (negative from the end), not 0".into(),
+                ));
+            }
+            let start = offsets[row] as usize;
+            let len = offsets[row + 1] as usize - start;
+            let row_layout = layout(len, pos);
+            lengths.push(row_layout.len());
+            valid.push(true);
+            picks.extend(row_layout.into_iter().map(|(source, i)| match source {
+                0 => (0, start + i),
+                1 => (1, row),
+                _ => (2, 0),
+            }));
+        }
+        let items = interleave(
+            &[list.values().as_ref(), values.as_ref(), nulls.as_ref()],
+            &picks,
+        )?;
+        let out = ListArray::try_new(
+            Arc::clone(field),
+            OffsetBuffer::from_lengths(lengths),
+            items,
+            Some(valid.into()),
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(out) as ArrayRef))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layout;
+
+    #[test]
+    fn positions_count_from_either_end_and_pad() {
+        let show = |l: Vec<(usize, usize)>| -> String {
+            l.into_iter()
+                .map(|(s, i)| match s {
+                    0 => (b'a' + i as u8) as char,
+                    1 => 'X',
+                    _ => '_',
+                })
+                .collect()
+        };
+        assert_eq!(show(layout(3, 2)), "aXbc");
+        assert_eq!(show(layout(3, -2)), "abXc");
+        assert_eq!(show(layout(3, -1)), "abcX");
+        assert_eq!(show(layout(3, 5)), "abc_X");
+        assert_eq!(show(layout(3, -5)), "X_abc");
+    }
+}
