@@ -1034,3 +1034,23 @@ def test_array_insert_and_bitmap_aggregates(spark: SparkSession) -> None:
         F.substring(F.hex(F.bitmap_and_agg(F.to_binary("a", F.lit("hex")))), 1, 4)
     )
     assert (ored.first()[0], anded.first()[0]) == ("3000", "7000")
+
+
+def test_number_formats(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [("$78.12", "12,454.8-", 78.12, -12454.8, dt.date(2016, 4, 8))],
+        "a STRING, b STRING, x DOUBLE, y DOUBLE, d DATE",
+    )
+    out = df.select(
+        F.to_number("a", F.lit("$99.99")),
+        F.to_number("b", F.lit("99,999.9S")),
+        F.try_to_number(F.lit("abc"), F.lit("999")),
+        F.to_char("x", F.lit("$99.99")),
+        F.to_varchar("y", F.lit("99,999.9S")),
+        F.to_char("d", F.lit("yyyy/MM/dd")),
+    )
+    first = out.first()
+    assert (str(first[0]), str(first[1]), first[2]) == ("78.12", "-12454.8", None)
+    assert tuple(first)[3:] == ("$78.12", "12,454.8-", "2016/04/08")
+    with pytest.raises(Exception, match="INVALID_FORMAT"):
+        df.select(F.to_number(F.lit("abc"), F.lit("999"))).collect()

@@ -17,6 +17,7 @@ __all__ = [
     "quote", "elt", "find_in_set", "overlay", "decode", "encode", "is_valid_utf8", "make_valid_utf8", "parse_url", "try_parse_url", "url_decode", "url_encode", "try_url_decode", "regexp_instr", "to_char", "to_varchar", "to_binary", "try_to_binary",
  "mask", "format_number",
  "to_base32", "from_base32", "jaro_winkler_similarity", "sentences",
+ "to_number", "try_to_number",
 ]  # fmt: skip
 
 
@@ -467,3 +468,14 @@ def sentences(
     if country is not None:
         args.append(_to_col(country))
     return _call("sentences", *args)
+
+
+def to_number(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
+    """Text in a number ``format`` (``$99.99``, ``999,999S``) as a decimal;
+    text that does not match is an error."""
+    return _fn("to_number", col, format)
+
+
+def try_to_number(col: ColumnOrName, format: ColumnOrName) -> Column:  # noqa: A002
+    """As :func:`to_number`, null where the text does not match."""
+    return _fn("try_to_number", col, format)

@@ -12,6 +12,7 @@ pub mod higher_order;
 mod lambdas;
 mod murmur3;
 mod named_aggregate;
+mod number_format;
 pub mod over;
 mod random;
 pub mod range_table;
@@ -220,7 +221,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("try_to_timestamp", "to_timestamp"),
     ("try_to_date", "to_date"),
     ("to_timestamp_ltz", "to_timestamp"),
-    ("to_varchar", "to_char"),
     // element_at is null past the end already
     ("try_element_at", "element_at"),
 ];

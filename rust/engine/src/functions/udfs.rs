@@ -572,6 +572,16 @@ pub(super) fn to_timestamp_utc_udf() -> ScalarUDF {
     })
 }
 
+/// Spark's `date_format` (wall-clock time in the session time zone).
+pub(super) fn date_format_udf() -> ScalarUDF {
+    zoned(
+        "date_format",
+        DataType::Utf8,
+        date_format_kernel,
+        Volatility::Immutable,
+    )
+}
+
 /// Spark's `unix_timestamp` (text read in the session time zone).
 pub(super) fn unix_timestamp_udf() -> ScalarUDF {
     zoned(
@@ -643,7 +653,7 @@ pub fn all() -> Vec<ScalarUDF> {
     vec![
         zoned("to_timestamp", ts_type(), to_timestamp_kernel, imm),
         f("to_date", DataType::Date32, to_date_kernel, imm),
-        zoned("date_format", DataType::Utf8, date_format_kernel, imm),
+        date_format_udf(),
         unix_timestamp_udf(),
         zoned("from_unixtime", DataType::Utf8, from_unixtime_kernel, imm),
         f("regexp_extract", DataType::Utf8, regexp_extract_kernel, imm),
@@ -683,5 +693,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::random::all())
     .chain(super::variant::all())
     .chain(super::arrays::all())
+    .chain(super::number_format::all())
     .collect()
 }
