@@ -1054,3 +1054,11 @@ def test_number_formats(spark: SparkSession) -> None:
     assert tuple(first)[3:] == ("$78.12", "12,454.8-", "2016/04/08")
     with pytest.raises(Exception, match="INVALID_FORMAT"):
         df.select(F.to_number(F.lit("abc"), F.lit("999"))).collect()
+
+
+def test_java_math_digits_and_tuples_inferred_as_structs(spark: SparkSession) -> None:
+    out = spark.range(1).select(F.exp(F.lit(1)), F.cosh(F.lit(1)), F.log2(F.lit(9)), F.log2(F.lit(0)))
+    assert tuple(out.first()) == (2.7182818284590455, 1.543080634815244, 3.1699250014423126, None)
+    df = spark.createDataFrame([([(1, "a"), (2, "b")],)], ["data"])
+    assert df.schema.simpleString() == "struct<data:array<struct<_1:bigint,_2:string>>>"
+    assert df.select(F.map_from_entries("data")).first()[0] == {1: "a", 2: "b"}

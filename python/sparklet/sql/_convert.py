@@ -57,7 +57,10 @@ def infer_type(value: Any) -> DataType:
         if not items:
             return MapType(StringType(), StringType())
         return MapType(_merged(infer_type(k) for k, _ in items), _merged(infer_type(v) for _, v in items))
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        # a tuple (or a Row without names) is a struct of _1, _2, ..., as PySpark infers it
+        return StructType([StructField(f"_{i + 1}", infer_type(v)) for i, v in enumerate(value)])
+    if isinstance(value, list):
         return ArrayType(_merged(infer_type(v) for v in value if v is not None))
     raise PySparkTypeError(
         f"[CANNOT_INFER_TYPE_FOR_FIELD] Unable to infer the type of value {value!r} ({type(value).__name__}).",

@@ -9,6 +9,7 @@ mod arrays;
 mod collect;
 pub mod column;
 pub mod higher_order;
+mod java_math;
 mod lambdas;
 mod murmur3;
 mod named_aggregate;

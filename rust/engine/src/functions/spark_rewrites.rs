@@ -380,10 +380,6 @@ pub fn all() -> Vec<ScalarUDF> {
             let x = f64_arg(&mut a);
             in_domain(m::log10(x.clone()), x.gt(lit(0.0)))
         }),
-        rewrite("log2", 1, double, |_, mut a, _| {
-            let x = f64_arg(&mut a);
-            in_domain(m::log2(x.clone()), x.gt(lit(0.0)))
-        }),
         rewrite("log1p", 1, double, |_, mut a, _| {
             let x = f64_arg(&mut a);
             in_domain(m::ln(x.clone() + lit(1.0)), x.gt(lit(-1.0)))

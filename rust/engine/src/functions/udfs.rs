@@ -694,5 +694,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::variant::all())
     .chain(super::arrays::all())
     .chain(super::number_format::all())
+    .chain(super::java_math::all())
     .collect()
 }
