@@ -1062,3 +1062,10 @@ def test_java_math_digits_and_tuples_inferred_as_structs(spark: SparkSession) ->
     df = spark.createDataFrame([([(1, "a"), (2, "b")],)], ["data"])
     assert df.schema.simpleString() == "struct<data:array<struct<_1:bigint,_2:string>>>"
     assert df.select(F.map_from_entries("data")).first()[0] == {1: "a", 2: "b"}
+
+
+def test_averages_of_untyped_null_columns(spark: SparkSession) -> None:
+    df = spark.sql("SELECT * FROM VALUES (null, 1), (null, 3) AS tab(y, x)")
+    out = df.select(F.regr_avgx("y", "x"), F.avg("x"), F.avg("y"))
+    assert out.columns == ["regr_avgx(y, x)", "avg(x)", "avg(y)"]
+    assert tuple(out.first()) == (None, 2.0, None)

@@ -54,7 +54,43 @@ impl AnalyzerRule for SparkCasts {
     }
 }
 
+/// The aggregates whose result is a double whatever their input: a null
+/// (untyped) input is read as a double, as Spark's implicit cast does.
+const DOUBLE_AGGREGATES: &[&str] = &[
+    "avg",
+    "mean",
+    "regr_avgx",
+    "regr_avgy",
+    "regr_slope",
+    "regr_intercept",
+    "regr_r2",
+    "regr_sxx",
+    "regr_syy",
+    "regr_sxy",
+    "regr_count",
+];
+
 fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
+    if let Expr::AggregateFunction(f) = &e {
+        if DOUBLE_AGGREGATES.contains(&f.func.name())
+            && f.params
+                .args
+                .iter()
+                .any(|a| a.get_type(schema).is_ok_and(|t| t.is_null()))
+        {
+            let mut f = f.clone();
+            f.params.args = f
+                .params
+                .args
+                .into_iter()
+                .map(|a| match a.get_type(schema) {
+                    Ok(DataType::Null) => a.cast_to(&DataType::Float64, schema),
+                    _ => Ok(a),
+                })
+                .collect::<DFResult<_>>()?;
+            return Ok(Transformed::yes(Expr::AggregateFunction(f)));
+        }
+    }
     let (expr, data_type, strict) = match &e {
         Expr::Cast(Cast { expr, field }) => (expr, field.data_type(), true),
         Expr::TryCast(TryCast { expr, field }) => (expr, field.data_type(), false),
