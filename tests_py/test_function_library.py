@@ -1069,3 +1069,27 @@ def test_averages_of_untyped_null_columns(spark: SparkSession) -> None:
     out = df.select(F.regr_avgx("y", "x"), F.avg("x"), F.avg("y"))
     assert out.columns == ["regr_avgx(y, x)", "avg(x)", "avg(y)"]
     assert tuple(out.first()) == (None, 2.0, None)
+
+
+def test_aes_encrypt_and_decrypt(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [
+            (
+                "Spark",
+                "abcdefghijklmnop12345678ABCDEFGH",
+                "000000000000000000000000",
+                "This is an AAD mixed into the input",
+            )
+        ],
+        "input STRING, key STRING, iv STRING, aad STRING",
+    )
+    sealed = df.select(
+        F.base64(F.aes_encrypt("input", "key", F.lit("GCM"), F.lit("DEFAULT"), F.to_binary("iv", F.lit("hex")), "aad"))
+    )
+    assert sealed.first()[0] == "AAAAAAAAAAAAAAAAQiYi+sTLm7KD9UcZ2nlRdYDe/PX4"
+    for mode in ("GCM", "CBC", "ECB"):
+        back = df.select(F.aes_decrypt(F.aes_encrypt("input", "key", F.lit(mode)), "key", F.lit(mode)).cast("string"))
+        assert back.first()[0] == "Spark"
+    assert df.select(F.try_aes_decrypt(F.lit(b"not sealed"), "key")).first()[0] is None
+    with pytest.raises(Exception, match="AES|decrypt"):
+        df.select(F.aes_decrypt(F.lit(b"not sealed"), "key")).collect()

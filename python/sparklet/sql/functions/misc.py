@@ -15,6 +15,7 @@ __all__ = [
  "xpath", "xpath_boolean", "xpath_double", "xpath_float", "xpath_int", "xpath_long", "xpath_number", "xpath_short", "xpath_string",
  "hmac",
  "parse_json", "try_parse_json", "variant_get", "try_variant_get", "is_variant_null", "is_valid_variant", "schema_of_variant", "to_variant_object", "variant_set", "try_variant_set", "variant_insert", "try_variant_insert", "variant_delete", "variant_array_append", "try_variant_array_append", "variant_strip_nulls",
+ "aes_encrypt", "aes_decrypt", "try_aes_decrypt",
 ]  # fmt: skip
 
 
@@ -330,3 +331,45 @@ def variant_strip_nulls(v: ColumnOrName, include_arrays: bool = True) -> Column:
     """The variant without its null object fields (and array elements,
     unless ``include_arrays`` is false)."""
     return _call("variant_strip_nulls", _to_col(v), lit(include_arrays))
+
+
+def _or_lit(col: ColumnOrName | None, default: str) -> Column:
+    return lit(default) if col is None else _to_col(col)
+
+
+def aes_encrypt(
+    input: ColumnOrName,  # noqa: A002 - PySpark's name
+    key: ColumnOrName,
+    mode: ColumnOrName | None = None,
+    padding: ColumnOrName | None = None,
+    iv: ColumnOrName | None = None,
+    aad: ColumnOrName | None = None,
+) -> Column:
+    """``input`` encrypted by AES with ``key`` (16, 24 or 32 bytes) in
+    ``mode`` GCM (default), CBC or ECB; a random IV unless ``iv`` is given."""
+    args = [_to_col(input), _to_col(key), _or_lit(mode, "GCM"), _or_lit(padding, "DEFAULT")]
+    return _call("aes_encrypt", *args, _or_lit(iv, ""), _or_lit(aad, ""))
+
+
+def aes_decrypt(
+    input: ColumnOrName,  # noqa: A002 - PySpark's name
+    key: ColumnOrName,
+    mode: ColumnOrName | None = None,
+    padding: ColumnOrName | None = None,
+    aad: ColumnOrName | None = None,
+) -> Column:
+    """``input`` (as :func:`aes_encrypt` wrote it) decrypted; an error when it does not decrypt."""
+    args = [_to_col(input), _to_col(key), _or_lit(mode, "GCM"), _or_lit(padding, "DEFAULT")]
+    return _call("aes_decrypt", *args, _or_lit(aad, ""))
+
+
+def try_aes_decrypt(
+    input: ColumnOrName,  # noqa: A002 - PySpark's name
+    key: ColumnOrName,
+    mode: ColumnOrName | None = None,
+    padding: ColumnOrName | None = None,
+    aad: ColumnOrName | None = None,
+) -> Column:
+    """As :func:`aes_decrypt`, null where the input does not decrypt."""
+    args = [_to_col(input), _to_col(key), _or_lit(mode, "GCM"), _or_lit(padding, "DEFAULT")]
+    return _call("try_aes_decrypt", *args, _or_lit(aad, ""))

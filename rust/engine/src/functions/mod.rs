@@ -5,6 +5,7 @@
 //! session's function registry, the rest are mapped here or implemented as
 //! UDFs in [`udfs`].
 
+mod aes;
 mod arrays;
 mod collect;
 pub mod column;

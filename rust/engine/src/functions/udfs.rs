@@ -695,5 +695,6 @@ pub fn all() -> Vec<ScalarUDF> {
     .chain(super::arrays::all())
     .chain(super::number_format::all())
     .chain(super::java_math::all())
+    .chain(super::aes::all())
     .collect()
 }
