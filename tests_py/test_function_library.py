@@ -1093,3 +1093,15 @@ def test_aes_encrypt_and_decrypt(spark: SparkSession) -> None:
     assert df.select(F.try_aes_decrypt(F.lit(b"not sealed"), "key")).first()[0] is None
     with pytest.raises(Exception, match="AES|decrypt"):
         df.select(F.aes_decrypt(F.lit(b"not sealed"), "key")).collect()
+
+
+def test_json_wildcards_and_inferred_schemas(spark: SparkSession) -> None:
+    df = spark.createDataFrame([('[{"f1": "a", "f2": 1}, {"f1": "b"}]',)], "j STRING")
+    out = df.select(
+        F.get_json_object("j", "$[*].f1").alias("all"),
+        F.get_json_object("j", "$[*].f2").alias("one"),
+        F.get_json_object("j", "$[*].f3").alias("none"),
+        F.schema_of_json(F.lit('{"b": [1.5], "a": 0}')).alias("schema"),
+        F.schema_of_json("{a: 'x'}".replace("'", '"'), {"allowUnquotedFieldNames": "true"}).alias("unquoted"),
+    )
+    assert tuple(out.first()) == ('["a","b"]', "1", None, "STRUCT<a: BIGINT, b: ARRAY<DOUBLE>>", "STRUCT<a: STRING>")

@@ -16,6 +16,7 @@ __all__ = [
  "hmac",
  "parse_json", "try_parse_json", "variant_get", "try_variant_get", "is_variant_null", "is_valid_variant", "schema_of_variant", "to_variant_object", "variant_set", "try_variant_set", "variant_insert", "try_variant_insert", "variant_delete", "variant_array_append", "try_variant_array_append", "variant_strip_nulls",
  "aes_encrypt", "aes_decrypt", "try_aes_decrypt",
+ "schema_of_json",
 ]  # fmt: skip
 
 
@@ -373,3 +374,13 @@ def try_aes_decrypt(
     """As :func:`aes_decrypt`, null where the input does not decrypt."""
     args = [_to_col(input), _to_col(key), _or_lit(mode, "GCM"), _or_lit(padding, "DEFAULT")]
     return _call("try_aes_decrypt", *args, _or_lit(aad, ""))
+
+
+def schema_of_json(json: Column | str, options: dict | None = None) -> Column:
+    """The type Spark infers for a JSON text (``STRUCT<a: BIGINT>``); the
+    option ``allowUnquotedFieldNames`` reads unquoted field names."""
+    text = json if isinstance(json, Column) else lit(json)
+    unquoted = str((options or {}).get("allowUnquotedFieldNames", "false")).lower() == "true"
+    if unquoted:
+        return _call("schema_of_json", text, lit(True))
+    return _call("schema_of_json", text)

@@ -26,6 +26,7 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("json_array_length", DataType::Int32, json_array_length),
         kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
         kernel_udf("instr", DataType::Int32, instr),
+        kernel_udf("schema_of_json", DataType::Utf8, schema_of_json),
         kernel_udf("to_base32", DataType::Utf8, to_base32),
         kernel_udf("from_base32", DataType::Binary, from_base32),
         kernel_udf("hmac", DataType::Binary, hmac),
@@ -335,6 +336,40 @@ fn sentences(args: &[ArrayRef]) -> DFResult<ArrayRef> {
             out.values().append(true);
         }
         out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `schema_of_json(json[, unquotedNames])`: the type Spark infers for a
+/// JSON text (with `true`, field names may be unquoted).
+fn schema_of_json(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let Some(json) = args.first() else {
+        return Err(wrong_args("schema_of_json", "(json)"));
+    };
+    let json = strings(json)?;
+    let unquoted = match args.get(1) {
+        Some(a) => cast(a, &DataType::Boolean)?.as_boolean().value(0),
+        None => false,
+    };
+    let quote_names = regex::Regex::new(r#"([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:"#)
+        .map_err(|e| DataFusionError::Internal(e.to_string()))?;
+    let mut out = StringBuilder::new();
+    for s in json.iter() {
+        let Some(s) = s else {
+            out.append_null();
+            continue;
+        };
+        let text = if unquoted {
+            quote_names.replace_all(s, r#"$1"$2":"#).into_owned()
+        } else {
+            s.to_string()
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            DataFusionError::Execution(format!(
+                "[INVALID_JSON_SCHEMA] schema_of_json: '{s}' is not JSON ({e})"
+            ))
+        })?;
+        out.append_value(super::variant::schema_of_json(&value));
     }
     Ok(Arc::new(out.finish()))
 }

@@ -353,6 +353,8 @@ fn split_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
 enum Step {
     Key(String),
     Index(usize),
+    /// `[*]`: every element of an array
+    Every,
 }
 
 fn parse_json_path(path: &str) -> Option<Vec<Step>> {
@@ -374,7 +376,9 @@ fn parse_json_path(path: &str) -> Option<Vec<Step>> {
                 let end = chars[i..].iter().position(|c| *c == ']')? + i;
                 let inner: String = chars[i + 1..end].iter().collect();
                 let inner = inner.trim();
-                if let Ok(n) = inner.parse::<usize>() {
+                if inner == "*" {
+                    steps.push(Step::Every);
+                } else if let Ok(n) = inner.parse::<usize>() {
                     steps.push(Step::Index(n));
                 } else {
                     steps.push(Step::Key(
@@ -404,14 +408,34 @@ fn get_json_object_kernel(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         let value = serde_json::from_str::<serde_json::Value>(s.value(row)).ok();
         let found = value.and_then(|v| {
             let steps = parse_json_path(paths.value(row))?;
-            let mut cur = &v;
+            let mut current = vec![&v];
             for st in &steps {
-                cur = match st {
-                    Step::Key(k) => cur.get(k)?,
-                    Step::Index(n) => cur.get(*n)?,
+                current = current
+                    .into_iter()
+                    .flat_map(|cur| -> Vec<&serde_json::Value> {
+                        match st {
+                            Step::Key(k) => cur.get(k).into_iter().collect(),
+                            Step::Index(n) => cur.get(*n).into_iter().collect(),
+                            Step::Every => cur
+                                .as_array()
+                                .map(|a| a.iter().collect())
+                                .unwrap_or_default(),
+                        }
+                    })
+                    .collect();
+            }
+            // with `[*]`, the matches as JSON (one unwrapped), as Spark's
+            if steps.iter().any(|s| matches!(s, Step::Every)) {
+                return match current.as_slice() {
+                    [] => None,
+                    [one] => Some(one.to_string()),
+                    many => Some(
+                        serde_json::Value::Array(many.iter().map(|v| (*v).clone()).collect())
+                            .to_string(),
+                    ),
                 };
             }
-            match cur {
+            match current.first()? {
                 serde_json::Value::Null => None,
                 serde_json::Value::String(s) => Some(s.clone()),
                 other => Some(other.to_string()),

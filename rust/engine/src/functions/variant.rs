@@ -323,6 +323,39 @@ fn as_text(v: &Value) -> Option<String> {
     }
 }
 
+/// A JSON value's type as Spark's `schema_of_json` infers it: objects are
+/// structs of their fields (sorted), fractions doubles, nulls strings.
+pub(super) fn schema_of_json(v: &Value) -> String {
+    match v {
+        Value::Null | Value::String(_) => "STRING".into(),
+        Value::Bool(_) => "BOOLEAN".into(),
+        Value::Number(n) if n.is_i64() || n.is_u64() => "BIGINT".into(),
+        Value::Number(_) => "DOUBLE".into(),
+        Value::Array(items) => {
+            let mut types: Vec<String> = items
+                .iter()
+                .filter(|x| !x.is_null())
+                .map(schema_of_json)
+                .collect();
+            types.dedup();
+            let element = match types.as_slice() {
+                [one] => one.clone(),
+                _ => "STRING".to_string(),
+            };
+            format!("ARRAY<{element}>")
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{k}: {}", schema_of_json(&m[*k])))
+                .collect();
+            format!("STRUCT<{}>", fields.join(", "))
+        }
+    }
+}
+
 /// A value's type as Spark's `schema_of_variant` writes it.
 fn schema_of(v: &Value) -> String {
     match v {
