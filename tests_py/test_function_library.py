@@ -1105,3 +1105,14 @@ def test_json_wildcards_and_inferred_schemas(spark: SparkSession) -> None:
         F.schema_of_json("{a: 'x'}".replace("'", '"'), {"allowUnquotedFieldNames": "true"}).alias("unquoted"),
     )
     assert tuple(out.first()) == ('["a","b"]', "1", None, "STRUCT<a: BIGINT, b: ARRAY<DOUBLE>>", "STRUCT<a: STRING>")
+
+
+def test_convert_timezone_and_call_function(spark: SparkSession) -> None:
+    from sparklet.sql.types import IntegerType
+
+    df = spark.createDataFrame([("2015-04-08 15:00:00", 3)], "ts STRING, n INT")
+    out = df.select(F.convert_timezone(F.lit("Asia/Hong_Kong"), F.lit("America/Los_Angeles"), "ts").cast("string"))
+    assert out.first()[0] == "2015-04-08 00:00:00"
+    spark.udf.register("tripled", lambda i: i * 3, IntegerType())
+    called = df.select(F.call_function("tripled", "n"), F.call_function("upper", F.col("ts")))
+    assert tuple(called.first()) == (9, "2015-04-08 15:00:00")

@@ -132,4 +132,9 @@ def broadcast(df: Any) -> Any:
 
 def call_function(funcName: str, *cols: ColumnOrName) -> Column:
     """Call a function of the session (built in or registered) by name."""
+    from sparklet.sql.session import SparkSession
+
+    registered = SparkSession._require_active().udf._registered.get(funcName.lower())
+    if registered is not None:
+        return registered(*cols)
     return _fn(funcName, *cols)

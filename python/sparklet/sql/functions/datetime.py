@@ -22,6 +22,7 @@ __all__ = [
  "to_timestamp_ntz",
  "to_unix_timestamp",
  "make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz", "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz", "timestamp_add", "timestamp_diff",
+ "convert_timezone",
 ]  # fmt: skip
 
 
@@ -561,3 +562,11 @@ def timestamp_add(unit: str, quantity: ColumnOrName, ts: ColumnOrName) -> Column
 def timestamp_diff(unit: str, start: ColumnOrName, end: ColumnOrName) -> Column:
     """Whole ``unit``s from ``start`` to ``end``."""
     return _call("timestampdiff", lit(unit), _to_col(start), _to_col(end))
+
+
+def convert_timezone(sourceTz: Column | None, targetTz: Column, sourceTs: ColumnOrName) -> Column:
+    """The wall-clock time ``sourceTs`` in ``sourceTz`` (the session time
+    zone when None) as wall-clock time in ``targetTz``."""
+    if sourceTz is None:
+        return _call("convert_timezone", targetTz, _to_col(sourceTs))
+    return _call("convert_timezone", sourceTz, targetTz, _to_col(sourceTs))

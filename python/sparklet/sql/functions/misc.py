@@ -174,12 +174,9 @@ def raise_error(errMsg: Column | str) -> Column:
 
 def call_udf(udfName: str, *cols: ColumnOrName) -> Column:
     """The user-defined function registered as ``udfName`` over ``cols``."""
-    from sparklet.sql.session import SparkSession
+    from sparklet.sql.functions._core import call_function
 
-    registered = SparkSession._require_active().udf._registered.get(udfName.lower())
-    if registered is not None:
-        return registered(*cols)
-    return _fn(udfName, *cols)
+    return call_function(udfName, *cols)
 
 
 def xpath(xml: ColumnOrName, path: ColumnOrName) -> Column:

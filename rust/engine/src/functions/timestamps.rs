@@ -59,6 +59,12 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         zoned("timestampadd", ts_type(), timestamp_add, imm),
         zoned("timestampdiff", DataType::Int64, timestamp_diff, imm),
         zoned("months_between", DataType::Float64, months_between, imm),
+        zoned(
+            "convert_timezone",
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            convert_timezone,
+            imm,
+        ),
     ]
 }
 
@@ -272,6 +278,51 @@ fn timestamp_diff(args: &[ArrayRef], tz: &Tz) -> DFResult<ArrayRef> {
         });
     }
     Ok(Arc::new(Int64Array::from(out)))
+}
+
+/// `convert_timezone([source,] target, ts)`: the wall-clock time `ts` in
+/// `source` (the session time zone by default) as wall-clock time in
+/// `target`, a timestamp without time zone.
+fn convert_timezone(args: &[ArrayRef], session: &Tz) -> DFResult<ArrayRef> {
+    let (source, target, ts) = match args {
+        [target, ts] => (None, target, ts),
+        [source, target, ts] => (Some(strings(source)?), target, ts),
+        _ => {
+            return Err(DataFusionError::Plan(
+                "[WRONG_NUM_ARGS] convert_timezone takes ([sourceTz,] targetTz, sourceTs)".into(),
+            ))
+        }
+    };
+    let target = strings(target)?;
+    // the timestamp's wall clock: text as written, a timestamp in the session zone
+    let wall = micros(ts, &Tz::UTC)?;
+    let zone = |name: &str| {
+        session_zone(name).ok_or_else(|| {
+            DataFusionError::Execution(format!(
+                "[INVALID_TIMEZONE] convert_timezone: '{name}' is not a time zone"
+            ))
+        })
+    };
+    let mut out = Vec::with_capacity(wall.len());
+    for (row, w) in wall.iter().enumerate() {
+        let from = match &source {
+            Some(s) if s.is_null(row) => None,
+            Some(s) => Some(zone(s.value(row))?),
+            None => Some(*session),
+        };
+        let to = (!target.is_null(row))
+            .then(|| zone(target.value(row)))
+            .transpose()?;
+        let value = match (w, from, to) {
+            (Some(w), Some(from), Some(to)) => DateTime::from_timestamp_micros(*w)
+                .and_then(|t| local_to_utc_micros(t.naive_utc(), &from))
+                .and_then(|instant| local(instant, &to))
+                .map(|l| l.and_utc().timestamp_micros()),
+            _ => None,
+        };
+        out.push(value);
+    }
+    Ok(Arc::new(TimestampMicrosecondArray::from(out)))
 }
 
 /// `months_between(end, start[, roundOff])`: whole months when the days of

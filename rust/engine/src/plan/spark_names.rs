@@ -237,6 +237,9 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("regexp_extract_all", 2) => with("1"),
         ("instr", 3) => with("1"),
         ("hmac", 2) => with("SHA-256"),
+        ("convert_timezone", 2) => {
+            format!("convert_timezone(current_timezone(), {}, {})", n(0), n(1))
+        }
         // the option is not part of the name
         ("schema_of_json", 2) => format!("schema_of_json({})", n(0)),
         ("sentences", 1) => format!("sentences({}, , )", n(0)),
