@@ -1116,3 +1116,13 @@ def test_convert_timezone_and_call_function(spark: SparkSession) -> None:
     spark.udf.register("tripled", lambda i: i * 3, IntegerType())
     called = df.select(F.call_function("tripled", "n"), F.call_function("upper", F.col("ts")))
     assert tuple(called.first()) == (9, "2015-04-08 15:00:00")
+
+
+def test_maps_of_array_keys_refuse_repeated_keys_and_collect_union(spark: SparkSession) -> None:
+    df = spark.sql("SELECT map(array(1, 2), 'a', array(3, 4), 'b') AS data")
+    assert df.select(F.map_keys("data")).first()[0] == [[1, 2], [3, 4]]
+    with pytest.raises(Exception, match="DUPLICATED_MAP_KEY"):
+        spark.sql("SELECT map(1, 'a', 1, 'b') AS data").collect()
+    arrays = spark.createDataFrame([("a", [1, 2]), ("a", [2, 3]), ("b", [4])], "k STRING, v ARRAY<INT>")
+    out = arrays.groupBy("k").agg(F.sort_array(F.collect_union("v")).alias("u")).orderBy("k")
+    assert [tuple(r) for r in out.collect()] == [("a", [1, 2, 3]), ("b", [4])]

@@ -16,6 +16,7 @@ __all__ = [
  "try_sum",
  "vector_sum", "vector_avg",
  "bitmap_construct_agg", "bitmap_or_agg", "bitmap_and_agg",
+ "collect_union",
 ]  # fmt: skip
 
 
@@ -382,3 +383,12 @@ def bitmap_or_agg(col: ColumnOrName) -> Column:
 def bitmap_and_agg(col: ColumnOrName) -> Column:
     """The bitwise AND of the bitmaps (a shorter one counts as zeros past its end)."""
     return _fn("bitmap_and_agg", col)
+
+
+def collect_union(col: ColumnOrName) -> Column:
+    """The distinct elements of a group's arrays, as one array (kept as the
+    group's distinct arrays until then)."""
+    from sparklet.sql.functions.collection import array_distinct, flatten
+
+    c = _to_col(col)
+    return array_distinct(flatten(_call("collect_set", c))).alias(f"collect_union({c._expr.name()})")

@@ -154,3 +154,104 @@ mod tests {
         assert_eq!(show(layout(3, -5)), "X_abc");
     }
 }
+
+/// `map(k1, v1, k2, v2, ...)` of keys and values already of one type each:
+/// one map per row, a repeated key an error (Spark's default
+/// `mapKeyDedupPolicy`), as is a null key.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(super) struct MapOfPairs {
+    signature: Signature,
+}
+
+/// A call of [`MapOfPairs`] over `args` (alternating keys and values).
+pub(super) fn map_of_pairs(
+    args: Vec<datafusion::logical_expr::Expr>,
+) -> datafusion::logical_expr::Expr {
+    let f = ScalarUDF::new_from_impl(MapOfPairs {
+        signature: Signature::variadic_any(Volatility::Immutable),
+    });
+    f.call(args)
+}
+
+impl ScalarUDFImpl for MapOfPairs {
+    fn name(&self) -> &str {
+        "map"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, t: &[DataType]) -> DFResult<DataType> {
+        let (k, v) = (t[0].clone(), t[1].clone());
+        Ok(DataType::Map(
+            Arc::new(arrow::datatypes::Field::new(
+                "entries",
+                DataType::Struct(
+                    vec![
+                        arrow::datatypes::Field::new("key", k, false),
+                        arrow::datatypes::Field::new("value", v, true),
+                    ]
+                    .into(),
+                ),
+                false,
+            )),
+            false,
+        ))
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        use arrow::row::{RowConverter, SortField};
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let returns = args.return_field.data_type().clone();
+        let DataType::Map(entries_field, _) = &returns else {
+            return Err(DataFusionError::Internal("map returns a map".into()));
+        };
+        let DataType::Struct(fields) = entries_field.data_type() else {
+            return Err(DataFusionError::Internal(
+                "a map's entries are a struct".into(),
+            ));
+        };
+        let keys: Vec<&ArrayRef> = arrays.iter().step_by(2).collect();
+        let values: Vec<&ArrayRef> = arrays.iter().skip(1).step_by(2).collect();
+        let rows = arrays.first().map_or(0, |a| a.len());
+        let per_row = keys.len();
+        let converter = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?;
+        let converted = keys
+            .iter()
+            .map(|k| converter.convert_columns(&[Arc::clone(k)]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut picks = Vec::with_capacity(rows * per_row);
+        for row in 0..rows {
+            for (i, k) in keys.iter().enumerate() {
+                if k.is_null(row) {
+                    return Err(DataFusionError::Execution(
+                        "[NULL_MAP_KEY] Cannot use null as map key.".into(),
+                    ));
+                }
+                if (0..i).any(|j| converted[j].row(row) == converted[i].row(row)) {
+                    return Err(DataFusionError::Execution(format!(
+                        "[DUPLICATED_MAP_KEY] Duplicate map key {} was found, please check the input data.",
+                        arrow::util::display::array_value_to_string(k, row)?
+                    )));
+                }
+                picks.push((i, row));
+            }
+        }
+        let key_refs: Vec<&dyn Array> = keys.iter().map(|k| k.as_ref()).collect();
+        let value_refs: Vec<&dyn Array> = values.iter().map(|v| v.as_ref()).collect();
+        let entries = arrow::array::StructArray::try_new(
+            fields.clone(),
+            vec![
+                interleave(&key_refs, &picks)?,
+                interleave(&value_refs, &picks)?,
+            ],
+            None,
+        )?;
+        let map = arrow::array::MapArray::try_new(
+            Arc::clone(entries_field),
+            OffsetBuffer::from_lengths(std::iter::repeat_n(per_row, rows)),
+            entries,
+            None,
+            false,
+        )?;
+        Ok(ColumnarValue::Array(Arc::new(map)))
+    }
+}

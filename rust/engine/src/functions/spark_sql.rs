@@ -371,15 +371,12 @@ pub fn all() -> Vec<ScalarUDF> {
                 if a.is_empty() {
                     return Ok(lit(empty_map(k, v)?));
                 }
-                let (mut keys, mut values) = (vec![], vec![]);
-                for (i, e) in a.into_iter().enumerate() {
-                    if i % 2 == 0 {
-                        keys.push(cast(e, k.clone()))
-                    } else {
-                        values.push(cast(e, v.clone()))
-                    }
-                }
-                Ok(datafusion::functions_nested::map::map(keys, values))
+                let pairs = a
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, e)| cast(e, if i % 2 == 0 { k.clone() } else { v.clone() }))
+                    .collect();
+                Ok(super::arrays::map_of_pairs(pairs))
             },
         }));
     }
