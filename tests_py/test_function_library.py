@@ -1126,3 +1126,15 @@ def test_maps_of_array_keys_refuse_repeated_keys_and_collect_union(spark: SparkS
     arrays = spark.createDataFrame([("a", [1, 2]), ("a", [2, 3]), ("b", [4])], "k STRING, v ARRAY<INT>")
     out = arrays.groupBy("k").agg(F.sort_array(F.collect_union("v")).alias("u")).orderBy("k")
     assert [tuple(r) for r in out.collect()] == [("a", [1, 2, 3]), ("b", [4])]
+
+
+def test_map_key_dedup_policy_last_win(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+    try:
+        dup = spark.sql("SELECT map(1, 'a', 1, 'b') AS m, map(1, 'x', 2, 'y') AS n")
+        out = dup.select(F.map_keys("m"), F.map_values("m"), F.map_concat("m", "n"))
+        assert tuple(out.first()) == ([1], ["b"], {1: "x", 2: "y"})
+    finally:
+        spark.conf.unset("spark.sql.mapKeyDedupPolicy")
+    with pytest.raises(Exception, match="DUPLICATED_MAP_KEY"):
+        spark.sql("SELECT map(1, 'a', 1, 'b') AS m").collect()

@@ -18,6 +18,7 @@ pub mod runtime;
 pub mod session;
 pub mod sinks;
 pub mod sources;
+pub mod spark_options;
 pub mod state;
 
 pub use error::{Error, Result};

@@ -94,6 +94,8 @@ impl Session {
             // Spark's SQL: "text" is a string, `name` an identifier
             opts.sql_parser.dialect = datafusion::common::config::Dialect::Databricks;
             opts.execution.time_zone = Some(tz);
+            opts.extensions
+                .insert(crate::spark_options::SparkOptions::default());
         }
         let state = datafusion::execution::session_state::SessionStateBuilder::new()
             .with_default_features()
@@ -183,6 +185,18 @@ impl Session {
     /// functions that read or write wall-clock time (`to_timestamp`,
     /// `date_format`, `unix_timestamp`, `from_unixtime`).
     pub fn set_conf(&self, key: &str, value: &str) -> Result<()> {
+        if key == crate::spark_options::MAP_KEY_DEDUP_POLICY {
+            let last_win = match value.to_ascii_uppercase().as_str() {
+                "LAST_WIN" => true,
+                "EXCEPTION" => false,
+                other => {
+                    return Err(Error::illegal_argument(format!(
+                        "[INVALID_CONF_VALUE] The value '{other}' in the config \"{key}\" is invalid: it takes EXCEPTION or LAST_WIN."
+                    )))
+                }
+            };
+            self.set_map_key_policy(last_win);
+        }
         if key == keys::SESSION_TIME_ZONE {
             crate::formats::datetime::session_zone(value).ok_or_else(|| {
                 Error::illegal_argument(format!(
@@ -198,6 +212,9 @@ impl Session {
     /// Unset `key` (back to its default), as [`Session::set_conf`] would set it.
     pub fn unset_conf(&self, key: &str) {
         self.conf.unset(key);
+        if key == crate::spark_options::MAP_KEY_DEDUP_POLICY {
+            self.set_map_key_policy(false);
+        }
         if key == keys::SESSION_TIME_ZONE {
             let tz = self.conf.get(key).unwrap_or_else(|| "UTC".into());
             self.set_time_zone(&tz);
@@ -213,6 +230,20 @@ impl Session {
         // the functions read the settings the execution was started with
         state.mark_start_execution();
         DataFrame::new(state, plan)
+    }
+
+    /// Whether a repeated map key keeps its last value (else an error).
+    fn set_map_key_policy(&self, last_win: bool) {
+        let state = self.ctx.state_ref();
+        let mut state = state.write();
+        if let Some(o) = state
+            .config_mut()
+            .options_mut()
+            .extensions
+            .get_mut::<crate::spark_options::SparkOptions>()
+        {
+            o.map_key_last_win = last_win;
+        }
     }
 
     /// The time zone the plans' functions read wall-clock time in.

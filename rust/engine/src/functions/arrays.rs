@@ -155,25 +155,68 @@ mod tests {
     }
 }
 
-/// `map(k1, v1, k2, v2, ...)` of keys and values already of one type each:
-/// one map per row, a repeated key an error (Spark's default
-/// `mapKeyDedupPolicy`), as is a null key.
+/// `map(k1, v1, k2, v2, ...)` of keys and values already of one type each
+/// (or, with `lists`, a list of keys and a list of values per row): one
+/// map per row, a repeated key an error (Spark's default
+/// `mapKeyDedupPolicy`) or, under `LAST_WIN`, its last value; a null key
+/// an error.
 #[derive(Debug, PartialEq, Eq, Hash)]
-pub(super) struct MapOfPairs {
+pub(super) struct MapOf {
+    lists: bool,
     signature: Signature,
 }
 
-/// A call of [`MapOfPairs`] over `args` (alternating keys and values).
+/// A call of [`MapOf`] over `args` (alternating keys and values).
 pub(super) fn map_of_pairs(
     args: Vec<datafusion::logical_expr::Expr>,
 ) -> datafusion::logical_expr::Expr {
-    let f = ScalarUDF::new_from_impl(MapOfPairs {
-        signature: Signature::variadic_any(Volatility::Immutable),
-    });
-    f.call(args)
+    map_of(false, args)
 }
 
-impl ScalarUDFImpl for MapOfPairs {
+/// A call of [`MapOf`] over a list of keys and a list of values.
+pub(super) fn map_of_lists(
+    keys: datafusion::logical_expr::Expr,
+    values: datafusion::logical_expr::Expr,
+) -> datafusion::logical_expr::Expr {
+    map_of(true, vec![keys, values])
+}
+
+fn map_of(
+    lists: bool,
+    args: Vec<datafusion::logical_expr::Expr>,
+) -> datafusion::logical_expr::Expr {
+    ScalarUDF::new_from_impl(MapOf {
+        lists,
+        signature: Signature::variadic_any(Volatility::Immutable),
+    })
+    .call(args)
+}
+
+fn map_type(k: DataType, v: DataType) -> DataType {
+    DataType::Map(
+        Arc::new(arrow::datatypes::Field::new(
+            "entries",
+            DataType::Struct(
+                vec![
+                    arrow::datatypes::Field::new("key", k, false),
+                    arrow::datatypes::Field::new("value", v, true),
+                ]
+                .into(),
+            ),
+            false,
+        )),
+        false,
+    )
+}
+
+fn element(t: &DataType) -> DataType {
+    match t {
+        DataType::List(f) | DataType::LargeList(f) => f.data_type().clone(),
+        other => other.clone(),
+    }
+}
+
+impl ScalarUDFImpl for MapOf {
     fn name(&self) -> &str {
         "map"
     }
@@ -181,21 +224,11 @@ impl ScalarUDFImpl for MapOfPairs {
         &self.signature
     }
     fn return_type(&self, t: &[DataType]) -> DFResult<DataType> {
-        let (k, v) = (t[0].clone(), t[1].clone());
-        Ok(DataType::Map(
-            Arc::new(arrow::datatypes::Field::new(
-                "entries",
-                DataType::Struct(
-                    vec![
-                        arrow::datatypes::Field::new("key", k, false),
-                        arrow::datatypes::Field::new("value", v, true),
-                    ]
-                    .into(),
-                ),
-                false,
-            )),
-            false,
-        ))
+        Ok(if self.lists {
+            map_type(element(&t[0]), element(&t[1]))
+        } else {
+            map_type(t[0].clone(), t[1].clone())
+        })
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         use arrow::row::{RowConverter, SortField};
@@ -209,47 +242,108 @@ impl ScalarUDFImpl for MapOfPairs {
                 "a map's entries are a struct".into(),
             ));
         };
-        let keys: Vec<&ArrayRef> = arrays.iter().step_by(2).collect();
-        let values: Vec<&ArrayRef> = arrays.iter().skip(1).step_by(2).collect();
+        let last_win = args
+            .config_options
+            .extensions
+            .get::<crate::spark_options::SparkOptions>()
+            .is_some_and(|o| o.map_key_last_win);
         let rows = arrays.first().map_or(0, |a| a.len());
-        let per_row = keys.len();
-        let converter = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?;
-        let converted = keys
-            .iter()
-            .map(|k| converter.convert_columns(&[Arc::clone(k)]))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut picks = Vec::with_capacity(rows * per_row);
-        for row in 0..rows {
-            for (i, k) in keys.iter().enumerate() {
-                if k.is_null(row) {
-                    return Err(DataFusionError::Execution(
-                        "[NULL_MAP_KEY] Cannot use null as map key.".into(),
-                    ));
+        // every candidate entry in one key and one value array, by row
+        let (keys, values, ranges, nulls): (
+            ArrayRef,
+            ArrayRef,
+            Vec<(usize, usize)>,
+            Option<Vec<bool>>,
+        ) = if self.lists {
+            let (k, v) = (
+                cast(
+                    &arrays[0],
+                    &DataType::new_list(fields[0].data_type().clone(), true),
+                )?,
+                cast(
+                    &arrays[1],
+                    &DataType::new_list(fields[1].data_type().clone(), true),
+                )?,
+            );
+            let (k, v) = (k.as_list::<i32>(), v.as_list::<i32>());
+            let offsets = k.value_offsets();
+            let ranges = (0..rows)
+                .map(|r| (offsets[r] as usize, offsets[r + 1] as usize))
+                .collect();
+            let valid = (0..rows).map(|r| k.is_valid(r) && v.is_valid(r)).collect();
+            (
+                Arc::clone(k.values()),
+                Arc::clone(v.values()),
+                ranges,
+                Some(valid),
+            )
+        } else {
+            let per_row = arrays.len() / 2;
+            let picks: Vec<(usize, usize)> = (0..rows)
+                .flat_map(|r| (0..per_row).map(move |i| (i, r)))
+                .collect();
+            let key_refs: Vec<&dyn Array> = arrays.iter().step_by(2).map(|a| a.as_ref()).collect();
+            let value_refs: Vec<&dyn Array> = arrays
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .map(|a| a.as_ref())
+                .collect();
+            let ranges = (0..rows)
+                .map(|r| (r * per_row, (r + 1) * per_row))
+                .collect();
+            (
+                interleave(&key_refs, &picks)?,
+                interleave(&value_refs, &picks)?,
+                ranges,
+                None,
+            )
+        };
+        let converted = RowConverter::new(vec![SortField::new(fields[0].data_type().clone())])?
+            .convert_columns(&[Arc::clone(&keys)])?;
+        let mut picks: Vec<u32> = Vec::new();
+        let mut lengths = Vec::with_capacity(rows);
+        for (row, (from, to)) in ranges.iter().enumerate() {
+            let start = picks.len();
+            if nulls.as_ref().is_none_or(|n| n[row]) {
+                for i in *from..*to {
+                    if keys.is_null(i) {
+                        return Err(DataFusionError::Execution(
+                            "[NULL_MAP_KEY] Cannot use null as map key.".into(),
+                        ));
+                    }
+                    let earlier = picks[start..]
+                        .iter()
+                        .position(|j| converted.row(*j as usize) == converted.row(i));
+                    match earlier {
+                        // LAST_WIN: the key keeps its first place, the last value
+                        Some(at) if last_win => picks[start + at] = i as u32,
+                        Some(_) => {
+                            return Err(DataFusionError::Execution(format!(
+                                "[DUPLICATED_MAP_KEY] Duplicate map key {} was found, please check the input data.",
+                                arrow::util::display::array_value_to_string(&keys, i)?
+                            )))
+                        }
+                        None => picks.push(i as u32),
+                    }
                 }
-                if (0..i).any(|j| converted[j].row(row) == converted[i].row(row)) {
-                    return Err(DataFusionError::Execution(format!(
-                        "[DUPLICATED_MAP_KEY] Duplicate map key {} was found, please check the input data.",
-                        arrow::util::display::array_value_to_string(k, row)?
-                    )));
-                }
-                picks.push((i, row));
             }
+            lengths.push(picks.len() - start);
         }
-        let key_refs: Vec<&dyn Array> = keys.iter().map(|k| k.as_ref()).collect();
-        let value_refs: Vec<&dyn Array> = values.iter().map(|v| v.as_ref()).collect();
+        let picks = arrow::array::UInt32Array::from(picks);
         let entries = arrow::array::StructArray::try_new(
             fields.clone(),
             vec![
-                interleave(&key_refs, &picks)?,
-                interleave(&value_refs, &picks)?,
+                arrow::compute::take(&keys, &picks, None)?,
+                arrow::compute::take(&values, &picks, None)?,
             ],
             None,
         )?;
         let map = arrow::array::MapArray::try_new(
             Arc::clone(entries_field),
-            OffsetBuffer::from_lengths(std::iter::repeat_n(per_row, rows)),
+            OffsetBuffer::from_lengths(lengths),
             entries,
-            None,
+            nulls.map(Into::into),
             false,
         )?;
         Ok(ColumnarValue::Array(Arc::new(map)))

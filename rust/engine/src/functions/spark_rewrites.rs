@@ -616,10 +616,7 @@ pub fn all() -> Vec<ScalarUDF> {
             let keys = nested::array_concat(maps.iter().cloned().map(nested::map_keys).collect());
             let values =
                 nested::array_concat(maps.iter().cloned().map(nested::map_values).collect());
-            let joined = call_udf(
-                datafusion::functions_nested::map::map_udf(),
-                vec![keys, values],
-            );
+            let joined = super::arrays::map_of_lists(keys, values);
             null_if_any_null(maps, joined, &common)
         }),
         // ceil / floor: a bigint, or to `scale` decimal places (a decimal)
