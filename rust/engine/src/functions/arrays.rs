@@ -192,6 +192,10 @@ fn map_of(
     .call(args)
 }
 
+/// Every candidate entry of the maps: keys, values, each row's range of
+/// them, and which rows are maps (None: all).
+type Candidates = (ArrayRef, ArrayRef, Vec<(usize, usize)>, Option<Vec<bool>>);
+
 fn map_type(k: DataType, v: DataType) -> DataType {
     DataType::Map(
         Arc::new(arrow::datatypes::Field::new(
@@ -249,12 +253,7 @@ impl ScalarUDFImpl for MapOf {
             .is_some_and(|o| o.map_key_last_win);
         let rows = arrays.first().map_or(0, |a| a.len());
         // every candidate entry in one key and one value array, by row
-        let (keys, values, ranges, nulls): (
-            ArrayRef,
-            ArrayRef,
-            Vec<(usize, usize)>,
-            Option<Vec<bool>>,
-        ) = if self.lists {
+        let (keys, values, ranges, nulls): Candidates = if self.lists {
             let (k, v) = (
                 cast(
                     &arrays[0],
