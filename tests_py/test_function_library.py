@@ -1138,3 +1138,13 @@ def test_map_key_dedup_policy_last_win(spark: SparkSession) -> None:
         spark.conf.unset("spark.sql.mapKeyDedupPolicy")
     with pytest.raises(Exception, match="DUPLICATED_MAP_KEY"):
         spark.sql("SELECT map(1, 'a', 1, 'b') AS m").collect()
+
+
+def test_unknown_functions_are_sparks_unresolved_routine(spark: SparkSession) -> None:
+    expected = "Cannot resolve routine `nosuchfn` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]"
+    with pytest.raises(Exception, match="UNRESOLVED_ROUTINE") as raised:
+        spark.sql("SELECT nosuchfn(1)").collect()
+    assert expected in str(raised.value)
+    with pytest.raises(Exception, match="UNRESOLVED_ROUTINE") as raised:
+        spark.range(1).select(F.call_function("nosuchfn", F.col("id"))).collect()
+    assert expected in str(raised.value)

@@ -82,6 +82,16 @@ impl Error {
         }
     }
 
+    /// Spark's error for a function no catalog has.
+    pub fn unresolved_routine(name: &str) -> Self {
+        Error::analysis(
+            "UNRESOLVED_ROUTINE",
+            format!(
+                "Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]."
+            ),
+        )
+    }
+
     /// A bad argument or option value.
     pub fn illegal_argument(message: impl Into<String>) -> Self {
         Error::IllegalArgument {
@@ -156,7 +166,13 @@ impl Error {
                 other => Error::analysis("AMBIGUOUS_OR_INVALID_REFERENCE", other.to_string()),
             },
             DataFusionError::Plan(msg) => {
-                if msg.contains("Invalid function") || msg.contains("not found") {
+                if let Some(name) = msg
+                    .strip_prefix("Invalid function '")
+                    .and_then(|rest| rest.split_once('\''))
+                    .map(|(name, _)| name)
+                {
+                    Error::unresolved_routine(name)
+                } else if msg.contains("Invalid function") || msg.contains("not found") {
                     Error::analysis("UNRESOLVED_ROUTINE", msg)
                 } else {
                     Error::analysis("DATATYPE_MISMATCH", msg)

@@ -103,12 +103,7 @@ fn udf(state: &SessionState, name: &str) -> Option<Arc<ScalarUDF>> {
 }
 
 fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
-    let f = udf(state, name).ok_or_else(|| {
-        Error::analysis(
-            "UNRESOLVED_ROUTINE",
-            format!("Cannot resolve routine `{name}` on search path [`system`.`builtin`]."),
-        )
-    })?;
+    let f = udf(state, name).ok_or_else(|| Error::unresolved_routine(name))?;
     Ok(Expr::ScalarFunction(ScalarFunction::new_udf(f, args)))
 }
 
