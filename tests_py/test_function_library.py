@@ -1148,3 +1148,32 @@ def test_unknown_functions_are_sparks_unresolved_routine(spark: SparkSession) ->
     with pytest.raises(Exception, match="UNRESOLVED_ROUTINE") as raised:
         spark.range(1).select(F.call_function("nosuchfn", F.col("id"))).collect()
     assert expected in str(raised.value)
+
+
+def test_corr_digits_mode_and_reverse_of_binary(spark: SparkSession) -> None:
+    df = spark.createDataFrame(
+        [(1.0, 2.0, "a"), (2.0, 4.0, "a"), (2.0, 4.0, "a"), (1.0, 2.0, "b"), (1.0, 3.0, "b"), (None, 1.0, "c")],
+        "x DOUBLE, y DOUBLE, k STRING",
+    )
+    got = df.groupBy("k").agg(F.corr("x", "y"), F.mode("x"), F.mode("y", True)).orderBy("k")
+    assert got.columns == ["k", "corr(x, y)", "mode(x)", "mode() WITHIN GROUP (ORDER BY y DESC)"]
+    # Spark's update formulas give exactly 1.0 on a line; no spread in x:
+    # null; the deterministic mode of a tie is the lowest value
+    assert [tuple(r) for r in got.collect()] == [("a", 1.0, 2.0, 4.0), ("b", None, 1.0, 2.0), ("c", None, None, 1.0)]
+    rev = spark.createDataFrame([("abc",)], "s STRING").select(F.reverse(F.col("s").cast("binary")))
+    assert rev.columns == ["reverse(CAST(s AS BINARY))"]
+    assert [bytes(r[0]) for r in rev.collect()] == [b"cba"]
+
+
+@pytest.mark.usefixtures("state_provider")
+def test_corr_and_mode_stream_and_survive_a_restart(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    ((key, corr, mode),) = totals_after_a_restart(
+        spark,
+        tmp_path,
+        "k STRING, x INT, y DOUBLE",
+        [F.corr("x", "y").alias("corr"), F.mode("x").alias("mode")],
+        [("a", 1, 2.0), ("a", 2, 4.0), ("a", 2, 4.5)],
+        [("a", 4, 9.0), ("a", 4, 8.0), ("a", 4, 1.0)],
+    )
+    assert (key, mode) == ("a", 4)
+    assert corr == pytest.approx(0.4835143242041853)

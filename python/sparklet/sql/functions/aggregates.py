@@ -16,7 +16,7 @@ __all__ = [
  "try_sum",
  "vector_sum", "vector_avg",
  "bitmap_construct_agg", "bitmap_or_agg", "bitmap_and_agg",
- "collect_union",
+ "collect_union", "mode",
 ]  # fmt: skip
 
 
@@ -312,6 +312,13 @@ def kurtosis(col: ColumnOrName) -> Column:
 def skewness(col: ColumnOrName) -> Column:
     """The skewness of the values (null without spread)."""
     return _fn("skewness", col)
+
+
+def mode(col: ColumnOrName, deterministic: bool = False) -> Column:
+    """The most frequent non-null value of the group; among equally
+    frequent values, the lowest (Spark returns the lowest with
+    ``deterministic=True`` and any of them without)."""
+    return _call("mode", _to_col(col), lit(bool(deterministic)))
 
 
 def try_avg(col: ColumnOrName) -> Column:

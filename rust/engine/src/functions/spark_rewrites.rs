@@ -534,16 +534,18 @@ pub fn all() -> Vec<ScalarUDF> {
             "reverse",
             1,
             |t| {
-                Ok(if is_list(&t[0]) {
-                    t[0].clone()
-                } else {
-                    DataType::Utf8
+                Ok(match &t[0] {
+                    l if is_list(l) => l.clone(),
+                    DataType::Binary => DataType::Binary,
+                    _ => DataType::Utf8,
                 })
             },
             |_, mut a, t| {
                 let x = a.remove(0);
                 Ok(if is_list(&t[0]) {
                     nested::array_reverse(x)
+                } else if t[0] == DataType::Binary {
+                    call_udf(std::sync::Arc::new(super::text::reverse_bytes()), vec![x])
                 } else {
                     datafusion::functions::unicode::expr_fn::reverse(cast(x, DataType::Utf8))
                 })

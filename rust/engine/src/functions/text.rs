@@ -54,6 +54,20 @@ pub(super) fn all() -> Vec<ScalarUDF> {
     ]
 }
 
+/// `reverse` of binary: the bytes in reverse order (the rewrite of
+/// `reverse` calls it for binary input).
+pub(super) fn reverse_bytes() -> ScalarUDF {
+    kernel_udf("reverse", DataType::Binary, |a| {
+        let bin = cast(&a[0], &DataType::Binary)?;
+        let out: arrow::array::BinaryArray = bin
+            .as_binary::<i32>()
+            .iter()
+            .map(|b| b.map(|b| b.iter().rev().copied().collect::<Vec<u8>>()))
+            .collect();
+        Ok(Arc::new(out))
+    })
+}
+
 fn ints(a: &ArrayRef) -> DFResult<arrow::array::Int64Array> {
     Ok(cast(a, &DataType::Int64)?
         .as_primitive::<Int64Type>()

@@ -95,6 +95,16 @@ pub fn spark_name(e: &Expr) -> String {
             if let Some(name) = with_default_args(func.name(), &params.args, distinct) {
                 return name;
             }
+            // mode(col, deterministic): Spark names the deterministic one
+            // as the ordered-set form it becomes
+            if let ("mode", [value, Expr::Literal(ScalarValue::Boolean(Some(d)), _)]) =
+                (func.name(), params.args.as_slice())
+            {
+                return match d {
+                    true => format!("mode() WITHIN GROUP (ORDER BY {} DESC)", spark_name(value)),
+                    false => format!("mode({})", spark_name(value)),
+                };
+            }
             call(function_name(func.name()), &params.args, distinct)
         }
         Expr::WindowFunction(w) => window_name(w),
