@@ -30,6 +30,7 @@ import doctest
 import importlib
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -42,6 +43,25 @@ OUT = ROOT / "build" / "docstrings"
 MODULES = {
     "functions": ("pyspark.sql.functions.builtin", None),
     "column": ("pyspark.sql.column", "Column"),
+    "dataframe": ("pyspark.sql.dataframe", "DataFrame"),
+    "na": ("pyspark.sql.dataframe", "DataFrameNaFunctions"),
+    "stat": ("pyspark.sql.dataframe", "DataFrameStatFunctions"),
+    "group": ("pyspark.sql.group", "GroupedData"),
+    "reader": ("pyspark.sql.readwriter", "DataFrameReader"),
+    "writer": ("pyspark.sql.readwriter", "DataFrameWriter"),
+    "session": ("pyspark.sql.session", "SparkSession"),
+    "catalog": ("pyspark.sql.catalog", "Catalog"),
+}
+#: sparklet's module answering each PySpark module the examples run in
+#: (its names are the examples' globals, as PySpark's doctests use the
+#: module's own).
+SPARKLET_MODULES = {
+    "pyspark.sql.column": "sparklet.sql.column",
+    "pyspark.sql.dataframe": "sparklet.sql.dataframe",
+    "pyspark.sql.group": "sparklet.sql.group",
+    "pyspark.sql.readwriter": "sparklet.sql.readwriter",
+    "pyspark.sql.session": "sparklet.sql.session",
+    "pyspark.sql.catalog": "sparklet.sql.catalog",
 }
 #: What the examples of these give differs from run to run on Spark itself.
 NONDETERMINISTIC = {
@@ -124,6 +144,20 @@ def sparklet_modules() -> dict[str, types.ModuleType]:
     return aliases
 
 
+def module_dict(name: str) -> dict:
+    """A module's names, or none when sparklet has no such module."""
+    try:
+        return dict(importlib.import_module(name).__dict__)
+    except ImportError:
+        return {}
+
+
+def sparklet_globals() -> dict:
+    """The names PySpark's SQL modules import (types, Row, Column, ...),
+    from sparklet."""
+    return {**module_dict("sparklet.sql.types"), **module_dict("sparklet.sql")}
+
+
 #: --show: print each failing docstring's doctest report (with --only)
 SHOW_REPORTS = False
 
@@ -186,6 +220,11 @@ def run_engine(engine: str, modules: list[str], only: set[str] | None) -> dict[s
         spark = SparkSession.builder.appName("docstrings").getOrCreate()
         swapped = sparklet_modules()
     results: dict[str, dict[str, list[str]]] = {}
+    # the examples write files and tables (spark-warehouse) where they run
+    scratch = OUT / f"work-{engine}"
+    scratch.mkdir(parents=True, exist_ok=True)
+    here = Path.cwd()
+    os.chdir(scratch)
     for module in modules:
         docs = docstrings(module)
         path, _ = MODULES[module]
@@ -200,8 +239,8 @@ def run_engine(engine: str, modules: list[str], only: set[str] | None) -> dict[s
         sys.modules.update(swapped)
         try:
             base = (swapped.get(path) or importlib.import_module(path)).__dict__
-            if module == "column" and engine == "sparklet":
-                base = importlib.import_module("sparklet.sql.column").__dict__
+            if engine == "sparklet" and path in SPARKLET_MODULES:
+                base = {**sparklet_globals(), **module_dict(SPARKLET_MODULES[path])}
             globs = {**stdlib, **base, "spark": spark}
             table: dict[str, list[str]] = {}
             for name, doc in sorted(docs.items()):
@@ -222,20 +261,24 @@ def run_engine(engine: str, modules: list[str], only: set[str] | None) -> dict[s
                     sys.modules.pop(k, None)
                 else:
                     sys.modules[k] = v
+    os.chdir(here)
     return results
 
 
 def baseline(modules: list[str], refresh: bool) -> dict[str, dict[str, list[str]]]:
-    """PySpark's own results (run in a process of its own, then cached)."""
+    """PySpark's own results (run in a process of its own for the modules
+    not cached yet, then cached)."""
     path = OUT / "pyspark.json"
-    if refresh or not path.exists():
+    cached = {} if refresh or not path.exists() else json.loads(path.read_text())
+    missing = [m for m in modules if m not in cached]
+    if missing:
         OUT.mkdir(parents=True, exist_ok=True)
         sys.path.insert(0, str(ROOT / "tools"))
         from portability import pyspark_env  # the pandas PySpark supports, first on its path
 
-        cmd = [sys.executable, __file__, "--engine", "pyspark", "--modules", ",".join(MODULES)]
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--engine", "pyspark", "--modules", ",".join(missing)]
         subprocess.run(cmd, check=True, env=pyspark_env())
-    cached = json.loads(path.read_text())
+        cached = json.loads(path.read_text())
     return {m: cached.get(m, {}) for m in modules}
 
 
@@ -298,7 +341,9 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     if args.engine == "pyspark":
         results = run_engine("pyspark", modules, only)
-        (OUT / "pyspark.json").write_text(json.dumps(results, indent=1, sort_keys=True))
+        path = OUT / "pyspark.json"
+        cached = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**cached, **results}, indent=1, sort_keys=True))
         return 0
     base = baseline(modules, args.refresh_baseline)
     ours = run_engine("sparklet", modules, only)
