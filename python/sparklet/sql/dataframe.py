@@ -232,6 +232,42 @@ class DataFrame:
         """The first ``num`` rows."""
         return self._wrap(self._native.limit(num))
 
+    def offset(self, num: int) -> "DataFrame":
+        """The rows after the first ``num``."""
+        return self._wrap(self._native.offset(int(num)))
+
+    def repartition(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
+        """The rows in ``numPartitions`` partitions (by the hash of ``cols``,
+        else of every column; without a number, ``spark.sql.shuffle.partitions``).
+        In one process the partitions run in parallel, and a batch write
+        writes one file each, as Spark's tasks do."""
+        if not isinstance(numPartitions, int):
+            cols = (numPartitions, *cols)
+            numPartitions = int(self.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+        if numPartitions <= 0:
+            raise PySparkValueError(
+                f"[VALUE_NOT_POSITIVE] Value for `numPartitions` must be positive, got '{numPartitions}'.",
+                "VALUE_NOT_POSITIVE",
+            )
+        # without columns, by the hash of every column: rows spread over the
+        # partitions as Spark's round robin spreads them, and repeatably
+        keys = _flatten(cols) or [_native.col(n) for n in self.columns]
+        return self._wrap(
+            self._native.repartition(
+                numPartitions, [_to_col(c)._expr if not isinstance(c, _native.Expr) else c for c in keys]
+            )
+        )
+
+    def coalesce(self, numPartitions: int) -> "DataFrame":
+        """The rows in at most ``numPartitions`` partitions, merged without
+        a shuffle (a batch write then writes that many files at most)."""
+        if numPartitions <= 0:
+            raise PySparkValueError(
+                f"[VALUE_NOT_POSITIVE] Value for `numPartitions` must be positive, got '{numPartitions}'.",
+                "VALUE_NOT_POSITIVE",
+            )
+        return self._wrap(self._native.repartition(numPartitions, []))
+
     def distinct(self) -> "DataFrame":
         """Distinct rows (on a stream, the same as :meth:`dropDuplicates`)."""
         return self._wrap(self._native.distinct())

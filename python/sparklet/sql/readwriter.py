@@ -67,8 +67,11 @@ class DataFrameReader(OptionsMixin):
 
 
 class DataFrameWriter:
-    """Writes a batch DataFrame (``df.write``). ``format("kafka")`` sends each
-    row as a record (columns ``value``, and optionally ``key``, ``topic``,
+    """Writes a batch DataFrame (``df.write``): files (``parquet``, ``json``,
+    ``csv``, ``text``) with Spark's save modes, ``partitionBy`` folders,
+    ``_SUCCESS`` marker and file names, written to a staging folder and
+    moved into place when complete; or ``format("kafka")``, each row a
+    record (columns ``value``, and optionally ``key``, ``topic``,
     ``headers``, ``partition``; options ``kafka.bootstrap.servers``,
     ``topic`` and other ``kafka.*`` client settings)."""
 
@@ -77,14 +80,20 @@ class DataFrameWriter:
         self._format: str | None = None
         self._options: dict[str, str] = {}
         self._mode = "errorifexists"
+        self._partition_by: list[str] = []
+        self._bucket_by: tuple[int, list[str]] | None = None
+        self._sort_by: list[str] = []
 
     def format(self, source: str) -> "DataFrameWriter":
-        """Set the output format (``kafka``)."""
+        """Set the output format (``parquet``, ``json``, ``csv``, ``text``,
+        ``kafka``)."""
         self._format = source
         return self
 
     def mode(self, saveMode: str | None) -> "DataFrameWriter":
-        """Set the save mode (Kafka appends whatever the mode)."""
+        """Set what happens when the path exists: ``errorifexists`` (the
+        default; also ``error``, ``default``), ``append``, ``overwrite``,
+        ``ignore``. Kafka appends whatever the mode."""
         if saveMode is not None:
             self._mode = saveMode
         return self
@@ -100,17 +109,136 @@ class DataFrameWriter:
                 self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
         return self
 
-    def save(self, path: str | None = None, format: str | None = None, **options: Any) -> None:  # noqa: A002
-        """Write the DataFrame."""
-        from sparklet.errors import AnalysisException
+    def partitionBy(self, *cols: str | list[str]) -> "DataFrameWriter":
+        """Write one folder per value of these columns (``col=value``), as
+        Hive does; the columns are left out of the files."""
+        names = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else list(cols)
+        self._partition_by = [str(c) for c in names]
+        return self
+
+    def bucketBy(self, numBuckets: int, col: str | list[str], *cols: str) -> "DataFrameWriter":
+        """Bucket the output by columns (tables only, as in Spark)."""
+        names = list(col) if isinstance(col, (list, tuple)) else [col, *cols]
+        self._bucket_by = (numBuckets, names)
+        return self
+
+    def sortBy(self, col: str | list[str], *cols: str) -> "DataFrameWriter":
+        """Sort each bucket by columns (with ``bucketBy``, tables only)."""
+        self._sort_by = list(col) if isinstance(col, (list, tuple)) else [col, *cols]
+        return self
+
+    def save(
+        self,
+        path: str | None = None,
+        format: str | None = None,  # noqa: A002
+        mode: str | None = None,
+        partitionBy: str | list[str] | None = None,
+        **options: Any,
+    ) -> None:
+        """Write the DataFrame to ``path`` in the format set."""
+        from sparklet.errors import AnalysisException, PySparkValueError
 
         if format is not None:
             self.format(format)
+        self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
         self.options(**options)
         fmt = (self._format or "parquet").lower()
-        if fmt != "kafka":
+        if fmt == "kafka":
+            self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})
+            return
+        if self._bucket_by is not None:
             raise AnalysisException(
-                f"df.write supports format('kafka'); for '{fmt}' files, write df.toArrow() "
-                "with pyarrow (pyarrow.parquet.write_table, pyarrow.csv.write_csv)."
+                "[_LEGACY_ERROR_TEMP_1312] 'save' does not support bucketBy right now.", "_LEGACY_ERROR_TEMP_1312"
             )
-        self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})
+        options_lower = {k.lower(): v for k, v in self._options.items()}
+        path = path if path is not None else options_lower.pop("path", None)
+        if path is None:
+            raise PySparkValueError("[PATH_NOT_SPECIFIED] 'path' is not specified.", "PATH_NOT_SPECIFIED")
+        self._df._native.write_files(fmt, str(path), self._mode, self._partition_by, options_lower)
+
+    def parquet(
+        self,
+        path: str,
+        mode: str | None = None,
+        partitionBy: str | list[str] | None = None,
+        compression: str | None = None,
+    ) -> None:
+        """Write Parquet files (``compression``: ``snappy``, the default,
+        ``zstd`` or ``none``)."""
+        self.options(compression=compression)
+        self.save(path, "parquet", mode, partitionBy)
+
+    def json(
+        self,
+        path: str,
+        mode: str | None = None,
+        compression: str | None = None,
+        dateFormat: str | None = None,
+        timestampFormat: str | None = None,
+        lineSep: str | None = None,
+        encoding: str | None = None,
+        ignoreNullFields: bool | str | None = None,
+    ) -> None:
+        """Write JSON lines (dates and timestamps in Spark's formats, in the
+        session time zone; null fields left out unless
+        ``ignoreNullFields=False``)."""
+        self.options(
+            compression=compression,
+            dateFormat=dateFormat,
+            timestampFormat=timestampFormat,
+            lineSep=lineSep,
+            encoding=encoding,
+            ignoreNullFields=ignoreNullFields,
+        )
+        self.save(path, "json", mode)
+
+    def csv(
+        self,
+        path: str,
+        mode: str | None = None,
+        compression: str | None = None,
+        sep: str | None = None,
+        quote: str | None = None,
+        escape: str | None = None,
+        header: bool | str | None = None,
+        nullValue: str | None = None,
+        escapeQuotes: bool | str | None = None,
+        quoteAll: bool | str | None = None,
+        dateFormat: str | None = None,
+        timestampFormat: str | None = None,
+        ignoreLeadingWhiteSpace: bool | str | None = None,
+        ignoreTrailingWhiteSpace: bool | str | None = None,
+        charToEscapeQuoteEscaping: str | None = None,
+        encoding: str | None = None,
+        emptyValue: str | None = None,
+        lineSep: str | None = None,
+    ) -> None:
+        """Write CSV (``header``, ``sep``, ``quote``, ``escape``,
+        ``nullValue``, ``quoteAll``, ``dateFormat``, ``timestampFormat`` as
+        Spark's)."""
+        self.options(
+            compression=compression,
+            sep=sep,
+            quote=quote,
+            escape=escape,
+            header=header,
+            nullValue=nullValue,
+            escapeQuotes=escapeQuotes,
+            quoteAll=quoteAll,
+            dateFormat=dateFormat,
+            timestampFormat=timestampFormat,
+            ignoreLeadingWhiteSpace=ignoreLeadingWhiteSpace,
+            ignoreTrailingWhiteSpace=ignoreTrailingWhiteSpace,
+            charToEscapeQuoteEscaping=charToEscapeQuoteEscaping,
+            encoding=encoding,
+            emptyValue=emptyValue,
+            lineSep=lineSep,
+        )
+        self.save(path, "csv", mode)
+
+    def text(self, path: str, compression: str | None = None, lineSep: str | None = None) -> None:
+        """Write a single string column as lines of text."""
+        self.options(compression=compression, lineSep=lineSep)
+        self.save(path, "text")

@@ -1000,6 +1000,90 @@ pub fn collect(
     })?
 }
 
+/// Run a batch DataFrame keeping its output partitions apart (a batch
+/// writer writes one file each, as Spark's tasks do). A `repartition` /
+/// `coalesce` at the plan's root is applied to the rows here: DataFusion's
+/// physical optimizer drops a repartition nothing above needs.
+pub fn collect_partitioned(
+    df: DataFrame,
+) -> Result<(
+    arrow::datatypes::SchemaRef,
+    Vec<Vec<arrow::array::RecordBatch>>,
+)> {
+    use datafusion::logical_expr::{LogicalPlan, Partitioning};
+    if let LogicalPlan::Repartition(r) = df.logical_plan() {
+        let scheme = r.partitioning_scheme.clone();
+        let (n, keys) = match &scheme {
+            Partitioning::RoundRobinBatch(n) => (*n, None),
+            Partitioning::Hash(exprs, n) => {
+                let names: Option<Vec<String>> = exprs
+                    .iter()
+                    .map(|e| match e {
+                        Expr::Column(c) => Some(c.name.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                (*n, names)
+            }
+            _ => (1, None),
+        };
+        if matches!(scheme, Partitioning::RoundRobinBatch(_)) || keys.is_some() {
+            let (schema, batches) = collect(df)?;
+            return Ok((
+                Arc::clone(&schema),
+                split_rows(&schema, &batches, n.max(1), keys)?,
+            ));
+        }
+    }
+    crate::runtime::block_on(async move {
+        let task_ctx = Arc::new(df.task_ctx());
+        let plan = df
+            .create_physical_plan()
+            .await
+            .map_err(Error::from_planning)?;
+        let schema = plan.schema();
+        let partitions = datafusion::physical_plan::collect_partitioned(plan, task_ctx)
+            .await
+            .map_err(Error::from_execution)?;
+        Ok((schema, partitions))
+    })?
+}
+
+/// Rows into `n` partitions: by the hash of the `keys` columns, or in
+/// `n` contiguous runs of about equal size.
+fn split_rows(
+    schema: &arrow::datatypes::SchemaRef,
+    batches: &[arrow::array::RecordBatch],
+    n: usize,
+    keys: Option<Vec<String>>,
+) -> Result<Vec<Vec<arrow::array::RecordBatch>>> {
+    let all = arrow::compute::concat_batches(schema, batches)?;
+    let rows = all.num_rows();
+    let assign: Vec<usize> = match keys {
+        Some(keys) => {
+            let cols = keys
+                .iter()
+                .map(|k| Ok(Arc::clone(all.column(schema.index_of(k)?))))
+                .collect::<Result<Vec<_>>>()?;
+            let mut hashes = vec![0u64; rows];
+            let random = datafusion::common::hash_utils::RandomState::with_seed(0);
+            datafusion::common::hash_utils::create_hashes(&cols, &random, &mut hashes)
+                .map_err(Error::from_execution)?;
+            hashes.iter().map(|h| (*h % n as u64) as usize).collect()
+        }
+        None => (0..rows).map(|i| i * n / rows.max(1)).collect(),
+    };
+    (0..n)
+        .map(|p| {
+            let idx: arrow::array::UInt32Array = (0..rows)
+                .filter(|i| assign[*i] == p)
+                .map(|i| i as u32)
+                .collect();
+            Ok(vec![arrow::compute::take_record_batch(&all, &idx)?])
+        })
+        .collect()
+}
+
 /// `df.withWatermark(eventTime, delayThreshold)`.
 pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFrame> {
     // Spark counts a month of delay as 31 days

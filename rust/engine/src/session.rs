@@ -209,6 +209,13 @@ impl Session {
         Ok(())
     }
 
+    /// The session time zone's IANA name (`spark.sql.session.timeZone`,
+    /// Java's short ids resolved), as Arrow names a timestamp's zone.
+    pub fn time_zone(&self) -> Option<Arc<str>> {
+        let name = self.conf.get(keys::SESSION_TIME_ZONE)?;
+        crate::formats::datetime::session_zone(&name).map(|tz| Arc::from(tz.name()))
+    }
+
     /// Unset `key` (back to its default), as [`Session::set_conf`] would set it.
     pub fn unset_conf(&self, key: &str) {
         self.conf.unset(key);
@@ -614,6 +621,7 @@ impl Session {
                     &lower_keys(&options),
                     self.conf.get_i64(keys::FILE_SINK_COMPACT_INTERVAL, 10),
                     &schema,
+                    self.time_zone(),
                 )?)
             }
         };

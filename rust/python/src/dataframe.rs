@@ -122,6 +122,36 @@ impl PyDataFrame {
             .wrap(dataframe::union_by_name(self.df.clone(), other.df.clone(), allow_missing).py()?))
     }
 
+    /// `repartition(n, *cols)` / `coalesce(n)`: `n` output partitions, by
+    /// the hash of `cols` or round robin (a batch writer writes a file
+    /// each).
+    fn repartition(&self, n: usize, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
+        use datafusion::logical_expr::Partitioning;
+        let scheme = if cols.is_empty() {
+            Partitioning::RoundRobinBatch(n.max(1))
+        } else {
+            Partitioning::Hash(exprs(cols), n.max(1))
+        };
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .repartition(scheme)
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
+    }
+
+    /// `offset(n)`: the rows after the first `n`.
+    fn offset(&self, n: usize) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(
+            self.df
+                .clone()
+                .limit(n, None)
+                .map_err(Error::from_planning)
+                .py()?,
+        ))
+    }
+
     fn limit(&self, n: usize) -> PyResult<PyDataFrame> {
         Ok(self.wrap(
             self.df
@@ -260,6 +290,37 @@ impl PyDataFrame {
             let writer = sparklet_engine::sinks::kafka::KafkaWriter::new(&options)?;
             let (_, batches) = dataframe::collect(df)?;
             writer.write(&batches)
+        })
+    }
+
+    /// `df.write` to files: `format` (parquet, json, csv, text) under
+    /// `path` with Spark's save `mode`, `partition_by` folders and options
+    /// (lower-case keys).
+    fn write_files(
+        &self,
+        py: Python<'_>,
+        format: &str,
+        path: &str,
+        mode: &str,
+        partition_by: Vec<String>,
+        options: HashMap<String, String>,
+    ) -> PyResult<()> {
+        use sparklet_engine::sinks::{batch_files, file_writer::FileWriter};
+        self.batch_only("write")?;
+        let fmt = sparklet_engine::sources::file::FileFormat::parse(format).ok_or_else(|| {
+            Error::analysis(
+                "DATA_SOURCE_NOT_FOUND",
+                format!("[DATA_SOURCE_NOT_FOUND] Failed to find the data source: {format}."),
+            )
+        });
+        let fmt = fmt.map_err(crate::errors::to_py)?;
+        let mode = batch_files::SaveMode::parse(mode).map_err(crate::errors::to_py)?;
+        let df = self.session.at_current_conf(self.df.clone());
+        let tz = self.session.time_zone();
+        crate::run::engine(py, || {
+            let (schema, partitions) = dataframe::collect_partitioned(df)?;
+            let writer = FileWriter::new(fmt, partition_by, &options, &schema, tz)?;
+            batch_files::write(&writer, path, mode, &schema, &partitions).map(|_| ())
         })
     }
 

@@ -4,8 +4,10 @@
 //! last uncommitted batch is delivered again with the same id (checkpoint
 //! issue), and a sink that already has it must not apply it twice.
 
+pub mod batch_files;
 pub mod console;
 pub mod file;
+pub mod file_writer;
 pub mod foreach_batch;
 pub mod kafka;
 pub mod memory;

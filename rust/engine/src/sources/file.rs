@@ -168,7 +168,9 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<FileEntry>) -> Result<()> {
             .file_type()
             .map_err(|e| Error::io(path.display().to_string(), e))?;
         if ft.is_dir() {
-            if recursive {
+            // partition folders (`key=value`) hold data, as Spark's
+            // partition discovery reads them
+            if recursive || name.contains('=') {
                 walk(&path, recursive, out)?;
             }
         } else {

@@ -1,0 +1,124 @@
+"""``df.write`` to files: each format and save mode, partitionBy folders,
+Spark's file names and ``_SUCCESS``; read back by the engine and by
+pyarrow (the same on both engines: pytest --engine=pyspark)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.sql import SparkSession
+
+ROWS = [
+    (1, "a,b", dt.datetime(2024, 1, 2, 3, 4, 5), dt.date(2024, 1, 2), None, "x"),
+    (2, 'q"uote', None, None, 2.5, "y"),
+]
+SCHEMA = "id INT, s STRING, ts TIMESTAMP, d DATE, v DOUBLE, p STRING"
+
+
+@pytest.fixture
+def df(spark: SparkSession):  # noqa: ANN201
+    # one partition, so each engine writes one file a folder
+    return spark.createDataFrame(ROWS, SCHEMA).coalesce(1)
+
+
+def data_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
+
+
+def text_of(root: Path) -> str:
+    return "".join(p.read_text() for p in data_files(root))
+
+
+def test_parquet_is_read_back_by_the_engine_and_pyarrow(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "pq"
+    df.write.parquet(str(out))
+    assert (out / "_SUCCESS").exists()
+    files = data_files(out)
+    assert files and all(f.name.startswith("part-0000") and f.name.endswith("-c000.snappy.parquet") for f in files)
+    back = spark.read.parquet(str(out)).orderBy("id")
+    assert [tuple(r) for r in back.collect()] == ROWS
+    table = pq.read_table(str(out)).sort_by("id")
+    assert table.column("s").to_pylist() == ["a,b", 'q"uote']
+
+
+def test_csv_and_json_in_sparks_text_formats(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    df.write.csv(str(tmp_path / "csv"))
+    assert text_of(tmp_path / "csv").splitlines() == [
+        '1,"a,b",2024-01-02T03:04:05.000Z,2024-01-02,,x',
+        '2,"q\\"uote",,,2.5,y',
+    ]
+    df.write.csv(str(tmp_path / "csvh"), header=True, sep=";", nullValue="NA")
+    assert text_of(tmp_path / "csvh").splitlines()[:2] == [
+        "id;s;ts;d;v;p",
+        "1;a,b;2024-01-02T03:04:05.000Z;2024-01-02;NA;x",
+    ]
+    df.write.json(str(tmp_path / "json"))
+    assert text_of(tmp_path / "json").splitlines() == [
+        '{"id":1,"s":"a,b","ts":"2024-01-02T03:04:05.000Z","d":"2024-01-02","p":"x"}',
+        '{"id":2,"s":"q\\"uote","v":2.5,"p":"y"}',
+    ]
+    back = spark.read.schema(SCHEMA).json(str(tmp_path / "json")).orderBy("id")
+    assert [tuple(r) for r in back.collect()] == ROWS
+    df.select("s").write.text(str(tmp_path / "text"))
+    assert text_of(tmp_path / "text") == 'a,b\nq"uote\n'
+
+
+def test_partition_by_writes_hive_folders(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "parts"
+    df.write.partitionBy("p").parquet(str(out))
+    assert sorted(d.name for d in out.iterdir() if d.is_dir()) == ["p=x", "p=y"]
+    assert "p" not in pq.read_schema(data_files(out / "p=x")[0]).names
+    back = spark.read.parquet(str(out)).orderBy("id")
+    assert back.columns == ["id", "s", "ts", "d", "v", "p"]
+    assert [tuple(r) for r in back.collect()] == ROWS
+
+
+def test_repartition_writes_a_file_per_partition(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.range(100).repartition(3)
+    df.write.parquet(str(tmp_path / "three"))
+    assert len(data_files(tmp_path / "three")) == 3
+    df.coalesce(1).write.parquet(str(tmp_path / "one"))
+    assert len(data_files(tmp_path / "one")) == 1
+    assert sorted(r.id for r in spark.read.parquet(str(tmp_path / "three")).collect()) == list(range(100))
+    empty = spark.range(0)
+    empty.write.parquet(str(tmp_path / "empty"))
+    assert spark.read.parquet(str(tmp_path / "empty")).columns == ["id"]
+
+
+def test_save_modes(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    out = str(tmp_path / "modes")
+    df.write.format("parquet").save(out)
+    with pytest.raises(AnalysisException, match="PATH_ALREADY_EXISTS") as e:
+        df.write.parquet(out)
+    assert out in str(e.value)
+    df.write.mode("append").parquet(out)
+    assert spark.read.parquet(out).count() == 4
+    df.limit(1).write.mode("overwrite").parquet(out)
+    assert spark.read.parquet(out).count() == 1
+    df.write.mode("ignore").parquet(out)
+    assert spark.read.parquet(out).count() == 1
+    with pytest.raises(Exception, match="INVALID_SAVE_MODE|Unknown save mode"):
+        df.write.mode("sometimes").parquet(str(tmp_path / "other"))
+
+
+def test_a_failed_write_leaves_nothing_a_reader_sees(spark: SparkSession, tmp_path: Path) -> None:
+    out = tmp_path / "failed"
+    from sparklet.sql import functions as F
+
+    as_int = F.udf(lambda s: int(s), "int")
+    bad = spark.createDataFrame([("1",), ("x",)], "s STRING").select(as_int("s").alias("i"))
+    with pytest.raises(Exception, match="invalid literal for int"):
+        bad.write.parquet(str(out))
+    assert not out.exists() or data_files(out) == []
+
+
+def test_unknown_format_is_refused(df, tmp_path: Path) -> None:  # noqa: ANN001
+    with pytest.raises(Exception, match="DATA_SOURCE_NOT_FOUND|Failed to find the data source"):
+        df.write.format("nosuchformat").save(str(tmp_path / "x"))
+    assert not os.path.exists(tmp_path / "x")
