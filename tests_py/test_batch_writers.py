@@ -122,3 +122,35 @@ def test_unknown_format_is_refused(df, tmp_path: Path) -> None:  # noqa: ANN001
     with pytest.raises(Exception, match="DATA_SOURCE_NOT_FOUND|Failed to find the data source"):
         df.write.format("nosuchformat").save(str(tmp_path / "x"))
     assert not os.path.exists(tmp_path / "x")
+
+
+def test_a_pyspark_foreach_batch_function_runs_unchanged(spark: SparkSession, tmp_path: Path) -> None:
+    """A function written for PySpark (the batch as a DataFrame: count, SQL
+    over a temp view, write) runs with spark.sparklet.foreachBatch.dataFrame,
+    through a stop and restart from the checkpoint."""
+    from conftest import conf_set, step
+
+    from sparklet.testing import MemoryStream
+
+    out, counts = tmp_path / "out", []
+
+    def upsert(batch_df, batch_id: int) -> None:  # noqa: ANN001
+        counts.append(batch_df.count())
+        batch_df.createOrReplaceTempView("batch")
+        big = batch_df.sparkSession.sql("SELECT k, v * 10 AS v10 FROM batch WHERE v > 1")
+        big.write.mode("append").parquet(str(out / f"batch={batch_id}"))
+
+    ms = MemoryStream(spark, "k STRING, v INT")
+    with conf_set(spark, "spark.sparklet.foreachBatch.dataFrame", "true"):
+        for rows in ([("a", 1), ("b", 2)], [("c", 3)]):
+            q = (
+                ms.toDF()
+                .writeStream.foreachBatch(upsert)
+                .option("checkpointLocation", str(tmp_path / "ckpt"))
+                .start()
+            )
+            step(q, ms, rows)
+            q.stop()
+    assert counts == [2, 1]
+    back = spark.read.parquet(str(out)).orderBy("k")
+    assert [tuple(r) for r in back.collect()] == [("b", 20, 0), ("c", 30, 1)]

@@ -67,6 +67,21 @@ class DataStreamReader(OptionsMixin):
         return self.load(path, "text", None, **options)
 
 
+#: Session setting: ``foreachBatch`` functions get a DataFrame, not a
+#: ``pyarrow.Table`` (a ``spark.sparklet.*`` key, which Spark ignores).
+FOREACH_BATCH_DATAFRAME = "spark.sparklet.foreachBatch.dataFrame"
+
+
+def _as_dataframe_function(func: Callable[[Any, int], None], session: Any) -> Callable[[Any, int], None]:
+    """``func`` called with each batch as a DataFrame over its Arrow table."""
+
+    def call(table: Any, batch_id: int) -> None:
+        func(session.createDataFrame(table), batch_id)
+
+    call.__name__ = getattr(func, "__name__", "foreachBatch")
+    return call
+
+
 def _console_write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -204,7 +219,13 @@ class DataStreamWriter:
         return self
 
     def foreachBatch(self, func: Callable[["pa.Table", int], None]) -> "DataStreamWriter":
-        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a :class:`pyarrow.Table`.
+        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a
+        :class:`pyarrow.Table`, or, with the session setting
+        ``spark.sparklet.foreachBatch.dataFrame`` set to ``true`` when the
+        query starts, a batch :class:`DataFrame` over the same Arrow data
+        (no copy), as PySpark passes: ``batch.write``, ``batch.count()``,
+        ``batch.sparkSession.sql(...)`` over a temp view then run unchanged
+        (Spark ignores the setting, so one script runs on both).
 
         As in Spark, ``func`` is not checked here: one that cannot be called
         fails the first batch (``FOREACH_BATCH_USER_FUNCTION_ERROR``)."""
@@ -233,6 +254,10 @@ class DataStreamWriter:
         if partitionBy is not None:
             self.partitionBy(*([partitionBy] if isinstance(partitionBy, str) else partitionBy))
         fmt = self._format or ("foreachBatch" if self._foreach_batch else "parquet")
+        foreach_batch = self._foreach_batch
+        session = self._df.sparkSession
+        if foreach_batch is not None and session.conf.get(FOREACH_BATCH_DATAFRAME, "false").lower() == "true":
+            foreach_batch = _as_dataframe_function(foreach_batch, session)
         kind, ms = self._trigger
         native = _native.start_query(
             self._df._native,
@@ -243,7 +268,7 @@ class DataStreamWriter:
             ms,
             self._mode,
             self._partition_by,
-            self._foreach_batch,
+            foreach_batch,
             _console_write if fmt.lower() == "console" else None,
             self._clock,
         )
