@@ -58,8 +58,10 @@ def main() -> int:
             theirs.append(time.perf_counter() - t)
             out.unlink()
     a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"{n:,} rows, median of {args.repeat}: df.write.parquet {a:.3f} s, "
-          f"pyarrow.parquet.write_table {b:.3f} s, ratio (pyarrow / sparklet) {b / a:.2f}x")
+    print(
+        f"{n:,} rows, median of {args.repeat}: df.write.parquet {a:.3f} s, "
+        f"pyarrow.parquet.write_table {b:.3f} s, ratio (pyarrow / sparklet) {b / a:.2f}x"
+    )
     return 0
 
 

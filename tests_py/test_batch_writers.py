@@ -129,7 +129,6 @@ def test_a_pyspark_foreach_batch_function_runs_unchanged(spark: SparkSession, tm
     over a temp view, write) runs with spark.sparklet.foreachBatch.dataFrame,
     through a stop and restart from the checkpoint."""
     from conftest import conf_set, step
-
     from sparklet.testing import MemoryStream
 
     out, counts = tmp_path / "out", []
@@ -143,12 +142,7 @@ def test_a_pyspark_foreach_batch_function_runs_unchanged(spark: SparkSession, tm
     ms = MemoryStream(spark, "k STRING, v INT")
     with conf_set(spark, "spark.sparklet.foreachBatch.dataFrame", "true"):
         for rows in ([("a", 1), ("b", 2)], [("c", 3)]):
-            q = (
-                ms.toDF()
-                .writeStream.foreachBatch(upsert)
-                .option("checkpointLocation", str(tmp_path / "ckpt"))
-                .start()
-            )
+            q = ms.toDF().writeStream.foreachBatch(upsert).option("checkpointLocation", str(tmp_path / "ckpt")).start()
             step(q, ms, rows)
             q.stop()
     assert counts == [2, 1]
