@@ -243,7 +243,7 @@ class DataFrame:
         writes one file each, as Spark's tasks do."""
         if not isinstance(numPartitions, int):
             cols = (numPartitions, *cols)
-            numPartitions = int(self.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+            numPartitions = int(self.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
         if numPartitions <= 0:
             raise PySparkValueError(
                 f"[VALUE_NOT_POSITIVE] Value for `numPartitions` must be positive, got '{numPartitions}'.",

@@ -256,7 +256,7 @@ class DataStreamWriter:
         fmt = self._format or ("foreachBatch" if self._foreach_batch else "parquet")
         foreach_batch = self._foreach_batch
         session = self._df.sparkSession
-        if foreach_batch is not None and session.conf.get(FOREACH_BATCH_DATAFRAME, "false").lower() == "true":
+        if foreach_batch is not None and (session.conf.get(FOREACH_BATCH_DATAFRAME, "false") or "").lower() == "true":
             foreach_batch = _as_dataframe_function(foreach_batch, session)
         kind, ms = self._trigger
         native = _native.start_query(
