@@ -6,5 +6,6 @@ Use it as you use PySpark::
 """
 
 from sparklet._native import __version__
+from sparklet.storagelevel import StorageLevel
 
-__all__ = ["__version__"]
+__all__ = ["StorageLevel", "__version__"]

@@ -16,9 +16,14 @@ from sparklet import _native
 from sparklet.errors import AnalysisException, PySparkRuntimeError, PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql.column import Column, _to_col
+from sparklet.sql._reshape import _ColumnList
+from sparklet.sql.group import GroupedData
+from sparklet.storagelevel import StorageLevel
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
 
 if TYPE_CHECKING:
+    from sparklet.sql._dataframe_na import DataFrameNaFunctions
+    from sparklet.sql._dataframe_stat import DataFrameStatFunctions
     from sparklet.sql.observation import Observation
     from sparklet.sql.readwriter import DataFrameWriter
     from sparklet.sql.session import SparkSession
@@ -59,6 +64,9 @@ class DataFrame:
     def __init__(self, native: Any, session: "SparkSession") -> None:
         self._native = native
         self.sparkSession = session
+        #: how the DataFrame is persisted, and its plan before that
+        self._storage = StorageLevel.NONE
+        self._unpersisted: Any = None
 
     def _wrap(self, native: Any) -> "DataFrame":
         return DataFrame(native, self.sparkSession)
@@ -96,6 +104,8 @@ class DataFrame:
             return Column(_native.col(self.columns[item]))
         if isinstance(item, Column):
             return self.filter(item)  # type: ignore[return-value]
+        if isinstance(item, (list, tuple)):
+            return self.select(*item)  # type: ignore[return-value]
         raise PySparkTypeError(f"[NOT_COLUMN_OR_INT_OR_STR] Unexpected key {item!r}.", "NOT_COLUMN_OR_INT_OR_STR")
 
     def __getattr__(self, name: str) -> Column:
@@ -118,6 +128,8 @@ class DataFrame:
                 exprs.extend(_native.col(n) for n in self.columns)
             elif isinstance(c, str) and c.endswith(".*"):
                 exprs.extend(self._struct_fields(c[:-2]))
+            elif isinstance(c, _ColumnList):
+                exprs.extend(_native.col(f"`{n}`") for n in c._names)
             else:
                 exprs.append(_to_col(c)._expr)
         return self._wrap(self._native.select(exprs))
@@ -294,11 +306,60 @@ class DataFrame:
     drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
     def orderBy(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
-        """Sort by columns (``Column.desc()`` for descending)."""
-        items = [_to_col(c) for c in _flatten(cols)]
-        if ascending is False:
-            items = [c.desc() for c in items]
+        """Sort by columns (``Column.desc()`` for descending; an int is a
+        1-based column ordinal, negative for descending); ``ascending`` a
+        bool or one per column."""
+        items = []
+        for c in _flatten(cols):
+            if isinstance(c, int) and not isinstance(c, bool):
+                column = self._ordinal(abs(c), "orderBy")
+                items.append(column.desc() if c < 0 else column)
+            else:
+                items.append(_to_col(c))
+        if isinstance(ascending, (list, tuple)):
+            if len(ascending) != len(items):
+                raise PySparkValueError(
+                    "[LENGTH_SHOULD_BE_THE_SAME] cols and ascending should be of the same length, "
+                    f"got {len(items)} and {len(ascending)}.",
+                    "LENGTH_SHOULD_BE_THE_SAME",
+                )
+            items = [c if asc else c.desc() for c, asc in zip(items, ascending)]
+        elif isinstance(ascending, (bool, int)):
+            if not ascending:
+                items = [c.desc() for c in items]
+        else:
+            raise PySparkTypeError(
+                f"[NOT_BOOL_OR_LIST] Argument `ascending` should be a bool or list, got {type(ascending).__name__}.",
+                "NOT_BOOL_OR_LIST",
+            )
         return self._wrap(self._native.sort([c._expr for c in items]))
+
+    def _ordinal(self, i: int, what: str) -> Column:
+        """Column ``i`` counted from 1, as ``groupBy(1)`` and ``orderBy(1)`` take it."""
+        if i < 1:
+            raise PySparkValueError(
+                f"[INDEX_NOT_POSITIVE] Index must be positive, got '{i}'.", "INDEX_NOT_POSITIVE"
+            )
+        if i > len(self.columns):
+            raise AnalysisException(
+                f"[{what.upper()}_POS_OUT_OF_RANGE] Column position {i} is not in the select list "
+                f"(valid range is [1, {len(self.columns)}]).",
+                "GROUP_BY_POS_OUT_OF_RANGE" if what != "orderBy" else "ORDER_BY_POS_OUT_OF_RANGE",
+            )
+        return Column(_native.col(f"`{self.columns[i - 1]}`"))
+
+    def _keys(self, cols: tuple[Any, ...], what: str) -> list[Column]:
+        """Grouping columns: names, Columns or 1-based ordinals."""
+        return [
+            self._ordinal(c, what) if isinstance(c, int) and not isinstance(c, bool) else _to_col(c)
+            for c in _flatten(cols)
+        ]
+
+    def sortWithinPartitions(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
+        """Sort the rows of each partition. The order across partitions is
+        not Spark's concern, so sparklet sorts all rows (one order that is
+        each partition's too)."""
+        return self.orderBy(*cols, ascending=ascending)
 
     sort = orderBy
 
@@ -312,14 +373,244 @@ class DataFrame:
         return self._wrap(self._native.with_watermark(eventTime, delayThreshold))
 
     def groupBy(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
-        """Group rows for aggregation."""
-        return GroupedData(self, [_to_col(c) for c in _flatten(cols)])
+        """Group rows for aggregation (columns, names or 1-based ordinals)."""
+        return GroupedData(self, self._keys(cols, "groupBy"))
 
     groupby = groupBy
+
+    def cube(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
+        """Group by every subset of ``cols`` (a column aggregated away is null)."""
+        return GroupedData(self, self._keys(cols, "groupBy"), kind="cube")
+
+    def rollup(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
+        """Group by each prefix of ``cols``, down to all rows."""
+        return GroupedData(self, self._keys(cols, "groupBy"), kind="rollup")
+
+    def groupingSets(self, groupingSets: Any, *cols: ColumnOrName) -> "GroupedData":
+        """Group by each of ``groupingSets`` (lists of columns among ``cols``)."""
+        keys = self._keys(cols, "groupBy")
+        names = [k._expr.name() for k in keys]
+        sets = []
+        for group in groupingSets:
+            positions = []
+            for c in group:
+                name = _to_col(c)._expr.name()
+                if name not in names:
+                    keys.append(_to_col(c))
+                    names.append(name)
+                positions.append(names.index(name))
+            sets.append(positions)
+        return GroupedData(self, keys, kind="sets", sets=sets)
 
     def agg(self, *exprs: Column) -> "DataFrame":
         """Aggregate over all rows."""
         return GroupedData(self, []).agg(*exprs)
+
+    # ---- missing values and statistics --------------------------------
+    @property
+    def na(self) -> "DataFrameNaFunctions":
+        """The missing-value functions (``df.na.fill``, ``drop``, ``replace``)."""
+        from sparklet.sql._dataframe_na import DataFrameNaFunctions
+
+        return DataFrameNaFunctions(self)
+
+    @property
+    def stat(self) -> "DataFrameStatFunctions":
+        """The statistics functions (``df.stat.corr``, ``crosstab``, ...)."""
+        from sparklet.sql._dataframe_stat import DataFrameStatFunctions
+
+        return DataFrameStatFunctions(self)
+
+    def fillna(self, value: Any, subset: Any = None) -> "DataFrame":
+        """Nulls (and NaN in floating columns) replaced by ``value``: a number
+        fills numeric columns, a string string columns, a bool boolean
+        columns; a dict maps column names to values."""
+        from sparklet.sql._dataframe_na import fill
+
+        return fill(self, value, subset)
+
+    def dropna(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> "DataFrame":
+        """Rows with a null or NaN (``how="any"``), only nulls (``"all"``), or
+        fewer than ``thresh`` values, dropped (over ``subset`` columns)."""
+        from sparklet.sql._dataframe_na import drop
+
+        return drop(self, how, thresh, subset)
+
+    def replace(self, to_replace: Any, value: Any = "__unset__", subset: Any = None) -> "DataFrame":
+        """Values replaced: ``to_replace`` a value, list (with ``value`` a
+        value or list) or dict of value to replacement, in the columns of
+        the values' type."""
+        from sparklet.sql._dataframe_na import replace
+
+        return replace(self, to_replace, value, subset)
+
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+        """Pearson's correlation of two numeric columns."""
+        from sparklet.sql._dataframe_stat import corr
+
+        return corr(self, col1, col2, method)
+
+    def cov(self, col1: str, col2: str) -> float | None:
+        """The sample covariance of two numeric columns."""
+        from sparklet.sql._dataframe_stat import cov
+
+        return cov(self, col1, col2)
+
+    def crosstab(self, col1: str, col2: str) -> "DataFrame":
+        """The contingency table of two columns."""
+        from sparklet.sql._dataframe_stat import crosstab
+
+        return crosstab(self, col1, col2)
+
+    def freqItems(self, cols: Any, support: float | None = None) -> "DataFrame":
+        """The values of each column found in at least ``support`` of the rows.
+        (Spark's answer is approximate and may add items below the support;
+        sparklet counts exactly.)"""
+        from sparklet.sql._dataframe_stat import freq_items
+
+        return freq_items(self, cols, support)
+
+    def approxQuantile(self, col: Any, probabilities: Any, relativeError: float) -> list[Any]:
+        """Quantiles of numeric columns (see :func:`percentile_approx`)."""
+        from sparklet.sql._dataframe_stat import approx_quantile
+
+        return approx_quantile(self, col, probabilities, relativeError)
+
+    def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> "DataFrame":
+        """A stratified sample without replacement, by ``fractions`` per value of ``col``."""
+        from sparklet.sql._dataframe_stat import sample_by
+
+        return sample_by(self, col, fractions, seed)
+
+    def describe(self, *cols: str | list[str]) -> "DataFrame":
+        """count, mean, stddev, min and max of numeric and string columns (all, or ``cols``)."""
+        from sparklet.sql._dataframe_stat import summary
+
+        names = _flatten(cols)
+        df = self.select(*names) if names else self
+        return summary(df, [], ("count", "mean", "stddev", "min", "max"))
+
+    def summary(self, *statistics: str) -> "DataFrame":
+        """``statistics`` (default count, mean, stddev, min, 25%, 50%, 75%,
+        max; also count_distinct, approx_count_distinct, any percentile) of
+        numeric and string columns."""
+        from sparklet.sql._dataframe_stat import summary
+
+        return summary(self, list(statistics))
+
+    # ---- reshaping ----------------------------------------------------
+    def toDF(self, *cols: str) -> "DataFrame":
+        """The columns renamed, by position."""
+        for c in cols:
+            if not isinstance(c, str):
+                raise PySparkTypeError(
+                    f"[NOT_LIST_OF_STR] Argument `cols` should be a list[str], got {type(c).__name__}.",
+                    "NOT_LIST_OF_STR",
+                )
+        if len(cols) != len(self.columns):
+            raise AnalysisException(
+                f"The number of columns doesn't match.\nOld column names ({len(self.columns)}): "
+                f"{', '.join(self.columns)}\nNew column names ({len(cols)}): {', '.join(cols)}",
+                "COLUMN_COUNT_MISMATCH",
+            )
+        return self.select(*[Column(_native.col(f"`{o}`")).alias(n) for o, n in zip(self.columns, cols)])
+
+    def to(self, schema: StructType) -> "DataFrame":
+        """The columns of ``schema``, by name, cast to its types."""
+        if not isinstance(schema, StructType):
+            raise PySparkTypeError(
+                f"[NOT_STRUCT] Argument `schema` should be a StructType, got {type(schema).__name__}.", "NOT_STRUCT"
+            )
+        for f in schema.fields:
+            self._check_column(f.name)
+        return self.select(*[Column(_native.col(f"`{f.name}`")).cast(f.dataType).alias(f.name) for f in schema.fields])
+
+    def transform(self, func: Callable[..., "DataFrame"], *args: Any, **kwargs: Any) -> "DataFrame":
+        """``func(self, *args, **kwargs)``, which returns a DataFrame (for chaining)."""
+        result = func(self, *args, **kwargs)
+        if not isinstance(result, DataFrame):
+            raise PySparkTypeError(
+                f"[NOT_DATAFRAME] Argument `func` should return a DataFrame, got {type(result).__name__}.",
+                "NOT_DATAFRAME",
+            )
+        return result
+
+    def unpivot(
+        self,
+        ids: Any,
+        values: Any,
+        variableColumnName: str,
+        valueColumnName: str,
+    ) -> "DataFrame":
+        """Wide to long: a row per input row and value column, with the id
+        columns, the value column's name and its value (all value columns
+        of one type, widened as Spark widens them)."""
+        from sparklet.sql._reshape import unpivot
+
+        return unpivot(self, ids, values, variableColumnName, valueColumnName)
+
+    melt = unpivot
+
+    def colRegex(self, colName: str) -> Column:
+        """The columns whose names match ``colName`` (a regex in backquotes),
+        for ``select``."""
+        from sparklet.sql._reshape import col_regex
+
+        return col_regex(self, colName)
+
+    def hint(self, name: str, *parameters: Any) -> "DataFrame":
+        """A planner hint (``broadcast``, ``merge``, ...). Hints choose how Spark
+        runs a join, never what it gives; sparklet's planner chooses on its
+        own, so the DataFrame is returned unchanged."""
+        if not isinstance(name, str):
+            raise PySparkTypeError(
+                f"[NOT_STR] Argument `name` should be a str, got {type(name).__name__}.", "NOT_STR"
+            )
+        for p in _flatten(parameters):
+            if not isinstance(p, (str, float, int, Column, list)):
+                raise PySparkTypeError(
+                    "[DISALLOWED_TYPE_FOR_CONTAINER] Argument `parameters`(type: tuple) should only contain a "
+                    f"type in [str, float, int, Column, list], got {type(p).__name__}",
+                    "DISALLOWED_TYPE_FOR_CONTAINER",
+                )
+        return self
+
+    # ---- set operations and samples -----------------------------------
+    def intersect(self, other: "DataFrame") -> "DataFrame":
+        """Distinct rows found in both (columns matched by position)."""
+        return self._wrap(self._native.set_op(other._native, "intersect"))
+
+    def intersectAll(self, other: "DataFrame") -> "DataFrame":
+        """Rows found in both, each as often as both have it."""
+        return self._wrap(self._native.set_op(other._native, "intersectAll"))
+
+    def subtract(self, other: "DataFrame") -> "DataFrame":
+        """Distinct rows not in ``other``."""
+        return self._wrap(self._native.set_op(other._native, "subtract"))
+
+    def exceptAll(self, other: "DataFrame") -> "DataFrame":
+        """Rows less ``other``'s, copy for copy."""
+        return self._wrap(self._native.set_op(other._native, "exceptAll"))
+
+    def sample(
+        self,
+        withReplacement: bool | float | None = None,
+        fraction: float | int | None = None,
+        seed: int | None = None,
+    ) -> "DataFrame":
+        """A random sample of about ``fraction`` of the rows (with replacement:
+        each row a Poisson number of times). A seed gives the same sample
+        each run over the same input; not Spark's rows (its generator is
+        not reproduced, see docs/differences.md)."""
+        from sparklet.sql._reshape import sample
+
+        return sample(self, withReplacement, fraction, seed)
+
+    def randomSplit(self, weights: list[float], seed: int | None = None) -> list["DataFrame"]:
+        """The rows split at random into DataFrames sized by ``weights``."""
+        from sparklet.sql._reshape import random_split
+
+        return random_split(self, weights, seed)
 
     # ---- actions ------------------------------------------------------
     def toArrow(self) -> pa.Table:
@@ -357,6 +648,106 @@ class DataFrame:
     def isEmpty(self) -> bool:
         """Whether there are no rows."""
         return len(self.take(1)) == 0
+
+    def tail(self, num: int) -> list[Row]:
+        """The last ``num`` rows."""
+        rows = self.collect()
+        return rows[len(rows) - num :] if num > 0 else []
+
+    def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
+        """The rows, one at a time (converted a record batch at a time)."""
+        for batch in self.toArrow().to_batches():
+            yield from table_to_rows(pa.Table.from_batches([batch]))
+
+    def foreach(self, f: Callable[[Row], None]) -> None:
+        """Call ``f`` with each row."""
+        for row in self.toLocalIterator():
+            f(row)
+
+    def foreachPartition(self, f: Callable[[Iterator[Row]], None]) -> None:
+        """Call ``f`` with an iterator over the rows (of each partition: in
+        one process the result is handed over as one)."""
+        f(self.toLocalIterator())
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The Arrow PyCapsule stream of the result, so ``pyarrow.table(df)``,
+        ``polars.from_arrow(df)`` and DuckDB read it without a copy."""
+        return self.toArrow().__arrow_c_stream__(requested_schema)
+
+    # ---- persistence ----------------------------------------------------
+    def persist(self, storageLevel: StorageLevel = StorageLevel.MEMORY_AND_DISK_DESER) -> "DataFrame":
+        """Keep the result once computed: the first action computes it, later
+        actions (on this DataFrame and those built from it afterwards) read
+        the kept batches. Every level keeps them in memory here."""
+        if not isinstance(storageLevel, StorageLevel):
+            raise PySparkTypeError(
+                f"[NOT_STORAGELEVEL] Argument `storageLevel` should be a StorageLevel, "
+                f"got {type(storageLevel).__name__}.",
+                "NOT_STORAGELEVEL",
+            )
+        if self._unpersisted is None:
+            self._unpersisted = self._native
+            self._native = self._native.cache()
+        self._storage = storageLevel
+        return self
+
+    def cache(self) -> "DataFrame":
+        """:meth:`persist` at the default level."""
+        return self.persist()
+
+    def unpersist(self, blocking: bool = False) -> "DataFrame":
+        """Forget the kept result; later actions compute the plan again."""
+        if self._unpersisted is not None:
+            self._native, self._unpersisted = self._unpersisted, None
+        self._storage = StorageLevel.NONE
+        return self
+
+    @property
+    def storageLevel(self) -> StorageLevel:
+        """The level given to :meth:`persist` (``StorageLevel.NONE`` if not persisted)."""
+        return self._storage
+
+    @property
+    def is_cached(self) -> bool:
+        """Whether the DataFrame is persisted."""
+        return self._unpersisted is not None
+
+    def checkpoint(self, eager: bool = True) -> "DataFrame":
+        """The result computed now and its plan dropped: later actions read the
+        computed batches (kept in memory; Spark writes them to the checkpoint
+        folder, which a one-process session does not need to survive an
+        executor's loss)."""
+        return self._wrap(self._native.checkpoint())
+
+    def localCheckpoint(self, eager: bool = True, storageLevel: StorageLevel | None = None) -> "DataFrame":
+        """:meth:`checkpoint` (kept in memory, as Spark's local checkpoint)."""
+        return self.checkpoint(eager)
+
+    def isLocal(self) -> bool:
+        """Whether ``collect`` and ``take`` run without executors: always, in one process."""
+        return True
+
+    def sameSemantics(self, other: "DataFrame") -> bool:
+        """Whether both plans compute the same rows (output names aside)."""
+        if not isinstance(other, DataFrame):
+            raise PySparkTypeError(
+                f"[NOT_DATAFRAME] Argument `other` should be a DataFrame, got {type(other).__name__}.",
+                "NOT_DATAFRAME",
+            )
+        return self._native.semantic_plan() == other._native.semantic_plan()
+
+    def semanticHash(self) -> int:
+        """A hash of the plan that :meth:`sameSemantics` compares."""
+        import zlib
+
+        return zlib.crc32(self._native.semantic_plan().encode()) - 2**31
+
+    def registerTempTable(self, name: str) -> None:
+        """Deprecated name of :meth:`createOrReplaceTempView`."""
+        import warnings
+
+        warnings.warn("Deprecated in 2.0, use createOrReplaceTempView instead.", FutureWarning, stacklevel=2)
+        self.createOrReplaceTempView(name)
 
     def _show_string(self, n: int = 20, truncate: bool | int = True) -> str:
         table = self.limit(n + 1).toArrow()
@@ -475,233 +866,3 @@ def _frame_to_table(frame: Any, schema: pa.Schema) -> pa.Table:
     if isinstance(frame, pa.Table):
         return frame.select(schema.names).cast(schema)
     return pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
-
-
-def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dict[tuple, list[Any]] | None:
-    """A processor's initial state by key: its Rows (a ``handleInitialState``
-    call each), or a pandas DataFrame of its rows (in chunks as the input)."""
-    if initial is None:
-        return None
-    df, names = initial._keyed()
-    by_key: dict[tuple, list[Any]] = {}
-    if rows:
-        for row in df.collect():
-            by_key.setdefault(tuple(row[n] for n in names), []).append(row)
-        return by_key
-    pdf = df.toPandas()
-    for key, part in pdf.groupby(names, sort=True, dropna=False):
-        by_key[key if isinstance(key, tuple) else (key,)] = [part.reset_index(drop=True)]
-    return by_key
-
-
-class GroupedData:
-    """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
-
-    def __init__(self, df: DataFrame, cols: list[Column]) -> None:
-        self._df = df
-        self._cols = cols
-
-    def agg(self, *exprs: Column | dict[str, str]) -> DataFrame:
-        """Aggregate with functions such as ``F.count``, ``F.sum``."""
-        from sparklet.sql import functions as F
-
-        aggs: list[Column] = []
-        for e in exprs:
-            if isinstance(e, dict):
-                for colname, fn in e.items():
-                    aggs.append(getattr(F, fn)(colname).alias(f"{fn}({colname})"))
-            else:
-                aggs.append(e)
-        native = self._df._native.aggregate([c._expr for c in self._cols], [a._expr for a in aggs])
-        return self._df._wrap(native)
-
-    def applyInPandasWithState(
-        self,
-        func: Callable[[tuple, Iterator[Any], Any], Iterator[Any]],
-        outputStructType: StructType | str,
-        stateStructType: StructType | str,
-        outputMode: str,
-        timeoutConf: str,
-    ) -> DataFrame:
-        """Call ``func(key, pdfs, state)`` once per key per micro-batch of a stream.
-
-        ``key`` is a tuple of the grouping values, ``pdfs`` an iterator of
-        the key's rows as pandas DataFrames (empty when the call is for a
-        timed-out state), and ``state`` a
-        :class:`~sparklet.sql.streaming.state.GroupState` holding a tuple of
-        ``stateStructType``'s fields. ``func`` yields pandas DataFrames of
-        ``outputStructType``. ``timeoutConf`` is a
-        :class:`~sparklet.sql.streaming.state.GroupStateTimeout`.
-        """
-        import functools
-
-        from sparklet.sql.streaming.state import _run_groups
-        from sparklet.sql.types import to_struct_type
-
-        if outputMode.lower() not in ("append", "update"):
-            raise PySparkValueError(
-                f"Unknown output mode '{outputMode}' for applyInPandasWithState: use 'append' or 'update'.",
-                "INVALID_OUTPUT_MODE",
-            )
-        output = to_struct_type(outputStructType)
-        state = to_struct_type(stateStructType)
-        df, names = self._keyed()
-        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
-        runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
-        native = df._native.group_state(names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf)
-        return df._wrap(native)
-
-    def transformWithStateInPandas(
-        self,
-        statefulProcessor: Any,
-        outputStructType: StructType | str,
-        outputMode: str,
-        timeMode: str,
-        initialState: GroupedData | None = None,
-        eventTimeColumnName: str = "",
-    ) -> DataFrame:
-        """Run a :class:`~sparklet.sql.streaming.StatefulProcessor` per key,
-        its input and output as pandas DataFrames.
-
-        The processor declares value, list and map state (optionally with a
-        TTL) in ``init`` and gets each key's rows in ``handleInputRows`` (an
-        iterator of DataFrames of at most
-        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows); with
-        ``timeMode`` ``"ProcessingTime"`` or ``"EventTime"`` it can register
-        timers, handled in ``handleExpiredTimer``. ``initialState`` (a batch
-        DataFrame grouped by the same keys) seeds the state in the first
-        batch through ``handleInitialState``. On a batch DataFrame the rows
-        go through the processor once, with no state kept.
-        """
-        return self._transform_with_state(
-            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, False
-        )
-
-    def transformWithState(
-        self,
-        statefulProcessor: Any,
-        outputStructType: StructType | str,
-        outputMode: str,
-        timeMode: str,
-        initialState: GroupedData | None = None,
-        eventTimeColumnName: str = "",
-    ) -> DataFrame:
-        """:meth:`transformWithStateInPandas` with Rows: ``handleInputRows``
-        gets an iterator of the key's :class:`~sparklet.sql.Row` objects and
-        yields Rows; ``handleInitialState`` is called once per initial Row."""
-        return self._transform_with_state(
-            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, True
-        )
-
-    def _transform_with_state(
-        self,
-        processor: Any,
-        outputStructType: StructType | str,
-        outputMode: str,
-        timeMode: str,
-        initialState: GroupedData | None,
-        eventTimeColumnName: str,
-        rows: bool,
-    ) -> DataFrame:
-        import functools
-
-        from sparklet.sql.streaming.processor_runner import (
-            Options,
-            declared,
-            operator_properties,
-            run_on_batch,
-            run_processor,
-            state_type,
-        )
-        from sparklet.sql.types import to_struct_type
-
-        api = "transformWithState" if rows else "transformWithStateInPandas"
-        if outputMode.lower() not in ("append", "update"):
-            raise PySparkValueError(
-                f"Unknown output mode '{outputMode}' for {api}: use 'append' or 'update'.", "INVALID_OUTPUT_MODE"
-            )
-        mode = timeMode.lower()
-        timeouts = {"none": "NoTimeout", "processingtime": "ProcessingTimeTimeout", "eventtime": "EventTimeTimeout"}
-        if mode not in timeouts:
-            raise PySparkValueError(
-                f"Unknown time mode '{timeMode}': use 'None', 'ProcessingTime' or 'EventTime'.", "INVALID_TIME_MODE"
-            )
-        handle = declared(processor, mode)
-        variables = dict(handle._vars)
-        output = to_struct_type(outputStructType)
-        if eventTimeColumnName and eventTimeColumnName not in output.names:
-            raise AnalysisException(
-                f"[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name "
-                f"`{eventTimeColumnName}` cannot be resolved (eventTimeColumnName). Did you mean one of the "
-                f"following? [{', '.join(f'`{n}`' for n in output.names)}].",
-                "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-            )
-        df, names = self._keyed()
-        conf = df.sparkSession.conf
-        opts = Options(
-            time_mode=mode,
-            rows=rows,
-            output=output,
-            time_zone=conf.get("spark.sql.session.timeZone", "UTC") or "UTC",
-            max_records=int(conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000") or 10000),
-            max_bytes=int(conf.get("spark.sql.execution.arrow.maxBytesPerBatch", "268435456") or 0),
-            initial=_initial_state(initialState, rows, df.sparkSession),
-        )
-        if not df.isStreaming:
-            # all rows at once, as one micro-batch (run here, not at the first action)
-            table = run_on_batch(processor, variables, opts, names, df.toArrow())
-            return df.sparkSession.createDataFrame(table)
-        runner = functools.partial(run_processor, processor, variables, opts)
-        native = df._native.group_state(
-            names,
-            runner,
-            output._to_arrow_schema(),
-            state_type(variables)._to_arrow_schema(),
-            timeouts[mode],
-            processor=True,
-            ttl=any(v.ttl_ms is not None for v in variables.values()),
-            rows=rows,
-            properties=operator_properties(handle, mode, outputMode),
-            event_time_column=eventTimeColumnName or None,
-        )
-        return df._wrap(native)
-
-    def _keyed(self) -> tuple[DataFrame, list[str]]:
-        """The DataFrame with a column per grouping expression, and their names."""
-        df = self._df
-        names = []
-        for c in self._cols:
-            name = c._expr.name()
-            if name not in df.columns:
-                df = df.withColumn(name, c)
-            names.append(name)
-        return df, names
-
-    def count(self) -> DataFrame:
-        """Rows per group, in column ``count``."""
-        from sparklet.sql import functions as F
-
-        return self.agg(F.count("*").alias("count"))
-
-    def _simple(self, fn: str, cols: tuple[str, ...]) -> DataFrame:
-        from sparklet.sql import functions as F
-
-        return self.agg(*[getattr(F, fn)(c).alias(f"{fn}({c})") for c in cols])
-
-    def sum(self, *cols: str) -> DataFrame:
-        """Sum per group."""
-        return self._simple("sum", cols)
-
-    def avg(self, *cols: str) -> DataFrame:
-        """Average per group."""
-        return self._simple("avg", cols)
-
-    mean = avg
-
-    def min(self, *cols: str) -> DataFrame:
-        """Minimum per group."""
-        return self._simple("min", cols)
-
-    def max(self, *cols: str) -> DataFrame:
-        """Maximum per group."""
-        return self._simple("max", cols)

@@ -20,6 +20,9 @@ from sparklet.sql import _remote
 
 __all__ = [
     "DataType",
+    "NumericType",
+    "IntegralType",
+    "FractionalType",
     "NullType",
     "StringType",
     "BinaryType",
@@ -80,6 +83,18 @@ class DataType:
         return hash(repr(self))
 
 
+class NumericType(DataType):
+    """Base class of the numeric types."""
+
+
+class IntegralType(NumericType):
+    """Base class of the integer types."""
+
+
+class FractionalType(NumericType):
+    """Base class of the floating and decimal types."""
+
+
 class NullType(DataType):
     """The type of ``None``."""
 
@@ -112,7 +127,7 @@ class BooleanType(DataType):
         return pa.bool_()
 
 
-class ByteType(DataType):
+class ByteType(IntegralType):
     """8-bit integers."""
 
     def simpleString(self) -> str:
@@ -123,7 +138,7 @@ class ByteType(DataType):
         return pa.int8()
 
 
-class ShortType(DataType):
+class ShortType(IntegralType):
     """16-bit integers."""
 
     def simpleString(self) -> str:
@@ -134,7 +149,7 @@ class ShortType(DataType):
         return pa.int16()
 
 
-class IntegerType(DataType):
+class IntegerType(IntegralType):
     """32-bit integers."""
 
     def simpleString(self) -> str:
@@ -145,7 +160,7 @@ class IntegerType(DataType):
         return pa.int32()
 
 
-class LongType(DataType):
+class LongType(IntegralType):
     """64-bit integers."""
 
     def simpleString(self) -> str:
@@ -156,21 +171,21 @@ class LongType(DataType):
         return pa.int64()
 
 
-class FloatType(DataType):
+class FloatType(FractionalType):
     """32-bit floats."""
 
     def _to_arrow(self) -> pa.DataType:
         return pa.float32()
 
 
-class DoubleType(DataType):
+class DoubleType(FractionalType):
     """64-bit floats."""
 
     def _to_arrow(self) -> pa.DataType:
         return pa.float64()
 
 
-class DecimalType(DataType):
+class DecimalType(FractionalType):
     """Fixed-point decimals (default ``decimal(10,0)``)."""
 
     def __init__(self, precision: int = 10, scale: int = 0) -> None:

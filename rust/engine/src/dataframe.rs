@@ -1133,19 +1133,30 @@ pub fn with_watermark(df: DataFrame, column: &str, delay: &str) -> Result<DataFr
 
 /// `df.groupBy(*group).agg(*aggs)` as the API calls it: [`aggregate`], its
 /// unaliased aggregates named as Spark names them (`sum(v)`, `count(1)`).
-pub fn group_agg(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
+pub fn group_agg(
+    df: DataFrame,
+    group: Vec<Expr>,
+    aggs: Vec<Expr>,
+    grouping: &crate::grouping::Grouping,
+) -> Result<DataFrame> {
     let aggs = aggs
         .into_iter()
         .map(|a| resolve(&df, a).map(|a| spark_named(a, &Default::default())))
         .collect::<Result<Vec<_>>>()?;
-    aggregate(df, group, aggs)
+    aggregate(df, group, aggs, grouping)
 }
 
 /// `df.groupBy(*group).agg(*aggs)`: grouping expressions that are not plain
 /// columns (`window(...)`, `explode(window_list(...))`, arithmetic) are first
 /// computed as named columns, so the aggregate groups by columns (Spark names
-/// a window grouping column `window`).
-pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<DataFrame> {
+/// a window grouping column `window`). `grouping`: how the keys group
+/// (`cube`, `rollup`, grouping sets).
+pub fn aggregate(
+    df: DataFrame,
+    group: Vec<Expr>,
+    aggs: Vec<Expr>,
+    grouping: &crate::grouping::Grouping,
+) -> Result<DataFrame> {
     let group = group
         .into_iter()
         .map(|g| resolve(&df, g))
@@ -1213,7 +1224,8 @@ pub fn aggregate(df: DataFrame, group: Vec<Expr>, aggs: Vec<Expr>) -> Result<Dat
     if batch_sessions {
         return session_aggregate(df, keys, aggs);
     }
-    df.aggregate(keys, aggs).map_err(Error::from_planning)
+    df.aggregate(grouping.keys(keys)?, aggs)
+        .map_err(Error::from_planning)
 }
 
 /// The arguments of `explode(window_list(...))` (a sliding `F.window`).

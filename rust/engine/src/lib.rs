@@ -3,6 +3,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cached_table;
 pub mod catalog;
 pub mod checkpoint;
 pub mod conf;
@@ -13,9 +14,11 @@ pub mod exec;
 pub mod failpoint;
 pub mod formats;
 pub mod functions;
+pub mod grouping;
 pub mod plan;
 pub mod runtime;
 pub mod session;
+pub mod set_ops;
 pub mod sinks;
 pub mod sources;
 pub mod spark_options;

@@ -187,12 +187,43 @@ impl PyDataFrame {
         ))
     }
 
+    /// `groupBy`/`cube`/`rollup`/`groupingSets` (`kind`; `sets` as key
+    /// positions) then `agg`.
+    #[pyo3(signature = (group, aggs, kind="groupby", sets=None))]
     fn aggregate(
         &self,
         group: Vec<PyRef<'_, PyExpr>>,
         aggs: Vec<PyRef<'_, PyExpr>>,
+        kind: &str,
+        sets: Option<Vec<Vec<usize>>>,
     ) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::group_agg(self.df.clone(), exprs(group), exprs(aggs)).py()?))
+        let grouping = sparklet_engine::grouping::Grouping::parse(kind, sets).py()?;
+        Ok(self.wrap(
+            dataframe::group_agg(self.df.clone(), exprs(group), exprs(aggs), &grouping).py()?,
+        ))
+    }
+
+    /// `groupBy(group).pivot(pivot, values).agg(aggs)`, the outputs named
+    /// `names` (value-major).
+    fn pivot(
+        &self,
+        group: Vec<PyRef<'_, PyExpr>>,
+        pivot: PyRef<'_, PyExpr>,
+        values: Vec<PyRef<'_, PyExpr>>,
+        aggs: Vec<PyRef<'_, PyExpr>>,
+        names: Vec<String>,
+    ) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(
+            sparklet_engine::grouping::pivot(
+                self.df.clone(),
+                exprs(group),
+                pivot.expr.clone(),
+                exprs(values),
+                exprs(aggs),
+                names,
+            )
+            .py()?,
+        ))
     }
 
     /// `groupBy(keys).applyInPandasWithState` (`processor`:
@@ -260,6 +291,57 @@ impl PyDataFrame {
     /// `observe(name, *exprs)` on a stream.
     fn observe(&self, name: String, exprs_: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
         Ok(self.wrap(dataframe::observe(self.df.clone(), name, exprs(exprs_)).py()?))
+    }
+
+    /// `intersect`, `intersectAll`, `subtract`, `exceptAll` (by method name).
+    fn set_op(&self, other: PyRef<'_, PyDataFrame>, op: &str) -> PyResult<PyDataFrame> {
+        use sparklet_engine::set_ops;
+        let op = set_ops::SetOp::parse(op).py()?;
+        Ok(self.wrap(set_ops::set_op(self.df.clone(), other.df.clone(), op).py()?))
+    }
+
+    /// `persist()`: this plan read through a table computed at the first
+    /// action and kept.
+    fn cache(&self) -> PyResult<PyDataFrame> {
+        self.batch_only("cache")?;
+        Ok(self.wrap(sparklet_engine::cached_table::cache(self.df.clone()).py()?))
+    }
+
+    /// `checkpoint()`: computed now, the plan replaced by its result.
+    fn checkpoint(&self, py: Python<'_>) -> PyResult<PyDataFrame> {
+        self.batch_only("checkpoint")?;
+        let df = self.session.at_current_conf(self.df.clone());
+        let done = crate::run::engine(py, || {
+            runtime::block_on(sparklet_engine::cached_table::checkpoint(df))?
+        })?;
+        Ok(self.wrap(done))
+    }
+
+    /// The optimized plan with output names removed: two DataFrames with
+    /// the same text compute the same rows (`sameSemantics`).
+    fn semantic_plan(&self) -> PyResult<String> {
+        use datafusion::common::tree_node::{Transformed, TreeNode};
+        let plan = self
+            .df
+            .clone()
+            .into_optimized_plan()
+            .map_err(Error::from_planning)
+            .py()?;
+        let unnamed = plan
+            .transform_up(|p| p.map_expressions(|e| Ok(Transformed::yes(e.unalias_nested().data))))
+            .map_err(Error::from_planning)
+            .py()?;
+        Ok(format!("{}", unnamed.data.display_indent()))
+    }
+
+    /// The number of partitions the plan's result has (`rdd.getNumPartitions`).
+    fn num_partitions(&self, py: Python<'_>) -> PyResult<usize> {
+        let df = self.df.clone();
+        crate::run::engine(py, || {
+            let plan =
+                runtime::block_on(df.create_physical_plan())?.map_err(Error::from_planning)?;
+            Ok(plan.properties().output_partitioning().partition_count())
+        })
     }
 
     fn with_watermark(&self, column: &str, delay: &str) -> PyResult<PyDataFrame> {

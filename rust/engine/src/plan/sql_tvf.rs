@@ -310,8 +310,13 @@ pub fn merge_sessions(df: DataFrame) -> Result<DataFrame> {
                     .alias("session_window"),
             );
             let input = DataFrame::new(state.clone(), agg.input.as_ref().clone());
-            let merged = crate::dataframe::aggregate(input, group, agg.aggr_expr.clone())
-                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            let merged = crate::dataframe::aggregate(
+                input,
+                group,
+                agg.aggr_expr.clone(),
+                &crate::grouping::Grouping::Plain,
+            )
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
             // back to the aggregate's columns: the session's bounds as
             // window_start/window_end, the rest by name
             let field = |f: &str| get_field(ident("session_window"), f);

@@ -81,8 +81,13 @@ pub fn rewrite(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
                 })
                 .collect();
             let input = DataFrame::new(state.clone(), agg.input.as_ref().clone());
-            let rebuilt = crate::dataframe::aggregate(input, group, agg.aggr_expr.clone())
-                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            let rebuilt = crate::dataframe::aggregate(
+                input,
+                group,
+                agg.aggr_expr.clone(),
+                &crate::grouping::Grouping::Plain,
+            )
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
             // the same columns under the names the plan above reads
             let (_, rebuilt) = rebuilt.into_parts();
             let renamed: Vec<Expr> = rebuilt

@@ -1,0 +1,272 @@
+"""Statistics of a DataFrame: ``df.stat`` (:class:`DataFrameStatFunctions`),
+``corr``, ``cov``, ``crosstab``, ``freqItems``, ``approxQuantile``,
+``sampleBy``, and ``describe``/``summary``. Each is one aggregate query;
+the small result is shaped in Python as Spark shapes it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.sql.column import Column
+from sparklet.sql.types import NumericType, StringType
+
+if TYPE_CHECKING:
+    from sparklet.sql.dataframe import DataFrame
+
+__all__ = ["DataFrameStatFunctions"]
+
+
+def _name(col: Any, argument: str) -> str:
+    if not isinstance(col, str):
+        raise PySparkTypeError(
+            f"[NOT_STR] Argument `{argument}` should be a str, got {type(col).__name__}.", "NOT_STR"
+        )
+    return col
+
+
+def _quoted(name: str) -> Column:
+    from sparklet.sql import functions as F
+
+    return F.col(f"`{name}`")
+
+
+def corr(df: DataFrame, col1: str, col2: str, method: str | None = None) -> float | None:
+    """Pearson's correlation of two columns (the only method Spark has)."""
+    from sparklet.sql import functions as F
+
+    _name(col1, "col1"), _name(col2, "col2")
+    if method is not None and method != "pearson":
+        raise PySparkValueError(
+            f"[VALUE_NOT_PEARSON] Value for `method` only supports 'pearson', got '{method}'.", "VALUE_NOT_PEARSON"
+        )
+    return df.agg(F.corr(_quoted(col1), _quoted(col2))).first()[0]  # type: ignore[index]
+
+
+def cov(df: DataFrame, col1: str, col2: str) -> float | None:
+    """The sample covariance of two columns."""
+    from sparklet.sql import functions as F
+
+    _name(col1, "col1"), _name(col2, "col2")
+    return df.agg(F.covar_samp(_quoted(col1), _quoted(col2))).first()[0]  # type: ignore[index]
+
+
+def _text(value: Any) -> str:
+    """A value as Spark's crosstab names it (null as ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def crosstab(df: DataFrame, col1: str, col2: str) -> DataFrame:
+    """Pair counts of two columns: a row per value of ``col1`` (named
+    ``col1_col2``), a column per value of ``col2`` (sorted as text)."""
+    from sparklet.sql import functions as F
+
+    _name(col1, "col1"), _name(col2, "col2")
+    counts = (
+        df.select(_quoted(col1).cast("string").alias("a"), _quoted(col2).cast("string").alias("b"))
+        .groupBy("a", "b")
+        .agg(F.count(F.lit(1)).alias("n"))
+        .collect()
+    )
+    columns = sorted({_text(r["b"]) for r in counts})
+    rows: dict[str, dict[str, int]] = {}
+    for r in counts:
+        rows.setdefault(_text(r["a"]), {})[_text(r["b"])] = r["n"]
+    data = {f"{col1}_{col2}": pa.array(list(rows), pa.string())}
+    for c in columns:
+        data[c] = pa.array([rows[k].get(c, 0) for k in rows], pa.int64())
+    schema = pa.schema([pa.field(n, a.type, nullable=(i == 0)) for i, (n, a) in enumerate(data.items())])
+    return df.sparkSession.createDataFrame(pa.Table.from_arrays(list(data.values()), schema=schema))
+
+
+def freq_items(df: DataFrame, cols: Any, support: float | None = None) -> DataFrame:
+    """The values of each column seen in at least ``support`` (default 1%)
+    of the rows, as a column ``<col>_freqItems`` of arrays."""
+    from sparklet.sql import functions as F
+
+    if isinstance(cols, tuple):
+        cols = list(cols)
+    if not isinstance(cols, list):
+        raise PySparkTypeError(
+            f"[NOT_LIST_OR_TUPLE] Argument `cols` should be a list or tuple, got {type(cols).__name__}.",
+            "NOT_LIST_OR_TUPLE",
+        )
+    support = 0.01 if support is None else support
+    if support < 1e-4:
+        raise PySparkValueError(
+            f"[INVALID_SUPPORT] Minimum support ({support}) must be greater than 1e-4.", "INVALID_SUPPORT"
+        )
+    total = df.count()
+    out = []
+    for c in cols:
+        counted = df.groupBy(_quoted(c).alias("v")).agg(F.count(F.lit(1)).alias("n"))
+        frequent = counted.filter(F.col("n") >= F.lit(support * total))
+        out.append(frequent.agg(F.collect_list("v").alias(f"{c}_freqItems")))
+    result = out[0]
+    for o in out[1:]:
+        result = result.crossJoin(o)
+    return result
+
+
+def approx_quantile(df: DataFrame, col: Any, probabilities: Any, relativeError: float) -> list[Any]:
+    """Quantiles of numeric columns within ``relativeError`` (0: exact),
+    nulls ignored; a list per column when ``col`` is a list."""
+    from sparklet.sql import functions as F
+
+    single = isinstance(col, str)
+    if not single and not (isinstance(col, (list, tuple)) and all(isinstance(c, str) for c in col)):
+        raise PySparkTypeError(
+            f"[NOT_LIST_OR_STR_OR_TUPLE] Argument `col` should be a list, str or tuple, got {type(col).__name__}.",
+            "NOT_LIST_OR_STR_OR_TUPLE",
+        )
+    if not isinstance(probabilities, (list, tuple)) or not all(
+        isinstance(p, (int, float)) and 0 <= p <= 1 for p in probabilities
+    ):
+        raise PySparkTypeError(
+            "[NOT_LIST_OF_FLOAT_OR_INT] Argument `probabilities` should be a list of float or int "
+            "between 0 and 1.",
+            "NOT_LIST_OF_FLOAT_OR_INT",
+        )
+    if not isinstance(relativeError, (int, float)) or relativeError < 0:
+        raise PySparkValueError(
+            f"[NEGATIVE_VALUE] Value for `relativeError` must be greater than or equal to 0, got '{relativeError}'.",
+            "NEGATIVE_VALUE",
+        )
+    cols = [col] if single else list(col)
+    accuracy = 2**31 - 1 if relativeError == 0 else max(1, int(1 / relativeError))
+    probs = [float(p) for p in probabilities]
+    row = df.agg(
+        *[
+            F.percentile_approx(_quoted(c).cast("double"), probs, accuracy).alias(f"q{i}")
+            for i, c in enumerate(cols)
+        ]
+    ).first()
+    result = [list(row[i] or []) for i in range(len(cols))]  # type: ignore[index]
+    return result[0] if single else result
+
+
+def sample_by(df: DataFrame, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:
+    """A stratified sample: each row of stratum ``k`` (its ``col`` value)
+    kept with probability ``fractions[k]`` (0 for strata not listed)."""
+    from sparklet.sql import functions as F
+
+    if isinstance(col, str):
+        col = _quoted(col)
+    if not isinstance(col, Column):
+        raise PySparkTypeError(
+            f"[NOT_COLUMN_OR_STR] Argument `col` should be a Column or str, got {type(col).__name__}.",
+            "NOT_COLUMN_OR_STR",
+        )
+    if not isinstance(fractions, dict):
+        raise PySparkTypeError(
+            f"[NOT_DICT] Argument `fractions` should be a dict, got {type(fractions).__name__}.", "NOT_DICT"
+        )
+    for k, v in fractions.items():
+        if not isinstance(k, (float, int, str)):
+            raise PySparkTypeError(
+                f"[DISALLOWED_TYPE_FOR_CONTAINER] Argument `fractions`(type: dict) should only contain a type in "
+                f"[float, int, str], got {type(k).__name__}",
+                "DISALLOWED_TYPE_FOR_CONTAINER",
+            )
+        if not 0 <= v <= 1:
+            raise PySparkValueError(
+                f"[INVALID_FRACTION] Fractions must be in [0, 1], got {v} for {k!r}.", "INVALID_FRACTION"
+            )
+    fraction: Any = F.lit(0.0)
+    for k, v in fractions.items():
+        fraction = F.when(col == F.lit(k), F.lit(float(v))).otherwise(fraction)
+    return df.filter(F.rand(seed) < fraction)
+
+
+_STATISTICS = ("count", "mean", "stddev", "min", "25%", "50%", "75%", "max")
+
+
+def summary(df: DataFrame, statistics: list[str], default: tuple[str, ...] = _STATISTICS) -> DataFrame:
+    """``summary``/``describe``: a row per statistic, a string column per
+    numeric or string column (``summary`` first)."""
+    from sparklet.sql import functions as F
+
+    statistics = list(statistics) or list(default)
+    fields = [f for f in df.schema.fields if isinstance(f.dataType, (NumericType, StringType))]
+    exprs: list[Column] = []
+    for i, f in enumerate(fields):
+        c = _quoted(f.name)
+        numeric = isinstance(f.dataType, NumericType)
+        for j, s in enumerate(statistics):
+            exprs.append(_statistic(F, c, s, numeric).cast("string").alias(f"s{i}_{j}"))
+    if not exprs:
+        values: Any = [[] for _ in statistics]
+    else:
+        row = df.agg(*exprs).first()
+        values = [[row[f"s{i}_{j}"] for i in range(len(fields))] for j in range(len(statistics))]  # type: ignore[index]
+    names = ["summary", *[f.name for f in fields]]
+    table = pa.table(
+        {n: pa.array([([s, *v])[k] for s, v in zip(statistics, values)], pa.string()) for k, n in enumerate(names)}
+    )
+    return df.sparkSession.createDataFrame(table)
+
+
+def _statistic(F: Any, c: Column, name: str, numeric: bool) -> Column:
+    # strings count by their numeric values where they have one, as Spark's
+    # implicit cast in avg/stddev/percentile_approx reads them
+    if not numeric and name not in ("count", "min", "max", "count_distinct", "approx_count_distinct"):
+        c = c.try_cast("double")
+    if name == "count":
+        return F.count(c)
+    if name == "mean":
+        return F.avg(c)
+    if name == "stddev":
+        return F.stddev(c)
+    if name == "min":
+        return F.min(c)
+    if name == "max":
+        return F.max(c)
+    if name == "count_distinct":
+        return F.count_distinct(c)
+    if name == "approx_count_distinct":
+        return F.approx_count_distinct(c)
+    if name.endswith("%"):
+        try:
+            p = float(name[:-1]) / 100
+        except ValueError:
+            p = -1.0
+        if 0 <= p <= 1:
+            return F.percentile_approx(c, p, 10000)
+    raise PySparkValueError(f"{name} is not a recognised statistic.", "ILLEGAL_ARGUMENT")
+
+
+class DataFrameStatFunctions:
+    """``df.stat``: the statistics functions of a DataFrame."""
+
+    def __init__(self, df: DataFrame) -> None:
+        self.df = df
+
+    def approxQuantile(self, col: Any, probabilities: Any, relativeError: float) -> list[Any]:
+        """See :meth:`DataFrame.approxQuantile`."""
+        return approx_quantile(self.df, col, probabilities, relativeError)
+
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+        """See :meth:`DataFrame.corr`."""
+        return corr(self.df, col1, col2, method)
+
+    def cov(self, col1: str, col2: str) -> float | None:
+        """See :meth:`DataFrame.cov`."""
+        return cov(self.df, col1, col2)
+
+    def crosstab(self, col1: str, col2: str) -> DataFrame:
+        """See :meth:`DataFrame.crosstab`."""
+        return crosstab(self.df, col1, col2)
+
+    def freqItems(self, cols: Any, support: float | None = None) -> DataFrame:
+        """See :meth:`DataFrame.freqItems`."""
+        return freq_items(self.df, cols, support)
+
+    def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:
+        """See :meth:`DataFrame.sampleBy`."""
+        return sample_by(self.df, col, fractions, seed)

@@ -1,0 +1,184 @@
+"""DataFrame reshaping and sampling built from other DataFrame operations:
+``unpivot``/``melt``, ``colRegex``, ``sample``, ``randomSplit``."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from sparklet import _native
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.types import (
+    ByteType,
+    DataType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    ShortType,
+)
+
+if TYPE_CHECKING:
+    from sparklet.sql.dataframe import DataFrame
+
+#: Numeric types in the order Spark widens them.
+_WIDENING = (ByteType, ShortType, IntegerType, LongType, DecimalType, FloatType, DoubleType)
+
+
+class _ColumnList(Column):
+    """Several columns by name (``colRegex``), expanded by ``select``."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(_native.col(f"`{names[0]}`") if names else _native.lit(None))
+        self._names = names
+
+
+def col_regex(df: DataFrame, pattern: str) -> Column:
+    """``df.colRegex``: a name in backquotes is a regex over the column names
+    (matched whole); otherwise the one column of that name."""
+    if not isinstance(pattern, str):
+        raise PySparkTypeError(
+            f"[NOT_STR] Argument `colName` should be a str, got {type(pattern).__name__}.", "NOT_STR"
+        )
+    m = re.fullmatch(r"`(.+)`", pattern, flags=re.S)
+    if not m:
+        return df[pattern]
+    regex = re.compile(m.group(1))
+    return _ColumnList([n for n in df.columns if regex.fullmatch(n)])
+
+
+def _widest(types: list[DataType]) -> DataType | None:
+    """The type every value column widens to, or None."""
+    first = types[0]
+    if all(t == first for t in types):
+        return first
+    ranks = []
+    for t in types:
+        rank = next((i for i, k in enumerate(_WIDENING) if isinstance(t, k)), None)
+        if rank is None:
+            return None
+        ranks.append(rank)
+    return types[ranks.index(max(ranks))]
+
+
+def unpivot(df: DataFrame, ids: Any, values: Any, variable: str, value: str) -> DataFrame:
+    """``df.unpivot``: per input row, a row per value column in order."""
+    from sparklet.sql import functions as F
+
+    def columns(arg: Any) -> list[Column]:
+        if arg is None:
+            return []
+        items = list(arg) if isinstance(arg, (list, tuple)) else [arg]
+        return [_to_col(c) for c in items]
+
+    id_cols = columns(ids)
+    id_names = [c._expr.name() for c in id_cols]
+    value_cols = columns(values) if values is not None else [
+        F.col(f"`{n}`") for n in df.columns if n not in id_names
+    ]
+    if not value_cols:
+        raise AnalysisException(
+            "[UNPIVOT_REQUIRES_VALUE_COLUMNS] At least one value column needs to be specified for UNPIVOT, "
+            "all columns specified as ids.",
+            "UNPIVOT_REQUIRES_VALUE_COLUMNS",
+        )
+    value_names = [c._expr.name() for c in value_cols]
+    typed = df.select(*value_cols).schema.fields
+    widest = _widest([f.dataType for f in typed])
+    if widest is None:
+        listed = ", ".join(f"`{f.name}` {f.dataType.simpleString().upper()}" for f in typed)
+        raise AnalysisException(
+            f"[UNPIVOT_VALUE_DATA_TYPE_MISMATCH] Unpivot value columns must share a least common type, "
+            f"some types do not: [{listed}].",
+            "UNPIVOT_VALUE_DATA_TYPE_MISMATCH",
+        )
+    pairs = F.array(
+        *[
+            F.struct(F.lit(n).alias(variable), c.cast(widest).alias(value))
+            for n, c in zip(value_names, value_cols)
+        ]
+    )
+    exploded = df.select(*id_cols, F.explode(pairs).alias("__pair"))
+    return exploded.select(
+        *[F.col(f"`{n}`") for n in id_names],
+        F.col("__pair").getField(variable).alias(variable),
+        F.col("__pair").getField(value).alias(value),
+    )
+
+
+def sample(df: DataFrame, with_replacement: Any, fraction: Any, seed: Any) -> DataFrame:
+    """``df.sample`` with PySpark's argument forms (``sample(0.5)``,
+    ``sample(0.5, 3)``, ``sample(True, 0.5, 3)``)."""
+    from sparklet.sql import functions as F
+
+    given_flag = isinstance(with_replacement, bool) and isinstance(fraction, (float, int))
+    flag_as_keyword = with_replacement is None and isinstance(fraction, (float, int))
+    fraction_first = isinstance(with_replacement, (float, int)) and not isinstance(with_replacement, bool)
+    if not (given_flag or flag_as_keyword or fraction_first):
+        raise PySparkTypeError(
+            "[NOT_BOOL_OR_FLOAT_OR_INT] Argument `withReplacement` should be a bool, float or int, "
+            f"got {type(with_replacement).__name__}.",
+            "NOT_BOOL_OR_FLOAT_OR_INT",
+        )
+    if fraction_first:
+        if fraction is not None:
+            seed = fraction
+        fraction, with_replacement = with_replacement, False
+    replace = bool(with_replacement)
+    fraction = float(fraction)  # type: ignore[arg-type]
+    if fraction < 0 or (not replace and fraction > 1):
+        bound = "must be nonnegative" if replace else "must be on interval [0, 1] without replacement"
+        raise PySparkValueError(
+            f"requirement failed: Sampling fraction ({fraction}) {bound}", "ILLEGAL_ARGUMENT"
+        )
+    seed = None if seed is None else int(seed)
+    if not replace:
+        return df if fraction >= 1.0 else df.filter(F.rand(seed) < F.lit(fraction))
+    return _poisson_sample(df, fraction, seed)
+
+
+def _poisson_sample(df: DataFrame, fraction: float, seed: int | None) -> DataFrame:
+    """Each row repeated a Poisson(``fraction``) number of times: the count
+    is the inverse of Poisson's distribution function at a seeded uniform
+    draw, so a seed gives the same sample each run."""
+    import math
+
+    from sparklet.sql import functions as F
+
+    u = F.col("__u")
+    count: Any = F.lit(0)
+    term, cdf, k = math.exp(-fraction), 0.0, 0
+    while cdf < 1 - 1e-12 and k < 10_000:
+        cdf += term
+        count = count + F.when(u > F.lit(cdf), 1).otherwise(0)
+        k += 1
+        term *= fraction / k
+    drawn = df.withColumn("__u", F.rand(seed))
+    repeated = drawn.withColumn("__copies", F.array_repeat(F.lit(0), count)).drop("__u")
+    return repeated.withColumn("__copies", F.explode("__copies")).drop("__copies")
+
+
+def random_split(df: DataFrame, weights: list[float], seed: int | None) -> list[DataFrame]:
+    """``df.randomSplit``: one draw per row decides its part (the same draw
+    in every part's plan, so the parts are disjoint and cover the rows)."""
+    from sparklet.sql import functions as F
+
+    for w in weights:
+        if w < 0.0:
+            raise PySparkValueError(
+                f"[VALUE_NOT_POSITIVE] Value for `weights` must be positive, got '{w}'.", "VALUE_NOT_POSITIVE"
+            )
+    total = sum(weights)
+    if total <= 0:
+        raise PySparkValueError("requirement failed: Sum of weights must be positive", "ILLEGAL_ARGUMENT")
+    seed = int(seed) if seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
+    drawn = df.withColumn("__draw", F.rand(seed))
+    parts, low = [], 0.0
+    for w in weights:
+        high = low + w / total
+        part = drawn.filter((F.col("__draw") >= F.lit(low)) & (F.col("__draw") < F.lit(high)))
+        parts.append(part.drop("__draw"))
+        low = high
+    return parts

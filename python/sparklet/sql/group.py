@@ -1,0 +1,312 @@
+"""The :class:`GroupedData` of :meth:`DataFrame.groupBy`, as :mod:`pyspark.sql.group`:
+aggregations per group, ``pivot``, ``cube``/``rollup``/``groupingSets``
+groupings, and the stateful per-key functions on streams."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from sparklet.sql.column import Column
+from sparklet.sql.types import StructType
+
+if TYPE_CHECKING:
+    from sparklet.sql.dataframe import DataFrame
+
+__all__ = ["GroupedData"]
+
+#: ``agg({"col": "fn"})`` names Spark accepts for functions named otherwise here.
+_AGG_ALIASES = {"mean": "avg", "std": "stddev", "variance": "var_samp"}
+
+
+def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dict[tuple, list[Any]] | None:
+    """A processor's initial state by key: its Rows (a ``handleInitialState``
+    call each), or a pandas DataFrame of its rows (in chunks as the input)."""
+    if initial is None:
+        return None
+    df, names = initial._keyed()
+    by_key: dict[tuple, list[Any]] = {}
+    if rows:
+        for row in df.collect():
+            by_key.setdefault(tuple(row[n] for n in names), []).append(row)
+        return by_key
+    pdf = df.toPandas()
+    for key, part in pdf.groupby(names, sort=True, dropna=False):
+        by_key[key if isinstance(key, tuple) else (key,)] = [part.reset_index(drop=True)]
+    return by_key
+
+
+class GroupedData:
+    """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
+
+    def __init__(
+        self,
+        df: DataFrame,
+        cols: list[Column],
+        kind: str = "groupby",
+        sets: list[list[int]] | None = None,
+        pivot: tuple[Column, list[Any]] | None = None,
+    ) -> None:
+        self._df = df
+        self._cols = cols
+        #: ``groupby``, ``cube``, ``rollup`` or ``sets`` (``sets``: key positions)
+        self._kind = kind
+        self._sets = sets
+        #: the pivot column and its values
+        self._pivot = pivot
+
+    def agg(self, *exprs: Column | dict[str, str]) -> DataFrame:
+        """Aggregate with functions such as ``F.count``, ``F.sum`` (or a dict
+        of column name to function name)."""
+        from sparklet.sql import functions as F
+
+        if not exprs:
+            raise PySparkValueError("[CANNOT_BE_EMPTY] At least one exprs must be specified.", "CANNOT_BE_EMPTY")
+        aggs: list[Column] = []
+        for e in exprs:
+            if isinstance(e, dict):
+                for colname, fn in e.items():
+                    column = F.col(colname) if colname != "*" else F.lit(1)
+                    aggs.append(getattr(F, _AGG_ALIASES.get(fn, fn))(column).alias(f"{fn}({colname})"))
+            elif isinstance(e, Column):
+                aggs.append(e)
+            else:
+                raise PySparkTypeError(
+                    f"[NOT_COLUMN_OR_DICT] Argument `exprs` should be a Column or dict, got {type(e).__name__}.",
+                    "NOT_COLUMN_OR_DICT",
+                )
+        keys = [c._expr for c in self._cols]
+        if self._pivot is not None:
+            return self._pivoted(keys, aggs)
+        native = self._df._native.aggregate(keys, [a._expr for a in aggs], self._kind, self._sets)
+        return self._df._wrap(native)
+
+    def pivot(self, pivot_col: str, values: list[Any] | None = None) -> GroupedData:
+        """A column per value of ``pivot_col`` (``values``, or its distinct
+        values sorted) holding each aggregate over that value's rows."""
+        from sparklet.sql import functions as F
+
+        if self._pivot is not None or self._kind != "groupby":
+            raise PySparkValueError(
+                "[REPEATED_CLAUSE] The PIVOT clause may be used at most once per SUBQUERY.", "REPEATED_CLAUSE"
+            )
+        column = F.col(pivot_col) if isinstance(pivot_col, str) else pivot_col
+        if values is None:
+            rows = self._df.select(column.alias("v")).distinct().orderBy(F.col("v").asc_nulls_first()).collect()
+            values = [r[0] for r in rows]
+        return GroupedData(self._df, self._cols, pivot=(column, list(values)))
+
+    def _pivoted(self, keys: list[Any], aggs: list[Column]) -> DataFrame:
+        from sparklet.sql import functions as F
+
+        column, values = self._pivot  # type: ignore[misc]
+        names = []
+        for v in values:
+            label = "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+            names.extend(label if len(aggs) == 1 else f"{label}_{a._expr.name()}" for a in aggs)
+        native = self._df._native.pivot(
+            keys, column._expr, [F.lit(v)._expr for v in values], [a._expr for a in aggs], names
+        )
+        return self._df._wrap(native)
+
+    def applyInPandasWithState(
+        self,
+        func: Callable[[tuple, Iterator[Any], Any], Iterator[Any]],
+        outputStructType: StructType | str,
+        stateStructType: StructType | str,
+        outputMode: str,
+        timeoutConf: str,
+    ) -> DataFrame:
+        """Call ``func(key, pdfs, state)`` once per key per micro-batch of a stream.
+
+        ``key`` is a tuple of the grouping values, ``pdfs`` an iterator of
+        the key's rows as pandas DataFrames (empty when the call is for a
+        timed-out state), and ``state`` a
+        :class:`~sparklet.sql.streaming.state.GroupState` holding a tuple of
+        ``stateStructType``'s fields. ``func`` yields pandas DataFrames of
+        ``outputStructType``. ``timeoutConf`` is a
+        :class:`~sparklet.sql.streaming.state.GroupStateTimeout`.
+        """
+        import functools
+
+        from sparklet.sql.streaming.state import _run_groups
+        from sparklet.sql.types import to_struct_type
+
+        if outputMode.lower() not in ("append", "update"):
+            raise PySparkValueError(
+                f"Unknown output mode '{outputMode}' for applyInPandasWithState: use 'append' or 'update'.",
+                "INVALID_OUTPUT_MODE",
+            )
+        output = to_struct_type(outputStructType)
+        state = to_struct_type(stateStructType)
+        df, names = self._keyed()
+        tz = df.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
+        runner = functools.partial(_run_groups, func, state, output._to_arrow_schema(), timeoutConf, tz)
+        native = df._native.group_state(names, runner, output._to_arrow_schema(), state._to_arrow_schema(), timeoutConf)
+        return df._wrap(native)
+
+    def transformWithStateInPandas(
+        self,
+        statefulProcessor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None = None,
+        eventTimeColumnName: str = "",
+    ) -> DataFrame:
+        """Run a :class:`~sparklet.sql.streaming.StatefulProcessor` per key,
+        its input and output as pandas DataFrames.
+
+        The processor declares value, list and map state (optionally with a
+        TTL) in ``init`` and gets each key's rows in ``handleInputRows`` (an
+        iterator of DataFrames of at most
+        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows); with
+        ``timeMode`` ``"ProcessingTime"`` or ``"EventTime"`` it can register
+        timers, handled in ``handleExpiredTimer``. ``initialState`` (a batch
+        DataFrame grouped by the same keys) seeds the state in the first
+        batch through ``handleInitialState``. On a batch DataFrame the rows
+        go through the processor once, with no state kept.
+        """
+        return self._transform_with_state(
+            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, False
+        )
+
+    def transformWithState(
+        self,
+        statefulProcessor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None = None,
+        eventTimeColumnName: str = "",
+    ) -> DataFrame:
+        """:meth:`transformWithStateInPandas` with Rows: ``handleInputRows``
+        gets an iterator of the key's :class:`~sparklet.sql.Row` objects and
+        yields Rows; ``handleInitialState`` is called once per initial Row."""
+        return self._transform_with_state(
+            statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, True
+        )
+
+    def _transform_with_state(
+        self,
+        processor: Any,
+        outputStructType: StructType | str,
+        outputMode: str,
+        timeMode: str,
+        initialState: GroupedData | None,
+        eventTimeColumnName: str,
+        rows: bool,
+    ) -> DataFrame:
+        import functools
+
+        from sparklet.sql.streaming.processor_runner import (
+            Options,
+            declared,
+            operator_properties,
+            run_on_batch,
+            run_processor,
+            state_type,
+        )
+        from sparklet.sql.types import to_struct_type
+
+        api = "transformWithState" if rows else "transformWithStateInPandas"
+        if outputMode.lower() not in ("append", "update"):
+            raise PySparkValueError(
+                f"Unknown output mode '{outputMode}' for {api}: use 'append' or 'update'.", "INVALID_OUTPUT_MODE"
+            )
+        mode = timeMode.lower()
+        timeouts = {"none": "NoTimeout", "processingtime": "ProcessingTimeTimeout", "eventtime": "EventTimeTimeout"}
+        if mode not in timeouts:
+            raise PySparkValueError(
+                f"Unknown time mode '{timeMode}': use 'None', 'ProcessingTime' or 'EventTime'.", "INVALID_TIME_MODE"
+            )
+        handle = declared(processor, mode)
+        variables = dict(handle._vars)
+        output = to_struct_type(outputStructType)
+        if eventTimeColumnName and eventTimeColumnName not in output.names:
+            raise AnalysisException(
+                f"[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name "
+                f"`{eventTimeColumnName}` cannot be resolved (eventTimeColumnName). Did you mean one of the "
+                f"following? [{', '.join(f'`{n}`' for n in output.names)}].",
+                "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
+        df, names = self._keyed()
+        conf = df.sparkSession.conf
+        opts = Options(
+            time_mode=mode,
+            rows=rows,
+            output=output,
+            time_zone=conf.get("spark.sql.session.timeZone", "UTC") or "UTC",
+            max_records=int(conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", "10000") or 10000),
+            max_bytes=int(conf.get("spark.sql.execution.arrow.maxBytesPerBatch", "268435456") or 0),
+            initial=_initial_state(initialState, rows, df.sparkSession),
+        )
+        if not df.isStreaming:
+            # all rows at once, as one micro-batch (run here, not at the first action)
+            table = run_on_batch(processor, variables, opts, names, df.toArrow())
+            return df.sparkSession.createDataFrame(table)
+        runner = functools.partial(run_processor, processor, variables, opts)
+        native = df._native.group_state(
+            names,
+            runner,
+            output._to_arrow_schema(),
+            state_type(variables)._to_arrow_schema(),
+            timeouts[mode],
+            processor=True,
+            ttl=any(v.ttl_ms is not None for v in variables.values()),
+            rows=rows,
+            properties=operator_properties(handle, mode, outputMode),
+            event_time_column=eventTimeColumnName or None,
+        )
+        return df._wrap(native)
+
+    def _keyed(self) -> tuple[DataFrame, list[str]]:
+        """The DataFrame with a column per grouping expression, and their names."""
+        df = self._df
+        names = []
+        for c in self._cols:
+            name = c._expr.name()
+            if name not in df.columns:
+                df = df.withColumn(name, c)
+            names.append(name)
+        return df, names
+
+    def count(self) -> DataFrame:
+        """Rows per group, in column ``count``."""
+        from sparklet.sql import functions as F
+
+        return self.agg(F.count("*").alias("count"))
+
+    def _simple(self, fn: str, cols: tuple[str, ...]) -> DataFrame:
+        """``fn`` of ``cols`` (numeric columns; none given: all of them)."""
+        from sparklet.sql import functions as F
+        from sparklet.sql.types import NumericType
+
+        numeric = [f.name for f in self._df.schema.fields if isinstance(f.dataType, NumericType)]
+        for c in cols:
+            if c not in numeric:
+                raise AnalysisException(
+                    f"[UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC] \"{c}\" is not a numeric column. "
+                    "Aggregation function can only be applied on a numeric column.",
+                    "UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC",
+                )
+        return self.agg(*[getattr(F, fn)(F.col(f"`{c}`")).alias(f"{fn}({c})") for c in (cols or numeric)])
+
+    def sum(self, *cols: str) -> DataFrame:
+        """Sum per group."""
+        return self._simple("sum", cols)
+
+    def avg(self, *cols: str) -> DataFrame:
+        """Average per group."""
+        return self._simple("avg", cols)
+
+    mean = avg
+
+    def min(self, *cols: str) -> DataFrame:
+        """Minimum per group."""
+        return self._simple("min", cols)
+
+    def max(self, *cols: str) -> DataFrame:
+        """Maximum per group."""
+        return self._simple("max", cols)
