@@ -129,6 +129,7 @@ def sparklet_modules() -> dict[str, types.ModuleType]:
     import sparklet.sql
     import sparklet.sql.functions
     import sparklet.sql.types
+    import sparklet.storagelevel
 
     aliases: dict[str, types.ModuleType] = {
         "pyspark": sparklet,
@@ -137,6 +138,7 @@ def sparklet_modules() -> dict[str, types.ModuleType]:
         "pyspark.sql.functions.builtin": sparklet.sql.functions,
         "pyspark.sql.types": sparklet.sql.types,
         "pyspark.errors": sparklet.errors,
+        "pyspark.storagelevel": sparklet.storagelevel,
     }
     for name in ("window", "column", "dataframe", "session"):
         with contextlib.suppress(ImportError):

@@ -21,9 +21,10 @@ from sparklet.sql.group import GroupedData
 from sparklet.storagelevel import StorageLevel
 from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
 
+from sparklet.sql._dataframe_na import DataFrameNaFunctions
+from sparklet.sql._dataframe_stat import DataFrameStatFunctions
+
 if TYPE_CHECKING:
-    from sparklet.sql._dataframe_na import DataFrameNaFunctions
-    from sparklet.sql._dataframe_stat import DataFrameStatFunctions
     from sparklet.sql.observation import Observation
     from sparklet.sql.readwriter import DataFrameWriter
     from sparklet.sql.session import SparkSession
@@ -31,7 +32,10 @@ if TYPE_CHECKING:
 
 ColumnOrName = Union[Column, str]
 
-__all__ = ["DataFrame", "GroupedData"]
+__all__ = ["DataFrame", "DataFrameNaFunctions", "DataFrameStatFunctions", "GroupedData"]
+
+# defined apart, public here (as in PySpark)
+DataFrameNaFunctions.__module__ = DataFrameStatFunctions.__module__ = __name__
 
 
 def _flatten(cols: tuple[Any, ...]) -> list[Any]:
@@ -92,9 +96,9 @@ class DataFrame:
         """Whether the DataFrame reads a streaming source."""
         return bool(self._native.is_streaming())
 
-    def printSchema(self) -> None:
-        """Print the schema as a tree."""
-        print(self.schema.treeString(), end="")
+    def printSchema(self, level: int | None = None) -> None:
+        """Print the schema as a tree (nested fields down to ``level``)."""
+        print(self.schema.treeString(level), end="")
 
     def __getitem__(self, item: str | int | Column) -> Column:
         if isinstance(item, str):
@@ -410,15 +414,11 @@ class DataFrame:
     @property
     def na(self) -> "DataFrameNaFunctions":
         """The missing-value functions (``df.na.fill``, ``drop``, ``replace``)."""
-        from sparklet.sql._dataframe_na import DataFrameNaFunctions
-
         return DataFrameNaFunctions(self)
 
     @property
     def stat(self) -> "DataFrameStatFunctions":
         """The statistics functions (``df.stat.corr``, ``crosstab``, ...)."""
-        from sparklet.sql._dataframe_stat import DataFrameStatFunctions
-
         return DataFrameStatFunctions(self)
 
     def fillna(self, value: Any, subset: Any = None) -> "DataFrame":
@@ -749,14 +749,26 @@ class DataFrame:
         warnings.warn("Deprecated in 2.0, use createOrReplaceTempView instead.", FutureWarning, stacklevel=2)
         self.createOrReplaceTempView(name)
 
-    def _show_string(self, n: int = 20, truncate: bool | int = True) -> str:
+    def _show_string(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> str:
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise PySparkTypeError(f"[NOT_INT] Argument `n` should be an int, got {type(n).__name__}.", "NOT_INT")
+        if not isinstance(truncate, (bool, int)):
+            raise PySparkTypeError(
+                f"[NOT_BOOL] Argument `truncate` should be a bool or int, got {type(truncate).__name__}.", "NOT_BOOL"
+            )
+        if not isinstance(vertical, bool):
+            raise PySparkTypeError(
+                f"[NOT_BOOL] Argument `vertical` should be a bool, got {type(vertical).__name__}.", "NOT_BOOL"
+            )
+        width = (20 if truncate else 0) if isinstance(truncate, bool) else max(truncate, 0)
         table = self.limit(n + 1).toArrow()
         time_zone = self.sparkSession.conf.get("spark.sql.session.timeZone")
-        return _native.show_string(table, n, bool(truncate), time_zone)
+        return _native.show_string(table, n, width, vertical, time_zone)
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
-        """Print the first ``n`` rows as a table."""
-        print(self._show_string(n, truncate), end="")
+        """Print the first ``n`` rows as a table (cells cut to 20 characters,
+        or ``truncate`` characters; ``vertical``: a block per row)."""
+        print(self._show_string(n, truncate, vertical), end="")
 
     def explain(self, extended: bool | str | None = None, mode: str | None = None) -> None:
         """Print the physical plan that would run; with ``extended`` (or

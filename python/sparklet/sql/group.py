@@ -67,8 +67,10 @@ class GroupedData:
         for e in exprs:
             if isinstance(e, dict):
                 for colname, fn in e.items():
-                    column = F.col(colname) if colname != "*" else F.lit(1)
-                    aggs.append(getattr(F, _AGG_ALIASES.get(fn, fn))(column).alias(f"{fn}({colname})"))
+                    if colname == "*":  # count(*) is count(1) in Spark's names
+                        aggs.append(getattr(F, _AGG_ALIASES.get(fn, fn))(F.lit(1)).alias(f"{fn}(1)"))
+                        continue
+                    aggs.append(getattr(F, _AGG_ALIASES.get(fn, fn))(F.col(colname)).alias(f"{fn}({colname})"))
             elif isinstance(e, Column):
                 aggs.append(e)
             else:
@@ -81,6 +83,14 @@ class GroupedData:
             return self._pivoted(keys, aggs)
         native = self._df._native.aggregate(keys, [a._expr for a in aggs], self._kind, self._sets)
         return self._df._wrap(native)
+
+    def __repr__(self) -> str:
+        kind = {"groupby": "GroupBy", "cube": "Cube", "rollup": "Rollup", "sets": "GroupingSets"}[self._kind]
+        if self._pivot is not None:
+            kind = "Pivot"
+        keys = ", ".join(c._expr.name() for c in self._cols)
+        values = ", ".join(f"{n}: {t}" for n, t in self._df.dtypes)
+        return f"GroupedData[grouping expressions: [{keys}], value: [{values}], type: {kind}]"
 
     def pivot(self, pivot_col: str, values: list[Any] | None = None) -> GroupedData:
         """A column per value of ``pivot_col`` (``values``, or its distinct

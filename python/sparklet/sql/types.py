@@ -98,6 +98,11 @@ class FractionalType(NumericType):
 class NullType(DataType):
     """The type of ``None``."""
 
+    @classmethod
+    def typeName(cls) -> str:
+        """Return ``void``, Spark's name."""
+        return "void"
+
     def simpleString(self) -> str:
         """Return ``void``."""
         return "void"
@@ -433,11 +438,14 @@ class StructType(DataType):
     def _to_arrow_schema(self) -> pa.Schema:
         return pa.schema([f._to_arrow_field() for f in self.fields])
 
-    def treeString(self) -> str:
-        """Return the schema as ``printSchema`` shows it."""
+    def treeString(self, level: int | None = None) -> str:
+        """Return the schema as ``printSchema`` shows it (nested fields down
+        to ``level``, all when None)."""
         lines = ["root"]
 
         def walk(dt: DataType, prefix: str) -> None:
+            if level is not None and level > 0 and prefix.count("|") >= level:
+                return
             if isinstance(dt, StructType):
                 for f in dt.fields:
                     lines.append(

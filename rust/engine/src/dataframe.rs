@@ -1157,9 +1157,16 @@ pub fn aggregate(
     aggs: Vec<Expr>,
     grouping: &crate::grouping::Grouping,
 ) -> Result<DataFrame> {
+    // `groupBy("s.field")` names the key `field`, as Spark does
     let group = group
         .into_iter()
-        .map(|g| resolve(&df, g))
+        .map(|g| {
+            let field = struct_field_name(&df, &g);
+            resolve(&df, g).map(|r| match field {
+                Some(f) if !matches!(r, Expr::Alias(_)) => r.alias(f),
+                _ => r,
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     let sessions = group.iter().any(|g| {
         let inner = match g {

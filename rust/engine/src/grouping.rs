@@ -84,7 +84,11 @@ pub fn pivot(
                 other => other,
             };
             let any = filtered(count(lit(1)), &only)?.gt(lit(0i64));
-            out.push(when(any, filtered(inner, &only)?).end().map_err(Error::from_planning)?);
+            out.push(
+                when(any, filtered(inner, &only)?)
+                    .end()
+                    .map_err(Error::from_planning)?,
+            );
         }
     }
     if out.len() != names.len() {

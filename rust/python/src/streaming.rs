@@ -175,11 +175,12 @@ pub fn trigger_interval_ms(text: &str) -> PyResult<i64> {
 
 /// Render rows as `DataFrame.show` / the console sink print them.
 #[pyfunction]
-#[pyo3(signature = (data, num_rows, truncate, time_zone=None))]
+#[pyo3(signature = (data, num_rows, truncate, vertical=false, time_zone=None))]
 pub fn show_string(
     data: PyRecordBatchReader,
     num_rows: usize,
-    truncate: bool,
+    truncate: usize,
+    vertical: bool,
     time_zone: Option<String>,
 ) -> PyResult<String> {
     let reader = data.into_reader()?;
@@ -191,6 +192,7 @@ pub fn show_string(
         &SinkBatch { schema, batches },
         num_rows,
         truncate,
+        vertical,
         time_zone.as_deref(),
     )
     .py()

@@ -163,19 +163,31 @@ fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
     parts.join(" ")
 }
 
-/// Render rows like Spark's `Dataset.show`: a `+---+` framed table, cells
-/// truncated to 20 characters, and a "only showing top N rows" footer.
+/// Render rows like Spark's `Dataset.show`: a `+---+` framed table (or,
+/// `vertical`, a `-RECORD i-` block per row), cells and names cut to
+/// `truncate` characters (0: whole; under 4: without the `...`), and a
+/// "only showing top N rows" footer.
 pub fn render_show(
     data: &SinkBatch,
     num_rows: usize,
-    truncate: bool,
+    truncate: usize,
+    vertical: bool,
     time_zone: Option<&str>,
 ) -> Result<String> {
+    let cut = |s: String| -> String {
+        let n = s.chars().count();
+        match truncate {
+            0 => s,
+            t if n <= t => s,
+            t if t < 4 => s.chars().take(t).collect(),
+            t => format!("{}...", s.chars().take(t - 3).collect::<String>()),
+        }
+    };
     let names: Vec<String> = data
         .schema
         .fields()
         .iter()
-        .map(|f| f.name().clone())
+        .map(|f| cut(f.name().clone()))
         .collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let total = data.num_rows();
@@ -197,25 +209,38 @@ pub fn render_show(
             rows.push(
                 columns
                     .iter()
-                    .map(|c| {
-                        let s = cell(c.as_ref(), r, &opts)?;
-                        Ok(if truncate && s.chars().count() > 20 {
-                            format!("{}...", s.chars().take(17).collect::<String>())
-                        } else {
-                            s
-                        })
-                    })
+                    .map(|c| cell(c.as_ref(), r, &opts).map(cut))
                     .collect::<Result<Vec<String>>>()?,
             );
         }
     }
+    let width = |s: &String| s.chars().count();
+    let mut out = if vertical {
+        vertical_table(&names, &rows, width)
+    } else {
+        framed_table(&names, &rows, truncate > 0, width)
+    };
+    if total > rows.len() {
+        let noun = if rows.len() == 1 { "row" } else { "rows" };
+        out.push_str(&format!("only showing top {} {noun}\n", rows.len()));
+    }
+    Ok(out)
+}
+
+/// `show()`'s table: right-aligned cells when truncating, else left-aligned.
+fn framed_table(
+    names: &[String],
+    rows: &[Vec<String>],
+    right: bool,
+    width: impl Fn(&String) -> usize,
+) -> String {
     let widths: Vec<usize> = names
         .iter()
         .enumerate()
         .map(|(i, n)| {
             rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([n.chars().count(), 3])
+                .map(|r| width(&r[i]))
+                .chain([width(n), 3])
                 .max()
                 .unwrap_or(3)
         })
@@ -233,11 +258,11 @@ pub fn render_show(
             .iter()
             .zip(&widths)
             .map(|(c, w)| {
-                let pad = w - c.chars().count();
-                if truncate {
-                    format!("{}{}", " ".repeat(pad), c)
+                let pad = " ".repeat(w - width(c));
+                if right {
+                    format!("{pad}{c}")
                 } else {
-                    format!("{}{}", c, " ".repeat(pad))
+                    format!("{c}{pad}")
                 }
             })
             .collect();
@@ -245,17 +270,43 @@ pub fn render_show(
     };
     let mut out = String::new();
     out.push_str(&sep);
-    out.push_str(&line(&names));
+    out.push_str(&line(names));
     out.push_str(&sep);
-    for r in &rows {
+    for r in rows {
         out.push_str(&line(r));
     }
     out.push_str(&sep);
-    if total > rows.len() {
-        let noun = if rows.len() == 1 { "row" } else { "rows" };
-        out.push_str(&format!("only showing top {} {noun}\n", rows.len()));
+    out
+}
+
+/// `show(vertical=True)`: a `-RECORD i-` header per row, then ` name | value `.
+fn vertical_table(
+    names: &[String],
+    rows: &[Vec<String>],
+    width: impl Fn(&String) -> usize,
+) -> String {
+    let name_width = names.iter().map(&width).chain([3]).max().unwrap_or(3);
+    let data_width = rows
+        .iter()
+        .flat_map(|r| r.iter().map(&width))
+        .chain([3])
+        .max()
+        .unwrap_or(3);
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let header = format!("-RECORD {i}");
+        let fill = (name_width + data_width + 5).saturating_sub(width(&header));
+        out.push_str(&format!("{header}{}\n", "-".repeat(fill)));
+        for (name, cell) in names.iter().zip(row) {
+            let name_pad = " ".repeat(name_width - width(name));
+            let cell_pad = " ".repeat(data_width - width(cell));
+            out.push_str(&format!(" {name}{name_pad} | {cell}{cell_pad} \n"));
+        }
     }
-    Ok(out)
+    if rows.is_empty() {
+        out.push_str("(0 rows)\n");
+    }
+    out
 }
 
 impl Sink for ConsoleSink {
@@ -268,7 +319,8 @@ impl Sink for ConsoleSink {
         let table = render_show(
             &data,
             self.num_rows,
-            self.truncate,
+            if self.truncate { 20 } else { 0 },
+            false,
             self.time_zone.as_deref(),
         )?;
         (self.out)(&format!("{header}{table}\n"))
