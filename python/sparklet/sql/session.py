@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from sparklet import _native
-from sparklet.errors import PySparkRuntimeError
+from sparklet.errors import PySparkRuntimeError, PySparkTypeError
 from sparklet.sql import _remote
 from sparklet.sql._convert import to_table
 from sparklet.sql.dataframe import DataFrame
@@ -359,13 +359,17 @@ class SparkSession:
         return DataFrame(self._native.create_dataframe(table), self)
 
     def range(self, start: int, end: int | None = None, step: int = 1, numPartitions: int | None = None) -> DataFrame:
-        """Column ``id`` from ``start`` to ``end`` (exclusive)."""
-        import pyarrow as pa
-
+        """Column ``id`` (a non-null long) from ``start`` to ``end``
+        (exclusive) by ``step``, generated as it is read (SQL's ``range``)."""
         if end is None:
             start, end = 0, start
-        table = pa.table({"id": pa.array(range(start, end, step), pa.int64())})
-        return DataFrame(self._native.create_dataframe(table), self)
+        for name, value in (("start", start), ("end", end), ("step", step)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise PySparkTypeError(
+                    f"[NOT_INT] Argument `{name}` should be an int, got {type(value).__name__}.", "NOT_INT"
+                )
+        args = f"{int(start)}, {int(end)}, {int(step)}" + (f", {int(numPartitions)}" if numPartitions else "")
+        return DataFrame(self._native.sql(f"SELECT id FROM range({args})"), self)
 
     def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:
         """Run SQL over tables and temp views (streaming views give streaming DataFrames)."""

@@ -164,7 +164,7 @@ fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
 }
 
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table (or,
-/// `vertical`, a `-RECORD i-` block per row), cells and names cut to
+/// `vertical`, a `-RECORD i-` block per row), cells cut to
 /// `truncate` characters (0: whole; under 4: without the `...`), and a
 /// "only showing top N rows" footer.
 pub fn render_show(
@@ -187,7 +187,7 @@ pub fn render_show(
         .schema
         .fields()
         .iter()
-        .map(|f| cut(f.name().clone()))
+        .map(|f| f.name().clone())
         .collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
     let total = data.num_rows();
