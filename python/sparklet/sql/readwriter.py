@@ -158,6 +158,35 @@ class DataFrameWriter:
             raise PySparkValueError("[PATH_NOT_SPECIFIED] 'path' is not specified.", "PATH_NOT_SPECIFIED")
         self._df._native.write_files(fmt, str(path), self._mode, self._partition_by, options_lower)
 
+    def saveAsTable(
+        self,
+        name: str,
+        format: str | None = None,  # noqa: A002
+        mode: str | None = None,
+        partitionBy: str | list[str] | None = None,
+        **options: Any,
+    ) -> None:
+        """Save as table ``name`` of the warehouse catalog (``path`` option: an
+        external table there). An existing table by the mode: ``append`` (by
+        column name), ``overwrite``, ``ignore``, else an error. Bucketing
+        (``bucketBy``/``sortBy``) is accepted and not applied: it arranges
+        files for Spark's joins, not what the table holds."""
+        from sparklet.sql.catalog import save_as_table
+
+        self.mode(mode)
+        if partitionBy is not None:
+            self.partitionBy(partitionBy)
+        self.options(**options)
+        save_as_table(self._df, name, format or self._format, self._mode, self._partition_by, self._options)
+
+    def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:
+        """Insert the rows into an existing table, columns by position
+        (``overwrite``, or mode ``overwrite``: replacing its data)."""
+        from sparklet.sql.catalog import insert_into
+
+        replace = overwrite if overwrite is not None else self._mode.lower() == "overwrite"
+        insert_into(self._df, tableName, replace)
+
     def parquet(
         self,
         path: str,

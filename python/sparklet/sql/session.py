@@ -11,6 +11,7 @@ from sparklet import _native
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError
 from sparklet.sql import _remote
 from sparklet.sql._convert import to_table
+from sparklet.sql.catalog import Catalog
 from sparklet.sql.dataframe import DataFrame
 from sparklet.sql.readwriter import DataFrameReader
 from sparklet.sql.types import StructType, to_struct_type
@@ -97,25 +98,6 @@ class RuntimeConfig:
     def getAll(self) -> dict[str, str]:
         """All settings."""
         return dict(self._native.conf_all())
-
-
-class Catalog:
-    """``spark.catalog``: temporary views."""
-
-    def __init__(self, session: "SparkSession") -> None:
-        self._session = session
-
-    def dropTempView(self, viewName: str) -> bool:
-        """Drop a temp view; whether it existed."""
-        return bool(self._session._native.drop_temp_view(viewName))
-
-    def tableExists(self, tableName: str, dbName: str | None = None) -> bool:
-        """Whether a table or view of that name exists."""
-        return tableName in self._session._native.table_names()
-
-    def listTables(self, dbName: str | None = None) -> list[str]:
-        """Names of the tables and views."""
-        return list(self._session._native.table_names())
 
 
 class SparkContext:
@@ -255,6 +237,9 @@ class SparkSession:
         self._conf = RuntimeConfig(self._native)
         self._stopped = False
         self._streams: Any = None
+        # the warehouse's tables resolve by name from the start
+        self._catalog = Catalog(self)
+        self._catalog._load_all()
 
     @classmethod
     def getActiveSession(cls) -> "SparkSession" | None:
@@ -289,8 +274,8 @@ class SparkSession:
 
     @property
     def catalog(self) -> Catalog:
-        """Temporary views."""
-        return Catalog(self)
+        """Databases, tables, views and functions (:class:`~sparklet.sql.catalog.Catalog`)."""
+        return self._catalog
 
     @property
     def udf(self) -> Any:
@@ -372,7 +357,14 @@ class SparkSession:
         return DataFrame(self._native.sql(f"SELECT id FROM range({args})"), self)
 
     def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:
-        """Run SQL over tables and temp views (streaming views give streaming DataFrames)."""
+        """Run SQL over tables and views (streaming views give streaming
+        DataFrames); catalog statements (``CREATE TABLE``, ``INSERT``,
+        ``DESCRIBE``, ``SHOW TABLES`` ...) act on the warehouse catalog."""
+        from sparklet.sql import _ddl
+
+        done = _ddl.run(self, sqlQuery)
+        if done is not None:
+            return done
         return DataFrame(self._native.sql(sqlQuery), self)
 
     def table(self, tableName: str) -> DataFrame:

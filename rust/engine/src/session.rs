@@ -70,6 +70,11 @@ fn lower_keys(options: &HashMap<String, String>) -> HashMap<String, String> {
         .collect()
 }
 
+/// Spark's session catalog (the only one).
+pub const SPARK_CATALOG: &str = "spark_catalog";
+/// The database tables go to unless named otherwise.
+pub const DEFAULT_DATABASE: &str = "default";
+
 /// Rows per record batch in plans (DataFusion's default is 8192).
 pub const BATCH_ROWS: usize = 65_536;
 
@@ -84,7 +89,9 @@ impl Session {
         let tz = conf
             .get(keys::SESSION_TIME_ZONE)
             .unwrap_or_else(|| "UTC".into());
+        // Spark's names: `tbl`, `default.tbl` and `spark_catalog.default.tbl` are one table
         let mut config = SessionConfig::new()
+            .with_default_catalog_and_schema(SPARK_CATALOG, DEFAULT_DATABASE)
             .with_information_schema(true)
             .with_batch_size(BATCH_ROWS);
         {
@@ -311,6 +318,58 @@ impl Session {
         self.ctx.deregister_table(name)?;
         self.ctx.register_table(name, df.into_view())?;
         Ok(())
+    }
+
+    /// `CREATE DATABASE name`: a schema of Spark's catalog (no-op if it exists).
+    pub fn create_database(&self, name: &str) -> Result<()> {
+        let catalog = self.spark_catalog()?;
+        if catalog.schema(name).is_none() {
+            catalog.register_schema(
+                name,
+                Arc::new(datafusion::catalog::MemorySchemaProvider::new()),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `DROP DATABASE name`: whether it existed.
+    pub fn drop_database(&self, name: &str) -> Result<bool> {
+        Ok(self.spark_catalog()?.deregister_schema(name, true)?.is_some())
+    }
+
+    /// The tables and views of database `name`, sorted.
+    pub fn database_tables(&self, name: &str) -> Result<Vec<String>> {
+        let mut names = self
+            .spark_catalog()?
+            .schema(name)
+            .map(|s| s.table_names())
+            .unwrap_or_default();
+        names.sort();
+        Ok(names)
+    }
+
+    /// `USE name`: the database unqualified table names resolve in.
+    pub fn set_current_database(&self, name: &str) -> Result<()> {
+        if self.spark_catalog()?.schema(name).is_none() {
+            return Err(Error::analysis(
+                "SCHEMA_NOT_FOUND",
+                format!("[SCHEMA_NOT_FOUND] The schema `{SPARK_CATALOG}`.`{name}` cannot be found. Verify the spelling and correctness of the schema and catalog."),
+            ));
+        }
+        let state = self.ctx.state_ref();
+        state.write().config_mut().options_mut().catalog.default_schema = name.to_string();
+        Ok(())
+    }
+
+    /// The database unqualified names resolve in.
+    pub fn current_database(&self) -> String {
+        self.ctx.state().config().options().catalog.default_schema.clone()
+    }
+
+    fn spark_catalog(&self) -> Result<Arc<dyn datafusion::catalog::CatalogProvider>> {
+        self.ctx
+            .catalog(SPARK_CATALOG)
+            .ok_or_else(|| Error::Internal("no spark_catalog".into()))
     }
 
     /// `spark.catalog.dropTempView(name)`: whether it existed.

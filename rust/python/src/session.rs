@@ -67,16 +67,27 @@ impl PySession {
         self.inner.drop_temp_view(name).py()
     }
 
-    fn table_names(&self) -> Vec<String> {
-        let ctx = self.inner.ctx();
-        let mut names = Vec::new();
-        if let Some(cat) = ctx.catalog("datafusion") {
-            if let Some(schema) = cat.schema("public") {
-                names = schema.table_names();
-            }
-        }
-        names.sort();
-        names
+    /// The tables and views of `database` (the default one when None), sorted.
+    #[pyo3(signature = (database=None))]
+    fn table_names(&self, database: Option<&str>) -> PyResult<Vec<String>> {
+        let db = database.unwrap_or(sparklet_engine::session::DEFAULT_DATABASE);
+        self.inner.database_tables(db).py()
+    }
+
+    fn create_database(&self, name: &str) -> PyResult<()> {
+        self.inner.create_database(name).py()
+    }
+
+    fn set_current_database(&self, name: &str) -> PyResult<()> {
+        self.inner.set_current_database(name).py()
+    }
+
+    fn current_database(&self) -> String {
+        self.inner.current_database()
+    }
+
+    fn drop_database(&self, name: &str) -> PyResult<bool> {
+        self.inner.drop_database(name).py()
     }
 
     /// Build a DataFrame from any Arrow stream (a pyarrow Table).
