@@ -120,7 +120,8 @@ class Catalog:
             raise PySparkTypeError(
                 f"[NOT_STR] Argument `tableName` should be a str, got {type(name).__name__}.", "NOT_STR"
             )
-        parts = [p.strip("`") for p in name.split(".")]
+        # Spark's session catalog keeps names in lower case and matches them so
+        parts = [p.strip("`").lower() for p in name.split(".")]
         if len(parts) == 3 and parts[0] == CATALOG_NAME:
             parts = parts[1:]
         if len(parts) == 2:
@@ -138,7 +139,7 @@ class Catalog:
         return [n for n in self._native.table_names(DEFAULT_DB) if n not in persistent]
 
     def _is_temp_view(self, name: str) -> bool:
-        return "." not in name and name in self._temp_views()
+        return "." not in name and name.strip("`").lower() in self._temp_views()
 
     def _info(self, name: str, db: str | None = None) -> TableInfo | None:
         database, table = self._split(name, db)

@@ -23,6 +23,7 @@ pub mod sinks;
 pub mod sources;
 pub mod spark_options;
 pub mod state;
+pub mod table_names;
 
 pub use error::{Error, Result};
 pub use session::{QueryOptions, Session, SinkSpec};

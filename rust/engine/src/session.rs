@@ -119,6 +119,12 @@ impl Session {
         state.add_analyzer_rule(Arc::new(crate::plan::spark_casts::SparkCasts));
         state.add_analyzer_rule(Arc::new(crate::plan::window_nulls::WindowNulls));
         let ctx = SessionContext::new_with_state(state);
+        if let Some(catalog) = ctx.catalog(SPARK_CATALOG) {
+            catalog.register_schema(
+                DEFAULT_DATABASE,
+                crate::table_names::CaseInsensitiveSchema::new(),
+            )?;
+        }
         for f in crate::functions::udfs::all()
             .into_iter()
             .chain(crate::functions::window::all())
@@ -324,10 +330,7 @@ impl Session {
     pub fn create_database(&self, name: &str) -> Result<()> {
         let catalog = self.spark_catalog()?;
         if catalog.schema(name).is_none() {
-            catalog.register_schema(
-                name,
-                Arc::new(datafusion::catalog::MemorySchemaProvider::new()),
-            )?;
+            catalog.register_schema(name, crate::table_names::CaseInsensitiveSchema::new())?;
         }
         Ok(())
     }
