@@ -116,7 +116,12 @@ class DataFrame:
         if name.startswith("_"):
             raise AttributeError(name)
         if name not in self.columns:
-            raise AttributeError(f"'DataFrame' object has no attribute '{name}'")
+            # Spark resolves ``df.NAME`` as it resolves ``df["NAME"]`` (by case only if asked)
+            matches = {c for c in self.columns if c.lower() == name.lower()}
+            sensitive = (self.sparkSession.conf.get("spark.sql.caseSensitive", "false") or "").lower() == "true"
+            if sensitive or not matches:
+                raise AttributeError(f"'DataFrame' object has no attribute '{name}'")
+            return self[name]
         return Column(self._native.column(name))
 
     def _check_column(self, name: str) -> None:

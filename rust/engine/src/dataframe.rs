@@ -178,7 +178,16 @@ fn implicit_alias(text: &str) -> Option<(String, String)> {
 /// Parse SQL `text` against `df`'s columns.
 pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
     use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
-    let text = crate::plan::sql_tvf::rename_functions(text);
+    let mut text = crate::plan::sql_tvf::rename_functions(text);
+    if !crate::spark_options::case_sensitive(df.task_ctx().session_config()) {
+        let names: Vec<String> = df
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        text = crate::plan::ident_case::respell(&text, &names);
+    }
     let e = match df.parse_sql_expr(&text) {
         Ok(e) => e,
         Err(first) => match implicit_alias(&text) {
@@ -201,8 +210,14 @@ pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
 /// Resolve placeholders and dotted struct access in `e` against `df`.
 pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
     let schema: &DFSchema = df.schema();
+    let case_sensitive = crate::spark_options::case_sensitive(df.task_ctx().session_config());
     let out = e
         .transform_up(|node| {
+            if !case_sensitive {
+                if let Some(found) = case_insensitive_column(&node, schema)? {
+                    return Ok(Transformed::yes(found));
+                }
+            }
             if let Some(rebuilt) = crate::functions::struct_fields::resolve(&node, schema)? {
                 return Ok(Transformed::yes(rebuilt));
             }
@@ -292,6 +307,45 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
     Ok(resolved.data)
 }
 
+/// `name` (no qualifier) that `schema` has only in another case: the
+/// column as the schema spells it (Spark's default resolution); two
+/// spellings of it are Spark's `AMBIGUOUS_REFERENCE`.
+fn case_insensitive_column(e: &Expr, schema: &DFSchema) -> datafusion::error::Result<Option<Expr>> {
+    let Expr::Column(Column {
+        relation: None,
+        name,
+        ..
+    }) = e
+    else {
+        return Ok(None);
+    };
+    let mut matches: Vec<&str> = schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .filter(|n| n.eq_ignore_ascii_case(name))
+        .collect();
+    matches.sort_unstable();
+    matches.dedup();
+    match matches.as_slice() {
+        [] => Ok(None),
+        [one] if one == name => Ok(None),
+        [one] => Ok(Some(ident(*one))),
+        many => Err(datafusion::error::DataFusionError::External(Box::new(
+            Error::analysis(
+                "AMBIGUOUS_REFERENCE",
+                format!(
+                    "Reference `{name}` is ambiguous, could be: [{}].",
+                    many.iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+        ))),
+    }
+}
+
 /// Spark's analysis of `base.field`: a struct must have the field, a map
 /// takes any key, anything else has no fields.
 fn extractable(schema: &DFSchema, base: &str, field: &str) -> Result<()> {
@@ -367,6 +421,19 @@ fn struct_field_name(df: &DataFrame, e: &Expr) -> Option<String> {
         .then(|| name.clone())
 }
 
+/// The name of column `e` as written when the schema spells it in another
+/// case: Spark names the output as the reference is written (`NAME`).
+fn written_name(df: &DataFrame, e: &Expr) -> Option<String> {
+    match e {
+        Expr::Column(Column {
+            relation: None,
+            name,
+            ..
+        }) if !df.schema().has_column_with_unqualified_name(name) => Some(name.clone()),
+        _ => None,
+    }
+}
+
 /// Whether `name` qualifies columns of `schema` (a relation, not a struct column).
 fn is_relation(schema: &DFSchema, name: &str) -> bool {
     schema
@@ -385,7 +452,7 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
     let mut outer_exploded = false;
     let mut taken = std::collections::HashSet::new();
     for e in exprs {
-        let field = struct_field_name(&df, &e);
+        let field = struct_field_name(&df, &e).or_else(|| written_name(&df, &e));
         let mut e = resolve(&df, e)?;
         if let Some(field) = field {
             e = e.alias(field);
@@ -1161,7 +1228,7 @@ pub fn aggregate(
     let group = group
         .into_iter()
         .map(|g| {
-            let field = struct_field_name(&df, &g);
+            let field = struct_field_name(&df, &g).or_else(|| written_name(&df, &g));
             resolve(&df, g).map(|r| match field {
                 Some(f) if !matches!(r, Expr::Alias(_)) => r.alias(f),
                 _ => r,

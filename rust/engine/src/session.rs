@@ -169,14 +169,24 @@ impl Session {
         } else {
             None
         };
-        Ok(Arc::new(Session {
+        let session = Arc::new(Session {
             ctx,
             conf,
             streams,
             next_stream_id: std::sync::atomic::AtomicUsize::new(0),
             next_table_id: std::sync::atomic::AtomicUsize::new(0),
             ui: parking_lot::Mutex::new(ui),
-        }))
+        });
+        // the settings the plans read, given to the builder
+        for key in [
+            crate::spark_options::MAP_KEY_DEDUP_POLICY,
+            crate::spark_options::CASE_SENSITIVE,
+        ] {
+            if let Some(value) = session.conf.get(key) {
+                session.set_conf(key, &value)?;
+            }
+        }
+        Ok(session)
     }
 
     /// The web UI's address (`spark.sparkContext.uiWebUrl`), when it runs.
@@ -208,7 +218,11 @@ impl Session {
                     )))
                 }
             };
-            self.set_map_key_policy(last_win);
+            self.set_spark_option(|o| o.map_key_last_win = last_win);
+        }
+        if key == crate::spark_options::CASE_SENSITIVE {
+            let on = value.eq_ignore_ascii_case("true");
+            self.set_spark_option(|o| o.case_sensitive = on);
         }
         if key == keys::SESSION_TIME_ZONE {
             crate::formats::datetime::session_zone(value).ok_or_else(|| {
@@ -233,7 +247,10 @@ impl Session {
     pub fn unset_conf(&self, key: &str) {
         self.conf.unset(key);
         if key == crate::spark_options::MAP_KEY_DEDUP_POLICY {
-            self.set_map_key_policy(false);
+            self.set_spark_option(|o| o.map_key_last_win = false);
+        }
+        if key == crate::spark_options::CASE_SENSITIVE {
+            self.set_spark_option(|o| o.case_sensitive = false);
         }
         if key == keys::SESSION_TIME_ZONE {
             let tz = self.conf.get(key).unwrap_or_else(|| "UTC".into());
@@ -252,8 +269,17 @@ impl Session {
         DataFrame::new(state, plan)
     }
 
-    /// Whether a repeated map key keeps its last value (else an error).
-    fn set_map_key_policy(&self, last_win: bool) {
+    /// `df` under the session's settings as they are now, for analysis (a
+    /// DataFrame keeps those of its creation; Spark reads them as it
+    /// analyses each call: `spark.sql.caseSensitive`, the time zone).
+    pub fn with_current_config(&self, df: DataFrame) -> DataFrame {
+        let (mut state, plan) = df.into_parts();
+        *state.config_mut() = self.ctx.state().config().clone();
+        DataFrame::new(state, plan)
+    }
+
+    /// Change the Spark settings the plans' functions and resolution read.
+    fn set_spark_option(&self, set: impl FnOnce(&mut crate::spark_options::SparkOptions)) {
         let state = self.ctx.state_ref();
         let mut state = state.write();
         if let Some(o) = state
@@ -262,7 +288,7 @@ impl Session {
             .extensions
             .get_mut::<crate::spark_options::SparkOptions>()
         {
-            o.map_key_last_win = last_win;
+            set(o);
         }
     }
 
@@ -275,7 +301,10 @@ impl Session {
 
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
-        let query = crate::plan::sql_tvf::rewrite(query)?;
+        let mut query = crate::plan::sql_tvf::rewrite(query)?;
+        if !crate::spark_options::case_sensitive(self.ctx.state().config()) {
+            query = crate::plan::ident_case::respell(&query, &self.column_names()?);
+        }
         let mut df = block_on(self.ctx.sql(&query))?.map_err(Error::from_planning)?;
         if query.contains(crate::plan::sql_tvf::SESSION_COLUMN) {
             df = crate::plan::sql_tvf::merge_sessions(df)?;
@@ -326,6 +355,23 @@ impl Session {
         Ok(())
     }
 
+    /// The column names of every table and view (what SQL identifiers may name).
+    fn column_names(&self) -> Result<Vec<String>> {
+        let catalog = self.spark_catalog()?;
+        let mut names = Vec::new();
+        for schema in catalog.schema_names() {
+            let Some(schema) = catalog.schema(&schema) else {
+                continue;
+            };
+            for table in schema.table_names() {
+                if let Some(t) = block_on(schema.table(&table))?.map_err(Error::from_planning)? {
+                    names.extend(t.schema().fields().iter().map(|f| f.name().clone()));
+                }
+            }
+        }
+        Ok(names)
+    }
+
     /// `CREATE DATABASE name`: a schema of Spark's catalog (no-op if it exists).
     pub fn create_database(&self, name: &str) -> Result<()> {
         let catalog = self.spark_catalog()?;
@@ -337,7 +383,10 @@ impl Session {
 
     /// `DROP DATABASE name`: whether it existed.
     pub fn drop_database(&self, name: &str) -> Result<bool> {
-        Ok(self.spark_catalog()?.deregister_schema(name, true)?.is_some())
+        Ok(self
+            .spark_catalog()?
+            .deregister_schema(name, true)?
+            .is_some())
     }
 
     /// The tables and views of database `name`, sorted.
@@ -360,13 +409,24 @@ impl Session {
             ));
         }
         let state = self.ctx.state_ref();
-        state.write().config_mut().options_mut().catalog.default_schema = name.to_string();
+        state
+            .write()
+            .config_mut()
+            .options_mut()
+            .catalog
+            .default_schema = name.to_string();
         Ok(())
     }
 
     /// The database unqualified names resolve in.
     pub fn current_database(&self) -> String {
-        self.ctx.state().config().options().catalog.default_schema.clone()
+        self.ctx
+            .state()
+            .config()
+            .options()
+            .catalog
+            .default_schema
+            .clone()
     }
 
     fn spark_catalog(&self) -> Result<Arc<dyn datafusion::catalog::CatalogProvider>> {

@@ -10,11 +10,26 @@ datafusion::common::extensions_options! {
         /// `spark.sql.mapKeyDedupPolicy` is `LAST_WIN` (a repeated map key
         /// keeps its last value) rather than `EXCEPTION`
         pub map_key_last_win: bool, default = false
+        /// `spark.sql.caseSensitive`: column names resolve only as written
+        /// (by default Spark matches them without regard to case)
+        pub case_sensitive: bool, default = false
     }
 }
 
 impl ConfigExtension for SparkOptions {
     const PREFIX: &'static str = "sparklet";
+}
+
+/// The Spark setting of case-sensitive column resolution.
+pub const CASE_SENSITIVE: &str = "spark.sql.caseSensitive";
+
+/// Whether `config` resolves column names case-sensitively.
+pub fn case_sensitive(config: &datafusion::prelude::SessionConfig) -> bool {
+    config
+        .options()
+        .extensions
+        .get::<SparkOptions>()
+        .is_some_and(|o| o.case_sensitive)
 }
 
 /// The Spark setting of the map key policy.

@@ -28,6 +28,12 @@ impl PyDataFrame {
         }
     }
 
+    /// The plan under the session's settings as they are now (Spark reads
+    /// them as it analyses each call).
+    fn current(&self) -> DataFrame {
+        self.session.with_current_config(self.df.clone())
+    }
+
     fn batch_only(&self, what: &str) -> PyResult<()> {
         if catalog::is_streaming(self.df.logical_plan()) {
             return Err(crate::errors::to_py(Error::analysis(
@@ -55,27 +61,29 @@ impl PyDataFrame {
     }
 
     fn select(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::select(self.df.clone(), exprs(cols)).py()?))
+        Ok(self.wrap(dataframe::select(self.current(), exprs(cols)).py()?))
     }
 
     fn filter(&self, cond: PyRef<'_, PyExpr>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::filter(self.df.clone(), cond.expr.clone()).py()?))
+        Ok(self.wrap(dataframe::filter(self.current(), cond.expr.clone()).py()?))
     }
 
     fn parse_sql(&self, text: &str) -> PyResult<PyExpr> {
-        Ok(PyExpr::new(dataframe::parse_sql(&self.df, text).py()?))
+        Ok(PyExpr::new(
+            dataframe::parse_sql(&self.current(), text).py()?,
+        ))
     }
 
     fn with_column(&self, name: &str, e: PyRef<'_, PyExpr>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::with_column(self.df.clone(), name, e.expr.clone()).py()?))
+        Ok(self.wrap(dataframe::with_column(self.current(), name, e.expr.clone()).py()?))
     }
 
     fn with_column_renamed(&self, old: &str, new: &str) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::with_column_renamed(self.df.clone(), old, new).py()?))
+        Ok(self.wrap(dataframe::with_column_renamed(self.current(), old, new).py()?))
     }
 
     fn drop(&self, names: Vec<String>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::drop(self.df.clone(), &names).py()?))
+        Ok(self.wrap(dataframe::drop(self.current(), &names).py()?))
     }
 
     fn alias(&self, name: &str) -> PyResult<PyDataFrame> {
@@ -106,11 +114,11 @@ impl PyDataFrame {
             Some(keys) => dataframe::JoinOn::Using(keys),
             None => dataframe::JoinOn::Condition(condition.map(|c| c.expr.clone())),
         };
-        Ok(self.wrap(dataframe::join(self.df.clone(), other.df.clone(), on, how).py()?))
+        Ok(self.wrap(dataframe::join(self.current(), other.df.clone(), on, how).py()?))
     }
 
     fn union(&self, other: PyRef<'_, PyDataFrame>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::union(self.df.clone(), other.df.clone()).py()?))
+        Ok(self.wrap(dataframe::union(self.current(), other.df.clone()).py()?))
     }
 
     fn union_by_name(
@@ -119,7 +127,7 @@ impl PyDataFrame {
         allow_missing: bool,
     ) -> PyResult<PyDataFrame> {
         Ok(self
-            .wrap(dataframe::union_by_name(self.df.clone(), other.df.clone(), allow_missing).py()?))
+            .wrap(dataframe::union_by_name(self.current(), other.df.clone(), allow_missing).py()?))
     }
 
     /// `repartition(n, *cols)` / `coalesce(n)`: `n` output partitions, by
@@ -164,7 +172,7 @@ impl PyDataFrame {
 
     fn distinct(&self) -> PyResult<PyDataFrame> {
         // on a stream, distinct() is dropDuplicates() (Spark's Deduplicate)
-        Ok(self.wrap(dataframe::drop_duplicates(self.df.clone(), None, false).py()?))
+        Ok(self.wrap(dataframe::drop_duplicates(self.current(), None, false).py()?))
     }
 
     #[pyo3(signature = (subset, within_watermark))]
@@ -173,7 +181,7 @@ impl PyDataFrame {
         subset: Option<Vec<String>>,
         within_watermark: bool,
     ) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::drop_duplicates(self.df.clone(), subset, within_watermark).py()?))
+        Ok(self.wrap(dataframe::drop_duplicates(self.current(), subset, within_watermark).py()?))
     }
 
     fn sort(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
@@ -198,9 +206,8 @@ impl PyDataFrame {
         sets: Option<Vec<Vec<usize>>>,
     ) -> PyResult<PyDataFrame> {
         let grouping = sparklet_engine::grouping::Grouping::parse(kind, sets).py()?;
-        Ok(self.wrap(
-            dataframe::group_agg(self.df.clone(), exprs(group), exprs(aggs), &grouping).py()?,
-        ))
+        Ok(self
+            .wrap(dataframe::group_agg(self.current(), exprs(group), exprs(aggs), &grouping).py()?))
     }
 
     /// `groupBy(group).pivot(pivot, values).agg(aggs)`, the outputs named
@@ -215,7 +222,7 @@ impl PyDataFrame {
     ) -> PyResult<PyDataFrame> {
         Ok(self.wrap(
             sparklet_engine::grouping::pivot(
-                self.df.clone(),
+                self.current(),
                 exprs(group),
                 pivot.expr.clone(),
                 exprs(values),
@@ -258,7 +265,7 @@ impl PyDataFrame {
         };
         Ok(self.wrap(
             dataframe::group_state(
-                self.df.clone(),
+                self.current(),
                 keys,
                 func,
                 output.into_inner(),
@@ -285,32 +292,32 @@ impl PyDataFrame {
         let mapper = Arc::new(crate::udf::PyBatchMapper { runner });
         let kind = if arrow { "MapInArrow" } else { "MapInPandas" };
         Ok(self
-            .wrap(dataframe::map_batches(self.df.clone(), mapper, output.into_inner(), kind).py()?))
+            .wrap(dataframe::map_batches(self.current(), mapper, output.into_inner(), kind).py()?))
     }
 
     /// `observe(name, *exprs)` on a stream.
     fn observe(&self, name: String, exprs_: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::observe(self.df.clone(), name, exprs(exprs_)).py()?))
+        Ok(self.wrap(dataframe::observe(self.current(), name, exprs(exprs_)).py()?))
     }
 
     /// `intersect`, `intersectAll`, `subtract`, `exceptAll` (by method name).
     fn set_op(&self, other: PyRef<'_, PyDataFrame>, op: &str) -> PyResult<PyDataFrame> {
         use sparklet_engine::set_ops;
         let op = set_ops::SetOp::parse(op).py()?;
-        Ok(self.wrap(set_ops::set_op(self.df.clone(), other.df.clone(), op).py()?))
+        Ok(self.wrap(set_ops::set_op(self.current(), other.df.clone(), op).py()?))
     }
 
     /// `persist()`: this plan read through a table computed at the first
     /// action and kept.
     fn cache(&self) -> PyResult<PyDataFrame> {
         self.batch_only("cache")?;
-        Ok(self.wrap(sparklet_engine::cached_table::cache(self.df.clone()).py()?))
+        Ok(self.wrap(sparklet_engine::cached_table::cache(self.current()).py()?))
     }
 
     /// `checkpoint()`: computed now, the plan replaced by its result.
     fn checkpoint(&self, py: Python<'_>) -> PyResult<PyDataFrame> {
         self.batch_only("checkpoint")?;
-        let df = self.session.at_current_conf(self.df.clone());
+        let df = self.session.at_current_conf(self.current());
         let done = crate::run::engine(py, || {
             runtime::block_on(sparklet_engine::cached_table::checkpoint(df))?
         })?;
@@ -334,23 +341,13 @@ impl PyDataFrame {
         Ok(format!("{}", unnamed.data.display_indent()))
     }
 
-    /// The number of partitions the plan's result has (`rdd.getNumPartitions`).
-    fn num_partitions(&self, py: Python<'_>) -> PyResult<usize> {
-        let df = self.df.clone();
-        crate::run::engine(py, || {
-            let plan =
-                runtime::block_on(df.create_physical_plan())?.map_err(Error::from_planning)?;
-            Ok(plan.properties().output_partitioning().partition_count())
-        })
-    }
-
     fn with_watermark(&self, column: &str, delay: &str) -> PyResult<PyDataFrame> {
-        Ok(self.wrap(dataframe::with_watermark(self.df.clone(), column, delay).py()?))
+        Ok(self.wrap(dataframe::with_watermark(self.current(), column, delay).py()?))
     }
 
     fn create_or_replace_temp_view(&self, name: &str) -> PyResult<()> {
         self.session
-            .create_or_replace_temp_view(name, self.df.clone())
+            .create_or_replace_temp_view(name, self.current())
             .py()
     }
 
@@ -358,7 +355,7 @@ impl PyDataFrame {
     /// while DataFusion runs).
     fn collect(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.batch_only("collect")?;
-        let df = self.session.at_current_conf(self.df.clone());
+        let df = self.session.at_current_conf(self.current());
         let (schema, batches) = crate::run::engine(py, || dataframe::collect(df))?;
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
@@ -367,7 +364,7 @@ impl PyDataFrame {
     /// keys lower-cased); returns when all are acknowledged.
     fn write_kafka(&self, py: Python<'_>, options: HashMap<String, String>) -> PyResult<()> {
         self.batch_only("write")?;
-        let df = self.session.at_current_conf(self.df.clone());
+        let df = self.session.at_current_conf(self.current());
         crate::run::engine(py, || {
             let writer = sparklet_engine::sinks::kafka::KafkaWriter::new(&options)?;
             let (_, batches) = dataframe::collect(df)?;
@@ -397,7 +394,7 @@ impl PyDataFrame {
         });
         let fmt = fmt.map_err(crate::errors::to_py)?;
         let mode = batch_files::SaveMode::parse(mode).map_err(crate::errors::to_py)?;
-        let df = self.session.at_current_conf(self.df.clone());
+        let df = self.session.at_current_conf(self.current());
         let tz = self.session.time_zone();
         crate::run::engine(py, || {
             let (schema, partitions) = dataframe::collect_partitioned(df)?;
@@ -409,7 +406,7 @@ impl PyDataFrame {
     /// Execute and discard the rows; the row count (the batch side of benchmarks).
     fn run_discard(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("run_discard")?;
-        let df = self.session.at_current_conf(self.df.clone());
+        let df = self.session.at_current_conf(self.current());
         crate::run::engine(py, || {
             dataframe::collect(df).map(|(_, b)| b.iter().map(|b| b.num_rows()).sum())
         })
@@ -417,7 +414,7 @@ impl PyDataFrame {
 
     fn count(&self, py: Python<'_>) -> PyResult<usize> {
         self.batch_only("count")?;
-        let df = self.df.clone();
+        let df = self.current();
         crate::run::engine(py, || {
             runtime::block_on(df.count()).and_then(|r| r.map_err(Error::from_execution))
         })
@@ -428,7 +425,7 @@ impl PyDataFrame {
         let logical = format!("{}", plan.display_indent());
         if sparklet_engine::catalog::is_streaming(plan) {
             // the plan a query would run: stateful operators included
-            let (state, plan) = self.df.clone().into_parts();
+            let (state, plan) = self.current().into_parts();
             let running = crate::run::engine(py, || {
                 sparklet_engine::engine::execution::explain(
                     state,
@@ -443,7 +440,7 @@ impl PyDataFrame {
             });
         }
         // the plan that would run (PySpark's `explain()` prints only it)
-        let df = self.df.clone();
+        let df = self.current();
         let physical = crate::run::engine(py, || {
             runtime::block_on(df.create_physical_plan())
                 .and_then(|p| p.map_err(Error::from_planning))

@@ -4,6 +4,7 @@
 pub mod adaptive_join;
 pub mod column_origin;
 pub mod hold_filters;
+pub mod ident_case;
 pub mod output_mode;
 pub mod planner;
 pub mod spark_casts;
