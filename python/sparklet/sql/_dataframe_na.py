@@ -230,4 +230,3 @@ class DataFrameNaFunctions:
     def replace(self, to_replace: Any, value: Any = "__unset__", subset: Any = None) -> DataFrame:
         """Values replaced (see :meth:`DataFrame.replace`)."""
         return replace(self.df, to_replace, value, subset)
-

@@ -21,9 +21,7 @@ __all__ = ["DataFrameStatFunctions"]
 
 def _name(col: Any, argument: str) -> str:
     if not isinstance(col, str):
-        raise PySparkTypeError(
-            f"[NOT_STR] Argument `{argument}` should be a str, got {type(col).__name__}.", "NOT_STR"
-        )
+        raise PySparkTypeError(f"[NOT_STR] Argument `{argument}` should be a str, got {type(col).__name__}.", "NOT_STR")
     return col
 
 
@@ -129,8 +127,7 @@ def approx_quantile(df: DataFrame, col: Any, probabilities: Any, relativeError: 
         isinstance(p, (int, float)) and 0 <= p <= 1 for p in probabilities
     ):
         raise PySparkTypeError(
-            "[NOT_LIST_OF_FLOAT_OR_INT] Argument `probabilities` should be a list of float or int "
-            "between 0 and 1.",
+            "[NOT_LIST_OF_FLOAT_OR_INT] Argument `probabilities` should be a list of float or int between 0 and 1.",
             "NOT_LIST_OF_FLOAT_OR_INT",
         )
     if not isinstance(relativeError, (int, float)) or relativeError < 0:
@@ -142,10 +139,7 @@ def approx_quantile(df: DataFrame, col: Any, probabilities: Any, relativeError: 
     accuracy = 2**31 - 1 if relativeError == 0 else max(1, int(1 / relativeError))
     probs = [float(p) for p in probabilities]
     row = df.agg(
-        *[
-            F.percentile_approx(_quoted(c).cast("double"), probs, accuracy).alias(f"q{i}")
-            for i, c in enumerate(cols)
-        ]
+        *[F.percentile_approx(_quoted(c).cast("double"), probs, accuracy).alias(f"q{i}") for i, c in enumerate(cols)]
     ).first()
     result = [list(row[i] or []) for i in range(len(cols))]  # type: ignore[index]
     return result[0] if single else result

@@ -50,12 +50,16 @@ def _balanced(text: str, start: int) -> int:
             depth -= 1
             if depth == 0:
                 return i + 1
-    raise AnalysisException(f"[PARSE_SYNTAX_ERROR] Syntax error: unbalanced parentheses in {text!r}.", "PARSE_SYNTAX_ERROR")
+    raise AnalysisException(
+        f"[PARSE_SYNTAX_ERROR] Syntax error: unbalanced parentheses in {text!r}.", "PARSE_SYNTAX_ERROR"
+    )
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
     """``text`` split at ``sep`` outside parentheses, angle brackets and quotes."""
-    parts, depth, quote, current = [], 0, "", []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for c in text:
         if quote:
             quote = "" if c == quote else quote
@@ -90,7 +94,9 @@ def _empty(session: SparkSession) -> DataFrame:
 
 
 def _rows(session: SparkSession, columns: dict[str, list[Any]]) -> DataFrame:
-    return session.createDataFrame(pa.table({k: pa.array(v, pa.bool_() if k == "isTemporary" else pa.string()) for k, v in columns.items()}))
+    return session.createDataFrame(
+        pa.table({k: pa.array(v, pa.bool_() if k == "isTemporary" else pa.string()) for k, v in columns.items()})
+    )
 
 
 def _create_table(session: SparkSession, m: re.Match[str], text: str) -> DataFrame:
@@ -132,7 +138,9 @@ def _create_table(session: SparkSession, m: re.Match[str], text: str) -> DataFra
             clauses[cm.group(1).lower()] = _unquote(cm.group(2))
             rest = rest[cm.end() :]
             continue
-        raise AnalysisException(f"[PARSE_SYNTAX_ERROR] Syntax error at or near '{rest.split()[0]}'.", "PARSE_SYNTAX_ERROR")
+        raise AnalysisException(
+            f"[PARSE_SYNTAX_ERROR] Syntax error at or near '{rest.split()[0]}'.", "PARSE_SYNTAX_ERROR"
+        )
     if catalog._warehouse.table(db, name) is not None:
         if m.group("ine"):
             return _empty(session)
@@ -166,7 +174,8 @@ def _create_table(session: SparkSession, m: re.Match[str], text: str) -> DataFra
         # Spark keeps partition columns last
         parts = clauses["partition_by"]
         columns = StructType(
-            [f for f in columns.fields if f.name not in parts] + [f for p in parts for f in columns.fields if f.name == p]
+            [f for f in columns.fields if f.name not in parts]
+            + [f for p in parts for f in columns.fields if f.name == p]
         )
     if columns is None:
         columns = session.read.format(fmt).options(**options).load(location).schema
@@ -252,7 +261,9 @@ def _insert(session: SparkSession, m: re.Match[str], text: str) -> DataFrame:
 
         df = df.toDF(*columns[: len(df.columns)])
         target = _parse_datatype_string(info.schema).fields  # type: ignore[attr-defined]
-        df = df.select(*[F.col(f"`{f.name}`") if f.name in df.columns else F.lit(None).cast(f.dataType) for f in target])
+        df = df.select(
+            *[F.col(f"`{f.name}`") if f.name in df.columns else F.lit(None).cast(f.dataType) for f in target]
+        )
     df.write.insertInto(f"{info.database}.{info.name}", overwrite=m.group("mode").upper() == "OVERWRITE")
     return _empty(session)
 
@@ -268,7 +279,11 @@ def _describe(session: SparkSession, m: re.Match[str], _: str) -> DataFrame:
             "TABLE_OR_VIEW_NOT_FOUND",
         )
     schema = session.table(name).schema
-    rows = {"col_name": [f.name for f in schema.fields], "data_type": [f.dataType.simpleString() for f in schema.fields], "comment": [None] * len(schema.fields)}
+    rows: dict[str, list[Any]] = {
+        "col_name": [f.name for f in schema.fields],
+        "data_type": [f.dataType.simpleString() for f in schema.fields],
+        "comment": [None] * len(schema.fields),
+    }
     if info is not None and info.partition_by:
         rows["col_name"] += ["# Partition Information", "# col_name", *info.partition_by]
         types = {f.name: f.dataType.simpleString() for f in schema.fields}
@@ -312,8 +327,10 @@ def _view(session: SparkSession, m: re.Match[str], text: str) -> DataFrame:
     name = m.group("name")
     df = session.sql(query)
     if m.group("temp"):
-        if m.group("global"):
-            df.createOrReplaceGlobalTempView(name) if m.group("replace") else df.createGlobalTempView(name)
+        if m.group("global") and m.group("replace"):
+            df.createOrReplaceGlobalTempView(name)
+        elif m.group("global"):
+            df.createGlobalTempView(name)
         elif m.group("replace") or m.group("ine") is None:
             if not m.group("replace") and session.catalog._is_temp_view(name):
                 raise AnalysisException(
@@ -415,7 +432,10 @@ def _uncache(session: SparkSession, m: re.Match[str], _: str) -> DataFrame:
 
 #: (pattern, handler): the first whose pattern matches the statement's start runs it.
 _STATEMENTS: list[tuple[re.Pattern[str], Callable[[SparkSession, re.Match[str], str], DataFrame]]] = [
-    (re.compile(rf"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+{_IF_NOT_EXISTS}{_NAME}", re.I | re.S), _create_table),
+    (
+        re.compile(rf"CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\s+)?TABLE\s+{_IF_NOT_EXISTS}{_NAME}", re.I | re.S),
+        _create_table,
+    ),
     (
         re.compile(
             rf"CREATE\s+(?P<replace>OR\s+REPLACE\s+)?(?P<global>GLOBAL\s+)?(?P<temp>TEMP(?:ORARY)?\s+)?VIEW\s+"
@@ -428,7 +448,10 @@ _STATEMENTS: list[tuple[re.Pattern[str], Callable[[SparkSession, re.Match[str], 
     (re.compile(rf"DROP\s+(?P<what>TABLE|VIEW)\s+{_IF_EXISTS}{_NAME}\s*$", re.I), _drop),
     (re.compile(rf"(?P<verb>CREATE)\s+(?:DATABASE|SCHEMA|NAMESPACE)\s+{_IF_NOT_EXISTS}{_NAME}", re.I), _database),
     (re.compile(rf"(?P<verb>DROP)\s+(?:DATABASE|SCHEMA|NAMESPACE)\s+{_IF_EXISTS}{_NAME}", re.I), _database),
-    (re.compile(rf"(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?(?P<extended>EXTENDED\s+|FORMATTED\s+)?{_NAME}\s*$", re.I), _describe),
+    (
+        re.compile(rf"(?:DESCRIBE|DESC)\s+(?:TABLE\s+)?(?P<extended>EXTENDED\s+|FORMATTED\s+)?{_NAME}\s*$", re.I),
+        _describe,
+    ),
     (
         re.compile(
             r"SHOW\s+TABLES(?:\s+(?:IN|FROM)\s+(?P<db>[`\w]+))?(?:\s+(?:LIKE\s+)?(?P<pattern>'[^']*'|\"[^\"]*\"))?\s*$",
@@ -436,7 +459,10 @@ _STATEMENTS: list[tuple[re.Pattern[str], Callable[[SparkSession, re.Match[str], 
         ),
         _show_tables,
     ),
-    (re.compile(r"SHOW\s+(?:DATABASES|SCHEMAS|NAMESPACES)(?:\s+(?:LIKE\s+)?(?P<pattern>'[^']*'))?\s*$", re.I), _show_databases),
+    (
+        re.compile(r"SHOW\s+(?:DATABASES|SCHEMAS|NAMESPACES)(?:\s+(?:LIKE\s+)?(?P<pattern>'[^']*'))?\s*$", re.I),
+        _show_databases,
+    ),
     (re.compile(rf"SHOW\s+CREATE\s+TABLE\s+{_NAME}\s*$", re.I), _show_create),
     (re.compile(rf"SHOW\s+TBLPROPERTIES\s+{_NAME}\s*$", re.I), _show_properties),
     (re.compile(rf"SHOW\s+COLUMNS\s+(?:IN|FROM)\s+{_NAME}\s*$", re.I), _show_columns),
@@ -460,4 +486,3 @@ def run(session: SparkSession, text: str) -> DataFrame | None:
         if m:
             return handler(session, m, statement)
     return None
-

@@ -31,7 +31,9 @@ class _ColumnList(Column):
     """Several columns by name (``colRegex``), expanded by ``select``."""
 
     def __init__(self, names: list[str]) -> None:
-        super().__init__(_native.col(f"`{names[0]}`") if names else _native.lit(None))
+        from sparklet.sql import functions as F
+
+        super().__init__(_native.col(f"`{names[0]}`") if names else F.lit(None)._expr)
         self._names = names
 
 
@@ -75,9 +77,7 @@ def unpivot(df: DataFrame, ids: Any, values: Any, variable: str, value: str) -> 
 
     id_cols = columns(ids)
     id_names = [c._expr.name() for c in id_cols]
-    value_cols = columns(values) if values is not None else [
-        F.col(f"`{n}`") for n in df.columns if n not in id_names
-    ]
+    value_cols = columns(values) if values is not None else [F.col(f"`{n}`") for n in df.columns if n not in id_names]
     if not value_cols:
         raise AnalysisException(
             "[UNPIVOT_REQUIRES_VALUE_COLUMNS] At least one value column needs to be specified for UNPIVOT, "
@@ -95,10 +95,7 @@ def unpivot(df: DataFrame, ids: Any, values: Any, variable: str, value: str) -> 
             "UNPIVOT_VALUE_DATA_TYPE_MISMATCH",
         )
     pairs = F.array(
-        *[
-            F.struct(F.lit(n).alias(variable), c.cast(widest).alias(value))
-            for n, c in zip(value_names, value_cols)
-        ]
+        *[F.struct(F.lit(n).alias(variable), c.cast(widest).alias(value)) for n, c in zip(value_names, value_cols)]
     )
     exploded = df.select(*id_cols, F.explode(pairs).alias("__pair"))
     return exploded.select(
@@ -130,9 +127,7 @@ def sample(df: DataFrame, with_replacement: Any, fraction: Any, seed: Any) -> Da
     fraction = float(fraction)  # type: ignore[arg-type]
     if fraction < 0 or (not replace and fraction > 1):
         bound = "must be nonnegative" if replace else "must be on interval [0, 1] without replacement"
-        raise PySparkValueError(
-            f"requirement failed: Sampling fraction ({fraction}) {bound}", "ILLEGAL_ARGUMENT"
-        )
+        raise PySparkValueError(f"requirement failed: Sampling fraction ({fraction}) {bound}", "ILLEGAL_ARGUMENT")
     seed = None if seed is None else int(seed)
     if not replace:
         return df if fraction >= 1.0 else df.filter(F.rand(seed) < F.lit(fraction))
@@ -161,8 +156,8 @@ def _poisson_sample(df: DataFrame, fraction: float, seed: int | None) -> DataFra
 
 
 def random_split(df: DataFrame, weights: list[float], seed: int | None) -> list[DataFrame]:
-    """``df.randomSplit``: one draw per row decides its part (the same draw
-    in every part's plan, so the parts are disjoint and cover the rows)."""
+    """``df.randomSplit``: one draw per row decides its part, so the parts
+    are disjoint and cover the rows."""
     from sparklet.sql import functions as F
 
     for w in weights:
@@ -174,7 +169,8 @@ def random_split(df: DataFrame, weights: list[float], seed: int | None) -> list[
     if total <= 0:
         raise PySparkValueError("requirement failed: Sum of weights must be positive", "ILLEGAL_ARGUMENT")
     seed = int(seed) if seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
-    drawn = df.withColumn("__draw", F.rand(seed))
+    # the draws are made once and kept, so every part reads the same ones
+    drawn = df.withColumn("__draw", F.rand(seed)).persist()
     parts, low = [], 0.0
     for w in weights:
         high = low + w / total

@@ -159,9 +159,7 @@ class Catalog:
     def setCurrentCatalog(self, catalogName: str) -> None:
         """Only ``spark_catalog`` exists."""
         if catalogName != CATALOG_NAME:
-            raise AnalysisException(
-                f"[CATALOG_NOT_FOUND] The catalog `{catalogName}` not found.", "CATALOG_NOT_FOUND"
-            )
+            raise AnalysisException(f"[CATALOG_NOT_FOUND] The catalog `{catalogName}` not found.", "CATALOG_NOT_FOUND")
 
     def listCatalogs(self, pattern: str | None = None) -> list[CatalogMetadata]:
         """The catalogs (matching ``pattern``, a ``*`` wildcard pattern)."""
@@ -597,7 +595,7 @@ def save_as_table(
         from sparklet.errors import PySparkValueError
 
         raise PySparkValueError(
-            f"[INVALID_SAVE_MODE] The specified save mode \"{mode}\" is invalid. Valid save modes include "
+            f'[INVALID_SAVE_MODE] The specified save mode "{mode}" is invalid. Valid save modes include '
             '"append", "overwrite", "ignore", "error", "errorifexists", and "default".',
             "INVALID_SAVE_MODE",
         )
@@ -656,13 +654,15 @@ def insert_into(df: DataFrame, tableName: str, overwrite: bool) -> None:
             f"INSERT_COLUMN_ARITY_MISMATCH.{kind}",
         )
     for s, t in zip(source, target):
-        if isinstance(s.dataType, StringType) and not isinstance(t.dataType, StringType) or (
-            isinstance(s.dataType, NumericType) and not isinstance(t.dataType, (NumericType, StringType))
+        if (
+            isinstance(s.dataType, StringType)
+            and not isinstance(t.dataType, StringType)
+            or (isinstance(s.dataType, NumericType) and not isinstance(t.dataType, (NumericType, StringType)))
         ):
             raise AnalysisException(
                 f"[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot write incompatible data for the table "
-                f"{qualified}: Cannot safely cast `{t.name}` \"{s.dataType.simpleString().upper()}\" to "
-                f"\"{t.dataType.simpleString().upper()}\".",
+                f'{qualified}: Cannot safely cast `{t.name}` "{s.dataType.simpleString().upper()}" to '
+                f'"{t.dataType.simpleString().upper()}".',
                 "INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST",
             )
     typed = df.select(*[F.col(f"`{s.name}`").cast(t.dataType).alias(t.name) for s, t in zip(source, target)])

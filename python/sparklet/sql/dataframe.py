@@ -15,14 +15,13 @@ import pyarrow as pa
 from sparklet import _native
 from sparklet.errors import AnalysisException, PySparkRuntimeError, PySparkTypeError, PySparkValueError
 from sparklet.sql._convert import table_to_pandas, table_to_rows
-from sparklet.sql.column import Column, _to_col
-from sparklet.sql._reshape import _ColumnList
-from sparklet.sql.group import GroupedData
-from sparklet.storagelevel import StorageLevel
-from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
-
 from sparklet.sql._dataframe_na import DataFrameNaFunctions
 from sparklet.sql._dataframe_stat import DataFrameStatFunctions
+from sparklet.sql._reshape import _ColumnList
+from sparklet.sql.column import Column, _to_col
+from sparklet.sql.group import GroupedData
+from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_type
+from sparklet.storagelevel import StorageLevel
 
 if TYPE_CHECKING:
     from sparklet.sql.observation import Observation
@@ -346,9 +345,7 @@ class DataFrame:
     def _ordinal(self, i: int, what: str) -> Column:
         """Column ``i`` counted from 1, as ``groupBy(1)`` and ``orderBy(1)`` take it."""
         if i < 1:
-            raise PySparkValueError(
-                f"[INDEX_NOT_POSITIVE] Index must be positive, got '{i}'.", "INDEX_NOT_POSITIVE"
-            )
+            raise PySparkValueError(f"[INDEX_NOT_POSITIVE] Index must be positive, got '{i}'.", "INDEX_NOT_POSITIVE")
         if i > len(self.columns):
             raise AnalysisException(
                 f"[{what.upper()}_POS_OUT_OF_RANGE] Column position {i} is not in the select list "
@@ -568,9 +565,7 @@ class DataFrame:
         runs a join, never what it gives; sparklet's planner chooses on its
         own, so the DataFrame is returned unchanged."""
         if not isinstance(name, str):
-            raise PySparkTypeError(
-                f"[NOT_STR] Argument `name` should be a str, got {type(name).__name__}.", "NOT_STR"
-            )
+            raise PySparkTypeError(f"[NOT_STR] Argument `name` should be a str, got {type(name).__name__}.", "NOT_STR")
         for p in _flatten(parameters):
             if not isinstance(p, (str, float, int, Column, list)):
                 raise PySparkTypeError(
@@ -793,6 +788,22 @@ class DataFrame:
                 "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
             )
         self.createOrReplaceTempView(name)
+
+    def createGlobalTempView(self, name: str) -> None:
+        """Register as a global temporary view (``global_temp.<name>``); error
+        if one of that name exists."""
+        if name.lower() in self.sparkSession._native.table_names("global_temp"):
+            raise AnalysisException(
+                f"[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{name}` because it "
+                "already exists.",
+                "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
+            )
+        self.createOrReplaceGlobalTempView(name)
+
+    def createOrReplaceGlobalTempView(self, name: str) -> None:
+        """Register as a global temporary view (``global_temp.<name>``)."""
+        self.sparkSession._native.create_database("global_temp")
+        self._native.create_or_replace_temp_view(f"global_temp.{name}")
 
     @property
     def write(self) -> "DataFrameWriter":

@@ -111,7 +111,7 @@ class GroupedData:
         from sparklet.sql import functions as F
 
         column, values = self._pivot  # type: ignore[misc]
-        names = []
+        names: list[str] = []
         for v in values:
             label = "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
             names.extend(label if len(aggs) == 1 else f"{label}_{a._expr.name()}" for a in aggs)
@@ -297,7 +297,7 @@ class GroupedData:
         for c in cols:
             if c not in numeric:
                 raise AnalysisException(
-                    f"[UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC] \"{c}\" is not a numeric column. "
+                    f'[UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC] "{c}" is not a numeric column. '
                     "Aggregation function can only be applied on a numeric column.",
                     "UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC",
                 )

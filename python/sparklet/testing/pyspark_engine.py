@@ -57,6 +57,7 @@ def install() -> None:
     import pyspark.sql.streaming
     import pyspark.sql.streaming.listener
     import pyspark.sql.types
+    import pyspark.storagelevel
     import pyspark.testing
 
     import sparklet
@@ -68,12 +69,14 @@ def install() -> None:
         "sparklet.sql.streaming": pyspark.sql.streaming,
         "sparklet.sql.streaming.listener": pyspark.sql.streaming.listener,
         "sparklet.errors": pyspark.errors,
+        "sparklet.storagelevel": pyspark.storagelevel,
         "sparklet.testing": sys.modules[__name__],
         "sparklet.sql.streaming.files": sys.modules[__name__],
     }
     sys.modules.update(aliases)
     sparklet.sql = pyspark.sql  # type: ignore[attr-defined]
     sparklet.errors = pyspark.errors  # type: ignore[attr-defined]
+    sparklet.StorageLevel = pyspark.storagelevel.StorageLevel  # type: ignore[misc, assignment]
     sparklet.testing = sys.modules[__name__]  # type: ignore[attr-defined]
     # created now with sparklet's defaults: the suite's getOrCreate() gets it
     session()

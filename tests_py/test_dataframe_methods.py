@@ -1,0 +1,133 @@
+"""The DataFrame methods a PySpark job's batch code uses: missing values,
+statistics, set operations, multi-level groupings and pivots, reshaping,
+persistence, case-insensitive names (the same on both engines: pytest
+--engine=pyspark)."""
+
+from __future__ import annotations
+
+import math
+
+import pyarrow as pa
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+
+
+@pytest.fixture
+def people(spark: SparkSession):  # noqa: ANN201
+    return spark.createDataFrame(
+        [("Alice", 2, 1.5), ("Bob", 5, None), ("12", None, float("nan"))], "name STRING, age INT, h DOUBLE"
+    )
+
+
+def test_fill_drop_replace(people) -> None:  # noqa: ANN001
+    filled = people.na.fill(3).collect()
+    assert [(r.age, r.h) for r in filled] == [(2, 1.5), (5, 3.0), (3, 3.0)]
+    assert [r.name for r in people.fillna({"name": "x", "age": 1}).collect()] == ["Alice", "Bob", "12"]
+    assert [r.name for r in people.dropna().collect()] == ["Alice"]
+    assert [r.name for r in people.dropna(thresh=2).collect()] == ["Alice", "Bob"]
+    assert [r.age for r in people.replace(2, 9).collect()] == [9, 5, None]
+    assert [r.name for r in people.na.replace(["Alice", "Bob"], ["A", "B"], "name").collect()] == ["A", "B", "12"]
+
+
+def test_describe_and_summary_as_spark_formats_them(people) -> None:  # noqa: ANN001
+    described = {r.summary: (r.name, r.age) for r in people.describe().collect()}
+    assert described == {
+        "count": ("3", "2"),
+        "mean": ("12.0", "3.5"),
+        "stddev": (None, "2.1213203435596424"),
+        "min": ("12", "2"),
+        "max": ("Bob", "5"),
+    }
+    summary = people.select("age").summary("count", "50%", "max").collect()
+    assert [(r.summary, r.age) for r in summary] == [("count", "2"), ("50%", "2"), ("max", "5")]
+
+
+def test_statistics(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 12), (10, 1), (19, 8)], ["c1", "c2"])
+    assert math.isclose(df.corr("c1", "c2"), -0.3592106040535498)
+    assert df.cov("c1", "c2") == -18.0
+    assert df.approxQuantile("c1", [0.0, 0.5, 1.0], 0.05) == [1.0, 10.0, 19.0]
+    tab = spark.createDataFrame([(1, 11), (1, 11), (3, 10)], ["a", "b"]).crosstab("a", "b")
+    assert tab.columns == ["a_b", "10", "11"]
+    assert sorted(tuple(r) for r in tab.collect()) == [("1", 0, 2), ("3", 1, 0)]
+
+
+def test_set_operations_match_columns_by_position_and_count_copies(spark: SparkSession) -> None:
+    a = spark.createDataFrame([("a", 1), ("a", 1), ("a", 1), ("a", 2), ("b", 3), ("c", 4)], ["C1", "C2"])
+    b = spark.createDataFrame([("a", 1), ("b", 3)], ["x", "y"])
+    assert sorted(tuple(r) for r in a.exceptAll(b).collect()) == [("a", 1), ("a", 1), ("a", 2), ("c", 4)]
+    assert sorted(tuple(r) for r in a.subtract(b).collect()) == [("a", 2), ("c", 4)]
+    assert sorted(tuple(r) for r in a.intersectAll(a.limit(2)).collect()) == [("a", 1), ("a", 1)]
+    assert sorted(tuple(r) for r in a.intersect(b).collect()) == [("a", 1), ("b", 3)]
+    assert a.exceptAll(b).columns == ["C1", "C2"]
+
+
+def test_cube_rollup_and_pivot(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("Alice", 2), ("Bob", 5)], ["name", "age"])
+    cube = df.cube("name", "age").count().orderBy("name", "age").collect()
+    assert [tuple(r) for r in cube][:3] == [(None, None, 2), (None, 2, 1), (None, 5, 1)]
+    assert len(cube) == 7
+    assert len(df.rollup(1, 2).count().collect()) == 5
+    sales = spark.createDataFrame(
+        [("dotNET", 2012, 10000), ("Java", 2012, 20000), ("dotNET", 2012, 5000), ("dotNET", 2013, 48000)],
+        ["course", "year", "earnings"],
+    )
+    pivoted = sales.groupBy("year").pivot("course").sum("earnings").orderBy("year")
+    assert pivoted.columns == ["year", "Java", "dotNET"]
+    assert [tuple(r) for r in pivoted.collect()] == [(2012, 20000, 15000), (2013, None, 48000)]
+    counted = sales.groupBy("year").pivot("course", ["Java"]).count().orderBy("year").collect()
+    assert [tuple(r) for r in counted] == [(2012, 1), (2013, None)]  # no row of the value: null, even for count
+
+
+def test_reshaping(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 11, 1.1), (2, 12, 1.2)], ["id", "int", "double"])
+    long = df.unpivot("id", ["int", "double"], "var", "val")
+    assert [tuple(r) for r in long.collect()] == [
+        (1, "int", 11.0),
+        (1, "double", 1.1),
+        (2, "int", 12.0),
+        (2, "double", 1.2),
+    ]
+    assert df.toDF("a", "b", "c").columns == ["a", "b", "c"]
+    assert df.select(df.colRegex("`(id)?+.+`")).columns == ["int", "double"]
+    assert df.transform(lambda d, n: d.limit(n), 1).count() == 1
+    assert [r.id for r in df.tail(1)] == [2]
+
+
+def test_persist_computes_once_and_reports_its_level(spark: SparkSession) -> None:
+    from sparklet import StorageLevel
+
+    df = spark.range(5)
+    assert df.storageLevel == StorageLevel.NONE
+    df.cache()
+    assert df.is_cached and df.storageLevel == StorageLevel.MEMORY_AND_DISK_DESER
+    assert df.count() == 5 and df.filter("id > 2").count() == 2
+    df.unpersist()
+    assert not df.is_cached and df.storageLevel == StorageLevel.NONE
+    assert df.localCheckpoint().collect() == df.collect()
+
+
+def test_sample_sizes(spark: SparkSession) -> None:
+    df = spark.range(1000)
+    assert df.sample(1.0).count() == 1000
+    assert 350 < df.sample(fraction=0.5, seed=3).count() < 650
+    a, b = df.randomSplit([1.0, 3.0], seed=7)
+    assert a.count() + b.count() == 1000 and a.intersect(b).count() == 0
+
+
+def test_column_names_resolve_without_regard_to_case(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 3)], ["Name", "age"])
+    assert df.select("NAME", "Age").columns == ["NAME", "Age"]
+    assert df.filter("name = 1").count() == 1 and df.filter(F.col("nAme") == 1).count() == 1
+    assert df.groupBy("NAME").count().columns == ["NAME", "count"]
+    with pytest.raises(AnalysisException, match="AMBIGUOUS_REFERENCE"):
+        spark.createDataFrame([(1, 2)], ["a", "A"]).select("a").collect()
+
+
+@pytest.mark.sparklet_only(reason="PySpark 4.3's classic DataFrame has no Arrow PyCapsule stream")
+def test_arrow_stream_interface(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "a")], "id INT, s STRING")
+    assert pa.table(df).to_pylist() == [{"id": 1, "s": "a"}]

@@ -1,0 +1,150 @@
+"""Tables in the warehouse: ``saveAsTable``/``insertInto`` with save modes,
+SQL's ``CREATE TABLE``/``INSERT``/``DESCRIBE``/``SHOW TABLES``/``DROP``, the
+catalog's listings, errors naming the table, and tables surviving a restart
+of the process (the same on both engines: pytest --engine=pyspark, except
+the restart, which needs sparklet's persistent catalog)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.sql import SparkSession
+
+
+@pytest.fixture
+def table(spark: SparkSession) -> Iterator[str]:
+    """A fresh table name, dropped after the test."""
+    name = f"t_{uuid.uuid4().hex[:8]}"
+    yield name
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def rows(df) -> list[tuple]:  # noqa: ANN001
+    return sorted(tuple(r) for r in df.collect())
+
+
+def test_save_as_table_modes_and_read_back(spark: SparkSession, table: str) -> None:
+    df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, s STRING")
+    df.write.saveAsTable(table)
+    assert rows(spark.table(table)) == [(1, "a"), (2, "b")]
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_ALREADY_EXISTS") as err:
+        df.write.saveAsTable(table)
+    assert table in str(err.value)
+    df.write.mode("ignore").saveAsTable(table)
+    assert spark.table(table).count() == 2
+    spark.createDataFrame([("c", 3)], "s STRING, id INT").write.mode("append").saveAsTable(table)
+    assert rows(spark.table(table)) == [(1, "a"), (2, "b"), (3, "c")]  # appended by name
+    spark.createDataFrame([(9, "z")], "id INT, s STRING").write.mode("overwrite").saveAsTable(table)
+    assert rows(spark.sql(f"SELECT * FROM {table}")) == [(9, "z")]
+
+
+def test_insert_into_by_position_and_its_errors(spark: SparkSession, table: str) -> None:
+    spark.sql(f"CREATE TABLE {table} (id INT, s STRING) USING parquet")
+    spark.createDataFrame([(1, "a")], "x INT, y STRING").write.insertInto(table)
+    spark.sql(f"INSERT INTO {table} VALUES (2, 'b'), (3, 'c')")
+    assert rows(spark.table(table)) == [(1, "a"), (2, "b"), (3, "c")]
+    spark.createDataFrame([(7, "q")], "x INT, y STRING").write.insertInto(table, overwrite=True)
+    assert rows(spark.table(table)) == [(7, "q")]
+    with pytest.raises(AnalysisException, match="INSERT_COLUMN_ARITY_MISMATCH") as err:
+        spark.createDataFrame([(1,)], "x INT").write.insertInto(table)
+    assert table in str(err.value)
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.createDataFrame([(1,)], "x INT").write.insertInto("no_such_table_here")
+    assert rows(spark.table(table)) == [(7, "q")]  # the failed writes left nothing
+
+
+def test_partitioned_table_folders_and_catalog(spark: SparkSession, table: str) -> None:
+    spark.sql(f"CREATE TABLE {table} (id INT, p STRING) USING parquet PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO {table} VALUES (1, 'x'), (2, 'y')")
+    assert rows(spark.table(table).select("id", "p")) == [(1, "x"), (2, "y")]
+    parts = sorted(p.partition for p in spark.catalog.listPartitions(table))
+    assert parts == ["p=x", "p=y"]
+    columns = {c.name: c.isPartition for c in spark.catalog.listColumns(table)}
+    assert columns == {"id": False, "p": True}
+
+
+def test_describe_show_tables_and_drop(spark: SparkSession, table: str) -> None:
+    spark.sql(f"CREATE TABLE {table} (id INT, name STRING) USING parquet TBLPROPERTIES ('k' = 'v')")
+    described = [(r.col_name, r.data_type) for r in spark.sql(f"DESCRIBE TABLE {table}").collect()]
+    assert described == [("id", "int"), ("name", "string")]
+    shown = spark.sql("SHOW TABLES").collect()
+    assert any(r.tableName == table and r.isTemporary is False for r in shown)
+    assert spark.catalog.getTableProperties(table)["k"] == "v"
+    assert spark.catalog.tableExists(table) and spark.catalog.tableExists(f"default.{table}")
+    assert spark.catalog.getTable(table).tableType == "MANAGED"
+    spark.catalog.dropTable(table)
+    assert not spark.catalog.tableExists(table)
+    with pytest.raises(AnalysisException, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.table(table)
+
+
+def test_names_are_case_insensitive(spark: SparkSession, table: str) -> None:
+    spark.createDataFrame([(1,)], "id INT").write.saveAsTable(table.upper())
+    assert spark.table(table).count() == 1
+    assert spark.sql(f"SELECT ID FROM {table.upper()}").collect()[0][0] == 1
+    assert [t.name for t in spark.catalog.listTables() if t.name == table] == [table]
+
+
+def test_databases(spark: SparkSession) -> None:
+    db = f"db_{uuid.uuid4().hex[:8]}"
+    spark.sql(f"CREATE DATABASE {db}")
+    try:
+        assert spark.catalog.databaseExists(db)
+        spark.createDataFrame([(1,)], "id INT").write.saveAsTable(f"{db}.t")
+        assert spark.table(f"{db}.t").count() == 1
+        assert [t.name for t in spark.catalog.listTables(db)] == ["t"]
+        with pytest.raises(AnalysisException, match="SCHEMA_NOT_EMPTY"):
+            spark.sql(f"DROP DATABASE {db}")
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {db} CASCADE")
+    assert not spark.catalog.databaseExists(db)
+
+
+def test_managed_table_files_are_parquet_readable_by_pyarrow(spark: SparkSession, table: str) -> None:
+    spark.createDataFrame([(1, "a")], "id INT, s STRING").write.saveAsTable(table)
+    location = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").filter("col_name = 'Location'").collect()[0][1]
+    path = location.removeprefix("file:")
+    assert pq.read_table(path).to_pylist() == [{"id": 1, "s": "a"}]
+
+
+@pytest.mark.sparklet_only(reason="PySpark's default catalog is in memory: its tables end with the process")
+def test_tables_survive_a_restart(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from sparklet.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        if sys.argv[1] == "write":
+            spark.createDataFrame([(1, "a"), (2, "b")], "id INT, s STRING").write.saveAsTable("kept")
+            spark.sql("CREATE VIEW kept_view AS SELECT id FROM kept WHERE id > 1")
+        elif sys.argv[1] == "read":
+            print(sorted(tuple(r) for r in spark.table("kept").collect()), spark.table("kept_view").count())
+        else:
+            spark.sql("DROP TABLE kept")
+            print(spark.catalog.tableExists("kept"))
+        """
+    )
+    (tmp_path / "job.py").write_text(script)
+
+    def run(step: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "job.py", step], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=os.environ
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    run("write")
+    assert (tmp_path / "spark-warehouse" / "kept").is_dir()
+    assert run("read") == "[(1, 'a'), (2, 'b')] 1"
+    assert run("drop") == "False"
+    assert not (tmp_path / "spark-warehouse" / "kept").exists()  # dropping a managed table removes its files
