@@ -131,3 +131,22 @@ def test_column_names_resolve_without_regard_to_case(spark: SparkSession) -> Non
 def test_arrow_stream_interface(spark: SparkSession) -> None:
     df = spark.createDataFrame([(1, "a")], "id INT, s STRING")
     assert pa.table(df).to_pylist() == [{"id": 1, "s": "a"}]
+
+
+def test_sql_with_python_values_and_dataframes(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 4), (2, 4), (3, 6)], ["A", "B"])
+    got = spark.sql("SELECT {df.A}, {df[B]} FROM {df} WHERE A IN {xs}", df=df, xs=(1, 3))
+    assert sorted(tuple(r) for r in got.collect()) == [(1, 4), (3, 6)]
+    got = spark.sql("SELECT * FROM {df} WHERE B > :low AND A < ?".replace("?", ":high"), {"low": 4, "high": 9}, df=df)
+    assert [tuple(r) for r in got.collect()] == [(3, 6)]
+    assert spark.sql("SELECT ? + ?", args=[1, 2]).collect()[0][0] == 3
+
+
+def test_rows_dicts_and_empty_frames(spark: SparkSession) -> None:
+    from sparklet.sql import Row
+
+    person = Row("name", "age")
+    assert spark.createDataFrame([person("Alice", 1)]).columns == ["name", "age"]
+    assert spark.createDataFrame([{"name": "Alice", "age": 1}]).columns == ["age", "name"]  # keys sorted
+    empty = spark.createDataFrame([], "name STRING, age INT")
+    assert empty.count() == 0 and empty.columns == ["name", "age"]

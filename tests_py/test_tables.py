@@ -148,3 +148,38 @@ def test_tables_survive_a_restart(tmp_path: Path) -> None:
     assert run("read") == "[(1, 'a'), (2, 'b')] 1"
     assert run("drop") == "False"
     assert not (tmp_path / "spark-warehouse" / "kept").exists()  # dropping a managed table removes its files
+
+
+def test_streaming_into_a_table_and_out_of_it(spark: SparkSession, table: str, tmp_path: Path) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "a.json").write_text('{"id": 1}\n{"id": 2}\n')
+    q = (
+        spark.readStream.schema("id LONG")
+        .json(str(source))
+        .writeStream.option("checkpointLocation", str(tmp_path / "ck1"))
+        .trigger(availableNow=True)
+        .toTable(table)
+    )
+    q.awaitTermination()
+    assert rows(spark.table(table)) == [(1,), (2,)]
+    (source / "b.json").write_text('{"id": 3}\n')
+    q = (
+        spark.readStream.schema("id LONG")
+        .json(str(source))
+        .writeStream.option("checkpointLocation", str(tmp_path / "ck1"))
+        .trigger(availableNow=True)
+        .toTable(table)
+    )
+    q.awaitTermination()
+    assert rows(spark.sql(f"SELECT * FROM {table}")) == [(1,), (2,), (3,)]  # the new files are seen
+    back = (
+        spark.readStream.table(table)
+        .writeStream.format("memory")
+        .queryName(f"{table}_back")
+        .option("checkpointLocation", str(tmp_path / "ck2"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    back.awaitTermination()
+    assert rows(spark.table(f"{table}_back")) == [(1,), (2,), (3,)]

@@ -155,7 +155,7 @@ def rows_to_table(data: Sequence[Any], schema: StructType | None, names: list[st
             if isinstance(first, Row) and first.__fields__:
                 names = list(first.__fields__)
             elif isinstance(first, dict):
-                names = list(first.keys())
+                names = sorted(first.keys())  # PySpark infers a dict's fields in key order
         width = len(names) if names else (len(_row_values(first, None)) if first is not None else 0)
         names = names or [f"_{i + 1}" for i in range(width)]
         types: list[DataType] = [NullType()] * len(names)

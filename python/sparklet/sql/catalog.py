@@ -112,6 +112,8 @@ class Catalog:
         self._warehouse = Warehouse(conf[len("file:") :] if conf.startswith("file:") else conf)
         #: cached tables by qualified name: their DataFrame, persisted
         self._cached: dict[str, DataFrame] = {}
+        #: the files each registered table was read from (count, size, newest change)
+        self._signatures: dict[str, tuple[int, int, float]] = {}
 
     # ---- names ----------------------------------------------------------
     def _split(self, name: str, db: str | None = None) -> tuple[str, str]:
@@ -523,8 +525,23 @@ class Catalog:
         """Make ``info`` resolvable by name in SQL and ``spark.table``."""
         if info.database != DEFAULT_DB:
             self._native.create_database(info.database)
+        qualified = f"{info.database}.{info.name}"
+        self._signatures[qualified] = _signature(info.location)
         df = self._dataframe(info)
-        df._native.create_or_replace_temp_view(f"{info.database}.{info.name}")
+        df._native.create_or_replace_temp_view(qualified)
+
+    def _refresh_changed(self) -> None:
+        """Read again the tables whose files changed since they were read (a
+        streaming query writing into one, another program), unless cached."""
+        for qualified, seen in list(self._signatures.items()):
+            if qualified in self._cached:
+                continue
+            db, name = qualified.split(".", 1)
+            info = self._warehouse.table(db, name)
+            if info is None or info.kind == "VIEW":
+                continue
+            if _signature(info.location) != seen:
+                self._register(info)
 
     def _dataframe(self, info: TableInfo) -> DataFrame:
         if info.kind == "VIEW":
@@ -547,6 +564,19 @@ class Catalog:
         """Record ``info`` in the warehouse and register it."""
         self._warehouse.put(info)
         self._register(info)
+
+
+def _signature(location: str | None) -> tuple[int, int, float]:
+    """How many files are under ``location``, their size, the newest change."""
+    count, size, newest = 0, 0, 0.0
+    for folder, _, files in os.walk(location or ""):
+        for f in files:
+            try:
+                st = os.stat(os.path.join(folder, f))
+            except OSError:
+                continue
+            count, size, newest = count + 1, size + st.st_size, max(newest, st.st_mtime)
+    return count, size, newest
 
 
 def save_as_table(

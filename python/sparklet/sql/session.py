@@ -106,6 +106,9 @@ class SparkContext:
     def __init__(self, session: "SparkSession") -> None:
         self._session = session
 
+    def __repr__(self) -> str:
+        return f"<SparkContext master={self.master} appName={self.appName}>"
+
     @property
     def appName(self) -> str:
         """The application name."""
@@ -356,19 +359,34 @@ class SparkSession:
         args = f"{int(start)}, {int(end)}, {int(step)}" + (f", {int(numPartitions)}" if numPartitions else "")
         return DataFrame(self._native.sql(f"SELECT id FROM range({args})"), self)
 
+    def emptyDataFrame(self, schema: StructType | str) -> DataFrame:
+        """A DataFrame of ``schema`` with no rows."""
+        return self.createDataFrame([], to_struct_type(schema))
+
+    def newSession(self) -> "SparkSession":
+        """Another session: its own settings, temporary views and UDFs, the
+        same warehouse tables (the builder's settings carried over)."""
+        return SparkSession(list(self._native.conf_all()))
+
     def sql(self, sqlQuery: str, args: dict[str, Any] | None = None, **kwargs: Any) -> DataFrame:
         """Run SQL over tables and views (streaming views give streaming
-        DataFrames); catalog statements (``CREATE TABLE``, ``INSERT``,
+        DataFrames); ``{name}`` fields take ``kwargs`` (a DataFrame as a view,
+        a Column as its name, else a literal), ``:name``/``?`` parameters
+        ``args`` (a dict or list of values); catalog statements (``CREATE TABLE``, ``INSERT``,
         ``DESCRIBE``, ``SHOW TABLES`` ...) act on the warehouse catalog."""
         from sparklet.sql import _ddl
+        from sparklet.sql._sql_format import formatted
 
-        done = _ddl.run(self, sqlQuery)
-        if done is not None:
-            return done
-        return DataFrame(self._native.sql(sqlQuery), self)
+        with formatted(self, sqlQuery, args, kwargs) as text:
+            done = _ddl.run(self, text)
+            if done is not None:
+                return done
+            self._catalog._refresh_changed()
+            return DataFrame(self._native.sql(text), self)
 
     def table(self, tableName: str) -> DataFrame:
         """A table or view by name (memory-sink tables included)."""
+        self._catalog._refresh_changed()
         return DataFrame(self._native.table(tableName), self)
 
     def stop(self) -> None:

@@ -720,6 +720,14 @@ class Row(tuple):
         row.__fields__ = tuple(names)
         return row
 
+    def __call__(self, *args: Any) -> "Row":
+        """``Row("name", "age")("Alice", 1)``: a row class of those fields, called with values."""
+        if len(args) > len(self):
+            raise PySparkValueError(
+                f"[TOO_MANY_VALUES] Expected {len(self)} values for `fields`, got {len(args)}.", "TOO_MANY_VALUES"
+            )
+        return Row._from_pairs(list(self), list(args))
+
     def asDict(self, recursive: bool = False) -> dict[str, Any]:
         """Return the row as a dict (nested Rows too with ``recursive``)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,25 @@ class DataStreamReader(OptionsMixin):
     def text(self, path: str, **options: Any) -> DataFrame:
         """Stream text lines of files arriving in ``path``."""
         return self.load(path, "text", None, **options)
+
+    def table(self, tableName: str) -> DataFrame:
+        """Stream a warehouse table: its files as they arrive (the files a
+        streaming ``toTable`` query or an append writes), in its format and
+        schema."""
+        from sparklet.errors import AnalysisException
+
+        info = self._spark.catalog._require(tableName)
+        if info.kind == "VIEW":
+            raise AnalysisException(
+                f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The table `{info.database}`.`{info.name}` does not "
+                "support streaming reads: it is a view.",
+                "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+            )
+        from sparklet.sql.types import _parse_datatype_string
+
+        self._set(**info.options)
+        schema = _parse_datatype_string(info.schema)
+        return self.load(info.location, info.format, schema)  # type: ignore[arg-type]
 
 
 #: Session setting: ``foreachBatch`` functions get a DataFrame, not a
@@ -231,6 +251,56 @@ class DataStreamWriter:
         fails the first batch (``FOREACH_BATCH_USER_FUNCTION_ERROR``)."""
         self._foreach_batch = func
         return self
+
+    def toTable(
+        self,
+        tableName: str,
+        format: str | None = None,  # noqa: A002
+        outputMode: str | None = None,
+        partitionBy: str | list[str] | None = None,
+        queryName: str | None = None,
+        **options: Any,
+    ) -> StreamingQuery:
+        """Start the query writing into warehouse table ``tableName`` (made,
+        in ``format`` or Parquet, when it does not exist): each micro-batch's
+        files are committed to the table's folder, as ``start(path)``
+        commits them, and read by ``spark.table`` and
+        ``readStream.table``."""
+        from sparklet.errors import AnalysisException
+        from sparklet.sql._warehouse import TableInfo
+        from sparklet.sql.types import StructType
+
+        session = self._df.sparkSession
+        catalog = session.catalog
+        db, name = catalog._split(tableName)
+        if partitionBy is not None:
+            self.partitionBy(*([partitionBy] if isinstance(partitionBy, str) else partitionBy))
+        info = catalog._warehouse.table(db, name)
+        wanted = (format or self._format or "").lower() or None
+        if info is None:
+            fmt = wanted or (session.conf.get("spark.sql.sources.default", None) or "parquet").lower()
+            parts = list(self._partition_by)
+            fields = [f for f in self._df.schema.fields if f.name not in parts]
+            fields += [f for p in parts for f in self._df.schema.fields if f.name == p]
+            info = TableInfo(
+                name=name,
+                database=db,
+                kind="MANAGED",
+                format=fmt,
+                location=catalog._warehouse.default_location(db, name),
+                schema=StructType(fields).simpleString(),
+                partition_by=parts,
+            )
+            os.makedirs(info.location or "", exist_ok=True)
+            catalog._put(info)
+        elif info.kind == "VIEW" or (wanted and wanted != info.format):
+            raise AnalysisException(
+                f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The table `{db}`.`{name}` does not support streaming "
+                f"writes in format {wanted or info.format}: it is a {info.kind.lower()} in format {info.format}.",
+                "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+            )
+        self._partition_by = list(info.partition_by)
+        return self.start(info.location, info.format, outputMode, None, queryName, **options)
 
     def start(
         self,
