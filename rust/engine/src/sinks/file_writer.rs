@@ -197,13 +197,8 @@ impl FileWriter {
                 let props = parquet::file::properties::WriterProperties::builder()
                     .set_compression(self.parquet_codec)
                     .build();
-                let mut w =
-                    parquet::arrow::ArrowWriter::try_new(&file, Arc::clone(schema), Some(props))
-                        .map_err(parquet_error)?;
-                for b in batches {
-                    w.write(b).map_err(parquet_error)?;
-                }
-                w.close().map_err(parquet_error)?;
+                super::parquet_columns::write(&file, schema, props, batches)
+                    .map_err(parquet_error)?;
             }
             FileFormat::Json => {
                 let out = std::io::BufWriter::new(&file);

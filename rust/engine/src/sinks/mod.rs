@@ -11,6 +11,7 @@ pub mod file_writer;
 pub mod foreach_batch;
 pub mod kafka;
 pub mod memory;
+pub mod parquet_columns;
 
 use std::collections::HashMap;
 
