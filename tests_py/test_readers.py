@@ -214,3 +214,9 @@ def test_a_csv_record_with_too_many_fields_keeps_its_line(spark: SparkSession, t
     (tmp_path / "a.csv").write_text('id,name\n1,"a, b"\n5,x,y\n6,r\n')
     rows = spark.read.schema("id INT, name STRING, _corrupt_record STRING").option("header", True).csv(str(tmp_path))
     assert [tuple(r) for r in rows.collect()] == [(1, "a, b", None), (5, "x", "5,x,y"), (6, "r", None)]
+
+
+def test_csv_null_value_reads_as_null(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("1,NA\n2,x\n3,\n")
+    df = spark.read.csv(str(tmp_path), schema="id INT, s STRING", nullValue="NA")
+    assert sorted(tuple(r) for r in df.collect()) == [(1, None), (2, "x"), (3, None)]

@@ -102,7 +102,7 @@ def test_databases(spark: SparkSession) -> None:
         assert spark.catalog.databaseExists(db)
         spark.createDataFrame([(1,)], "id INT").write.saveAsTable(f"{db}.t")
         assert spark.table(f"{db}.t").count() == 1
-        assert [t.name for t in spark.catalog.listTables(db)] == ["t"]
+        assert [t.name for t in spark.catalog.listTables(db) if not t.isTemporary] == ["t"]
         with pytest.raises(AnalysisException, match="SCHEMA_NOT_EMPTY"):
             spark.sql(f"DROP DATABASE {db}")
     finally:

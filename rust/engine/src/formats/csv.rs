@@ -65,8 +65,13 @@ pub fn parse(
             malformed[row] = Some(raw.clone());
         }
         for (c, column) in columns.iter_mut().enumerate() {
-            // Spark reads an empty field as null (nullValue defaults to "")
-            column.push(fields.get(c).map(String::as_str).filter(|s| !s.is_empty()));
+            // Spark reads an empty field as null, and one that is `nullValue`
+            column.push(
+                fields
+                    .get(c)
+                    .map(String::as_str)
+                    .filter(|s| !s.is_empty() && opts.null_value.as_deref() != Some(*s)),
+            );
         }
     }
     let strings: Vec<ArrayRef> = columns

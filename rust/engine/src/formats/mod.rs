@@ -58,6 +58,8 @@ pub struct ReadOptions {
     pub timestamp_format: Option<String>,
     /// Java-style pattern for dates (`dateFormat`).
     pub date_format: Option<String>,
+    /// CSV `nullValue`: a field of this text is null (as an empty one is)
+    pub null_value: Option<String>,
     /// text: one row per file.
     pub whole_text: bool,
     /// JSON: `allowSingleQuotes` (Spark's default: true).
@@ -118,6 +120,7 @@ impl ReadOptions {
             multi_line: bool_opt("multiline", "multiLine")?,
             timestamp_format: options.get("timestampformat").cloned(),
             date_format: options.get("dateformat").cloned(),
+            null_value: options.get("nullvalue").cloned(),
             whole_text: bool_opt("wholetext", "wholetext")?,
             allow_single_quotes: !options.contains_key("allowsinglequotes")
                 || bool_opt("allowsinglequotes", "allowSingleQuotes")?,
