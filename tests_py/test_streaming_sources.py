@@ -206,3 +206,22 @@ def test_memory_stream_accepts_rows_pandas_and_arrow(spark: SparkSession) -> Non
         Row(id=3, word="ccc", len=3),
         Row(id=4, word="dddd", len=4),
     ]
+
+
+def test_partition_folders_become_columns_of_a_file_stream(spark: SparkSession, tmp_path: Path) -> None:
+    source = tmp_path / "in"
+    for p, ids in (("a", [1, 2]), ("b", [3])):
+        (source / f"p={p}").mkdir(parents=True)
+        (source / f"p={p}" / "x.json").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+    stream = spark.readStream.schema("id LONG").json(str(source))
+    assert stream.columns == ["id", "p"]
+    q = (
+        stream.writeStream.format("memory")
+        .queryName("partitioned_stream")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination()
+    rows = sorted(tuple(r) for r in spark.table("partitioned_stream").collect())
+    assert rows == [(1, "a"), (2, "a"), (3, "b")]

@@ -7,7 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use datafusion::sql::sqlparser::dialect::DatabricksDialect;
-use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+use datafusion::sql::sqlparser::keywords::Keyword;
+use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer, Word};
 
 /// `sql` with identifiers respelled to the case of `columns`.
 pub fn respell(sql: &str, columns: &[String]) -> String {
@@ -53,6 +54,14 @@ pub fn respell(sql: &str, columns: &[String]) -> String {
         ) {
             continue;
         }
+        let previous = tokens[..i]
+            .iter()
+            .rev()
+            .find(|n| !matches!(n.token, Token::Whitespace(_)))
+            .map(|n| &n.token);
+        if !may_name_a_column(w, previous) {
+            continue;
+        }
         let Some(found) = by_lower
             .get(&w.value.to_lowercase())
             .filter(|f| f.len() == 1)
@@ -78,6 +87,54 @@ pub fn respell(sql: &str, columns: &[String]) -> String {
     out
 }
 
+/// Whether word `w` after `previous` may name a column: not an alias or a
+/// type (after `AS`, `::`), and a keyword (`TIMESTAMP`, `DAY`, `VALUE`)
+/// only where an expression starts (after `SELECT`, `,`, `(`, an operator,
+/// `WHERE`, `BY`, ...), not inside `INTERVAL 1 DAY` or `CAST(x AS DATE)`.
+fn may_name_a_column(w: &Word, previous: Option<&Token>) -> bool {
+    match previous {
+        Some(Token::DoubleColon) => return false,
+        Some(Token::Word(p)) if p.keyword == Keyword::AS => return false,
+        _ => {}
+    }
+    if w.keyword == Keyword::NoKeyword || w.quote_style.is_some() {
+        return true;
+    }
+    match previous {
+        None => true, // an expression's text starts with it
+        Some(Token::Word(p)) => matches!(
+            p.keyword,
+            Keyword::SELECT
+                | Keyword::WHERE
+                | Keyword::BY
+                | Keyword::AND
+                | Keyword::OR
+                | Keyword::NOT
+                | Keyword::ON
+                | Keyword::WHEN
+                | Keyword::THEN
+                | Keyword::ELSE
+                | Keyword::HAVING
+                | Keyword::DISTINCT
+        ),
+        Some(t) => matches!(
+            t,
+            Token::Comma
+                | Token::LParen
+                | Token::Eq
+                | Token::Neq
+                | Token::Lt
+                | Token::Gt
+                | Token::LtEq
+                | Token::GtEq
+                | Token::Plus
+                | Token::Minus
+                | Token::Mul
+                | Token::Div
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +148,15 @@ mod tests {
         );
         assert_eq!(respell("Name + age", &cols), "Name + age");
         assert_eq!(respell("NAME(age)", &cols), "NAME(age)");
+        let ts = vec!["timestamp".to_string(), "day".to_string()];
+        assert_eq!(
+            respell("SELECT CAST(1.5 AS TIMESTAMP), INTERVAL 1 DAY", &ts),
+            "SELECT CAST(1.5 AS TIMESTAMP), INTERVAL 1 DAY"
+        );
+        assert_eq!(
+            respell("SELECT TIMESTAMP FROM t", &ts),
+            "SELECT `timestamp` FROM t"
+        );
         let both = vec!["a".to_string(), "A".to_string()];
         assert_eq!(respell("a + 1", &both), "a + 1");
     }

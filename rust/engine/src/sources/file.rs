@@ -465,6 +465,9 @@ pub struct FileStreamFactory {
     schema: SchemaRef,
     read_opts: ReadOptions,
     stream_opts: FileStreamOptions,
+    /// Partition columns (`key=value` folders found when the stream is
+    /// defined, as Spark's partition discovery finds them), last in `schema`.
+    parts: Vec<arrow::datatypes::Field>,
 }
 
 impl FileStreamFactory {
@@ -487,12 +490,31 @@ impl FileStreamFactory {
                 )));
             }
         }
+        let existing = list_files(
+            path,
+            stream_opts.recursive,
+            stream_opts.name_filter.as_ref(),
+        )?;
+        let parts = formats::partitions::columns(&listing_root(path)?, &existing, Some(&schema));
+        let mut fields: Vec<arrow::datatypes::Field> = schema
+            .fields()
+            .iter()
+            .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.extend(parts.iter().cloned());
+        let schema = if parts.is_empty() {
+            schema
+        } else {
+            Arc::new(arrow::datatypes::Schema::new(fields))
+        };
         Ok(FileStreamFactory {
             format,
             path: path.to_string(),
             schema,
             read_opts: ReadOptions::from_options(options)?,
             stream_opts,
+            parts,
         })
     }
 }
@@ -513,6 +535,7 @@ impl SourceFactory for FileStreamFactory {
             schema: Arc::clone(&self.schema),
             read_opts: self.read_opts.clone(),
             stream_opts: self.stream_opts.clone(),
+            parts: self.parts.clone(),
             seen: HashMap::new(),
             batches: BTreeMap::new(),
             log_dir: ctx.metadata_dir.clone(),
@@ -540,6 +563,8 @@ struct FileStreamSource {
     schema: SchemaRef,
     read_opts: ReadOptions,
     stream_opts: FileStreamOptions,
+    /// Partition columns, filled from each file's folders.
+    parts: Vec<arrow::datatypes::Field>,
     /// Files already assigned to a batch, with their modification time.
     seen: HashMap<PathBuf, i64>,
     /// logOffset -> files of that batch (uncommitted ones are needed to
@@ -732,6 +757,16 @@ impl Source for FileStreamSource {
                 f.path.display(),
                 root.display()
             )));
+        }
+        if !self.parts.is_empty() {
+            return read_partitioned(
+                self.format,
+                &root,
+                &files,
+                &self.schema,
+                &self.parts,
+                &self.read_opts,
+            );
         }
         read_files(self.format, &files, &self.schema, &self.read_opts)
     }
