@@ -148,3 +148,54 @@ def test_a_pyspark_foreach_batch_function_runs_unchanged(spark: SparkSession, tm
     assert counts == [2, 1]
     back = spark.read.parquet(str(out)).orderBy("k")
     assert [tuple(r) for r in back.collect()] == [("b", 20, 0), ("c", 30, 1)]
+
+
+CRASHING_JOB = """
+import os, sys
+from sparklet.sql import SparkSession
+
+spark = SparkSession.builder.getOrCreate()
+spark.conf.set("spark.sparklet.foreachBatch.dataFrame", "true")
+crash_at = int(sys.argv[1])
+
+def write(batch_df, batch_id):  # written for PySpark: a DataFrame, SQL, df.write
+    batch_df.createOrReplaceTempView("batch")
+    n = batch_df.sparkSession.sql("SELECT count(*) AS n FROM batch").collect()[0].n
+    batch_df.withColumn("n", batch_df.id * 0 + n).write.mode("overwrite").parquet(f"out/batch_id={batch_id}")
+    if batch_id == crash_at:
+        os._exit(9)  # the process dies after the write, before the batch commits
+
+q = (
+    spark.readStream.schema("id LONG").option("maxFilesPerTrigger", 1).json("in")
+    .writeStream.foreachBatch(write).option("checkpointLocation", "ck")
+    .trigger(availableNow=True).start()
+)
+q.awaitTermination()
+"""
+
+
+@pytest.mark.sparklet_only(reason="kills a sparklet process mid-batch; the DataFrame mode is sparklet's setting")
+def test_a_dataframe_foreach_batch_is_exactly_once_through_a_crash(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "in").mkdir()
+    for i in range(4):
+        (tmp_path / "in" / f"f{i}.json").write_text(f'{{"id": {2 * i}}}\n{{"id": {2 * i + 1}}}\n')
+        os.utime(tmp_path / "in" / f"f{i}.json", (1_700_000_000 + i, 1_700_000_000 + i))
+    (tmp_path / "job.py").write_text(CRASHING_JOB)
+
+    def run(crash_at: int) -> int:
+        done = subprocess.run(
+            [sys.executable, "job.py", str(crash_at)], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode in (0, 9), done.stderr
+        return done.returncode
+
+    assert run(2) == 9  # batches 0 and 1 committed; batch 2 written, not committed
+    assert run(-1) == 0  # batch 2 replayed over its own output, then batch 3
+    table = pq.read_table(str(tmp_path / "out"))
+    rows = sorted(
+        zip(table.column("batch_id").to_pylist(), table.column("id").to_pylist(), table.column("n").to_pylist())
+    )
+    assert rows == [(b, i, 2) for b in range(4) for i in (2 * b, 2 * b + 1)]
