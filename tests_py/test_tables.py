@@ -183,3 +183,17 @@ def test_streaming_into_a_table_and_out_of_it(spark: SparkSession, table: str, t
     )
     back.awaitTermination()
     assert rows(spark.table(f"{table}_back")) == [(1,), (2,), (3,)]
+
+
+def test_write_to_creates_tables_of_files_and_refuses_what_spark_refuses(spark: SparkSession, table: str) -> None:
+    df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, p STRING")
+    df.writeTo(table).using("parquet").partitionedBy("p").create()
+    assert rows(spark.table(table).select("id", "p")) == [(1, "a"), (2, "b")]
+    with pytest.raises(AnalysisException, match="already exists"):
+        df.writeTo(table).using("parquet").create()
+    with pytest.raises(AnalysisException, match="Cannot write into v1 table") as err:
+        df.writeTo(table).append()  # Spark's V2 writes go into Delta tables only
+    assert table in str(err.value)
+    with pytest.raises(AnalysisException, match="REPLACE TABLE AS SELECT"):
+        df.writeTo(table).using("parquet").createOrReplace()
+    assert rows(spark.table(table).select("id", "p")) == [(1, "a"), (2, "b")]

@@ -25,7 +25,7 @@ from sparklet.storagelevel import StorageLevel
 
 if TYPE_CHECKING:
     from sparklet.sql.observation import Observation
-    from sparklet.sql.readwriter import DataFrameWriter
+    from sparklet.sql.readwriter import DataFrameWriter, DataFrameWriterV2
     from sparklet.sql.session import SparkSession
     from sparklet.sql.streaming.readwriter import DataStreamWriter
 
@@ -811,6 +811,13 @@ class DataFrame:
         from sparklet.sql.readwriter import DataFrameWriter
 
         return DataFrameWriter(self)
+
+    def writeTo(self, table: str) -> "DataFrameWriterV2":
+        """The V2 writer of warehouse table ``table`` (``create``, ``append``,
+        ``createOrReplace``, ``overwritePartitions`` ...)."""
+        from sparklet.sql.readwriter import DataFrameWriterV2
+
+        return DataFrameWriterV2(self, table)
 
     @property
     def writeStream(self) -> "DataStreamWriter":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Union
 
+from sparklet.errors import AnalysisException
 from sparklet.sql._options import OptionsMixin
 from sparklet.sql.dataframe import DataFrame
 from sparklet.sql.types import StructType
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 PathOrPaths = Union[str, list[str]]
 
-__all__ = ["DataFrameReader", "DataFrameWriter"]
+__all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2"]
 
 
 class DataFrameReader(OptionsMixin):
@@ -271,3 +272,108 @@ class DataFrameWriter:
         """Write a single string column as lines of text."""
         self.options(compression=compression, lineSep=lineSep)
         self.save(path, "text")
+
+
+class DataFrameWriterV2:
+    """``df.writeTo(table)``: create, replace or append to a warehouse table
+    (Spark's data source V2 writer, on the same catalog as ``saveAsTable``)."""
+
+    def __init__(self, df: DataFrame, table: str) -> None:
+        self._df = df
+        self._table = table
+        self._provider: str | None = None
+        self._options: dict[str, str] = {}
+        self._properties: dict[str, str] = {}
+        self._partitioned_by: list[str] = []
+
+    def using(self, provider: str) -> "DataFrameWriterV2":
+        """The table's format (``parquet``, ``csv``, ...)."""
+        self._provider = provider
+        return self
+
+    def option(self, key: str, value: Any) -> "DataFrameWriterV2":
+        """Set one write option."""
+        return self.options(**{key: value})
+
+    def options(self, **options: Any) -> "DataFrameWriterV2":
+        """Set write options."""
+        for k, v in options.items():
+            if v is not None:
+                self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
+        return self
+
+    def tableProperty(self, property: str, value: str) -> "DataFrameWriterV2":  # noqa: A002
+        """Set a table property (kept in the catalog)."""
+        self._properties[property] = value
+        return self
+
+    def partitionedBy(self, col: Any, *cols: Any) -> "DataFrameWriterV2":
+        """Partition the table by columns (folders ``col=value``)."""
+        from sparklet.sql.column import Column
+
+        names = []
+        for c in (col, *cols):
+            if isinstance(c, Column):
+                c = c._expr.name()
+            names.append(str(c))
+        self._partitioned_by = names
+        return self
+
+    def _save(self, mode: str) -> None:
+        from sparklet.sql.catalog import save_as_table
+
+        save_as_table(self._df, self._table, self._provider, mode, self._partitioned_by, self._options)
+        if self._properties:
+            catalog = self._df.sparkSession.catalog
+            info = catalog._require(self._table)
+            info.properties.update(self._properties)
+            catalog._warehouse.put(info)
+
+    def create(self) -> None:
+        """Create the table from the DataFrame; an error if it exists."""
+        self._save("errorifexists")
+
+    def _no_replace(self) -> AnalysisException:
+        database, name = self._df.sparkSession.catalog._split(self._table)
+        return AnalysisException(
+            f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The feature is not supported: Table "
+            f"`spark_catalog`.`{database}`.`{name}` does not support REPLACE TABLE AS SELECT. Please "
+            "check the current catalog and namespace to make sure the qualified table name is expected, and also "
+            'check the catalog implementation which is configured by "spark.sql.catalog".',
+            "UNSUPPORTED_FEATURE.TABLE_OPERATION",
+        )
+
+    def replace(self) -> None:
+        """Replace the table: Spark refuses it for tables of files."""
+        raise self._no_replace()
+
+    def createOrReplace(self) -> None:
+        """Create or replace the table: Spark refuses it for tables of files
+        (``REPLACE TABLE AS SELECT``), existing or not."""
+        raise self._no_replace()
+
+    def _v1_table(self) -> AnalysisException:
+        """Spark's answer to a row-level V2 write into a table of files (a
+        session-catalog "v1" table): only Delta Lake tables take them."""
+        from sparklet.sql.catalog import _not_found
+
+        catalog = self._df.sparkSession.catalog
+        info = catalog._info(self._table)
+        if info is None:
+            return _not_found(self._table)
+        return AnalysisException(
+            f"Cannot write into v1 table: `spark_catalog`.`{info.database}`.`{info.name}`.",
+            "_LEGACY_ERROR_TEMP_1056",
+        )
+
+    def append(self) -> None:
+        """Append to the table: Spark refuses it for tables of files (v1)."""
+        raise self._v1_table()
+
+    def overwrite(self, condition: Any) -> None:
+        """Overwrite the rows matching ``condition``: refused for tables of files, as in Spark."""
+        raise self._v1_table()
+
+    def overwritePartitions(self) -> None:
+        """Overwrite the partitions the rows fall in: refused for tables of files, as in Spark."""
+        raise self._v1_table()
