@@ -220,3 +220,14 @@ def test_csv_null_value_reads_as_null(spark: SparkSession, tmp_path: Path) -> No
     (tmp_path / "a.csv").write_text("1,NA\n2,x\n3,\n")
     df = spark.read.csv(str(tmp_path), schema="id INT, s STRING", nullValue="NA")
     assert sorted(tuple(r) for r in df.collect()) == [(1, None), (2, "x"), (3, None)]
+
+
+def test_input_files_are_the_data_files_read(spark: SparkSession, tmp_path: Path) -> None:
+    from urllib.parse import urlparse
+
+    spark.createDataFrame([(1,), (2,)], "id INT").coalesce(1).write.json(str(tmp_path / "a"))
+    spark.createDataFrame([(3,)], "id INT").coalesce(1).write.json(str(tmp_path / "b"))
+    a, b = spark.read.json(str(tmp_path / "a")), spark.read.json(str(tmp_path / "b"))
+    files = a.filter("id > 0").union(b).inputFiles()
+    assert len(files) == 2 and all(urlparse(f).scheme == "file" for f in files)
+    assert sorted(Path(urlparse(f).path).parent.name for f in files) == ["a", "b"]  # no _SUCCESS

@@ -70,9 +70,13 @@ class DataFrame:
         #: how the DataFrame is persisted, and its plan before that
         self._storage = StorageLevel.NONE
         self._unpersisted: Any = None
+        self._inputs: frozenset[str] = frozenset()
 
-    def _wrap(self, native: Any) -> "DataFrame":
-        return DataFrame(native, self.sparkSession)
+    def _wrap(self, native: Any, *others: "DataFrame") -> "DataFrame":
+        df = DataFrame(native, self.sparkSession)
+        # the files read, through every transformation (``inputFiles``)
+        df._inputs = self._inputs.union(*(o._inputs for o in others))
+        return df
 
     # ---- schema -------------------------------------------------------
     @property
@@ -219,16 +223,16 @@ class DataFrame:
         """
         how = how or "inner"
         if on is None:
-            return self._wrap(self._native.join(other._native, None, None, how))
+            return self._wrap(self._native.join(other._native, None, None, how), other)
         items = on if isinstance(on, list) else [on]
         if all(isinstance(c, str) for c in items):
-            return self._wrap(self._native.join(other._native, list(items), None, how))
+            return self._wrap(self._native.join(other._native, list(items), None, how), other)
         if all(isinstance(c, Column) for c in items):
             columns = [c for c in items if isinstance(c, Column)]
             cond = columns[0]
             for c in columns[1:]:
                 cond = cond & c
-            return self._wrap(self._native.join(other._native, None, cond._expr, how))
+            return self._wrap(self._native.join(other._native, None, cond._expr, how), other)
         raise PySparkTypeError(
             f"[NOT_COLUMN_OR_LIST_OR_STR] Argument `on` should be a Column, str or list, got {type(on).__name__}.",
             "NOT_COLUMN_OR_LIST_OR_STR",
@@ -240,13 +244,13 @@ class DataFrame:
 
     def union(self, other: "DataFrame") -> "DataFrame":
         """Rows of both, matched by position (duplicates kept)."""
-        return self._wrap(self._native.union(other._native))
+        return self._wrap(self._native.union(other._native), other)
 
     unionAll = union
 
     def unionByName(self, other: "DataFrame", allowMissingColumns: bool = False) -> "DataFrame":
         """Rows of both, matched by column name."""
-        return self._wrap(self._native.union_by_name(other._native, allowMissingColumns))
+        return self._wrap(self._native.union_by_name(other._native, allowMissingColumns), other)
 
     def limit(self, num: int) -> "DataFrame":
         """The first ``num`` rows."""
@@ -578,19 +582,19 @@ class DataFrame:
     # ---- set operations and samples -----------------------------------
     def intersect(self, other: "DataFrame") -> "DataFrame":
         """Distinct rows found in both (columns matched by position)."""
-        return self._wrap(self._native.set_op(other._native, "intersect"))
+        return self._wrap(self._native.set_op(other._native, "intersect"), other)
 
     def intersectAll(self, other: "DataFrame") -> "DataFrame":
         """Rows found in both, each as often as both have it."""
-        return self._wrap(self._native.set_op(other._native, "intersectAll"))
+        return self._wrap(self._native.set_op(other._native, "intersectAll"), other)
 
     def subtract(self, other: "DataFrame") -> "DataFrame":
         """Distinct rows not in ``other``."""
-        return self._wrap(self._native.set_op(other._native, "subtract"))
+        return self._wrap(self._native.set_op(other._native, "subtract"), other)
 
     def exceptAll(self, other: "DataFrame") -> "DataFrame":
         """Rows less ``other``'s, copy for copy."""
-        return self._wrap(self._native.set_op(other._native, "exceptAll"))
+        return self._wrap(self._native.set_op(other._native, "exceptAll"), other)
 
     def sample(
         self,
@@ -722,6 +726,11 @@ class DataFrame:
     def localCheckpoint(self, eager: bool = True, storageLevel: StorageLevel | None = None) -> "DataFrame":
         """:meth:`checkpoint` (kept in memory, as Spark's local checkpoint)."""
         return self.checkpoint(eager)
+
+    def inputFiles(self) -> list[str]:
+        """The files the DataFrame's reads take rows from, as ``file:`` URIs
+        (listed when each read was defined)."""
+        return sorted(self._inputs)
 
     def isLocal(self) -> bool:
         """Whether ``collect`` and ``take`` run without executors: always, in one process."""

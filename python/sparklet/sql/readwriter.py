@@ -17,6 +17,26 @@ PathOrPaths = Union[str, list[str]]
 __all__ = ["DataFrameReader", "DataFrameWriter", "DataFrameWriterV2"]
 
 
+def _data_files(paths: list[str]) -> list[str]:
+    """The data files under ``paths`` (files, folders or globs), as URIs;
+    hidden names (``_SUCCESS``, ``.crc``, ``_temporary``) left out, as the
+    readers leave them."""
+    import glob
+    import os
+    from pathlib import Path
+
+    found: list[str] = []
+    for p in paths:
+        for match in glob.glob(str(p)) or [str(p)]:
+            if os.path.isfile(match):
+                found.append(Path(match).absolute().as_uri())
+                continue
+            for folder, dirs, files in os.walk(match):
+                dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+                found += [Path(folder, f).absolute().as_uri() for f in files if not f.startswith(("_", "."))]
+    return found
+
+
 class DataFrameReader(OptionsMixin):
     """Reads files into batch DataFrames: JSON, CSV, Parquet, text; and a
     streaming query's state from its checkpoint with ``format("statestore")``
@@ -44,7 +64,9 @@ class DataFrameReader(OptionsMixin):
         if not paths and "path" in self._options:
             paths = [self._options["path"]]
         native = self._spark._native.read(self._format or "parquet", paths, self._arrow_schema(), self._options)
-        return DataFrame(native, self._spark)
+        df = DataFrame(native, self._spark)
+        df._inputs = frozenset(_data_files(paths))
+        return df
 
     def json(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Read JSON lines (or documents with ``multiLine=True``)."""
