@@ -150,3 +150,13 @@ def test_rows_dicts_and_empty_frames(spark: SparkSession) -> None:
     assert spark.createDataFrame([{"name": "Alice", "age": 1}]).columns == ["age", "name"]  # keys sorted
     empty = spark.createDataFrame([], "name STRING, age INT")
     assert empty.count() == 0 and empty.columns == ["name", "age"]
+
+
+def test_string_functions_take_numbers_dates_and_booleans_as_text(spark: SparkSession) -> None:
+    import datetime as dt
+
+    df = spark.createDataFrame([(14, True, dt.date(2024, 1, 2))], "age INT, b BOOLEAN, d DATE")
+    out = df.select(F.upper("age"), F.lower(df.b), F.lpad("age", 5, "0"), F.upper("d"))
+    assert out.columns == ["upper(age)", "lower(b)", "lpad(age, 5, 0)", "upper(d)"]
+    assert tuple(out.first()) == ("14", "true", "00014", "2024-01-02")
+    assert df.filter(F.upper("age") == "14").count() == 1

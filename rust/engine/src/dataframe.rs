@@ -307,6 +307,75 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
     Ok(resolved.data)
 }
 
+/// Spark's string functions take numbers, dates and booleans as their text
+/// (`upper(123)` is `"123"`): the function's string arguments, by position.
+const STRING_ARGUMENTS: &[(&str, &[usize])] = &[
+    ("upper", &[0]),
+    ("lower", &[0]),
+    ("initcap", &[0]),
+    ("trim", &[0]),
+    ("btrim", &[0]),
+    ("ltrim", &[0]),
+    ("rtrim", &[0]),
+    ("reverse", &[0]),
+    ("ascii", &[0]),
+    ("character_length", &[0]),
+    ("octet_length", &[0]),
+    ("lpad", &[0, 2]),
+    ("rpad", &[0, 2]),
+    ("substr", &[0]),
+    ("repeat", &[0]),
+    ("instr", &[0, 1]),
+    ("strpos", &[0, 1]),
+];
+
+/// `e` with Spark's implicit casts of string functions' arguments, made
+/// after the output is named (Spark names `upper(age)`, not the cast).
+pub fn implicit_casts(e: Expr, schema: &DFSchema) -> Result<Expr> {
+    e.transform_up(|node| {
+        Ok(match string_arguments(&node, schema) {
+            Some(cast) => Transformed::yes(cast),
+            None => Transformed::no(node),
+        })
+    })
+    .map(|t| t.data)
+    .map_err(Error::from_planning)
+}
+
+/// A call of one of [`STRING_ARGUMENTS`] with its non-string arguments (in
+/// those positions) cast to text, as Spark's implicit cast makes them.
+fn string_arguments(e: &Expr, schema: &DFSchema) -> Option<Expr> {
+    use datafusion::logical_expr::ExprSchemable;
+    let Expr::ScalarFunction(f) = e else {
+        return None;
+    };
+    let (_, positions) = STRING_ARGUMENTS
+        .iter()
+        .find(|(name, _)| *name == f.func.name())?;
+    let mut changed = false;
+    let args = f
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let textual = a.get_type(schema).ok().is_some_and(|t| {
+                t.is_numeric()
+                    || matches!(
+                        t,
+                        DataType::Boolean | DataType::Date32 | DataType::Timestamp(_, _)
+                    )
+            });
+            if positions.contains(&i) && textual {
+                changed = true;
+                cast(a.clone(), DataType::Utf8)
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    changed.then(|| Expr::ScalarFunction(ScalarFunction::new_udf(Arc::clone(&f.func), args)))
+}
+
 /// `name` (no qualifier) that `schema` has only in another case: the
 /// column as the schema spells it (Spark's default resolution); two
 /// spellings of it are Spark's `AMBIGUOUS_REFERENCE`.
@@ -459,6 +528,7 @@ pub fn select(df: DataFrame, exprs: Vec<Expr>) -> Result<DataFrame> {
         } else {
             e = spark_named(e, &taken);
         }
+        let e = implicit_casts(e, df.schema())?;
         taken.insert(match &e {
             Expr::Alias(a) => a.name.clone(),
             Expr::Column(c) => c.name.clone(),
@@ -653,13 +723,13 @@ fn select_aggregates(df: DataFrame, exprs: Vec<Expr>, aggregates: Vec<Expr>) -> 
 
 /// `df.filter(cond)` / `df.where(cond)`.
 pub fn filter(df: DataFrame, cond: Expr) -> Result<DataFrame> {
-    let cond = resolve(&df, cond)?;
+    let cond = implicit_casts(resolve(&df, cond)?, df.schema())?;
     df.filter(cond).map_err(Error::from_planning)
 }
 
 /// `df.withColumn(name, e)`: replaces a column of that name or appends one.
 pub fn with_column(df: DataFrame, name: &str, e: Expr) -> Result<DataFrame> {
-    let e = resolve(&df, e)?;
+    let e = implicit_casts(resolve(&df, e)?, df.schema())?;
     if EXPLODES.iter().any(|k| is_fn(&e, k)) {
         let mut exprs: Vec<Expr> = df
             .schema()
@@ -1208,7 +1278,11 @@ pub fn group_agg(
 ) -> Result<DataFrame> {
     let aggs = aggs
         .into_iter()
-        .map(|a| resolve(&df, a).map(|a| spark_named(a, &Default::default())))
+        .map(|a| {
+            resolve(&df, a)
+                .map(|a| spark_named(a, &Default::default()))
+                .and_then(|a| implicit_casts(a, df.schema()))
+        })
         .collect::<Result<Vec<_>>>()?;
     aggregate(df, group, aggs, grouping)
 }
