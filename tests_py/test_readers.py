@@ -231,3 +231,13 @@ def test_input_files_are_the_data_files_read(spark: SparkSession, tmp_path: Path
     files = a.filter("id > 0").union(b).inputFiles()
     assert len(files) == 2 and all(urlparse(f).scheme == "file" for f in files)
     assert sorted(Path(urlparse(f).path).parent.name for f in files) == ["a", "b"]  # no _SUCCESS
+
+
+def test_json_of_a_dataframe_of_texts(spark: SparkSession) -> None:
+    texts = spark.createDataFrame([('{"name": "Alice", "age": 25}',), ('{"name": "Bob"}',)], schema="value STRING")
+    df = spark.read.json(texts)
+    assert df.columns == ["age", "name"]
+    assert sorted((r.name, r.age) for r in df.collect()) == [("Alice", 25), ("Bob", None)]
+    typed = spark.read.json(texts, schema="name STRING")
+    assert [r.name for r in typed.collect()] == ["Alice", "Bob"]
+    assert df.inputFiles() == []

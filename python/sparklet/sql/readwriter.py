@@ -68,9 +68,43 @@ class DataFrameReader(OptionsMixin):
         df._inputs = frozenset(_data_files(paths))
         return df
 
-    def json(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Read JSON lines (or documents with ``multiLine=True``)."""
+    def json(self, path: PathOrPaths | DataFrame, schema: StructType | str | None = None, **options: Any) -> DataFrame:
+        """Read JSON lines (or documents with ``multiLine=True``); or the JSON
+        texts of a DataFrame's single string column, one record each."""
+        if isinstance(path, DataFrame):
+            return self._json_texts(path, schema, **options)
         return self.load(path, "json", schema, **options)
+
+    def _json_texts(self, texts: DataFrame, schema: StructType | str | None, **options: Any) -> DataFrame:
+        """``json(df)``: the column's texts read as the JSON reader reads a file
+        of them (schema inferred or given, Spark's parse modes)."""
+        import os
+        import tempfile
+
+        from sparklet.errors import AnalysisException
+        from sparklet.sql.types import StringType
+
+        fields = texts.schema.fields
+        if len(fields) != 1 or not isinstance(fields[0].dataType, StringType):
+            raise AnalysisException(
+                "[INVALID_DATA_TYPE_FOR_JSON] The input DataFrame must have one column of type STRING, "
+                f"got {texts.schema.simpleString()}.",
+                "INVALID_DATA_TYPE_FOR_JSON",
+            )
+        column = texts.toArrow().column(0).to_pylist()
+        # each text one record: a text spanning lines is joined onto one
+        lines = "".join(" ".join(str(t).splitlines()) + "\n" for t in column if t is not None)
+        folder = tempfile.mkdtemp(prefix="sparklet-json-")
+        try:
+            with open(os.path.join(folder, "texts.json"), "w", encoding="utf-8") as f:
+                f.write(lines)
+            read = self.load(folder, "json", schema, **options).localCheckpoint()  # read now: the folder goes
+            read._inputs = frozenset()  # the rows come from the DataFrame, not files
+            return read
+        finally:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
 
     def csv(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
         """Read CSV (``header``, ``sep``, ``inferSchema``, ``mode`` ...)."""
