@@ -148,7 +148,7 @@ def _create_table(session: SparkSession, m: re.Match[str], text: str) -> DataFra
             f"[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `{db}`.`{name}` because it already exists.",
             "TABLE_OR_VIEW_ALREADY_EXISTS",
         )
-    fmt = clauses.get("format") or (session.conf.get("spark.sql.sources.default", None) or "parquet")
+    fmt = catalog._format(clauses.get("format"))
     options = dict(clauses["options"])
     location = clauses.get("location") or options.pop("path", None)
     query = clauses["query"]
@@ -170,32 +170,18 @@ def _create_table(session: SparkSession, m: re.Match[str], text: str) -> DataFra
             "[UNABLE_TO_INFER_SCHEMA] A schema is required to create a table without a path.",
             "UNABLE_TO_INFER_SCHEMA",
         )
-    if columns is not None and clauses["partition_by"]:
-        # Spark keeps partition columns last
-        parts = clauses["partition_by"]
-        columns = StructType(
-            [f for f in columns.fields if f.name not in parts]
-            + [f for p in parts for f in columns.fields if f.name == p]
-        )
     if columns is None:
         columns = session.read.format(fmt).options(**options).load(location).schema
-    import os
-
-    path = location or catalog._warehouse.default_location(db, name)
-    os.makedirs(path, exist_ok=True)
-    catalog._put(
-        TableInfo(
-            name=name,
-            database=db,
-            kind="EXTERNAL" if location else "MANAGED",
-            format=fmt,
-            location=os.path.abspath(path),
-            schema=columns.simpleString(),
-            partition_by=clauses["partition_by"],
-            options=options,
-            properties=clauses["properties"],
-            comment=clauses.get("comment"),
-        )
+    catalog._create(
+        db,
+        name,
+        fmt,
+        location,
+        columns,
+        clauses["partition_by"],
+        options,
+        clauses["properties"],
+        clauses.get("comment"),
     )
     return _empty(session)
 

@@ -329,7 +329,7 @@ class Catalog:
             )
         if self._warehouse.database(db) is None:
             raise _no_database(db)
-        fmt = (source or self._session.conf.get("spark.sql.sources.default", None) or "parquet").lower()
+        fmt = self._format(source)
         opts = {k: str(v) for k, v in options.items()}
         path = path or opts.pop("path", None)
         if schema is None:
@@ -339,20 +339,7 @@ class Catalog:
                     "UNABLE_TO_INFER_SCHEMA",
                 )
             schema = self._session.read.format(fmt).options(**opts).load(path).schema
-        location = path or self._warehouse.default_location(db, name)
-        os.makedirs(location, exist_ok=True)
-        info = TableInfo(
-            name=name,
-            database=db,
-            kind="EXTERNAL" if path else "MANAGED",
-            format=fmt,
-            location=os.path.abspath(location),
-            schema=schema.simpleString(),
-            options=opts,
-            comment=description,
-        )
-        self._warehouse.put(info)
-        self._register(info)
+        self._create(db, name, fmt, path, schema, options=opts, comment=description)
         return self._session.table(f"{db}.{name}")
 
     def createExternalTable(
@@ -560,6 +547,44 @@ class Catalog:
             for info in self._warehouse.tables(db.name):
                 self._register(info)
 
+    def _format(self, fmt: str | None) -> str:
+        """``fmt``, or ``spark.sql.sources.default`` (Parquet)."""
+        return (fmt or self._session.conf.get("spark.sql.sources.default", None) or "parquet").lower()
+
+    def _create(
+        self,
+        db: str,
+        name: str,
+        fmt: str | None,
+        path: str | None,
+        schema: StructType,
+        partition_by: list[str] | None = None,
+        options: dict[str, str] | None = None,
+        properties: dict[str, str] | None = None,
+        comment: str | None = None,
+    ) -> TableInfo:
+        """Record and register a table: external at ``path``, else managed in
+        the warehouse; its partition columns last, as Spark keeps them."""
+        parts = list(partition_by or [])
+        fields = [f for f in schema.fields if f.name not in parts]
+        fields += [f for p in parts for f in schema.fields if f.name == p]
+        location = os.path.abspath(path or self._warehouse.default_location(db, name))
+        os.makedirs(location, exist_ok=True)
+        info = TableInfo(
+            name=name,
+            database=db,
+            kind="EXTERNAL" if path else "MANAGED",
+            format=self._format(fmt),
+            location=location,
+            schema=StructType(fields).simpleString(),
+            partition_by=parts,
+            options=dict(options or {}),
+            properties=dict(properties or {}),
+            comment=comment,
+        )
+        self._put(info)
+        return info
+
     def _put(self, info: TableInfo) -> None:
         """Record ``info`` in the warehouse and register it."""
         self._warehouse.put(info)
@@ -639,22 +664,9 @@ def save_as_table(
             "remove the existing location first.",
             "LOCATION_ALREADY_EXISTS",
         )
-    fmt = (fmt or df.sparkSession.conf.get("spark.sql.sources.default", None) or "parquet").lower()
+    fmt = catalog._format(fmt)
     df._native.write_files(fmt, location, "overwrite", partition_by, {k.lower(): v for k, v in options.items()})
-    fields = [f for f in df.schema.fields if f.name not in partition_by]
-    fields += [f for p in partition_by for f in df.schema.fields if f.name == p]
-    catalog._put(
-        TableInfo(
-            name=name,
-            database=db,
-            kind="EXTERNAL" if path else "MANAGED",
-            format=fmt,
-            location=location,
-            schema=StructType(fields).simpleString(),
-            partition_by=list(partition_by),
-            options=options,
-        )
-    )
+    catalog._create(db, name, fmt, path, df.schema, partition_by, options)
 
 
 def insert_into(df: DataFrame, tableName: str, overwrite: bool) -> None:

@@ -1123,6 +1123,19 @@ pub fn collect(
     df: DataFrame,
 ) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
     crate::failpoint::panic_at("panic-in-batch-query", 0);
+    run_plan(df, datafusion::physical_plan::collect)
+}
+
+/// Plan `df` and run it with `run` (all rows, or by partition): the
+/// physical plan's schema and what `run` gave.
+fn run_plan<T, F, Fut>(df: DataFrame, run: F) -> Result<(arrow::datatypes::SchemaRef, T)>
+where
+    F: FnOnce(
+        Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+        Arc<datafusion::execution::TaskContext>,
+    ) -> Fut,
+    Fut: std::future::Future<Output = datafusion::error::Result<T>>,
+{
     crate::runtime::block_on(async move {
         let task_ctx = Arc::new(df.task_ctx());
         let plan = df
@@ -1130,10 +1143,8 @@ pub fn collect(
             .await
             .map_err(Error::from_planning)?;
         let schema = plan.schema();
-        let batches = datafusion::physical_plan::collect(plan, task_ctx)
-            .await
-            .map_err(Error::from_execution)?;
-        Ok((schema, batches))
+        let out = run(plan, task_ctx).await.map_err(Error::from_execution)?;
+        Ok((schema, out))
     })?
 }
 
@@ -1172,18 +1183,7 @@ pub fn collect_partitioned(
             ));
         }
     }
-    crate::runtime::block_on(async move {
-        let task_ctx = Arc::new(df.task_ctx());
-        let plan = df
-            .create_physical_plan()
-            .await
-            .map_err(Error::from_planning)?;
-        let schema = plan.schema();
-        let partitions = datafusion::physical_plan::collect_partitioned(plan, task_ctx)
-            .await
-            .map_err(Error::from_execution)?;
-        Ok((schema, partitions))
-    })?
+    run_plan(df, datafusion::physical_plan::collect_partitioned)
 }
 
 /// Rows into `n` partitions: by the hash of the `keys` columns, or in

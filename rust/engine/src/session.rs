@@ -873,26 +873,9 @@ fn load_files(
         .unwrap_or_default();
     let schema = match (fmt, schema) {
         (FileFormat::Text, s) => formats::text::schema_of(s)?,
-        (_, Some(s)) => {
-            let mut fields: Vec<arrow::datatypes::Field> =
-                s.fields().iter().map(|f| f.as_ref().clone()).collect();
-            for p in &parts {
-                if s.field_with_name(p.name()).is_err() {
-                    fields.push(p.clone());
-                }
-            }
-            Arc::new(Schema::new(fields))
-        }
+        (_, Some(s)) => formats::partitions::with_user_partitions(&s, &parts),
         (_, None) => {
-            let data = infer_schema(fmt, &files, &opts)?;
-            let mut fields: Vec<arrow::datatypes::Field> = data
-                .fields()
-                .iter()
-                .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
-                .map(|f| f.as_ref().clone())
-                .collect();
-            fields.extend(parts.iter().cloned());
-            Arc::new(Schema::new(fields))
+            formats::partitions::with_partitions(&*infer_schema(fmt, &files, &opts)?, &parts)
         }
     };
     let input = match (&root, parts.is_empty()) {

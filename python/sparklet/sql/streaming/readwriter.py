@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -267,8 +266,6 @@ class DataStreamWriter:
         commits them, and read by ``spark.table`` and
         ``readStream.table``."""
         from sparklet.errors import AnalysisException
-        from sparklet.sql._warehouse import TableInfo
-        from sparklet.sql.types import StructType
 
         session = self._df.sparkSession
         catalog = session.catalog
@@ -278,21 +275,7 @@ class DataStreamWriter:
         info = catalog._warehouse.table(db, name)
         wanted = (format or self._format or "").lower() or None
         if info is None:
-            fmt = wanted or (session.conf.get("spark.sql.sources.default", None) or "parquet").lower()
-            parts = list(self._partition_by)
-            fields = [f for f in self._df.schema.fields if f.name not in parts]
-            fields += [f for p in parts for f in self._df.schema.fields if f.name == p]
-            info = TableInfo(
-                name=name,
-                database=db,
-                kind="MANAGED",
-                format=fmt,
-                location=catalog._warehouse.default_location(db, name),
-                schema=StructType(fields).simpleString(),
-                partition_by=parts,
-            )
-            os.makedirs(info.location or "", exist_ok=True)
-            catalog._put(info)
+            info = catalog._create(db, name, wanted, None, self._df.schema, self._partition_by)
         elif info.kind == "VIEW" or (wanted and wanted != info.format):
             raise AnalysisException(
                 f"[UNSUPPORTED_FEATURE.TABLE_OPERATION] The table `{db}`.`{name}` does not support streaming "

@@ -171,6 +171,31 @@ pub fn append(
         .collect()
 }
 
+/// A partitioned read's schema: `data`'s columns (any named as a partition
+/// column left out), then the partition columns.
+pub fn with_partitions(data: &Schema, parts: &[Field]) -> SchemaRef {
+    let mut fields: Vec<Field> = split_schema(data, parts)
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.extend(parts.iter().cloned());
+    Arc::new(Schema::new(fields))
+}
+
+/// A user's schema with the partition columns it does not name appended
+/// (those it names keep their place and its type).
+pub fn with_user_partitions(user: &Schema, parts: &[Field]) -> SchemaRef {
+    let mut fields: Vec<Field> = user.fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.extend(
+        parts
+            .iter()
+            .filter(|p| user.field_with_name(p.name()).is_err())
+            .cloned(),
+    );
+    Arc::new(Schema::new(fields))
+}
+
 /// The data schema (without partition columns) and the full schema.
 pub fn split_schema(full: &Schema, parts: &[Field]) -> SchemaRef {
     Arc::new(Schema::new(

@@ -496,17 +496,11 @@ impl FileStreamFactory {
             stream_opts.name_filter.as_ref(),
         )?;
         let parts = formats::partitions::columns(&listing_root(path)?, &existing, Some(&schema));
-        let mut fields: Vec<arrow::datatypes::Field> = schema
-            .fields()
-            .iter()
-            .filter(|f| !parts.iter().any(|p| p.name() == f.name()))
-            .map(|f| f.as_ref().clone())
-            .collect();
-        fields.extend(parts.iter().cloned());
+        // the user's schema, with the partition columns it does not name last
         let schema = if parts.is_empty() {
             schema
         } else {
-            Arc::new(arrow::datatypes::Schema::new(fields))
+            formats::partitions::with_user_partitions(&schema, &parts)
         };
         Ok(FileStreamFactory {
             format,
