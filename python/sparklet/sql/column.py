@@ -172,13 +172,24 @@ class Column:
 
     def alias(self, *alias: str, **kwargs: Any) -> "Column":
         """Name the column (a generator's columns, one name each:
-        ``F.inline("a").alias("x", "y")``)."""
+        ``F.inline("a").alias("x", "y")``); ``metadata=`` (a dict) becomes
+        the output field's ``StructField.metadata``."""
         if len(alias) > 1:
             return Column(_native.multi_alias(self._expr, list(alias)))
         if len(alias) != 1:
             raise PySparkValueError(
                 "[ONLY_ALLOWED_FOR_SINGLE_COLUMN] alias takes one name.", "ONLY_ALLOWED_FOR_SINGLE_COLUMN"
             )
+        metadata = kwargs.pop("metadata", None)
+        if kwargs:
+            raise PySparkValueError(
+                f"[INVALID_KWARGS] alias takes only the keyword argument metadata, not {sorted(kwargs)}.",
+                "INVALID_KWARGS",
+            )
+        if metadata is not None:
+            import json
+
+            return Column(self._expr.alias(alias[0], json.dumps(metadata)))
         return Column(self._expr.alias(alias[0]))
 
     name = alias
@@ -305,18 +316,21 @@ class Column:
         return Column(self._expr.get_field(name))
 
     def getItem(self, key: Any) -> "Column":
-        """An array element (0-based) or a struct field by name."""
-        if isinstance(key, str):
-            return self.getField(key)
+        """An array's element (0-based), a map's value by key, or a struct's
+        field by name (named ``col[key]``, a struct's field ``col.key``)."""
         return Column(self._expr.get_item(_to_expr(key)))
 
     def __getitem__(self, key: Any) -> "Column":
+        if isinstance(key, slice):
+            if key.step is not None:
+                raise PySparkValueError("[SLICE_WITH_STEP] Slice with step is not supported.", "SLICE_WITH_STEP")
+            return self.substr(key.start, key.stop)
         return self.getItem(key)
 
     def __getattr__(self, item: str) -> "Column":
         if item.startswith("_"):
             raise AttributeError(item)
-        return self.getField(item)
+        return self.getItem(item)
 
     def over(self, window: Any) -> "Column":
         """This window function or aggregate computed over ``window`` (a

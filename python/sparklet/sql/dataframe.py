@@ -101,7 +101,7 @@ class DataFrame:
 
     def printSchema(self, level: int | None = None) -> None:
         """Print the schema as a tree (nested fields down to ``level``)."""
-        print(self.schema.treeString(level), end="")
+        print(self.schema.treeString(level))
 
     def __getitem__(self, item: str | int | Column) -> Column:
         if isinstance(item, str):
@@ -192,6 +192,17 @@ class DataFrame:
     def withColumnRenamed(self, existing: str, new: str) -> "DataFrame":
         """Rename a column (no-op if it does not exist)."""
         return self._wrap(self._native.with_column_renamed(existing, new))
+
+    def withMetadata(self, columnName: str, metadata: dict[str, Any]) -> "DataFrame":
+        """The DataFrame with ``metadata`` as column ``columnName``'s
+        ``StructField.metadata`` (kept in the Arrow field's metadata)."""
+        if not isinstance(metadata, dict):
+            raise PySparkTypeError(
+                f"[NOT_DICT] Argument `metadata` should be a dict, got {type(metadata).__name__}.", "NOT_DICT"
+            )
+        from sparklet.sql.functions import col
+
+        return self.withColumn(columnName, col(columnName).alias(columnName, metadata=metadata))
 
     def withColumnsRenamed(self, colsMap: dict[str, str]) -> "DataFrame":
         """Rename several columns."""
@@ -777,7 +788,7 @@ class DataFrame:
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """Print the first ``n`` rows as a table (cells cut to 20 characters,
         or ``truncate`` characters; ``vertical``: a block per row)."""
-        print(self._show_string(n, truncate, vertical), end="")
+        print(self._show_string(n, truncate, vertical))
 
     def explain(self, extended: bool | str | None = None, mode: str | None = None) -> None:
         """Print the physical plan that would run; with ``extended`` (or

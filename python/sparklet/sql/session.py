@@ -24,6 +24,14 @@ SPARK_VERSION = "4.0.0"
 _NOT_SET = object()
 
 
+class classproperty(property):  # noqa: N801 - PySpark's name, as its module has it
+    """A read-only property of a class (``SparkSession.builder``): its getter
+    runs with the class on each access."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        return self.fget(owner)  # type: ignore[misc]
+
+
 #: How long interpreter exit waits for each query to stop when
 #: ``spark.sql.streaming.stopTimeout`` sets no limit, ms: a callback that
 #: does not return must not keep the interpreter from exiting.
@@ -228,11 +236,10 @@ class SparkSession:
                 SparkSession._active = s
                 return s
 
-    class _BuilderDescriptor:
-        def __get__(self, obj: Any, owner: Any) -> "SparkSession.Builder":
-            return SparkSession.Builder()
-
-    builder = _BuilderDescriptor()
+    @classproperty
+    def builder(cls) -> "SparkSession.Builder":
+        """A new :class:`Builder` on each access (``SparkSession.builder``)."""
+        return SparkSession.Builder()
 
     def __init__(self, conf: list[Any] | None = None) -> None:
         self._native = _native.Session(list(conf or []))

@@ -9,6 +9,7 @@ DDL strings such as ``"id INT, ts TIMESTAMP"`` parse into a
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections.abc import Iterator
 from typing import Any, NoReturn
@@ -373,7 +374,8 @@ class StructField(DataType):
         return f"StructField('{self.name}', {self.dataType!r}, {self.nullable})"
 
     def _to_arrow_field(self) -> pa.Field:
-        return pa.field(self.name, self.dataType._to_arrow(), self.nullable)
+        metadata = {_METADATA_KEY: json.dumps(self.metadata)} if self.metadata else None
+        return pa.field(self.name, self.dataType._to_arrow(), self.nullable, metadata=metadata)
 
     def _to_arrow(self) -> pa.DataType:
         return self.dataType._to_arrow()
@@ -501,7 +503,7 @@ def from_arrow_type(t: pa.DataType) -> DataType:
     if pa.types.is_map(t):
         return MapType(from_arrow_type(t.key_type), from_arrow_type(t.item_type))
     if pa.types.is_struct(t):
-        return StructType([StructField(f.name, _field_type(f), f.nullable) for f in t])
+        return StructType([_struct_field(f) for f in t])
     if pa.types.is_dictionary(t):
         return from_arrow_type(t.value_type)
     if pa.types.is_interval(t):
@@ -513,7 +515,17 @@ def from_arrow_type(t: pa.DataType) -> DataType:
 
 def from_arrow_schema(schema: pa.Schema) -> StructType:
     """Return the :class:`StructType` of an Arrow schema."""
-    return StructType([StructField(f.name, _field_type(f), f.nullable) for f in schema])
+    return StructType([_struct_field(f) for f in schema])
+
+
+#: The Arrow field metadata key holding a Spark field's metadata (JSON).
+_METADATA_KEY = "sparklet.metadata"
+
+
+def _struct_field(f: pa.Field) -> StructField:
+    """The :class:`StructField` of an Arrow field, its Spark metadata included."""
+    raw = (f.metadata or {}).get(_METADATA_KEY.encode())
+    return StructField(f.name, _field_type(f), f.nullable, json.loads(raw) if raw else None)
 
 
 def _field_type(f: pa.Field) -> DataType:

@@ -43,7 +43,12 @@ def _rows_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.Ta
             values = [f() for _ in range(n)]
         else:
             values = [f(*row) for row in zip(*(c.to_pylist() for c in table.columns))]
-        return pa.array(values, type=returns)
+        try:
+            return pa.array(values, type=returns)
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            # results of another type than declared are cast to it, as
+            # PySpark's Arrow-optimized UDFs do (4 to "4"; "a" to int fails)
+            return pa.array(values).cast(returns)
 
     return run
 

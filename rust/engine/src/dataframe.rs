@@ -221,6 +221,18 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             if let Some(rebuilt) = crate::functions::struct_fields::resolve(&node, schema)? {
                 return Ok(Transformed::yes(rebuilt));
             }
+            // `s["f"]` of a struct is its field `s.f` (named so)
+            if let Expr::ScalarFunction(f) = &node {
+                if crate::functions::column::is_get_item(&node)
+                    && matches!(datafusion::logical_expr::ExprSchemable::get_type(&f.args[0], schema)?, DataType::Struct(_))
+                {
+                    let getter = Expr::ScalarFunction(ScalarFunction::new_udf(
+                        datafusion::functions::core::get_field(),
+                        f.args.clone(),
+                    ));
+                    return Ok(Transformed::yes(getter));
+                }
+            }
             // `hash("*")`: the function of every column, in order
             if let Expr::ScalarFunction(f) = &node {
                 if f.args.iter().any(crate::functions::is_star) {

@@ -107,6 +107,7 @@ impl Session {
         let state = datafusion::execution::session_state::SessionStateBuilder::new()
             .with_default_features()
             .with_config(config)
+            .with_optimizer_rules(logical_optimizer_rules())
             .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
             .with_type_planner(Arc::new(crate::plan::spark_types::SparkTypes))
             .with_physical_optimizer_rules(crate::plan::adaptive_join::with_adaptive_joins(
@@ -922,4 +923,21 @@ fn discover_files(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// DataFusion's logical optimizer rules, without the pair that pushes struct
+/// field access towards the scan: in DataFusion 55 it moves `s.f` below a
+/// projection that redefines `s` (`withField`, then `select("s.f")`) and
+/// reads the old struct, failing with "Field f not found in struct".
+fn logical_optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
+    datafusion::optimizer::Optimizer::new()
+        .rules
+        .into_iter()
+        .filter(|r| {
+            !matches!(
+                r.name(),
+                "extract_leaf_expressions" | "push_down_leaf_projections"
+            )
+        })
+        .collect()
 }

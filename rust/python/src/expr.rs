@@ -67,8 +67,20 @@ impl PyExpr {
         ))
     }
 
-    fn alias(&self, name: &str) -> PyExpr {
-        PyExpr::new(self.expr.clone().alias(name))
+    /// `alias(name, metadata=...)`: Spark's field metadata (a JSON object)
+    /// travels as the Arrow field's `sparklet.metadata`.
+    #[pyo3(signature = (name, metadata=None))]
+    fn alias(&self, name: &str, metadata: Option<String>) -> PyExpr {
+        match metadata {
+            None => PyExpr::new(self.expr.clone().alias(name)),
+            Some(json) => {
+                let m = std::collections::HashMap::from([("sparklet.metadata".to_string(), json)]);
+                PyExpr::new(self.expr.clone().alias_with_metadata(
+                    name,
+                    Some(datafusion::common::metadata::FieldMetadata::from(m)),
+                ))
+            }
+        }
     }
 
     fn binary(&self, op: &str, other: PyRef<'_, PyExpr>) -> PyResult<PyExpr> {

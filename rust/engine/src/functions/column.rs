@@ -1,8 +1,22 @@
 //! PySpark's `Column` methods with Spark semantics DataFusion's
-//! expressions lack: 0-based `getItem` on arrays, and the CASE chain of
+//! expressions lack: `col[key]` (0-based on arrays, by key on maps, by name
+//! on structs, named `col[key]` as Spark names it), and the CASE chain of
 //! `F.when(...).when(...).otherwise(...)` with Spark's errors.
 
-use datafusion::logical_expr::{lit, when as case_when, Expr};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, GenericListArray, Int64Array, OffsetSizeTrait, UInt64Array,
+};
+use arrow::datatypes::{DataType, FieldRef};
+use datafusion::common::{plan_err, ScalarValue};
+use datafusion::error::DataFusionError;
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::{
+    when as case_when, ColumnarValue, Expr, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
 
 use crate::error::{Error, Result};
 
@@ -39,8 +53,148 @@ pub fn otherwise(case: &Expr, value: Expr) -> Result<Expr> {
     }
 }
 
-/// `column.getItem(index)` on an array: Spark counts from 0, DataFusion's
-/// `array_element` from 1.
-pub fn get_item(array: Expr, index: Expr) -> Expr {
-    datafusion::functions_nested::expr_fn::array_element(array, index + lit(1i64))
+/// The name of [`get_item`]'s function (what [`crate::plan::spark_names`]
+/// names `base[key]`).
+pub const GET_ITEM: &str = "get_item";
+
+/// `column[key]` / `column.getItem(key)`: an array's element (Spark counts
+/// from 0, DataFusion's `array_element` from 1), a map's value, a struct's
+/// field. It stays one call until the optimizer simplifies it, so that the
+/// output is named as Spark names it (`l[0]`, `d[key]`).
+pub fn get_item(base: Expr, key: Expr) -> Expr {
+    let f = ScalarUDF::new_from_impl(GetItem {
+        signature: Signature::any(2, Volatility::Immutable),
+    });
+    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![base, key]))
+}
+
+/// Whether `e` is a [`get_item`] call.
+pub fn is_get_item(e: &Expr) -> bool {
+    matches!(e, Expr::ScalarFunction(f) if f.func.name() == GET_ITEM)
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct GetItem {
+    signature: Signature,
+}
+
+fn is_list(t: &DataType) -> bool {
+    matches!(t, DataType::List(_) | DataType::LargeList(_))
+}
+
+/// Element `index` (0-based) of each list, Spark's ANSI error where it is
+/// out of bounds (`get()` is the function that tolerates it).
+fn list_items<O: OffsetSizeTrait>(
+    lists: &GenericListArray<O>,
+    index: &Int64Array,
+) -> datafusion::error::Result<ArrayRef> {
+    let offsets = lists.value_offsets();
+    let mut take = Vec::with_capacity(lists.len());
+    for row in 0..lists.len() {
+        let i = if index.len() == 1 { 0 } else { row };
+        if lists.is_null(row) || index.is_null(i) {
+            take.push(None);
+            continue;
+        }
+        let (start, len) = (offsets[row].as_usize(), lists.value_length(row).as_usize());
+        let at = index.value(i);
+        if at < 0 || at as usize >= len {
+            return Err(DataFusionError::External(Box::new(Error::Input {
+                condition: "INVALID_ARRAY_INDEX".into(),
+                message: format!(
+                    "The index {at} is out of bounds. The array has {len} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"
+                ),
+            })));
+        }
+        take.push(Some((start + at as usize) as u64));
+    }
+    Ok(arrow::compute::take(
+        lists.values(),
+        &UInt64Array::from(take),
+        None,
+    )?)
+}
+
+impl ScalarUDFImpl for GetItem {
+    fn name(&self) -> &str {
+        GET_ITEM
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _args: &[DataType]) -> datafusion::error::Result<DataType> {
+        unreachable!("return_field_from_args answers")
+    }
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> datafusion::error::Result<FieldRef> {
+        let value = match args.arg_fields[0].data_type() {
+            DataType::List(f) | DataType::LargeList(f) => f.data_type().clone(),
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(kv) if kv.len() == 2 => kv[1].data_type().clone(),
+                other => return plan_err!("a map's entries are a key and a value, not {other}"),
+            },
+            DataType::Struct(fields) => {
+                let name = match args.scalar_arguments.get(1) {
+                    Some(Some(ScalarValue::Utf8(Some(n)))) => n,
+                    _ => return plan_err!("a struct's field is taken by its name"),
+                };
+                match fields.iter().find(|f| f.name() == name) {
+                    Some(f) => f.data_type().clone(),
+                    None => return plan_err!("Field {name} not found in struct"),
+                }
+            }
+            DataType::Null => DataType::Null,
+            other => {
+                return plan_err!(
+                    "[INVALID_EXTRACT_BASE_FIELD_TYPE] Can't extract a value from a {}. Need a complex type [STRUCT, ARRAY, MAP].",
+                    crate::plan::spark_names::simple_type_name(other)
+                )
+            }
+        };
+        Ok(Arc::new(arrow::datatypes::Field::new(
+            GET_ITEM, value, true,
+        )))
+    }
+    /// A map's value or a struct's field is DataFusion's `get_field` (which
+    /// the optimizer understands); a list's element stays this call.
+    fn simplify(
+        &self,
+        args: Vec<Expr>,
+        info: &SimplifyContext,
+    ) -> datafusion::error::Result<ExprSimplifyResult> {
+        if is_list(&info.get_data_type(&args[0])?) {
+            return Ok(ExprSimplifyResult::Original(args));
+        }
+        Ok(ExprSimplifyResult::Simplified(Expr::ScalarFunction(
+            ScalarFunction::new_udf(datafusion::functions::core::get_field(), args),
+        )))
+    }
+    fn invoke_with_args(
+        &self,
+        args: ScalarFunctionArgs,
+    ) -> datafusion::error::Result<ColumnarValue> {
+        let base_type = args.arg_fields[0].data_type().clone();
+        if !is_list(&base_type) {
+            // a map or struct planned without the optimizer (a join's keys)
+            return datafusion::functions::core::get_field().invoke_with_args(args);
+        }
+        let rows = args.number_rows;
+        let scalar = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let base = args.args[0].to_array(rows)?;
+        let index = match &args.args[1] {
+            ColumnarValue::Scalar(s) => s.cast_to(&DataType::Int64)?.to_array_of_size(1)?,
+            ColumnarValue::Array(a) => arrow::compute::cast(a, &DataType::Int64)?,
+        };
+        let index = index.as_primitive::<arrow::datatypes::Int64Type>();
+        let out = match base_type {
+            DataType::List(_) => list_items(base.as_list::<i32>(), index)?,
+            _ => list_items(base.as_list::<i64>(), index)?,
+        };
+        if scalar {
+            return Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?));
+        }
+        Ok(ColumnarValue::Array(out))
+    }
 }

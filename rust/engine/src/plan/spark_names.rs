@@ -77,6 +77,9 @@ pub fn spark_name(e: &Expr) -> String {
             )
         }
         Expr::ScalarFunction(ScalarFunction { func, args }) => {
+            if func.name() == crate::functions::column::GET_ITEM && args.len() == 2 {
+                return format!("{}[{}]", spark_name(&args[0]), spark_name(&args[1]));
+            }
             if func.name() == "get_field" {
                 if let (Some(base), Some(Expr::Literal(ScalarValue::Utf8(Some(f)), _))) =
                     (args.first(), args.get(1))
