@@ -160,3 +160,46 @@ def test_string_functions_take_numbers_dates_and_booleans_as_text(spark: SparkSe
     assert out.columns == ["upper(age)", "lower(b)", "lpad(age, 5, 0)", "upper(d)"]
     assert tuple(out.first()) == ("14", "true", "00014", "2024-01-02")
     assert df.filter(F.upper("age") == "14").count() == 1
+
+
+def test_item_access_is_named_and_checked_as_spark_does(spark: SparkSession) -> None:
+    df = spark.createDataFrame([([1, 2], {"key": "value"}, {"b": 1})], "l array<int>, d map<string,string>, s struct<b:int>")
+    out = df.select(df.l.getItem(0), df.d.getItem("key"), df.l[1], df.s.b, df.s["b"].alias("b2"), F.upper(df.d.key))
+    assert out.columns == ["l[0]", "d[key]", "l[1]", "s.b", "b2", "upper(d[key])"]
+    assert tuple(out.first()) == (1, "value", 2, 1, 1, "VALUE")
+    # a slice is a substring, as PySpark's Column.__getitem__ makes it
+    text = spark.createDataFrame([("abcdef",)], ["t"])
+    assert text.select(text.t[2:3]).first()[0] == "bcd"
+    # ANSI mode (Spark 4's default): an index out of bounds is an error
+    with pytest.raises(Exception, match="INVALID_ARRAY_INDEX"):
+        df.select(df.l[5]).collect()
+
+
+def test_field_metadata_travels_with_the_column(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(2, "Alice")], ["age", "name"])
+    assert df.select(df.age.alias("a", metadata={"max": 99})).schema["a"].metadata == {"max": 99}
+    tagged = df.withMetadata("name", {"comment": "given name"})
+    assert tagged.schema["name"].metadata == {"comment": "given name"}
+    assert tagged.columns == ["age", "name"] and tagged.first().name == "Alice"
+
+
+def test_with_field_then_select_the_new_field(spark: SparkSession) -> None:
+    df = spark.createDataFrame([((1, 2),)], "a struct<b:int,c:int>")
+    added = df.withColumn("a", df["a"].withField("d", F.lit(4)))
+    assert added.select("a.d").first()[0] == 4
+    assert added.select("a.b", "a.d").columns == ["b", "d"]
+
+
+def test_udf_results_are_cast_to_the_declared_type(spark: SparkSession) -> None:
+    as_text = F.udf(lambda x: x + 3, "string")
+    flag = F.udf(lambda x: x == 0, "string")
+    as_int = F.udf(lambda x: "7", "int")
+    row = spark.range(1).select(as_text("id").alias("t"), flag("id").alias("f"), as_int("id").alias("i")).first()
+    assert tuple(row) == ("3", "true", 7)
+
+
+def test_show_and_print_schema_end_with_a_blank_line(spark: SparkSession, capsys: pytest.CaptureFixture) -> None:
+    spark.range(1).show()
+    spark.range(1).printSchema()
+    out = capsys.readouterr().out
+    assert out == "+---+\n| id|\n+---+\n|  0|\n+---+\n\nroot\n |-- id: long (nullable = false)\n\n"
