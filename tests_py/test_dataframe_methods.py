@@ -163,7 +163,9 @@ def test_string_functions_take_numbers_dates_and_booleans_as_text(spark: SparkSe
 
 
 def test_item_access_is_named_and_checked_as_spark_does(spark: SparkSession) -> None:
-    df = spark.createDataFrame([([1, 2], {"key": "value"}, {"b": 1})], "l array<int>, d map<string,string>, s struct<b:int>")
+    df = spark.createDataFrame(
+        [([1, 2], {"key": "value"}, {"b": 1})], "l array<int>, d map<string,string>, s struct<b:int>"
+    )
     out = df.select(df.l.getItem(0), df.d.getItem("key"), df.l[1], df.s.b, df.s["b"].alias("b2"), F.upper(df.d.key))
     assert out.columns == ["l[0]", "d[key]", "l[1]", "s.b", "b2", "upper(d[key])"]
     assert tuple(out.first()) == (1, "value", 2, 1, 1, "VALUE")
@@ -203,3 +205,13 @@ def test_show_and_print_schema_end_with_a_blank_line(spark: SparkSession, capsys
     spark.range(1).printSchema()
     out = capsys.readouterr().out
     assert out == "+---+\n| id|\n+---+\n|  0|\n+---+\n\nroot\n |-- id: long (nullable = false)\n\n"
+
+
+def test_transpose_and_zip_with_index(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("b", 1, 2.5), ("a", 3, 4.0), (None, 5, 6.0)], "id string, x int, y double")
+    t = df.transpose()
+    assert t.columns == ["key", "a", "b"]
+    assert [tuple(r) for r in t.collect()] == [("x", 3.0, 1.0), ("y", 4.0, 2.5)]
+    indexed = df.zipWithIndex("pos")
+    assert indexed.columns == ["id", "x", "y", "pos"]
+    assert [(r.id, r.pos) for r in indexed.collect()] == [("b", 0), ("a", 1), (None, 2)]

@@ -178,3 +178,48 @@ def random_split(df: DataFrame, weights: list[float], seed: int | None) -> list[
         parts.append(part.drop("__draw"))
         low = high
     return parts
+
+
+def transpose(df: DataFrame, index: Any) -> DataFrame:
+    """``df.transpose(index)``: a row per other column (named in ``key``), a
+    column per non-null value of ``index``, in ascending order of it. The
+    result is computed now (its columns are the data's values)."""
+    import pyarrow as pa
+
+    from sparklet.sql import functions as F
+
+    index_col = _to_col(index) if index is not None else F.col(f"`{df.columns[0]}`")
+    index_name = index_col._expr.name()
+    values = [n for n in df.columns if n != index_name]
+    widest = _widest([df.schema[n].dataType for n in values]) if values else None
+    if values and widest is None:
+        listed = ", ".join(f"`{n}` {df.schema[n].dataType.simpleString().upper()}" for n in values)
+        raise AnalysisException(
+            f"[TRANSPOSE_NO_LEAST_COMMON_TYPE] Transpose requires non-index columns to share a least common "
+            f"type, but {listed} do not.",
+            "TRANSPOSE_NO_LEAST_COMMON_TYPE",
+        )
+    rows = (
+        df.filter(index_col.isNotNull())
+        .orderBy(index_col.asc())
+        .select(
+            index_col.cast("string").alias("__index"),
+            *[F.col(f"`{n}`").cast(widest).alias(n) for n in values],  # type: ignore[arg-type]
+        )
+        .collect()
+    )
+    arrow_type = widest._to_arrow() if widest is not None else pa.null()
+    columns = {"key": pa.array(values, pa.string())}
+    for row in rows:
+        columns[row["__index"]] = pa.array([row[n] for n in values], arrow_type)
+    return df.sparkSession.createDataFrame(pa.table(columns))
+
+
+def zip_with_index(df: DataFrame, name: str) -> DataFrame:
+    """``df.zipWithIndex(name)``: the rows in order, with their 0-based
+    position as a last ``bigint`` column (computed now)."""
+    import pyarrow as pa
+
+    table = df.toArrow()
+    index = pa.array(range(table.num_rows), pa.int64())
+    return df.sparkSession.createDataFrame(table.append_column(pa.field(name, pa.int64(), False), index))

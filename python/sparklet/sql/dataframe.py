@@ -664,6 +664,19 @@ class DataFrame:
         """Whether there are no rows."""
         return len(self.take(1)) == 0
 
+    def transpose(self, indexColumn: ColumnOrName | None = None) -> "DataFrame":
+        """The values of ``indexColumn`` (default the first column) as
+        columns, the other columns as rows named in ``key``."""
+        from sparklet.sql._reshape import transpose
+
+        return transpose(self, indexColumn)
+
+    def zipWithIndex(self, indexColName: str = "index") -> "DataFrame":
+        """The rows with their 0-based position appended as ``indexColName``."""
+        from sparklet.sql._reshape import zip_with_index
+
+        return zip_with_index(self, indexColName)
+
     def tail(self, num: int) -> list[Row]:
         """The last ``num`` rows."""
         rows = self.collect()
