@@ -215,3 +215,13 @@ def test_transpose_and_zip_with_index(spark: SparkSession) -> None:
     indexed = df.zipWithIndex("pos")
     assert indexed.columns == ["id", "x", "y", "pos"]
     assert [(r.id, r.pos) for r in indexed.collect()] == [("b", 0), ("a", 1), (None, 2)]
+
+
+def test_table_valued_functions(spark: SparkSession) -> None:
+    arr = F.array(F.lit(1), F.lit(2))
+    assert [tuple(r) for r in spark.tvf.explode(arr).collect()] == [(1,), (2,)]
+    assert spark.tvf.explode(arr).columns == ["col"]
+    assert [tuple(r) for r in spark.tvf.posexplode(arr).collect()] == [(0, 1), (1, 2)]
+    assert [r.id for r in spark.tvf.range(1, 7, 2).collect()] == [1, 3, 5]
+    stacked = spark.tvf.stack(F.lit(2), F.lit("a"), F.lit(1), F.lit("b"), F.lit(2))
+    assert stacked.columns == ["col0", "col1"] and [tuple(r) for r in stacked.collect()] == [("a", 1), ("b", 2)]

@@ -288,6 +288,13 @@ class SparkSession:
         return self._catalog
 
     @property
+    def tvf(self) -> Any:
+        """:class:`~sparklet.sql.tvf.TableValuedFunction`: SQL's table-valued functions as DataFrames."""
+        from sparklet.sql.tvf import TableValuedFunction
+
+        return TableValuedFunction(self)
+
+    @property
     def udf(self) -> Any:
         """:class:`~sparklet.sql.udf.UDFRegistration`: register Python functions for SQL."""
         from sparklet.sql.udf import UDFRegistration

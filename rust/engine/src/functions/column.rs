@@ -90,13 +90,13 @@ fn list_items<O: OffsetSizeTrait>(
 ) -> datafusion::error::Result<ArrayRef> {
     let offsets = lists.value_offsets();
     let mut take = Vec::with_capacity(lists.len());
-    for row in 0..lists.len() {
+    for (row, bounds) in offsets.windows(2).enumerate() {
         let i = if index.len() == 1 { 0 } else { row };
         if lists.is_null(row) || index.is_null(i) {
             take.push(None);
             continue;
         }
-        let (start, len) = (offsets[row].as_usize(), lists.value_length(row).as_usize());
+        let (start, len) = (bounds[0].as_usize(), (bounds[1] - bounds[0]).as_usize());
         let at = index.value(i);
         if at < 0 || at as usize >= len {
             return Err(DataFusionError::External(Box::new(Error::Input {
