@@ -197,3 +197,18 @@ def test_write_to_creates_tables_of_files_and_refuses_what_spark_refuses(spark: 
     with pytest.raises(AnalysisException, match="REPLACE TABLE AS SELECT"):
         df.writeTo(table).using("parquet").createOrReplace()
     assert rows(spark.table(table).select("id", "p")) == [(1, "a"), (2, "b")]
+
+
+def test_a_table_whose_folder_is_gone_reads_empty_after_refresh(
+    spark: SparkSession, table: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "data"
+    spark.sql(f"CREATE TABLE {table} (col STRING) USING TEXT LOCATION '{folder}'")
+    spark.sql(f"INSERT INTO {table} SELECT 'abc'")
+    assert [r.col for r in spark.table(table).collect()] == ["abc"]
+    import shutil
+
+    shutil.rmtree(folder)
+    spark.catalog.refreshTable(table)
+    assert spark.table(table).count() == 0
+    assert spark.table(table).columns == ["col"]

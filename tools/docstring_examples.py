@@ -30,6 +30,7 @@ import contextlib
 import doctest
 import importlib
 import io
+import itertools
 import json
 import os
 import signal
@@ -215,7 +216,9 @@ def reason(report: str) -> str:
     lines = report.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("Exception raised:"):
-            tail = [x.strip() for x in lines[i + 1 :] if x.strip() and not x.startswith("*")]
+            # this failure's traceback: up to the next failure's "****" line
+            block = list(itertools.takewhile(lambda x: not x.startswith("*"), lines[i + 1 :]))
+            tail = [x.strip() for x in block if x.strip()]
             # the last line of the traceback names the error
             for x in reversed(tail):
                 if not x.startswith(("File ", "Traceback", "~", "^")):

@@ -537,6 +537,11 @@ class Catalog:
         reader = self._session.read.format(info.format or "parquet").options(**info.options)
         if isinstance(schema, StructType) and schema.fields:
             reader = reader.schema(schema)
+            # a table whose folder is gone (or not made yet) holds no rows, as in Spark
+            location = str(info.location or "")
+            local = location[len("file:") :] if location.startswith("file:") else location
+            if local and "://" not in location and not os.path.exists(local):
+                return self._session.createDataFrame([], schema)
         return reader.load(info.location)
 
     def _load_all(self) -> None:
