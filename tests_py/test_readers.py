@@ -241,3 +241,15 @@ def test_json_of_a_dataframe_of_texts(spark: SparkSession) -> None:
     typed = spark.read.json(texts, schema="name STRING")
     assert [r.name for r in typed.collect()] == ["Alice", "Bob"]
     assert df.inputFiles() == []
+
+
+def test_parquet_merge_schema(spark: SparkSession, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    spark.createDataFrame([("Alice", 1)], "name string, age int").write.parquet(str(one))
+    spark.createDataFrame([("Bob", 80)], "name string, height int").write.parquet(str(two))
+    merged = spark.read.option("mergeSchema", "true").parquet(str(one), str(two))
+    assert sorted(merged.columns) == ["age", "height", "name"]
+    got = sorted(tuple(r) for r in merged.select("name", "age", "height").collect())
+    assert got == [("Alice", 1, None), ("Bob", None, 80)]
+    # without it, one file's schema: the other file's own columns are not read
+    assert len(spark.read.parquet(str(one), str(two)).columns) == 2

@@ -834,22 +834,33 @@ fn infer_schema(
             }
         }
         FileFormat::Csv => formats::csv::infer_schema(&read(first)?, opts),
-        FileFormat::Parquet => {
-            let file = std::fs::File::open(&first.path)
-                .map_err(|e| Error::io(first.path.display().to_string(), e))?;
-            let builder =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .map_err(|e| Error::Input {
-                        condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
-                        message: format!(
-                            "Could not read footer for file: {}: {e}",
-                            first.path.display()
-                        ),
-                    })?;
-            builder.schema().as_ref().clone()
+        FileFormat::Parquet if opts.merge_schema => {
+            let schemas = files
+                .iter()
+                .map(parquet_schema)
+                .collect::<Result<Vec<_>>>()?;
+            Schema::try_merge(schemas).map_err(|e| {
+                Error::analysis(
+                    "CANNOT_MERGE_SCHEMAS",
+                    format!("Failed merging schemas: {e}"),
+                )
+            })?
         }
+        FileFormat::Parquet => parquet_schema(first)?,
     };
     Ok(Arc::new(schema))
+}
+
+/// The Arrow schema of a Parquet file's footer.
+fn parquet_schema(f: &file::FileEntry) -> Result<Schema> {
+    let file =
+        std::fs::File::open(&f.path).map_err(|e| Error::io(f.path.display().to_string(), e))?;
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| Error::Input {
+            condition: "FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER".into(),
+            message: format!("Could not read footer for file: {}: {e}", f.path.display()),
+        })?;
+    Ok(builder.schema().as_ref().clone())
 }
 
 /// Discover and read the files of a batch read: the schema (with partition

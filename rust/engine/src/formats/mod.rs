@@ -54,6 +54,9 @@ pub struct ReadOptions {
     pub infer_schema: bool,
     /// JSON: the file is one JSON document (object or array) instead of lines.
     pub multi_line: bool,
+    /// Parquet `mergeSchema`: the union of every file's columns, not the
+    /// first file's.
+    pub merge_schema: bool,
     /// Java-style pattern for timestamps (`timestampFormat`).
     pub timestamp_format: Option<String>,
     /// Java-style pattern for dates (`dateFormat`).
@@ -118,6 +121,7 @@ impl ReadOptions {
             escape: char_opt("escape", "escape", b'\\')?,
             infer_schema: bool_opt("inferschema", "inferSchema")?,
             multi_line: bool_opt("multiline", "multiLine")?,
+            merge_schema: bool_opt("mergeschema", "mergeSchema")?,
             timestamp_format: options.get("timestampformat").cloned(),
             date_format: options.get("dateformat").cloned(),
             null_value: options.get("nullvalue").cloned(),
