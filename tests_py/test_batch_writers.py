@@ -199,3 +199,14 @@ def test_a_dataframe_foreach_batch_is_exactly_once_through_a_crash(tmp_path: Pat
         zip(table.column("batch_id").to_pylist(), table.column("id").to_pylist(), table.column("n").to_pylist())
     )
     assert rows == [(b, i, 2) for b in range(4) for i in (2 * b, 2 * b + 1)]
+
+
+def test_cluster_by_writes_the_same_rows_and_refuses_partitions(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.createDataFrame([(1, "a"), (2, "b")], ["x", "name"])
+    df.write.clusterBy("name").mode("overwrite").parquet(str(tmp_path / "c"))
+    assert sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "c")).collect()) == [(1, "a"), (2, "b")]
+    with pytest.raises(AnalysisException, match="SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED"):
+        df.write.clusterBy("name").partitionBy("x").parquet(str(tmp_path / "p"))
+    with pytest.raises(AnalysisException, match="SPECIFY_CLUSTER_BY_WITH_BUCKETING_IS_NOT_ALLOWED"):
+        df.write.clusterBy("name").bucketBy(2, "x").parquet(str(tmp_path / "b"))
+    assert not (tmp_path / "p").exists() and not (tmp_path / "b").exists()

@@ -140,6 +140,7 @@ class DataFrameWriter:
         self._partition_by: list[str] = []
         self._bucket_by: tuple[int, list[str]] | None = None
         self._sort_by: list[str] = []
+        self._cluster_by: list[str] = []
 
     def format(self, source: str) -> "DataFrameWriter":
         """Set the output format (``parquet``, ``json``, ``csv``, ``text``,
@@ -179,6 +180,33 @@ class DataFrameWriter:
         self._bucket_by = (numBuckets, names)
         return self
 
+    def clusterBy(self, *cols: str | list[str]) -> "DataFrameWriter":
+        """Cluster the data by these columns. For files, as in Spark, it
+        arranges the data for faster reads and changes nothing of what is
+        written or read back; it cannot go with ``partitionBy`` or ``bucketBy``."""
+        names = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else list(cols)
+        self._cluster_by = [str(c) for c in names]
+        return self
+
+    def _check_clustering(self) -> None:
+        """Spark's errors for clustering together with partitions or buckets."""
+        from sparklet.errors import AnalysisException
+
+        if not self._cluster_by:
+            return
+        if self._partition_by:
+            raise AnalysisException(
+                "[SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED] Cannot specify both CLUSTER BY and "
+                "PARTITIONED BY. SQLSTATE: 42908",
+                "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
+            )
+        if self._bucket_by is not None:
+            raise AnalysisException(
+                "[SPECIFY_CLUSTER_BY_WITH_BUCKETING_IS_NOT_ALLOWED] Cannot specify both CLUSTER BY and "
+                "CLUSTERED BY INTO BUCKETS. SQLSTATE: 42908",
+                "SPECIFY_CLUSTER_BY_WITH_BUCKETING_IS_NOT_ALLOWED",
+            )
+
     def sortBy(self, col: str | list[str], *cols: str) -> "DataFrameWriter":
         """Sort each bucket by columns (with ``bucketBy``, tables only)."""
         self._sort_by = list(col) if isinstance(col, (list, tuple)) else [col, *cols]
@@ -201,6 +229,7 @@ class DataFrameWriter:
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.options(**options)
+        self._check_clustering()
         fmt = (self._format or "parquet").lower()
         if fmt == "kafka":
             self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})
@@ -234,6 +263,7 @@ class DataFrameWriter:
         if partitionBy is not None:
             self.partitionBy(partitionBy)
         self.options(**options)
+        self._check_clustering()
         save_as_table(self._df, name, format or self._format, self._mode, self._partition_by, self._options)
 
     def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:
