@@ -24,6 +24,7 @@ from sparklet.sql.types import Row, StructType, from_arrow_schema, to_struct_typ
 from sparklet.storagelevel import StorageLevel
 
 if TYPE_CHECKING:
+    from sparklet.core.rdd import RDD
     from sparklet.sql.observation import Observation
     from sparklet.sql.readwriter import DataFrameWriter, DataFrameWriterV2
     from sparklet.sql.session import SparkSession
@@ -271,12 +272,9 @@ class DataFrame:
         """The rows after the first ``num``."""
         return self._wrap(self._native.offset(int(num)))
 
-    def repartition(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
-        """The rows in ``numPartitions`` partitions (by the hash of ``cols``,
-        else of every column; without a number, ``spark.sql.shuffle.partitions``).
-        In one process the partitions run in parallel, and a batch write
-        writes one file each, as Spark's tasks do."""
-        if not isinstance(numPartitions, int):
+    def _partitions(self, numPartitions: Any, cols: tuple[Any, ...]) -> tuple[int, tuple[Any, ...]]:
+        """The partition count given (else ``spark.sql.shuffle.partitions``) and the columns."""
+        if not isinstance(numPartitions, int) or isinstance(numPartitions, bool):
             cols = (numPartitions, *cols)
             numPartitions = int(self.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
         if numPartitions <= 0:
@@ -284,24 +282,41 @@ class DataFrame:
                 f"[VALUE_NOT_POSITIVE] Value for `numPartitions` must be positive, got '{numPartitions}'.",
                 "VALUE_NOT_POSITIVE",
             )
-        # without columns, by the hash of every column: rows spread over the
-        # partitions as Spark's round robin spreads them, and repeatably
-        keys = _flatten(cols) or [_native.col(n) for n in self.columns]
-        return self._wrap(
-            self._native.repartition(
-                numPartitions, [_to_col(c)._expr if not isinstance(c, _native.Expr) else c for c in keys]
+        return numPartitions, tuple(_flatten(cols))
+
+    def repartition(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
+        """The rows in ``numPartitions`` partitions: by Spark's hash of
+        ``cols`` (the same partition for a key as Spark gives), else evenly;
+        without a number, ``spark.sql.shuffle.partitions``.
+        ``spark_partition_id()`` reports them and a batch write writes one
+        file each, as Spark's tasks do."""
+        n, keys = self._partitions(numPartitions, cols)
+        how = "hash" if keys else "even"
+        return self._wrap(self._native.repartition(n, how, [_to_col(c)._expr for c in keys]))
+
+    def repartitionByRange(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
+        """The rows in at most ``numPartitions`` partitions of ranges of
+        ``cols`` (ascending unless a column says ``desc()``; equal keys
+        together), cut where Spark's range partitioner cuts them."""
+        n, keys = self._partitions(numPartitions, cols)
+        if not keys:
+            raise PySparkValueError(
+                "[CANNOT_BE_EMPTY] At least one partition-by expression must be specified.", "CANNOT_BE_EMPTY"
             )
-        )
+        return self._wrap(self._native.repartition(n, "range", [_to_col(c)._expr for c in keys]))
+
+    def repartitionById(self, numPartitions: int, partitionIdCol: ColumnOrName) -> "DataFrame":
+        """The rows in ``numPartitions`` partitions, each in the one its
+        ``partitionIdCol`` value names (modulo ``numPartitions``; null in 0)."""
+        n, keys = self._partitions(numPartitions, (partitionIdCol,))
+        return self._wrap(self._native.repartition(n, "id", [_to_col(keys[0])._expr]))
 
     def coalesce(self, numPartitions: int) -> "DataFrame":
-        """The rows in at most ``numPartitions`` partitions, merged without
-        a shuffle (a batch write then writes that many files at most)."""
-        if numPartitions <= 0:
-            raise PySparkValueError(
-                f"[VALUE_NOT_POSITIVE] Value for `numPartitions` must be positive, got '{numPartitions}'.",
-                "VALUE_NOT_POSITIVE",
-            )
-        return self._wrap(self._native.repartition(numPartitions, []))
+        """The rows in at most ``numPartitions`` partitions, neighbouring
+        partitions merged without a shuffle (a batch write then writes that
+        many files at most)."""
+        n, _ = self._partitions(numPartitions, ())
+        return self._wrap(self._native.repartition(n, "coalesce", []))
 
     def distinct(self) -> "DataFrame":
         """Distinct rows (on a stream, the same as :meth:`dropDuplicates`)."""
@@ -681,6 +696,28 @@ class DataFrame:
         """The last ``num`` rows."""
         rows = self.collect()
         return rows[len(rows) - num :] if num > 0 else []
+
+    @property
+    def rdd(self) -> "RDD[Row]":
+        """The rows as a local :class:`~sparklet.core.rdd.RDD`, partition by partition."""
+        from sparklet.core.rdd import RDD
+
+        native = self._native
+        return RDD(
+            self.sparkSession.sparkContext,
+            lambda: [table_to_rows(t) for t in native.collect_partitions()],
+            native.num_partitions,
+        )
+
+    def toJSON(self, use_unicode: bool = True) -> "RDD[str]":
+        """Each row as a JSON object (Spark's ``to_json`` of the row), as an RDD."""
+        import warnings
+
+        from sparklet.sql import functions as F
+
+        warnings.warn("The return type of DataFrame.toJSON will be changed from RDD to DataFrame in future releases.")
+
+        return self.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in self.columns]))).rdd.map(lambda r: r[0])
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
         """The rows, one at a time (converted a record batch at a time)."""

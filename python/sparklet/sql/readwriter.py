@@ -114,6 +114,12 @@ class DataFrameReader(OptionsMixin):
         """Read Parquet files."""
         return self.load(list(paths), "parquet", None, **options)
 
+    def orc(self, path: PathOrPaths, mergeSchema: bool | None = None, **options: Any) -> DataFrame:
+        """Read ORC files (``mergeSchema``: the union of the files' columns)."""
+        if mergeSchema is not None:
+            options["mergeSchema"] = mergeSchema
+        return self.load(path, "orc", None, **options)
+
     def text(self, paths: PathOrPaths, **options: Any) -> DataFrame:
         """Read text lines into a ``value`` column."""
         return self.load(paths, "text", None, **options)
@@ -285,6 +291,18 @@ class DataFrameWriter:
         ``zstd`` or ``none``)."""
         self.options(compression=compression)
         self.save(path, "parquet", mode, partitionBy)
+
+    def orc(
+        self,
+        path: str,
+        mode: str | None = None,
+        partitionBy: str | list[str] | None = None,
+        compression: str | None = None,
+    ) -> None:
+        """Write ORC files (``compression``: ``snappy``, the default, ``zlib``,
+        ``lz4``, ``zstd`` or ``none``; flat columns: see docs/differences.md)."""
+        self.options(compression=compression)
+        self.save(path, "orc", mode, partitionBy)
 
     def json(
         self,

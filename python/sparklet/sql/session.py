@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from sparklet import _native
+from sparklet.core.context import SparkContext
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError
 from sparklet.sql import _remote
 from sparklet.sql._convert import to_table
@@ -106,51 +107,6 @@ class RuntimeConfig:
     def getAll(self) -> dict[str, str]:
         """All settings."""
         return dict(self._native.conf_all())
-
-
-class SparkContext:
-    """The small part of ``spark.sparkContext`` that single-process users call."""
-
-    def __init__(self, session: "SparkSession") -> None:
-        self._session = session
-
-    def __repr__(self) -> str:
-        return f"<SparkContext master={self.master} appName={self.appName}>"
-
-    @property
-    def appName(self) -> str:
-        """The application name."""
-        return self._session.conf.get("spark.app.name", "sparklet") or "sparklet"
-
-    @property
-    def master(self) -> str:
-        """The master URL given to the builder (informational)."""
-        return self._session.conf.get("spark.master", "local[*]") or "local[*]"
-
-    @property
-    def uiWebUrl(self) -> str | None:
-        """The web UI's address, when ``spark.ui.enabled`` is true (else None).
-
-        The UI lists active and completed streaming queries with charts of
-        their recent progress; it binds to 127.0.0.1 unless
-        ``spark.driver.bindAddress`` is set.
-        """
-        return self._session._native.ui_web_url()
-
-    @property
-    def defaultParallelism(self) -> int:
-        """Cores used to run queries."""
-        import os
-
-        return os.cpu_count() or 1
-
-    def setLogLevel(self, logLevel: str) -> None:
-        """Set the level of sparklet's loggers (``WARN``, ``INFO``, ``DEBUG``...)."""
-        level = {"WARN": "WARNING", "ALL": "DEBUG", "OFF": "CRITICAL", "FATAL": "CRITICAL", "TRACE": "DEBUG"}.get(
-            logLevel.upper(), logLevel.upper()
-        )
-        logging.getLogger("sparklet").setLevel(level)
-        _native.reset_log_levels()
 
 
 class SparkSession:

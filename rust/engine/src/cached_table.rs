@@ -18,16 +18,30 @@ use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::datasource::TableType;
 use datafusion::error::Result as DFResult;
 use datafusion::logical_expr::Expr;
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
+};
+use futures::StreamExt;
 use tokio::sync::OnceCell;
 
 use crate::error::{Error, Result};
 
-/// The result of a plan, computed at the first scan and kept.
+/// The result of a plan, computed at the first scan that runs and kept.
 #[derive(Debug)]
 pub struct CachedTable {
     schema: SchemaRef,
     plan: DataFrame,
+    kept: Arc<Kept>,
+}
+
+/// The plan's physical form (made at the first planning, so `explain()`
+/// computes nothing) and its result (made at the first execution).
+#[derive(Debug, Default)]
+struct Kept {
+    physical: OnceCell<Arc<dyn ExecutionPlan>>,
     batches: OnceCell<Vec<Vec<RecordBatch>>>,
 }
 
@@ -48,13 +62,138 @@ impl TableProvider for CachedTable {
         _filters: &[Expr],
         _limit: Option<usize>,
     ) -> DFResult<Arc<dyn ExecutionPlan>> {
-        let parts = self
-            .batches
-            .get_or_try_init(|| self.plan.clone().collect_partitioned())
+        if let Some(parts) = self.kept.batches.get() {
+            let exec = MemorySourceConfig::try_new_exec(
+                parts,
+                Arc::clone(&self.schema),
+                projection.cloned(),
+            )?;
+            return Ok(Arc::new(InMemoryTableScanExec::new(
+                exec,
+                Arc::clone(&self.kept),
+                None,
+            )));
+        }
+        let physical = self
+            .kept
+            .physical
+            .get_or_try_init(|| {
+                let plan = self.plan.clone();
+                async move { plan.create_physical_plan().await }
+            })
             .await?;
-        let exec =
-            MemorySourceConfig::try_new_exec(parts, Arc::clone(&self.schema), projection.cloned())?;
-        Ok(exec)
+        let schema = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => Arc::clone(&self.schema),
+        };
+        let n = physical.properties().partitioning.partition_count();
+        let exec = Arc::new(datafusion::physical_plan::empty::EmptyExec::new(schema).with_partitions(n));
+        Ok(Arc::new(InMemoryTableScanExec::new(
+            exec,
+            Arc::clone(&self.kept),
+            Some((projection.cloned(), Arc::new(self.plan.task_ctx()))),
+        )))
+    }
+}
+
+/// Spark's `InMemoryTableScan`: a cached table's partitions, computed by
+/// the first execution of any scan of it and read from memory afterwards.
+#[derive(Debug)]
+pub struct InMemoryTableScanExec {
+    /// The kept batches' scan (once computed), else a stand-in of the
+    /// same schema and partitions.
+    scan: Arc<dyn ExecutionPlan>,
+    kept: Arc<Kept>,
+    /// Until computed: the projection and the context to compute it in.
+    pending: Option<(Option<Vec<usize>>, Arc<TaskContext>)>,
+}
+
+impl InMemoryTableScanExec {
+    fn new(
+        scan: Arc<dyn ExecutionPlan>,
+        kept: Arc<Kept>,
+        pending: Option<(Option<Vec<usize>>, Arc<TaskContext>)>,
+    ) -> Self {
+        InMemoryTableScanExec {
+            scan,
+            kept,
+            pending,
+        }
+    }
+}
+
+impl DisplayAs for InMemoryTableScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let schema = self.scan.schema();
+        let cols: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        write!(f, "InMemoryTableScan [{}]", cols.join(", "))
+    }
+}
+
+impl ExecutionPlan for InMemoryTableScanExec {
+    fn name(&self) -> &str {
+        "InMemoryTableScan"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        self.scan.properties()
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        Vec::new()
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> DFResult<TreeNodeRecursion>,
+    ) -> DFResult<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DFResult<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> DFResult<SendableRecordBatchStream> {
+        let Some((projection, ctx)) = &self.pending else {
+            return self.scan.execute(partition, context);
+        };
+        let (kept, projection, ctx) = (Arc::clone(&self.kept), projection.clone(), ctx.clone());
+        let schema = self.scan.schema();
+        let batches = async move {
+            let Some(physical) = kept.physical.get() else {
+                return Err(datafusion::error::DataFusionError::Internal(
+                    "a cached table executed before it was planned".into(),
+                ));
+            };
+            let parts = kept
+                .batches
+                .get_or_try_init(|| {
+                    datafusion::physical_plan::collect_partitioned(
+                        Arc::clone(physical),
+                        ctx,
+                    )
+                })
+                .await?;
+            let part = parts.get(partition).cloned().unwrap_or_default();
+            part.into_iter()
+                .map(|b| match &projection {
+                    Some(p) => Ok(b.project(p)?),
+                    None => Ok(b),
+                })
+                .collect::<DFResult<Vec<_>>>()
+        };
+        let stream = futures::stream::once(batches)
+            .map(|r| futures::stream::iter(r.map_or_else(|e| vec![Err(e)], |v| v.into_iter().map(Ok).collect())))
+            .flatten();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }
 }
 
@@ -65,7 +204,7 @@ pub fn cache(df: DataFrame) -> Result<DataFrame> {
     let table = CachedTable {
         schema,
         plan: df.clone(),
-        batches: OnceCell::new(),
+        kept: Arc::default(),
     };
     scan_of(df, Arc::new(table))
 }

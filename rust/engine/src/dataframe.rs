@@ -1135,7 +1135,9 @@ pub fn collect(
     df: DataFrame,
 ) -> Result<(arrow::datatypes::SchemaRef, Vec<arrow::array::RecordBatch>)> {
     crate::failpoint::panic_at("panic-in-batch-query", 0);
-    run_plan(df, datafusion::physical_plan::collect)
+    // partition by partition, in order, as Spark's collect returns rows
+    run_plan(df, datafusion::physical_plan::collect_partitioned)
+        .map(|(schema, parts)| (schema, parts.into_iter().flatten().collect()))
 }
 
 /// Plan `df` and run it with `run` (all rows, or by partition): the
@@ -1161,76 +1163,62 @@ where
 }
 
 /// Run a batch DataFrame keeping its output partitions apart (a batch
-/// writer writes one file each, as Spark's tasks do). A `repartition` /
-/// `coalesce` at the plan's root is applied to the rows here: DataFusion's
-/// physical optimizer drops a repartition nothing above needs.
+/// writer writes one file each, as Spark's tasks do).
 pub fn collect_partitioned(
     df: DataFrame,
 ) -> Result<(
     arrow::datatypes::SchemaRef,
     Vec<Vec<arrow::array::RecordBatch>>,
 )> {
-    use datafusion::logical_expr::{LogicalPlan, Partitioning};
-    if let LogicalPlan::Repartition(r) = df.logical_plan() {
-        let scheme = r.partitioning_scheme.clone();
-        let (n, keys) = match &scheme {
-            Partitioning::RoundRobinBatch(n) => (*n, None),
-            Partitioning::Hash(exprs, n) => {
-                let names: Option<Vec<String>> = exprs
-                    .iter()
-                    .map(|e| match e {
-                        Expr::Column(c) => Some(c.name.clone()),
-                        _ => None,
-                    })
-                    .collect();
-                (*n, names)
-            }
-            _ => (1, None),
-        };
-        if matches!(scheme, Partitioning::RoundRobinBatch(_)) || keys.is_some() {
-            let (schema, batches) = collect(df)?;
-            return Ok((
-                Arc::clone(&schema),
-                split_rows(&schema, &batches, n.max(1), keys)?,
-            ));
-        }
-    }
     run_plan(df, datafusion::physical_plan::collect_partitioned)
 }
 
-/// Rows into `n` partitions: by the hash of the `keys` columns, or in
-/// `n` contiguous runs of about equal size.
-fn split_rows(
-    schema: &arrow::datatypes::SchemaRef,
-    batches: &[arrow::array::RecordBatch],
-    n: usize,
-    keys: Option<Vec<String>>,
-) -> Result<Vec<Vec<arrow::array::RecordBatch>>> {
-    let all = arrow::compute::concat_batches(schema, batches)?;
-    let rows = all.num_rows();
-    let assign: Vec<usize> = match keys {
-        Some(keys) => {
-            let cols = keys
-                .iter()
-                .map(|k| Ok(Arc::clone(all.column(schema.index_of(k)?))))
-                .collect::<Result<Vec<_>>>()?;
-            let mut hashes = vec![0u64; rows];
-            let random = datafusion::common::hash_utils::RandomState::with_seed(0);
-            datafusion::common::hash_utils::create_hashes(&cols, &random, &mut hashes)
-                .map_err(Error::from_execution)?;
-            hashes.iter().map(|h| (*h % n as u64) as usize).collect()
+/// How `repartition`, `coalesce`, `repartitionByRange` and
+/// `repartitionById` place rows.
+pub enum Partitioning {
+    /// By the hash of these columns (`repartition(n, cols)`).
+    Hash(Vec<Expr>),
+    /// Evenly, without keys (`repartition(n)`).
+    Even,
+    /// Input partitions merged (`coalesce(n)`).
+    Coalesce,
+    /// By ranges of these sort keys.
+    Range(Vec<datafusion::logical_expr::SortExpr>),
+    /// By the partition number a column gives.
+    ById(Expr),
+}
+
+/// `df` in `n` partitions. A stream keeps DataFusion's repartitioning (its
+/// micro-batches are not split as Spark's tasks are).
+pub fn repartition(df: DataFrame, n: usize, how: Partitioning) -> Result<DataFrame> {
+    use crate::plan::partitions::{partitioned, Scheme};
+    let n = n.max(1);
+    if crate::catalog::is_streaming(df.logical_plan()) {
+        let scheme = match how {
+            Partitioning::Hash(keys) => datafusion::logical_expr::Partitioning::Hash(
+                keys.into_iter().map(|k| resolve(&df, k)).collect::<Result<_>>()?,
+                n,
+            ),
+            _ => datafusion::logical_expr::Partitioning::RoundRobinBatch(n),
+        };
+        return df.repartition(scheme).map_err(Error::from_planning);
+    }
+    let scheme = match how {
+        Partitioning::Hash(keys) => {
+            Scheme::Hash(keys.into_iter().map(|k| resolve(&df, k)).collect::<Result<_>>()?)
         }
-        None => (0..rows).map(|i| i * n / rows.max(1)).collect(),
+        Partitioning::Even => Scheme::Runs,
+        Partitioning::Coalesce => Scheme::Coalesce,
+        Partitioning::Range(sorts) => Scheme::Range(
+            sorts
+                .into_iter()
+                .map(|s| Ok(s.with_expr(resolve(&df, s.expr.clone())?)))
+                .collect::<Result<_>>()?,
+        ),
+        Partitioning::ById(e) => Scheme::ById(resolve(&df, e)?),
     };
-    (0..n)
-        .map(|p| {
-            let idx: arrow::array::UInt32Array = (0..rows)
-                .filter(|i| assign[*i] == p)
-                .map(|i| i as u32)
-                .collect();
-            Ok(vec![arrow::compute::take_record_batch(&all, &idx)?])
-        })
-        .collect()
+    let (state, plan) = df.into_parts();
+    Ok(DataFrame::new(state, partitioned(plan, scheme, n)))
 }
 
 /// `df.withWatermark(eventTime, delayThreshold)`.

@@ -141,6 +141,8 @@ impl Session {
             ctx.register_udtf(name, Arc::new(crate::functions::range_table::SparkRange));
         }
         crate::functions::register_spark_names(&ctx);
+        // after the renames: its Spark name is upper case, its call lower
+        ctx.register_udf(crate::plan::partitions::spark_partition_id_udf());
         for f in crate::functions::spark_aggregates() {
             ctx.register_udaf(f);
         }
@@ -834,19 +836,23 @@ fn infer_schema(
             }
         }
         FileFormat::Csv => formats::csv::infer_schema(&read(first)?, opts),
-        FileFormat::Parquet if opts.merge_schema => {
-            let schemas = files
-                .iter()
-                .map(parquet_schema)
-                .collect::<Result<Vec<_>>>()?;
-            Schema::try_merge(schemas).map_err(|e| {
-                Error::analysis(
-                    "CANNOT_MERGE_SCHEMAS",
-                    format!("Failed merging schemas: {e}"),
-                )
-            })?
+        FileFormat::Parquet | FileFormat::Orc => {
+            let of = |f: &file::FileEntry| match fmt {
+                FileFormat::Orc => formats::orc::schema_of(&f.path),
+                _ => parquet_schema(f),
+            };
+            if !opts.merge_schema {
+                of(first)?
+            } else {
+                let schemas = files.iter().map(of).collect::<Result<Vec<_>>>()?;
+                Schema::try_merge(schemas).map_err(|e| {
+                    Error::analysis(
+                        "CANNOT_MERGE_SCHEMAS",
+                        format!("Failed merging schemas: {e}"),
+                    )
+                })?
+            }
         }
-        FileFormat::Parquet => parquet_schema(first)?,
     };
     Ok(Arc::new(schema))
 }
@@ -897,7 +903,8 @@ fn load_files(
     Ok((schema, input))
 }
 
-/// The files a batch read of `paths` covers, in path order.
+/// The files a batch read of `paths` covers, the largest first (Spark packs
+/// a scan's files into partitions so, and its rows come in that order).
 fn discover_files(
     format: &str,
     paths: &[String],
@@ -932,7 +939,7 @@ fn discover_files(
             None => files.extend(file::list_files(p, recursive, filter.as_ref())?),
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.path.cmp(&b.path)));
     Ok(files)
 }
 
@@ -941,7 +948,7 @@ fn discover_files(
 /// projection that redefines `s` (`withField`, then `select("s.f")`) and
 /// reads the old struct, failing with "Field f not found in struct".
 fn logical_optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
-    datafusion::optimizer::Optimizer::new()
+    let rules = datafusion::optimizer::Optimizer::new()
         .rules
         .into_iter()
         .filter(|r| {
@@ -949,6 +956,9 @@ fn logical_optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule
                 r.name(),
                 "extract_leaf_expressions" | "push_down_leaf_projections"
             )
-        })
-        .collect()
+        });
+    // `spark_partition_id()` becomes a column first, so later rules see it
+    let ids: Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync> =
+        Arc::new(crate::plan::partitions::PartitionIdRule);
+    std::iter::once(ids).chain(rules).collect()
 }

@@ -133,20 +133,26 @@ impl PyDataFrame {
     /// `repartition(n, *cols)` / `coalesce(n)`: `n` output partitions, by
     /// the hash of `cols` or round robin (a batch writer writes a file
     /// each).
-    fn repartition(&self, n: usize, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
-        use datafusion::logical_expr::Partitioning;
-        let scheme = if cols.is_empty() {
-            Partitioning::RoundRobinBatch(n.max(1))
-        } else {
-            Partitioning::Hash(exprs(cols), n.max(1))
+    /// `repartition`/`coalesce`/`repartitionByRange`/`repartitionById`
+    /// (`how`: hash, even, coalesce, range, id) into `n` partitions.
+    fn repartition(
+        &self,
+        n: usize,
+        how: &str,
+        cols: Vec<PyRef<'_, PyExpr>>,
+    ) -> PyResult<PyDataFrame> {
+        use dataframe::Partitioning;
+        let how = match how {
+            "hash" => Partitioning::Hash(exprs(cols)),
+            "coalesce" => Partitioning::Coalesce,
+            "range" => Partitioning::Range(cols.iter().map(|c| c.sort_expr()).collect()),
+            "id" => match cols.first() {
+                Some(c) => Partitioning::ById(c.expr.clone()),
+                None => return Err(Error::illegal_argument("repartitionById needs a column")).py(),
+            },
+            _ => Partitioning::Even,
         };
-        Ok(self.wrap(
-            self.df
-                .clone()
-                .repartition(scheme)
-                .map_err(Error::from_planning)
-                .py()?,
-        ))
+        Ok(self.wrap(dataframe::repartition(self.df.clone(), n, how).py()?))
     }
 
     /// `offset(n)`: the rows after the first `n`.
@@ -358,6 +364,27 @@ impl PyDataFrame {
         let df = self.session.at_current_conf(self.current());
         let (schema, batches) = crate::run::engine(py, || dataframe::collect(df))?;
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
+    }
+
+    /// The result partition by partition, each a pyarrow Table (`df.rdd`).
+    fn collect_partitions(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        self.batch_only("rdd")?;
+        let df = self.session.at_current_conf(self.current());
+        let (schema, parts) = crate::run::engine(py, || dataframe::collect_partitioned(df))?;
+        parts
+            .into_iter()
+            .map(|b| Ok(crate::arrow_table::to_pyarrow(py, b, Arc::clone(&schema))?.unbind()))
+            .collect()
+    }
+
+    /// How many partitions the plan has (planned, not run).
+    fn num_partitions(&self, py: Python<'_>) -> PyResult<usize> {
+        let df = self.session.at_current_conf(self.current());
+        crate::run::engine(py, || {
+            runtime::block_on(df.create_physical_plan())
+                .and_then(|p| p.map_err(Error::from_planning))
+                .map(|p| p.properties().partitioning.partition_count())
+        })
     }
 
     /// `df.write.format("kafka").save()`: every row a record (options'

@@ -16,7 +16,7 @@ __all__ = [
  "hmac",
  "parse_json", "try_parse_json", "variant_get", "try_variant_get", "is_variant_null", "is_valid_variant", "schema_of_variant", "to_variant_object", "variant_set", "try_variant_set", "variant_insert", "try_variant_insert", "variant_delete", "variant_array_append", "try_variant_array_append", "variant_strip_nulls",
  "aes_encrypt", "aes_decrypt", "try_aes_decrypt",
- "schema_of_json",
+ "schema_of_json", "spark_partition_id",
 ]  # fmt: skip
 
 
@@ -381,3 +381,8 @@ def schema_of_json(json: Column | str, options: dict | None = None) -> Column:
     if unquoted:
         return _call("schema_of_json", text, lit(True))
     return _call("schema_of_json", text)
+
+
+def spark_partition_id() -> Column:
+    """The index of the partition a row is in (see ``DataFrame.repartition``)."""
+    return _call("spark_partition_id")

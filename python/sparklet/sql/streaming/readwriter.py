@@ -62,6 +62,12 @@ class DataStreamReader(OptionsMixin):
         """Stream Parquet files arriving in ``path``."""
         return self.load(path, "parquet", None, **options)
 
+    def orc(self, path: str, mergeSchema: bool | None = None, **options: Any) -> DataFrame:
+        """Stream ORC files arriving in ``path``."""
+        if mergeSchema is not None:
+            options["mergeSchema"] = mergeSchema
+        return self.load(path, "orc", None, **options)
+
     def text(self, path: str, **options: Any) -> DataFrame:
         """Stream text lines of files arriving in ``path``."""
         return self.load(path, "text", None, **options)

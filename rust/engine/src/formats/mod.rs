@@ -1,6 +1,6 @@
 //! File formats with Spark's reading semantics: JSON, CSV and text parsed
 //! here (Spark's parse modes and corrupt-record column need per-record
-//! control), Parquet through DataFusion's reader.
+//! control), Parquet through DataFusion's reader, ORC through `orc-rust`.
 //!
 //! The same readers serve batch `spark.read` and the streaming file source.
 
@@ -10,6 +10,7 @@ pub mod datetime;
 mod datetime_text;
 pub mod json;
 mod json_values;
+pub mod orc;
 pub mod parquet_types;
 pub mod partitions;
 pub mod text;

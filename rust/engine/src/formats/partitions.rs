@@ -114,28 +114,33 @@ pub fn read_parquet_file(path: &Path, schema: &SchemaRef) -> Result<Vec<RecordBa
     let reader = builder.build().map_err(footer)?;
     let mut out = Vec::new();
     for batch in reader {
-        let batch = batch?;
-        let cols = schema
-            .fields()
-            .iter()
-            .map(|f| match batch.column_by_name(f.name()) {
-                Some(c) if c.data_type() == f.data_type() => Ok(Arc::clone(c)),
-                Some(c) => Ok(cast_with_options(
-                    c,
-                    f.data_type(),
-                    &CastOptions::default(),
-                )?),
-                None => Ok(new_null_array(f.data_type(), batch.num_rows())),
-            })
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-        out.push(RecordBatch::try_new_with_options(
-            Arc::clone(schema),
-            cols,
-            &opts,
-        )?);
+        out.push(conform(&batch?, schema)?);
     }
     Ok(out)
+}
+
+/// A file's `batch` as rows of the read's `schema`: columns by name, cast
+/// where the types differ, null where the file has none.
+pub fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    let cols = schema
+        .fields()
+        .iter()
+        .map(|f| match batch.column_by_name(f.name()) {
+            Some(c) if c.data_type() == f.data_type() => Ok(Arc::clone(c)),
+            Some(c) => Ok(cast_with_options(
+                c,
+                f.data_type(),
+                &CastOptions::default(),
+            )?),
+            None => Ok(new_null_array(f.data_type(), batch.num_rows())),
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let opts = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        Arc::clone(schema),
+        cols,
+        &opts,
+    )?)
 }
 
 /// Append `parts` (constant per file) to `batches` read from `file`.

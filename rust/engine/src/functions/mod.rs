@@ -12,7 +12,7 @@ pub mod column;
 pub mod higher_order;
 mod java_math;
 mod lambdas;
-mod murmur3;
+pub(crate) mod murmur3;
 mod named_aggregate;
 mod number_format;
 pub mod over;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::Int64Array;
+use arrow::array::{ArrayRef, Int64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
@@ -61,7 +61,16 @@ impl TableFunctionImpl for SparkRange {
                 .collect()
         };
         let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
-        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![Arc::new(ids)])?;
-        Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+        // `numSlices`: partition i holds elements [i*len/n, (i+1)*len/n), as Spark's
+        let slices = n.get(3).map_or(1, |s| (*s).max(1) as usize);
+        let len = ids.len();
+        let parts = (0..slices)
+            .map(|i| {
+                let (from, to) = (i * len / slices, (i + 1) * len / slices);
+                let slice: ArrayRef = Arc::new(ids.slice(from, to - from));
+                Ok(vec![RecordBatch::try_new(Arc::clone(&schema), vec![slice])?])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(MemTable::try_new(schema, parts)?))
     }
 }

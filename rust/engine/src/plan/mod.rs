@@ -6,6 +6,7 @@ pub mod column_origin;
 pub mod hold_filters;
 pub mod ident_case;
 pub mod output_mode;
+pub mod partitions;
 pub mod planner;
 pub mod spark_casts;
 pub mod spark_names;

@@ -45,6 +45,15 @@ impl ExtensionPlanner for StreamingExtensionPlanner {
             let input = Arc::clone(&physical_inputs[0]);
             return Ok(Some(Arc::new(crate::exec::map_batches::plan(m, input))));
         }
+        use crate::plan::partitions;
+        if let Some(p) = node.as_any().downcast_ref::<partitions::PartitionsNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(partitions::plan(p, input, session)?)));
+        }
+        if let Some(p) = node.as_any().downcast_ref::<partitions::PartitionIdNode>() {
+            let input = Arc::clone(&physical_inputs[0]);
+            return Ok(Some(Arc::new(partitions::plan_ids(p, input))));
+        }
         let Some(wm) = node.as_any().downcast_ref::<WatermarkNode>() else {
             return Ok(None);
         };

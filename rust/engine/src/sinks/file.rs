@@ -1,4 +1,4 @@
-//! The file sink: `writeStream.format("parquet"|"csv"|"json"|"text")` with a
+//! The file sink: `writeStream.format("parquet"|"orc"|"csv"|"json"|"text")` with a
 //! `path` and optional `partitionBy`.
 //!
 //! Each batch writes new data files, then appends `_spark_metadata/<N>`

@@ -59,6 +59,7 @@ pub struct FileWriter {
     ignore_null_fields: bool,
     line_sep: String,
     parquet_codec: parquet::basic::Compression,
+    orc_codec: Option<orc_rust::compression::CompressionType>,
     extension: String,
     /// The session time zone: timestamps are written in it, as Spark does.
     time_zone: Option<Arc<str>>,
@@ -124,7 +125,22 @@ impl FileWriter {
                     parquet_codec("snappy")
                 }
             })?;
-        if format != FileFormat::Parquet {
+        let (orc_codec, orc_prefix) = match format {
+            FileFormat::Orc => {
+                let data = arrow::datatypes::Schema::new(
+                    schema
+                        .fields()
+                        .iter()
+                        .filter(|f| !partition_by.contains(f.name()))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
+                crate::formats::orc::check_writable(&data)?;
+                crate::formats::orc::codec(compression.map_or("snappy", |c| c.as_str()))?
+            }
+            _ => (None, ""),
+        };
+        if !matches!(format, FileFormat::Parquet | FileFormat::Orc) {
             if let Some(c) = compression
                 .filter(|c| !matches!(c.to_ascii_lowercase().as_str(), "none" | "uncompressed"))
             {
@@ -135,6 +151,7 @@ impl FileWriter {
         }
         let extension = match format {
             FileFormat::Parquet => format!("{parquet_prefix}parquet"),
+            FileFormat::Orc => format!("{orc_prefix}orc"),
             FileFormat::Json => "json".into(),
             FileFormat::Csv => "csv".into(),
             FileFormat::Text => "txt".into(),
@@ -163,6 +180,7 @@ impl FileWriter {
                 .is_some_and(|v| v.eq_ignore_ascii_case("false")),
             line_sep: get("linesep", "\n"),
             parquet_codec,
+            orc_codec,
             extension,
             time_zone,
         })
@@ -199,6 +217,10 @@ impl FileWriter {
                     .build();
                 super::parquet_columns::write(&file, schema, props, batches)
                     .map_err(parquet_error)?;
+            }
+            FileFormat::Orc => {
+                crate::formats::orc::write(&file, schema, batches, self.orc_codec)
+                    .map_err(|e| io(path, std::io::Error::other(e)))?;
             }
             FileFormat::Json => {
                 let out = std::io::BufWriter::new(&file);

@@ -173,7 +173,7 @@ impl SinkSpec {
             "memory" => SinkSpec::Memory,
             "kafka" => SinkSpec::Kafka(options.clone()),
             "noop" => SinkSpec::Noop,
-            "parquet" | "csv" | "json" | "text" => SinkSpec::File {
+            "parquet" | "orc" | "csv" | "json" | "text" => SinkSpec::File {
                 path: options.get("path").cloned(),
                 format,
                 partition_by,

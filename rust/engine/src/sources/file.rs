@@ -37,6 +37,8 @@ pub enum FileFormat {
     Text,
     /// Apache Parquet.
     Parquet,
+    /// Apache ORC.
+    Orc,
 }
 
 impl FileFormat {
@@ -47,6 +49,7 @@ impl FileFormat {
             "csv" => Some(FileFormat::Csv),
             "text" => Some(FileFormat::Text),
             "parquet" => Some(FileFormat::Parquet),
+            "orc" => Some(FileFormat::Orc),
             _ => None,
         }
     }
@@ -232,8 +235,8 @@ pub(crate) fn parse_file(
         FileFormat::Json => formats::json::parse(&text, schema, opts, &display),
         FileFormat::Csv => formats::csv::parse(&text, schema, opts, &display),
         FileFormat::Text => formats::text::parse(&text, schema, opts),
-        FileFormat::Parquet => Err(Error::Internal(
-            "parquet files are not parsed as text".into(),
+        FileFormat::Parquet | FileFormat::Orc => Err(Error::Internal(
+            "parquet and orc files are not parsed as text".into(),
         )),
     }
 }
@@ -253,6 +256,7 @@ pub fn read_partitioned(
     for f in files {
         let data = match format {
             FileFormat::Parquet => formats::partitions::read_parquet_file(&f.path, &data_schema)?,
+            FileFormat::Orc => formats::orc::read_file(&f.path, &data_schema)?,
             _ => vec![parse_file(format, f, &data_schema, opts)?],
         };
         batches.extend(formats::partitions::append(
@@ -281,7 +285,13 @@ pub fn read_files(
     if format == FileFormat::Parquet {
         return read_parquet(files, schema);
     }
-    let read_one = |f: &FileEntry| parse_file(format, f, schema, opts);
+    let read_one = |f: &FileEntry| match format {
+        FileFormat::Orc => Ok(arrow::compute::concat_batches(
+            schema,
+            &formats::orc::read_file(&f.path, schema)?,
+        )?),
+        _ => parse_file(format, f, schema, opts),
+    };
     let read_one = &read_one;
     // parse files in parallel: each file is independent
     let threads = std::thread::available_parallelism()
