@@ -47,6 +47,34 @@ def test_parquet_is_read_back_by_the_engine_and_pyarrow(spark: SparkSession, df,
     assert table.column("s").to_pylist() == ["a,b", 'q"uote']
 
 
+def test_orc_is_read_back_with_its_types(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "orc"
+    df.write.orc(str(out))
+    files = data_files(out)
+    assert files and all(f.name.endswith("-c000.zstd.orc") for f in files)
+    back = spark.read.orc(str(out)).orderBy("id")
+    assert back.dtypes == [("id", "int"), ("s", "string"), ("ts", "timestamp"), ("d", "date"), ("v", "double"), ("p", "string")]
+    assert [tuple(r) for r in back.collect()] == ROWS
+    df.write.mode("overwrite").partitionBy("p").option("compression", "zlib").format("orc").save(str(out))
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["p=x", "p=y"]
+    assert all(f.name.endswith(".zlib.orc") for f in data_files(out))
+    assert [r.id for r in spark.read.format("orc").load(str(out)).where("p = 'y'").collect()] == [2]
+
+
+def test_orc_stream_source(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
+    df.write.orc(str(tmp_path / "in"))
+    q = (
+        spark.readStream.schema(df.schema)
+        .orc(str(tmp_path / "in"))
+        .writeStream.format("memory")
+        .queryName("orc_in")
+        .trigger(availableNow=True)
+        .start()
+    )
+    q.awaitTermination(60)
+    assert sorted(r.id for r in spark.table("orc_in").collect()) == [1, 2]
+
+
 def test_csv_and_json_in_sparks_text_formats(spark: SparkSession, df, tmp_path: Path) -> None:  # noqa: ANN001
     df.write.csv(str(tmp_path / "csv"))
     assert text_of(tmp_path / "csv").splitlines() == [

@@ -225,3 +225,34 @@ def test_table_valued_functions(spark: SparkSession) -> None:
     assert [r.id for r in spark.tvf.range(1, 7, 2).collect()] == [1, 3, 5]
     stacked = spark.tvf.stack(F.lit(2), F.lit("a"), F.lit(1), F.lit("b"), F.lit(2))
     assert stacked.columns == ["col0", "col1"] and [tuple(r) for r in stacked.collect()] == [("a", 1), ("b", 2)]
+
+
+def test_zip_side_by_side_and_its_error(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 2, 3), (4, 5, 6)], ["a", "b", "c"])
+    zipped = df.select("a").zip(df.select((df.b + 1).alias("b1")))
+    assert [tuple(r) for r in zipped.collect()] == [(1, 3), (4, 6)]
+    assert zipped.columns == ["a", "b1"]
+    with pytest.raises(AnalysisException, match="ZIP_PLANS_NOT_MERGEABLE"):
+        df.select("a").zip(df.where("a > 1").select("b")).collect()
+
+
+def test_nearest_by_join_ranks_each_left_row(spark: SparkSession) -> None:
+    users = spark.createDataFrame([(1, 10.0), (2, 20.0), (3, 30.0)], ["user_id", "score"])
+    products = spark.createDataFrame([("A", 11.0), ("B", 22.0), ("C", 5.0)], ["product", "pscore"])
+    near = users.nearestByJoin(products, F.abs(users.score - products.pscore), 2, "exact", "distance")
+    assert near.columns == ["user_id", "score", "product", "pscore"]
+    assert [(r.user_id, r.product) for r in near.orderBy("user_id", "product").collect()] == [
+        (1, "A"),
+        (1, "C"),
+        (2, "A"),
+        (2, "B"),
+        (3, "A"),
+        (3, "B"),
+    ]
+    alone = users.nearestByJoin(
+        products.limit(0), F.abs(users.score - products.pscore), 1, "exact", "distance", joinType="leftouter"
+    )
+    assert sorted((r.user_id, r.product) for r in alone.collect()) == [(1, None), (2, None), (3, None)]
+    for args, kind in [((0, "exact", "distance"), "NUM_RESULTS_OUT_OF_RANGE"), ((1, "bad", "distance"), "UNSUPPORTED_MODE")]:
+        with pytest.raises(AnalysisException, match=kind):
+            users.nearestByJoin(products, F.abs(users.score - products.pscore), *args).collect()

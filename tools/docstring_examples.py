@@ -187,9 +187,14 @@ def run_one(name: str, doc: str, globs: dict, engine: str = "pyspark") -> tuple[
     test = parser.get_doctest(doc, dict(globs), name, None, 0)
     if engine == "sparklet":
         # an object's repr names its module, as the examples' imports do:
-        # ``<pyspark...RuntimeConf...>`` is answered by sparklet's module
+        # ``<pyspark...RuntimeConf...>`` or ``<class 'pyspark.core.rdd.RDD'>``
+        # is answered by sparklet's module
         for example in test.examples:
-            example.want = example.want.replace("<pyspark.", "<sparklet.").replace("<pyspark...", "<sparklet...")
+            example.want = (
+                example.want.replace("<pyspark.", "<sparklet.")
+                .replace("<pyspark...", "<sparklet...")
+                .replace("<class 'pyspark.", "<class 'sparklet.")
+            )
     out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=FLAGS)
 

@@ -223,3 +223,65 @@ def zip_with_index(df: DataFrame, name: str) -> DataFrame:
     table = df.toArrow()
     index = pa.array(range(table.num_rows), pa.int64())
     return df.sparkSession.createDataFrame(table.append_column(pa.field(name, pa.int64(), False), index))
+
+
+def _nearest_error(kind: str, message: str) -> AnalysisException:
+    return AnalysisException(f"[NEAREST_BY_JOIN.{kind}] Invalid nearest-by join. {message}", f"NEAREST_BY_JOIN.{kind}")
+
+
+def nearest_by_join(
+    left: DataFrame, other: DataFrame, ranking: Any, num: int, mode: str, direction: str, join_type: str
+) -> DataFrame:
+    """``left.nearestByJoin(...)``: for each left row, the ``num`` rows of
+    ``other`` ranked first by ``ranking`` (smallest for ``distance``,
+    largest for ``similarity``), over the whole cross product."""
+    from sparklet.sql import functions as F
+    from sparklet.sql.window import Window
+
+    if not 1 <= num <= 100000:
+        raise _nearest_error(
+            "NUM_RESULTS_OUT_OF_RANGE",
+            f"The number of results {num} must be between 1 and 100000. Update the literal in "
+            f"`APPROX NEAREST {num} BY ...` (or `EXACT NEAREST {num} BY ...`) to fall within that range.",
+        )
+    if mode.lower() not in ("approx", "exact"):
+        raise _nearest_error(
+            "UNSUPPORTED_MODE",
+            f"Unsupported nearest-by join mode '{mode}'. Supported modes include: 'approx', 'exact'.",
+        )
+    if direction.lower() not in ("distance", "similarity"):
+        raise _nearest_error(
+            "UNSUPPORTED_DIRECTION",
+            f"Unsupported nearest-by join direction '{direction}'. Supported nearest-by join directions "
+            "include: 'distance', 'similarity'.",
+        )
+    how = join_type.lower().replace("_", "")
+    if how not in ("inner", "leftouter", "left"):
+        raise _nearest_error(
+            "UNSUPPORTED_JOIN_TYPE",
+            f"Unsupported nearest-by join type {join_type}. Supported types: 'INNER', 'LEFT OUTER'.",
+        )
+    row, key, rank = "__nearest_row", "__nearest_key", "__nearest_rank"
+    joined = left.zipWithIndex(row).join(other, F.lit(True), "inner" if how == "inner" else "left")
+    # the ranking as a column first: the window orders by a plain column
+    joined = joined.withColumn(key, ranking)
+    order = F.col(key).asc() if direction.lower() == "distance" else F.col(key).desc()
+    ranked = joined.withColumn(rank, F.row_number().over(Window.partitionBy(row).orderBy(order)))
+    return ranked.where(F.col(rank) <= num).drop(row, key, rank)
+
+
+def zip_frames(left: DataFrame, right: DataFrame) -> DataFrame:
+    """``left.zip(right)``: the columns of both side by side, row by row;
+    both must be projections of the same plan."""
+    import pyarrow as pa
+
+    if left._native.projection_base() != right._native.projection_base():
+        raise AnalysisException(
+            "[ZIP_PLANS_NOT_MERGEABLE] The two DataFrames in zip() cannot be merged. They must produce the "
+            "same canonicalized plan after stripping outer Project chains, and must not contain non-scalar "
+            "Python UDFs.",
+            "ZIP_PLANS_NOT_MERGEABLE",
+        )
+    a, b = left.toArrow(), right.toArrow()
+    table = pa.Table.from_arrays(a.columns + b.columns, schema=pa.schema(list(a.schema) + list(b.schema)))
+    return left.sparkSession.createDataFrame(table)

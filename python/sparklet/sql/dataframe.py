@@ -686,6 +686,31 @@ class DataFrame:
 
         return transpose(self, indexColumn)
 
+    def zip(self, other: "DataFrame") -> "DataFrame":
+        """The columns of this DataFrame then ``other``'s, row by row; both
+        must be projections (``select``, ``withColumn``...) of the same plan."""
+        from sparklet.sql._reshape import zip_frames
+
+        return zip_frames(self, other)
+
+    def nearestByJoin(
+        self,
+        other: "DataFrame",
+        rankingExpression: Column,
+        numResults: int,
+        mode: str,
+        direction: str,
+        *,
+        joinType: str = "inner",
+    ) -> "DataFrame":
+        """For each row, the ``numResults`` rows of ``other`` ranked first by
+        ``rankingExpression`` (``direction``: ``distance``, smallest first, or
+        ``similarity``, largest first); ``joinType`` ``inner`` or
+        ``leftouter``. Both modes evaluate the whole cross product."""
+        from sparklet.sql._reshape import nearest_by_join
+
+        return nearest_by_join(self, other, rankingExpression, numResults, mode, direction, joinType)
+
     def zipWithIndex(self, indexColName: str = "index") -> "DataFrame":
         """The rows with their 0-based position appended as ``indexColName``."""
         from sparklet.sql._reshape import zip_with_index
@@ -706,7 +731,7 @@ class DataFrame:
         return RDD(
             self.sparkSession.sparkContext,
             lambda: [table_to_rows(t) for t in native.collect_partitions()],
-            native.num_partitions,
+            lambda: native.num_partitions(),
         )
 
     def toJSON(self, use_unicode: bool = True) -> "RDD[str]":

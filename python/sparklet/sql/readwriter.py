@@ -299,8 +299,8 @@ class DataFrameWriter:
         partitionBy: str | list[str] | None = None,
         compression: str | None = None,
     ) -> None:
-        """Write ORC files (``compression``: ``snappy``, the default, ``zlib``,
-        ``lz4``, ``zstd`` or ``none``; flat columns: see docs/differences.md)."""
+        """Write ORC files (``compression``: ``zstd``, the default, ``snappy``,
+        ``zlib``, ``lz4`` or ``none``; flat columns: see docs/differences.md)."""
         self.options(compression=compression)
         self.save(path, "orc", mode, partitionBy)
 

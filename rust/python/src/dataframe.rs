@@ -366,6 +366,20 @@ impl PyDataFrame {
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
 
+    /// The plan under its outer projections (`zip` needs both sides' equal).
+    fn projection_base(&self) -> String {
+        use datafusion::logical_expr::LogicalPlan;
+        let mut plan = self.df.logical_plan();
+        loop {
+            match plan {
+                LogicalPlan::Projection(p) => plan = p.input.as_ref(),
+                LogicalPlan::SubqueryAlias(a) => plan = a.input.as_ref(),
+                _ => break,
+            }
+        }
+        format!("{}", plan.display_indent())
+    }
+
     /// The result partition by partition, each a pyarrow Table (`df.rdd`).
     fn collect_partitions(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.batch_only("rdd")?;

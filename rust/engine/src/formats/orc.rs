@@ -1,6 +1,6 @@
 //! Apache ORC files through the `orc-rust` crate: a file's schema, its rows
 //! in a read's schema, and a file written as Spark's ORC writer writes one
-//! (snappy by default). Timestamps are read at microsecond precision, as
+//! (zstd by default, as Spark 4). Timestamps are read at microsecond precision, as
 //! Spark holds them. The crate writes flat columns only: a nested column
 //! is Spark's unsupported-type error, named.
 

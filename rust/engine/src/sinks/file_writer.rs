@@ -136,7 +136,7 @@ impl FileWriter {
                         .collect::<Vec<_>>(),
                 );
                 crate::formats::orc::check_writable(&data)?;
-                crate::formats::orc::codec(compression.map_or("snappy", |c| c.as_str()))?
+                crate::formats::orc::codec(compression.map_or("zstd", |c| c.as_str()))?
             }
             _ => (None, ""),
         };
