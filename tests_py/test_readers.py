@@ -14,6 +14,7 @@ import pytest
 from conftest import write_json
 from sparklet.errors import AnalysisException
 from sparklet.sql import Row, SparkSession
+from sparklet.sql import functions as F
 
 
 def test_json_with_and_without_schema(spark: SparkSession, tmp_path: Path) -> None:
@@ -253,3 +254,50 @@ def test_parquet_merge_schema(spark: SparkSession, tmp_path: Path) -> None:
     assert got == [("Alice", 1, None), ("Bob", None, 80)]
     # without it, one file's schema: the other file's own columns are not read
     assert len(spark.read.parquet(str(one), str(two)).columns) == 2
+
+
+def test_xml_rows_attributes_and_inferred_types(spark: SparkSession) -> None:
+    texts = spark.createDataFrame(
+        [
+            ('<book id="b1"><title lang="en">T</title><tag>a</tag><tag>b</tag><price>1.5</price>'
+             "<n>3</n><ok>true</ok><e></e></book>",),
+            ('<book id="2"><price>2</price></book>',),
+        ],
+        "value STRING",
+    )
+    df = spark.read.option("rowTag", "book").xml(texts)
+    assert df.dtypes == [
+        ("_id", "string"),
+        ("e", "string"),
+        ("n", "bigint"),
+        ("ok", "boolean"),
+        ("price", "double"),
+        ("tag", "array<string>"),
+        ("title", "struct<_VALUE:string,_lang:string>"),
+    ]
+    first, second = df.collect()
+    assert first == Row(_id="b1", e="", n=3, ok=True, price=1.5, tag=["a", "b"], title=Row(_VALUE="T", _lang="en"))
+    assert (second._id, second.price, second.tag) == ("2", 2.0, None)
+    # a text's root is its row when no rowTag is given
+    assert spark.read.xml(texts.limit(1).select(F.lit("<r><x>1</x></r>"))).collect() == [Row(x=1)]
+
+
+def test_xml_written_and_read_back(spark: SparkSession, tmp_path: Path) -> None:
+    df = spark.createDataFrame(
+        [(1, Row(a=1, b="x"), [1, 2], None, dt.datetime(2024, 1, 2, 3, 4, 5))],
+        "id LONG, s STRUCT<a: LONG, b: STRING>, l ARRAY<LONG>, n STRING, ts TIMESTAMP",
+    )
+    out = tmp_path / "xml"
+    df.write.mode("overwrite").xml(str(out), rowTag="r")
+    text = "".join(p.read_text() for p in out.iterdir() if p.name.endswith(".xml") and "<l>" in p.read_text())
+    assert text.startswith('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<ROWS>\n    <r>\n')
+    assert "        <l>1</l>\n        <l>2</l>\n" in text and "<n>" not in text
+    back = spark.read.option("rowTag", "r").format("xml").load(str(out))
+    assert back.columns == ["id", "l", "s", "ts"]
+    assert back.select("id", "l", "s.b").collect() == [Row(id=1, l=[1, 2], b="x")]
+    with pytest.raises(AnalysisException, match="PATH_ALREADY_EXISTS"):
+        df.write.xml(str(out), rowTag="r")
+    with pytest.raises(AnalysisException, match="XML_ROW_TAG_MISSING"):
+        spark.read.xml(str(out)).collect()
+    with pytest.raises(AnalysisException, match="XML_ROW_TAG_MISSING"):
+        df.write.mode("overwrite").xml(str(out))

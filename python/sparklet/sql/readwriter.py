@@ -63,6 +63,10 @@ class DataFrameReader(OptionsMixin):
         paths = [path] if isinstance(path, str) else list(path or [])
         if not paths and "path" in self._options:
             paths = [self._options["path"]]
+        if (self._format or "").lower() == "xml":
+            from sparklet.sql._xml import read_xml
+
+            return read_xml(self._spark, paths, self._schema, self._options)
         native = self._spark._native.read(self._format or "parquet", paths, self._arrow_schema(), self._options)
         df = DataFrame(native, self._spark)
         df._inputs = frozenset(_data_files(paths))
@@ -113,6 +117,25 @@ class DataFrameReader(OptionsMixin):
     def parquet(self, *paths: str, **options: Any) -> DataFrame:
         """Read Parquet files."""
         return self.load(list(paths), "parquet", None, **options)
+
+    def xml(
+        self,
+        path: PathOrPaths | DataFrame,
+        rowTag: str | None = None,
+        schema: StructType | str | None = None,
+        **options: Any,
+    ) -> DataFrame:
+        """Read XML: each ``rowTag`` element a row (attributes as ``_name``
+        fields, text beside them as ``_VALUE``); or the XML texts of a
+        DataFrame's single string column."""
+        from sparklet.sql._xml import read_xml
+
+        self.format("xml")
+        self._set_schema(schema)
+        self._set(rowTag=rowTag, **options)
+        if isinstance(path, DataFrame):
+            return read_xml(self._spark, path, self._schema, self._options)
+        return self.load(path)
 
     def orc(self, path: PathOrPaths, mergeSchema: bool | None = None, **options: Any) -> DataFrame:
         """Read ORC files (``mergeSchema``: the union of the files' columns)."""
@@ -240,6 +263,14 @@ class DataFrameWriter:
         if fmt == "kafka":
             self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})
             return
+        if fmt == "xml":
+            from sparklet.sql._xml import write_xml
+
+            target = path if path is not None else self._options.get("path")
+            if target is None:
+                raise PySparkValueError("[PATH_NOT_SPECIFIED] 'path' is not specified.", "PATH_NOT_SPECIFIED")
+            write_xml(self._df, target, (self._mode or "error").lower(), self._options)
+            return
         if self._bucket_by is not None:
             raise AnalysisException(
                 "[_LEGACY_ERROR_TEMP_1312] 'save' does not support bucketBy right now.", "_LEGACY_ERROR_TEMP_1312"
@@ -291,6 +322,32 @@ class DataFrameWriter:
         ``zstd`` or ``none``)."""
         self.options(compression=compression)
         self.save(path, "parquet", mode, partitionBy)
+
+    def xml(
+        self,
+        path: str,
+        rowTag: str | None = None,
+        mode: str | None = None,
+        attributePrefix: str | None = None,
+        valueTag: str | None = None,
+        rootTag: str | None = None,
+        declaration: str | None = None,
+        nullValue: str | None = None,
+        **options: Any,
+    ) -> None:
+        """Write the rows as one XML document under ``rootTag`` (``ROWS``),
+        each a ``rowTag`` element (``ROW``); fields named with
+        ``attributePrefix`` as attributes, nulls left out."""
+        given = dict(
+            rowTag=rowTag,
+            attributePrefix=attributePrefix,
+            valueTag=valueTag,
+            rootTag=rootTag,
+            declaration=declaration,
+            nullValue=nullValue,
+        )
+        self.options(**{k: v for k, v in given.items() if v is not None}, **options)
+        self.save(path, "xml", mode)
 
     def orc(
         self,

@@ -128,7 +128,7 @@ class DataStreamWriter:
         self._partition_by: list[str] = []
 
     def format(self, source: str) -> "DataStreamWriter":
-        """Set the sink: ``parquet``, ``json``, ``csv``, ``text`` (with a path), ``console``, ``memory``, ``noop``."""
+        """Set the sink: ``parquet``, ``orc``, ``json``, ``csv``, ``text`` (with a path), ``console``, ``memory``, ``noop``."""
         self._format = source
         return self
 

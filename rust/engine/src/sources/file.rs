@@ -359,13 +359,23 @@ fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
             num_rows: 0,
         });
     }
-    let options = ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension("");
-    let config = ListingTableConfig::new_with_multi_paths(urls)
-        .with_listing_options(options)
-        .with_schema(Arc::clone(schema));
-    let table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(config)?);
+    // a scan per file, so the files keep their order (see `ordered_files`)
+    let tables = urls
+        .into_iter()
+        .map(|url| {
+            let options =
+                ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension("");
+            let config = ListingTableConfig::new(url)
+                .with_listing_options(options)
+                .with_schema(Arc::clone(schema));
+            Ok(Arc::new(ListingTable::try_new(config)?) as Arc<dyn TableProvider>)
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(BatchInput {
-        provider: table,
+        provider: Arc::new(super::ordered_files::OrderedFiles::new(
+            Arc::clone(schema),
+            tables,
+        )),
         num_rows,
     })
 }
