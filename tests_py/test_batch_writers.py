@@ -53,7 +53,14 @@ def test_orc_is_read_back_with_its_types(spark: SparkSession, df, tmp_path: Path
     files = data_files(out)
     assert files and all(f.name.endswith("-c000.zstd.orc") for f in files)
     back = spark.read.orc(str(out)).orderBy("id")
-    assert back.dtypes == [("id", "int"), ("s", "string"), ("ts", "timestamp"), ("d", "date"), ("v", "double"), ("p", "string")]
+    assert back.dtypes == [
+        ("id", "int"),
+        ("s", "string"),
+        ("ts", "timestamp"),
+        ("d", "date"),
+        ("v", "double"),
+        ("p", "string"),
+    ]
     assert [tuple(r) for r in back.collect()] == ROWS
     df.write.mode("overwrite").partitionBy("p").option("compression", "zlib").format("orc").save(str(out))
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["p=x", "p=y"]

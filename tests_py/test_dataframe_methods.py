@@ -253,6 +253,9 @@ def test_nearest_by_join_ranks_each_left_row(spark: SparkSession) -> None:
         products.limit(0), F.abs(users.score - products.pscore), 1, "exact", "distance", joinType="leftouter"
     )
     assert sorted((r.user_id, r.product) for r in alone.collect()) == [(1, None), (2, None), (3, None)]
-    for args, kind in [((0, "exact", "distance"), "NUM_RESULTS_OUT_OF_RANGE"), ((1, "bad", "distance"), "UNSUPPORTED_MODE")]:
+    for args, kind in [
+        ((0, "exact", "distance"), "NUM_RESULTS_OUT_OF_RANGE"),
+        ((1, "bad", "distance"), "UNSUPPORTED_MODE"),
+    ]:
         with pytest.raises(AnalysisException, match=kind):
             users.nearestByJoin(products, F.abs(users.score - products.pscore), *args).collect()

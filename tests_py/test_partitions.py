@@ -62,3 +62,14 @@ def test_writer_writes_a_file_per_partition(keyed, tmp_path) -> None:  # noqa: A
     keyed.coalesce(1).write.parquet(str(tmp_path / "one"))
     assert len(list((tmp_path / "three").glob("part-*"))) == 3
     assert len(list((tmp_path / "one").glob("part-*"))) == 1
+
+
+def test_actions_read_partitions_in_order(spark: SparkSession) -> None:
+    ranged = spark.createDataFrame([(14, "Tom"), (23, "Alice"), (16, "Bob")], ["age", "name"])
+    ranged = ranged.repartitionByRange(2, "age")
+    both = spark.range(0, 3, 1, 1).union(spark.range(10, 13, 1, 1))
+    for _ in range(5):
+        # a limit (show, head) takes the partitions in order, as Spark's
+        assert [r.age for r in ranged.limit(3).collect()] == [14, 16, 23]
+        assert [r.id for r in both.limit(6).collect()] == [0, 1, 2, 10, 11, 12]
+        assert [r.id for r in both.collect()] == [0, 1, 2, 10, 11, 12]

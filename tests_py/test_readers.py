@@ -259,8 +259,10 @@ def test_parquet_merge_schema(spark: SparkSession, tmp_path: Path) -> None:
 def test_xml_rows_attributes_and_inferred_types(spark: SparkSession) -> None:
     texts = spark.createDataFrame(
         [
-            ('<book id="b1"><title lang="en">T</title><tag>a</tag><tag>b</tag><price>1.5</price>'
-             "<n>3</n><ok>true</ok><e></e></book>",),
+            (
+                '<book id="b1"><title lang="en">T</title><tag>a</tag><tag>b</tag><price>1.5</price>'
+                "<n>3</n><ok>true</ok><e></e></book>",
+            ),
             ('<book id="2"><price>2</price></book>',),
         ],
         "value STRING",

@@ -155,9 +155,7 @@ class SparkContext:
             matches = sorted(glob.glob(path)) or [path]
             for m in matches:
                 if os.path.isdir(m):
-                    files.extend(
-                        os.path.join(m, f) for f in sorted(os.listdir(m)) if not f.startswith((".", "_"))
-                    )
+                    files.extend(os.path.join(m, f) for f in sorted(os.listdir(m)) if not f.startswith((".", "_")))
                 elif os.path.exists(m):
                     files.append(m)
                 else:

@@ -100,7 +100,7 @@ class RDD(Generic[T]):
         self._name: str | None = None
 
     # ---- the partitions --------------------------------------------------
-    def _parts(self) -> list[list[T]]:
+    def _parts(self) -> list[list[Any]]:
         if self._kept is not None:
             return self._kept
         parts = [list(p) for p in self._compute()]
@@ -197,21 +197,25 @@ class RDD(Generic[T]):
         """``(f(x), x)`` of each element."""
         return self.map(lambda x: (f(x), x))
 
+    def _pairs(self) -> "RDD[Any]":
+        """This RDD, its elements taken as ``(key, value)`` pairs."""
+        return self
+
     def keys(self) -> "RDD[Any]":
         """The key of each pair."""
-        return self.map(lambda kv: kv[0])
+        return self._pairs().map(lambda kv: kv[0])
 
     def values(self) -> "RDD[Any]":
         """The value of each pair."""
-        return self.map(lambda kv: kv[1])
+        return self._pairs().map(lambda kv: kv[1])
 
     def mapValues(self, f: Callable[[Any], Any]) -> "RDD[tuple[Any, Any]]":
         """Each pair's value through ``f``, keys kept."""
-        return self.map(lambda kv: (kv[0], f(kv[1])))
+        return self._pairs().map(lambda kv: (kv[0], f(kv[1])))
 
     def flatMapValues(self, f: Callable[[Any], Iterable[Any]]) -> "RDD[tuple[Any, Any]]":
         """A pair for each element of ``f`` of each pair's value."""
-        return self.flatMap(lambda kv: ((kv[0], v) for v in f(kv[1])))
+        return self._pairs().flatMap(lambda kv: ((kv[0], v) for v in f(kv[1])))
 
     def union(self, other: "RDD[U]") -> "RDD[T | U]":
         """The partitions of both."""
@@ -237,7 +241,7 @@ class RDD(Generic[T]):
 
     def repartition(self, numPartitions: int) -> "RDD[T]":
         """The elements spread evenly over ``numPartitions``."""
-        return RDD(self.ctx, lambda: _slices(self.collect(), numPartitions), numPartitions)
+        return RDD(self.ctx, lambda: _slices(self._all(), numPartitions), numPartitions)
 
     def partitionBy(self, numPartitions: int, partitionFunc: Callable[[Any], int] = portable_hash) -> "RDD[Any]":
         """Pairs in partition ``partitionFunc(key) % numPartitions``."""
@@ -315,14 +319,14 @@ class RDD(Generic[T]):
     def countByKey(self) -> dict[Any, int]:
         """How many pairs each key has."""
         counts: dict[Any, int] = defaultdict(int)
-        for k, _ in self.collect():
+        for k, _ in self._all():
             counts[k] += 1
         return counts
 
     def countByValue(self) -> dict[T, int]:
         """How many times each element occurs."""
         counts: dict[T, int] = defaultdict(int)
-        for x in self.collect():
+        for x in self._all():
             counts[x] += 1
         return counts
 
@@ -373,7 +377,9 @@ class RDD(Generic[T]):
 
     def subtractByKey(self, other: "RDD[Any]", numPartitions: int | None = None) -> "RDD[Any]":
         """Pairs whose key is not in ``other``."""
-        return self._cogroup(other, numPartitions).flatMap(lambda kc: [] if kc[1][1] else [(kc[0], v) for v in kc[1][0]])
+        return self._cogroup(other, numPartitions).flatMap(
+            lambda kc: [] if kc[1][1] else [(kc[0], v) for v in kc[1][0]]
+        )
 
     def subtract(self, other: "RDD[T]", numPartitions: int | None = None) -> "RDD[T]":
         """Elements not in ``other``."""
@@ -392,20 +398,16 @@ class RDD(Generic[T]):
             self._num * other._num,
         )
 
-    def sortBy(
-        self, keyfunc: Callable[[T], Any], ascending: bool = True, numPartitions: int | None = None
-    ) -> "RDD[T]":
+    def sortBy(self, keyfunc: Callable[[T], Any], ascending: bool = True, numPartitions: int | None = None) -> "RDD[T]":
         """The elements ordered by ``keyfunc``, in ranges over the partitions."""
         n = numPartitions or self._num
-        return RDD(
-            self.ctx, lambda: _slices(sorted(self.collect(), key=keyfunc, reverse=not ascending), n), n
-        )
+        return RDD(self.ctx, lambda: _slices(sorted(self._all(), key=keyfunc, reverse=not ascending), n), n)
 
     def sortByKey(
         self, ascending: bool = True, numPartitions: int | None = None, keyfunc: Callable[[Any], Any] = lambda x: x
     ) -> "RDD[Any]":
         """Pairs ordered by ``keyfunc`` of the key."""
-        return self.sortBy(lambda kv: keyfunc(kv[0]), ascending, numPartitions)
+        return self._pairs().sortBy(lambda kv: keyfunc(kv[0]), ascending, numPartitions)
 
     def zipWithIndex(self) -> "RDD[tuple[T, int]]":
         """Each element with its position."""
@@ -427,15 +429,18 @@ class RDD(Generic[T]):
     # ---- actions ---------------------------------------------------------
     def collect(self) -> list[T]:
         """Every element, partition by partition."""
+        return self._all()
+
+    def _all(self) -> list[Any]:
         return [x for p in self._parts() for x in p]
 
     def collectAsMap(self) -> dict[Any, Any]:
         """The pairs as a dict (a later value of a key wins)."""
-        return dict(self.collect())
+        return dict(self._all())
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[T]:
         """The elements one at a time."""
-        return iter(self.collect())
+        return iter(self._all())
 
     def count(self) -> int:
         """How many elements."""
@@ -458,11 +463,11 @@ class RDD(Generic[T]):
 
     def top(self, num: int, key: Callable[[T], Any] | None = None) -> list[T]:
         """The ``num`` largest elements, largest first."""
-        return sorted(self.collect(), key=key, reverse=True)[:num]
+        return sorted(self._all(), key=key, reverse=True)[:num]
 
     def takeOrdered(self, num: int, key: Callable[[T], Any] | None = None) -> list[T]:
         """The ``num`` smallest elements, smallest first."""
-        return sorted(self.collect(), key=key)[:num]
+        return sorted(self._all(), key=key)[:num]
 
     def reduce(self, f: Callable[[T, T], T]) -> T:
         """The elements reduced with ``f`` (ValueError when empty, as PySpark)."""
@@ -471,7 +476,7 @@ class RDD(Generic[T]):
             raise ValueError("Can not reduce() empty RDD")
         return functools.reduce(f, partials)
 
-    def fold(self, zeroValue: T, op: Callable[[T, T], T]) -> T:
+    def fold(self, zeroValue: Any, op: Callable[[Any, Any], Any]) -> Any:
         """Each partition folded from ``zeroValue``, then the results."""
         return functools.reduce(op, (functools.reduce(op, p, zeroValue) for p in self._parts()), zeroValue)
 
@@ -485,20 +490,20 @@ class RDD(Generic[T]):
 
     def max(self, key: Callable[[T], Any] | None = None) -> T:
         """The largest element."""
-        return max(self.collect(), key=key) if key else max(self.collect())
+        return max(self._all(), key=key) if key else max(self._all())
 
     def min(self, key: Callable[[T], Any] | None = None) -> T:
         """The smallest element."""
-        return min(self.collect(), key=key) if key else min(self.collect())
+        return min(self._all(), key=key) if key else min(self._all())
 
     def mean(self) -> float:
         """The mean of the elements."""
-        rows = self.collect()
+        rows = self._all()
         return sum(rows) / len(rows) if rows else float("nan")
 
     def foreach(self, f: Callable[[T], None]) -> None:
         """Call ``f`` with each element."""
-        for x in self.collect():
+        for x in self._all():
             f(x)
 
     def foreachPartition(self, f: Callable[[Iterator[T]], None]) -> None:
@@ -508,7 +513,7 @@ class RDD(Generic[T]):
 
     def lookup(self, key: Any) -> list[Any]:
         """The values of ``key``."""
-        return [v for k, v in self.collect() if k == key]
+        return [v for k, v in self._all() if k == key]
 
     def saveAsTextFile(self, path: str, compressionCodecClass: str | None = None) -> None:
         """Each partition as a ``part-NNNNN`` text file of ``str`` of each
@@ -529,7 +534,7 @@ class RDD(Generic[T]):
 
     def toDF(self, schema: Any = None, sampleRatio: float | None = None) -> "DataFrame":
         """A DataFrame of the elements (rows, tuples or dicts)."""
-        return self.ctx._session.createDataFrame(self.collect(), schema)
+        return self.ctx._session.createDataFrame(self._all(), schema)
 
     def __getattr__(self, name: str) -> Any:
         if name in _ABSENT:

@@ -247,7 +247,7 @@ def _write_value(out: list[str], tag: str, v: Any, opts: _Options, depth: int) -
         v = v.asDict()
     if isinstance(v, dict):
         attrs = "".join(
-            f' {k[len(opts.prefix):]}="{_escape(_text(x, opts.tz))}"'
+            f' {k[len(opts.prefix) :]}="{_escape(_text(x, opts.tz))}"'
             for k, x in v.items()
             if k.startswith(opts.prefix) and k != opts.value_tag and x is not None
         )
@@ -275,7 +275,6 @@ def write_xml(df: "DataFrame", path: str, mode: str, options: dict[str, Any]) ->
     """``df.write.xml(path)``: one file of the rows under ``rootTag``, Spark's
     save modes, ``_SUCCESS``."""
     import shutil
-
     from zoneinfo import ZoneInfo
 
     opts = _Options(options, tag_required=True)
@@ -295,7 +294,7 @@ def write_xml(df: "DataFrame", path: str, mode: str, options: dict[str, Any]) ->
     lines = [f"<?xml {opts.declaration}?>"] if opts.declaration else []
     lines.append(f"<{opts.root_tag}>")
     for row in df.collect():
-        _write_value(lines, opts.row_tag, row.asDict(recursive=True), opts, 1)
+        _write_value(lines, str(opts.row_tag), row.asDict(recursive=True), opts, 1)
     lines.append(f"</{opts.root_tag}>")
     name = os.path.join(path, f"part-00000-{uuid.uuid4()}-c000.xml")
     with open(name, "w", encoding="utf-8") as f:

@@ -740,7 +740,10 @@ class DataFrame:
 
         from sparklet.sql import functions as F
 
-        warnings.warn("The return type of DataFrame.toJSON will be changed from RDD to DataFrame in future releases.")
+        warnings.warn(
+            "The return type of DataFrame.toJSON will be changed from RDD to DataFrame in future releases.",
+            stacklevel=2,
+        )
 
         return self.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in self.columns]))).rdd.map(lambda r: r[0])
 

@@ -12,14 +12,14 @@ use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use async_trait::async_trait;
 use datafusion::catalog::{Session as CatalogSession, TableProvider};
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::Column;
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::datasource::TableType;
 use datafusion::error::Result as DFResult;
-use datafusion::logical_expr::Expr;
-use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, PhysicalExpr, PlanProperties,
@@ -87,7 +87,8 @@ impl TableProvider for CachedTable {
             None => Arc::clone(&self.schema),
         };
         let n = physical.properties().partitioning.partition_count();
-        let exec = Arc::new(datafusion::physical_plan::empty::EmptyExec::new(schema).with_partitions(n));
+        let exec =
+            Arc::new(datafusion::physical_plan::empty::EmptyExec::new(schema).with_partitions(n));
         Ok(Arc::new(InMemoryTableScanExec::new(
             exec,
             Arc::clone(&self.kept),
@@ -165,7 +166,7 @@ impl ExecutionPlan for InMemoryTableScanExec {
         let Some((projection, ctx)) = &self.pending else {
             return self.scan.execute(partition, context);
         };
-        let (kept, projection, ctx) = (Arc::clone(&self.kept), projection.clone(), ctx.clone());
+        let (kept, projection, ctx) = (Arc::clone(&self.kept), projection.clone(), Arc::clone(ctx));
         let schema = self.scan.schema();
         let batches = async move {
             let Some(physical) = kept.physical.get() else {
@@ -176,10 +177,7 @@ impl ExecutionPlan for InMemoryTableScanExec {
             let parts = kept
                 .batches
                 .get_or_try_init(|| {
-                    datafusion::physical_plan::collect_partitioned(
-                        Arc::clone(physical),
-                        ctx,
-                    )
+                    datafusion::physical_plan::collect_partitioned(Arc::clone(physical), ctx)
                 })
                 .await?;
             let part = parts.get(partition).cloned().unwrap_or_default();
@@ -191,7 +189,11 @@ impl ExecutionPlan for InMemoryTableScanExec {
                 .collect::<DFResult<Vec<_>>>()
         };
         let stream = futures::stream::once(batches)
-            .map(|r| futures::stream::iter(r.map_or_else(|e| vec![Err(e)], |v| v.into_iter().map(Ok).collect())))
+            .map(|r| {
+                futures::stream::iter(
+                    r.map_or_else(|e| vec![Err(e)], |v| v.into_iter().map(Ok).collect()),
+                )
+            })
             .flatten();
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
     }

@@ -1156,6 +1156,9 @@ where
             .create_physical_plan()
             .await
             .map_err(Error::from_planning)?;
+        // rows in partition order, as Spark's actions return them
+        let plan = crate::exec::ordered_coalesce::in_partition_order(plan)
+            .map_err(Error::from_planning)?;
         let schema = plan.schema();
         let out = run(plan, task_ctx).await.map_err(Error::from_execution)?;
         Ok((schema, out))
@@ -1196,7 +1199,9 @@ pub fn repartition(df: DataFrame, n: usize, how: Partitioning) -> Result<DataFra
     if crate::catalog::is_streaming(df.logical_plan()) {
         let scheme = match how {
             Partitioning::Hash(keys) => datafusion::logical_expr::Partitioning::Hash(
-                keys.into_iter().map(|k| resolve(&df, k)).collect::<Result<_>>()?,
+                keys.into_iter()
+                    .map(|k| resolve(&df, k))
+                    .collect::<Result<_>>()?,
                 n,
             ),
             _ => datafusion::logical_expr::Partitioning::RoundRobinBatch(n),
@@ -1204,9 +1209,11 @@ pub fn repartition(df: DataFrame, n: usize, how: Partitioning) -> Result<DataFra
         return df.repartition(scheme).map_err(Error::from_planning);
     }
     let scheme = match how {
-        Partitioning::Hash(keys) => {
-            Scheme::Hash(keys.into_iter().map(|k| resolve(&df, k)).collect::<Result<_>>()?)
-        }
+        Partitioning::Hash(keys) => Scheme::Hash(
+            keys.into_iter()
+                .map(|k| resolve(&df, k))
+                .collect::<Result<_>>()?,
+        ),
         Partitioning::Even => Scheme::Runs,
         Partitioning::Coalesce => Scheme::Coalesce,
         Partitioning::Range(sorts) => Scheme::Range(

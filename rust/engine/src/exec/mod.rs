@@ -10,6 +10,7 @@ pub mod limit;
 pub mod map_batches;
 pub mod observe;
 pub mod operator;
+pub mod ordered_coalesce;
 pub mod stateful_node;
 pub mod unary;
 pub(crate) use group_state::processor_schema::spark_type as spark_type_name;

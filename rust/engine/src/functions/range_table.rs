@@ -68,7 +68,10 @@ impl TableFunctionImpl for SparkRange {
             .map(|i| {
                 let (from, to) = (i * len / slices, (i + 1) * len / slices);
                 let slice: ArrayRef = Arc::new(ids.slice(from, to - from));
-                Ok(vec![RecordBatch::try_new(Arc::clone(&schema), vec![slice])?])
+                Ok(vec![RecordBatch::try_new(
+                    Arc::clone(&schema),
+                    vec![slice],
+                )?])
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Arc::new(MemTable::try_new(schema, parts)?))

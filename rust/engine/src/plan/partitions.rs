@@ -25,8 +25,8 @@ use datafusion::physical_expr::EquivalenceProperties;
 use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
-    DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning, PhysicalExpr,
-    PlanProperties,
+    DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning,
+    PhysicalExpr, PlanProperties,
 };
 use futures::StreamExt;
 use tokio::sync::OnceCell;
@@ -105,7 +105,9 @@ impl UserDefinedLogicalNodeCore for PartitionsNode {
                     .collect(),
             ),
             Scheme::ById(_) => Scheme::ById(exprs.into_iter().next().ok_or_else(|| {
-                datafusion::error::DataFusionError::Internal("repartitionById without a column".into())
+                datafusion::error::DataFusionError::Internal(
+                    "repartitionById without a column".into(),
+                )
             })?),
             other => other.clone(),
         };
@@ -343,7 +345,11 @@ async fn split(
                 .map(|i| i as u32)
                 .collect();
             let part = arrow::compute::take_record_batch(&all, &idx)?;
-            Ok(if part.num_rows() == 0 { vec![] } else { vec![part] })
+            Ok(if part.num_rows() == 0 {
+                vec![]
+            } else {
+                vec![part]
+            })
         })
         .collect()
 }
@@ -377,7 +383,12 @@ fn range_targets(
     let columns: Vec<ArrayRef> = keys.iter().map(|k| Arc::clone(&k.values)).collect();
     let converter = arrow::row::RowConverter::new(
         keys.iter()
-            .map(|k| arrow::row::SortField::new_with_options(k.values.data_type().clone(), k.options.unwrap_or_default()))
+            .map(|k| {
+                arrow::row::SortField::new_with_options(
+                    k.values.data_type().clone(),
+                    k.options.unwrap_or_default(),
+                )
+            })
             .collect(),
     )?;
     let encoded = converter.convert_columns(&columns)?;
@@ -497,7 +508,7 @@ impl OptimizerRule for PartitionIdRule {
             let exprs = p
                 .expr
                 .into_iter()
-                .map(|e| replace_ids(e))
+                .map(replace_ids)
                 .collect::<DFResult<Vec<_>>>()?;
             Ok(Transformed::yes(LogicalPlan::Projection(
                 Projection::try_new(exprs, Arc::new(input))?,
@@ -516,11 +527,11 @@ fn filter_with_ids(f: datafusion::logical_expr::Filter) -> DFResult<Transformed<
         .map(Expr::Column)
         .collect();
     let input = with_ids(Arc::unwrap_or_clone(f.input))?;
-    let filter = datafusion::logical_expr::Filter::try_new(replace_ids(f.predicate)?, Arc::new(input))?;
-    Ok(Transformed::yes(LogicalPlan::Projection(Projection::try_new(
-        columns,
-        Arc::new(LogicalPlan::Filter(filter)),
-    )?)))
+    let filter =
+        datafusion::logical_expr::Filter::try_new(replace_ids(f.predicate)?, Arc::new(input))?;
+    Ok(Transformed::yes(LogicalPlan::Projection(
+        Projection::try_new(columns, Arc::new(LogicalPlan::Filter(filter)))?,
+    )))
 }
 
 fn replace_ids(e: Expr) -> DFResult<Expr> {
@@ -550,7 +561,10 @@ fn with_ids(input: LogicalPlan) -> DFResult<LogicalPlan> {
         .iter()
         .map(|(q, f)| (q.cloned(), Arc::clone(f)))
         .collect();
-    fields.push((None, Arc::new(Field::new(ID_COLUMN, DataType::Int32, false))));
+    fields.push((
+        None,
+        Arc::new(Field::new(ID_COLUMN, DataType::Int32, false)),
+    ));
     let schema = DFSchema::new_with_metadata(fields, input.schema().metadata().clone())?;
     Ok(LogicalPlan::Extension(Extension {
         node: Arc::new(PartitionIdNode {
