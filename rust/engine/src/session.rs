@@ -943,20 +943,22 @@ fn discover_files(
     Ok(files)
 }
 
-/// DataFusion's logical optimizer rules, without the pair that pushes struct
-/// field access towards the scan: in DataFusion 55 it moves `s.f` below a
-/// projection that redefines `s` (`withField`, then `select("s.f")`) and
-/// reads the old struct, failing with "Field f not found in struct".
+/// DataFusion's logical optimizer rules, the pair that pushes struct field
+/// access towards the scan guarded (`plan/struct_leaves.rs`).
 fn logical_optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
+    use crate::plan::struct_leaves::{UnlessStructShadowed, RULES};
     let rules = datafusion::optimizer::Optimizer::new()
         .rules
         .into_iter()
-        .filter(|r| {
-            !matches!(
-                r.name(),
-                "extract_leaf_expressions" | "push_down_leaf_projections"
-            )
-        });
+        .map(
+            |r| -> Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync> {
+                if RULES.contains(&r.name()) {
+                    Arc::new(UnlessStructShadowed(r))
+                } else {
+                    r
+                }
+            },
+        );
     // `spark_partition_id()` becomes a column first, so later rules see it
     let ids: Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync> =
         Arc::new(crate::plan::partitions::PartitionIdRule);

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use datafusion::common::runtime::SpawnedTask;
-use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::error::Result as DFResult;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_expr::EquivalenceProperties;
@@ -23,17 +23,33 @@ use futures::StreamExt;
 /// Batches a partition may run ahead of the one being read.
 const AHEAD: usize = 2;
 
-/// `plan` with every partition merge reading partitions in order.
+/// Operators a merge's row order passes through to the action's output.
+const PASS_THROUGH: &[&str] = &[
+    "GlobalLimitExec",
+    "LocalLimitExec",
+    "ProjectionExec",
+    "FilterExec",
+    "CoalesceBatchesExec",
+    "PartitionIdExec",
+];
+
+/// `plan` with the partition merge whose order reaches the output (under
+/// limits, projections and filters from the root) reading partitions in
+/// order. Merges under aggregates and joins, whose order nobody sees,
+/// stay DataFusion's: they run every partition at full speed.
 pub fn in_partition_order(plan: Arc<dyn ExecutionPlan>) -> DFResult<Arc<dyn ExecutionPlan>> {
-    plan.transform_up(|p| {
-        let Some(c) = p.downcast_ref::<CoalescePartitionsExec>() else {
-            return Ok(Transformed::no(p));
-        };
-        let ordered: Arc<dyn ExecutionPlan> =
-            Arc::new(OrderedCoalesceExec::new(Arc::clone(c.input()), c.fetch()));
-        Ok(Transformed::yes(ordered))
-    })
-    .map(|t| t.data)
+    if let Some(c) = plan.downcast_ref::<CoalescePartitionsExec>() {
+        return Ok(Arc::new(OrderedCoalesceExec::new(
+            Arc::clone(c.input()),
+            c.fetch(),
+        )));
+    }
+    let children = plan.children();
+    if !PASS_THROUGH.contains(&plan.name()) || children.len() != 1 {
+        return Ok(plan);
+    }
+    let child = in_partition_order(Arc::clone(children[0]))?;
+    datafusion::physical_plan::execution_plan::replace_children_if_necessary(plan, vec![child])
 }
 
 /// One partition of its input's rows, partition after partition.

@@ -14,5 +14,6 @@ pub mod spark_types;
 pub mod sql_names;
 pub mod sql_tvf;
 pub mod sql_windows;
+pub mod struct_leaves;
 pub mod unsupported;
 pub mod window_nulls;

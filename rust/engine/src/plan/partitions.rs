@@ -472,10 +472,6 @@ impl OptimizerRule for PartitionIdRule {
         "spark_partition_id"
     }
 
-    fn supports_rewrite(&self) -> bool {
-        true
-    }
-
     fn rewrite(
         &self,
         plan: LogicalPlan,

@@ -359,23 +359,15 @@ fn read_parquet(files: &[FileEntry], schema: &SchemaRef) -> Result<BatchInput> {
             num_rows: 0,
         });
     }
-    // a scan per file, so the files keep their order (see `ordered_files`)
-    let tables = urls
-        .into_iter()
-        .map(|url| {
-            let options =
-                ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension("");
-            let config = ListingTableConfig::new(url)
-                .with_listing_options(options)
-                .with_schema(Arc::clone(schema));
-            Ok(Arc::new(ListingTable::try_new(config)?) as Arc<dyn TableProvider>)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // one listing scan: DataFusion groups the files by path and can push
+    // struct leaves into the Parquet reader (a scan per file cannot)
+    let options = ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension("");
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(options)
+        .with_schema(Arc::clone(schema));
+    let table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(config)?);
     Ok(BatchInput {
-        provider: Arc::new(super::ordered_files::OrderedFiles::new(
-            Arc::clone(schema),
-            tables,
-        )),
+        provider: table,
         num_rows,
     })
 }

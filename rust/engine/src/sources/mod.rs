@@ -12,7 +12,6 @@ pub mod kafka;
 pub mod live;
 pub mod memory;
 pub mod nexmark;
-pub mod ordered_files;
 pub mod rate;
 pub mod refresh;
 pub mod socket;
