@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod checkpoint;
 pub mod conf;
 pub mod dataframe;
+pub mod delta;
 pub mod engine;
 pub mod error;
 pub mod exec;

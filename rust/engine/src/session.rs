@@ -589,6 +589,17 @@ impl Session {
                 crate::sources::nexmark::NexmarkFactory::new(&options)?.read_all()?;
             return self.batch_df(Arc::new(MemTable::try_new(schema, vec![batches])?));
         }
+        if format.eq_ignore_ascii_case("delta") {
+            let [path] = paths else {
+                return Err(Error::illegal_argument(
+                    "a Delta read takes one path".to_string(),
+                ));
+            };
+            let state = self.state();
+            let provider =
+                crate::runtime::block_on(crate::delta::provider(&state, path, &options))??;
+            return self.batch_df(provider);
+        }
         let (schema, input) = load_files(format, paths, schema, &options)?;
         let refresh = crate::sources::refresh::RefreshPolicy::from_options(&options)?;
         if !refresh.enabled() {

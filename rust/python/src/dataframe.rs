@@ -427,6 +427,19 @@ impl PyDataFrame {
     ) -> PyResult<()> {
         use sparklet_engine::sinks::{batch_files, file_writer::FileWriter};
         self.batch_only("write")?;
+        if format.eq_ignore_ascii_case("delta") {
+            let df = self.session.at_current_conf(self.current());
+            return crate::run::engine(py, || {
+                let (_, batches) = dataframe::collect(df)?;
+                runtime::block_on(sparklet_engine::delta::write(
+                    path,
+                    mode,
+                    partition_by,
+                    &options,
+                    batches,
+                ))?
+            });
+        }
         let fmt = sparklet_engine::sources::file::FileFormat::parse(format).ok_or_else(|| {
             Error::analysis(
                 "DATA_SOURCE_NOT_FOUND",

@@ -1,0 +1,167 @@
+//! Delta Lake tables through `deltalake-core` (delta-rs, on the same arrow
+//! and DataFusion): open a table (at a version or a time, as
+//! `versionAsOf`/`timestampAsOf`), read it as a DataFusion table, and write
+//! record batches in one commit with Spark's save modes, `partitionBy`,
+//! `replaceWhere`, `mergeSchema`/`overwriteSchema`, and delta-spark's
+//! idempotent writes (`txnAppId`/`txnVersion`: a commit carries the
+//! application's transaction, and a version already committed is skipped).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use datafusion::catalog::TableProvider;
+use deltalake_core::kernel::transaction::CommitProperties;
+use deltalake_core::kernel::Transaction;
+use deltalake_core::operations::write::SchemaMode;
+use deltalake_core::protocol::SaveMode;
+use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
+
+use crate::error::{Error, Result};
+
+/// Spark's error for a Delta operation on `path`.
+fn delta_error(path: &str, e: DeltaTableError) -> Error {
+    match e {
+        DeltaTableError::NotATable(_) => Error::analysis(
+            "DELTA_MISSING_DELTA_TABLE",
+            format!("[DELTA_MISSING_DELTA_TABLE] `{path}` is not a Delta table."),
+        ),
+        DeltaTableError::InvalidVersion(v) => Error::analysis(
+            "DELTA_VERSION_NOT_FOUND",
+            format!("[DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version {v} at `{path}`."),
+        ),
+        DeltaTableError::SchemaMismatch { msg } => Error::analysis(
+            "DELTA_SCHEMA_MISMATCH",
+            format!(
+                "A schema mismatch detected when writing to the Delta table at `{path}`: {msg}. \
+                 To enable schema migration, set '.option(\"mergeSchema\", \"true\")'."
+            ),
+        ),
+        other => Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {other}")),
+    }
+}
+
+fn url_of(path: &str) -> Result<url::Url> {
+    let abs = crate::sources::file::absolute(path)?;
+    deltalake_core::ensure_table_uri(abs.to_string_lossy()).map_err(|e| delta_error(path, e))
+}
+
+/// The Delta table at `path`, at `versionAsOf`/`timestampAsOf` if given
+/// (options with lower-case keys); an error if there is none.
+pub async fn open(path: &str, options: &HashMap<String, String>) -> Result<DeltaTable> {
+    let mut table = DeltaTableBuilder::from_url(url_of(path)?)
+        .and_then(|b| b.build())
+        .map_err(|e| delta_error(path, e))?;
+    let loaded = match (options.get("versionasof"), options.get("timestampasof")) {
+        (Some(v), _) => {
+            let v: u64 = v.trim().parse().map_err(|_| {
+                Error::illegal_argument(format!("versionAsOf must be a version number, got '{v}'"))
+            })?;
+            table.load_version(v).await
+        }
+        (None, Some(ts)) => {
+            let at = crate::formats::datetime::parse_timestamp_micros(ts, None)
+                .and_then(chrono::DateTime::from_timestamp_micros)
+                .ok_or_else(|| {
+                    Error::illegal_argument(format!("timestampAsOf is not a timestamp: '{ts}'"))
+                })?;
+            table.load_with_datetime(at).await
+        }
+        (None, None) => table.load().await,
+    };
+    loaded.map_err(|e| delta_error(path, e))?;
+    Ok(table)
+}
+
+/// `spark.read.format("delta").load(path)`: the table as a provider for
+/// `state`'s session (its files' store registered there).
+pub async fn provider(
+    state: &dyn datafusion::catalog::Session,
+    path: &str,
+    options: &HashMap<String, String>,
+) -> Result<Arc<dyn TableProvider>> {
+    let table = open(path, options).await?;
+    table
+        .update_datafusion_session(state)
+        .map_err(|e| delta_error(path, e))?;
+    table
+        .table_provider()
+        .await
+        .map_err(|e| Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {e}")))
+}
+
+/// `df.write.format("delta").mode(mode).save(path)`: `batches` in one commit.
+pub async fn write(
+    path: &str,
+    mode: &str,
+    partition_by: Vec<String>,
+    options: &HashMap<String, String>,
+    batches: Vec<RecordBatch>,
+) -> Result<()> {
+    let url = url_of(path)?;
+    let table = DeltaTable::try_from_url(url)
+        .await
+        .map_err(|e| delta_error(path, e))?;
+    let exists = table.version().is_some();
+    let save_mode = match mode.to_ascii_lowercase().as_str() {
+        "append" => SaveMode::Append,
+        "overwrite" => SaveMode::Overwrite,
+        "ignore" => SaveMode::Ignore,
+        "error" | "errorifexists" | "default" => SaveMode::ErrorIfExists,
+        other => {
+            return Err(Error::illegal_argument(format!(
+                "Unknown save mode: {other}. Accepted save modes are 'overwrite', 'append', 'ignore', 'error', 'errorifexists', 'default'."
+            )))
+        }
+    };
+    if exists && save_mode == SaveMode::ErrorIfExists {
+        return Err(Error::analysis(
+            "DELTA_PATH_EXISTS",
+            format!("[DELTA_PATH_EXISTS] Cannot write to already existent path {path} without setting OVERWRITE = 'true'."),
+        ));
+    }
+    if exists && save_mode == SaveMode::Ignore {
+        return Ok(());
+    }
+    let flag = |k: &str| {
+        options
+            .get(k)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    };
+    let mut commit = CommitProperties::default();
+    if let (Some(app), Some(version)) = (options.get("txnappid"), options.get("txnversion")) {
+        let version: i64 = version.trim().parse().map_err(|_| {
+            Error::illegal_argument(format!("txnVersion must be a number, got '{version}'"))
+        })?;
+        if exists {
+            let done = table
+                .snapshot()
+                .map_err(|e| delta_error(path, e))?
+                .transaction_version(table.log_store().as_ref(), app)
+                .await
+                .map_err(|e| delta_error(path, e))?;
+            // delta-spark's idempotent write: a version already committed is skipped
+            if done.is_some_and(|d| d >= version) {
+                return Ok(());
+            }
+        }
+        commit = commit.with_application_transaction(Transaction::new(app, version));
+    }
+    let mut builder = table
+        .write(batches)
+        .with_save_mode(save_mode)
+        .with_commit_properties(commit);
+    if !partition_by.is_empty() {
+        builder = builder.with_partition_columns(partition_by);
+    }
+    if flag("mergeschema") {
+        builder = builder.with_schema_mode(SchemaMode::Merge);
+    } else if flag("overwriteschema") {
+        builder = builder.with_schema_mode(SchemaMode::Overwrite);
+    }
+    if let Some(predicate) = options.get("replacewhere") {
+        builder = builder.with_replace_where(predicate.clone());
+    }
+    builder.await.map_err(|e| delta_error(path, e))?;
+    Ok(())
+}
