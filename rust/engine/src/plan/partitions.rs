@@ -456,10 +456,19 @@ fn is_partition_id(e: &Expr) -> bool {
     matches!(e, Expr::ScalarFunction(f) if f.func.name() == NAME)
 }
 
-fn uses_partition_id(exprs: &[Expr]) -> bool {
-    exprs
-        .iter()
-        .any(|e| e.exists(|e| Ok(is_partition_id(e))).unwrap_or(false))
+/// Whether `plan`'s own expressions call `spark_partition_id()` (read in
+/// place: the rule runs on every plan a stream's batches optimize).
+fn uses_partition_id(plan: &LogicalPlan) -> bool {
+    let mut found = false;
+    let _ = plan.apply_expressions(|e| {
+        found = e.exists(|e| Ok(is_partition_id(e)))?;
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    });
+    found
 }
 
 /// Replaces `spark_partition_id()` in a projection or filter by a column
@@ -478,7 +487,7 @@ impl OptimizerRule for PartitionIdRule {
         _config: &dyn OptimizerConfig,
     ) -> DFResult<Transformed<LogicalPlan>> {
         plan.transform_up(|plan| {
-            if !uses_partition_id(&plan.expressions()) {
+            if !uses_partition_id(&plan) {
                 return Ok(Transformed::no(plan));
             }
             let LogicalPlan::Projection(p) = plan else {
