@@ -575,11 +575,16 @@ class Catalog:
         fields += [f for p in parts for f in schema.fields if f.name == p]
         location = os.path.abspath(path or self._warehouse.default_location(db, name))
         os.makedirs(location, exist_ok=True)
+        fmt = self._format(fmt)
+        if fmt == "delta" and not os.path.isdir(os.path.join(location, "_delta_log")):
+            # a Delta table exists from its first commit, which holds its schema
+            empty = self._session.createDataFrame([], StructType(fields))
+            empty._native.write_files("delta", location, "append", parts, {})
         info = TableInfo(
             name=name,
             database=db,
             kind="EXTERNAL" if path else "MANAGED",
-            format=self._format(fmt),
+            format=fmt,
             location=location,
             schema=StructType(fields).simpleString(),
             partition_by=parts,

@@ -500,6 +500,18 @@ impl Session {
             "nexmark" => Arc::new(crate::sources::nexmark::NexmarkFactory::new(&options)?),
             "socket" => Arc::new(crate::sources::socket::SocketFactory::new(&options)?),
             "kafka" => Arc::new(crate::sources::kafka::KafkaFactory::new(&options)?),
+            "delta" => {
+                let path = path
+                    .or(options.get("path").map(String::as_str))
+                    .ok_or_else(|| {
+                        Error::illegal_argument(
+                            "'path' is not specified for the delta stream source",
+                        )
+                    })?;
+                Arc::new(crate::delta::source::DeltaStreamFactory::new(
+                    path, &options,
+                )?)
+            }
             f => {
                 let fmt = FileFormat::parse(f).ok_or_else(|| unknown_format(format))?;
                 let path = path
@@ -690,7 +702,10 @@ impl Session {
         let (_, plan) = df.into_parts();
         let plan = crate::catalog::inline_stream_views(plan)?;
         let schema: SchemaRef = Arc::new(plan.schema().as_arrow().clone());
-        let temp_allowed = !matches!(sink, SinkSpec::File { .. } | SinkSpec::Kafka(_));
+        let temp_allowed = !matches!(
+            sink,
+            SinkSpec::File { .. } | SinkSpec::Kafka(_) | SinkSpec::Delta { .. }
+        );
         let checkpoint = self.checkpoint_for(
             checkpoint_location.as_deref(),
             name.as_deref(),
@@ -731,6 +746,26 @@ impl Session {
                     table,
                     output_mode == OutputMode::Complete,
                     Arc::clone(&schema),
+                ))
+            }
+            SinkSpec::Delta {
+                path,
+                partition_by,
+                options,
+            } => {
+                let path =
+                    path.ok_or_else(|| Error::illegal_argument("'path' is not specified"))?;
+                if output_mode == OutputMode::Update {
+                    return Err(Error::analysis(
+                        "DELTA_UNSUPPORTED_OUTPUT_MODE",
+                        "Data source org.apache.spark.sql.delta.sources.DeltaDataSource does not support Update output mode",
+                    ));
+                }
+                Box::new(crate::delta::sink::DeltaSink::new(
+                    path,
+                    partition_by,
+                    lower_keys(&options),
+                    output_mode == OutputMode::Complete,
                 ))
             }
             SinkSpec::File {

@@ -430,12 +430,13 @@ impl PyDataFrame {
         if format.eq_ignore_ascii_case("delta") {
             let df = self.session.at_current_conf(self.current());
             return crate::run::engine(py, || {
-                let (_, batches) = dataframe::collect(df)?;
+                let (schema, batches) = dataframe::collect(df)?;
                 runtime::block_on(sparklet_engine::delta::write(
                     path,
                     mode,
                     partition_by,
                     &options,
+                    &schema,
                     batches,
                 ))?
             });

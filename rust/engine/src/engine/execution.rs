@@ -176,7 +176,7 @@ fn streaming_state(state: SessionState) -> SessionState {
 fn start_query(
     state: SessionState,
     plan: LogicalPlan,
-    sink: Box<dyn Sink>,
+    mut sink: Box<dyn Sink>,
     opts: StartOptions,
     conf: &Conf,
     manager: &Arc<QueryManager>,
@@ -210,6 +210,7 @@ fn start_query(
     ))?;
     let paths = cp.paths().clone();
     let (id, lock) = own_checkpoint(&cp, opts.name.as_deref(), conf, manager)?;
+    sink.bind_query(&id);
     let Start {
         batch_id,
         committed,

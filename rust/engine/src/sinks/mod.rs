@@ -41,6 +41,9 @@ impl SinkBatch {
 pub trait Sink: Send {
     /// Spark-style description for progress (`MemorySink`, `ForeachBatchSink`...).
     fn description(&self) -> String;
+    /// The query's id (kept in its checkpoint, the same in every run),
+    /// given once before the first batch.
+    fn bind_query(&mut self, _query_id: &str) {}
     /// Deliver batch `batch_id`.
     fn add_batch(&mut self, batch_id: i64, data: SinkBatch) -> Result<()>;
     /// Whether rows may reach the sink as they are computed, several
@@ -136,6 +139,15 @@ pub enum SinkSpec {
     },
     /// `kafka`, with its options (keys lower-cased).
     Kafka(HashMap<String, String>),
+    /// `delta`: a Delta table at `path`.
+    Delta {
+        /// The table's folder.
+        path: Option<String>,
+        /// `partitionBy` columns.
+        partition_by: Vec<String>,
+        /// Writer options (keys lower-cased).
+        options: HashMap<String, String>,
+    },
 }
 
 impl SinkSpec {
@@ -173,6 +185,11 @@ impl SinkSpec {
             "memory" => SinkSpec::Memory,
             "kafka" => SinkSpec::Kafka(options.clone()),
             "noop" => SinkSpec::Noop,
+            "delta" => SinkSpec::Delta {
+                path: options.get("path").cloned(),
+                partition_by,
+                options: options.clone(),
+            },
             "parquet" | "orc" | "csv" | "json" | "text" => SinkSpec::File {
                 path: options.get("path").cloned(),
                 format,

@@ -6,10 +6,14 @@
 //! idempotent writes (`txnAppId`/`txnVersion`: a commit carries the
 //! application's transaction, and a version already committed is skipped).
 
+pub mod sink;
+pub mod source;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
 use deltalake_core::kernel::transaction::CommitProperties;
 use deltalake_core::kernel::Transaction;
@@ -24,11 +28,11 @@ fn delta_error(path: &str, e: DeltaTableError) -> Error {
     match e {
         DeltaTableError::NotATable(_) => Error::analysis(
             "DELTA_MISSING_DELTA_TABLE",
-            format!("[DELTA_MISSING_DELTA_TABLE] `{path}` is not a Delta table."),
+            format!("`{path}` is not a Delta table."),
         ),
         DeltaTableError::InvalidVersion(v) => Error::analysis(
             "DELTA_VERSION_NOT_FOUND",
-            format!("[DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version {v} at `{path}`."),
+            format!("Cannot time travel Delta table to version {v} at `{path}`."),
         ),
         DeltaTableError::SchemaMismatch { msg } => Error::analysis(
             "DELTA_SCHEMA_MISMATCH",
@@ -90,14 +94,20 @@ pub async fn provider(
         .map_err(|e| Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {e}")))
 }
 
-/// `df.write.format("delta").mode(mode).save(path)`: `batches` in one commit.
+/// `df.write.format("delta").mode(mode).save(path)`: `batches` (rows of
+/// `schema`) in one commit; with no rows the commit still records the
+/// schema (a new table) and the transaction.
 pub async fn write(
     path: &str,
     mode: &str,
     partition_by: Vec<String>,
     options: &HashMap<String, String>,
-    batches: Vec<RecordBatch>,
+    schema: &SchemaRef,
+    mut batches: Vec<RecordBatch>,
 ) -> Result<()> {
+    if batches.is_empty() {
+        batches.push(RecordBatch::new_empty(Arc::clone(schema)));
+    }
     let url = url_of(path)?;
     let table = DeltaTable::try_from_url(url)
         .await
@@ -117,7 +127,9 @@ pub async fn write(
     if exists && save_mode == SaveMode::ErrorIfExists {
         return Err(Error::analysis(
             "DELTA_PATH_EXISTS",
-            format!("[DELTA_PATH_EXISTS] Cannot write to already existent path {path} without setting OVERWRITE = 'true'."),
+            format!(
+                "Cannot write to already existent path {path} without setting OVERWRITE = 'true'."
+            ),
         ));
     }
     if exists && save_mode == SaveMode::Ignore {
