@@ -579,7 +579,8 @@ class Catalog:
         if fmt == "delta" and not os.path.isdir(os.path.join(location, "_delta_log")):
             # a Delta table exists from its first commit, which holds its schema
             empty = self._session.createDataFrame([], StructType(fields))
-            empty._native.write_files("delta", location, "append", parts, {})
+            props = {k.lower(): str(v) for k, v in (properties or {}).items()}
+            empty._native.write_files("delta", location, "append", parts, props)
         info = TableInfo(
             name=name,
             database=db,

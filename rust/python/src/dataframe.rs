@@ -366,6 +366,17 @@ impl PyDataFrame {
         Ok(crate::arrow_table::to_pyarrow(py, batches, schema)?.unbind())
     }
 
+    /// The name `df.alias(name)` gave, if the plan ends in it (a merge's
+    /// source alias).
+    fn plan_alias(&self) -> Option<String> {
+        match self.df.logical_plan() {
+            datafusion::logical_expr::LogicalPlan::SubqueryAlias(a) => {
+                Some(a.alias.table().to_string())
+            }
+            _ => None,
+        }
+    }
+
     /// The plan under its outer projections (`zip` needs both sides' equal).
     fn projection_base(&self) -> String {
         use datafusion::logical_expr::LogicalPlan;

@@ -3,6 +3,7 @@
 
 mod arrow_table;
 mod dataframe;
+mod delta;
 mod errors;
 mod expr;
 mod group_state;
@@ -124,6 +125,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<streaming::PyManualClock>()?;
     m.add_class::<streaming::PyMemoryStream>()?;
     m.add_function(wrap_pyfunction!(expr::col, m)?)?;
+    for f in [
+        wrap_pyfunction!(delta::delta_merge, m)?,
+        wrap_pyfunction!(delta::delta_update, m)?,
+        wrap_pyfunction!(delta::delta_delete, m)?,
+        wrap_pyfunction!(delta::delta_history, m)?,
+        wrap_pyfunction!(delta::delta_vacuum, m)?,
+        wrap_pyfunction!(delta::delta_optimize, m)?,
+        wrap_pyfunction!(delta::delta_detail, m)?,
+        wrap_pyfunction!(delta::delta_is_table, m)?,
+        wrap_pyfunction!(delta::delta_restore, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     m.add_function(wrap_pyfunction!(expr::lit_array, m)?)?;
     m.add_function(wrap_pyfunction!(expr::null_of, m)?)?;
     m.add_function(wrap_pyfunction!(expr::lit_plain, m)?)?;

@@ -6,6 +6,7 @@
 //! idempotent writes (`txnAppId`/`txnVersion`: a commit carries the
 //! application's transaction, and a version already committed is skipped).
 
+pub mod ops;
 pub mod sink;
 pub mod source;
 
@@ -94,6 +95,40 @@ pub async fn provider(
         .map_err(|e| Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {e}")))
 }
 
+/// Delta's table properties a writer's options set on a new table
+/// (`delta.enableChangeDataFeed`...), their names restored from the
+/// options' lower-cased keys.
+fn table_properties(options: &HashMap<String, String>) -> Vec<(String, String)> {
+    const NAMES: &[&str] = &[
+        "delta.appendOnly",
+        "delta.autoOptimize.autoCompact",
+        "delta.autoOptimize.optimizeWrite",
+        "delta.checkpointInterval",
+        "delta.checkpoint.writeStatsAsJson",
+        "delta.checkpoint.writeStatsAsStruct",
+        "delta.columnMapping.mode",
+        "delta.dataSkippingNumIndexedCols",
+        "delta.dataSkippingStatsColumns",
+        "delta.deletedFileRetentionDuration",
+        "delta.enableChangeDataFeed",
+        "delta.enableDeletionVectors",
+        "delta.isolationLevel",
+        "delta.logRetentionDuration",
+        "delta.minReaderVersion",
+        "delta.minWriterVersion",
+        "delta.setTransactionRetentionDuration",
+        "delta.targetFileSize",
+        "delta.tuneFileSizesForRewrites",
+    ];
+    options
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = NAMES.iter().find(|n| n.eq_ignore_ascii_case(k))?;
+            Some((name.to_string(), v.clone()))
+        })
+        .collect()
+}
+
 /// `df.write.format("delta").mode(mode).save(path)`: `batches` (rows of
 /// `schema`) in one commit; with no rows the commit still records the
 /// schema (a new table) and the transaction.
@@ -170,6 +205,10 @@ pub async fn write(
         builder = builder.with_schema_mode(SchemaMode::Merge);
     } else if flag("overwriteschema") {
         builder = builder.with_schema_mode(SchemaMode::Overwrite);
+    }
+    let properties = table_properties(options);
+    if !properties.is_empty() {
+        builder = builder.with_configuration(properties.into_iter().map(|(k, v)| (k, Some(v))));
     }
     if let Some(predicate) = options.get("replacewhere") {
         builder = builder.with_replace_where(predicate.clone());

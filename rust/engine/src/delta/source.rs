@@ -556,7 +556,10 @@ impl DeltaSource {
         let show = |s: &Schema| {
             s.fields()
                 .iter()
-                .map(|f| format!("{}: {}", f.name(), f.data_type()))
+                .map(|f| {
+                    let t = crate::plan::spark_names::type_name(f.data_type());
+                    format!("{}: {}", f.name(), t.to_ascii_lowercase())
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
