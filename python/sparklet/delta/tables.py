@@ -206,18 +206,28 @@ class DeltaTable:
         ``condition`` holds (every row without one)."""
         if set is None and isinstance(condition, dict):
             condition, set = None, condition
-        _native.delta_update(
+        self._update(condition, set)
+
+    def delete(self, condition: ExpressionOrColumn | None = None) -> None:
+        """Delete the rows where ``condition`` holds (every row without one)."""
+        self._delete(condition)
+
+    def _update(self, condition: ExpressionOrColumn | None, set: dict[str, Any] | None) -> int:  # noqa: A002
+        """``update``: the number of rows updated."""
+        count = _native.delta_update(
             self._spark._native,
             self._path,
             _condition(condition, "condition"),
             _assignments(set, "set", self._alias),
         )
         self._refresh()
+        return int(count)
 
-    def delete(self, condition: ExpressionOrColumn | None = None) -> None:
-        """Delete the rows where ``condition`` holds (every row without one)."""
-        _native.delta_delete(self._spark._native, self._path, _condition(condition, "condition"))
+    def _delete(self, condition: ExpressionOrColumn | None) -> int:
+        """``delete``: the number of rows deleted."""
+        count = _native.delta_delete(self._spark._native, self._path, _condition(condition, "condition"))
         self._refresh()
+        return int(count)
 
     # ---- the table's log and files -------------------------------------------------
     def history(self, limit: int | None = None) -> DataFrame:

@@ -3,7 +3,8 @@ engine sees the text: ``CREATE``/``DROP``/``SHOW``/``USE`` of databases,
 ``CREATE TABLE ... USING`` (with ``AS SELECT``), ``CREATE VIEW``,
 ``INSERT INTO``/``OVERWRITE``, ``DESCRIBE``, ``SHOW TABLES``/``COLUMNS``/
 ``CREATE TABLE``/``TBLPROPERTIES``/``PARTITIONS``, ``TRUNCATE``,
-``ANALYZE``, ``REFRESH``, ``CACHE``/``UNCACHE TABLE``, ``MSCK REPAIR``.
+``ANALYZE``, ``REFRESH``, ``CACHE``/``UNCACHE TABLE``, ``MSCK REPAIR``; and
+Delta Lake's (``MERGE INTO``, ``UPDATE``, ``DELETE``..., in ``_delta_sql``).
 Queries go to the engine unchanged."""
 
 from __future__ import annotations
@@ -466,8 +467,10 @@ _STATEMENTS: list[tuple[re.Pattern[str], Callable[[SparkSession, re.Match[str], 
 
 def run(session: SparkSession, text: str) -> DataFrame | None:
     """The result of ``text`` if it is a catalog statement, else None."""
+    from sparklet.sql._delta_sql import STATEMENTS as DELTA_STATEMENTS
+
     statement = text.strip().rstrip(";").strip()
-    for pattern, handler in _STATEMENTS:
+    for pattern, handler in [*_STATEMENTS, *DELTA_STATEMENTS]:
         m = pattern.match(statement)
         if m:
             return handler(session, m, statement)
