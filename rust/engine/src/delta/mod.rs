@@ -36,7 +36,7 @@ fn delta_error(path: &str, e: DeltaTableError) -> Error {
             format!("Cannot time travel Delta table to version {v} at `{path}`."),
         ),
         DeltaTableError::SchemaMismatch { msg } => Error::analysis(
-            "DELTA_SCHEMA_MISMATCH",
+            "DELTA_METADATA_MISMATCH",
             format!(
                 "A schema mismatch detected when writing to the Delta table at `{path}`: {msg}. \
                  To enable schema migration, set '.option(\"mergeSchema\", \"true\")'."
@@ -93,6 +93,58 @@ pub async fn provider(
         .table_provider()
         .await
         .map_err(|e| Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {e}")))
+}
+
+/// delta-spark's schema enforcement: every column written must be one of
+/// the table's, of its type (an integer may widen); fewer columns are
+/// written as nulls.
+fn check_schema(table: &DeltaTable, path: &str, data: &SchemaRef) -> Result<()> {
+    let state = table.snapshot().map_err(|e| delta_error(path, e))?;
+    let current = source::spark_schema(&state.snapshot().arrow_schema());
+    let fits = |f: &arrow::datatypes::Field| {
+        current.fields().iter().any(|t| {
+            t.name().eq_ignore_ascii_case(f.name())
+                && (t.data_type() == f.data_type()
+                    || widens(f.data_type(), t.data_type())
+                    || f.data_type() == &arrow::datatypes::DataType::Null)
+        })
+    };
+    let data = source::spark_schema(data);
+    if data.fields().iter().all(|f| fits(f)) {
+        return Ok(());
+    }
+    let show = |s: &arrow::datatypes::Schema| {
+        s.fields()
+            .iter()
+            .map(|f| {
+                let t = crate::plan::spark_names::type_name(f.data_type()).to_ascii_lowercase();
+                format!(" |-- {}: {t} (nullable = {})", f.name(), f.is_nullable())
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Err(Error::analysis(
+        "DELTA_METADATA_MISMATCH",
+        format!(
+            "A schema mismatch detected when writing to the Delta table (Table ID: {}) at `{path}`.\nTo enable schema migration using DataFrameWriter or DataStreamWriter, please set:\n'.option(\"mergeSchema\", \"true\")'.\n\nTable schema:\nroot\n{}\n\nData schema:\nroot\n{}",
+            state.metadata().id(),
+            show(&current),
+            show(&data)
+        ),
+    ))
+}
+
+/// Whether values of `from` are written to a column of `to` without loss.
+fn widens(from: &arrow::datatypes::DataType, to: &arrow::datatypes::DataType) -> bool {
+    use arrow::datatypes::DataType::*;
+    let rank = |t: &arrow::datatypes::DataType| match t {
+        Int8 => Some(1),
+        Int16 => Some(2),
+        Int32 => Some(3),
+        Int64 => Some(4),
+        _ => None,
+    };
+    matches!((rank(from), rank(to)), (Some(a), Some(b)) if a <= b)
 }
 
 /// Delta's table properties a writer's options set on a new table
@@ -193,6 +245,11 @@ pub async fn write(
             }
         }
         commit = commit.with_application_transaction(Transaction::new(app, version));
+    }
+    let evolves =
+        flag("mergeschema") || (flag("overwriteschema") && save_mode == SaveMode::Overwrite);
+    if exists && !evolves {
+        check_schema(&table, path, schema)?;
     }
     let mut builder = table
         .write(batches)

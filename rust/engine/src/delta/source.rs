@@ -70,8 +70,9 @@ impl StreamOptions {
             options.get("startingtimestamp"),
         ) {
             (Some(_), Some(_)) => {
-                return Err(Error::illegal_argument(
-                    "[DELTA_STARTING_VERSION_AND_TIMESTAMP_BOTH_SET] Please either provide 'startingVersion' or 'startingTimestamp'",
+                return Err(Error::analysis(
+                    "DELTA_STARTING_VERSION_AND_TIMESTAMP_BOTH_SET",
+                    "Please either provide 'startingVersion' or 'startingTimestamp'",
                 ))
             }
             (Some(v), None) if v.trim().eq_ignore_ascii_case("latest") => StartAt::Latest,
@@ -201,7 +202,7 @@ fn change_feed_enabled(conf: &HashMap<String, String>) -> bool {
 
 /// A Delta schema's arrow form with Spark's types (strings and binaries
 /// as plain arrays).
-fn spark_schema(schema: &Schema) -> SchemaRef {
+pub(crate) fn spark_schema(schema: &Schema) -> SchemaRef {
     fn plain(t: &DataType) -> DataType {
         match t {
             DataType::Utf8View | DataType::LargeUtf8 => DataType::Utf8,
@@ -251,6 +252,7 @@ impl SourceFactory for DeltaStreamFactory {
             table_schema: Arc::clone(&self.table_schema),
             schema: Arc::clone(&self.schema),
             cursor: None,
+            start: None,
             versions: BTreeMap::new(),
             cap: None,
         }))
@@ -317,6 +319,9 @@ pub struct DeltaSource {
     schema: SchemaRef,
     /// The end of the last batch planned (or replayed, or restored).
     cursor: Option<Pos>,
+    /// Where this run starts when nothing was read yet (fixed once known:
+    /// `latest` is the latest when the query started).
+    start: Option<Pos>,
     /// Files by (version, starting), read once.
     versions: BTreeMap<(u64, bool), Arc<VersionFiles>>,
     /// `Trigger.AvailableNow`: the last version this run takes.
@@ -326,7 +331,8 @@ pub struct DeltaSource {
 impl DeltaSource {
     fn latest_version(&self) -> Result<u64> {
         let log = self.table.log_store();
-        let from = self.cursor.map_or(0, |c| c.version.saturating_sub(1));
+        // listed from the version loaded at start (older logs may be gone)
+        let from = self.table.version().unwrap_or(0);
         block_on(log.get_latest_version(from))?.map_err(|e| delta_error(&self.path, e))
     }
 
@@ -777,9 +783,13 @@ impl Source for DeltaSource {
     }
 
     fn latest_offset(&mut self) -> Result<Option<Offset>> {
-        let from = match self.cursor {
-            Some(c) => c,
-            None => self.initial()?,
+        let from = match (self.cursor, self.start) {
+            (Some(c), _) | (None, Some(c)) => c,
+            (None, None) => {
+                let start = self.initial()?;
+                self.start = Some(start);
+                start
+            }
         };
         match self.next_end(from)? {
             Some(end) => {
@@ -796,7 +806,7 @@ impl Source for DeltaSource {
             Some(s) => self.pos_of(s)?,
             // the first batch: from the start snapshot, or where the options say
             None if end.starting => Pos { index: -1, ..end },
-            None => match self.initial()? {
+            None => match self.start.map_or_else(|| self.initial(), Ok)? {
                 p if p.key() <= end.key() => p,
                 _ => Pos {
                     version: end.version,
