@@ -27,6 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from crash_pipeline import MERGE_KEYS  # noqa: E402
+
 FAILPOINTS = ["after-offsets", "mid-sink", "after-sink", "after-commit"]
 
 
@@ -48,6 +51,10 @@ class Report:
     lost_late_rows: int = 0
     duplicated_late_rows: int = 0
     refused_twins: int = 0
+    lost_delta_rows: int = 0
+    duplicated_delta_rows: int = 0
+    merge_keys: int = 0
+    merge_keys_wrong: int = 0
 
     @property
     def exactly_once(self) -> bool:
@@ -60,6 +67,9 @@ class Report:
             or self.windows_wrong
             or self.lost_late_rows
             or self.duplicated_late_rows
+            or self.lost_delta_rows
+            or self.duplicated_delta_rows
+            or self.merge_keys_wrong
         )
 
 
@@ -198,6 +208,17 @@ def run(
     report.windows_wrong = sum((Counter(got_windows) - Counter(want_windows)).values()) + len(
         want_windows - set(got_windows)
     )
+    report.lost_delta_rows, report.duplicated_delta_rows = _compare(want, _delta_ids(work / "out_delta"))
+    # the merged table: one row per key, its count and sum over every even id
+    want_merge: dict[int, tuple[int, int]] = {}
+    for i in want.elements():
+        n, total = want_merge.get(i % MERGE_KEYS, (0, 0))
+        want_merge[i % MERGE_KEYS] = (n + 1, total + i)
+    got_merge = _delta_rows(work / "out_merge")
+    report.merge_keys = len(want_merge)
+    report.merge_keys_wrong = sum(
+        1 for k in set(want_merge) | {r["key"] for r in got_merge} if _merged(got_merge, k) != [want_merge.get(k)]
+    )
     want_late = Counter(range(2 * next_file))
     report.late_expected = sum(want_late.values())
     report.lost_late_rows, report.duplicated_late_rows = _compare(want_late, _batch_ids(work / "out_late"))
@@ -208,6 +229,21 @@ def _compare(want: Counter, got: Counter) -> tuple[int, int]:
     lost = sum((want - got).values())
     dup = sum((got - want).values())
     return lost, dup
+
+
+def _delta_rows(path: Path) -> list[dict]:
+    """The Delta table's rows, read by the ``deltalake`` package."""
+    from deltalake import DeltaTable
+
+    return DeltaTable(str(path)).to_pyarrow_table().to_pylist()
+
+
+def _delta_ids(path: Path) -> Counter:
+    return Counter(r["id"] for r in _delta_rows(path))
+
+
+def _merged(rows: list[dict], key: int) -> list[tuple[int, int] | None]:
+    return [(r["n"], r["total"]) for r in rows if r["key"] == key] or [None]
 
 
 def _file_sink_ids(path: Path) -> Counter:

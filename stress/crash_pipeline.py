@@ -9,6 +9,10 @@ batch id, so a replayed batch overwrites its own file). A third query counts
 rows per 10-second event-time window (watermark 0 s, append mode) into a
 Parquet file sink (WORKDIR/out_windows), so state recovery is killed too
 (its state on STATE_PROVIDER: ``hdfs``, the default, or ``rocksdb``).
+A fifth streams the even ids into a Delta table (WORKDIR/out_delta: one
+commit per batch carrying the query's transaction); a sixth keeps per-key
+counts and sums of the even ids (update mode) and merges each batch into
+the Delta table WORKDIR/out_merge in foreachBatch (the upsert pattern).
 A fourth deduplicates WORKDIR/in_late by id (watermark 0 s, no batches
 without data), whose files each hold a row behind the previous file's
 newest time: on time by Spark's rule (late rows are those behind the
@@ -66,6 +70,21 @@ def main(work: Path, provider: str) -> None:
         .trigger(availableNow=True)
         .start()
     )
+    delta = (
+        evens.writeStream.format("delta")
+        .option("checkpointLocation", str(work / "ckpt_delta"))
+        .trigger(availableNow=True)
+        .start(str(work / "out_delta"))
+    )
+    merge = (
+        evens.groupBy((F.col("id") % MERGE_KEYS).alias("key"))
+        .agg(F.count("*").alias("n"), F.sum("id").alias("total"))
+        .writeStream.outputMode("update")
+        .foreachBatch(merge_writer(spark, work / "out_merge"))
+        .option("checkpointLocation", str(work / "ckpt_merge"))
+        .trigger(availableNow=True)
+        .start()
+    )
     spark.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "false")
     late = (
         spark.readStream.schema("id BIGINT, ts TIMESTAMP")
@@ -79,8 +98,34 @@ def main(work: Path, provider: str) -> None:
         .start()
     )
     spark.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled")
-    for q in (files, batches, windows, late):
+    for q in (files, batches, windows, late, delta, merge):
         q.awaitTermination()
+
+
+#: The merge pipeline's keys: id modulo this.
+MERGE_KEYS = 17
+
+
+def merge_writer(spark: SparkSession, out: Path):  # noqa: ANN201
+    """foreachBatch: upsert each batch's (key, n, total) rows into the Delta
+    table at ``out`` (a replayed batch sets the same values again)."""
+    from sparklet.delta.tables import DeltaTable
+
+    def merge_batch(batch, batch_id):  # noqa: ANN001 - pyarrow.Table, int
+        updates = spark.createDataFrame(batch)
+        if not DeltaTable.isDeltaTable(spark, str(out)):
+            updates.write.format("delta").mode("append").save(str(out))
+            return
+        (
+            DeltaTable.forPath(spark, str(out))
+            .alias("t")
+            .merge(updates.alias("s"), "t.key = s.key")
+            .whenMatchedUpdateAll()
+            .whenNotMatchedInsertAll()
+            .execute()
+        )
+
+    return merge_batch
 
 
 def batch_writer(out: Path):  # noqa: ANN201

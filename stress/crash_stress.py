@@ -49,6 +49,8 @@ def main() -> int:
         print(f"expected rows: {r.expected_rows}")
         print(f"file sink: lost {r.lost_rows}, duplicated {r.duplicated_rows}")
         print(f"foreachBatch: lost {r.lost_batch_rows}, duplicated {r.duplicated_batch_rows}")
+        print(f"Delta sink: lost {r.lost_delta_rows}, duplicated {r.duplicated_delta_rows}")
+        print(f"foreachBatch merge into Delta: {r.merge_keys} keys, {r.merge_keys_wrong} missing or wrong")
         print(f"windowed counts: {r.windows_expected} windows expected, {r.windows_wrong} missing, duplicated or wrong")
         print(
             f"late rows across restarts: {r.late_expected} expected, "

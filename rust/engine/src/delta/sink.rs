@@ -66,6 +66,9 @@ impl Sink for DeltaSink {
             &options,
             &data.schema,
             data.batches,
-        ))?
+        ))??;
+        // the crash tests stop here: committed to Delta, not yet to the checkpoint
+        crate::failpoint::hit("mid-sink", batch_id);
+        Ok(())
     }
 }
