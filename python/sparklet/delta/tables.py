@@ -95,11 +95,10 @@ def _assignments(values: dict[str, Any] | None, what: str, alias: str | None) ->
 
 def _location(spark: SparkSession, identifier: str) -> str | None:
     """The folder of a path, or of a catalog table, if it is one."""
+    if identifier.lower().startswith("delta.`") and identifier.endswith("`"):
+        identifier = identifier[len("delta.`") : -1]
     if os.sep in identifier or identifier.startswith(("file:", ".")) or os.path.isdir(identifier):
         return identifier[len("file:") :] if identifier.startswith("file:") else identifier
-    ident = identifier
-    if ident.lower().startswith("delta.`") and ident.endswith("`"):
-        return ident[len("delta.`") : -1]
     try:
         info = spark.catalog._require(identifier)
     except AnalysisException:

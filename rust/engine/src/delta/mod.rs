@@ -16,7 +16,7 @@ use std::sync::Arc;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
-use deltalake_core::kernel::transaction::CommitProperties;
+use deltalake_core::kernel::transaction::{CommitProperties, TransactionError};
 use deltalake_core::kernel::Transaction;
 use deltalake_core::operations::write::SchemaMode;
 use deltalake_core::protocol::SaveMode;
@@ -42,8 +42,52 @@ fn delta_error(path: &str, e: DeltaTableError) -> Error {
                  To enable schema migration, set '.option(\"mergeSchema\", \"true\")'."
             ),
         ),
+        DeltaTableError::Transaction { source } => conflict_error(path, source),
         other => Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {other}")),
     }
+}
+
+/// delta-spark's error for a commit another writer's commit conflicts with
+/// (after delta-rs's retries): nothing of this operation was committed.
+fn conflict_error(path: &str, e: TransactionError) -> Error {
+    use deltalake_core::kernel::transaction::CommitConflictError as C;
+    let (class, what) = match &e {
+        TransactionError::CommitConflict(C::ConcurrentAppend) => (
+            "DELTA_CONCURRENT_APPEND",
+            "ConcurrentAppendException: Files were added to the table by a concurrent update.",
+        ),
+        TransactionError::CommitConflict(C::ConcurrentDeleteRead) => (
+            "DELTA_CONCURRENT_DELETE_READ",
+            "ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted by a concurrent update.",
+        ),
+        TransactionError::CommitConflict(C::ConcurrentDeleteDelete) => (
+            "DELTA_CONCURRENT_DELETE_DELETE",
+            "ConcurrentDeleteDeleteException: This transaction attempted to delete one or more files that were deleted by a concurrent update.",
+        ),
+        TransactionError::CommitConflict(C::MetadataChanged) => (
+            "DELTA_METADATA_CHANGED",
+            "MetadataChangedException: The metadata of the Delta table has been changed by a concurrent update.",
+        ),
+        TransactionError::CommitConflict(C::ConcurrentTransaction) => (
+            "DELTA_CONCURRENT_TRANSACTION",
+            "ConcurrentTransactionException: This error occurs when multiple streaming queries are using the same checkpoint to write into this table.",
+        ),
+        TransactionError::CommitConflict(C::ProtocolChanged(_)) => (
+            "DELTA_PROTOCOL_CHANGED",
+            "ProtocolChangedException: The protocol version of the Delta table has been changed by a concurrent update.",
+        ),
+        TransactionError::VersionAlreadyExists(_) | TransactionError::MaxCommitAttempts(_) => (
+            "DELTA_CONCURRENT_WRITE",
+            "ConcurrentWriteException: A concurrent transaction has written new data since the current transaction read the table.",
+        ),
+        _ => {
+            return Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: Transaction failed: {e}"))
+        }
+    };
+    Error::analysis(
+        class,
+        format!("{what} Please try the operation again. (table `{path}`: {e})"),
+    )
 }
 
 fn url_of(path: &str) -> Result<url::Url> {
