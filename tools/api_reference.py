@@ -35,6 +35,7 @@ MODULES = [
     "sparklet.sql.streaming",
     "sparklet.testing",
     "sparklet.errors",
+    "sparklet.delta.tables",
 ]
 
 

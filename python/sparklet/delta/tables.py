@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
@@ -76,9 +77,9 @@ def _condition(value: ExpressionOrColumn | None, what: str) -> Any:
     return _expr(value)
 
 
-def _assignments(values: dict[str, Any] | None, what: str, alias: str | None) -> list[tuple[str, Any]]:
+def _assignments(values: Mapping[str, Any] | None, what: str, alias: str | None) -> list[tuple[str, Any]]:
     """``set``/``values``: target column (its table alias dropped) and value."""
-    if not isinstance(values, dict) or not values:
+    if not isinstance(values, Mapping) or not values:
         raise PySparkTypeError(
             f"[NOT_DICT] Argument `{what}` should be a dict of column names to Column or str expressions, "
             f"got {type(values).__name__}.",
@@ -199,7 +200,7 @@ class DeltaTable:
     def update(
         self,
         condition: ExpressionOrColumn | None = None,
-        set: dict[str, ExpressionOrColumn] | None = None,  # noqa: A002
+        set: Mapping[str, Any] | None = None,  # noqa: A002
     ) -> None:
         """Set columns (``set``: column to value) in the rows where
         ``condition`` holds (every row without one)."""
@@ -211,7 +212,7 @@ class DeltaTable:
         """Delete the rows where ``condition`` holds (every row without one)."""
         self._delete(condition)
 
-    def _update(self, condition: ExpressionOrColumn | None, set: dict[str, Any] | None) -> int:  # noqa: A002
+    def _update(self, condition: ExpressionOrColumn | None, set: Mapping[str, Any] | None) -> int:  # noqa: A002
         """``update``: the number of rows updated."""
         count = _native.delta_update(
             self._spark._native,
@@ -349,7 +350,7 @@ class DeltaMergeBuilder:
     def whenMatchedUpdate(
         self,
         condition: ExpressionOrColumn | None = None,
-        set: dict[str, ExpressionOrColumn] | None = None,  # noqa: A002
+        set: Mapping[str, Any] | None = None,  # noqa: A002
     ) -> DeltaMergeBuilder:
         """Update matched target rows: ``set`` maps target columns to values."""
         return self._add("matched_update", condition, set)
@@ -365,7 +366,7 @@ class DeltaMergeBuilder:
     def whenNotMatchedInsert(
         self,
         condition: ExpressionOrColumn | None = None,
-        values: dict[str, ExpressionOrColumn] | None = None,
+        values: Mapping[str, Any] | None = None,
     ) -> DeltaMergeBuilder:
         """Insert source rows no target row matches: ``values`` maps target
         columns to values (others are null)."""
@@ -378,7 +379,7 @@ class DeltaMergeBuilder:
     def whenNotMatchedBySourceUpdate(
         self,
         condition: ExpressionOrColumn | None = None,
-        set: dict[str, ExpressionOrColumn] | None = None,  # noqa: A002
+        set: Mapping[str, Any] | None = None,  # noqa: A002
     ) -> DeltaMergeBuilder:
         """Update target rows no source row matches."""
         return self._add("not_matched_by_source_update", condition, set)
@@ -572,7 +573,8 @@ class DeltaTableBuilder:
             )
         spark = self._spark
         catalog = spark.catalog
-        schema = _parse_datatype_string(", ".join(self._columns)) if self._columns else StructType([])
+        parsed = _parse_datatype_string(", ".join(self._columns)) if self._columns else StructType([])
+        schema = parsed if isinstance(parsed, StructType) else StructType([])
         exists = (
             DeltaTable.isDeltaTable(spark, self._name)
             if self._name
