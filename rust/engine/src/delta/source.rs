@@ -506,9 +506,9 @@ impl DeltaSource {
             }
         } else if removes.is_empty() {
             adds
-        } else if self.options.skip_change_commits {
-            Vec::new()
-        } else if adds.is_empty() && (self.options.ignore_deletes || self.options.ignore_changes) {
+        } else if self.options.skip_change_commits
+            || (adds.is_empty() && (self.options.ignore_deletes || self.options.ignore_changes))
+        {
             Vec::new()
         } else if self.options.ignore_changes {
             adds
