@@ -234,15 +234,62 @@ pub async fn write(
     partition_by: Vec<String>,
     options: &HashMap<String, String>,
     schema: &SchemaRef,
-    mut batches: Vec<RecordBatch>,
+    batches: Vec<RecordBatch>,
 ) -> Result<()> {
+    let table = open_for_write(path).await?;
+    let spec = WriteSpec {
+        path,
+        mode,
+        partition_by,
+        options,
+        schema,
+        check_txn: true,
+    };
+    write_to(table, spec, batches).await.map(|_| ())
+}
+
+/// The table at `path` to write to (not loaded when it does not exist yet).
+pub async fn open_for_write(path: &str) -> Result<DeltaTable> {
+    DeltaTable::try_from_url(url_of(path)?)
+        .await
+        .map_err(|e| delta_error(path, e))
+}
+
+/// How a write goes: where, with which save mode, partitions and options.
+pub struct WriteSpec<'a> {
+    /// The table's folder (for errors).
+    pub path: &'a str,
+    /// Spark's save mode.
+    pub mode: &'a str,
+    /// `partitionBy` columns.
+    pub partition_by: Vec<String>,
+    /// Writer options (lower-case keys).
+    pub options: &'a HashMap<String, String>,
+    /// The rows' schema.
+    pub schema: &'a SchemaRef,
+    /// Look up `txnAppId`'s last committed version (a replay is skipped);
+    /// a writer that knows its versions are new skips the lookup.
+    pub check_txn: bool,
+}
+
+/// Write `batches` into `table` (as loaded) in one commit; the table after
+/// it (None when the save mode skipped the write).
+pub async fn write_to(
+    table: DeltaTable,
+    spec: WriteSpec<'_>,
+    mut batches: Vec<RecordBatch>,
+) -> Result<Option<DeltaTable>> {
+    let WriteSpec {
+        path,
+        mode,
+        partition_by,
+        options,
+        schema,
+        check_txn,
+    } = spec;
     if batches.is_empty() {
         batches.push(RecordBatch::new_empty(Arc::clone(schema)));
     }
-    let url = url_of(path)?;
-    let table = DeltaTable::try_from_url(url)
-        .await
-        .map_err(|e| delta_error(path, e))?;
     let exists = table.version().is_some();
     let save_mode = match mode.to_ascii_lowercase().as_str() {
         "append" => SaveMode::Append,
@@ -264,7 +311,7 @@ pub async fn write(
         ));
     }
     if exists && save_mode == SaveMode::Ignore {
-        return Ok(());
+        return Ok(None);
     }
     let flag = |k: &str| {
         options
@@ -276,7 +323,7 @@ pub async fn write(
         let version: i64 = version.trim().parse().map_err(|_| {
             Error::illegal_argument(format!("txnVersion must be a number, got '{version}'"))
         })?;
-        if exists {
+        if exists && check_txn {
             let done = table
                 .snapshot()
                 .map_err(|e| delta_error(path, e))?
@@ -285,7 +332,7 @@ pub async fn write(
                 .map_err(|e| delta_error(path, e))?;
             // delta-spark's idempotent write: a version already committed is skipped
             if done.is_some_and(|d| d >= version) {
-                return Ok(());
+                return Ok(None);
             }
         }
         commit = commit.with_application_transaction(Transaction::new(app, version));
@@ -314,6 +361,6 @@ pub async fn write(
     if let Some(predicate) = options.get("replacewhere") {
         builder = builder.with_replace_where(predicate.clone());
     }
-    builder.await.map_err(|e| delta_error(path, e))?;
-    Ok(())
+    let written = builder.await.map_err(|e| delta_error(path, e))?;
+    Ok(Some(written))
 }

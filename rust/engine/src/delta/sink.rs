@@ -17,6 +17,9 @@ pub struct DeltaSink {
     complete: bool,
     /// The transaction's application id: the query's id, stable across runs.
     query_id: Option<String>,
+    /// The table as the last batch left it (brought up to date, not
+    /// reloaded, for the next).
+    table: Option<deltalake_core::DeltaTable>,
 }
 
 impl DeltaSink {
@@ -33,6 +36,7 @@ impl DeltaSink {
             options,
             complete,
             query_id: None,
+            table: None,
         }
     }
 }
@@ -59,14 +63,31 @@ impl Sink for DeltaSink {
         options.insert("txnappid".into(), app);
         options.insert("txnversion".into(), batch_id.to_string());
         let mode = if self.complete { "overwrite" } else { "append" };
-        crate::runtime::block_on(super::write(
-            &self.path,
+        // only a run's first batch can be a replay: later ids are new
+        let check_txn = self.table.is_none();
+        let path = self.path.clone();
+        let spec = super::WriteSpec {
+            path: &path,
             mode,
-            self.partition_by.clone(),
-            &options,
-            &data.schema,
-            data.batches,
-        ))??;
+            partition_by: self.partition_by.clone(),
+            options: &options,
+            schema: &data.schema,
+            check_txn,
+        };
+        let cached = self.table.take();
+        self.table = crate::runtime::block_on(async move {
+            let table = match cached {
+                // another writer's commits since: read incrementally
+                Some(mut t) => {
+                    t.update_incremental(None)
+                        .await
+                        .map_err(|e| super::delta_error(spec.path, e))?;
+                    t
+                }
+                None => super::open_for_write(spec.path).await?,
+            };
+            super::write_to(table, spec, data.batches).await
+        })??;
         // the crash tests stop here: committed to Delta, not yet to the checkpoint
         crate::failpoint::hit("mid-sink", batch_id);
         Ok(())
