@@ -49,12 +49,7 @@ def run(spark, src: Path, out: Path, ckpt: Path, fmt: str) -> float:  # noqa: AN
     df = stream.option("maxFilesPerTrigger", 2).parquet(str(src))
     query = df.where(F.col("page") != "item").select("id", (F.col("value") * 2).alias("v2"), "page", "ts")
     t = time.perf_counter()
-    q = (
-        query.writeStream.format(fmt)
-        .option("checkpointLocation", str(ckpt))
-        .trigger(availableNow=True)
-        .start(str(out))
-    )
+    q = query.writeStream.format(fmt).option("checkpointLocation", str(ckpt)).trigger(availableNow=True).start(str(out))
     q.awaitTermination()
     return time.perf_counter() - t
 
