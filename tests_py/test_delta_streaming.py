@@ -341,3 +341,24 @@ def test_bad_tables_and_lost_logs(spark: SparkSession, tmp_path: Path) -> None:
     write_deltalake(str(t), pa.table({"k": pa.array([9], pa.int64())}))
     with pytest.raises(AnalysisException, match="DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE"):
         collect(spark, spark.readStream.format("delta").load(str(t)), tmp_path / "c2")
+
+
+def test_change_data_feed_read_as_a_batch(spark: SparkSession, tmp_path: Path) -> None:
+    t = str(tmp_path / "t")
+    write_deltalake(
+        t, pa.table({"k": pa.array([1, 2], pa.int64())}), configuration={"delta.enableChangeDataFeed": "true"}
+    )
+    DeltaTable(t).update(predicate="k = 1", updates={"k": "10"})
+    DeltaTable(t).delete("k = 2")
+
+    def reader():  # noqa: ANN202 - a fresh reader (options accumulate on one)
+        return spark.read.format("delta").option("readChangeFeed", "true")
+
+    one = reader().option("startingVersion", 1).option("endingVersion", 1).load(t)
+    assert sorted((r.k, r._change_type, r._commit_version) for r in one.collect()) == [
+        (1, "update_preimage", 1),
+        (10, "update_postimage", 1),
+    ]
+    assert reader().option("startingVersion", 0).load(t).count() == 5
+    with pytest.raises(AnalysisException, match="DELTA_NO_START_FOR_CDC_READ"):
+        spark.read.format("delta").option("readChangeFeed", "true").load(t).count()

@@ -607,6 +607,16 @@ impl Session {
                     "a Delta read takes one path".to_string(),
                 ));
             };
+            let feed = ["readchangefeed", "readchangedata"].iter().any(|k| {
+                options
+                    .get(*k)
+                    .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            });
+            if feed {
+                let (schema, batches) =
+                    crate::delta::source::read_change_feed(path, &lower_keys(&options))?;
+                return self.batch_df(Arc::new(MemTable::try_new(schema, vec![batches])?));
+            }
             let state = self.state();
             let provider =
                 crate::runtime::block_on(crate::delta::provider(&state, path, &options))??;

@@ -237,25 +237,7 @@ impl SourceFactory for DeltaStreamFactory {
     }
 
     fn create(&self, _ctx: &SourceContext) -> Result<Box<dyn Source>> {
-        let table = block_on(super::open(&self.path, &HashMap::new()))??;
-        let snapshot = table.snapshot().map_err(|e| delta_error(&self.path, e))?;
-        let table_id = snapshot.metadata().id().to_string();
-        let partition_columns = snapshot.metadata().partition_columns().to_vec();
-        let root = crate::sources::file::absolute(&self.path)?;
-        Ok(Box::new(DeltaSource {
-            path: self.path.clone(),
-            root,
-            table,
-            table_id,
-            partition_columns,
-            options: self.options.clone(),
-            table_schema: Arc::clone(&self.table_schema),
-            schema: Arc::clone(&self.schema),
-            cursor: None,
-            start: None,
-            versions: BTreeMap::new(),
-            cap: None,
-        }))
+        Ok(Box::new(DeltaSource::from_factory(self)?))
     }
 
     fn class_name(&self) -> &'static str {
@@ -329,6 +311,28 @@ pub struct DeltaSource {
 }
 
 impl DeltaSource {
+    fn from_factory(f: &DeltaStreamFactory) -> Result<Self> {
+        let table = block_on(super::open(&f.path, &HashMap::new()))??;
+        let snapshot = table.snapshot().map_err(|e| delta_error(&f.path, e))?;
+        let table_id = snapshot.metadata().id().to_string();
+        let partition_columns = snapshot.metadata().partition_columns().to_vec();
+        let root = crate::sources::file::absolute(&f.path)?;
+        Ok(DeltaSource {
+            path: f.path.clone(),
+            root,
+            table,
+            table_id,
+            partition_columns,
+            options: f.options.clone(),
+            table_schema: Arc::clone(&f.table_schema),
+            schema: Arc::clone(&f.schema),
+            cursor: None,
+            start: None,
+            versions: BTreeMap::new(),
+            cap: None,
+        })
+    }
+
     fn latest_version(&self) -> Result<u64> {
         let log = self.table.log_store();
         // listed from the version loaded at start (older logs may be gone)
@@ -858,4 +862,35 @@ impl Source for DeltaSource {
         let _ = end;
         BTreeMap::new()
     }
+}
+
+/// `spark.read.format("delta").option("readChangeFeed", "true")`: the
+/// changes of versions `startingVersion` (or `startingTimestamp`) through
+/// `endingVersion` (or the latest), as the stream would read them.
+pub fn read_change_feed(
+    path: &str,
+    options: &HashMap<String, String>,
+) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let factory = DeltaStreamFactory::new(path, options)?;
+    if matches!(factory.options.start, StartAt::Snapshot | StartAt::Latest) {
+        return Err(Error::analysis(
+            "DELTA_NO_START_FOR_CDC_READ",
+            "No startingVersion or startingTimestamp provided for CDC read.",
+        ));
+    }
+    let mut source = DeltaSource::from_factory(&factory)?;
+    let start = source.initial()?;
+    let latest = source.latest_version()?;
+    let end = match options.get("endingversion") {
+        Some(v) => v.trim().parse::<u64>().map_err(|_| {
+            Error::illegal_argument(format!("Invalid value '{v}' for option 'endingVersion'"))
+        })?,
+        None => latest,
+    }
+    .min(latest);
+    let mut batches = Vec::new();
+    for (file, version, ts) in source.files_between(start, Pos::after(end))? {
+        batches.extend(source.read(&file, version, ts)?);
+    }
+    Ok((Arc::clone(&factory.schema), batches))
 }
