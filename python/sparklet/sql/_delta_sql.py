@@ -23,10 +23,11 @@ _ALIAS = r"(?:\s+(?:AS\s+)?(?P<alias>(?!WHERE\b|SET\b|USING\b)\w+))?"
 
 def _target(session: SparkSession, name: str, operation: str) -> DeltaTable:
     """The Delta table ``name`` names; Spark's error for a table of another format."""
+    from sparklet import _native
     from sparklet.delta.tables import DeltaTable, _location
 
     location = _location(session, name)
-    if location is not None and DeltaTable.isDeltaTable(session, name):
+    if location is not None and _native.delta_is_table(location):
         return DeltaTable(session, location, name=name)
     if location is None:
         raise AnalysisException(

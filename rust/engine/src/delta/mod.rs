@@ -90,6 +90,18 @@ fn conflict_error(path: &str, e: TransactionError) -> Error {
     )
 }
 
+/// A time option (`timestampAsOf`, `startingTimestamp`, a restore's) as
+/// Spark reads timestamps; delta-spark's error if it is none.
+pub(crate) fn parse_time(ts: &str) -> Result<chrono::DateTime<chrono::Utc>> {
+    crate::formats::datetime::parse_timestamp_micros(ts, None)
+        .and_then(chrono::DateTime::from_timestamp_micros)
+        .ok_or_else(|| {
+            Error::illegal_argument(format!(
+                "[DELTA_INVALID_TIMESTAMP_FORMAT] The provided timestamp ({ts}) cannot be converted to a valid timestamp."
+            ))
+        })
+}
+
 fn url_of(path: &str) -> Result<url::Url> {
     let abs = crate::sources::file::absolute(path)?;
     deltalake_core::ensure_table_uri(abs.to_string_lossy()).map_err(|e| delta_error(path, e))
@@ -108,14 +120,7 @@ pub async fn open(path: &str, options: &HashMap<String, String>) -> Result<Delta
             })?;
             table.load_version(v).await
         }
-        (None, Some(ts)) => {
-            let at = crate::formats::datetime::parse_timestamp_micros(ts, None)
-                .and_then(chrono::DateTime::from_timestamp_micros)
-                .ok_or_else(|| {
-                    Error::illegal_argument(format!("timestampAsOf is not a timestamp: '{ts}'"))
-                })?;
-            table.load_with_datetime(at).await
-        }
+        (None, Some(ts)) => table.load_with_datetime(parse_time(ts)?).await,
         (None, None) => table.load().await,
     };
     loaded.map_err(|e| delta_error(path, e))?;

@@ -223,6 +223,21 @@ pub async fn delete(state: &SessionState, path: &str, condition: Option<Expr>) -
     Ok(m.num_deleted_rows.unwrap_or(0) as u64)
 }
 
+/// A map's values as text (history's `map<string,string>` columns).
+fn as_text<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a serde_json::Value)>,
+) -> serde_json::Map<String, serde_json::Value> {
+    entries
+        .map(|(k, v)| {
+            let s = match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.clone(), serde_json::Value::String(s))
+        })
+        .collect()
+}
+
 /// `deltaTable.history(limit)`: each commit's information (delta-spark's
 /// columns, as JSON objects), newest first.
 pub async fn history(path: &str, limit: Option<usize>) -> Result<Vec<serde_json::Value>> {
@@ -249,41 +264,18 @@ pub async fn history(path: &str, limit: Option<usize>) -> Result<Vec<serde_json:
             _ => None,
         });
         let info = info.unwrap_or_default();
-        let text = |v: &Option<HashMap<String, serde_json::Value>>| {
-            v.as_ref().map(|m| {
-                m.iter()
-                    .map(|(k, v)| {
-                        let s = match v {
-                            serde_json::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        (k.clone(), serde_json::Value::String(s))
-                    })
-                    .collect::<serde_json::Map<_, _>>()
-            })
-        };
         let metrics = info
             .info
             .get("operationMetrics")
             .and_then(|m| m.as_object())
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| {
-                        let s = match v {
-                            serde_json::Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        (k.clone(), serde_json::Value::String(s))
-                    })
-                    .collect::<serde_json::Map<_, _>>()
-            });
+            .map(|m| as_text(m.iter()));
         out.push(serde_json::json!({
             "version": version,
             "timestamp": info.in_commit_timestamp.or(info.timestamp),
             "userId": info.user_id,
             "userName": info.user_name,
             "operation": info.operation,
-            "operationParameters": text(&info.operation_parameters),
+            "operationParameters": info.operation_parameters.as_ref().map(|m| as_text(m.iter())),
             "readVersion": info.read_version,
             "isolationLevel": info.isolation_level.map(|l| format!("{l:?}")),
             "isBlindAppend": info.is_blind_append,
@@ -405,14 +397,7 @@ pub async fn restore(
         builder = builder.with_version_to_restore(v as _);
     }
     if let Some(ts) = timestamp {
-        let at = crate::formats::datetime::parse_timestamp_micros(ts, None)
-            .and_then(chrono::DateTime::from_timestamp_micros)
-            .ok_or_else(|| {
-                Error::illegal_argument(format!(
-                    "The provided timestamp ({ts}) cannot be converted to a valid timestamp."
-                ))
-            })?;
-        builder = builder.with_datetime_to_restore(at);
+        builder = builder.with_datetime_to_restore(super::parse_time(ts)?);
     }
     let (_, m) = builder.await.map_err(|e| delta_error(path, e))?;
     serde_json::to_value(&m).map_err(|e| Error::Internal(e.to_string()))

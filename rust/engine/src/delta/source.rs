@@ -247,7 +247,7 @@ impl SourceFactory for DeltaStreamFactory {
 
 /// The last file a batch took: file `index` of `version`'s files (of the
 /// start snapshot when `starting`); index -1 is before the version's first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Pos {
     version: u64,
     starting: bool,
@@ -374,13 +374,7 @@ impl DeltaSource {
 
     /// `startingTimestamp`: the first version committed at or after `ts`.
     fn version_at_or_after(&self, ts: &str, latest: u64) -> Result<u64> {
-        let at = crate::formats::datetime::parse_timestamp_micros(ts, None)
-            .ok_or_else(|| {
-                Error::illegal_argument(format!(
-                    "[DELTA_INVALID_TIMESTAMP_FORMAT] The provided timestamp ({ts}) cannot be converted to a valid timestamp."
-                ))
-            })?
-            .div_euclid(1000);
+        let at = super::parse_time(ts)?.timestamp_millis();
         for v in 0..=latest {
             match self.commit_actions(v) {
                 Ok((_, ms)) if ms >= at => return Ok(v),
@@ -856,11 +850,6 @@ impl Source for DeltaSource {
     fn ignore_read_limits(&mut self) {
         self.options.max_files = None;
         self.options.max_bytes = None;
-    }
-
-    fn metrics(&self, end: Option<&Offset>) -> BTreeMap<String, String> {
-        let _ = end;
-        BTreeMap::new()
     }
 }
 
