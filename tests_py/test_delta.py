@@ -99,3 +99,36 @@ def test_not_a_delta_table(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(AnalysisException, match="DELTA_VERSION_NOT_FOUND|version"):
         spark.range(1).write.format("delta").save(str(tmp_path / "t"))
         spark.read.format("delta").option("versionAsOf", 5).load(str(tmp_path / "t"))
+
+
+def test_appends_keep_the_tables_constraints_and_types(spark: SparkSession, tmp_path: Path) -> None:
+    checked, strict = str(tmp_path / "checked"), str(tmp_path / "strict")
+    write_deltalake(checked, pa.table({"k": pa.array([1, 2], pa.int64())}))
+    DeltaTable(checked).alter.add_constraint({"positive": "k > 0"})
+    with pytest.raises(AnalysisException, match=r"(?s)DELTA_VIOLATE_CONSTRAINT_WITH_VALUES.*checked.*-1"):
+        spark.createDataFrame([(3,), (-1,)], "k LONG").write.format("delta").mode("append").save(checked)
+    assert DeltaTable(checked).version() == 1
+    spark.createDataFrame([(3,)], "k LONG").write.format("delta").mode("append").save(checked)
+    assert sorted(DeltaTable(checked).to_pyarrow_table().column("k").to_pylist()) == [1, 2, 3]
+
+    schema = pa.schema([pa.field("k", pa.int64(), nullable=False), pa.field("s", pa.string())])
+    write_deltalake(strict, pa.table({"k": [1], "s": ["a"]}, schema=schema))
+    with pytest.raises(AnalysisException, match="DELTA_VIOLATE_CONSTRAINT_WITH_VALUES"):
+        spark.createDataFrame([(None, "x")], "k LONG, s STRING").write.format("delta").mode("append").save(strict)
+    # an INT column widens into the table's BIGINT; columns in another order land by name
+    spark.createDataFrame([(5, "b")], "k INT, s STRING").write.format("delta").mode("append").save(strict)
+    spark.createDataFrame([("c", 6)], "s STRING, k LONG").write.format("delta").mode("append").save(strict)
+    got = DeltaTable(strict).to_pyarrow_table()
+    assert got.schema == schema
+    assert sorted(got.to_pylist(), key=lambda r: r["k"]) == [
+        {"k": 1, "s": "a"},
+        {"k": 5, "s": "b"},
+        {"k": 6, "s": "c"},
+    ]
+
+
+def test_reading_a_missing_path_leaves_no_folder_behind(spark: SparkSession, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    with pytest.raises(AnalysisException, match="DELTA_MISSING_DELTA_TABLE"):
+        spark.read.format("delta").load(str(missing))
+    assert not missing.exists()

@@ -105,6 +105,42 @@ def test_a_batch_replayed_after_a_crash_is_not_written_twice(spark: SparkSession
     assert (ckpt / "commits" / "1").exists()
 
 
+def test_a_large_batch_is_one_streaming_update_commit_of_several_files(spark: SparkSession, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    src.mkdir()
+    rows = 200_000
+    for i in range(2):
+        ids = pa.array(range(i * rows, (i + 1) * rows), pa.int64())
+        pq.write_table(pa.table({"k": ids, "v": pa.compute.cast(ids, pa.string())}), src / f"{i}.parquet")
+    stream = spark.readStream.schema("k LONG, v STRING").option("maxFilesPerTrigger", 1).parquet(str(src))
+    run_available_now(stream, ckpt, out)
+    table = DeltaTable(str(out))
+    assert table.version() == 1
+    got = table.to_pyarrow_table()
+    assert got.num_rows == 2 * rows
+    assert pa.compute.sum(got.column("k")).as_py() == sum(range(2 * rows))
+    # delta-spark's record of a streaming batch: its query, epoch and metrics
+    query_id = json.loads((ckpt / "metadata").read_text())["id"]
+    latest = table.history(1)[0]
+    assert latest["operation"] == "STREAMING UPDATE"
+    assert latest["operationParameters"] == {"outputMode": "Append", "queryId": query_id, "epochId": "1"}
+    adds = [
+        json.loads(line)["add"]
+        for line in (out / "_delta_log" / f"{1:020}.json").read_text().splitlines()
+        if '"add"' in line
+    ]
+    metrics = latest["operationMetrics"]
+    assert metrics["numOutputRows"] == str(rows) and metrics["numAddedFiles"] == str(len(adds))
+    assert metrics["numOutputBytes"] == str(sum(a["size"] for a in adds))
+    # each file's stats count its rows and bound its keys
+    stats = [json.loads(a["stats"]) for a in adds]
+    assert sum(s["numRecords"] for s in stats) == rows
+    assert min(s["minValues"]["k"] for s in stats) == rows and max(s["maxValues"]["k"] for s in stats) == 2 * rows - 1
+    assert spark.read.format("delta").load(str(out)).where("k >= 200000").count() == rows
+
+
 def test_complete_mode_replaces_the_table_each_batch(spark: SparkSession, tmp_path: Path) -> None:
     src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
     put(src, "0.json", [{"k": 1, "v": "a"}, {"k": 2, "v": "a"}])

@@ -6,6 +6,7 @@
 //! idempotent writes (`txnAppId`/`txnVersion`: a commit carries the
 //! application's transaction, and a version already committed is skipped).
 
+mod append;
 pub mod ops;
 pub mod sink;
 pub mod source;
@@ -19,7 +20,7 @@ use datafusion::catalog::TableProvider;
 use deltalake_core::kernel::transaction::{CommitProperties, TransactionError};
 use deltalake_core::kernel::Transaction;
 use deltalake_core::operations::write::SchemaMode;
-use deltalake_core::protocol::SaveMode;
+use deltalake_core::protocol::{DeltaOperation, OutputMode, SaveMode};
 use deltalake_core::{DeltaTable, DeltaTableBuilder, DeltaTableError};
 
 use crate::error::{Error, Result};
@@ -43,6 +44,15 @@ fn delta_error(path: &str, e: DeltaTableError) -> Error {
             ),
         ),
         DeltaTableError::Transaction { source } => conflict_error(path, source),
+        // delta-rs checks a table's CHECK and NOT NULL constraints as one
+        // expression: the rows are known, not which constraint they broke
+        other if other.to_string().contains("failed validation check") => Error::analysis(
+            "DELTA_VIOLATE_CONSTRAINT_WITH_VALUES",
+            format!(
+                "A CHECK or NOT NULL constraint of the Delta table at `{path}` is violated; nothing was written. {}",
+                other.to_string().trim_start_matches("Generic DeltaTable error: External error: ")
+            ),
+        ),
         other => Error::analysis("DELTA_ERROR", format!("Delta table `{path}`: {other}")),
     }
 }
@@ -102,15 +112,23 @@ pub(crate) fn parse_time(ts: &str) -> Result<chrono::DateTime<chrono::Utc>> {
         })
 }
 
-fn url_of(path: &str) -> Result<url::Url> {
+/// The table's URL. delta-rs makes a missing local folder while it parses
+/// one, which a read must not: there, a missing folder is not a table.
+fn url_of(path: &str, create: bool) -> Result<url::Url> {
     let abs = crate::sources::file::absolute(path)?;
+    if !create && !abs.exists() {
+        return Err(delta_error(
+            path,
+            DeltaTableError::NotATable(path.to_string()),
+        ));
+    }
     deltalake_core::ensure_table_uri(abs.to_string_lossy()).map_err(|e| delta_error(path, e))
 }
 
 /// The Delta table at `path`, at `versionAsOf`/`timestampAsOf` if given
 /// (options with lower-case keys); an error if there is none.
 pub async fn open(path: &str, options: &HashMap<String, String>) -> Result<DeltaTable> {
-    let mut table = DeltaTableBuilder::from_url(url_of(path)?)
+    let mut table = DeltaTableBuilder::from_url(url_of(path, false)?)
         .and_then(|b| b.build())
         .map_err(|e| delta_error(path, e))?;
     let loaded = match (options.get("versionasof"), options.get("timestampasof")) {
@@ -249,13 +267,14 @@ pub async fn write(
         options,
         schema,
         check_txn: true,
+        streaming: false,
     };
     write_to(table, spec, batches).await.map(|_| ())
 }
 
 /// The table at `path` to write to (not loaded when it does not exist yet).
 pub async fn open_for_write(path: &str) -> Result<DeltaTable> {
-    DeltaTable::try_from_url(url_of(path)?)
+    DeltaTable::try_from_url(url_of(path, true)?)
         .await
         .map_err(|e| delta_error(path, e))
 }
@@ -275,6 +294,9 @@ pub struct WriteSpec<'a> {
     /// Look up `txnAppId`'s last committed version (a replay is skipped);
     /// a writer that knows its versions are new skips the lookup.
     pub check_txn: bool,
+    /// The streaming sink's write (`txnAppId`/`txnVersion` are the query's
+    /// id and the batch's): recorded as delta-spark's `STREAMING UPDATE`.
+    pub streaming: bool,
 }
 
 /// Write `batches` into `table` (as loaded) in one commit; the table after
@@ -291,6 +313,7 @@ pub async fn write_to(
         options,
         schema,
         check_txn,
+        streaming,
     } = spec;
     if batches.is_empty() {
         batches.push(RecordBatch::new_empty(Arc::clone(schema)));
@@ -324,6 +347,7 @@ pub async fn write_to(
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     };
     let mut commit = CommitProperties::default();
+    let mut txn = None;
     if let (Some(app), Some(version)) = (options.get("txnappid"), options.get("txnversion")) {
         let version: i64 = version.trim().parse().map_err(|_| {
             Error::illegal_argument(format!("txnVersion must be a number, got '{version}'"))
@@ -340,6 +364,7 @@ pub async fn write_to(
                 return Ok(None);
             }
         }
+        txn = Some((app.clone(), version));
         commit = commit.with_application_transaction(Transaction::new(app, version));
     }
     let evolves =
@@ -347,9 +372,42 @@ pub async fn write_to(
     if exists && !evolves {
         check_schema(&table, path, schema)?;
     }
+    let same_partitions = |table: &DeltaTable| {
+        partition_by.is_empty()
+            || table
+                .snapshot()
+                .is_ok_and(|s| s.metadata().partition_columns() == partition_by.as_slice())
+    };
+    let plain = exists
+        && save_mode == SaveMode::Append
+        && !flag("mergeschema")
+        && !flag("overwriteschema")
+        && !options.contains_key("replacewhere")
+        && same_partitions(&table);
+    if let Some(rows) = plain
+        .then(|| append::plain_rows(&table, &batches))
+        .flatten()
+    {
+        let operation = match txn {
+            Some((query_id, epoch_id)) if streaming => DeltaOperation::StreamingUpdate {
+                output_mode: OutputMode::Append,
+                query_id,
+                epoch_id,
+            },
+            _ => DeltaOperation::Write {
+                mode: SaveMode::Append,
+                partition_by: None,
+                predicate: None,
+            },
+        };
+        let mut table = table;
+        append::append(&mut table, path, rows, commit, operation).await?;
+        return Ok(Some(table));
+    }
     let mut builder = table
         .write(batches)
         .with_save_mode(save_mode)
+        .with_write_batch_size(append::ROWS_PER_WRITER)
         .with_commit_properties(commit);
     if !partition_by.is_empty() {
         builder = builder.with_partition_columns(partition_by);

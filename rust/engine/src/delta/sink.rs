@@ -73,6 +73,7 @@ impl Sink for DeltaSink {
             options: &options,
             schema: &data.schema,
             check_txn,
+            streaming: true,
         };
         let cached = self.table.take();
         self.table = crate::runtime::block_on(async move {
