@@ -75,6 +75,7 @@ bench: build
 	$(PY) bench/joins.py
 	$(PY) bench/state_stores.py
 	$(PY) bench/delta_sink.py
+	$(PY) bench/python_source.py
 	tools/with_kafka.sh $(PY) bench/kafka.py
 
 # the Python tests on sparklet and on Apache Spark (PySpark, local mode):

@@ -55,6 +55,8 @@ class Report:
     duplicated_delta_rows: int = 0
     merge_keys: int = 0
     merge_keys_wrong: int = 0
+    lost_python_rows: int = 0
+    duplicated_python_rows: int = 0
 
     @property
     def exactly_once(self) -> bool:
@@ -70,6 +72,8 @@ class Report:
             or self.lost_delta_rows
             or self.duplicated_delta_rows
             or self.merge_keys_wrong
+            or self.lost_python_rows
+            or self.duplicated_python_rows
         )
 
 
@@ -209,6 +213,7 @@ def run(
         want_windows - set(got_windows)
     )
     report.lost_delta_rows, report.duplicated_delta_rows = _compare(want, _delta_ids(work / "out_delta"))
+    report.lost_python_rows, report.duplicated_python_rows = _compare(want, _batch_ids(work / "out_python"))
     # the merged table: one row per key, its count and sum over every even id
     want_merge: dict[int, tuple[int, int]] = {}
     for i in want.elements():

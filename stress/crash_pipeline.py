@@ -13,6 +13,9 @@ A fifth streams the even ids into a Delta table (WORKDIR/out_delta: one
 commit per batch carrying the query's transaction); a sixth keeps per-key
 counts and sums of the even ids (update mode) and merges each batch into
 the Delta table WORKDIR/out_merge in foreachBatch (the upsert pattern).
+A seventh reads WORKDIR/in through a Python data source (one file per
+batch; its offsets, the files read, in the checkpoint) and writes its even
+ids as the second does (WORKDIR/out_python/batch-<id>.json).
 A fourth deduplicates WORKDIR/in_late by id (watermark 0 s, no batches
 without data), whose files each hold a row behind the previous file's
 newest time: on time by Spark's rule (late rows are those behind the
@@ -30,6 +33,8 @@ from pathlib import Path
 
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
+from sparklet.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from sparklet.sql.streaming.datasource import ReadLimit, ReadMaxFiles, SupportsTriggerAvailableNow
 
 
 def main(work: Path, provider: str) -> None:
@@ -98,8 +103,74 @@ def main(work: Path, provider: str) -> None:
         .start()
     )
     spark.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled")
-    for q in (files, batches, windows, late, delta, merge):
+    spark.dataSource.register(InputFiles)
+    python = (
+        spark.readStream.format("input_files")
+        .load(str(work / "in"))
+        .where(F.col("id") % 2 == 0)
+        .writeStream.foreachBatch(batch_writer(work / "out_python"))
+        .option("checkpointLocation", str(work / "ckpt_python"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    for q in (files, batches, windows, late, delta, merge, python):
         q.awaitTermination()
+
+
+class FilePartition(InputPartition):
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+
+class InputFilesReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """The input folder's JSON files in name order, one file per batch; a
+    line that does not parse (the poisoned ones) is skipped."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        self.cap: int | None = None
+
+    def files(self) -> list[Path]:
+        return sorted(self.folder.glob("f*.json"))
+
+    def initialOffset(self) -> dict:
+        return {"files": 0}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        return ReadMaxFiles(1)
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.cap = len(self.files())
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        end = len(self.files()) if self.cap is None else self.cap
+        if isinstance(limit, ReadMaxFiles):
+            end = min(end, start["files"] + limit.max_files)
+        return {"files": end}
+
+    def partitions(self, start: dict, end: dict) -> list[FilePartition]:
+        return [FilePartition(str(p)) for p in self.files()[start["files"] : end["files"]]]
+
+    def read(self, partition: FilePartition):  # noqa: ANN201
+        for line in Path(partition.path).read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(row.get("id"), int):
+                yield (row["id"], row["payload"])
+
+
+class InputFiles(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "input_files"
+
+    def schema(self) -> str:
+        return "id BIGINT, payload STRING"
+
+    def streamReader(self, schema):  # noqa: ANN001, ANN201
+        return InputFilesReader(self.options["path"])
 
 
 #: The merge pipeline's keys: id modulo this.

@@ -51,6 +51,7 @@ def main() -> int:
         print(f"foreachBatch: lost {r.lost_batch_rows}, duplicated {r.duplicated_batch_rows}")
         print(f"Delta sink: lost {r.lost_delta_rows}, duplicated {r.duplicated_delta_rows}")
         print(f"foreachBatch merge into Delta: {r.merge_keys} keys, {r.merge_keys_wrong} missing or wrong")
+        print(f"Python data source: lost {r.lost_python_rows}, duplicated {r.duplicated_python_rows}")
         print(f"windowed counts: {r.windows_expected} windows expected, {r.windows_wrong} missing, duplicated or wrong")
         print(
             f"late rows across restarts: {r.late_expected} expected, "

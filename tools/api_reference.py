@@ -33,6 +33,8 @@ MODULES = [
     "sparklet.sql.functions",
     "sparklet.sql.types",
     "sparklet.sql.streaming",
+    "sparklet.sql.datasource",
+    "sparklet.sql.streaming.datasource",
     "sparklet.testing",
     "sparklet.errors",
     "sparklet.delta.tables",

@@ -67,6 +67,12 @@ class DataFrameReader(OptionsMixin):
             from sparklet.sql._xml import read_xml
 
             return read_xml(self._spark, paths, self._schema, self._options)
+        from sparklet.sql import _datasource_run
+
+        python_source = _datasource_run.lookup(self._spark, self._format)
+        if python_source is not None:
+            path_given = paths[0] if len(paths) == 1 else None
+            return _datasource_run.read(self._spark, python_source, self._schema, self._options, path_given)
         native = self._spark._native.read(self._format or "parquet", paths, self._arrow_schema(), self._options)
         df = DataFrame(native, self._spark)
         df._inputs = frozenset(_data_files(paths))
@@ -260,6 +266,12 @@ class DataFrameWriter:
         self.options(**options)
         self._check_clustering()
         fmt = (self._format or "parquet").lower()
+        from sparklet.sql import _datasource_run
+
+        python_source = _datasource_run.lookup(self._df.sparkSession, fmt)
+        if python_source is not None:
+            _datasource_run.write(self._df, python_source, self._mode or "errorifexists", self._options, path)
+            return
         if fmt == "kafka":
             self._df._native.write_kafka({k.lower(): v for k, v in self._options.items()})
             return

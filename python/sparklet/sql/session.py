@@ -261,6 +261,14 @@ class SparkSession:
         return self._udf_registration
 
     @property
+    def dataSource(self) -> Any:
+        """:class:`~sparklet.sql.datasource.DataSourceRegistration`: register
+        Python data sources (``spark.dataSource.register(MySource)``)."""
+        from sparklet.sql.datasource import DataSourceRegistration
+
+        return DataSourceRegistration(self)
+
+    @property
     def sparkContext(self) -> SparkContext:
         """Application-level settings (``setLogLevel``)."""
         return SparkContext(self)

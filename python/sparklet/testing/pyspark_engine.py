@@ -49,12 +49,30 @@ def session() -> Any:
     return builder.getOrCreate()
 
 
+#: Set by :func:`install`: the run's PySpark workers (which inherit it)
+#: alias the modules too when they import the tests' modules.
+AS_PYSPARK = "SPARKLET_AS_PYSPARK"
+
+
 def install() -> None:
-    """Make ``sparklet``'s public modules PySpark's for this process."""
+    """Make ``sparklet``'s public modules PySpark's for this process and
+    its PySpark workers, and start the local Spark session."""
+    alias_modules()
+    os.environ[AS_PYSPARK] = "1"
+    # created now with sparklet's defaults: the suite's getOrCreate() gets it
+    session()
+
+
+def alias_modules() -> None:
+    """Make ``sparklet``'s public modules PySpark's in this process (a test
+    module's classes unpickled in a worker subclass PySpark's, as Spark
+    checks)."""
     import pyspark.errors
     import pyspark.sql
+    import pyspark.sql.datasource
     import pyspark.sql.functions
     import pyspark.sql.streaming
+    import pyspark.sql.streaming.datasource
     import pyspark.sql.streaming.listener
     import pyspark.sql.types
     import pyspark.storagelevel
@@ -68,6 +86,8 @@ def install() -> None:
         "sparklet.sql.types": pyspark.sql.types,
         "sparklet.sql.streaming": pyspark.sql.streaming,
         "sparklet.sql.streaming.listener": pyspark.sql.streaming.listener,
+        "sparklet.sql.datasource": pyspark.sql.datasource,
+        "sparklet.sql.streaming.datasource": pyspark.sql.streaming.datasource,
         "sparklet.errors": pyspark.errors,
         "sparklet.storagelevel": pyspark.storagelevel,
         "sparklet.testing": sys.modules[__name__],
@@ -78,8 +98,6 @@ def install() -> None:
     sparklet.errors = pyspark.errors  # type: ignore[attr-defined]
     sparklet.StorageLevel = pyspark.storagelevel.StorageLevel  # type: ignore[misc, assignment]
     sparklet.testing = sys.modules[__name__]  # type: ignore[attr-defined]
-    # created now with sparklet's defaults: the suite's getOrCreate() gets it
-    session()
 
 
 def committed_files(path: str) -> list[str]:

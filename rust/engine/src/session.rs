@@ -464,6 +464,23 @@ impl Session {
         Ok(DataFrame::new(self.state(), plan))
     }
 
+    /// A batch DataFrame whose scans `planner` (user code: a Python data
+    /// source) plans and reads.
+    pub fn callback_df(
+        &self,
+        schema: SchemaRef,
+        planner: Arc<dyn crate::sources::callback::ScanPlanner>,
+    ) -> Result<DataFrame> {
+        let table = crate::sources::callback::CallbackTable::new(schema, planner);
+        self.batch_df(Arc::new(table))
+    }
+
+    /// A streaming DataFrame over sources `factory` makes (the bindings'
+    /// own sources: a Python data source's stream).
+    pub fn stream_of(&self, factory: Arc<dyn SourceFactory>) -> Result<DataFrame> {
+        self.stream_df(factory)
+    }
+
     fn stream_df(&self, factory: Arc<dyn SourceFactory>) -> Result<DataFrame> {
         let id = self
             .next_stream_id

@@ -60,6 +60,14 @@ pub const PYTHON_WORKER_ERROR: UserCondition = UserCondition {
     sql_state: "38000",
 };
 
+/// An exception while a Python data source's reader is made and planned
+/// (`reader`, `pushFilters`, `partitions`): Spark's analysis error.
+pub const DATA_SOURCE_PLAN_ERROR: UserCondition = UserCondition {
+    name: "PYTHON_DATA_SOURCE_ERROR",
+    message: "Failed to initialize Python data source reader:",
+    sql_state: "38000",
+};
+
 /// `err`, raised by Python code an operator called (Spark's `PYTHON_EXCEPTION`).
 pub fn worker_error(py: Python<'_>, err: PyErr) -> Error {
     user_code_error(py, err, &PYTHON_WORKER_ERROR)
@@ -135,6 +143,12 @@ pub fn to_py(err: Error) -> PyErr {
                 Some(c) if c.name == PYTHON_WORKER_ERROR.name => Python::attach(|py| {
                     let exc =
                         PythonException::new_err((format!("{}\n{}", c.message, user.text), c.name));
+                    exc.set_cause(py, Some(user.err));
+                    exc
+                }),
+                Some(c) if c.name == DATA_SOURCE_PLAN_ERROR.name => Python::attach(|py| {
+                    let message = format!("[{}] {} {}", c.name, c.message, user.text);
+                    let exc = AnalysisException::new_err((message, c.name));
                     exc.set_cause(py, Some(user.err));
                     exc
                 }),

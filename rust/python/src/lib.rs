@@ -3,6 +3,7 @@
 
 mod arrow_table;
 mod dataframe;
+mod datasource;
 mod delta;
 mod errors;
 mod expr;
@@ -135,6 +136,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(delta::delta_detail, m)?,
         wrap_pyfunction!(delta::delta_is_table, m)?,
         wrap_pyfunction!(delta::delta_restore, m)?,
+        wrap_pyfunction!(datasource::read_python_source, m)?,
+        wrap_pyfunction!(datasource::read_stream_python_source, m)?,
     ] {
         m.add_function(f)?;
     }

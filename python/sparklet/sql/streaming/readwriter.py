@@ -47,6 +47,12 @@ class DataStreamReader(OptionsMixin):
             raise PySparkValueError(
                 "[VALUE_NOT_NON_EMPTY_STR] Argument `path` should be a non-empty string.", "VALUE_NOT_NON_EMPTY_STR"
             )
+        from sparklet.sql import _datasource_run
+
+        python_source = _datasource_run.lookup(self._spark, self._format)
+        if python_source is not None:
+            options = dict(self._options, **({"path": path} if path is not None else {}))
+            return _datasource_run.read_stream(self._spark, python_source, self._schema, options)
         native = self._spark._native.read_stream(self._format or "parquet", path, self._arrow_schema(), self._options)
         return DataFrame(native, self._spark)
 
@@ -315,6 +321,13 @@ class DataStreamWriter:
         fmt = self._format or ("foreachBatch" if self._foreach_batch else "parquet")
         foreach_batch = self._foreach_batch
         session = self._df.sparkSession
+        from sparklet.sql import _datasource_run
+
+        python_sink = _datasource_run.lookup(session, fmt) if self._foreach_batch is None else None
+        if python_sink is not None:
+            # a Python data source's stream writer, driven once per batch
+            foreach_batch = _datasource_run.stream_writer(self._df, python_sink, self._mode, self._options)
+            fmt = "foreachBatch"
         if foreach_batch is not None and (session.conf.get(FOREACH_BATCH_DATAFRAME, "false") or "").lower() == "true":
             foreach_batch = _as_dataframe_function(foreach_batch, session)
         kind, ms = self._trigger

@@ -6,6 +6,7 @@
 //! for every micro-batch binds each scan to that batch's data (a
 //! [`BatchInput`]) before planning it with DataFusion.
 
+pub mod callback;
 pub mod file;
 pub mod file_log;
 pub mod kafka;
