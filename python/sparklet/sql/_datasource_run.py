@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
@@ -50,7 +50,7 @@ from sparklet.sql.datasource import (
     StringStartsWith,
 )
 from sparklet.sql.streaming.datasource import ReadAllAvailable, SupportsTriggerAvailableNow
-from sparklet.sql.types import Row, StructType, to_struct_type
+from sparklet.sql.types import ArrayType, MapType, Row, StructType, to_struct_type
 
 if TYPE_CHECKING:
     from sparklet.sql.dataframe import DataFrame
@@ -168,32 +168,52 @@ def _checked_batch(batch: Any, target: pa.Schema, source: str) -> pa.RecordBatch
 
 def _rows_batch(rows: list[Any], schema: StructType, target: pa.Schema, source: str, seen: int) -> pa.RecordBatch:
     names = schema.names
-    columns: list[list[Any]] = [[] for _ in names]
-    for i, row in enumerate(rows):
-        if not isinstance(row, (tuple, list)):
-            raise PySparkRuntimeError(
-                f"[DATA_SOURCE_INVALID_RETURN_TYPE] Data source '{source}' returned row {seen + i} of type "
-                f"{type(row).__name__}: {row!r}; a read yields tuples, lists, Rows or pyarrow.RecordBatches.",
-                "DATA_SOURCE_INVALID_RETURN_TYPE",
-            )
-        if isinstance(row, Row) and row.__fields__:
-            if set(row.__fields__) != set(names):
-                raise _mismatch(source, f"row {seen + i} {row!r} has fields {list(row.__fields__)}, expected {names}.")
-            values = [row[n] for n in names]
-        else:
-            values = list(row)
-        if len(values) != len(names):
-            raise _mismatch(source, f"row {seen + i} {row!r} has {len(values)} values, expected {len(names)}.")
-        for column, v in zip(columns, values):
-            column.append(v)
+    width = len(names)
+    columns: list[Any]
+    if all(type(row) is tuple and len(row) == width for row in rows):
+        # the common case, plain tuples: one transpose, no per-row work
+        columns = list(zip(*rows))
+    else:
+        columns = [[] for _ in names]
+        for i, row in enumerate(rows):
+            for column, v in zip(columns, _row_values(row, names, source, seen + i)):
+                column.append(v)
     arrays = []
     for field, arrow_field, values in zip(schema.fields, target, columns):
-        converted = [_to_arrow_value(v, field.dataType) for v in values]
         try:
-            arrays.append(pa.array(converted, type=arrow_field.type))
+            arrays.append(_column(values, field.dataType, arrow_field.type))
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
             raise _bad_value(rows, names.index(field.name), field, arrow_field, source, seen) from None
     return pa.RecordBatch.from_arrays(arrays, schema=target)
+
+
+def _row_values(row: Any, names: list[str], source: str, index: int) -> list[Any]:
+    """A row's values in the schema's order (a Row's by name), checked."""
+    if not isinstance(row, (tuple, list)):
+        raise PySparkRuntimeError(
+            f"[DATA_SOURCE_INVALID_RETURN_TYPE] Data source '{source}' returned row {index} of type "
+            f"{type(row).__name__}: {row!r}; a read yields tuples, lists, Rows or pyarrow.RecordBatches.",
+            "DATA_SOURCE_INVALID_RETURN_TYPE",
+        )
+    if isinstance(row, Row) and row.__fields__:
+        if set(row.__fields__) != set(names):
+            raise _mismatch(source, f"row {index} {row!r} has fields {list(row.__fields__)}, expected {names}.")
+        return [row[n] for n in names]
+    if len(row) != len(names):
+        raise _mismatch(source, f"row {index} {row!r} has {len(row)} values, expected {len(names)}.")
+    return list(row)
+
+
+def _column(values: Sequence[Any], data_type: Any, arrow_type: pa.DataType) -> pa.Array:
+    """A column's values as Arrow: as they are where pyarrow takes them,
+    else each converted as ``createDataFrame`` converts (structs from Rows,
+    maps from dicts, text from other values)."""
+    if not isinstance(data_type, (StructType, MapType, ArrayType)):
+        try:
+            return pa.array(values, type=arrow_type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            pass
+    return pa.array([_to_arrow_value(v, data_type) for v in values], type=arrow_type)
 
 
 def _bad_value(rows: list[Any], col: int, field: Any, arrow_field: pa.Field, source: str, seen: int) -> Exception:
