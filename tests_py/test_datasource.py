@@ -335,3 +335,47 @@ def test_an_arrow_writer_gets_record_batches(spark: SparkSession, tmp_path: Path
     written = [json.loads(p.read_text()) for p in tmp_path.glob("arrow-*.json")]
     assert sum(w["rows"] for w in written) == 1000
     assert {tuple(w["columns"]) for w in written if w["rows"]} == {("id", "twice")}
+
+
+class SlowPagesReader(DataSourceReader):
+    def __init__(self, log: str) -> None:
+        self.log = log
+
+    def partitions(self) -> list[InputPartition]:
+        return [InputPartition(i) for i in range(4)]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple]:
+        import threading
+        import time
+
+        time.sleep(0.05)  # a page fetched over the network: the GIL is free meanwhile
+        with open(self.log, "a") as f:
+            f.write(f"{partition.value} {threading.get_ident()}\n")
+        yield (partition.value,)
+
+
+class SlowPages(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "slow_pages"
+
+    def schema(self) -> str:
+        return "page INT"
+
+    def reader(self, schema):  # noqa: ANN001, ANN201
+        return SlowPagesReader(self.options["log"])
+
+
+@pytest.mark.sparklet_only(reason="sparklet reads partitions on threads of its process (Spark: worker processes)")
+def test_partitions_are_read_on_as_many_threads_as_the_setting_allows(spark: SparkSession, tmp_path: Path) -> None:
+    spark.dataSource.register(SlowPages)
+
+    def threads(workers: str) -> set[str]:
+        log = tmp_path / f"threads-{workers}.log"
+        with conf_set(spark, "spark.sparklet.pythonDataSource.workers", workers):
+            got = spark.read.format("slow_pages").option("log", str(log)).load().collect()
+        assert sorted(r.page for r in got) == [0, 1, 2, 3]
+        return {line.split()[1] for line in log.read_text().splitlines()}
+
+    assert len(threads("1")) == 1
+    assert len(threads("4")) > 1

@@ -21,6 +21,7 @@ from sparklet.errors import StreamingQueryException
 from sparklet.sql import Row, SparkSession
 from sparklet.sql.datasource import (
     DataSource,
+    DataSourceStreamArrowWriter,
     DataSourceStreamReader,
     DataSourceStreamWriter,
     InputPartition,
@@ -394,3 +395,44 @@ def test_a_stream_writer_commits_each_batch_and_aborts_a_failed_one(spark: Spark
         q.awaitTermination()
     assert [a[0] for a in logged(out, "aborts")] == [0]
     assert logged(out, "commits") == [[0, 6]]
+
+
+class ArrowOutboxWriter(DataSourceStreamArrowWriter):
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+
+    def write(self, iterator: Iterator) -> Sent:
+        import pyarrow as pa
+
+        batches = list(iterator)
+        assert all(isinstance(b, pa.RecordBatch) for b in batches)
+        return Sent(sum(b.num_rows for b in batches))
+
+    def commit(self, messages: list[Sent | None], batchId: int) -> None:
+        log(self.folder, "arrow_commits", [batchId, sum(m.rows for m in messages if m)])
+
+
+class ArrowOutbox(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return "arrow_outbox"
+
+    def streamWriter(self, schema, overwrite):  # noqa: ANN001, ANN201
+        return ArrowOutboxWriter(self.options["path"])
+
+
+def test_an_arrow_stream_writer_gets_record_batches(spark: SparkSession, tmp_path: Path) -> None:
+    spark.dataSource.register(ArrowOutbox)
+    src, out = tmp_path / "src", tmp_path / "out"
+    out.mkdir()
+    make_available(src, 7)
+    q = (
+        spark.readStream.format("counter")
+        .load(str(src))
+        .writeStream.format("arrow_outbox")
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .trigger(availableNow=True)
+        .start(str(out))
+    )
+    q.awaitTermination()
+    assert logged(out, "arrow_commits") == [[0, 7]]
