@@ -73,6 +73,7 @@ def alias_modules() -> None:
     import pyspark.sql.functions
     import pyspark.sql.streaming
     import pyspark.sql.streaming.datasource
+    import pyspark.streaming
     import pyspark.sql.streaming.listener
     import pyspark.sql.types
     import pyspark.storagelevel
@@ -88,6 +89,7 @@ def alias_modules() -> None:
         "sparklet.sql.streaming.listener": pyspark.sql.streaming.listener,
         "sparklet.sql.datasource": pyspark.sql.datasource,
         "sparklet.sql.streaming.datasource": pyspark.sql.streaming.datasource,
+        "sparklet.streaming": pyspark.streaming,
         "sparklet.errors": pyspark.errors,
         "sparklet.storagelevel": pyspark.storagelevel,
         "sparklet.testing": sys.modules[__name__],

@@ -1,0 +1,167 @@
+"""The legacy DStream API (``pyspark.streaming``): a StreamingContext over
+queued RDDs and new text files, each transformation's output batch by
+batch, windows (with and without an inverse function), ``updateStateByKey``
+and a restart from the checkpoint. The same code runs on PySpark's
+DStreams (pytest --engine=pyspark). Each test waits for the batches it
+needs, not for a time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparklet.sql import SparkSession
+from sparklet.streaming import StreamingContext
+
+BATCH = 0.3
+
+
+def run(spark: SparkSession, build: Callable[[StreamingContext, list], None], batches: int, **ctx: Any) -> list:
+    """Start a context whose outputs ``build`` registers (appending to the
+    list it gets); stop once ``batches`` entries arrived (at most 60 s)."""
+    ssc = StreamingContext(spark.sparkContext, BATCH)
+    if "checkpoint" in ctx:
+        ssc.checkpoint(ctx["checkpoint"])
+    got: list = []
+    build(ssc, got)
+    ssc.start()
+    deadline = time.time() + 60
+    while len(got) < batches and time.time() < deadline:
+        time.sleep(0.05)
+    ssc.stop(stopSparkContext=False, stopGraceFully=False)
+    return got[:batches]
+
+
+LINES = [["to be or", "not to be"], ["to do"], ["be"]]
+
+
+def collected(out: list, tag: str | None = None) -> Callable[[Any], None]:
+    return lambda rdd: out.append(sorted(rdd.collect()) if tag is None else (tag, sorted(rdd.collect())))
+
+
+def test_word_count(spark: SparkSession) -> None:
+    def build(ssc: StreamingContext, out: list) -> None:
+        words = ssc.queueStream([spark.sparkContext.parallelize(b) for b in LINES]).flatMap(str.split)
+        words.map(lambda w: (w, 1)).reduceByKey(lambda a, b: a + b).foreachRDD(collected(out))
+
+    assert run(spark, build, 4) == [
+        [("be", 2), ("not", 1), ("or", 1), ("to", 2)],
+        [("do", 1), ("to", 1)],
+        [("be", 1)],
+        [],
+    ]
+
+
+def test_stateless_operations(spark: SparkSession) -> None:
+    def build(ssc: StreamingContext, out: list) -> None:
+        nums = ssc.queueStream([[1, 2, 3, 4], [5, 5, 6]])
+        other = ssc.queueStream([[(1, "x"), (5, "y")], [(5, "z")]])
+        pairs = nums.map(lambda n: (n % 2, n))
+        together = (
+            nums.filter(lambda n: n > 2)
+            .map(lambda n: ("filter", n))
+            .union(nums.countByValue().map(lambda kv: ("countByValue", kv)))
+            .union(nums.count().map(lambda c: ("count", c)))
+            .union(nums.reduce(lambda a, b: a + b).map(lambda s: ("reduce", s)))
+            .union(pairs.groupByKey().mapValues(sorted).map(lambda kv: ("groupByKey", kv)))
+            .union(nums.mapPartitions(lambda it: [sum(it)]).reduce(lambda a, b: a + b).map(lambda s: ("parts", s)))
+            .union(nums.map(lambda n: (n, n * 10)).join(other).map(lambda kv: ("join", kv)))
+            .union(nums.map(lambda n: (n, 0)).leftOuterJoin(other).map(lambda kv: ("leftOuterJoin", kv)))
+            .union(nums.transform(lambda rdd: rdd.distinct()).map(lambda n: ("transform", n)))
+        )
+        together.foreachRDD(collected(out))
+
+    first, second = run(spark, build, 2)
+    assert first == sorted(
+        [("filter", 3), ("filter", 4), ("count", 4), ("reduce", 10), ("parts", 10)]
+        + [("countByValue", (n, 1)) for n in (1, 2, 3, 4)]
+        + [("groupByKey", (0, [2, 4])), ("groupByKey", (1, [1, 3]))]
+        + [("join", (1, (10, "x")))]
+        + [("leftOuterJoin", (n, (0, "x" if n == 1 else None))) for n in (1, 2, 3, 4)]
+        + [("transform", n) for n in (1, 2, 3, 4)]
+    )
+    assert second == sorted(
+        [("filter", 5), ("filter", 5), ("filter", 6), ("count", 3), ("reduce", 16), ("parts", 16)]
+        + [("countByValue", (5, 2)), ("countByValue", (6, 1))]
+        + [("groupByKey", (0, [6])), ("groupByKey", (1, [5, 5]))]
+        + [("join", (5, (50, "z"))), ("join", (5, (50, "z")))]
+        + [("leftOuterJoin", (5, (0, "z"))), ("leftOuterJoin", (5, (0, "z"))), ("leftOuterJoin", (6, (0, None)))]
+        + [("transform", 5), ("transform", 6)]
+    )
+
+
+def test_windows(spark: SparkSession, tmp_path: Path) -> None:
+    def build(ssc: StreamingContext, out: list) -> None:
+        words = ssc.queueStream([spark.sparkContext.parallelize(b) for b in LINES]).flatMap(str.split)
+        pairs = words.map(lambda w: (w, 1))
+        window, slide = 2 * BATCH, BATCH
+        words.window(window, slide).count().foreachRDD(collected(out, "window count"))
+        pairs.reduceByKeyAndWindow(lambda a, b: a + b, None, window, slide).foreachRDD(collected(out, "plain"))
+        pairs.reduceByKeyAndWindow(lambda a, b: a + b, lambda a, b: a - b, window, slide).foreachRDD(
+            collected(out, "inverse")
+        )
+        words.countByWindow(window, slide).foreachRDD(collected(out, "countByWindow"))
+
+    got = run(spark, build, 4 * 4, checkpoint=str(tmp_path / "ckpt"))
+    by_tag: dict[str, list] = {}
+    for tag, rows in got:
+        by_tag.setdefault(tag, []).append(rows)
+    assert by_tag["window count"] == [[6], [8], [3], [1]]
+    assert by_tag["countByWindow"] == [[6], [8], [3], [1]]
+    assert by_tag["plain"] == [
+        [("be", 2), ("not", 1), ("or", 1), ("to", 2)],
+        [("be", 2), ("do", 1), ("not", 1), ("or", 1), ("to", 3)],
+        [("be", 1), ("do", 1), ("to", 1)],
+        [("be", 1)],
+    ]
+    # with an inverse function, a key leaves with the value its batches leave behind
+    assert by_tag["inverse"][:3] == [
+        [("be", 2), ("not", 1), ("or", 1), ("to", 2)],
+        [("be", 2), ("do", 1), ("not", 1), ("or", 1), ("to", 3)],
+        [("be", 1), ("do", 1), ("not", 0), ("or", 0), ("to", 1)],
+    ]
+
+
+def test_stateful_word_count(spark: SparkSession, tmp_path: Path) -> None:
+    def build(ssc: StreamingContext, out: list) -> None:
+        words = ssc.queueStream([spark.sparkContext.parallelize(b) for b in LINES]).flatMap(str.split)
+        totals = words.map(lambda w: (w, 1)).updateStateByKey(lambda new, old: sum(new) + (old or 0))
+        totals.foreachRDD(collected(out))
+
+    got = run(spark, build, 3, checkpoint=str(tmp_path / "ckpt"))
+    assert got == [
+        [("be", 2), ("not", 1), ("or", 1), ("to", 2)],
+        [("be", 2), ("do", 1), ("not", 1), ("or", 1), ("to", 3)],
+        [("be", 3), ("do", 1), ("not", 1), ("or", 1), ("to", 3)],
+    ]
+
+
+def test_state_and_windows_need_a_checkpoint(spark: SparkSession) -> None:
+    ssc = StreamingContext(spark.sparkContext, BATCH)
+    pairs = ssc.queueStream([[("a", 1)]])
+    with pytest.raises(Exception, match="checkpoint"):
+        pairs.updateStateByKey(lambda new, old: old).pprint()
+        ssc.start()
+    ssc.stop(stopSparkContext=False)
+
+
+def test_text_file_stream_reads_new_files(spark: SparkSession, tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "before.txt").write_text("old line\n")
+    lines: list = []
+    ssc = StreamingContext(spark.sparkContext, BATCH)
+    ssc.textFileStream(str(folder)).foreachRDD(lambda rdd: lines.extend(rdd.collect()))
+    ssc.start()
+    time.sleep(2 * BATCH)
+    (tmp_path / "new.txt").write_text("first\nsecond\n")
+    (tmp_path / "new.txt").rename(folder / "new.txt")
+    deadline = time.time() + 60
+    while len(lines) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    ssc.stop(stopSparkContext=False)
+    assert sorted(lines) == ["first", "second"]
