@@ -35,6 +35,7 @@ MODULES = [
     "sparklet.sql.streaming",
     "sparklet.sql.datasource",
     "sparklet.sql.streaming.datasource",
+    "sparklet.streaming",
     "sparklet.testing",
     "sparklet.errors",
     "sparklet.delta.tables",

@@ -34,6 +34,11 @@ class StreamingContext:
     """Runs DStreams over ``sparkContext`` in batches of ``batchDuration`` seconds."""
 
     def __init__(self, sparkContext: Any, batchDuration: float | None = None) -> None:
+        import warnings
+
+        warnings.warn(
+            "DStream is deprecated as of Spark 3.4.0. Migrate to Structured Streaming.", FutureWarning, stacklevel=2
+        )
         if batchDuration is None:
             raise ValueError("batchDuration is required")
         self._sc = sparkContext
@@ -55,7 +60,9 @@ class StreamingContext:
 
     def _register(self, stream: DStream[Any]) -> None:
         if self._state != "INITIALIZED":
-            raise ValueError("Adding new inputs, transformations, and output operations after starting a context is not supported")
+            raise ValueError(
+                "Adding new inputs, transformations, and output operations after starting a context is not supported"
+            )
         self._streams.append(stream)
 
     def _require_checkpoint(self) -> None:
@@ -266,7 +273,9 @@ class StreamingContext:
         return _ACTIVE
 
     @classmethod
-    def getActiveOrCreate(cls, checkpointPath: str | None, setupFunc: Callable[[], "StreamingContext"]) -> "StreamingContext":
+    def getActiveOrCreate(
+        cls, checkpointPath: str | None, setupFunc: Callable[[], "StreamingContext"]
+    ) -> "StreamingContext":
         """The started context, or one from the checkpoint or ``setupFunc``."""
         if _ACTIVE is not None:
             return _ACTIVE

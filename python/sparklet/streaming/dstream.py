@@ -96,7 +96,9 @@ class DStream(Generic[T]):
         two = _arity(func) == 2
         return _Transformed(self, lambda t, rdd: func(_time(t), rdd) if two else func(rdd))
 
-    def transformWith(self, func: Callable[..., RDD[U]], other: "DStream[Any]", keepSerializer: bool = False) -> "DStream[U]":
+    def transformWith(
+        self, func: Callable[..., RDD[U]], other: "DStream[Any]", keepSerializer: bool = False
+    ) -> "DStream[U]":
         """Each batch's RDDs of this and ``other`` through ``func``."""
         two = _arity(func) == 2
         return _Joined(self, other, lambda t, a, b: func(a, b) if two else func(_time(t), a, b))
@@ -113,11 +115,15 @@ class DStream(Generic[T]):
         """The elements ``f`` keeps."""
         return self.transform(lambda rdd: rdd.filter(f))
 
-    def mapPartitions(self, f: Callable[[Iterator[T]], Iterable[U]], preservesPartitioning: bool = False) -> "DStream[U]":
+    def mapPartitions(
+        self, f: Callable[[Iterator[T]], Iterable[U]], preservesPartitioning: bool = False
+    ) -> "DStream[U]":
         """Each partition through ``f``."""
         return self.transform(lambda rdd: rdd.mapPartitions(f))
 
-    def mapPartitionsWithIndex(self, f: Callable[[int, Iterator[T]], Iterable[U]], preservesPartitioning: bool = False) -> "DStream[U]":
+    def mapPartitionsWithIndex(
+        self, f: Callable[[int, Iterator[T]], Iterable[U]], preservesPartitioning: bool = False
+    ) -> "DStream[U]":
         """Each partition, with its index, through ``f``."""
         return self.transform(lambda rdd: rdd.mapPartitionsWithIndex(f))
 
@@ -218,8 +224,7 @@ class DStream(Generic[T]):
         ms = int(round(seconds * 1000))
         if ms % self._ssc._batch_ms:
             raise ValueError(
-                f"The duration {seconds} s is not a multiple of the batch interval "
-                f"({self._ssc._batch_ms / 1000} s)"
+                f"The duration {seconds} s is not a multiple of the batch interval ({self._ssc._batch_ms / 1000} s)"
             )
         return ms
 
@@ -245,9 +250,13 @@ class DStream(Generic[T]):
     def countByWindow(self, windowDuration: int, slideDuration: int) -> "DStream[int]":
         """The number of elements in the window."""
         self._ssc._require_checkpoint()
-        return self.map(lambda _: 1).reduceByWindow(lambda a, b: a + b, lambda a, b: a - b, windowDuration, slideDuration)
+        return self.map(lambda _: 1).reduceByWindow(
+            lambda a, b: a + b, lambda a, b: a - b, windowDuration, slideDuration
+        )
 
-    def countByValueAndWindow(self, windowDuration: int, slideDuration: int, numPartitions: int | None = None) -> "DStream[Any]":
+    def countByValueAndWindow(
+        self, windowDuration: int, slideDuration: int, numPartitions: int | None = None
+    ) -> "DStream[Any]":
         """Each distinct element's count in the window (elements no longer in it dropped)."""
         self._ssc._require_checkpoint()
         counts = self.map(lambda x: (x, 1)).reduceByKeyAndWindow(
@@ -255,7 +264,9 @@ class DStream(Generic[T]):
         )
         return counts.filter(lambda kv: kv[1] > 0)
 
-    def groupByKeyAndWindow(self, windowDuration: int, slideDuration: int, numPartitions: int | None = None) -> "DStream[Any]":
+    def groupByKeyAndWindow(
+        self, windowDuration: int, slideDuration: int, numPartitions: int | None = None
+    ) -> "DStream[Any]":
         """Each key's values in the window."""
         return self.window(windowDuration, slideDuration).groupByKey(numPartitions)
 
@@ -269,9 +280,10 @@ class DStream(Generic[T]):
         filterFunc: Callable[[Any], bool] | None = None,
     ) -> "DStream[Any]":
         """Each key's values in the window reduced with ``func``. With
-        ``invFunc``, incrementally: the last result plus the batches that
-        entered, ``invFunc`` of the batches that left (keys stay, with the
-        value that leaves them, unless ``filterFunc`` drops them)."""
+        ``invFunc`` and a window of five slides or more, incrementally: the
+        last result, ``invFunc`` of the batches that left, plus the batches
+        that entered (keys stay, with the value that leaves them, unless
+        ``filterFunc`` drops them)."""
         window = self._ms(windowDuration)
         slide = self._ms(slideDuration) if slideDuration is not None else self._slide_ms
         reduced = self.reduceByKey(func, numPartitions)
@@ -385,7 +397,16 @@ class _Windowed(DStream[T]):
 class _IncrementalWindow(DStream[Any]):
     """``reduceByKeyAndWindow`` with an inverse function."""
 
-    def __init__(self, parent: DStream[Any], func: Any, inv: Any, window_ms: int, slide_ms: int, partitions: int | None, keep: Any) -> None:
+    def __init__(
+        self,
+        parent: DStream[Any],
+        func: Any,
+        inv: Any,
+        window_ms: int,
+        slide_ms: int,
+        partitions: int | None,
+        keep: Any,
+    ) -> None:
         super().__init__(parent._ssc, [parent], slide_ms)
         self._func, self._inv, self._window_ms, self._parts, self._keep = func, inv, window_ms, partitions, keep
         parent._remember(window_ms + slide_ms)
@@ -402,7 +423,8 @@ class _IncrementalWindow(DStream[Any]):
 
     def _compute(self, time_ms: int) -> RDD[Any] | None:
         previous = self._generated.get(time_ms - self._slide_ms)
-        if previous is None:
+        # as Spark: a window under five slides is reduced whole (keys leave with their batches)
+        if previous is None or self._window_ms < 5 * self._slide_ms:
             result = self._batches(time_ms - self._window_ms, time_ms).reduceByKey(self._func, self._parts)
         else:
             old = self._batches(time_ms - self._slide_ms - self._window_ms, time_ms - self._window_ms)
@@ -438,7 +460,7 @@ class _State(DStream[Any]):
     def _compute(self, time_ms: int) -> RDD[Any] | None:
         rdd = self._parents[0]._rdd_at(time_ms)
         new: dict[Any, list[Any]] = {}
-        for k, v in (rdd.collect() if rdd is not None else []):
+        for k, v in rdd.collect() if rdd is not None else []:
             new.setdefault(k, []).append(v)
         state = {}
         for key in list(self._state) + [k for k in new if k not in self._state]:

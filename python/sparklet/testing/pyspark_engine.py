@@ -73,10 +73,10 @@ def alias_modules() -> None:
     import pyspark.sql.functions
     import pyspark.sql.streaming
     import pyspark.sql.streaming.datasource
-    import pyspark.streaming
     import pyspark.sql.streaming.listener
     import pyspark.sql.types
     import pyspark.storagelevel
+    import pyspark.streaming
     import pyspark.testing
 
     import sparklet
