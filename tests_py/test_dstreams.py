@@ -181,3 +181,40 @@ def test_text_file_stream_reads_new_files(spark: SparkSession, tmp_path: Path) -
         time.sleep(0.05)
     ssc.stop(stopSparkContext=False)
     assert sorted(lines) == ["first", "second"]
+
+
+@pytest.mark.sparklet_only(
+    reason="PySpark restores the pickled graph, whose output function appends to a copy of the list"
+)
+def test_get_or_create_resumes_the_state_after_a_restart(spark: SparkSession, tmp_path: Path) -> None:
+    folder, ckpt = tmp_path / "in", str(tmp_path / "ckpt")
+    folder.mkdir()
+    out: list = []
+
+    def setup() -> StreamingContext:
+        ssc = StreamingContext(spark.sparkContext, BATCH)
+        ssc.checkpoint(ckpt)
+        words = ssc.textFileStream(str(folder)).flatMap(str.split)
+        totals = words.map(lambda w: (w, 1)).updateStateByKey(lambda new, old: sum(new) + (old or 0))
+        totals.foreachRDD(lambda rdd: out.append(sorted(rdd.collect())))
+        return ssc
+
+    def run_with(text: str, name: str) -> None:
+        ssc = StreamingContext.getOrCreate(ckpt, setup)
+        ssc.start()
+        time.sleep(2 * BATCH)
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).rename(folder / name)
+        deadline = time.time() + 60
+        while (not out or not out[-1]) and time.time() < deadline:
+            time.sleep(0.05)
+        before = len(out)
+        while len(out) < before + 1 and time.time() < deadline:
+            time.sleep(0.05)
+        ssc.stop(stopSparkContext=False)
+
+    run_with("a b a\n", "one.txt")
+    assert out[-1] == [("a", 2), ("b", 1)]
+    out.clear()
+    run_with("b c\n", "two.txt")
+    assert out[-1] == [("a", 2), ("b", 2), ("c", 1)]

@@ -46,6 +46,8 @@ class StreamingContext:
         self._streams: list[DStream[Any]] = []
         self._outputs: list[tuple[DStream[Any], Callable[[int, RDD[Any]], None]]] = []
         self._stateful: list[Any] = []
+        # each textFileStream's files read so far (kept in the checkpoint)
+        self._file_sets: list[set[str]] = []
         self._checkpoint: str | None = None
         self._remember_ms = 0
         self._zero_ms = 0
@@ -109,6 +111,7 @@ class StreamingContext:
         """Lines of the files that appear in ``directory`` after the start
         (files already there are left alone, as Spark's)."""
         seen: set[str] = set()
+        self._file_sets.append(seen)
         started = {"done": False}
 
         def listing() -> list[str]:
@@ -126,9 +129,7 @@ class StreamingContext:
             lines = [line for f in new for line in Path(f).read_text().splitlines()]
             return self._sc.parallelize(lines, max(1, len(new)))
 
-        stream = _Source(self, produce)
-        self._receivers.append(lambda: None)
-        return stream
+        return _Source(self, produce)
 
     def socketTextStream(self, hostname: str, port: int, storageLevel: Any = None) -> DStream[str]:
         """Lines received from a TCP server (connected at start; lines are
@@ -236,7 +237,12 @@ class StreamingContext:
         for stream in self._streams:
             stream._forget(t)
         if self._checkpoint is not None:
-            saved = {"zero_ms": self._zero_ms, "last_ms": t, "state": [s._state for s in self._stateful]}
+            saved = {
+                "zero_ms": self._zero_ms,
+                "last_ms": t,
+                "state": [s._state for s in self._stateful],
+                "files": [sorted(f) for f in self._file_sets],
+            }
             tmp = Path(self._checkpoint) / f".{STATE_FILE}.tmp"
             tmp.write_bytes(pickle.dumps(saved))
             os.replace(tmp, Path(self._checkpoint) / STATE_FILE)
@@ -299,4 +305,6 @@ class StreamingContext:
             ssc._resume = saved
             for stream, state in zip(ssc._stateful, saved["state"]):
                 stream._state = state
+            for files, read in zip(ssc._file_sets, saved["files"]):
+                files.update(read)
         return ssc
