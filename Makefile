@@ -76,6 +76,7 @@ bench: build
 	$(PY) bench/state_stores.py
 	$(PY) bench/delta_sink.py
 	$(PY) bench/python_source.py
+	$(PY) bench/dstreams.py
 	tools/with_kafka.sh $(PY) bench/kafka.py
 
 # the Python tests on sparklet and on Apache Spark (PySpark, local mode):

@@ -218,3 +218,36 @@ def test_get_or_create_resumes_the_state_after_a_restart(spark: SparkSession, tm
     out.clear()
     run_with("b c\n", "two.txt")
     assert out[-1] == [("a", 2), ("b", 2), ("c", 1)]
+
+
+def test_network_word_count(spark: SparkSession) -> None:
+    """Spark's network_wordcount.py example: words counted per batch from a TCP server."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    sent = threading.Event()
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            time.sleep(2 * BATCH)
+            conn.sendall(b"hello world\nhello sparklet\n")
+            sent.set()
+            time.sleep(30)
+
+    threading.Thread(target=serve, daemon=True).start()
+    counts: dict[str, int] = {}
+    ssc = StreamingContext(spark.sparkContext, BATCH)
+    lines = ssc.socketTextStream("127.0.0.1", port)
+    words = lines.flatMap(lambda line: line.split(" ")).map(lambda w: (w, 1)).reduceByKey(lambda a, b: a + b)
+    words.foreachRDD(lambda rdd: [counts.__setitem__(k, counts.get(k, 0) + v) for k, v in rdd.collect()])
+    ssc.start()
+    deadline = time.time() + 60
+    while sum(counts.values()) < 4 and time.time() < deadline:
+        time.sleep(0.05)
+    ssc.stop(stopSparkContext=False)
+    server.close()
+    assert sent.is_set()
+    assert counts == {"hello": 2, "world": 1, "sparklet": 1}
