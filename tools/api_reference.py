@@ -36,6 +36,7 @@ MODULES = [
     "sparklet.sql.datasource",
     "sparklet.sql.streaming.datasource",
     "sparklet.streaming",
+    "sparklet.pipelines",
     "sparklet.testing",
     "sparklet.errors",
     "sparklet.delta.tables",

@@ -364,6 +364,11 @@ class SparkSession:
 
     def table(self, tableName: str) -> DataFrame:
         """A table or view by name (memory-sink tables included)."""
+        from sparklet.sql._table_hooks import hooked
+
+        found = hooked(tableName, False)
+        if found is not None:
+            return found
         self._catalog._refresh_changed()
         return DataFrame(self._native.table(tableName), self)
 

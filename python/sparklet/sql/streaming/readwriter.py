@@ -83,7 +83,11 @@ class DataStreamReader(OptionsMixin):
         streaming ``toTable`` query or an append writes), in its format and
         schema."""
         from sparklet.errors import AnalysisException
+        from sparklet.sql._table_hooks import hooked
 
+        found = hooked(tableName, True)
+        if found is not None:
+            return found
         info = self._spark.catalog._require(tableName)
         if info.kind == "VIEW":
             raise AnalysisException(

@@ -1,0 +1,204 @@
+"""Spark Declarative Pipelines (``sparklet.pipelines``): a graph of a
+streaming table from files, a streaming table derived from it and a
+materialized view, run in dependency order and incrementally; append flows
+into one streaming table; a temporary view; full refresh; and the graph's
+errors, found before anything is written."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sparklet.errors import AnalysisException
+from sparklet.pipelines.graph import Graph, Runner, defining
+from sparklet.sql import SparkSession
+from sparklet.sql import functions as F
+
+# PySpark runs pipelines only through a Spark Connect server and its CLI
+pytestmark = pytest.mark.sparklet_only(reason="PySpark's pipelines need a Spark Connect server")
+
+
+def add(folder: Path, name: str, rows: list[dict]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder.parent / f".{name}.tmp"
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tmp.rename(folder / name)
+
+
+@pytest.fixture
+def names(spark: SparkSession) -> Iterator[dict[str, str]]:
+    """Table names of this test's own (the session's warehouse is shared)."""
+    suffix = uuid.uuid4().hex[:6]
+    made = {k: f"{k}_{suffix}" for k in ("raw", "clean", "totals", "view", "merged")}
+    yield made
+    for name in made.values():
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def three_datasets(spark: SparkSession, src: Path, n: dict[str, str]) -> Graph:
+    from sparklet import pipelines as dp
+
+    graph = Graph()
+    with defining(graph):
+        # defined out of order: the reads decide the order
+        @dp.materialized_view(name=n["totals"])
+        def totals():  # noqa: ANN202
+            return spark.read.table(n["clean"]).groupBy("user").agg(F.sum("amount").alias("total"))
+
+        @dp.table(name=n["clean"])
+        def clean():  # noqa: ANN202
+            return spark.readStream.table(n["raw"]).where("amount > 0")
+
+        @dp.table(name=n["raw"])
+        def raw():  # noqa: ANN202
+            return spark.readStream.schema("user STRING, amount BIGINT").json(str(src))
+
+    return graph
+
+
+def test_a_pipeline_runs_in_dependency_order_and_incrementally(
+    spark: SparkSession, tmp_path: Path, names: dict[str, str]
+) -> None:
+    src, storage = tmp_path / "in", tmp_path / "storage"
+    add(src, "0.json", [{"user": "a", "amount": 3}, {"user": "b", "amount": -1}, {"user": "a", "amount": 2}])
+    graph = three_datasets(spark, src, names)
+    lines: list[str] = []
+    first = Runner(spark, graph, str(storage), log=lines.append).run()
+    assert [(f, rows) for f, _, rows in first.flows] == [(names["raw"], 3), (names["clean"], 2), (names["totals"], 1)]
+    assert f"Flow '{names['totals']}' has COMPLETED: 1 rows." in lines
+    assert [tuple(r) for r in spark.table(names["totals"]).collect()] == [("a", 5)]
+    add(src, "1.json", [{"user": "b", "amount": 4}])
+    second = Runner(spark, graph, str(storage), log=lines.append).run()
+    # the streaming tables took only the new file; the view was computed again
+    assert [(f, rows) for f, _, rows in second.flows] == [(names["raw"], 1), (names["clean"], 1), (names["totals"], 2)]
+    assert sorted(tuple(r) for r in spark.table(names["totals"]).collect()) == [("a", 5), ("b", 4)]
+
+
+def test_full_refresh_starts_a_table_again(spark: SparkSession, tmp_path: Path, names: dict[str, str]) -> None:
+    src, storage = tmp_path / "in", tmp_path / "storage"
+    add(src, "0.json", [{"user": "a", "amount": 1}])
+    graph = three_datasets(spark, src, names)
+    Runner(spark, graph, str(storage), log=lambda _: None).run()
+    add(src, "1.json", [{"user": "b", "amount": 2}])
+    again = {names["raw"], names["clean"]}
+    Runner(spark, graph, str(storage), log=lambda _: None, full_refresh=again).run()
+    # both rebuilt from all the input, once: no row twice
+    assert spark.table(names["raw"]).count() == 2
+    assert sorted(r.user for r in spark.table(names["clean"]).collect()) == ["a", "b"]
+    # a table rebuilt under a stream that still follows the old one: Delta's error
+    with pytest.raises(Exception, match="DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE"):
+        Runner(spark, graph, str(storage), log=lambda _: None, full_refresh={names["raw"]}).run()
+
+
+def test_append_flows_and_a_temporary_view(spark: SparkSession, tmp_path: Path, names: dict[str, str]) -> None:
+    from sparklet import pipelines as dp
+
+    graph = Graph()
+    a, b = tmp_path / "a", tmp_path / "b"
+    add(a, "0.json", [{"user": "a", "amount": 1}])
+    add(b, "0.json", [{"user": "b", "amount": 2}, {"user": "c", "amount": 3}])
+    with defining(graph):
+        dp.create_streaming_table(names["merged"])
+
+        @dp.append_flow(target=names["merged"])
+        def from_a():  # noqa: ANN202
+            return spark.readStream.schema("user STRING, amount BIGINT").json(str(a))
+
+        @dp.append_flow(target=names["merged"])
+        def from_b():  # noqa: ANN202
+            return spark.readStream.schema("user STRING, amount BIGINT").json(str(b))
+
+        @dp.temporary_view(name=names["view"])
+        def big():  # noqa: ANN202
+            return spark.read.table(names["merged"]).where("amount > 1")
+
+        @dp.materialized_view(name=names["totals"])
+        def totals():  # noqa: ANN202
+            return spark.read.table(names["view"]).agg(F.sum("amount").alias("total"))
+
+    result = Runner(spark, graph, str(tmp_path / "storage"), log=lambda _: None).run()
+    assert [(f, t) for f, t, _ in result.flows][:2] == [("from_a", names["merged"]), ("from_b", names["merged"])]
+    assert sorted(r.user for r in spark.table(names["merged"]).collect()) == ["a", "b", "c"]
+    assert spark.table(names["totals"]).collect()[0].total == 5
+
+
+def broken(spark: SparkSession, tmp_path: Path, kind: str) -> Graph:
+    from sparklet import pipelines as dp
+
+    graph = Graph()
+    src = tmp_path / "in"
+    add(src, "0.json", [{"x": 1}])
+    with defining(graph):
+        if kind == "cycle":
+
+            @dp.table
+            def ping():  # noqa: ANN202
+                return spark.readStream.table("pong")
+
+            @dp.table
+            def pong():  # noqa: ANN202
+                return spark.readStream.table("ping")
+
+        elif kind == "missing":
+
+            @dp.materialized_view
+            def orphan():  # noqa: ANN202
+                return spark.read.table("no_such_dataset_anywhere")
+
+        elif kind == "stream of a view":
+
+            @dp.materialized_view
+            def snapshot():  # noqa: ANN202
+                return spark.read.json(str(src))
+
+            @dp.table
+            def follower():  # noqa: ANN202
+                return spark.readStream.table("snapshot")
+
+        elif kind == "batch for a table":
+
+            @dp.table
+            def not_a_stream():  # noqa: ANN202
+                return spark.read.json(str(src))
+
+        elif kind == "no flow":
+            dp.create_streaming_table("lonely")
+    return graph
+
+
+@pytest.mark.parametrize(
+    ("kind", "condition", "named"),
+    [
+        ("cycle", "PIPELINE_GRAPH_NOT_TOPOLOGICALLY_SORTED", "ping"),
+        ("missing", "PIPELINE_RUN_FAILED", "orphan"),
+        ("stream of a view", "STREAMING_RELATION_FOR_MATERIALIZED_VIEW", "snapshot"),
+        ("batch for a table", "BATCH_RELATION_FOR_STREAMING_TABLE", "not_a_stream"),
+        ("no flow", "PIPELINE_DATASET_WITHOUT_FLOW", "lonely"),
+    ],
+)
+def test_a_dry_run_finds_the_graphs_error_and_writes_nothing(
+    spark: SparkSession, tmp_path: Path, kind: str, condition: str, named: str
+) -> None:
+    graph = broken(spark, tmp_path, kind)
+    with pytest.raises(AnalysisException, match=f"(?s){condition}.*{named}"):
+        Runner(spark, graph, str(tmp_path / "storage"), dry_run=True, log=lambda _: None).run()
+    assert not (tmp_path / "storage").exists()
+    assert not spark.catalog.tableExists(named)
+
+
+def test_names_are_defined_once(spark: SparkSession) -> None:
+    from sparklet import pipelines as dp
+
+    with defining(Graph()), pytest.raises(AnalysisException, match="PIPELINE_DUPLICATE_IDENTIFIERS"):
+
+        @dp.materialized_view(name="twice")
+        def one():  # noqa: ANN202
+            return spark.range(1)
+
+        @dp.materialized_view(name="twice")
+        def two():  # noqa: ANN202
+            return spark.range(2)
