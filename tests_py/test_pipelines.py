@@ -203,3 +203,82 @@ def test_names_are_defined_once(spark: SparkSession) -> None:
         @dp.materialized_view(name="twice")
         def two():  # noqa: ANN202
             return spark.range(2)
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pipeline"
+EXAMPLE_TABLES = ("pipeline_orders", "pipeline_paid_orders", "pipeline_customer_totals")
+
+
+@pytest.fixture
+def project(spark: SparkSession, tmp_path: Path) -> Iterator[Path]:
+    """A copy of examples/pipeline; its tables dropped afterwards."""
+    import shutil
+
+    copy = tmp_path / "pipeline"
+    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("pipeline-storage", "spark-warehouse"))
+    yield copy
+    for name in EXAMPLE_TABLES:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_the_example_project_runs_and_runs_again_incrementally(
+    spark: SparkSession, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sparklet.pipelines.cli import main
+
+    assert main(["run", "--spec", str(project / "spark-pipeline.yml")]) == 0
+    out = capsys.readouterr().out
+    assert "Flow 'pipeline_orders' has COMPLETED: 3 rows." in out
+    assert "Run is completed: 3 flows" in out
+    assert sorted(tuple(r) for r in spark.table("pipeline_customer_totals").collect()) == [("ann", 15.0, 2)]
+    add(project / "incoming", "0002.json", [{"order_id": 4, "customer": "bob", "amount": 7.0, "paid": True}])
+    assert main(["run", "--spec", str(project / "spark-pipeline.yml")]) == 0
+    out = capsys.readouterr().out
+    assert "Flow 'pipeline_orders' has COMPLETED: 1 rows." in out
+    assert sorted(tuple(r) for r in spark.table("pipeline_customer_totals").collect()) == [
+        ("ann", 15.0, 2),
+        ("bob", 7.0, 1),
+    ]
+    assert (project / "pipeline-storage" / "checkpoints" / "pipeline_orders").is_dir()
+
+
+def test_dry_run_names_a_broken_graphs_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sparklet.pipelines.cli import main
+
+    (project / "transformations" / "broken.py").write_text(
+        "from sparklet import pipelines as dp\n\n\n"
+        "@dp.materialized_view\n"
+        "def pipeline_broken():\n"
+        "    return spark.read.table('pipeline_nowhere')  # noqa: F821\n"
+    )
+    assert main(["dry-run", "--spec", str(project / "spark-pipeline.yml")]) == 1
+    err = capsys.readouterr().err
+    assert "PIPELINE_RUN_FAILED" in err and "pipeline_broken" in err
+    assert not (project / "pipeline-storage" / "checkpoints").exists()
+
+
+def test_init_makes_a_project_that_runs(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sparklet.pipelines.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--name", "demo"]) == 0
+    assert (tmp_path / "demo" / "spark-pipeline.yml").is_file()
+    monkeypatch.chdir(tmp_path / "demo")
+    try:
+        assert main(["run"]) == 0
+        assert spark.table("example_python_materialized_view").count() == 10
+    finally:
+        spark.sql("DROP TABLE IF EXISTS example_python_materialized_view")
+    assert "COMPLETED: 10 rows" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--name", "demo"]) == 1  # the folder exists
+
+
+def test_dry_run_of_the_example_project_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sparklet.pipelines.cli import main
+
+    assert main(["dry-run", "--spec", str(project / "spark-pipeline.yml")]) == 0
+    assert "Run is validated: 0 flows" in capsys.readouterr().out
+    assert not (project / "pipeline-storage" / "checkpoints").exists()

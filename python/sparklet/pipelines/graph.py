@@ -193,6 +193,9 @@ class Runner:
                 "INVALID_FLOW_QUERY_TYPE",
             )
         df = self._resolve(name)
+        if self.dry_run and not streaming and getattr(df, "isStreaming", False):
+            # a batch read of a streaming table not written yet: its rows' shape, no rows
+            return self.spark.createDataFrame([], df.schema)
         if dataset.kind == "temporary_view" or self.dry_run:
             return df
         return None  # written: read as the table it now is
