@@ -2,8 +2,10 @@
 
 A scheduler thread runs a batch every ``batchDuration`` seconds: each
 output operation's DStream computes its RDD for the batch time, and the
-operation runs on it. With a checkpoint directory, the last batch time and
-``updateStateByKey`` state are written there after each batch, so
+operation runs on it. With a checkpoint directory, the last batch time,
+the files read and the version of each ``updateStateByKey`` state (held in
+the engine's state store, under ``state/`` there) are written there after
+each batch, so
 :meth:`StreamingContext.getOrCreate` resumes after a restart (output
 operations are at least once, as Spark documents)."""
 
@@ -240,7 +242,7 @@ class StreamingContext:
             saved = {
                 "zero_ms": self._zero_ms,
                 "last_ms": t,
-                "state": [s._state for s in self._stateful],
+                "state_versions": [s._version() for s in self._stateful],
                 "files": [sorted(f) for f in self._file_sets],
             }
             tmp = Path(self._checkpoint) / f".{STATE_FILE}.tmp"
@@ -302,9 +304,13 @@ class StreamingContext:
             ssc.checkpoint(checkpointPath)
         if saved_file.exists():
             saved = pickle.loads(saved_file.read_bytes())
+            if len(saved.get("state_versions", ())) != len(ssc._stateful):
+                raise ValueError(
+                    f"The checkpoint in {checkpointPath} holds the state of "
+                    f"{len(saved.get('state_versions', ()))} updateStateByKey streams, the graph setupFunc "
+                    f"builds has {len(ssc._stateful)}: it cannot resume from it"
+                )
             ssc._resume = saved
-            for stream, state in zip(ssc._stateful, saved["state"]):
-                stream._state = state
             for files, read in zip(ssc._file_sets, saved["files"]):
                 files.update(read)
         return ssc

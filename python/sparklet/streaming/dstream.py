@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -449,15 +450,48 @@ class _IncrementalWindow(DStream[Any]):
 
 
 class _State(DStream[Any]):
-    """``updateStateByKey``: each key's state, carried from batch to batch."""
+    """``updateStateByKey``: each key's state, carried from batch to batch in
+    memory and written, as it changes, to a state store of the engine in
+    the context's checkpoint (one version per batch, as a query's state):
+    keys and values pickled, a key stored under the bytes it was first
+    pickled to (equal keys can pickle differently)."""
 
     def __init__(self, parent: DStream[Any], update: Callable[..., Any], initial: RDD[Any] | None) -> None:
         super().__init__(parent._ssc, [parent], parent._slide_ms)
         self._update = update
-        self._state: dict[Any, Any] = dict(initial.collect()) if initial is not None else {}
+        self._initial = initial
+        self._index = len(self._ssc._stateful)
         self._ssc._stateful.append(self)
+        self._store: Any = None
+        self._state: dict[Any, Any] = {}
+        # each key's bytes in the store, and its value's as last written
+        self._keys: dict[Any, bytes] = {}
+        self._written: dict[Any, bytes] = {}
+
+    def _open(self) -> None:
+        """The store at the version the context resumes from (0: new)."""
+        from sparklet import _native
+
+        version = self._version()
+        directory = os.path.join(str(self._ssc._checkpoint), "state", f"updateStateByKey-{self._index}")
+        self._store = _native.open_state_store(self._sc()._session._native, directory, version)
+        for key_bytes, value_bytes in self._store.entries():
+            key = pickle.loads(key_bytes)
+            self._keys[key], self._written[key] = key_bytes, value_bytes
+            self._state[key] = pickle.loads(value_bytes)
+        if version == 0 and self._initial is not None:
+            self._state.update(self._initial.collect())
+
+    def _version(self) -> int:
+        """The store's version (the one to resume from until it is opened)."""
+        if self._store is not None:
+            return int(self._store.version())
+        resume = self._ssc._resume
+        return int(resume["state_versions"][self._index]) if resume else 0
 
     def _compute(self, time_ms: int) -> RDD[Any] | None:
+        if self._store is None:
+            self._open()
         rdd = self._parents[0]._rdd_at(time_ms)
         new: dict[Any, list[Any]] = {}
         for k, v in rdd.collect() if rdd is not None else []:
@@ -467,5 +501,21 @@ class _State(DStream[Any]):
             value = self._update(new.get(key, []), self._state.get(key))
             if value is not None:
                 state[key] = value
+        self._persist(state)
         self._state = state
         return self._sc().parallelize(sorted(state.items(), key=lambda kv: repr(kv[0])), 2).cache()
+
+    def _persist(self, state: dict[Any, Any]) -> None:
+        """Write what changed from the last version as the next one."""
+        for key in [k for k in self._keys if k not in state]:
+            self._store.remove(self._keys.pop(key))
+            del self._written[key]
+        for key, value in state.items():
+            value_bytes = pickle.dumps(value)
+            if self._written.get(key) != value_bytes:
+                key_bytes = self._keys.get(key)
+                if key_bytes is None:
+                    key_bytes = self._keys[key] = pickle.dumps(key)
+                self._store.put(key_bytes, value_bytes)
+                self._written[key] = value_bytes
+        self._store.commit()

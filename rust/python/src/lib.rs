@@ -10,6 +10,7 @@ mod expr;
 mod group_state;
 mod run;
 mod session;
+mod state_store;
 mod streaming;
 mod udf;
 
@@ -125,6 +126,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<streaming::PyStreamingQuery>()?;
     m.add_class::<streaming::PyManualClock>()?;
     m.add_class::<streaming::PyMemoryStream>()?;
+    m.add_class::<state_store::PyByteStateStore>()?;
+    m.add_function(wrap_pyfunction!(state_store::open_state_store, m)?)?;
     m.add_function(wrap_pyfunction!(expr::col, m)?)?;
     for f in [
         wrap_pyfunction!(delta::delta_merge, m)?,

@@ -42,3 +42,29 @@ pub(crate) fn state_encoding(cp: &Checkpoint, fresh: bool, conf: &Conf) -> Resul
     };
     Ok(value.map_or_else(StateEncoding::default, |v| StateEncoding::parse(&v)))
 }
+
+/// A store of byte-string keys and values in `dir`, opened at committed
+/// `version` by the session's provider: state kept outside a query plan
+/// (DStreams' `updateStateByKey`), versioned, written and cleaned up as a
+/// query operator's is.
+pub fn open_byte_store(
+    conf: &Conf,
+    dir: std::path::PathBuf,
+    version: i64,
+) -> Result<Box<dyn super::StateStore>> {
+    use arrow::datatypes::{DataType, Field};
+    let spec = super::StoreSpec {
+        dir,
+        value_fields: vec![std::sync::Arc::new(Field::new(
+            "value",
+            DataType::Binary,
+            false,
+        ))],
+        min_deltas_for_snapshot: conf.get_i64(keys::MIN_DELTAS_FOR_SNAPSHOT, 10),
+        min_versions_to_retain: conf.get_i64(keys::MIN_BATCHES_TO_RETAIN, 100).max(1),
+        key_order: super::KeyOrder::Sorted,
+        evolution: None,
+        durable: true,
+    };
+    state_store_provider(conf)?.open(&spec, version)
+}
