@@ -269,8 +269,10 @@ def test_init_makes_a_project_that_runs(
     try:
         assert main(["run"]) == 0
         assert spark.table("example_python_materialized_view").count() == 10
+        assert sorted(r.id for r in spark.table("example_sql_materialized_view").collect()) == [0, 2, 4, 6, 8]
     finally:
         spark.sql("DROP TABLE IF EXISTS example_python_materialized_view")
+        spark.sql("DROP TABLE IF EXISTS example_sql_materialized_view")
     assert "COMPLETED: 10 rows" in capsys.readouterr().out
     monkeypatch.chdir(tmp_path)
     assert main(["init", "--name", "demo"]) == 1  # the folder exists
@@ -282,3 +284,108 @@ def test_dry_run_of_the_example_project_writes_nothing(project: Path, capsys: py
     assert main(["dry-run", "--spec", str(project / "spark-pipeline.yml")]) == 0
     assert "Run is validated: 0 flows" in capsys.readouterr().out
     assert not (project / "pipeline-storage" / "checkpoints").exists()
+
+
+def test_sql_definitions_build_the_same_graph(
+    spark: SparkSession, tmp_path: Path, names: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SQL file's CREATE STREAMING TABLE / MATERIALIZED VIEW / TEMPORARY
+    VIEW / FLOW statements define the datasets their decorators would, read
+    each other (STREAM(name) for a streaming read) and run in dependency order."""
+    from sparklet.pipelines.cli import main
+
+    n = names
+    (tmp_path / "defs").mkdir()
+    add(
+        tmp_path / "in", "1.json", [{"user": "a", "amount": 5}, {"user": "b", "amount": -1}, {"user": "a", "amount": 2}]
+    )
+    (tmp_path / "defs" / "raw.py").write_text(
+        "from sparklet import pipelines as dp\n\n\n"
+        f"@dp.table(name='{n['raw']}')\n"
+        "def raw():\n"
+        "    return spark.readStream.schema('user STRING, amount BIGINT').json('in')  # noqa: F821\n"
+    )
+    (tmp_path / "defs" / "rest.sql").write_text(
+        f"""-- defined before what it reads
+CREATE MATERIALIZED VIEW {n["totals"]} COMMENT 'per user; a ; in a string' AS
+SELECT user, sum(amount) AS total, count(*) AS n FROM {n["view"]} GROUP BY user;
+
+CREATE TEMPORARY VIEW {n["view"]} AS SELECT * FROM {n["clean"]} WHERE user <> 'nobody';
+
+CREATE STREAMING TABLE {n["clean"]} AS SELECT * FROM STREAM({n["raw"]}) WHERE amount > 0;
+
+/* a streaming table fed by a flow */
+CREATE STREAMING TABLE {n["merged"]};
+CREATE FLOW into_merged AS INSERT INTO {n["merged"]} BY NAME SELECT user FROM STREAM {n["clean"]};
+"""
+    )
+    (tmp_path / "spark-pipeline.yml").write_text(
+        "name: sql\nstorage: storage\nlibraries:\n  - glob:\n      include: defs/**\n"
+    )
+    spec = str(tmp_path / "spark-pipeline.yml")
+    assert main(["run", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "Registering SQL file" in out
+    assert f"Flow '{n['clean']}' has COMPLETED: 2 rows." in out
+    assert sorted(tuple(r) for r in spark.table(n["totals"]).collect()) == [("a", 7, 2)]
+    assert sorted(r.user for r in spark.table(n["merged"]).collect()) == ["a", "a"]
+    add(tmp_path / "in", "2.json", [{"user": "c", "amount": 4}])
+    assert main(["run", "--spec", spec]) == 0
+    assert "Flow 'into_merged' has COMPLETED: 1 rows." in capsys.readouterr().out
+    assert sorted(tuple(r) for r in spark.table(n["totals"]).collect()) == [("a", 7, 2), ("c", 4, 1)]
+
+
+def test_sql_definitions_errors_name_the_dataset(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sparklet.pipelines.cli import main
+
+    (tmp_path / "defs").mkdir()
+    (tmp_path / "spark-pipeline.yml").write_text("name: e\nstorage: s\nlibraries:\n  - glob:\n      include: defs/**\n")
+    spec = str(tmp_path / "spark-pipeline.yml")
+    (tmp_path / "defs" / "a.sql").write_text(
+        "CREATE MATERIALIZED VIEW sql_cycle_a AS SELECT * FROM sql_cycle_b;\n"
+        "CREATE MATERIALIZED VIEW sql_cycle_b AS SELECT * FROM sql_cycle_a;\n"
+    )
+    assert main(["dry-run", "--spec", spec]) == 1
+    assert "PIPELINE_GRAPH_NOT_TOPOLOGICALLY_SORTED" in capsys.readouterr().err
+    (tmp_path / "defs" / "a.sql").write_text("DROP TABLE somewhere;\n")
+    assert main(["dry-run", "--spec", spec]) == 1
+    err = capsys.readouterr().err
+    assert "DROP TABLE somewhere" in err and "a.sql" in err
+
+
+def test_a_continuous_run_keeps_the_tables_and_views_up_to_date(
+    spark: SparkSession, tmp_path: Path, names: dict[str, str]
+) -> None:
+    import threading
+    import time
+
+    src = tmp_path / "src"
+    add(src, "1.json", [{"user": "a", "amount": 1}])
+    before = {q.id for q in spark.streams.active}
+    graph = three_datasets(spark, src, names)
+    runner = Runner(spark, graph, str(tmp_path / "storage"), log=lambda _: None, continuous="0 seconds")
+    thread = threading.Thread(target=runner.run)
+    thread.start()
+    try:
+        deadline = time.time() + 60
+
+        def totals() -> list:
+            try:
+                return sorted(tuple(r) for r in spark.table(names["totals"]).collect())
+            except AnalysisException:
+                return []
+
+        while totals() != [("a", 1)] and time.time() < deadline:
+            time.sleep(0.1)
+        assert totals() == [("a", 1)]
+        add(src, "2.json", [{"user": "b", "amount": 3}, {"user": "a", "amount": -5}])
+        while totals() != [("a", 1), ("b", 3)] and time.time() < deadline:
+            time.sleep(0.1)
+        assert totals() == [("a", 1), ("b", 3)]
+    finally:
+        runner.stop()
+        thread.join(60)
+    assert not thread.is_alive()
+    assert {q.id for q in spark.streams.active} == before  # its queries stopped

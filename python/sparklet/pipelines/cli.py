@@ -1,7 +1,7 @@
 """``sparklet-pipelines`` (and ``python -m sparklet.pipelines``): Spark's
 ``spark-pipelines`` command in one process: ``init``, ``run`` (with
-``--full-refresh``, ``--full-refresh-all``, ``--refresh``) and ``dry-run``,
-reading Spark's pipeline spec (``spark-pipeline.yml``)."""
+``--full-refresh``, ``--full-refresh-all``, ``--refresh``, ``--continuous``)
+and ``dry-run``, reading Spark's pipeline spec (``spark-pipeline.yml``)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,11 @@ from sparklet.sql import DataFrame
 @dp.materialized_view
 def example_python_materialized_view() -> DataFrame:
     return spark.range(10)
+"""
+
+SQL_EXAMPLE = """CREATE MATERIALIZED VIEW example_sql_materialized_view AS
+SELECT id FROM example_python_materialized_view
+WHERE id % 2 = 0
 """
 
 
@@ -118,9 +123,10 @@ def _storage_path(storage: str) -> str:
 
 
 def load_graph(spark: Any, spec_path: Path, spec: PipelineSpec, log: Any = print) -> Any:
-    """Import the spec's Python files (``spark`` defined in each), their
-    definitions collected into a new graph."""
+    """Import the spec's Python files (``spark`` defined in each) and read
+    its SQL files, their definitions collected into a new graph."""
     from sparklet.pipelines.graph import Graph, defining
+    from sparklet.pipelines.sql_files import load_sql_definitions
 
     root = spec_path.parent.resolve()
     graph = Graph()
@@ -130,11 +136,14 @@ def load_graph(spark: Any, spec_path: Path, spec: PipelineSpec, log: Any = print
             files = sorted(p for p in root.glob(pattern) if p.is_file() and "__pycache__" not in p.parts)
             log(f"Found {len(files)} files matching glob '{pattern}'")
             for file in files:
+                if file.suffix == ".sql":
+                    log(f"Registering SQL file {file}...")
+                    load_sql_definitions(spark, graph, file.read_text(encoding="utf-8"), str(file.relative_to(root)))
+                    continue
                 if file.suffix != ".py":
                     raise _error(
                         "PIPELINE_UNSUPPORTED_DEFINITIONS_FILE_EXTENSION",
-                        f"Unsupported pipeline definitions file: {file} (sparklet reads Python definitions; SQL "
-                        "pipeline files are not supported yet).",
+                        f"Unsupported pipeline definitions file: {file} (definitions are .py or .sql files).",
                     )
                 log(f"Importing {file}...")
                 module_spec = importlib.util.spec_from_file_location(file.stem, str(file))
@@ -153,8 +162,11 @@ def run(
     full_refresh_all: bool = False,
     refresh: Sequence[str] = (),
     log: Any = print,
+    continuous: str | None = None,
 ) -> Any:
-    """Run (or check) the pipeline of ``spec_path``; each flow's rows."""
+    """Run (or check) the pipeline of ``spec_path``; each flow's rows.
+    ``continuous`` (a trigger interval) keeps the streaming flows running
+    after the first pass, until Ctrl-C."""
     from sparklet.pipelines.graph import Runner
     from sparklet.sql import SparkSession
 
@@ -178,7 +190,14 @@ def run(
     selected = (set(refresh) | set(full_refresh)) if (refresh or full_refresh) and not full_refresh_all else None
     with _in_folder(spec_path.parent.resolve()):
         result = Runner(
-            spark, graph, storage, dry_run=dry_run, full_refresh=everything, refresh=selected, log=log
+            spark,
+            graph,
+            storage,
+            dry_run=dry_run,
+            full_refresh=everything,
+            refresh=selected,
+            log=log,
+            continuous=continuous,
         ).run()
     verb = "validated" if dry_run else "completed"
     log(f"Run is {verb}: {len(result.flows)} flows, {sum(r for _, _, r in result.flows)} rows, {result.seconds:.2f} s.")
@@ -186,7 +205,7 @@ def run(
 
 
 def init(name: str) -> Path:
-    """A new project folder ``name``: a spec and an example definition."""
+    """A new project folder ``name``: a spec and two example definitions (Python and SQL)."""
     project = Path.cwd() / name
     if project.exists():
         raise FileExistsError(f"Directory '{name}' already exists. Please choose a different name.")
@@ -195,6 +214,7 @@ def init(name: str) -> Path:
     storage = f"file://{(project / 'pipeline-storage').resolve()}"
     (project / "spark-pipeline.yml").write_text(SPEC_TEMPLATE.format(name=name, storage=storage))
     (project / "transformations" / "example_python_materialized_view.py").write_text(EXAMPLE)
+    (project / "transformations" / "example_sql_materialized_view.sql").write_text(SQL_EXAMPLE)
     print(f"Pipeline project '{name}' created successfully. To run your pipeline:")
     print(f"cd '{name}'")
     print("sparklet-pipelines run")
@@ -222,6 +242,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument(
         "--refresh", type=_tables, action="extend", default=[], help="Datasets to update (comma-separated)."
     )
+    run_parser.add_argument(
+        "--continuous",
+        nargs="?",
+        const="0 seconds",
+        metavar="INTERVAL",
+        help="After catching up, keep the streaming flows running (a processing-time trigger of INTERVAL, "
+        "'0 seconds' by default) and refresh the materialized views as they take rows, until Ctrl-C.",
+    )
     dry = commands.add_parser("dry-run", help="Check the graph without writing anything.")
     dry.add_argument("--spec", help="Path to the pipeline spec.")
     init_parser = commands.add_parser("init", help="Create an example pipeline project.")
@@ -237,7 +265,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "dry-run":
             run(spec_path, dry_run=True)
         else:
-            run(spec_path, full_refresh=args.full_refresh, full_refresh_all=args.full_refresh_all, refresh=args.refresh)
+            run(
+                spec_path,
+                full_refresh=args.full_refresh,
+                full_refresh_all=args.full_refresh_all,
+                refresh=args.refresh,
+                continuous=args.continuous,
+            )
     except (PySparkException, AnalysisException, FileExistsError) as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1

@@ -10,6 +10,7 @@ read it; a read that comes back to a dataset being resolved is a cycle."""
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -150,13 +151,20 @@ class Runner:
         refresh: set[str] | None = None,
         log: Callable[[str], None] = print,
         default_format: str = "delta",
+        continuous: str | None = None,
     ) -> None:
         self.spark, self.graph, self.storage, self.dry_run, self.log = spark, graph, Path(storage), dry_run, log
         self.full_refresh = full_refresh or set()
         self.refresh = refresh
         self.default_format = default_format
+        #: the continuous mode's processing-time trigger interval (None: one run)
+        self.continuous = continuous
         self._resolved: dict[str, Any] = {}  # name -> the DataFrame its first flow gives
         self._resolving: list[str] = []
+        # what the continuous mode runs again: streaming flows, and materialized views in order
+        self._streams: list[tuple[Dataset, Flow, Any]] = []
+        self._views: list[tuple[Dataset, Flow]] = []
+        self._stop = threading.Event()
         self.result = RunResult()
 
     def run(self) -> RunResult:
@@ -169,10 +177,42 @@ class Runner:
         try:
             for name in self.graph.datasets:
                 self._resolve(name)
+            if self.continuous is not None and not self.dry_run:
+                self._run_continuously(self.continuous)
         finally:
             TABLE_READ_HOOK.reset(token)
         self.result.seconds = time.perf_counter() - started
         return self.result
+
+    def stop(self) -> None:
+        """End a continuous run (its queries stop after their batch)."""
+        self._stop.set()
+
+    def _run_continuously(self, interval: str) -> None:
+        """After the first run caught up: every streaming flow as a query
+        with a processing-time trigger of ``interval``, and the materialized
+        views recomputed after the streaming tables took new rows, until
+        :meth:`stop` (or Ctrl-C)."""
+        queries = [self._start(d, f, df, {"processingTime": interval}) for d, f, df in self._streams]
+        self.log(f"Running continuously: {len(queries)} streaming flows, trigger every {interval}. Ctrl-C stops.")
+        seen = [len(q.recentProgress) for q in queries]
+        try:
+            while not self._stop.wait(0.2):
+                for q in queries:
+                    if not q.isActive and q.exception() is not None:
+                        raise q.exception()  # type: ignore[misc]
+                progress = [q.recentProgress for q in queries]
+                rows = sum(_rows_written(p) for ps, n in zip(progress, seen) for p in ps[n:])
+                seen = [len(ps) for ps in progress]
+                if rows and self._views:
+                    self.log(f"Streaming flows wrote {rows} rows: refreshing {len(self._views)} materialized views.")
+                    for dataset, flow in self._views:
+                        self._write_view(dataset, flow, self._query(flow))
+        except KeyboardInterrupt:
+            self.log("Stopping the continuous run.")
+        finally:
+            for q in queries:
+                q.stop()
 
     def _read(self, name: str, streaming: bool) -> Any:
         """A flow reads ``name``: a pipeline dataset is resolved first."""
@@ -254,32 +294,43 @@ class Runner:
         if not self._selected(name):
             self.log(f"Flow '{name}' skipped: not selected for refresh.")
             return
-        fmt = dataset.format or self.default_format
         if name in self.full_refresh:
             self.spark.sql(f"DROP TABLE IF EXISTS {name}")
             shutil.rmtree(self.storage / "checkpoints" / name, ignore_errors=True)
         for flow, df in frames:
-            self.log(f"Flow '{flow.name}' is RUNNING.")
             if dataset.kind == "materialized_view":
-                writer = df.write.format(fmt).mode("overwrite")
-                if dataset.partition_cols:
-                    writer = writer.partitionBy(*dataset.partition_cols)
-                writer.saveAsTable(name)
-                rows = self.spark.table(name).count()
-            else:
-                writer = df.writeStream.option(
-                    "checkpointLocation", str(self.storage / "checkpoints" / name / flow.name)
-                ).trigger(availableNow=True)
-                if dataset.kind == "sink":
-                    query = writer.format(dataset.format).options(**dataset.options).start()
-                else:
-                    if dataset.partition_cols:
-                        writer = writer.partitionBy(*dataset.partition_cols)
-                    query = writer.format(fmt).toTable(name)
-                query.awaitTermination()
-                rows = sum(_rows_written(p) for p in query.recentProgress)
+                self._views.append((dataset, flow))
+                self._write_view(dataset, flow, df)
+                continue
+            self.log(f"Flow '{flow.name}' is RUNNING.")
+            self._streams.append((dataset, flow, df))
+            query = self._start(dataset, flow, df, {"availableNow": True})
+            query.awaitTermination()
+            rows = sum(_rows_written(p) for p in query.recentProgress)
             self.result.flows.append((flow.name, name, rows))
             self.log(f"Flow '{flow.name}' has COMPLETED: {rows} rows.")
+
+    def _write_view(self, dataset: Dataset, flow: Flow, df: Any) -> None:
+        """A materialized view's flow: its table overwritten with ``df``."""
+        self.log(f"Flow '{flow.name}' is RUNNING.")
+        writer = df.write.format(dataset.format or self.default_format).mode("overwrite")
+        if dataset.partition_cols:
+            writer = writer.partitionBy(*dataset.partition_cols)
+        writer.saveAsTable(dataset.name)
+        rows = self.spark.table(dataset.name).count()
+        self.result.flows.append((flow.name, dataset.name, rows))
+        self.log(f"Flow '{flow.name}' has COMPLETED: {rows} rows.")
+
+    def _start(self, dataset: Dataset, flow: Flow, df: Any, trigger: dict[str, Any]) -> Any:
+        """A streaming flow's query (checkpointed per flow), started."""
+        writer = df.writeStream.option(
+            "checkpointLocation", str(self.storage / "checkpoints" / dataset.name / flow.name)
+        ).trigger(**trigger)
+        if dataset.kind == "sink":
+            return writer.format(dataset.format).options(**dataset.options).start()
+        if dataset.partition_cols:
+            writer = writer.partitionBy(*dataset.partition_cols)
+        return writer.format(dataset.format or self.default_format).toTable(dataset.name)
 
 
 def _rows_written(progress: Any) -> int:
