@@ -16,4 +16,3 @@ def pipeline_orders():
 @dp.table(comment="Paid orders only.")
 def pipeline_paid_orders():
     return spark.readStream.table("pipeline_orders").where("paid")  # noqa: F821
-
