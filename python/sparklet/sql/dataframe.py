@@ -976,11 +976,14 @@ class DataFrame:
         return self._wrap(self._native.observe(observation, [e._expr for e in exprs]))
 
     def _repr_html_(self) -> str:
-        """Jupyter: the first rows as a table (``spark.sql.repl.eagerEval.maxNumRows``, 20)."""
+        """Jupyter: the first rows as a table, values as ``show()`` prints them
+        (``spark.sql.repl.eagerEval.maxNumRows`` rows, 20, cut to
+        ``spark.sql.repl.eagerEval.truncate`` characters, 20)."""
         from sparklet.sql._html import dataframe_html
 
-        n = int(self.sparkSession.conf.get("spark.sql.repl.eagerEval.maxNumRows", "20") or 20)
-        return dataframe_html(self, n)
+        conf = self.sparkSession.conf
+        n = int(conf.get("spark.sql.repl.eagerEval.maxNumRows", "20") or 20)
+        return dataframe_html(self, n, int(conf.get("spark.sql.repl.eagerEval.truncate", "20") or 20))
 
 
 def _frame_to_table(frame: Any, schema: pa.Schema) -> pa.Table:

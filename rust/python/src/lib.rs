@@ -164,6 +164,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(udf::register_udf, m)?)?;
     m.add_function(wrap_pyfunction!(reset_log_levels, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::show_string, m)?)?;
+    m.add_function(wrap_pyfunction!(streaming::show_cells, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::parse_interval_ms, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::trigger_interval_ms, m)?)?;
     m.add_function(wrap_pyfunction!(streaming::committed_files, m)?)?;

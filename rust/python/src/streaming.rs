@@ -183,19 +183,39 @@ pub fn show_string(
     vertical: bool,
     time_zone: Option<String>,
 ) -> PyResult<String> {
-    let reader = data.into_reader()?;
-    let schema = reader.schema();
-    let batches = reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| crate::errors::to_py(e.into()))?;
+    let batch = sink_batch(data)?;
     sparklet_engine::sinks::console::render_show(
-        &SinkBatch { schema, batches },
+        &batch,
         num_rows,
         truncate,
         vertical,
         time_zone.as_deref(),
     )
     .py()
+}
+
+/// The cells `show_string` would print, row by row (for a notebook's table).
+#[pyfunction]
+#[pyo3(signature = (data, num_rows, truncate, time_zone=None))]
+pub fn show_cells(
+    data: PyRecordBatchReader,
+    num_rows: usize,
+    truncate: usize,
+    time_zone: Option<String>,
+) -> PyResult<Vec<Vec<String>>> {
+    let batch = sink_batch(data)?;
+    sparklet_engine::sinks::console::show_cells(&batch, num_rows, truncate, time_zone.as_deref())
+        .py()
+}
+
+/// A pyarrow stream's batches, read whole.
+fn sink_batch(data: PyRecordBatchReader) -> PyResult<SinkBatch> {
+    let reader = data.into_reader()?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| crate::errors::to_py(e.into()))?;
+    Ok(SinkBatch { schema, batches })
 }
 
 pub(crate) fn callback_error(py: Python<'_>, e: PyErr) -> Error {

@@ -163,17 +163,14 @@ fn calendar_interval(months: i32, days: i32, micros: i64) -> String {
     parts.join(" ")
 }
 
-/// Render rows like Spark's `Dataset.show`: a `+---+` framed table (or,
-/// `vertical`, a `-RECORD i-` block per row), cells cut to
-/// `truncate` characters (0: whole; under 4: without the `...`), and a
-/// "only showing top N rows" footer.
-pub fn render_show(
+/// The first `num_rows` rows' cells as `show()` prints them (cut to
+/// `truncate` characters, 0: whole): what a notebook's table shows too.
+pub fn show_cells(
     data: &SinkBatch,
     num_rows: usize,
     truncate: usize,
-    vertical: bool,
     time_zone: Option<&str>,
-) -> Result<String> {
+) -> Result<Vec<Vec<String>>> {
     let cut = |s: String| -> String {
         let n = s.chars().count();
         match truncate {
@@ -183,14 +180,7 @@ pub fn render_show(
             t => format!("{}...", s.chars().take(t - 3).collect::<String>()),
         }
     };
-    let names: Vec<String> = data
-        .schema
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let total = data.num_rows();
     // Spark renders timestamps as `2026-11-29 10:02:03[.123]` and nulls as NULL
     let opts = FormatOptions::default()
         .with_null("NULL")
@@ -214,6 +204,28 @@ pub fn render_show(
             );
         }
     }
+    Ok(rows)
+}
+
+/// Render rows like Spark's `Dataset.show`: a `+---+` framed table (or,
+/// `vertical`, a `-RECORD i-` block per row), cells cut to
+/// `truncate` characters (0: whole; under 4: without the `...`), and a
+/// "only showing top N rows" footer.
+pub fn render_show(
+    data: &SinkBatch,
+    num_rows: usize,
+    truncate: usize,
+    vertical: bool,
+    time_zone: Option<&str>,
+) -> Result<String> {
+    let names: Vec<String> = data
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let rows = show_cells(data, num_rows, truncate, time_zone)?;
+    let total = data.num_rows();
     let width = |s: &String| s.chars().count();
     let mut out = if vertical {
         vertical_table(&names, &rows, width)
