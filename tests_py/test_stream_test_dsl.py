@@ -1,5 +1,6 @@
 """``sparklet.testing.testStream``: Spark's stream-test DSL in Python,
-deterministic under a manual clock."""
+deterministic under a manual clock. The tests without a manual clock run
+on PySpark's queries too (pytest --engine=pyspark)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from sparklet.testing import (
     testStream,
 )
 
-pytestmark = pytest.mark.sparklet_only(reason="sparklet's testStream DSL (PySpark has no Python counterpart)")
+MANUAL_CLOCK = "a manual trigger clock is sparklet's (PySpark's is internal to Spark's Scala tests)"
 
 
 def test_aggregation_restarts_from_its_checkpoint(spark: SparkSession) -> None:
@@ -57,6 +58,7 @@ def test_append_answers_accumulate_and_new_answers_do_not(spark: SparkSession) -
         testStream(ms.toDF(), "append", AddData(ms, [(1,)]), CheckAnswer((2,), (1,), ordered=True))
 
 
+@pytest.mark.sparklet_only(reason=MANUAL_CLOCK)
 def test_a_manual_clock_drives_processing_time_triggers(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "n INT")
     clock = ManualClock()
@@ -77,6 +79,30 @@ def test_a_manual_clock_drives_processing_time_triggers(spark: SparkSession) -> 
     )
 
 
+def test_window_struct_array_and_map_values_are_compared(spark: SparkSession) -> None:
+    import datetime as dt
+
+    from sparklet.sql import Row
+
+    ms = MemoryStream(spark, "ts TIMESTAMP, tags ARRAY<STRING>, attrs MAP<STRING,INT>")
+    t0 = dt.datetime(2024, 1, 1, 0, 0, 0)
+    counts = (
+        ms.toDF()
+        .withWatermark("ts", "1 minute")
+        .groupBy(F.window("ts", "1 minute"))
+        .agg(F.count("*").alias("n"), F.max("tags").alias("tags"), F.first("attrs").alias("attrs"))
+    )
+    testStream(
+        counts,
+        "update",
+        AddData(ms, [(t0, ["a", "b"], {"x": 1}), (t0 + dt.timedelta(seconds=30), ["c"], {"x": 1})]),
+        # a window as a Row or as a (start, end) tuple; timestamps naive, as collect() gives them
+        CheckLastBatch((Row(start=t0, end=t0 + dt.timedelta(minutes=1)), 2, ["c"], {"x": 1})),
+        AddData(ms, [(t0 + dt.timedelta(minutes=1), ["d"], {"y": 2})]),
+        CheckNewAnswer(((t0 + dt.timedelta(minutes=1), t0 + dt.timedelta(minutes=2)), 1, ["d"], {"y": 2})),
+    )
+
+
 def test_expect_failure_sees_the_user_error(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "n INT")
 
@@ -92,6 +118,7 @@ def test_expect_failure_sees_the_user_error(spark: SparkSession) -> None:
     )
 
 
+@pytest.mark.sparklet_only(reason=MANUAL_CLOCK)
 def test_processing_time_timeouts_follow_the_manual_clock(spark: SparkSession) -> None:
     from collections.abc import Iterator
 

@@ -162,3 +162,29 @@ def test_map_in_pandas_with_columns_other_than_declared_is_an_error(spark: Spark
     df = spark.createDataFrame([(1,)], "v INT")
     with pytest.raises(PythonException, match=r"RESULT_COLUMN_NAMES_MISMATCH\] .* Missing: v\. Unexpected: v2\."):
         df.mapInPandas(lambda frames: (f.rename(columns={"v": "v2"}) for f in frames), "v INT").collect()
+
+
+def test_a_udf_gets_values_as_collect_gives_them(spark: SparkSession) -> None:
+    """Timestamps naive, structs as Rows, maps as dicts, arrays as lists (as PySpark's UDFs get them)."""
+    import datetime as dt
+
+    df = spark.sql(
+        "SELECT timestamp'2024-01-01 12:00:00' AS ts, named_struct('a', 1, 'b', 'x') AS s, "
+        "map('k', 2) AS m, array(timestamp'2024-01-02 00:00:00') AS a"
+    )
+
+    @F.udf("string")
+    def kinds(ts, s, m, a):  # noqa: ANN001, ANN202
+        return "|".join(
+            [
+                f"{ts.isoformat()} aware={ts.tzinfo is not None}",
+                f"{type(s).__name__} a={s.a} b={s['b']}",
+                f"{type(m).__name__} {sorted(m.items())}",
+                f"{type(a).__name__} {a[0].isoformat()} aware={a[0].tzinfo is not None}",
+            ]
+        )
+
+    assert df.select(kinds("ts", "s", "m", "a").alias("k")).first().k == (
+        "2024-01-01T12:00:00 aware=False|Row a=1 b=x|dict [('k', 2)]|list 2024-01-02T00:00:00 aware=False"
+    )
+    assert df.first().ts == dt.datetime(2024, 1, 1, 12, 0)

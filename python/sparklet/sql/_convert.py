@@ -274,6 +274,26 @@ def _py_value(v: Any, t: DataType) -> Any:
     return v
 
 
+def _plain(t: pa.DataType) -> bool:
+    """Whether ``to_pylist`` gives a column of ``t`` as ``collect()`` does
+    (no timestamps, structs or maps, which it gives tz-aware, as dicts, as pairs)."""
+    if pa.types.is_timestamp(t) or pa.types.is_struct(t) or pa.types.is_map(t):
+        return False
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _plain(t.value_type)
+    return True
+
+
+def column_values(column: Any) -> list[Any]:
+    """A column's values as Python objects, as ``collect()`` gives them
+    (naive timestamps, structs as Rows, maps as dicts)."""
+    values = column.to_pylist()
+    if _plain(column.type):
+        return values
+    t = from_arrow_schema(pa.schema([pa.field("c", column.type)])).fields[0].dataType
+    return [_py_value(v, t) for v in values]
+
+
 def table_to_rows(table: pa.Table) -> list[Row]:
     """Rows as ``collect()`` returns them (timestamps naive, in UTC)."""
     schema = from_arrow_schema(table.schema)

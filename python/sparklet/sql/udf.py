@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from sparklet import _native
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
+from sparklet.sql._convert import column_values
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import DataType, StringType, _parse_datatype_string
 
@@ -42,7 +43,7 @@ def _rows_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.Ta
         if table.num_columns == 0:
             values = [f() for _ in range(n)]
         else:
-            values = [f(*row) for row in zip(*(c.to_pylist() for c in table.columns))]
+            values = [f(*row) for row in zip(*(column_values(c) for c in table.columns))]
         try:
             return pa.array(values, type=returns)
         except (pa.ArrowTypeError, pa.ArrowInvalid):

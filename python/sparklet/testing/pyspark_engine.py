@@ -12,10 +12,11 @@ claim it checks.
 What cannot be PySpark's: :class:`MemoryStream` has no Python API in
 PySpark, so here it is a folder of Parquet files read by Spark's file
 source (one file per ``addData``, so one offset each, as Spark's
-``MemoryStream``). sparklet's other test helpers (``testStream``,
-``GroupStateTester``, ...) have no PySpark counterpart: importing one gives
-a stand-in that raises when used, so a module importing them still loads and
-its tests that use them are marked ``sparklet_only``.
+``MemoryStream``). ``testStream`` and its actions are sparklet's own, run
+on PySpark's queries (all but the manual clock). sparklet's other test
+helpers (``GroupStateTester``, ...) have no PySpark counterpart: importing
+one gives a stand-in that raises when used, so a module importing them
+still loads and its tests that use them are marked ``sparklet_only``.
 """
 
 from __future__ import annotations
@@ -80,7 +81,10 @@ def alias_modules() -> None:
     import pyspark.testing
 
     import sparklet
+    import sparklet.testing.stream_test  # sparklet's DSL, loaded before the names below go to PySpark
 
+    global _DSL
+    _DSL = sparklet.testing.stream_test
     aliases = {
         "sparklet.sql": pyspark.sql,
         "sparklet.sql.functions": pyspark.sql.functions,
@@ -126,8 +130,15 @@ def committed_files(path: str) -> list[str]:
     return files
 
 
+#: sparklet's ``testStream`` DSL module (set by :func:`alias_modules`).
+_DSL: Any = None
+
+
 def __getattr__(name: str) -> Any:
-    """A sparklet-only test helper: a stand-in that raises when used."""
+    """The ``testStream`` DSL (sparklet's, run on PySpark's queries), or for
+    another sparklet-only test helper a stand-in that raises when used."""
+    if _DSL is not None and name in _DSL.__all__:
+        return getattr(_DSL, name)
     # only sparklet's helper names (classes, testStream): pytest and doctest
     # probe modules for lowercase hooks (pytest_plugins, setup_module)
     if not (name[:1].isupper() or name == "testStream"):

@@ -18,7 +18,12 @@ With ``StartStream(trigger={"processingTime": "10 seconds"}, clock=clock)``
 and a :class:`ManualClock`, triggers fire when :class:`AdvanceManualClock`
 moves the clock, so processing-time behaviour is tested without sleeping.
 Answers are compared as multisets of rows (order ignored) unless
-``ordered=True``; each row is a tuple (or a :class:`~sparklet.sql.Row`).
+``ordered=True``; each row is a tuple (or a :class:`~sparklet.sql.Row`),
+with values as ``collect()`` gives them: a struct (a window too) as a Row
+or tuple, an array as a list, a map as a dict, timestamps naive.
+
+The same test runs on PySpark (``pytest --engine=pyspark``), where the
+query's batches are DataFrames; a manual clock is sparklet's alone.
 """
 
 from __future__ import annotations
@@ -28,12 +33,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
 
 from sparklet import _native
-from sparklet.sql.dataframe import DataFrame
-from sparklet.sql.streaming.query import StreamingQuery
-from sparklet.testing.memory_stream import MemoryStream
+
+if TYPE_CHECKING:
+    # types only: the DSL also runs on PySpark (pytest --engine=pyspark), whose
+    # DataFrames, queries and MemoryStream stand-in it is then handed
+    from sparklet.sql.dataframe import DataFrame
+    from sparklet.sql.streaming.query import StreamingQuery
+    from sparklet.testing.memory_stream import MemoryStream
 
 __all__ = [
     "AddData",
@@ -103,6 +114,16 @@ def _rows(rows: Sequence[Any]) -> list[tuple]:
     return [tuple(r) for r in rows]
 
 
+def _hashable(value: Any) -> Any:
+    """``value`` compared by what it holds: rows and lists as tuples, maps
+    as their sorted items (so rows with struct, array and map values count)."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return ("<map>", tuple(sorted(((_hashable(k), _hashable(v)) for k, v in value.items()), key=repr)))
+    return value
+
+
 class CheckAnswer:
     """Everything the sink holds (append and update: every row so far;
     complete: the last batch) equals ``rows``."""
@@ -150,8 +171,15 @@ class _Run:
         self.query: StreamingQuery | None = None
         self.clock: ManualClock | None = None
 
-    def sink(self, table: Any, batch_id: int) -> None:
-        self.batches.append([tuple(r.values()) for r in table.to_pylist()])
+    def sink(self, batch: Any, batch_id: int) -> None:
+        """A batch's rows as ``collect()`` gives them (sparklet hands a
+        pyarrow Table, PySpark a DataFrame)."""
+        if isinstance(batch, pa.Table):
+            from sparklet.sql._convert import table_to_rows
+
+            self.batches.append([tuple(r) for r in table_to_rows(batch)])
+        else:
+            self.batches.append([tuple(r) for r in batch.collect()])
 
     def all_rows(self) -> list[tuple]:
         if self.mode == "complete":
@@ -167,6 +195,8 @@ class _Run:
             w = w.trigger(**action.trigger)
         self.clock = action.clock
         if action.clock is not None:
+            if not hasattr(w, "_clock"):
+                raise AssertionError("StartStream(clock=...): a manual clock is sparklet's; PySpark has none")
             w._clock = action.clock._native
         self.query = w.start()
         if action.clock is not None:
@@ -199,8 +229,8 @@ def _await_next_trigger(q: StreamingQuery, clock: ManualClock) -> None:
 
 
 def _same(expected: Sequence[Any], actual: list[tuple], ordered: bool) -> bool:
-    exp = _rows(expected)
-    return exp == actual if ordered else Counter(exp) == Counter(actual)
+    exp, got = _hashable(_rows(expected)), _hashable(actual)
+    return exp == got if ordered else Counter(exp) == Counter(got)
 
 
 def testStream(df: DataFrame, outputMode: str = "append", *actions: Any) -> None:  # noqa: N802
