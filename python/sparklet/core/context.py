@@ -122,11 +122,29 @@ class SparkContext:
         return getpass.getuser()
 
     def setLogLevel(self, logLevel: str) -> None:
-        """Set the level of sparklet's loggers (``WARN``, ``INFO``, ``DEBUG``...)."""
+        """Set the level of sparklet's loggers (``WARN``, ``INFO``, ``DEBUG``...).
+
+        As Spark's console logging does, the lines then reach stderr: where
+        Python's ``logging`` is not configured (no handler on ``sparklet`` or
+        the root logger), a handler printing ``time level logger: message``
+        is added to ``sparklet``; a configured ``logging`` is left as it is.
+
+        Parameters
+        ----------
+        logLevel : str
+            ``ALL``, ``DEBUG``, ``INFO``, ``WARN``, ``ERROR``, ``FATAL`` or ``OFF``.
+        """
         level = {"WARN": "WARNING", "ALL": "DEBUG", "OFF": "CRITICAL", "FATAL": "CRITICAL", "TRACE": "DEBUG"}.get(
             logLevel.upper(), logLevel.upper()
         )
-        logging.getLogger("sparklet").setLevel(level)
+        logger = logging.getLogger("sparklet")
+        logger.setLevel(level)
+        if not logger.handlers and not logging.getLogger().handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(
+                logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%y/%m/%d %H:%M:%S")
+            )
+            logger.addHandler(handler)
         _native.reset_log_levels()
 
     # ---- RDDs ------------------------------------------------------------

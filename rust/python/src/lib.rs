@@ -79,14 +79,39 @@ fn interpreter_exiting() {
 /// pyo3-log's logger, until the interpreter exits.
 struct UntilExit(pyo3_log::Logger);
 
+/// The Python logger name (under `sparklet.`) of a record's target: the
+/// engine crate's modules as `engine.*` (`sparklet.engine.query`), not
+/// `sparklet.sparklet_engine.*`; other crates' as they are.
+fn python_target(target: &str) -> std::borrow::Cow<'_, str> {
+    match target.strip_prefix("sparklet_engine") {
+        Some(rest) if rest.is_empty() || rest.starts_with("::") => format!("engine{rest}").into(),
+        _ => target.into(),
+    }
+}
+
 impl log::Log for UntilExit {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        !EXITING.load(std::sync::atomic::Ordering::Relaxed) && self.0.enabled(metadata)
+        let target = python_target(metadata.target());
+        let renamed = log::Metadata::builder()
+            .level(metadata.level())
+            .target(&target)
+            .build();
+        !EXITING.load(std::sync::atomic::Ordering::Relaxed) && self.0.enabled(&renamed)
     }
 
     fn log(&self, record: &log::Record<'_>) {
         if !EXITING.load(std::sync::atomic::Ordering::Relaxed) {
-            self.0.log(record);
+            let target = python_target(record.target());
+            self.0.log(
+                &log::Record::builder()
+                    .args(*record.args())
+                    .level(record.level())
+                    .target(&target)
+                    .module_path(record.module_path())
+                    .file(record.file())
+                    .line(record.line())
+                    .build(),
+            );
         }
     }
 
@@ -109,7 +134,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // where the loader section is not used (other systems): as early as here
     allocator_defaults();
     // engine `log` records reach Python's `logging` under "sparklet"
-    // (`sparklet.sparklet_engine.state.files`, ...), so configuring or
+    // (`sparklet.engine.state.files`, `sparklet.engine.query`, ...), so configuring or
     // `setLogLevel` on "sparklet" covers them
     if let Ok(logger) = pyo3_log::Logger::new(m.py(), pyo3_log::Caching::LoggersAndLevels) {
         let logger = logger.set_prefix("sparklet");

@@ -225,19 +225,21 @@ pub fn batch_files(dir: &Path) -> Result<Vec<(i64, PathBuf)>> {
     Ok(out)
 }
 
-/// Delete numbered files in `dir` with id below `keep_from` (retention).
-/// A file already gone is no error: retention runs beside the batches, and
-/// at high batch rates one purge can overlap the next.
-pub fn purge_before(dir: &Path, keep_from: i64) -> Result<()> {
+/// Delete numbered files in `dir` with id below `keep_from` (retention);
+/// returns how many went. A file already gone is no error: retention runs
+/// beside the batches, and at high batch rates one purge can overlap the next.
+pub fn purge_before(dir: &Path, keep_from: i64) -> Result<usize> {
+    let mut removed = 0;
     for (n, p) in batch_files(dir)? {
         if n < keep_from {
             match std::fs::remove_file(&p) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&p, e)),
-                _ => {}
+                Err(_) => {}
+                Ok(()) => removed += 1,
             }
         }
     }
-    Ok(())
+    Ok(removed)
 }
 
 /// The files of a compacting log to read: the newest `<N>.compact` (which

@@ -261,7 +261,15 @@ impl Checkpoint {
     /// Keep the newest `retain` batches of `offsets/` and `commits/`.
     pub fn purge(&self, latest_batch: i64, retain: i64) -> Result<()> {
         let keep_from = latest_batch - retain.max(1) + 1;
-        log::purge_before(&self.offsets_dir(), keep_from)?;
-        log::purge_before(&self.commits_dir(), keep_from)
+        let removed = log::purge_before(&self.offsets_dir(), keep_from)?
+            + log::purge_before(&self.commits_dir(), keep_from)?;
+        if removed > 0 {
+            ::log::info!(
+                target: "sparklet_engine::checkpoint",
+                "checkpoint {}: {removed} offsets and commits entries before batch {keep_from} removed",
+                self.root().display()
+            );
+        }
+        Ok(())
     }
 }

@@ -15,6 +15,11 @@ use serde_json::{json, Value};
 
 use super::progress::QueryProgress;
 
+/// The logger of query lifecycle lines (`sparklet.engine.query` in Python).
+const QUERY_LOG: &str = "sparklet_engine::query";
+/// The logger of state eviction lines (`sparklet.engine.state`).
+const STATE_LOG: &str = "sparklet_engine::state";
+
 /// Events a subscriber's queue holds (Spark's
 /// `spark.scheduler.listenerbus.eventqueue.capacity` default).
 pub const CAPACITY: usize = 10_000;
@@ -78,16 +83,48 @@ impl ListenerBus {
         });
     }
 
-    /// `QueryStartedEvent`.
+    /// `QueryStartedEvent` (and its INFO line, logger `sparklet.engine.query`).
     pub fn started(&self, id: &str, run_id: &str, name: Option<&str>, timestamp: &str) {
+        log::info!(target: QUERY_LOG, "query {} started (id {id}, runId {run_id})", name.unwrap_or(id));
         self.post(json!({
             "event": "QueryStartedEvent", "id": id, "runId": run_id, "name": name,
             "timestamp": timestamp, "jobTags": [],
         }));
     }
 
-    /// `QueryProgressEvent`: a batch ran.
+    /// `QueryProgressEvent`: a batch ran (its INFO line, and one for the
+    /// state rows the watermark evicted, if any).
     pub fn progress(&self, p: &QueryProgress) {
+        let label = p.name.as_deref().unwrap_or(&p.id);
+        let took = p.duration_ms.get("triggerExecution").copied().unwrap_or(0);
+        let watermark = p
+            .event_time
+            .get("watermark")
+            .map(|w| format!(", watermark {w}"))
+            .unwrap_or_default();
+        log::info!(
+            target: QUERY_LOG,
+            "query {label} batch {} planned, run and committed: {} input rows in {took} ms{watermark}",
+            p.batch_id,
+            p.num_input_rows
+        );
+        for (i, op) in p.state_operators.iter().enumerate() {
+            let removed = op
+                .get("numRowsRemoved")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if removed > 0 {
+                let name = op
+                    .get("operatorName")
+                    .and_then(Value::as_str)
+                    .unwrap_or("stateful operator");
+                log::info!(
+                    target: STATE_LOG,
+                    "query {label} batch {}: {removed} state rows evicted by operator {i} ({name})",
+                    p.batch_id
+                );
+            }
+        }
         self.post(json!({"event": "QueryProgressEvent", "progress": p}));
     }
 
@@ -99,8 +136,15 @@ impl ListenerBus {
         }));
     }
 
-    /// `QueryTerminatedEvent`, with the error that ended the query.
+    /// `QueryTerminatedEvent`, with the error that ended the query (an
+    /// INFO line, or an ERROR one with the error).
     pub fn terminated(&self, id: &str, run_id: &str, error: Option<(String, Option<String>)>) {
+        match &error {
+            None => log::info!(target: QUERY_LOG, "query {id} stopped (runId {run_id})"),
+            Some((e, _)) => {
+                log::error!(target: QUERY_LOG, "query {id} failed (runId {run_id}): {e}")
+            }
+        }
         let (exception, condition) = error.unzip();
         self.post(json!({
             "event": "QueryTerminatedEvent", "id": id, "runId": run_id,
