@@ -21,7 +21,7 @@ from sparklet.sql import SparkSession
 pytestmark = pytest.mark.sparklet_only(reason="sparklet's own web UI (Spark's UI is another program)")
 
 # A user's script: one query running (a windowed count with a watermark and
-# a name), one finished; it prints the UI's address and runs until stdin closes.
+# a name), one finished, one failed (a UDF raised); it prints the UI's address and runs until stdin closes.
 PIPELINE = r"""
 import datetime as dt, os, sys
 from sparklet.sql import SparkSession, functions as F
@@ -34,6 +34,17 @@ finished = done.toDF().writeStream.queryName("finished_one").format("noop").star
 done.addData([(1,)])
 finished.processAllAvailable()
 finished.stop()
+
+bad = MemoryStream(spark, "v INT")
+@F.udf("int")
+def explode_on(v):
+    raise ValueError("no <b>good</b> value: " + str(v))
+failing = bad.toDF().select(explode_on("v")).writeStream.queryName("failing_one").format("noop").start()
+bad.addData([(7,)])
+try:
+    failing.awaitTermination(60)
+except Exception:
+    pass
 
 ms = MemoryStream(spark, "ts TIMESTAMP, page STRING")
 counts = (ms.toDF().withWatermark("ts", "10 seconds")
@@ -106,15 +117,19 @@ def test_ui_binds_to_loopback_and_lists_queries_as_json(ui: tuple[str, str]) -> 
     assert active["name"] == "clicks_per_page" and active["runId"] == run_id
     assert active["status"] == "RUNNING"
     assert active["lastProgress"]["batchId"] >= 3
-    [completed] = listing["completed"]
-    assert completed["name"] == "finished_one" and completed["status"] == "FINISHED"
+    completed = {q["name"]: q for q in listing["completed"]}
+    assert completed["finished_one"]["status"] == "FINISHED"
+    assert (
+        completed["failing_one"]["status"] == "FAILED"
+        and "no <b>good</b> value" in completed["failing_one"]["exception"]
+    )
 
 
 def test_list_page_links_each_query_to_its_statistics(ui: tuple[str, str]) -> None:
     url, run_id = ui
     status, kind, html = fetch(url + "/")  # redirected to the streaming tab
     assert status == 200 and kind.startswith("text/html")
-    assert "Active Streaming Queries (1)" in html and "Completed Streaming Queries (1)" in html
+    assert "Active Streaming Queries (1)" in html and "Completed Streaming Queries (2)" in html
     assert f'href="/StreamingQuery/statistics/?id={run_id}">clicks_per_page</a>' in html
     assert ">finished_one</a>" in html and "FINISHED" in html
 
@@ -133,19 +148,81 @@ def test_statistics_page_in_chromium_shows_the_query_and_its_charts(ui: tuple[st
     last = json.loads(fetch(url + "/api/queries")[2])["active"][0]["lastProgress"]["batchId"]
     dom = browse(page, "--dump-dom")
     assert "Streaming Query Statistics: clicks_per_page" in dom
-    for chart in ["input-rate", "process-rate", "batch-duration", "state-rows", "watermark-gap"]:
+    charts = ["input-rows", "input-rate", "process-rate", "batch-duration", "state-rows", "state-rows-updated"]
+    for chart in [*charts, "state-memory", "rows-dropped", "watermark-gap"]:
         start = dom.index(f'id="{chart}"')
         section = dom[start : dom.index("</svg>", start)]
-        # a line through the query's batches, up to its latest
+        # a line through the query's batches, up to its latest (its time on the axis), a tooltip per batch
         assert "<polyline" in section, chart
-        assert f"batch {last}</text>" in section, chart
+        assert f"batch {last} · " in section, chart
+        assert f"<title>batch {last}: " in section, chart
     assert dom.count('class="batch"') >= 4
+    durations = dom[dom.index('class="durations"') :]
+    for phase in ["addBatch", "getBatch", "triggerExecution", "walCommit"]:
+        assert f"<td>{phase}</td>" in durations, phase
+    screenshot(page, "statistics")
+
+
+def screenshot(url: str, name: str) -> Path:
+    """A PNG of the page in headless Chromium (kept as a test artifact)."""
     artifacts = Path(os.environ.get("SPARKLET_TEST_ARTIFACTS", "target/test-artifacts"))
     artifacts.mkdir(parents=True, exist_ok=True)
-    shot = artifacts / "web_ui_statistics.png"
+    shot = artifacts / f"web_ui_{name}.png"
     shot.unlink(missing_ok=True)
-    browse(page, f"--screenshot={shot.resolve()}", "--window-size=1300,1100")
+    browse(url, f"--screenshot={shot.resolve()}", "--window-size=1300,1100")
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
+    return shot
+
+
+def failed_run(url: str) -> dict:
+    (failed,) = [q for q in json.loads(fetch(url + "/api/queries")[2])["completed"] if q["name"] == "failing_one"]
+    return failed
+
+
+def test_a_failed_query_shows_its_error_and_a_duration_that_stopped(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    failed = failed_run(url)
+    assert failed["status"] == "FAILED"
+
+    def row() -> str:
+        dom = browse(url + "/StreamingQuery/", "--dump-dom")
+        start = dom.index(">failing_one<")
+        return dom[start : dom.index("</tr>", start)]
+
+    first = row()
+    time.sleep(1.5)
+    second = row()
+    # the duration cell stopped at the failure: the same a moment later
+    assert first == second
+    # the error: its first line readable and escaped, the whole of it folded
+    assert 'class="error"' in first and "<details>" in first
+    message = first[first.index('class="message"') : first.index("<details>")]
+    assert "[PYTHON_EXCEPTION]" in message and "ValueError: no &lt;b&gt;good&lt;/b&gt; value: 7" in message
+    assert "no &lt;b&gt;good&lt;/b&gt; value: 7" in first and "<b>good</b>" not in first
+    page = f"{url}/StreamingQuery/statistics/?id={failed['runId']}"
+    dom = browse(page, "--dump-dom")
+    assert "<h2>Error</h2>" in dom and "no &lt;b&gt;good&lt;/b&gt; value: 7" in dom
+    assert "<th>Status</th><td>FAILED</td>" in dom
+    screenshot(page, "failed_query")
+
+
+def test_the_environment_page_lists_the_sessions_settings(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    dom = browse(url + "/environment/", "--dump-dom")
+    assert "<h1>Environment</h1>" in dom
+    table = dom[dom.index('class="environment"') :]
+    assert "<td>spark.app.name</td><td>ui-test</td>" in table
+    assert "<td>spark.ui.enabled</td><td>true</td>" in table
+    assert "<td>spark.sql.shuffle.partitions</td>" in table
+    assert 'href="/environment/"' in browse(url + "/StreamingQuery/", "--dump-dom")  # linked from every page
+    screenshot(url + "/environment/", "environment")
+
+
+def test_the_list_page_renders(ui: tuple[str, str]) -> None:
+    url, _ = ui
+    dom = browse(url + "/StreamingQuery/", "--dump-dom")
+    assert "Active Streaming Queries (1)" in dom and "Completed Streaming Queries (2)" in dom
+    screenshot(url + "/StreamingQuery/", "list")
 
 
 def raw(url: str, request: str) -> bytes:

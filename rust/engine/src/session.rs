@@ -53,7 +53,8 @@ pub struct QueryOptions {
 pub struct Session {
     ctx: SessionContext,
     /// `spark.conf`.
-    pub conf: Conf,
+    /// Shared with the web UI (its environment page).
+    pub conf: Arc<Conf>,
     /// `spark.streams`.
     pub streams: Arc<QueryManager>,
     next_stream_id: std::sync::atomic::AtomicUsize,
@@ -85,7 +86,7 @@ impl Session {
     /// 100K rows is then one or two batches through each operator instead
     /// of a dozen (a stream join and a dedup ran 10-15% faster).
     pub fn new(conf: Vec<(String, String)>) -> Result<Arc<Self>> {
-        let conf = Conf::new(conf);
+        let conf = Arc::new(Conf::new(conf));
         let tz = conf
             .get(keys::SESSION_TIME_ZONE)
             .unwrap_or_else(|| "UTC".into());
@@ -164,6 +165,7 @@ impl Session {
                 .unwrap_or_else(|| "sparklet".into());
             Some(crate::engine::web_ui::WebUi::start(
                 Arc::clone(&streams),
+                Arc::clone(&conf),
                 app,
                 &host,
                 port,

@@ -380,6 +380,7 @@ fn start_query(
             thread_manager.deactivate(&thread_shared);
             thread_shared.update(|st| {
                 st.active = false;
+                st.ended_ms = Some(chrono::Utc::now().timestamp_millis());
                 st.status = QueryStatus::new("Stopped", false, false);
                 if let Err(e) = outcome {
                     st.exception = Some(Arc::new(e));

@@ -29,6 +29,8 @@ pub(crate) struct QueryState {
     pub backlog: Option<crate::sources::Backlog>,
     /// Waiting for a manual clock to reach this time (the next trigger).
     pub waiting_until_ms: Option<i64>,
+    /// When the run ended (stopped or failed), ms since the epoch.
+    pub ended_ms: Option<i64>,
 }
 
 /// State shared between a query's handle(s) and its engine thread.
@@ -74,6 +76,7 @@ impl QueryShared {
                 checkpoint_nanos: VecDeque::new(),
                 backlog: None,
                 waiting_until_ms: None,
+                ended_ms: None,
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -169,6 +172,11 @@ impl StreamingQuery {
     /// not waiting on a manual clock).
     pub fn waiting_until_ms(&self) -> Option<i64> {
         self.shared.state.lock().waiting_until_ms
+    }
+
+    /// When the run ended (stopped or failed), ms since the epoch.
+    pub fn ended_ms(&self) -> Option<i64> {
+        self.shared.state.lock().ended_ms
     }
 
     /// The error that stopped the query, if it failed.

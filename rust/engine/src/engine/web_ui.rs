@@ -37,6 +37,7 @@ impl WebUi {
     /// Serve `streams` on `host`, on `port` or one of the `retries` after it.
     pub fn start(
         streams: Arc<QueryManager>,
+        conf: Arc<crate::conf::Conf>,
         app_name: String,
         host: &str,
         port: u16,
@@ -44,12 +45,14 @@ impl WebUi {
     ) -> Result<Self> {
         let mut last = String::new();
         let ip = resolve(host)?;
-        let serving = Arc::new((streams, app_name));
+        let serving = Arc::new(Serving {
+            streams,
+            conf,
+            app: app_name,
+        });
         for p in port..=port.saturating_add(retries) {
             let pages = Arc::clone(&serving);
-            let server = match Server::bind(SocketAddr::new(ip, p), move |r| {
-                respond(r, &pages.0, &pages.1)
-            }) {
+            let server = match Server::bind(SocketAddr::new(ip, p), move |r| respond(r, &pages)) {
                 Ok(s) => s,
                 Err(e) => {
                     last = e.to_string();
@@ -93,8 +96,16 @@ fn resolve(host: &str) -> Result<IpAddr> {
         })
 }
 
+/// What the pages show: the session's queries and settings.
+struct Serving {
+    streams: Arc<QueryManager>,
+    conf: Arc<crate::conf::Conf>,
+    app: String,
+}
+
 /// Answer one request.
-fn respond(request: &Request, streams: &QueryManager, app: &str) -> Response {
+fn respond(request: &Request, serving: &Serving) -> Response {
+    let (streams, app) = (serving.streams.as_ref(), serving.app.as_str());
     let url = request.url.as_str();
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let param = |name: &str| {
@@ -116,6 +127,7 @@ fn respond(request: &Request, streams: &QueryManager, app: &str) -> Response {
                 page(app, "Not found", false, "<p>No such query run.</p>"),
             ),
         },
+        "/environment" => (200, html, environment_page(&serving.conf, app)),
         "/api/queries" => (200, "application/json", queries_json(streams)),
         _ => (
             404,
@@ -164,7 +176,9 @@ fn esc(s: &str) -> String {
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}\
 th{background:#f3f3f3}.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em}\
-.chart h3{margin:0 0 .3em;font-size:1em}svg text{font-size:11px;fill:#555}.failed{color:#b00}";
+.chart h3{margin:0 0 .3em;font-size:1em}svg text{font-size:11px;fill:#555}.failed{color:#b00}\
+.error{color:#b00;max-width:60em}.error pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:30em;overflow:auto;\
+background:#fff5f5;border:1px solid #ecc;padding:.5em;color:#222}td.failed{max-width:40em;overflow-wrap:anywhere}";
 
 fn page(app: &str, title: &str, refresh: bool, body: &str) -> String {
     let meta = if refresh {
@@ -174,7 +188,7 @@ fn page(app: &str, title: &str, refresh: bool, body: &str) -> String {
     };
     format!(
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\">{meta}<title>{} - {}</title>\
-         <style>{STYLE}</style></head><body><h1>{}</h1><p><a href=\"/StreamingQuery/\">Structured Streaming</a> · {}</p>{body}</body></html>",
+         <style>{STYLE}</style></head><body><h1>{}</h1><p class=\"nav\"><a href=\"/StreamingQuery/\">Structured Streaming</a> · <a href=\"/environment/\">Environment</a> · {}</p>{body}</body></html>",
         esc(title),
         esc(app),
         esc(title),
@@ -219,6 +233,46 @@ fn average(progress: &[QueryProgress], f: fn(&QueryProgress) -> f64) -> f64 {
     }
 }
 
+/// An error as a page shows it: its first line and, for a traceback, its
+/// last (the exception raised), with the whole text (escaped, wrapped,
+/// scrolling) folded under them.
+fn error_html(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("SQLSTATE"))
+        .collect();
+    let summary = match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if lines.len() > 1 => format!("{} … {}", esc(first), esc(last)),
+        (Some(first), _) => esc(first),
+        _ => String::new(),
+    };
+    format!(
+        "<div class=\"error\"><span class=\"message\">{summary}</span><details><summary>full error</summary><pre>{}</pre></details></div>",
+        esc(text)
+    )
+}
+
+/// The session's settings (Spark's Environment tab, its properties).
+fn environment_page(conf: &crate::conf::Conf, app: &str) -> String {
+    let mut body = String::from(
+        "<h2>Spark Properties</h2><table class=\"environment\"><tr><th>Name</th><th>Value</th></tr>",
+    );
+    let mut all = conf.all();
+    all.sort();
+    for (k, v) in all {
+        let _ = write!(body, "<tr><td>{}</td><td>{}</td></tr>", esc(&k), esc(&v));
+    }
+    let _ = write!(
+        body,
+        "</table><h2>Runtime Information</h2><table><tr><th>sparklet</th><td>{}</td></tr>\
+         <tr><th>Processors</th><td>{}</td></tr></table>",
+        env!("CARGO_PKG_VERSION"),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    page(app, "Environment", false, &body)
+}
+
 fn list_page(streams: &QueryManager, app: &str) -> String {
     let active = streams.active();
     let finished = streams.finished();
@@ -239,16 +293,11 @@ fn list_page(streams: &QueryManager, app: &str) -> String {
         let now = chrono::Utc::now().timestamp_millis();
         for q in queries.iter() {
             let recent = q.recent_progress();
-            let ended = recent
-                .last()
-                .and_then(|p| chrono::DateTime::parse_from_rfc3339(&p.timestamp).ok())
-                .map(|t| t.timestamp_millis() + recent.last().map_or(0, |p| p.batch_duration));
-            let until = if q.is_active() {
-                now
-            } else {
-                ended.unwrap_or(now)
-            };
-            let error = q.exception().map(|e| e.to_string()).unwrap_or_default();
+            let until = q.ended_ms().unwrap_or(now);
+            let error = q
+                .exception()
+                .map(|e| error_html(&e.to_string()))
+                .unwrap_or_default();
             let _ = write!(
                 body,
                 "<tr class=\"query\"><td><a href=\"/StreamingQuery/statistics/?id={}\">{}</a></td><td class=\"{}\">{}</td>\
@@ -264,7 +313,7 @@ fn list_page(streams: &QueryManager, app: &str) -> String {
                 average(&recent, |p| p.input_rows_per_second),
                 average(&recent, |p| p.processed_rows_per_second),
                 recent.last().map_or(-1, |p| p.batch_id),
-                esc(&error),
+                error,
             );
         }
         body.push_str("</table>");
@@ -304,7 +353,22 @@ fn query_page(q: &StreamingQuery, app: &str) -> String {
         let at = epoch_ms(&p.timestamp)?;
         (wm > 0).then(|| (at - wm) as f64 / 1000.0)
     };
+    let state_sum = |field: &'static str| {
+        move |p: &QueryProgress| -> Option<f64> {
+            (!p.state_operators.is_empty()).then(|| {
+                p.state_operators
+                    .iter()
+                    .filter_map(|o| o[field].as_f64())
+                    .sum()
+            })
+        }
+    };
     let charts = [
+        (
+            "input-rows",
+            "Input Rows",
+            series(&|p| Some(p.num_input_rows as f64)),
+        ),
         (
             "input-rate",
             "Input Rate (rows/sec)",
@@ -321,8 +385,31 @@ fn query_page(q: &StreamingQuery, app: &str) -> String {
             series(&|p| Some(p.batch_duration as f64)),
         ),
         ("state-rows", "State Rows (total)", series(&state_rows)),
+        (
+            "state-rows-updated",
+            "State Rows Updated",
+            series(&state_sum("numRowsUpdated")),
+        ),
+        (
+            "state-memory",
+            "State Memory (bytes)",
+            series(&state_sum("memoryUsedBytes")),
+        ),
+        (
+            "rows-dropped",
+            "Rows Dropped by Watermark",
+            series(&state_sum("numRowsDroppedByWatermark")),
+        ),
         ("watermark-gap", "Global Watermark Gap (sec)", series(&gap)),
     ];
+    // the time axis: each end's batch time (UTC, as progress timestamps)
+    let time_of = |batch: i64| -> String {
+        recent
+            .iter()
+            .find(|p| p.batch_id == batch)
+            .and_then(|p| p.timestamp.get(11..19).map(str::to_string))
+            .unwrap_or_default()
+    };
     let name = q.name().unwrap_or("<no name>");
     let mut body = String::new();
     let watermark = recent
@@ -333,20 +420,27 @@ fn query_page(q: &StreamingQuery, app: &str) -> String {
         body,
         "<table class=\"summary\"><tr><th>Name</th><td class=\"name\">{}</td></tr><tr><th>Status</th><td>{}</td></tr>\
          <tr><th>ID</th><td>{}</td></tr><tr><th>Run ID</th><td>{}</td></tr><tr><th>Started</th><td>{}</td></tr>\
-         <tr><th>Latest Batch</th><td>{}</td></tr><tr><th>Watermark</th><td>{}</td></tr></table><div class=\"charts\">",
+         <tr><th>Duration</th><td>{}</td></tr>\
+         <tr><th>Latest Batch</th><td>{}</td></tr><tr><th>Watermark</th><td>{}</td></tr></table>",
         esc(name),
         status_of(q),
         esc(q.id()),
         esc(q.run_id()),
         fmt_ms(q.started_ms()),
+        duration(q.ended_ms().unwrap_or_else(|| chrono::Utc::now().timestamp_millis()) - q.started_ms()),
         recent.last().map_or(-1, |p| p.batch_id),
         esc(&watermark),
     );
+    if let Some(e) = q.exception() {
+        let _ = write!(body, "<h2>Error</h2>{}", error_html(&e.to_string()));
+    }
+    body.push_str(&operation_durations(&recent));
+    body.push_str("<div class=\"charts\">");
     for (id, title, points) in &charts {
         let _ = write!(
             body,
             "<div class=\"chart\" id=\"{id}\"><h3>{title}</h3>{}</div>",
-            line_chart(title, points)
+            line_chart(title, points, &time_of)
         );
     }
     body.push_str("</div><h2>Recent batches</h2><table><tr><th>Batch</th><th>Time</th><th>Input rows</th><th>Input /sec</th><th>Process /sec</th><th>Duration (ms)</th></tr>");
@@ -371,8 +465,33 @@ fn query_page(q: &StreamingQuery, app: &str) -> String {
     )
 }
 
+/// The time each phase of a batch took (Spark's operation duration
+/// breakdown): the latest batch and the average over the recent ones.
+fn operation_durations(recent: &[QueryProgress]) -> String {
+    let Some(last) = recent.last() else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "<h2>Operation Duration (ms)</h2><table class=\"durations\"><tr><th>Operation</th><th>Latest batch</th><th>Average</th></tr>",
+    );
+    for (op, ms) in &last.duration_ms {
+        let seen: Vec<i64> = recent
+            .iter()
+            .filter_map(|p| p.duration_ms.get(op).copied())
+            .collect();
+        let avg = seen.iter().sum::<i64>() as f64 / seen.len().max(1) as f64;
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{ms}</td><td>{avg:.1}</td></tr>",
+            esc(op)
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
 /// A line chart of `points` (batch id, value) as inline SVG.
-fn line_chart(title: &str, points: &[(i64, f64)]) -> String {
+fn line_chart(title: &str, points: &[(i64, f64)], time_of: &dyn Fn(i64) -> String) -> String {
     const W: f64 = 420.0;
     const H: f64 = 150.0;
     const LEFT: f64 = 60.0;
@@ -406,18 +525,20 @@ fn line_chart(title: &str, points: &[(i64, f64)]) -> String {
         "<polyline fill=\"none\" stroke=\"#2a6fdb\" stroke-width=\"1.5\" points=\"{}\"/>",
         line.join(" ")
     );
-    if let Some((b, v)) = points.last() {
+    // a dot per batch, its value on hover
+    for (b, v) in points {
         let _ = write!(
             svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"#2a6fdb\"/>",
+            "<circle class=\"point\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"#2a6fdb\"><title>batch {b}: {}</title></circle>",
             x(*b),
-            y(*v)
+            y(*v),
+            compact(*v)
         );
     }
     let _ = write!(
         svg,
         "<text x=\"{}\" y=\"12\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
-         <text x=\"{}\" y=\"{}\">batch {x0}</text><text x=\"{W}\" y=\"{}\" text-anchor=\"end\">batch {x1}</text></svg>",
+         <text x=\"{}\" y=\"{}\">batch {x0} · {}</text><text x=\"{W}\" y=\"{}\" text-anchor=\"end\">batch {x1} · {}</text></svg>",
         LEFT - 4.0,
         compact(max),
         LEFT - 4.0,
@@ -425,7 +546,9 @@ fn line_chart(title: &str, points: &[(i64, f64)]) -> String {
         compact(min),
         LEFT + 5.0,
         H - 4.0,
-        H - 4.0
+        time_of(x0),
+        H - 4.0,
+        time_of(x1)
     );
     svg
 }
