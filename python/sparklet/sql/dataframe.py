@@ -8,7 +8,7 @@ through ``writeStream``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, overload
 
 import pyarrow as pa
 
@@ -664,7 +664,13 @@ class DataFrame:
         """The first ``num`` rows."""
         return self.limit(num).collect()
 
-    def head(self, n: int | None = None) -> Any:
+    @overload
+    def head(self) -> Row | None: ...
+
+    @overload
+    def head(self, n: int) -> list[Row]: ...
+
+    def head(self, n: int | None = None) -> Row | None | list[Row]:
         """The first row (or the first ``n`` rows)."""
         if n is None:
             rows = self.take(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sparklet import _native
 from sparklet.core.context import SparkContext
@@ -16,6 +16,12 @@ from sparklet.sql.catalog import Catalog
 from sparklet.sql.dataframe import DataFrame
 from sparklet.sql.readwriter import DataFrameReader
 from sparklet.sql.types import StructType, to_struct_type
+
+if TYPE_CHECKING:
+    from sparklet.sql.datasource import DataSourceRegistration
+    from sparklet.sql.streaming.query import StreamingQueryManager
+    from sparklet.sql.streaming.readwriter import DataStreamReader
+    from sparklet.sql.udf import UDFRegistration
 
 __all__ = ["SparkSession", "RuntimeConfig", "Catalog", "SparkContext"]
 
@@ -192,10 +198,15 @@ class SparkSession:
                 SparkSession._active = s
                 return s
 
-    @classproperty
-    def builder(cls) -> "SparkSession.Builder":
-        """A new :class:`Builder` on each access (``SparkSession.builder``)."""
-        return SparkSession.Builder()
+    if TYPE_CHECKING:
+        #: A new :class:`Builder` on each access.
+        builder: ClassVar[SparkSession.Builder]
+    else:
+
+        @classproperty
+        def builder(cls) -> "SparkSession.Builder":
+            """A new :class:`Builder` on each access (``SparkSession.builder``)."""
+            return SparkSession.Builder()
 
     def __init__(self, conf: list[Any] | None = None) -> None:
         self._native = _native.Session(list(conf or []))
@@ -251,7 +262,7 @@ class SparkSession:
         return TableValuedFunction(self)
 
     @property
-    def udf(self) -> Any:
+    def udf(self) -> UDFRegistration:
         """:class:`~sparklet.sql.udf.UDFRegistration`: register Python functions for SQL."""
         from sparklet.sql.udf import UDFRegistration
 
@@ -261,7 +272,7 @@ class SparkSession:
         return self._udf_registration
 
     @property
-    def dataSource(self) -> Any:
+    def dataSource(self) -> DataSourceRegistration:
         """:class:`~sparklet.sql.datasource.DataSourceRegistration`: register
         Python data sources (``spark.dataSource.register(MySource)``)."""
         from sparklet.sql.datasource import DataSourceRegistration
@@ -279,7 +290,7 @@ class SparkSession:
         return DataFrameReader(self)
 
     @property
-    def readStream(self) -> Any:
+    def readStream(self) -> DataStreamReader:
         """Streaming reader (``spark.readStream.format(...).load()``)."""
         from sparklet.sql.streaming.readwriter import DataStreamReader
 
@@ -296,7 +307,7 @@ class SparkSession:
         return bus
 
     @property
-    def streams(self) -> Any:
+    def streams(self) -> StreamingQueryManager:
         """The :class:`StreamingQueryManager` of this session (the same object each time)."""
         from sparklet.sql.streaming.query import StreamingQueryManager
 
