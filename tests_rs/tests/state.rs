@@ -784,4 +784,19 @@ mod rescaling {
         assert_eq!(rescale(root, 1, 1, true).unwrap(), vec![(0, 3)]);
         all_found(root, 1);
     }
+
+    #[test]
+    fn an_operator_killed_before_recording_itself_needs_no_rescale_until_it_committed() {
+        let dir = TempDir::new("state-rescale-unrecorded");
+        let root = dir.path();
+        // a first batch killed while its operator recorded itself
+        std::fs::create_dir_all(root.join("0").join("_metadata")).unwrap();
+        assert!(rescale(root, 0, 3, true).unwrap().is_empty());
+        // after committed batches the record must be there
+        let err = rescale(root, 2, 3, true).unwrap_err().to_string();
+        assert!(
+            err.contains("CHECKPOINT_FILE_CORRUPT") && err.contains("it is missing"),
+            "{err}"
+        );
+    }
 }

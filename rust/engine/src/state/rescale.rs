@@ -34,9 +34,19 @@ pub fn rescale(
     let mut done = Vec::new();
     for (id, dir) in operators(state_root, durable)? {
         // (`operators` has finished any swap a crash interrupted)
-        let info = OperatorInfo::read(&dir)?.ok_or_else(|| {
-            log::corrupt(&dir.join("_metadata").join("metadata"), "it is missing")
-        })?;
+        let info = match OperatorInfo::read(&dir)? {
+            Some(info) => info,
+            // no batch committed state yet (a first batch killed before or
+            // while its operator recorded itself): nothing to repartition,
+            // and the operator records itself when it opens
+            None if version == 0 => continue,
+            None => {
+                return Err(log::corrupt(
+                    &dir.join("_metadata").join("metadata"),
+                    "it is missing",
+                ))
+            }
+        };
         let old = info.partitions;
         // a global limit keeps one partition whatever the setting
         if old == partitions || info.name == "globalLimit" {
