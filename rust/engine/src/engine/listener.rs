@@ -95,35 +95,11 @@ impl ListenerBus {
     /// `QueryProgressEvent`: a batch ran (its INFO line, and one for the
     /// state rows the watermark evicted, if any).
     pub fn progress(&self, p: &QueryProgress) {
-        let label = p.name.as_deref().unwrap_or(&p.id);
-        let took = p.duration_ms.get("triggerExecution").copied().unwrap_or(0);
-        let watermark = p
-            .event_time
-            .get("watermark")
-            .map(|w| format!(", watermark {w}"))
-            .unwrap_or_default();
-        log::info!(
-            target: QUERY_LOG,
-            "query {label} batch {} planned, run and committed: {} input rows in {took} ms{watermark}",
-            p.batch_id,
-            p.num_input_rows
-        );
-        for (i, op) in p.state_operators.iter().enumerate() {
-            let removed = op
-                .get("numRowsRemoved")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
-            if removed > 0 {
-                let name = op
-                    .get("operatorName")
-                    .and_then(Value::as_str)
-                    .unwrap_or("stateful operator");
-                log::info!(
-                    target: STATE_LOG,
-                    "query {label} batch {}: {removed} state rows evicted by operator {i} ({name})",
-                    p.batch_id
-                );
-            }
+        // formatted only when someone listens: this runs once per batch
+        if log::log_enabled!(target: QUERY_LOG, log::Level::Info)
+            || log::log_enabled!(target: STATE_LOG, log::Level::Info)
+        {
+            log_progress(p);
         }
         self.post(json!({"event": "QueryProgressEvent", "progress": p}));
     }
@@ -150,6 +126,40 @@ impl ListenerBus {
             "event": "QueryTerminatedEvent", "id": id, "runId": run_id,
             "exception": exception, "errorClassOnException": condition.flatten(),
         }));
+    }
+}
+
+/// A batch's INFO line, and one for the state rows the watermark evicted.
+fn log_progress(p: &QueryProgress) {
+    let label = p.name.as_deref().unwrap_or(&p.id);
+    let took = p.duration_ms.get("triggerExecution").copied().unwrap_or(0);
+    let watermark = p
+        .event_time
+        .get("watermark")
+        .map(|w| format!(", watermark {w}"))
+        .unwrap_or_default();
+    log::info!(
+        target: QUERY_LOG,
+        "query {label} batch {} planned, run and committed: {} input rows in {took} ms{watermark}",
+        p.batch_id,
+        p.num_input_rows
+    );
+    for (i, op) in p.state_operators.iter().enumerate() {
+        let removed = op
+            .get("numRowsRemoved")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if removed > 0 {
+            let name = op
+                .get("operatorName")
+                .and_then(Value::as_str)
+                .unwrap_or("stateful operator");
+            log::info!(
+                target: STATE_LOG,
+                "query {label} batch {}: {removed} state rows evicted by operator {i} ({name})",
+                p.batch_id
+            );
+        }
     }
 }
 
