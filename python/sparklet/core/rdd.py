@@ -334,15 +334,15 @@ class RDD(Generic[T]):
         """Each element once."""
         return self.map(lambda x: (x, None)).reduceByKey(lambda a, _: a, numPartitions).keys()
 
-    def _cogroup(self, other: "RDD[Any]", numPartitions: int | None) -> "RDD[tuple[Any, tuple[list, list]]]":
+    def _cogroup(self, other: "RDD[Any]", numPartitions: int | None) -> "RDD[tuple[Any, tuple[list[Any], list[Any]]]]":
         tagged = self.mapValues(lambda v: (0, v)).union(other.mapValues(lambda v: (1, v)))
         n = numPartitions or tagged._num
 
-        def add(c: tuple[list, list], tv: tuple[int, Any]) -> tuple[list, list]:
+        def add(c: tuple[list[Any], list[Any]], tv: tuple[int, Any]) -> tuple[list[Any], list[Any]]:
             c[tv[0]].append(tv[1])
             return c
 
-        def merge(a: tuple[list, list], b: tuple[list, list]) -> tuple[list, list]:
+        def merge(a: tuple[list[Any], list[Any]], b: tuple[list[Any], list[Any]]) -> tuple[list[Any], list[Any]]:
             return (a[0] + b[0], a[1] + b[1])
 
         return tagged.combineByKey(lambda tv: add(([], []), tv), add, merge, n)
@@ -352,7 +352,7 @@ class RDD(Generic[T]):
         return self._cogroup(other, numPartitions).mapValues(lambda c: (ResultIterable(c[0]), ResultIterable(c[1])))
 
     def _join(self, other: "RDD[Any]", numPartitions: int | None, keep_left: bool, keep_right: bool) -> "RDD[Any]":
-        def pairs(c: tuple[list, list]) -> Iterable[tuple[Any, Any]]:
+        def pairs(c: tuple[list[Any], list[Any]]) -> Iterable[tuple[Any, Any]]:
             left = c[0] or ([None] if keep_right else [])
             right = c[1] or ([None] if keep_left else [])
             return itertools.product(left, right)
@@ -474,7 +474,8 @@ class RDD(Generic[T]):
         partials = [functools.reduce(f, p) for p in self._parts() if p]
         if not partials:
             raise ValueError("Can not reduce() empty RDD")
-        return functools.reduce(f, partials)
+        result: T = functools.reduce(f, partials)
+        return result
 
     def fold(self, zeroValue: Any, op: Callable[[Any, Any], Any]) -> Any:
         """Each partition folded from ``zeroValue``, then the results."""
@@ -490,11 +491,13 @@ class RDD(Generic[T]):
 
     def max(self, key: Callable[[T], Any] | None = None) -> T:
         """The largest element."""
-        return max(self._all(), key=key) if key else max(self._all())
+        found: T = max(self._all(), key=key) if key else max(self._all())
+        return found
 
     def min(self, key: Callable[[T], Any] | None = None) -> T:
         """The smallest element."""
-        return min(self._all(), key=key) if key else min(self._all())
+        found: T = min(self._all(), key=key) if key else min(self._all())
+        return found
 
     def mean(self) -> float:
         """The mean of the elements."""

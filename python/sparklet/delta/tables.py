@@ -443,7 +443,8 @@ _ALL = object()
 
 def _alias_of(df: DataFrame) -> str | None:
     """The name ``df.alias(name)`` gave, if its plan ends in one."""
-    return df._native.plan_alias()
+    alias: str | None = df._native.plan_alias()
+    return alias
 
 
 class DeltaOptimizeBuilder:

@@ -200,7 +200,7 @@ class Runner:
             while not self._stop.wait(0.2):
                 for q in queries:
                     if not q.isActive and q.exception() is not None:
-                        raise q.exception()  # type: ignore[misc]
+                        raise q.exception()
                 progress = [q.recentProgress for q in queries]
                 rows = sum(_rows_written(p) for ps, n in zip(progress, seen) for p in ps[n:])
                 seen = [len(ps) for ps in progress]

@@ -287,7 +287,7 @@ def _plain(t: pa.DataType) -> bool:
 def column_values(column: Any) -> list[Any]:
     """A column's values as Python objects, as ``collect()`` gives them
     (naive timestamps, structs as Rows, maps as dicts)."""
-    values = column.to_pylist()
+    values: list[Any] = column.to_pylist()
     if _plain(column.type):
         return values
     t = from_arrow_schema(pa.schema([pa.field("c", column.type)])).fields[0].dataType

@@ -40,7 +40,9 @@ def corr(df: DataFrame, col1: str, col2: str, method: str | None = None) -> floa
         raise PySparkValueError(
             f"[VALUE_NOT_PEARSON] Value for `method` only supports 'pearson', got '{method}'.", "VALUE_NOT_PEARSON"
         )
-    return df.agg(F.corr(_quoted(col1), _quoted(col2))).first()[0]  # type: ignore[index]
+    row = df.agg(F.corr(_quoted(col1), _quoted(col2))).first()
+    value: float | None = row[0] if row is not None else None
+    return value
 
 
 def cov(df: DataFrame, col1: str, col2: str) -> float | None:
@@ -48,7 +50,9 @@ def cov(df: DataFrame, col1: str, col2: str) -> float | None:
     from sparklet.sql import functions as F
 
     _name(col1, "col1"), _name(col2, "col2")
-    return df.agg(F.covar_samp(_quoted(col1), _quoted(col2))).first()[0]  # type: ignore[index]
+    row = df.agg(F.covar_samp(_quoted(col1), _quoted(col2))).first()
+    value: float | None = row[0] if row is not None else None
+    return value
 
 
 def _text(value: Any) -> str:
@@ -184,7 +188,6 @@ _STATISTICS = ("count", "mean", "stddev", "min", "25%", "50%", "75%", "max")
 def summary(df: DataFrame, statistics: list[str], default: tuple[str, ...] = _STATISTICS) -> DataFrame:
     """``summary``/``describe``: a row per statistic, a string column per
     numeric or string column (``summary`` first)."""
-    from sparklet.sql import functions as F
 
     statistics = list(statistics) or list(default)
     fields = [f for f in df.schema.fields if isinstance(f.dataType, (NumericType, StringType))]
@@ -193,7 +196,7 @@ def summary(df: DataFrame, statistics: list[str], default: tuple[str, ...] = _ST
         c = _quoted(f.name)
         numeric = isinstance(f.dataType, NumericType)
         for j, s in enumerate(statistics):
-            exprs.append(_statistic(F, c, s, numeric).cast("string").alias(f"s{i}_{j}"))
+            exprs.append(_statistic(c, s, numeric).cast("string").alias(f"s{i}_{j}"))
     if not exprs:
         values: Any = [[] for _ in statistics]
     else:
@@ -206,7 +209,9 @@ def summary(df: DataFrame, statistics: list[str], default: tuple[str, ...] = _ST
     return df.sparkSession.createDataFrame(table)
 
 
-def _statistic(F: Any, c: Column, name: str, numeric: bool) -> Column:
+def _statistic(c: Column, name: str, numeric: bool) -> Column:
+    from sparklet.sql import functions as F
+
     # strings count by their numeric values where they have one, as Spark's
     # implicit cast in avg/stddev/percentile_approx reads them
     if not numeric and name not in ("count", "min", "max", "count_distinct", "approx_count_distinct"):

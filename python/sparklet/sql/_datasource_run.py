@@ -268,7 +268,7 @@ _FILTERS: dict[str, Callable[..., Filter]] = {
 }
 
 
-def _filter(spec: tuple) -> Filter:
+def _filter(spec: tuple[Any, ...]) -> Filter:
     """A filter from the engine's ``(kind, column path, value...)``."""
     kind, *args = spec
     if kind == "Not":
@@ -286,7 +286,7 @@ class BatchRead:
         self._source = source
         self.schema = schema
 
-    def plan(self, filters: list[tuple]) -> "PlannedRead":
+    def plan(self, filters: list[tuple[Any, ...]]) -> "PlannedRead":
         """Make the reader, offer it ``filters`` (when pushdown is on), and
         list its partitions."""
         reader = self._source.reader(self.schema)
@@ -368,7 +368,7 @@ def _dumps(offset: Any, method: str, source: str) -> str:
 def _same(a: str, b: str) -> bool:
     """Whether two JSON texts are the same offset (the engine's texts are
     compact, with keys in its own order)."""
-    return json.loads(a) == json.loads(b)
+    return bool(json.loads(a) == json.loads(b))
 
 
 class StreamRead:

@@ -75,7 +75,8 @@ def backfill_html(done: int, total: int, unit: str) -> str:
 
 
 def _backlog(q: Any) -> tuple[int, int, str] | None:
-    return q._native.backlog()
+    backlog: tuple[int, int, str] | None = q._native.backlog()
+    return backlog
 
 
 def follow_backfill(q: Any, conf: Any, stream: TextIO | None = None) -> threading.Thread | None:

@@ -124,7 +124,7 @@ def sample(df: DataFrame, with_replacement: Any, fraction: Any, seed: Any) -> Da
             seed = fraction
         fraction, with_replacement = with_replacement, False
     replace = bool(with_replacement)
-    fraction = float(fraction)  # type: ignore[arg-type]
+    fraction = float(fraction)
     if fraction < 0 or (not replace and fraction > 1):
         bound = "must be nonnegative" if replace else "must be on interval [0, 1] without replacement"
         raise PySparkValueError(f"requirement failed: Sampling fraction ({fraction}) {bound}", "ILLEGAL_ARGUMENT")

@@ -70,7 +70,8 @@ class _Formatter(string.Formatter):
             self.views.append(name)
             return name
         if isinstance(value, Column):
-            return "`" + value._expr.name().replace("`", "``") + "`"
+            quoted: str = value._expr.name()
+            return "`" + quoted.replace("`", "``") + "`"
         return literal(value)
 
 

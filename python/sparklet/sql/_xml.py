@@ -229,7 +229,8 @@ def _text(v: Any, tz: Any = None) -> str:
         # Spark's default timestampFormat, in the session time zone
         if v.tzinfo is None and tz is not None:
             v = v.replace(tzinfo=tz)
-        return v.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        text: str = v.isoformat(timespec="milliseconds")
+        return text.replace("+00:00", "Z")
     return str(v)
 
 

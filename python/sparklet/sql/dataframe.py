@@ -113,7 +113,7 @@ class DataFrame:
         if isinstance(item, Column):
             return self.filter(item)  # type: ignore[return-value]
         if isinstance(item, (list, tuple)):
-            return self.select(*item)  # type: ignore[return-value]
+            return self.select(*item)
         raise PySparkTypeError(f"[NOT_COLUMN_OR_INT_OR_STR] Unexpected key {item!r}.", "NOT_COLUMN_OR_INT_OR_STR")
 
     def __getattr__(self, name: str) -> Column:
@@ -838,7 +838,7 @@ class DataFrame:
                 f"[NOT_DATAFRAME] Argument `other` should be a DataFrame, got {type(other).__name__}.",
                 "NOT_DATAFRAME",
             )
-        return self._native.semantic_plan() == other._native.semantic_plan()
+        return bool(self._native.semantic_plan() == other._native.semantic_plan())
 
     def semanticHash(self) -> int:
         """A hash of the plan that :meth:`sameSemantics` compares."""

@@ -255,7 +255,7 @@ class DataSourceReader(ABC):
         raise _not_implemented(type(self).__name__, "partitions")
 
     @abstractmethod
-    def read(self, partition: InputPartition) -> Union[Iterator[tuple], Iterator["RecordBatch"]]:
+    def read(self, partition: InputPartition) -> Union[Iterator[tuple[Any, ...]], Iterator["RecordBatch"]]:
         """The rows of ``partition``: tuples, lists or :class:`Row` s, or
         ``pyarrow.RecordBatch`` es of the schema."""
         ...
@@ -265,11 +265,11 @@ class DataSourceStreamReader(ABC):
     """A streaming read: offsets (JSON-serialisable dicts) bound each
     micro-batch, which is planned as partitions and read like a batch."""
 
-    def initialOffset(self) -> dict:
+    def initialOffset(self) -> dict[str, Any]:
         """Where a new query starts."""
         raise _not_implemented(type(self).__name__, "initialOffset")
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+    def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:
         """The end of the next micro-batch. Defined without parameters, the
         newest offset; with ``(start, limit)``, the end of at most
         ``limit`` data after ``start`` (admission control)."""
@@ -282,20 +282,20 @@ class DataSourceStreamReader(ABC):
         its kin."""
         return ReadAllAvailable()
 
-    def reportLatestOffset(self) -> dict | None:
+    def reportLatestOffset(self) -> dict[str, Any] | None:
         """The newest offset the source has (for progress), if it knows."""
         return None
 
-    def partitions(self, start: dict, end: dict) -> Sequence[InputPartition]:
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> Sequence[InputPartition]:
         """The pieces of the micro-batch ``(start, end]``."""
         raise _not_implemented(type(self).__name__, "partitions")
 
     @abstractmethod
-    def read(self, partition: InputPartition) -> Union[Iterator[tuple], Iterator["RecordBatch"]]:
+    def read(self, partition: InputPartition) -> Union[Iterator[tuple[Any, ...]], Iterator["RecordBatch"]]:
         """The rows of ``partition`` (as :meth:`DataSourceReader.read`)."""
         ...
 
-    def commit(self, end: dict) -> None:
+    def commit(self, end: dict[str, Any]) -> None:
         """Everything up to ``end`` is processed: data before it can go."""
 
     def stop(self) -> None:
@@ -307,19 +307,19 @@ class SimpleDataSourceStreamReader(ABC):
     rows and where they end. A micro-batch replayed after a restart is read
     again with :meth:`readBetweenOffsets`, which must give the same rows."""
 
-    def initialOffset(self) -> dict:
+    def initialOffset(self) -> dict[str, Any]:
         """Where a new query starts."""
         raise _not_implemented(type(self).__name__, "initialOffset")
 
-    def read(self, start: dict) -> tuple[Iterator[tuple], dict]:
+    def read(self, start: dict[str, Any]) -> tuple[Iterator[tuple[Any, ...]], dict[str, Any]]:
         """The rows after ``start``, and the offset after them."""
         raise _not_implemented(type(self).__name__, "read")
 
-    def readBetweenOffsets(self, start: dict, end: dict) -> Iterator[tuple]:
+    def readBetweenOffsets(self, start: dict[str, Any], end: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
         """The rows in ``(start, end]`` again, deterministically."""
         raise _not_implemented(type(self).__name__, "readBetweenOffsets")
 
-    def commit(self, end: dict) -> None:
+    def commit(self, end: dict[str, Any]) -> None:
         """Everything up to ``end`` is processed."""
 
 
@@ -345,7 +345,7 @@ class DataSourceArrowWriter(DataSourceWriter):
     """A batch writer given ``pyarrow.RecordBatch`` es, not rows."""
 
     @abstractmethod
-    def write(self, iterator: Iterator["RecordBatch"]) -> "WriterCommitMessage":  # type: ignore[override]
+    def write(self, iterator: Iterator["RecordBatch"]) -> "WriterCommitMessage":
         """Write one partition's record batches."""
         ...
 
@@ -370,7 +370,7 @@ class DataSourceStreamArrowWriter(DataSourceStreamWriter):
     """A streaming writer given ``pyarrow.RecordBatch`` es, not rows."""
 
     @abstractmethod
-    def write(self, iterator: Iterator["RecordBatch"]) -> "WriterCommitMessage":  # type: ignore[override]
+    def write(self, iterator: Iterator["RecordBatch"]) -> "WriterCommitMessage":
         """Write one partition's record batches of the current micro-batch."""
         ...
 
@@ -381,7 +381,7 @@ class WriterCommitMessage:
     to carry more)."""
 
 
-class CaseInsensitiveDict(UserDict):
+class CaseInsensitiveDict(UserDict[str, Any]):
     """Options: keys matched without regard to case, kept lower-cased."""
 
     def __setitem__(self, key: str, value: Any) -> None:

@@ -20,13 +20,13 @@ __all__ = ["GroupedData"]
 _AGG_ALIASES = {"mean": "avg", "std": "stddev", "variance": "var_samp"}
 
 
-def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dict[tuple, list[Any]] | None:
+def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dict[tuple[Any, ...], list[Any]] | None:
     """A processor's initial state by key: its Rows (a ``handleInitialState``
     call each), or a pandas DataFrame of its rows (in chunks as the input)."""
     if initial is None:
         return None
     df, names = initial._keyed()
-    by_key: dict[tuple, list[Any]] = {}
+    by_key: dict[tuple[Any, ...], list[Any]] = {}
     if rows:
         for row in df.collect():
             by_key.setdefault(tuple(row[n] for n in names), []).append(row)
@@ -122,7 +122,7 @@ class GroupedData:
 
     def applyInPandasWithState(
         self,
-        func: Callable[[tuple, Iterator[Any], Any], Iterator[Any]],
+        func: Callable[[tuple[Any, ...], Iterator[Any], Any], Iterator[Any]],
         outputStructType: StructType | str,
         stateStructType: StructType | str,
         outputMode: str,

@@ -83,7 +83,7 @@ class RuntimeConfig:
         its own settings; ``SQL_CONF_NOT_FOUND`` for an unknown unset key."""
         from sparklet.sql._conf_defaults import SPARK_DEFAULTS
 
-        v = self._native.conf_get(key)
+        v: str | None = self._native.conf_get(key)
         if v is not None:
             return v
         if default is _NOT_SET and key in SPARK_DEFAULTS:
@@ -95,7 +95,8 @@ class RuntimeConfig:
                 f'[SQL_CONF_NOT_FOUND] The SQL config "{key}" cannot be found. Please verify that the config exists.',
                 "SQL_CONF_NOT_FOUND",
             )
-        return default
+        given: str | None = default
+        return given
 
     def set(self, key: str, value: str | int | bool) -> None:
         """Set ``key``."""
@@ -178,7 +179,9 @@ class SparkSession:
         def getOrCreate(self) -> "SparkSession":
             """The active session (with these settings applied), or a new one."""
             if self._remote is not None:
-                return _remote.connect(self._remote, self._conf)
+                # PySpark's Connect session, typed as ours: the same API
+                remote: SparkSession = _remote.connect(self._remote, self._conf)
+                return remote
             with SparkSession._lock:
                 s = SparkSession._active
                 if s is None:
@@ -192,7 +195,9 @@ class SparkSession:
         def create(self) -> "SparkSession":
             """A new session, even if one is active."""
             if self._remote is not None:
-                return _remote.connect(self._remote, self._conf)
+                # PySpark's Connect session, typed as ours: the same API
+                remote: SparkSession = _remote.connect(self._remote, self._conf)
+                return remote
             with SparkSession._lock:
                 s = SparkSession(list(self._conf.items()))
                 SparkSession._active = s
@@ -213,7 +218,7 @@ class SparkSession:
         _NATIVE_SESSIONS.append(self._native)
         self._conf = RuntimeConfig(self._native)
         self._stopped = False
-        self._streams: Any = None
+        self._streams: StreamingQueryManager | None = None
         # the warehouse's tables resolve by name from the start
         self._catalog = Catalog(self)
         self._catalog._load_all()

@@ -12,7 +12,7 @@ import importlib
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Self
 
 import pyarrow as pa
 
@@ -53,13 +53,15 @@ __all__ = [
 class DataType:
     """Base class of data types."""
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:  # noqa: D102
         # with a Spark Connect session from SparkSession.builder.remote(),
         # PySpark's type of the same name (see sparklet.sql._remote)
         if _remote.active():
             args = tuple(_remote.pyspark_type(a) for a in args)
             kwargs = {k: _remote.pyspark_type(v) for k, v in kwargs.items()}
-            return getattr(importlib.import_module("pyspark.sql.types"), cls.__name__)(*args, **kwargs)
+            # typed as this class: the two have the same methods
+            remote: Self = getattr(importlib.import_module("pyspark.sql.types"), cls.__name__)(*args, **kwargs)
+            return remote
         return super().__new__(cls)
 
     def simpleString(self) -> str:
@@ -704,7 +706,7 @@ def to_struct_type(schema: StructType | str | DataType) -> StructType:
     )
 
 
-class Row(tuple):
+class Row(tuple[Any, ...]):
     """A row of data, as :class:`pyspark.sql.Row`.
 
     ``Row(name="Alice", age=11)`` has fields ``name`` and ``age`` in that
@@ -760,7 +762,7 @@ class Row(tuple):
         except ValueError:
             raise AttributeError(item) from None
 
-    def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, item: Any) -> Any:
         if isinstance(item, str):
             try:
                 return tuple.__getitem__(self, self.__fields__.index(item))

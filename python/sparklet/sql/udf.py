@@ -88,7 +88,7 @@ class UserDefinedFunction:
         self._name: str = name or getattr(func, "__name__", None) or type(func).__name__
         self.deterministic = True
         self._kind = kind  # "rows" (udf) or "series" (pandas_udf)
-        functools.update_wrapper(self, func)  # type: ignore[arg-type]
+        functools.update_wrapper(self, func)
 
     def _runner(self) -> Callable[[pa.Table, int], pa.Array]:
         make = _rows_runner if self._kind == "rows" else _series_runner

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from sparklet.core.context import SparkContext
 from sparklet.core.rdd import RDD
 from sparklet.streaming.dstream import DStream, _Source
 
@@ -43,7 +44,7 @@ class StreamingContext:
         )
         if batchDuration is None:
             raise ValueError("batchDuration is required")
-        self._sc = sparkContext
+        self._sc: SparkContext = sparkContext
         self._batch_ms = int(round(batchDuration * 1000))
         self._streams: list[DStream[Any]] = []
         self._outputs: list[tuple[DStream[Any], Callable[[int, RDD[Any]], None]]] = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from sparklet.core.rdd import RDD
 
 if TYPE_CHECKING:
+    from sparklet.core.context import SparkContext
     from sparklet.streaming.context import StreamingContext
 
 T = TypeVar("T")
@@ -80,7 +81,7 @@ class DStream(Generic[T]):
         for p in self._parents:
             p._remember(ms)
 
-    def _sc(self) -> Any:
+    def _sc(self) -> "SparkContext":
         return self._ssc._sc
 
     def _empty(self) -> RDD[Any]:

@@ -33,7 +33,7 @@ class GroupStateTester:
 
     def __init__(
         self,
-        func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
+        func: Callable[[tuple[Any, ...], Iterator[Any], GroupState], Iterator[Any]],
         inputStructType: StructType | str,
         outputStructType: StructType | str,
         stateStructType: StructType | str,
@@ -44,7 +44,7 @@ class GroupStateTester:
         self._output = to_struct_type(outputStructType)
         self._state_fields = to_struct_type(stateStructType).names
         self._timeout_conf = timeoutConf
-        self._states: dict[tuple, tuple[Row | None, int | None]] = {}
+        self._states: dict[tuple[Any, ...], tuple[Row | None, int | None]] = {}
         self._now_ms = 0
         self._watermark_ms: int | None = None
 
@@ -60,20 +60,20 @@ class GroupStateTester:
         """Set the event-time watermark (ms) the next calls see."""
         self._watermark_ms = ms
 
-    def peekState(self, key: tuple) -> Row | None:
+    def peekState(self, key: tuple[Any, ...]) -> Row | None:
         """The key's state (None when it has none)."""
         return self._states.get(tuple(key), (None, None))[0]
 
-    def peekTimeout(self, key: tuple) -> int | None:
+    def peekTimeout(self, key: tuple[Any, ...]) -> int | None:
         """The key's timeout (ms), or None."""
         return self._states.get(tuple(key), (None, None))[1]
 
-    def setState(self, key: tuple, value: tuple | None, timeoutMs: int | None = None) -> None:
+    def setState(self, key: tuple[Any, ...], value: tuple[Any, ...] | None, timeoutMs: int | None = None) -> None:
         """Set the key's state (and timeout) as if an earlier batch had."""
         row = None if value is None else Row._from_pairs(self._state_fields, list(value))
         self._states[tuple(key)] = (row, timeoutMs)
 
-    def test(self, key: tuple, rows: list[tuple] | Any) -> list[Row]:
+    def test(self, key: tuple[Any, ...], rows: list[tuple[Any, ...]] | Any) -> list[Row]:
         """Call the function for ``key`` with ``rows`` (tuples of the input
         schema, or a pandas DataFrame); return the rows it emitted."""
         import pandas as pd
@@ -106,7 +106,7 @@ class GroupStateTester:
 
         return pd.DataFrame(columns=self._input.names)
 
-    def _call(self, key: tuple, pdf: Any, timed_out: bool) -> list[Row]:
+    def _call(self, key: tuple[Any, ...], pdf: Any, timed_out: bool) -> list[Row]:
         from sparklet.sql._convert import table_to_rows
 
         value, old_timeout = self._states.get(key, (None, None))

@@ -100,10 +100,10 @@ def alias_modules() -> None:
         "sparklet.sql.streaming.files": sys.modules[__name__],
     }
     sys.modules.update(aliases)
-    sparklet.sql = pyspark.sql  # type: ignore[attr-defined]
-    sparklet.errors = pyspark.errors  # type: ignore[attr-defined]
+    sparklet.sql = pyspark.sql
+    sparklet.errors = pyspark.errors
     sparklet.StorageLevel = pyspark.storagelevel.StorageLevel  # type: ignore[misc, assignment]
-    sparklet.testing = sys.modules[__name__]  # type: ignore[attr-defined]
+    sparklet.testing = sys.modules[__name__]
 
 
 def committed_files(path: str) -> list[str]:

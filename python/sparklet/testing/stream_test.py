@@ -110,7 +110,7 @@ class AdvanceManualClock:
     ms: int
 
 
-def _rows(rows: Sequence[Any]) -> list[tuple]:
+def _rows(rows: Sequence[Any]) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in rows]
 
 
@@ -166,7 +166,7 @@ class _Run:
     def __init__(self, df: DataFrame, output_mode: str) -> None:
         self.df, self.mode = df, output_mode
         self.checkpoint = tempfile.mkdtemp(prefix="sparklet-teststream-")
-        self.batches: list[list[tuple]] = []
+        self.batches: list[list[tuple[Any, ...]]] = []
         self.checked = 0  # rows of `all_rows` already checked
         self.query: StreamingQuery | None = None
         self.clock: ManualClock | None = None
@@ -181,7 +181,7 @@ class _Run:
         else:
             self.batches.append([tuple(r) for r in batch.collect()])
 
-    def all_rows(self) -> list[tuple]:
+    def all_rows(self) -> list[tuple[Any, ...]]:
         if self.mode == "complete":
             return next((b for b in reversed(self.batches) if b), [])
         return [r for b in self.batches for r in b]
@@ -228,7 +228,7 @@ def _await_next_trigger(q: StreamingQuery, clock: ManualClock) -> None:
         time.sleep(0.001)
 
 
-def _same(expected: Sequence[Any], actual: list[tuple], ordered: bool) -> bool:
+def _same(expected: Sequence[Any], actual: list[tuple[Any, ...]], ordered: bool) -> bool:
     exp, got = _hashable(_rows(expected)), _hashable(actual)
     return exp == got if ordered else Counter(exp) == Counter(got)
 

@@ -13,7 +13,7 @@ from sparklet.sql.types import ArrayType, DataType, MapType, Row, StructField, S
 __all__ = ["assertDataFrameEqual", "assertSchemaEqual"]
 
 
-def _field_key(f: StructField, ignore_nullable: bool, ignore_name: bool) -> tuple:
+def _field_key(f: StructField, ignore_nullable: bool, ignore_name: bool) -> tuple[Any, ...]:
     return (
         None if ignore_name else f.name,
         _type_key(f.dataType, ignore_nullable),
@@ -95,10 +95,10 @@ def _close(a: Any, e: Any, rtol: float, atol: float) -> bool:
         return len(a) == len(e) and all(_close(x, y, rtol, atol) for x, y in zip(a, e))
     if isinstance(a, dict) and isinstance(e, dict):
         return a.keys() == e.keys() and all(_close(a[k], e[k], rtol, atol) for k in a)
-    return a == e
+    return bool(a == e)
 
 
-def _sort_key(row: Any) -> tuple:
+def _sort_key(row: Any) -> tuple[Any, ...]:
     # None first, then by value; mixed types by their text
     return tuple((v is not None, repr(v) if not isinstance(v, (int, float, str)) else v) for v in row)
 

@@ -23,7 +23,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-def array(*cols: ColumnOrName | list | tuple) -> Column:
+def array(*cols: ColumnOrName | list[Any] | tuple[Any, ...]) -> Column:
     """An array column of the given columns (or of one list of them)."""
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         cols = tuple(cols[0])
@@ -193,7 +193,7 @@ def sequence(start: ColumnOrName, stop: ColumnOrName, step: ColumnOrName | None 
     return _fn("sequence", start, stop) if step is None else _fn("sequence", start, stop, step)
 
 
-def create_map(*cols: ColumnOrName | list | tuple) -> Column:
+def create_map(*cols: ColumnOrName | list[Any] | tuple[Any, ...]) -> Column:
     """A map of alternating keys and values."""
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         cols = tuple(cols[0])
@@ -225,7 +225,7 @@ def map_from_entries(col: ColumnOrName) -> Column:
     return _fn("map_from_entries", col)
 
 
-def map_concat(*cols: ColumnOrName | list | tuple) -> Column:
+def map_concat(*cols: ColumnOrName | list[Any] | tuple[Any, ...]) -> Column:
     """The union of maps."""
     if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
         cols = tuple(cols[0])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sparklet import _native
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.functions._core import ColumnOrName, _call, _fn, lit
@@ -55,12 +57,12 @@ def xxhash64(*cols: ColumnOrName) -> Column:
     return _fn("xxhash64", *cols)
 
 
-def to_json(col: ColumnOrName, options: dict | None = None) -> Column:
+def to_json(col: ColumnOrName, options: dict[str, Any] | None = None) -> Column:
     """A struct, array or map as a JSON string."""
     return _fn("to_json", col)
 
 
-def from_json(col: ColumnOrName, schema: DataType | str, options: dict | None = None) -> Column:
+def from_json(col: ColumnOrName, schema: DataType | str, options: dict[str, Any] | None = None) -> Column:
     """Parse a JSON string column into a struct, a map or an array (``schema``
     a type or DDL string; null when malformed)."""
     target = _parse_datatype_string(schema) if isinstance(schema, str) else schema
@@ -373,7 +375,7 @@ def try_aes_decrypt(
     return _call("try_aes_decrypt", *args, _or_lit(aad, ""))
 
 
-def schema_of_json(json: Column | str, options: dict | None = None) -> Column:
+def schema_of_json(json: Column | str, options: dict[str, Any] | None = None) -> Column:
     """The type Spark infers for a JSON text (``STRUCT<a: BIGINT>``); the
     option ``allowUnquotedFieldNames`` reads unquoted field names."""
     text = json if isinstance(json, Column) else lit(json)

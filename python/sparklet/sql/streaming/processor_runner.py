@@ -54,7 +54,7 @@ class Options:
     #: ... and about this many bytes (``maxBytesPerBatch``)
     max_bytes: int
     #: the initial state: its rows grouped by key (first batch only)
-    initial: dict[tuple, Any] | None = None
+    initial: dict[tuple[Any, ...], Any] | None = None
 
 
 def declared(processor: StatefulProcessor, time_mode: str) -> StatefulProcessorHandle:
@@ -100,7 +100,7 @@ def state_type(variables: dict[str, _Var]) -> StructType:
     return from_arrow_type(pa.struct(fields))  # type: ignore[return-value]
 
 
-def _decode(stored: dict | None, variables: dict[str, _Var], now: int) -> tuple[_KeyState, int]:
+def _decode(stored: dict[str, Any] | None, variables: dict[str, _Var], now: int) -> tuple[_KeyState, int]:
     """A key's stored struct as Python state, and how many values had
     outlived their TTL (dropped; the key is then dirty)."""
     ks = _KeyState()
@@ -115,8 +115,9 @@ def _decode(stored: dict | None, variables: dict[str, _Var], now: int) -> tuple[
         def live(expires: int | None, var: _Var = var) -> bool:
             return var.ttl_ms is None or _alive(expires, now)
 
-        def value(v: dict, var: _Var = var) -> tuple:
-            return _internal(v, var.schema)
+        def value(v: dict[str, Any], var: _Var = var) -> tuple[Any, ...]:
+            internal: tuple[Any, ...] = _internal(v, var.schema)
+            return internal
 
         if var.kind == "value":
             if live(raw["expiresAt"]):
@@ -142,14 +143,15 @@ def _decode(stored: dict | None, variables: dict[str, _Var], now: int) -> tuple[
     return ks, expired
 
 
-def _struct(values: tuple, schema: StructType) -> dict:
+def _struct(values: tuple[Any, ...], schema: StructType) -> dict[str, Any]:
     """An internal tuple as the dict pyarrow builds a struct from."""
     from sparklet.sql._convert import _to_arrow_value
 
-    return _to_arrow_value(values, schema)
+    struct: dict[str, Any] = _to_arrow_value(values, schema)
+    return struct
 
 
-def _encode(ks: _KeyState, variables: dict[str, _Var]) -> tuple[dict | None, int | None, int | None]:
+def _encode(ks: _KeyState, variables: dict[str, _Var]) -> tuple[dict[str, Any] | None, int | None, int | None]:
     """A key's state as the stored struct, its earliest timer and earliest TTL expiry."""
     out: dict[str, Any] = {}
     expiries: list[int] = []
@@ -217,7 +219,7 @@ class _RowOutput:
         return rows_to_table(self.rows, self.schema)
 
 
-def _metrics(handle: StatefulProcessorHandle, ms: dict[str, int]) -> dict:
+def _metrics(handle: StatefulProcessorHandle, ms: dict[str, int]) -> dict[str, Any]:
     """The batch's ``customMetrics`` as one task counts them (the engine
     multiplies the variable counts by the partitions, as Spark's tasks each
     run ``init``)."""
@@ -271,7 +273,7 @@ def run_processor(
     handle._counts.ttl_removed = sum(n for _, n in decoded)
     index = {k: i for i, k in enumerate(key_rows)}
     out: Any = _RowOutput(opts.output) if opts.rows else _Output(opts.output._to_arrow_schema())
-    new_keys: list[tuple] = []
+    new_keys: list[tuple[Any, ...]] = []
     timings = {"initialStateProcessingTimeMs": 0, "timerProcessingTimeMs": 0}
 
     def run(ks: _KeyState, call: Any) -> None:

@@ -82,7 +82,8 @@ class StreamingQuery:
     @property
     def name(self) -> str | None:
         """The query name, or ``None``."""
-        return self._native.name()
+        name: str | None = self._native.name()
+        return name
 
     @property
     def isActive(self) -> bool:
@@ -139,7 +140,8 @@ class StreamingQuery:
 
     def exception(self) -> StreamingQueryException | None:
         """The exception that stopped the query, or ``None``."""
-        return self._native.exception()
+        error: StreamingQueryException | None = self._native.exception()
+        return error
 
     def explain(self, extended: bool = False) -> None:
         """Print the plan of the query's last batch (as Spark: none before

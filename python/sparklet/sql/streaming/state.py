@@ -81,7 +81,7 @@ class GroupState:
         """The state, or None when there is none."""
         return self._value
 
-    def update(self, newValue: tuple | list | Row) -> None:
+    def update(self, newValue: tuple[Any, ...] | list[Any] | Row) -> None:
         """Set the state to ``newValue`` (a tuple of the state schema's fields)."""
         if newValue is None:
             raise PySparkTypeError("'None' is not a valid state value", "CANNOT_BE_NONE")
@@ -221,8 +221,8 @@ def _no_gc_pauses() -> Iterator[None]:
 
 
 def _call_group(
-    func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
-    key: tuple,
+    func: Callable[[tuple[Any, ...], Iterator[Any], GroupState], Iterator[Any]],
+    key: tuple[Any, ...],
     rows: Any,
     state: GroupState,
     out: _Output,
@@ -254,7 +254,7 @@ class _Batch:
 
 
 def _run_groups(
-    func: Callable[[tuple, Iterator[Any], GroupState], Iterator[Any]],
+    func: Callable[[tuple[Any, ...], Iterator[Any], GroupState], Iterator[Any]],
     state_type: StructType,
     output_schema: pa.Schema,
     timeout_conf: str,
@@ -276,7 +276,7 @@ def _run_groups(
     timeouts = states.column("timeoutTimestamp").to_pylist()
     timed_out = states.column("timedOut").to_pylist()
     out = _Output(output_schema)
-    new_states: list[dict | None] = []
+    new_states: list[dict[str, Any] | None] = []
     new_timeouts: list[int | None] = []
     changed: list[bool] = []
     with _no_gc_pauses():

@@ -126,7 +126,7 @@ class _Counts:
     rows_removed: int = 0
 
 
-def _tuple(value: Any, schema: StructType, what: str) -> tuple:
+def _tuple(value: Any, schema: StructType, what: str) -> tuple[Any, ...]:
     if value is None:
         raise PySparkTypeError(f"'None' is not a valid {what}", "CANNOT_BE_NONE")
     values = tuple(value)
@@ -135,7 +135,8 @@ def _tuple(value: Any, schema: StructType, what: str) -> tuple:
             f"The {what} has {len(schema.names)} fields ({', '.join(schema.names)}); got {len(values)} values",
             "STATE_SCHEMA_MISMATCH",
         )
-    return _internal(values, schema)
+    internal: tuple[Any, ...] = _internal(values, schema)
+    return internal
 
 
 def _alive(expires: int | None, now: int) -> bool:
@@ -219,7 +220,7 @@ class _State:
             ks.values[self._var.name] = value
         ks.dirty = True
 
-    def _value(self, value: Any) -> tuple:
+    def _value(self, value: Any) -> tuple[Any, ...]:
         return _tuple(value, self._var.schema, "state value")
 
     def _expiry(self) -> int | None:
@@ -238,12 +239,12 @@ class ValueState(_State):
         """Whether the key has a value."""
         return self._live("exists") is not None
 
-    def get(self) -> tuple | None:
+    def get(self) -> tuple[Any, ...] | None:
         """The value, or None."""
         entry = self._live("get")
         return None if entry is None else entry[0]
 
-    def update(self, newValue: tuple) -> None:
+    def update(self, newValue: tuple[Any, ...]) -> None:
         """Set the value."""
         self._declared("update")
         self._set((self._value(newValue), self._expiry()))
@@ -256,20 +257,20 @@ class ListState(_State):
         """Whether the key has any values."""
         return bool(self._live("exists"))
 
-    def get(self) -> Iterator[tuple]:
+    def get(self) -> Iterator[tuple[Any, ...]]:
         """The values, in order."""
         return iter([v for v, _ in self._live("get") or []])
 
-    def put(self, newState: list[tuple]) -> None:
+    def put(self, newState: list[tuple[Any, ...]]) -> None:
         """Replace the values."""
         self._declared("update")
         self._set([(self._value(v), self._expiry()) for v in newState])
 
-    def appendValue(self, newState: tuple) -> None:
+    def appendValue(self, newState: tuple[Any, ...]) -> None:
         """Add a value at the end."""
         self._set([*(self._live("update") or []), (self._value(newState), self._expiry())])
 
-    def appendList(self, newState: list[tuple]) -> None:
+    def appendList(self, newState: list[tuple[Any, ...]]) -> None:
         """Add values at the end."""
         self._set([*(self._live("update") or []), *[(self._value(v), self._expiry()) for v in newState]])
 
@@ -277,43 +278,43 @@ class ListState(_State):
 class MapState(_State):
     """A map from user keys to values, per grouping key."""
 
-    def _user_key(self, key: tuple) -> tuple:
+    def _user_key(self, key: tuple[Any, ...]) -> tuple[Any, ...]:
         return _tuple(key, self._var.key_schema, "map key")  # type: ignore[arg-type]
 
-    def _entries(self, op: str) -> dict[tuple, tuple[tuple, int | None]]:
+    def _entries(self, op: str) -> dict[tuple[Any, ...], tuple[tuple[Any, ...], int | None]]:
         return self._live(op) or {}
 
     def exists(self) -> bool:
         """Whether the map has any entries."""
         return bool(self._entries("exists"))
 
-    def getValue(self, key: tuple) -> tuple | None:
+    def getValue(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """The value of ``key``, or None."""
         entry = self._entries("get").get(self._user_key(key))
         return None if entry is None else entry[0]
 
-    def containsKey(self, key: tuple) -> bool:
+    def containsKey(self, key: tuple[Any, ...]) -> bool:
         """Whether ``key`` has a value."""
         return self._user_key(key) in self._entries("contains")
 
-    def updateValue(self, key: tuple, value: tuple) -> None:
+    def updateValue(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
         """Set ``key``'s value."""
         entries = self._entries("update")
         self._set({**entries, self._user_key(key): (self._value(value), self._expiry())})
 
-    def iterator(self) -> Iterator[tuple[tuple, tuple]]:
+    def iterator(self) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
         """(key, value) pairs."""
         return iter([(k, v) for k, (v, _) in self._entries("iterate").items()])
 
-    def keys(self) -> Iterator[tuple]:
+    def keys(self) -> Iterator[tuple[Any, ...]]:
         """The keys."""
         return iter([k for k, _ in self.iterator()])
 
-    def values(self) -> Iterator[tuple]:
+    def values(self) -> Iterator[tuple[Any, ...]]:
         """The values."""
         return iter([v for _, v in self.iterator()])
 
-    def removeKey(self, key: tuple) -> None:
+    def removeKey(self, key: tuple[Any, ...]) -> None:
         """Remove ``key``."""
         entries = dict(self._entries("remove"))
         entries.pop(self._user_key(key), None)
@@ -432,17 +433,17 @@ class StatefulProcessor(ABC):
         """Declare state variables (each micro-batch starts with it)."""
 
     @abstractmethod
-    def handleInputRows(self, key: tuple, rows: Iterator[Any], timerValues: TimerValues) -> Iterator[Any]:
+    def handleInputRows(self, key: tuple[Any, ...], rows: Iterator[Any], timerValues: TimerValues) -> Iterator[Any]:
         """Handle a key's rows of this batch (Rows, or pandas DataFrames);
         yield Rows (or pandas DataFrames) of the output schema."""
 
     def handleExpiredTimer(
-        self, key: tuple, timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
+        self, key: tuple[Any, ...], timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
     ) -> Iterator[Any]:
         """Handle a timer of ``key`` that fired; yield output as ``handleInputRows`` does."""
         return iter([])
 
-    def handleInitialState(self, key: tuple, initialState: Any, timerValues: TimerValues) -> None:  # noqa: B027
+    def handleInitialState(self, key: tuple[Any, ...], initialState: Any, timerValues: TimerValues) -> None:  # noqa: B027
         """Set ``key``'s state from the ``initialState`` DataFrame (first batch
         only): a call per Row, or per pandas DataFrame of the key's rows."""
 

@@ -33,15 +33,15 @@ class _KeyedValue(ValueState):
 
     def __init__(self, handle: _TesterHandle) -> None:
         self.handle = handle
-        self.state: dict[Any, tuple] = {}
+        self.state: dict[Any, tuple[Any, ...]] = {}
 
     def exists(self) -> bool:
         return self.get() is not None
 
-    def get(self) -> tuple | None:
+    def get(self) -> tuple[Any, ...] | None:
         return self.state.get(self.handle.grouping_key)
 
-    def update(self, newValue: tuple) -> None:
+    def update(self, newValue: tuple[Any, ...]) -> None:
         self.state[self.handle.grouping_key] = newValue
 
     def clear(self) -> None:
@@ -53,21 +53,21 @@ class _KeyedList(ListState):
 
     def __init__(self, handle: _TesterHandle) -> None:
         self.handle = handle
-        self.state: dict[Any, list[tuple]] = {}
+        self.state: dict[Any, list[tuple[Any, ...]]] = {}
 
     def exists(self) -> bool:
         return self.handle.grouping_key in self.state
 
-    def get(self) -> Iterator[tuple]:
+    def get(self) -> Iterator[tuple[Any, ...]]:
         return iter(self.state.get(self.handle.grouping_key, []))
 
-    def put(self, newState: list[tuple]) -> None:
+    def put(self, newState: list[tuple[Any, ...]]) -> None:
         self.state[self.handle.grouping_key] = newState
 
-    def appendValue(self, newState: tuple) -> None:
+    def appendValue(self, newState: tuple[Any, ...]) -> None:
         self.state.setdefault(self.handle.grouping_key, []).append(newState)
 
-    def appendList(self, newState: list[tuple]) -> None:
+    def appendList(self, newState: list[tuple[Any, ...]]) -> None:
         self.state.setdefault(self.handle.grouping_key, []).extend(newState)
 
     def clear(self) -> None:
@@ -79,33 +79,33 @@ class _KeyedMap(MapState):
 
     def __init__(self, handle: _TesterHandle) -> None:
         self.handle = handle
-        self.state: dict[Any, dict[tuple, tuple]] = {}
+        self.state: dict[Any, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
 
-    def _map(self) -> dict[tuple, tuple]:
+    def _map(self) -> dict[tuple[Any, ...], tuple[Any, ...]]:
         return self.state.get(self.handle.grouping_key, {})
 
     def exists(self) -> bool:
         return self.handle.grouping_key in self.state
 
-    def getValue(self, key: tuple) -> tuple | None:
+    def getValue(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
         return self._map().get(key)
 
-    def containsKey(self, key: tuple) -> bool:
+    def containsKey(self, key: tuple[Any, ...]) -> bool:
         return key in self._map()
 
-    def updateValue(self, key: tuple, value: tuple) -> None:
+    def updateValue(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
         self.state.setdefault(self.handle.grouping_key, {})[key] = value
 
-    def iterator(self) -> Iterator[tuple[tuple, tuple]]:
+    def iterator(self) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
         return iter(list(self._map().items()))
 
-    def keys(self) -> Iterator[tuple]:
+    def keys(self) -> Iterator[tuple[Any, ...]]:
         return iter(list(self._map()))
 
-    def values(self) -> Iterator[tuple]:
+    def values(self) -> Iterator[tuple[Any, ...]]:
         return iter(list(self._map().values()))
 
-    def removeKey(self, key: tuple) -> None:
+    def removeKey(self, key: tuple[Any, ...]) -> None:
         self._map().pop(key, None)
 
     def clear(self) -> None:
@@ -178,13 +178,13 @@ class _TesterHandle(StatefulProcessorHandle):
 
     def deleteIfExists(self, stateName: str) -> None:
         for states in (self.value_states, self.list_states, self.map_states):
-            states.pop(stateName, None)  # type: ignore[attr-defined]
+            states.pop(stateName, None)
 
     def deleteState(self, stateName: str) -> None:
         """Clear ``stateName`` for the current key."""
         for states in (self.value_states, self.list_states, self.map_states):
             if stateName in states:
-                states[stateName].clear()  # type: ignore[attr-defined]
+                states[stateName].clear()
                 return
         raise PySparkAssertionError(
             "[STATE_NOT_EXISTS] State is either not defined or has already been removed.", "STATE_NOT_EXISTS"
@@ -281,31 +281,32 @@ class TwsTester:
         assert stateName in kind, f"State {stateName} has not been initialized."
         return kind[stateName]
 
-    def updateValueState(self, stateName: str, key: Any, value: tuple) -> None:
+    def updateValueState(self, stateName: str, key: Any, value: tuple[Any, ...]) -> None:
         """Set ``key``'s value state."""
         self._states(self.handle.value_states, stateName).state[key] = value
 
-    def peekValueState(self, stateName: str, key: Any) -> tuple | None:
+    def peekValueState(self, stateName: str, key: Any) -> tuple[Any, ...] | None:
         """``key``'s value state (None when unset)."""
         state = self._states(self.handle.value_states, stateName)
         self.handle.setGroupingKey(key)
-        return state.get()
+        value: tuple[Any, ...] | None = state.get()
+        return value
 
-    def updateListState(self, stateName: str, key: Any, value: list[tuple]) -> None:
+    def updateListState(self, stateName: str, key: Any, value: list[tuple[Any, ...]]) -> None:
         """Set ``key``'s list state."""
         self._states(self.handle.list_states, stateName).state[key] = value
 
-    def peekListState(self, stateName: str, key: Any) -> list[tuple]:
+    def peekListState(self, stateName: str, key: Any) -> list[tuple[Any, ...]]:
         """``key``'s list state (empty when unset)."""
         state = self._states(self.handle.list_states, stateName)
         self.handle.setGroupingKey(key)
         return list(state.get())
 
-    def updateMapState(self, stateName: str, key: Any, value: dict) -> None:
+    def updateMapState(self, stateName: str, key: Any, value: dict[str, Any]) -> None:
         """Set ``key``'s map state."""
         self._states(self.handle.map_states, stateName).state[key] = dict(value)
 
-    def peekMapState(self, stateName: str, key: Any) -> dict:
+    def peekMapState(self, stateName: str, key: Any) -> dict[str, Any]:
         """``key``'s map state (empty when unset)."""
         state = self._states(self.handle.map_states, stateName)
         self.handle.setGroupingKey(key)
