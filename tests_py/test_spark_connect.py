@@ -10,19 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from conftest import write_json
-
-SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 # a user's script; only the builder line differs between the two runs
 SCRIPT = """
@@ -46,60 +38,6 @@ rows = spark.table("clicks").select(F.col("window.start").cast("string").alias("
 print(json.dumps({{"engine": type(spark).__module__, "rows": sorted([r.start, r.page, r["count"]] for r in rows)}}))
 spark.stop()
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A local Spark Connect server (PySpark's), stopped by its PID."""
-    import pyspark
-
-    home = Path(pyspark.__file__).parent
-    port = free_port()
-    log = tmp_path_factory.mktemp("connect") / "server.log"
-    command = [
-        str(home / "bin" / "spark-submit"),
-        "--master",
-        "local[2]",
-        "--class",
-        SERVER_CLASS,
-        "--conf",
-        f"spark.connect.grpc.binding.port={port}",
-        "--conf",
-        "spark.connect.grpc.binding.address=127.0.0.1",
-        "--conf",
-        "spark.ui.enabled=false",
-        "--conf",
-        "spark.sql.shuffle.partitions=4",
-        "spark-internal",
-    ]
-    env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable}
-    with open(log, "wb") as out:
-        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"the Spark Connect server exited ({server.returncode}):\n{log.read_text()[-3000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"the Spark Connect server did not listen within 180 s:\n{log.read_text()[-3000:]}")
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.25)
-        yield f"sc://127.0.0.1:{port}"
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 def run_script(tmp_path: Path, name: str, remote: str, inputs: Path) -> dict:

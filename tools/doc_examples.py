@@ -21,8 +21,11 @@ run (``spark.sql(EXAMPLE)``), and every ``sql`` block must have a check.
 of the Makefile (``make -n`` dry run): running them is what CI itself does.
 Blocks of other languages (``text``) are not code.
 
-The Kafka examples name ``127.0.0.1:9092``; the run points them at the
-broker ``tools/with_kafka.sh`` started (``SPARKLET_KAFKA_BOOTSTRAP``).
+Addresses in the examples are replaced by real ones from the environment:
+the Kafka examples' ``127.0.0.1:9092`` by the broker ``tools/with_kafka.sh``
+started (``SPARKLET_KAFKA_BOOTSTRAP``), the Spark Connect example's
+``sc://spark-host:15002`` by a local Spark Connect server
+(``SPARKLET_CONNECT_URL``, which the test starts).
 
     python tools/doc_examples.py docs/kafka.md [more pages]
 """
@@ -40,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
 HIDDEN = re.compile(r"^<!-- example-(setup|check)\n(.*?)^-->\n", re.S | re.M)
-KAFKA_IN_DOCS = "127.0.0.1:9092"
+#: an address in the docs -> the environment variable with the real one
+ADDRESSES = {"127.0.0.1:9092": "SPARKLET_KAFKA_BOOTSTRAP", "sc://spark-host:15002": "SPARKLET_CONNECT_URL"}
 #: what runs after the page: its queries stopped, so the interpreter can end
 EPILOGUE = """
 from sparklet.sql import SparkSession as _S
@@ -97,11 +101,16 @@ def check_shell(chunk: Chunk, page: str) -> list[str]:
     return problems
 
 
+def page_name(page: Path) -> str:
+    """How problems name the page: its path in the repository."""
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
+
+
 def script(page: Path) -> tuple[str, list[str]]:
     """The Python program that runs the page's examples, and the problems
     found without running anything (a ``sql`` block nobody runs)."""
     text = page.read_text()
-    name = str(page.relative_to(ROOT))
+    name = page_name(page)
     parts = ["import sys", "__ns = {'__name__': '__main__'}"]
     problems: list[str] = []
     pieces = chunks(text)
@@ -120,7 +129,9 @@ def script(page: Path) -> tuple[str, list[str]]:
             if chunk.language != "python":
                 continue
             last_example = chunk.code
-        code = chunk.code.replace(KAFKA_IN_DOCS, os.environ.get("SPARKLET_KAFKA_BOOTSTRAP", KAFKA_IN_DOCS))
+        code = chunk.code
+        for shown, variable in ADDRESSES.items():
+            code = code.replace(shown, os.environ.get(variable, shown))
         # blank lines keep the page's line numbers in tracebacks
         padded = "\n" * (chunk.line - 1) + code
         where = f"{name} ({chunk.kind})" if chunk.kind != "example" else name
@@ -138,7 +149,7 @@ def run(page: Path, timeout: float = 300) -> list[str]:
             [sys.executable, "-c", program], cwd=folder, capture_output=True, text=True, timeout=timeout
         )
     if done.returncode != 0:
-        problems.append(f"{page.relative_to(ROOT)}: an example failed:\n{done.stderr[-4000:]}")
+        problems.append(f"{page_name(page)}: an example failed:\n{done.stderr[-4000:]}")
     return problems
 
 
@@ -152,7 +163,7 @@ def main() -> int:
     failed = 0
     for page in chosen:
         problems = run(page)
-        print(f"{'ok  ' if not problems else 'FAIL'} {page.relative_to(ROOT)}")
+        print(f"{'ok  ' if not problems else 'FAIL'} {page_name(page)}")
         for p in problems:
             print(p)
         failed += bool(problems)
