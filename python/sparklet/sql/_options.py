@@ -39,22 +39,99 @@ class OptionsMixin:
             self._schema = to_struct_type(schema)
 
     def format(self, source: str) -> Self:
-        """Set the data source format (``json``, ``csv``, ``parquet``, ``text``, ``rate`` ...)."""
+        """Set the data source format.
+
+        Parameters
+        ----------
+        source : str
+            A built-in format (``json``, ``csv``, ``parquet``, ``orc``,
+            ``text``, ``kafka``, ``delta``, ``rate``, ``socket`` ...) or the
+            name of a registered Python data source.
+
+        Returns
+        -------
+        The same reader, for chaining.
+
+        Examples
+        --------
+        >>> spark.readStream.format("rate").load().isStreaming
+        True
+        """
         self._format = source
         return self
 
     def schema(self, schema: Union[StructType, str]) -> Self:
-        """Set the schema (a StructType or a DDL string such as ``"id INT, ts TIMESTAMP"``)."""
+        """Set the schema of the data read.
+
+        File sources need one when streaming, as in Spark (they do not infer
+        one from files that may not have arrived yet).
+
+        Parameters
+        ----------
+        schema : StructType or str
+            A :class:`StructType`, or a DDL string such as
+            ``"id INT, ts TIMESTAMP"``.
+
+        Returns
+        -------
+        The same reader, for chaining.
+
+        Raises
+        ------
+        PySparkTypeError
+            When ``schema`` is neither.
+
+        Examples
+        --------
+        >>> import os; os.makedirs("in")
+        >>> spark.readStream.schema("id INT, ts TIMESTAMP").json("in/").schema.simpleString()
+        'struct<id:int,ts:timestamp>'
+        """
         self._set_schema(schema)
         return self
 
     def option(self, key: str, value: Any) -> Self:
-        """Set one option (booleans are stored as ``true``/``false``)."""
+        """Set one option of the source.
+
+        Parameters
+        ----------
+        key : str
+            The option's name, as Spark spells it (``maxFilesPerTrigger``,
+            ``header``, ``kafka.bootstrap.servers`` ...).
+        value : str, int, float or bool
+            Stored as text; booleans as ``true``/``false``, None unsets.
+
+        Returns
+        -------
+        The same reader, for chaining.
+
+        Examples
+        --------
+        >>> df = spark.readStream.format("rate").option("rowsPerSecond", 10).load()
+        >>> df.columns
+        ['timestamp', 'value']
+        """
         self._set(**{key: value})
         return self
 
     def options(self, **options: Any) -> Self:
-        """Set several options."""
+        """Set several options at once, as :meth:`option` sets one.
+
+        Parameters
+        ----------
+        **options : str, int, float or bool
+            Option names and values.
+
+        Returns
+        -------
+        The same reader, for chaining.
+
+        Examples
+        --------
+        >>> df = spark.readStream.options(rowsPerSecond=10, numPartitions=1).format("rate").load()
+        >>> df.isStreaming
+        True
+        """
         self._set(**options)
         return self
 

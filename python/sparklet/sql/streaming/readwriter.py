@@ -22,8 +22,21 @@ __all__ = ["DataStreamReader", "DataStreamWriter"]
 
 
 class DataStreamReader(OptionsMixin):
-    """``spark.readStream``: sources ``json``, ``csv``, ``parquet``, ``text``
-    (a watched directory), ``rate`` and ``rate-micro-batch``."""
+    """``spark.readStream``: where a streaming DataFrame reads from.
+
+    Set the format, schema and options, then call :meth:`load` (or a
+    format's own method: :meth:`json`, :meth:`csv`, :meth:`parquet`,
+    :meth:`orc`, :meth:`text`, :meth:`table`). File formats watch a folder
+    and read each file once as it arrives; ``kafka``, ``delta``, ``rate``,
+    ``rate-micro-batch``, ``socket`` and registered Python data sources are
+    the others.
+
+    Examples
+    --------
+    >>> df = spark.readStream.format("rate").load()
+    >>> df.isStreaming, df.columns
+    (True, ['timestamp', 'value'])
+    """
 
     def __init__(self, spark: "SparkSession") -> None:
         self._spark = spark
@@ -36,7 +49,39 @@ class DataStreamReader(OptionsMixin):
         schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
-        """Create the streaming DataFrame."""
+        """Create the streaming DataFrame of the source set so far.
+
+        Parameters
+        ----------
+        path : str, optional
+            The folder a file source watches (or the Delta table's folder).
+        format : str, optional
+            The source's format; as :meth:`format`.
+        schema : StructType or str, optional
+            The rows' schema; as :meth:`schema`.
+        **options
+            Source options; as :meth:`options`.
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame (``isStreaming`` is True): start it with
+            ``writeStream``.
+
+        Raises
+        ------
+        PySparkTypeError
+            When ``path`` is not a string.
+        AnalysisException
+            When the path does not exist (``PATH_NOT_FOUND``) or a file source has
+            no schema.
+
+        Examples
+        --------
+        >>> df = spark.readStream.load(format="rate", rowsPerSecond=5)
+        >>> df.isStreaming
+        True
+        """
         if format is not None:
             self.format(format)
         self._set_schema(schema)
@@ -57,31 +102,217 @@ class DataStreamReader(OptionsMixin):
         return DataFrame(native, self._spark)
 
     def json(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Stream JSON files arriving in ``path``."""
+        r"""Stream the JSON lines files that arrive in a folder.
+
+        Each file is read once, in the micro-batch after it appears (oldest
+        first; ``maxFilesPerTrigger`` bounds a batch). A file source needs a schema.
+
+        Parameters
+        ----------
+        path : str
+            The folder to watch (globs allowed).
+        schema : StructType or str, optional
+            The rows' schema (else the one set with :meth:`schema`).
+        **options
+            The JSON reader's options (``multiLine``, ``timestampFormat``, ``mode``, ``maxFilesPerTrigger`` ...).
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When the folder does not exist (``PATH_NOT_FOUND``).
+
+        Examples
+        --------
+        >>> import os; os.makedirs("in")
+        >>> with open("in/1.json", "w") as f: _ = f.write('{"id": 1}\n{"id": 2}\n')
+        >>> q = spark.readStream.json("in/", schema="id INT").writeStream.format("memory").queryName("ids").start()
+        >>> q.processAllAvailable()
+        >>> spark.table("ids").collect()
+        [Row(id=1), Row(id=2)]
+        >>> q.stop()
+        """
         return self.load(path, "json", schema, **options)
 
     def csv(self, path: str, schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Stream CSV files arriving in ``path``."""
+        r"""Stream the CSV files that arrive in a folder.
+
+        Each file is read once, in the micro-batch after it appears (oldest
+        first; ``maxFilesPerTrigger`` bounds a batch). A file source needs a schema.
+
+        Parameters
+        ----------
+        path : str
+            The folder to watch (globs allowed).
+        schema : StructType or str, optional
+            The rows' schema (else the one set with :meth:`schema`).
+        **options
+            The CSV reader's options (``header``, ``sep``, ``nullValue``, ``maxFilesPerTrigger`` ...).
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When the folder does not exist (``PATH_NOT_FOUND``).
+
+        Examples
+        --------
+        >>> import os; os.makedirs("csv_in")
+        >>> with open("csv_in/1.csv", "w") as f: _ = f.write("id,name\n1,ann\n")
+        >>> df = spark.readStream.csv("csv_in/", schema="id INT, name STRING", header=True)
+        >>> q = df.writeStream.format("memory").queryName("people").start()
+        >>> q.processAllAvailable()
+        >>> spark.table("people").collect()
+        [Row(id=1, name='ann')]
+        >>> q.stop()
+        """
         return self.load(path, "csv", schema, **options)
 
     def parquet(self, path: str, **options: Any) -> DataFrame:
-        """Stream Parquet files arriving in ``path``."""
+        """Stream the Parquet files that arrive in a folder.
+
+        Each file is read once, in the micro-batch after it appears (oldest
+        first; ``maxFilesPerTrigger`` bounds a batch). Set the schema with :meth:`schema` first.
+
+        Parameters
+        ----------
+        path : str
+            The folder to watch (globs allowed).
+        **options
+            The Parquet reader's options (``maxFilesPerTrigger``, ``mergeSchema`` ...).
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When the folder does not exist (``PATH_NOT_FOUND``).
+
+        Examples
+        --------
+        >>> spark.range(2).write.parquet("pq_in/")
+        >>> df = spark.readStream.schema("id BIGINT").parquet("pq_in/")
+        >>> q = df.writeStream.format("memory").queryName("pq").start()
+        >>> q.processAllAvailable()
+        >>> sorted(r.id for r in spark.table("pq").collect())
+        [0, 1]
+        >>> q.stop()
+        """
         return self.load(path, "parquet", None, **options)
 
     def orc(self, path: str, mergeSchema: bool | None = None, **options: Any) -> DataFrame:
-        """Stream ORC files arriving in ``path``."""
+        """Stream the ORC files that arrive in a folder.
+
+        Each file is read once, in the micro-batch after it appears (oldest
+        first; ``maxFilesPerTrigger`` bounds a batch). Set the schema with :meth:`schema` first.
+
+        Parameters
+        ----------
+        path : str
+            The folder to watch (globs allowed).
+        mergeSchema : bool, optional
+            Merge the schemas of the files read.
+        **options
+            The ORC reader's options.
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When the folder does not exist (``PATH_NOT_FOUND``).
+
+        Examples
+        --------
+        >>> spark.range(2).write.orc("orc_in/")
+        >>> spark.readStream.schema("id BIGINT").orc("orc_in/").isStreaming
+        True
+        """
         if mergeSchema is not None:
             options["mergeSchema"] = mergeSchema
         return self.load(path, "orc", None, **options)
 
     def text(self, path: str, **options: Any) -> DataFrame:
-        """Stream text lines of files arriving in ``path``."""
+        r"""Stream the text files that arrive in a folder.
+
+        Each file is read once, in the micro-batch after it appears (oldest
+        first; ``maxFilesPerTrigger`` bounds a batch). Each line is a row of one string column, ``value``.
+
+        Parameters
+        ----------
+        path : str
+            The folder to watch (globs allowed).
+        **options
+            The text reader's options (``wholetext``, ``lineSep``, ``maxFilesPerTrigger`` ...).
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When the folder does not exist (``PATH_NOT_FOUND``).
+
+        Examples
+        --------
+        >>> import os; os.makedirs("logs")
+        >>> with open("logs/1.txt", "w") as f: _ = f.write("started\nstopped\n")
+        >>> q = spark.readStream.text("logs/").writeStream.format("memory").queryName("lines").start()
+        >>> q.processAllAvailable()
+        >>> [r.value for r in spark.table("lines").collect()]
+        ['started', 'stopped']
+        >>> q.stop()
+        """
         return self.load(path, "text", None, **options)
 
     def table(self, tableName: str) -> DataFrame:
-        """Stream a warehouse table: its files as they arrive (the files a
-        streaming ``toTable`` query or an append writes), in its format and
-        schema."""
+        """Stream a warehouse table: the files appended to it, as they arrive.
+
+        A streaming ``toTable`` query or a batch append writes them; each is read
+        once, in the table's format and schema.
+
+        Parameters
+        ----------
+        tableName : str
+            The table's name (``db.name`` or ``name``).
+
+        Returns
+        -------
+        DataFrame
+            A streaming DataFrame.
+
+        Raises
+        ------
+        AnalysisException
+            When there is no such table (``TABLE_OR_VIEW_NOT_FOUND``) or it is a
+            view (``UNSUPPORTED_FEATURE.TABLE_OPERATION``).
+
+        Examples
+        --------
+        >>> spark.conf.set("spark.sql.warehouse.dir", "warehouse")
+        >>> spark.createDataFrame([(1,)], "id INT").write.saveAsTable("events")
+        >>> q = spark.readStream.table("events").writeStream.format("memory").queryName("events_seen").start()
+        >>> q.processAllAvailable()
+        >>> spark.table("events_seen").collect()
+        [Row(id=1)]
+        >>> q.stop()
+        """
         from sparklet.errors import AnalysisException
         from sparklet.sql._table_hooks import hooked
 
