@@ -305,9 +305,8 @@ class DataStreamReader(OptionsMixin):
 
         Examples
         --------
-        >>> spark.conf.set("spark.sql.warehouse.dir", "warehouse")
-        >>> spark.createDataFrame([(1,)], "id INT").write.saveAsTable("events")
-        >>> q = spark.readStream.table("events").writeStream.format("memory").queryName("events_seen").start()
+        >>> spark.createDataFrame([(1,)], "id INT").write.saveAsTable("stream_table_doc")
+        >>> q = spark.readStream.table("stream_table_doc").writeStream.format("memory").queryName("events_seen").start()
         >>> q.processAllAvailable()
         >>> spark.table("events_seen").collect()
         [Row(id=1)]
@@ -354,7 +353,19 @@ def _console_write(text: str) -> None:
 
 
 class DataStreamWriter:
-    """``df.writeStream``: sink, output mode, trigger, then ``start()``."""
+    """``df.writeStream``: where and how a streaming DataFrame's query writes.
+
+    Choose the sink (:meth:`format`, :meth:`foreachBatch`, :meth:`foreach`),
+    the output mode, the trigger and options (``checkpointLocation`` above
+    all), then :meth:`start` or :meth:`toTable`.
+
+    Examples
+    --------
+    >>> q = spark.readStream.format("rate").load().writeStream.format("noop").start()
+    >>> q.isActive
+    True
+    >>> q.stop()
+    """
 
     def __init__(self, df: DataFrame) -> None:
         self._df = df
@@ -369,12 +380,69 @@ class DataStreamWriter:
         self._partition_by: list[str] = []
 
     def format(self, source: str) -> "DataStreamWriter":
-        """Set the sink: ``parquet``, ``orc``, ``json``, ``csv``, ``text`` (with a path), ``console``, ``memory``, ``noop``."""
+        """Set the sink.
+
+        Parameters
+        ----------
+        source : str
+            ``parquet``, ``orc``, ``json``, ``csv``, ``text`` or ``delta`` (files
+            in the ``path``), ``kafka``, ``console``, ``memory`` (a table named
+            by :meth:`queryName`), ``noop``, or a registered Python data source.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("memory").queryName("numbers").start()
+        >>> _ = stream.addData([(1,), (2,)])
+        >>> q.processAllAvailable()
+        >>> spark.table("numbers").collect()
+        [Row(n=1), Row(n=2)]
+        >>> q.stop()
+        """
         self._format = source
         return self
 
     def outputMode(self, outputMode: str) -> "DataStreamWriter":
-        """``append`` (default), ``update`` or ``complete``."""
+        """Set what each micro-batch writes.
+
+        Parameters
+        ----------
+        outputMode : str
+            ``append`` (the default): only new rows, and for an aggregation only
+            the groups the watermark has closed; ``update``: the rows new or
+            changed in this batch; ``complete``: the whole result table, each
+            batch (aggregations only). Case does not matter.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Raises
+        ------
+        PySparkValueError
+            When ``outputMode`` is empty (``VALUE_NOT_NON_EMPTY_STR``).
+        IllegalArgumentException
+            When it is none of the three (``STREAMING_OUTPUT_MODE.INVALID``).
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream = MemoryStream(spark, "word STRING")
+        >>> counts = stream.toDF().groupBy("word").count()
+        >>> q = counts.writeStream.outputMode("complete").format("memory").queryName("counts").start()
+        >>> _ = stream.addData([("a",), ("b",), ("a",)])
+        >>> q.processAllAvailable()
+        >>> sorted(spark.table("counts").collect())
+        [Row(word='a', count=2), Row(word='b', count=1)]
+        >>> q.stop()
+        """
         if not isinstance(outputMode, str) or outputMode.strip() == "":
             raise PySparkValueError(
                 f"[VALUE_NOT_NON_EMPTY_STR] Value for `outputMode` must be a non-empty string, got '{outputMode}'.",
@@ -393,20 +461,86 @@ class DataStreamWriter:
         return self
 
     def option(self, key: str, value: Any) -> "DataStreamWriter":
-        """Set one sink option."""
+        """Set one option of the sink or the query.
+
+        Parameters
+        ----------
+        key : str
+            ``checkpointLocation`` (where the query keeps its progress and
+            state, so a restart continues it), ``path``, or a sink's option as
+            Spark spells it.
+        value : str, int, float or bool
+            Stored as text; None is ignored.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> df = spark.readStream.format("rate").load()
+        >>> q = df.writeStream.format("noop").option("checkpointLocation", "ckpt").start()
+        >>> q.processAllAvailable(); q.stop()
+        >>> import os; {"metadata", "offsets", "commits"} <= set(os.listdir("ckpt"))
+        True
+        """
         s = to_str(value)
         if s is not None:
             self._options[key] = s
         return self
 
     def options(self, **options: Any) -> "DataStreamWriter":
-        """Set several sink options."""
+        """Set several options at once, as :meth:`option` sets one.
+
+        Parameters
+        ----------
+        **options : str, int, float or bool
+            Option names and values.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> w = spark.readStream.format("rate").load().writeStream.options(checkpointLocation="ckpt2", path="out")
+        >>> isinstance(w, type(spark.readStream.format("rate").load().writeStream))
+        True
+        """
         for k, v in options.items():
             self.option(k, v)
         return self
 
     def queryName(self, queryName: str) -> "DataStreamWriter":
-        """Name the query (the memory sink's table name)."""
+        """Name the query.
+
+        The name shows in progress reports and listeners' events, and the
+        ``memory`` sink's table takes it.
+
+        Parameters
+        ----------
+        queryName : str
+            A name unique among the session's active queries.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Raises
+        ------
+        PySparkValueError
+            When the name is empty (``VALUE_NOT_NON_EMPTY_STR``).
+
+        Examples
+        --------
+        >>> q = spark.readStream.format("rate").load().writeStream.format("noop").queryName("ticks").start()
+        >>> q.name
+        'ticks'
+        >>> q.stop()
+        """
         if not isinstance(queryName, str) or queryName.strip() == "":
             raise PySparkValueError(
                 f"[VALUE_NOT_NON_EMPTY_STR] Value for `queryName` must be a non-empty string, got '{queryName}'.",
@@ -416,7 +550,29 @@ class DataStreamWriter:
         return self
 
     def partitionBy(self, *cols: str) -> "DataStreamWriter":
-        """Partition a file sink's output into ``col=value/`` folders."""
+        """Partition a file sink's output into ``column=value/`` folders.
+
+        Parameters
+        ----------
+        *cols : str or list of str
+            The partition columns, outermost first.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream = MemoryStream(spark, "day STRING, n INT")
+        >>> q = (stream.toDF().writeStream.format("parquet").partitionBy("day")
+        ...      .option("checkpointLocation", "ckpt3").start("out3"))
+        >>> _ = stream.addData([("mon", 1), ("tue", 2)])
+        >>> q.processAllAvailable(); q.stop()
+        >>> import os; sorted(d for d in os.listdir("out3") if not d.startswith("_"))
+        ['day=mon', 'day=tue']
+        """
         if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
             cols = tuple(cols[0])
         self._partition_by = list(cols)
@@ -431,20 +587,46 @@ class DataStreamWriter:
         availableNow: bool | None = None,
         realTime: str | None = None,
     ) -> "DataStreamWriter":
-        """Set when batches run. One of:
+        """Set when micro-batches run (give one of the parameters).
 
-        - ``processingTime="10 seconds"``: a micro-batch every interval
-          (``"0 seconds"``, the default: as soon as the previous one ends);
-        - ``once=True``: one batch of what is available, then stop;
-        - ``availableNow=True``: everything available, in batches, then stop;
-        - ``realTime="5 minutes"``: real-time mode (Spark 4.1): records are
-          processed as they arrive, in long-running batches of that length
-          (the checkpoint interval, at least
-          ``spark.sql.streaming.realTimeMode.minBatchDuration``); update
-          output mode;
-        - ``continuous="1 second"``: continuous processing of map-like
-          queries, records processed as they arrive, progress checkpointed
-          every interval.
+        Parameters
+        ----------
+        processingTime : str, optional
+            A batch every interval (``"10 seconds"``); ``"0 seconds"``, the
+            default, starts one as soon as the previous ends and data is there.
+        once : bool, optional
+            True: one batch of what is available, then stop.
+        continuous : str, optional
+            Continuous processing of map-like queries: records processed as they
+            arrive, progress checkpointed every interval.
+        availableNow : bool, optional
+            True: everything available when the query starts, in as many
+            batches as the sources' limits make, then stop.
+        realTime : str, optional
+            Real-time mode (Spark 4.1): records processed as they arrive, in
+            long-running batches of this length (the checkpoint interval);
+            update output mode.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Raises
+        ------
+        PySparkValueError
+            When more than one is given (``ONLY_ALLOW_SINGLE_TRIGGER``), an
+            interval is empty or a flag is not True.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> _ = stream.addData([(1,), (2,)])
+        >>> q = stream.toDF().writeStream.format("memory").queryName("once").trigger(availableNow=True).start()
+        >>> q.awaitTermination()
+        >>> spark.table("once").count()
+        2
         """
         params = [processingTime, once, continuous, availableNow, realTime]
         if params.count(None) != 4:
@@ -476,25 +658,66 @@ class DataStreamWriter:
         return self
 
     def foreach(self, f: Any) -> "DataStreamWriter":
-        """Send each output row to ``f``: a function of a row, or an object
-        with ``process(row)`` and optionally ``open(partition_id, epoch_id)``
-        and ``close(error)`` (see :mod:`sparklet.sql.streaming.foreach`)."""
+        """Send each output row to Python code.
+
+        Parameters
+        ----------
+        f : callable or object
+            A function of one :class:`Row`, or an object with ``process(row)``
+            and optionally ``open(partition_id, epoch_id)`` (return False to skip
+            the partition) and ``close(error)``.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream, seen = MemoryStream(spark, "n INT"), []
+        >>> q = stream.toDF().writeStream.foreach(seen.append).start()
+        >>> _ = stream.addData([(1,), (2,)])
+        >>> q.processAllAvailable(); q.stop()
+        >>> seen
+        [Row(n=1), Row(n=2)]
+        """
         from sparklet.sql.streaming.foreach import ForeachWriter
 
         self._foreach_batch = ForeachWriter(f)
         return self
 
     def foreachBatch(self, func: Callable[["pa.Table", int], None]) -> "DataStreamWriter":
-        """Call ``func(batch, batch_id)`` per micro-batch; ``batch`` is a
-        :class:`pyarrow.Table`, or, with the session setting
-        ``spark.sparklet.foreachBatch.dataFrame`` set to ``true`` when the
-        query starts, a batch :class:`DataFrame` over the same Arrow data
-        (no copy), as PySpark passes: ``batch.write``, ``batch.count()``,
-        ``batch.sparkSession.sql(...)`` over a temp view then run unchanged
-        (Spark ignores the setting, so one script runs on both).
+        """Call a function with each micro-batch's output.
 
-        As in Spark, ``func`` is not checked here: one that cannot be called
-        fails the first batch (``FOREACH_BATCH_USER_FUNCTION_ERROR``)."""
+        ``batch`` is a :class:`pyarrow.Table` (no copy of the engine's data);
+        with the session setting ``spark.sparklet.foreachBatch.dataFrame`` set
+        to ``true`` when the query starts it is a batch :class:`DataFrame` over
+        the same data, as PySpark passes (Spark ignores the setting, so one
+        script runs on both).
+
+        Parameters
+        ----------
+        func : callable
+            ``func(batch, batch_id)``. An exception it raises stops the query
+            (``FOREACH_BATCH_USER_FUNCTION_ERROR``); with a checkpoint, a restart
+            runs that batch again.
+
+        Returns
+        -------
+        DataStreamWriter
+            The same writer, for chaining.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream, batches = MemoryStream(spark, "n INT"), []
+        >>> q = stream.toDF().writeStream.foreachBatch(lambda t, i: batches.append((i, t.num_rows))).start()
+        >>> _ = stream.addData([(1,), (2,)])
+        >>> q.processAllAvailable(); q.stop()
+        >>> batches
+        [(0, 2)]
+        """
         self._foreach_batch = func
         return self
 
@@ -507,11 +730,48 @@ class DataStreamWriter:
         queryName: str | None = None,
         **options: Any,
     ) -> StreamingQuery:
-        """Start the query writing into warehouse table ``tableName`` (made,
-        in ``format`` or Parquet, when it does not exist): each micro-batch's
-        files are committed to the table's folder, as ``start(path)``
-        commits them, and read by ``spark.table`` and
-        ``readStream.table``."""
+        """Start the query writing into a warehouse table.
+
+        The table is made (in ``format``, else Parquet) when it does not exist;
+        each micro-batch's files are committed to its folder, so ``spark.table``
+        and ``spark.readStream.table`` read them.
+
+        Parameters
+        ----------
+        tableName : str
+            ``db.name`` or ``name``.
+        format : str, optional
+            The table's format when it is made.
+        outputMode : str, optional
+            As :meth:`outputMode`.
+        partitionBy : str or list of str, optional
+            As :meth:`partitionBy`, when the table is made.
+        queryName : str, optional
+            As :meth:`queryName`.
+        **options
+            As :meth:`options` (``checkpointLocation``).
+
+        Returns
+        -------
+        StreamingQuery
+            The running query.
+
+        Raises
+        ------
+        AnalysisException
+            When the name is a view or a table in another format
+            (``UNSUPPORTED_FEATURE.TABLE_OPERATION``).
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.option("checkpointLocation", "ckpt4").toTable("numbers_table")
+        >>> _ = stream.addData([(7,)])
+        >>> q.processAllAvailable(); q.stop()
+        >>> spark.table("numbers_table").collect()
+        [Row(n=7)]
+        """
         from sparklet.errors import AnalysisException
 
         session = self._df.sparkSession
@@ -541,7 +801,46 @@ class DataStreamWriter:
         queryName: str | None = None,
         **options: Any,
     ) -> StreamingQuery:
-        """Start the query; returns its :class:`StreamingQuery` handle."""
+        """Start the query.
+
+        Batches run on a thread of the engine's; this returns at once.
+
+        Parameters
+        ----------
+        path : str, optional
+            A file sink's folder (the ``path`` option).
+        format : str, optional
+            As :meth:`format`.
+        outputMode : str, optional
+            As :meth:`outputMode`.
+        partitionBy : str or list of str, optional
+            As :meth:`partitionBy`.
+        queryName : str, optional
+            As :meth:`queryName`.
+        **options
+            As :meth:`options`.
+
+        Returns
+        -------
+        StreamingQuery
+            The handle of the running query.
+
+        Raises
+        ------
+        AnalysisException
+            When the query cannot run as written: an output mode its operators
+            do not support, an aggregation in append mode without a watermark, a
+            file sink without ``checkpointLocation``, a name already in use.
+
+        Examples
+        --------
+        >>> q = spark.readStream.format("rate").load().writeStream.format("noop").start()
+        >>> q.isActive
+        True
+        >>> q.stop()
+        >>> q.isActive
+        False
+        """
         if format is not None:
             self.format(format)
         if outputMode is not None:
