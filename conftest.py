@@ -19,7 +19,9 @@ def _docstring_example_globals(request: pytest.FixtureRequest, tmp_path: Path) -
     from sparklet.sql import Row, SparkSession
     from sparklet.sql import functions as F
 
-    spark = SparkSession.builder.getOrCreate()
+    # the tables examples make go to a warehouse of the run's own
+    warehouse = request.getfixturevalue("tmp_path_factory").getbasetemp() / "doctest-warehouse"
+    spark = SparkSession.builder.config("spark.sql.warehouse.dir", str(warehouse)).getOrCreate()
     request.getfixturevalue("doctest_namespace").update(spark=spark, F=F, Row=Row)
     before = os.getcwd()
     os.chdir(tmp_path)

@@ -59,3 +59,38 @@ def test_every_module_the_architecture_names_exists() -> None:
         and not ("/" not in path.rstrip("/") and path.rstrip("/") in everywhere)
     ]
     assert missing == []
+
+
+# the API documented in full so far: each public member has an Examples
+# section (run as a doctest by `make py-test`), Parameters when it takes
+# any and Returns when it gives something back
+FULLY_DOCUMENTED = [
+    "sparklet.sql.streaming.DataStreamReader",
+    "sparklet.sql.streaming.DataStreamWriter",
+    "sparklet.sql.streaming.StreamingQuery",
+    "sparklet.sql.streaming.StreamingQueryManager",
+]
+
+
+@pytest.mark.parametrize("qualified", FULLY_DOCUMENTED)
+def test_the_streaming_api_documents_parameters_returns_and_examples(qualified: str) -> None:
+    module_name, _, class_name = qualified.rpartition(".")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    missing = []
+    for member, obj in [("", cls), *api_reference.members(cls)]:
+        if member == "__init__":
+            continue
+        func = obj.fget if isinstance(obj, property) else obj
+        text = inspect.getdoc(func) or ""
+        wanted = ["Examples\n--------\n>>> "]
+        if callable(func) and not inspect.isclass(func):
+            signature = inspect.signature(func)
+            if [p for p in signature.parameters if p != "self"]:
+                wanted.append("Parameters\n----------\n")
+            returns = signature.return_annotation
+            if returns not in (None, "None", inspect.Signature.empty) and not isinstance(obj, property):
+                wanted.append("Returns\n-------\n")
+            elif isinstance(obj, property):
+                wanted.append("Returns\n-------\n")
+        missing += [f"{qualified}.{member or '(class)'}: {w.split(chr(10))[0]}" for w in wanted if w not in text]
+    assert missing == []

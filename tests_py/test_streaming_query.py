@@ -211,6 +211,10 @@ def test_explain_prints_the_plan(spark: SparkSession, capsys: pytest.CaptureFixt
     q.explain()
     out = capsys.readouterr().out
     assert "Physical Plan" in out and re.search(r"id[#@]\d+ > 1", out)
+    # as Spark: the logical plans only when extended
+    assert out.startswith("== Physical Plan ==") and "Logical Plan" not in out
+    q.explain(extended=True)
+    assert "== Optimized Logical Plan ==" in capsys.readouterr().out
     q.stop()
 
 
