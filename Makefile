@@ -60,8 +60,8 @@ wheel: venv
 lint: venv
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
-	$(VENV)/bin/ruff check python tests_py bench examples stress tools
-	$(VENV)/bin/ruff format --check python tests_py bench examples stress tools
+	$(VENV)/bin/ruff check python tests_py bench examples stress tools conftest.py
+	$(VENV)/bin/ruff format --check python tests_py bench examples stress tools conftest.py
 	$(VENV)/bin/python -m mypy
 
 rust-test: system-deps
