@@ -285,7 +285,8 @@ class Column:
     def between(self, lowerBound: Any, upperBound: Any) -> "Column":
         """True where ``lowerBound <= value <= upperBound`` (as Spark
         builds it: ``(v >= lower) AND (v <= upper)``)."""
-        return self.__ge__(lowerBound).__and__(self.__le__(upperBound))
+        within: Column = (self >= lowerBound) & (self <= upperBound)
+        return within
 
     def startswith(self, other: Any) -> "Column":
         """True where the string starts with ``other``."""
