@@ -63,34 +63,51 @@ def test_every_module_the_architecture_names_exists() -> None:
 
 # the API documented in full so far: each public member has an Examples
 # section (run as a doctest by `make py-test`), Parameters when it takes
-# any and Returns when it gives something back
+# any and Returns when it gives something back; a module stands for every
+# name in its __all__
 FULLY_DOCUMENTED = [
     "sparklet.sql.streaming.DataStreamReader",
     "sparklet.sql.streaming.DataStreamWriter",
     "sparklet.sql.streaming.StreamingQuery",
     "sparklet.sql.streaming.StreamingQueryManager",
+    "sparklet.testing",
 ]
 
 
+def _missing_sections(qualified: str, obj: object) -> list[str]:
+    """The sections ``obj``'s docstring lacks (``qualified`` names it)."""
+    func = obj.fget if isinstance(obj, property) else obj
+    text = inspect.getdoc(func) or ""
+    wanted = ["Examples\n--------\n>>> "]
+    if isinstance(obj, property):
+        wanted.append("Returns\n-------\n")
+    elif callable(func) and not inspect.isclass(func):
+        signature = inspect.signature(func)
+        if [p for p in signature.parameters if p != "self"]:
+            wanted.append("Parameters\n----------\n")
+        if signature.return_annotation not in (None, "None", inspect.Signature.empty):
+            wanted.append("Returns\n-------\n")
+    return [f"{qualified}: {w.split(chr(10))[0]}" for w in wanted if w not in text]
+
+
+def _documented(qualified: str) -> list[tuple[str, object]]:
+    """Each documented object of ``qualified`` (a class, or a module's
+    public names) with its members, by qualified name."""
+    try:
+        module = importlib.import_module(qualified)
+        targets = [(f"{qualified}.{n}", getattr(module, n)) for n in module.__all__]
+    except ModuleNotFoundError:
+        module_name, _, name = qualified.rpartition(".")
+        targets = [(qualified, getattr(importlib.import_module(module_name), name))]
+    out: list[tuple[str, object]] = []
+    for name, obj in targets:
+        out.append((name, obj))
+        if inspect.isclass(obj):
+            out += [(f"{name}.{m}", v) for m, v in api_reference.members(obj) if m != "__init__"]
+    return out
+
+
 @pytest.mark.parametrize("qualified", FULLY_DOCUMENTED)
-def test_the_streaming_api_documents_parameters_returns_and_examples(qualified: str) -> None:
-    module_name, _, class_name = qualified.rpartition(".")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    missing = []
-    for member, obj in [("", cls), *api_reference.members(cls)]:
-        if member == "__init__":
-            continue
-        func = obj.fget if isinstance(obj, property) else obj
-        text = inspect.getdoc(func) or ""
-        wanted = ["Examples\n--------\n>>> "]
-        if callable(func) and not inspect.isclass(func):
-            signature = inspect.signature(func)
-            if [p for p in signature.parameters if p != "self"]:
-                wanted.append("Parameters\n----------\n")
-            returns = signature.return_annotation
-            if returns not in (None, "None", inspect.Signature.empty) and not isinstance(obj, property):
-                wanted.append("Returns\n-------\n")
-            elif isinstance(obj, property):
-                wanted.append("Returns\n-------\n")
-        missing += [f"{qualified}.{member or '(class)'}: {w.split(chr(10))[0]}" for w in wanted if w not in text]
+def test_the_api_documents_parameters_returns_and_examples(qualified: str) -> None:
+    missing = [m for name, obj in _documented(qualified) for m in _missing_sections(name, obj)]
     assert missing == []

@@ -54,6 +54,12 @@ def public_names(module: object) -> list[str]:
     return sorted(set(names), key=str.lower)
 
 
+def _field_names(cls: type) -> set[str]:
+    """A dataclass's fields (a default such as ``error = Exception`` is a
+    value, not a nested class)."""
+    return set(getattr(cls, "__dataclass_fields__", {}))
+
+
 def members(cls: type) -> Iterator[tuple[str, object]]:
     """A class's own public methods and properties (not inherited from object)."""
     for name, value in vars(cls).items():
@@ -63,7 +69,7 @@ def members(cls: type) -> Iterator[tuple[str, object]]:
             value = value.__func__
         if inspect.isfunction(value) or isinstance(value, property):
             yield name, value
-        elif inspect.isclass(value) and not name.startswith("_"):
+        elif inspect.isclass(value) and not name.startswith("_") and name not in _field_names(cls):
             yield name, value  # a nested class (SparkSession.Builder)
 
 

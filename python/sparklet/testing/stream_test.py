@@ -62,26 +62,84 @@ __all__ = [
 
 
 class ManualClock:
-    """A clock that moves only when told (``advance``): the trigger clock of
-    a query started by :class:`StartStream` with ``clock=``. Milliseconds
-    since the epoch, starting at ``start_ms``."""
+    """A clock that moves only when told: the trigger clock of a query
+    started by :class:`StartStream` with ``clock=``.
+
+    A processing-time trigger then fires when :class:`AdvanceManualClock`
+    (or :meth:`advance`) moves the clock past it, so a test of
+    processing-time behaviour never sleeps. sparklet's own: PySpark has no
+    manual clock.
+
+    Parameters
+    ----------
+    start_ms : int, default 0
+        The clock's time at the start, in milliseconds since the epoch.
+
+    Examples
+    --------
+    >>> from sparklet.testing import ManualClock
+    >>> clock = ManualClock(1_000)
+    >>> clock.advance(500)
+    >>> clock.now_ms
+    1500
+    """
 
     def __init__(self, start_ms: int = 0) -> None:
         self._native = _native.ManualClock(start_ms)
 
     def advance(self, ms: int) -> None:
-        """Move the clock forward ``ms`` milliseconds (waking the query)."""
+        """Move the clock forward, waking a query that waits on it.
+
+        Parameters
+        ----------
+        ms : int
+            Milliseconds to move.
+
+        Examples
+        --------
+        >>> from sparklet.testing import ManualClock
+        >>> clock = ManualClock()
+        >>> clock.advance(10_000)
+        >>> clock.now_ms
+        10000
+        """
         self._native.advance(ms)
 
     @property
     def now_ms(self) -> int:
-        """The clock's time in ms since the epoch."""
+        """The clock's time.
+
+        Returns
+        -------
+        int
+            Milliseconds since the epoch.
+
+        Examples
+        --------
+        >>> from sparklet.testing import ManualClock
+        >>> ManualClock(42).now_ms
+        42
+        """
         return self._native.now_ms()
 
 
 @dataclass
 class AddData:
-    """Add ``rows`` to ``stream`` (one offset)."""
+    """Action: add ``rows`` to ``stream`` (one offset, as ``stream.addData``).
+
+    Parameters
+    ----------
+    stream : MemoryStream
+        The stream the query reads.
+    rows : sequence
+        The rows, as ``MemoryStream.addData`` takes them.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, CheckAnswer, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> testStream(ms.toDF(), "append", AddData(ms, [(1,), (2,)]), CheckAnswer((1,), (2,)))
+    """
 
     stream: MemoryStream
     rows: Sequence[Any]
@@ -89,9 +147,36 @@ class AddData:
 
 @dataclass
 class StartStream:
-    """Start (or restart, from the test's checkpoint) the query, with a
-    trigger as ``writeStream.trigger`` takes it (a dict such as
-    ``{"processingTime": "1 second"}``) and an optional manual clock."""
+    """Action: start the query, or restart it from the test's checkpoint.
+
+    ``testStream`` starts the query itself unless its first action is a
+    ``StartStream``.
+
+    Parameters
+    ----------
+    trigger : dict, optional
+        The trigger, as ``writeStream.trigger`` takes it as keywords, such
+        as ``{"processingTime": "1 second"}``; by default as fast as
+        possible.
+    clock : ManualClock, optional
+        The clock processing-time triggers follow (sparklet only); the first
+        trigger runs before the next action.
+
+    Examples
+    --------
+    >>> from sparklet.testing import (AddData, AdvanceManualClock, CheckNewAnswer,
+    ...     ManualClock, MemoryStream, StartStream, testStream)
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> clock = ManualClock()
+    >>> testStream(
+    ...     ms.toDF(), "append",
+    ...     StartStream(trigger={"processingTime": "10 seconds"}, clock=clock),
+    ...     AddData(ms, [(1,)]),
+    ...     CheckNewAnswer(),  # no trigger has fired since the row came
+    ...     AdvanceManualClock(10_000),
+    ...     CheckNewAnswer((1,)),
+    ... )
+    """
 
     trigger: dict[str, Any] = field(default_factory=dict)
     clock: ManualClock | None = None
@@ -99,13 +184,48 @@ class StartStream:
 
 @dataclass
 class StopStream:
-    """Stop the query (its checkpoint stays for the next :class:`StartStream`)."""
+    """Action: stop the query; its checkpoint stays for the next :class:`StartStream`.
+
+    Examples
+    --------
+    >>> from sparklet.testing import (AddData, CheckLastBatch, MemoryStream,
+    ...     StartStream, StopStream, testStream)
+    >>> ms = MemoryStream(spark, "word STRING")
+    >>> testStream(
+    ...     ms.toDF().groupBy("word").count(), "update",
+    ...     AddData(ms, [("a",), ("a",)]),
+    ...     CheckLastBatch(("a", 2)),
+    ...     StopStream(),
+    ...     AddData(ms, [("a",)]),
+    ...     StartStream(),
+    ...     CheckLastBatch(("a", 3)),  # the count survived the restart
+    ... )
+    """
 
 
 @dataclass
 class AdvanceManualClock:
-    """Advance the running query's manual clock by ``ms``, then wait until
-    the query has processed what that trigger brought."""
+    """Action: advance the running query's :class:`ManualClock`, then wait
+    until every trigger that became due has run.
+
+    Parameters
+    ----------
+    ms : int
+        Milliseconds to move the clock.
+
+    Examples
+    --------
+    >>> from sparklet.testing import (AddData, AdvanceManualClock, AssertOnQuery,
+    ...     ManualClock, MemoryStream, StartStream, testStream)
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> testStream(
+    ...     ms.toDF(), "append",
+    ...     StartStream(trigger={"processingTime": "1 second"}, clock=ManualClock()),
+    ...     AddData(ms, [(1,)]),
+    ...     AdvanceManualClock(1_000),
+    ...     AssertOnQuery(lambda q: q.lastProgress["numInputRows"] == 1),
+    ... )
+    """
 
     ms: int
 
@@ -125,8 +245,31 @@ def _hashable(value: Any) -> Any:
 
 
 class CheckAnswer:
-    """Everything the sink holds (append and update: every row so far;
-    complete: the last batch) equals ``rows``."""
+    """Action: everything the sink holds equals ``rows``.
+
+    The query first processes all the data its sources hold. In append and
+    update mode the sink holds every row emitted so far; in complete mode,
+    the last batch's. Rows compare as a multiset unless ``ordered``.
+
+    Parameters
+    ----------
+    *rows : tuple or Row
+        The expected rows, values as ``collect()`` gives them (a struct as
+        a tuple or Row, an array as a list, a map as a dict).
+    ordered : bool, default False
+        Compare in order.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, CheckAnswer, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> testStream(
+    ...     ms.toDF().selectExpr("n * 10 AS m"), "append",
+    ...     AddData(ms, [(1,)]),
+    ...     AddData(ms, [(2,)]),
+    ...     CheckAnswer((20,), (10,)),
+    ... )
+    """
 
     def __init__(self, *rows: Any, ordered: bool = False) -> None:
         self.rows, self.ordered = rows, ordered
@@ -136,16 +279,64 @@ class CheckAnswer:
 
 
 class CheckNewAnswer(CheckAnswer):
-    """The rows added since the last check equal ``rows``."""
+    """Action: the rows the sink received since the previous check equal ``rows``.
+
+    Parameters and comparison as :class:`CheckAnswer`; no rows means that
+    nothing new may have arrived.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, CheckNewAnswer, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> testStream(
+    ...     ms.toDF(), "append",
+    ...     AddData(ms, [(1,)]), CheckNewAnswer((1,)),
+    ...     AddData(ms, [(2,)]), CheckNewAnswer((2,)),
+    ...     CheckNewAnswer(),
+    ... )
+    """
 
 
 class CheckLastBatch(CheckAnswer):
-    """The last micro-batch with rows produced exactly ``rows``."""
+    """Action: the last micro-batch that emitted rows emitted exactly ``rows``.
+
+    Parameters and comparison as :class:`CheckAnswer`.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, CheckLastBatch, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "word STRING")
+    >>> testStream(
+    ...     ms.toDF().groupBy("word").count(), "update",
+    ...     AddData(ms, [("a",), ("b",)]), CheckLastBatch(("a", 1), ("b", 1)),
+    ...     AddData(ms, [("a",)]), CheckLastBatch(("a", 2)),
+    ... )
+    """
 
 
 @dataclass
 class AssertOnQuery:
-    """``condition(query)`` is true (``message`` says what it checks)."""
+    """Action: ``condition(query)`` is true for the running query.
+
+    Parameters
+    ----------
+    condition : callable
+        Takes the :class:`~sparklet.sql.streaming.StreamingQuery`, returns
+        a bool.
+    message : str, optional
+        What the condition checks, shown when it is false.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, AssertOnQuery, CheckAnswer, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> testStream(
+    ...     ms.toDF(), "append",
+    ...     AddData(ms, [(1,), (2,)]),
+    ...     CheckAnswer((1,), (2,)),
+    ...     AssertOnQuery(lambda q: q.lastProgress["numInputRows"] == 2, "two rows read"),
+    ... )
+    """
 
     condition: Callable[[StreamingQuery], bool]
     message: str = ""
@@ -153,8 +344,28 @@ class AssertOnQuery:
 
 @dataclass
 class ExpectFailure:
-    """The query fails with ``error`` (an exception class) whose message
-    contains ``match``."""
+    """Action: the query fails, with an error of a class and a message expected.
+
+    Parameters
+    ----------
+    error : type, default Exception
+        The exception class of the failure (or of its cause: a query's
+        failure is raised as ``StreamingQueryException``).
+    match : str, optional
+        Text the failure's message contains.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, ExpectFailure, MemoryStream, testStream
+    >>> from sparklet.errors import StreamingQueryException
+    >>> ms = MemoryStream(spark, "n INT")
+    >>> bad = ms.toDF().selectExpr("assert_true(n > 0) AS ok")
+    >>> testStream(
+    ...     bad, "append",
+    ...     AddData(ms, [(-1,)]),
+    ...     ExpectFailure(StreamingQueryException, "USER_RAISED_EXCEPTION"),
+    ... )
+    """
 
     error: type[BaseException] = Exception
     match: str = ""
@@ -234,10 +445,44 @@ def _same(expected: Sequence[Any], actual: list[tuple[Any, ...]], ordered: bool)
 
 
 def testStream(df: DataFrame, outputMode: str = "append", *actions: Any) -> None:  # noqa: N802
-    """Run ``actions`` against a query over ``df`` in ``outputMode``; the
-    query starts at once (as in Spark) unless the first action is a
-    :class:`StartStream`. Raises AssertionError naming the failing action
-    and showing the sink's batches."""
+    """Run Spark's stream-test DSL: ``actions``, in order, against one query.
+
+    The query over ``df`` writes to a sink that keeps every batch, with a
+    checkpoint of the test's own (so :class:`StopStream` then
+    :class:`StartStream` is a restart). It starts at once, as in Spark,
+    unless the first action is a ``StartStream``; it is stopped at the end.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A streaming DataFrame, typically over a :class:`MemoryStream`.
+    outputMode : str, default "append"
+        ``"append"``, ``"update"`` or ``"complete"``.
+    *actions
+        :class:`AddData`, :class:`StartStream`, :class:`StopStream`,
+        :class:`AdvanceManualClock`, :class:`CheckAnswer`,
+        :class:`CheckNewAnswer`, :class:`CheckLastBatch`,
+        :class:`AssertOnQuery`, :class:`ExpectFailure`.
+
+    Raises
+    ------
+    AssertionError
+        An action failed: the message names it, with its position, what
+        differed, and the sink's batches so far.
+
+    Examples
+    --------
+    >>> from sparklet.testing import AddData, CheckAnswer, CheckLastBatch, MemoryStream, testStream
+    >>> ms = MemoryStream(spark, "word STRING")
+    >>> counts = ms.toDF().groupBy("word").count()
+    >>> testStream(counts, "complete", AddData(ms, [("a",), ("b",), ("a",)]), CheckLastBatch(("a", 2), ("b", 1)))
+    >>> words = MemoryStream(spark, "word STRING")
+    >>> testStream(words.toDF(), "append", AddData(words, [("a",)]), CheckAnswer(("b",)))
+    Traceback (most recent call last):
+        ...
+    AssertionError: testStream action 2 (CheckAnswer(('b',), ordered=False)) failed: sink rows [('a',)] != expected [('b',)]
+    batches so far: [[('a',)]]
+    """
     run = _Run(df, outputMode)
     steps = list(actions)
     if not steps or not isinstance(steps[0], StartStream):

@@ -38,9 +38,51 @@ def assertSchemaEqual(
     ignoreColumnOrder: bool = False,
     ignoreColumnName: bool = False,
 ) -> None:
-    """Raise ``PySparkAssertionError`` (``DIFFERENT_SCHEMA``) unless the
-    schemas have the same fields (names, types and, unless ignored,
-    nullability), in the same order unless ``ignoreColumnOrder``."""
+    """Assert that two schemas are equal, as :mod:`pyspark.testing` does.
+
+    Fields are compared by name, type and (unless ignored) nullability,
+    nested types included, in order unless ``ignoreColumnOrder``.
+
+    Parameters
+    ----------
+    actual : StructType
+        The schema under test, such as ``df.schema``.
+    expected : StructType
+        The schema it should be.
+    ignoreNullable : bool, default True
+        Compare fields without their ``nullable`` flags (at every level).
+    ignoreColumnOrder : bool, default False
+        Compare the top-level fields as a set, not a sequence.
+    ignoreColumnName : bool, default False
+        Compare the top-level fields by position and type only.
+
+    Raises
+    ------
+    PySparkAssertionError
+        ``DIFFERENT_SCHEMA`` when they differ, with both schemas' fields
+        side by side and the differing ones marked ``!``;
+        ``UNSUPPORTED_DATA_TYPE`` when either is not a ``StructType``.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import IntegerType, LongType, StructField, StructType
+    >>> from sparklet.testing import assertSchemaEqual
+    >>> s1 = StructType([StructField("id", LongType(), True)])
+    >>> s2 = StructType([StructField("id", LongType(), False)])
+    >>> assertSchemaEqual(s1, s2)
+    >>> assertSchemaEqual(s1, s2, ignoreNullable=False)
+    Traceback (most recent call last):
+        ...
+    sparklet.errors.exceptions.PySparkAssertionError: [DIFFERENT_SCHEMA] Schemas do not match.
+    --- actual | +++ expected
+    ! ('id', 'bigint', True) ... | ('id', 'bigint', False)
+    >>> assertSchemaEqual(spark.range(1).schema, StructType([StructField("id", IntegerType())]))
+    Traceback (most recent call last):
+        ...
+    sparklet.errors.exceptions.PySparkAssertionError: [DIFFERENT_SCHEMA] Schemas do not match.
+    --- actual | +++ expected
+    ! ('id', 'bigint', None) ... | ('id', 'int', None)
+    """
     for name, s in (("actual", actual), ("expected", expected)):
         if not isinstance(s, StructType):
             raise PySparkAssertionError(
@@ -115,11 +157,61 @@ def assertDataFrameEqual(
     ignoreColumnType: bool = False,
     maxErrors: int | None = None,
 ) -> None:
-    """Raise ``PySparkAssertionError`` unless ``actual`` and ``expected``
-    (DataFrames, pandas DataFrames or lists of ``Row``) hold the same rows:
-    in any order unless ``checkRowOrder``, floats within ``rtol``/``atol``.
-    Two DataFrames must also have the same schema (``DIFFERENT_SCHEMA``),
-    unless ``ignoreColumnType``."""
+    """Assert that two DataFrames hold the same rows, as :mod:`pyspark.testing` does.
+
+    Rows are compared in any order unless ``checkRowOrder``; floats (also
+    inside arrays, maps and structs) within ``rtol`` and ``atol``, and NaN
+    equal to NaN. When both sides are DataFrames their schemas are compared
+    first, with :func:`assertSchemaEqual`.
+
+    Parameters
+    ----------
+    actual : DataFrame, pandas.DataFrame or list of Row
+        The result under test. pandas' missing values (NaN, NaT, NA) count
+        as nulls.
+    expected : DataFrame, pandas.DataFrame or list of Row
+        The result it should be.
+    checkRowOrder : bool, default False
+        Compare the rows in order instead of as sorted multisets.
+    rtol, atol : float, default 1e-5 and 1e-8
+        Relative and absolute tolerance for floats, as ``math.isclose``.
+    ignoreNullable : bool, default True
+        Compare the schemas without nullability.
+    ignoreColumnOrder : bool, default False
+        Match columns by name instead of by position.
+    ignoreColumnName : bool, default False
+        Compare the schemas by position and type only.
+    ignoreColumnType : bool, default False
+        Skip the schema comparison; compare values only.
+    maxErrors : int, optional
+        Show at most this many differing rows in the message.
+
+    Raises
+    ------
+    PySparkAssertionError
+        ``DIFFERENT_ROWS`` with the differing rows, actual above expected;
+        ``DIFFERENT_SCHEMA`` when two DataFrames' schemas differ;
+        ``INVALID_TYPE_DF_EQUALITY_ARG`` when either side is of another
+        type.
+
+    Examples
+    --------
+    >>> from sparklet.testing import assertDataFrameEqual
+    >>> df1 = spark.createDataFrame([("a", 1.0), ("b", 2.0)], ["k", "v"])
+    >>> df2 = spark.createDataFrame([("b", 2.0), ("a", 1.0000001)], ["k", "v"])
+    >>> assertDataFrameEqual(df1, df2)
+    >>> assertDataFrameEqual(df1, [Row(k="a", v=1.0), Row(k="b", v=2.0)])
+    >>> assertDataFrameEqual(df1, df2, checkRowOrder=True)
+    Traceback (most recent call last):
+        ...
+    sparklet.errors.exceptions.PySparkAssertionError: [DIFFERENT_ROWS] Results do not match: ( 100.00000 % )
+    2 of 2 rows differ (2 actual, 2 expected).
+    ! Row(k='a', v=1.0)
+      Row(k='b', v=2.0) (expected)
+    ! Row(k='b', v=2.0)
+      Row(k='a', v=1.0000001) (expected)
+    >>> assertDataFrameEqual(df1.toPandas(), df2)
+    """
     if actual is None and expected is None:
         return
     a_rows, a_schema = _rows(actual)

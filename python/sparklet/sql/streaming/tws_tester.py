@@ -216,6 +216,30 @@ class TwsTester:
     eventTimeExtractor : callable, optional
         In EventTime mode (required there): a row's event time in ms; rows
         at or behind the watermark are dropped before the processor sees them.
+
+    Raises
+    ------
+    PySparkValueError
+        ``ARGUMENT_REQUIRED`` in EventTime mode without an
+        ``eventTimeExtractor``.
+
+    Examples
+    --------
+    >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+    >>> class Counter(StatefulProcessor):
+    ...     def init(self, handle):
+    ...         self.count = handle.getValueState("count", "n LONG")
+    ...     def handleInputRows(self, key, rows, timerValues):
+    ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+    ...         self.count.update((n,))
+    ...         yield Row(user=key[0], events=n)
+    >>> tester = TwsTester(Counter())
+    >>> tester.test("a", [Row(page="x"), Row(page="y")])
+    [Row(user='a', events=2)]
+    >>> tester.test("a", [Row(page="z")])
+    [Row(user='a', events=3)]
+    >>> tester.peekValueState("count", "a")
+    (3,)
     """
 
     def __init__(
@@ -255,8 +279,40 @@ class TwsTester:
         return TimerValues(self._currentProcessingTimeMs, wm)
 
     def test(self, key: Any, input: list[Row]) -> list[Row]:  # noqa: A002 (PySpark's name)
-        """``handleInputRows`` for ``key`` with ``input`` (late rows dropped in
-        EventTime mode); the Rows it yields."""
+        """Run ``handleInputRows`` for one key, as a micro-batch with rows for it does.
+
+        In EventTime mode, rows whose event time is at or behind the
+        watermark set by :meth:`setWatermark` are dropped first, as a query
+        drops late rows; the watermark does not move by itself.
+
+        Parameters
+        ----------
+        key : Any
+            The grouping key (the processor sees it as a one-value tuple).
+        input : list of Row
+            The key's rows in this batch.
+
+        Returns
+        -------
+        list of Row
+            What the processor yielded.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> tester.test("a", [Row(page="x")])
+        [Row(user='a', events=1)]
+        >>> tester.test("b", [Row(page="x"), Row(page="x")])
+        [Row(user='b', events=2)]
+        """
         self._usingPandas = False
         self.handle.setGroupingKey(key)
         rows = input
@@ -265,8 +321,37 @@ class TwsTester:
         return list(self.processor.handleInputRows((key,), iter(rows), self._timer_values()))
 
     def testInPandas(self, key: Any, input: Any) -> Any:  # noqa: A002 (PySpark's name)
-        """:meth:`test` for a pandas processor: ``input`` a DataFrame, its
-        output one DataFrame (empty when it yields none)."""
+        """:meth:`test` for a pandas processor (``transformWithStateInPandas``).
+
+        Parameters
+        ----------
+        key : Any
+            The grouping key.
+        input : pandas.DataFrame
+            The key's rows in this batch.
+
+        Returns
+        -------
+        pandas.DataFrame
+            What the processor yielded, as one DataFrame (empty when it
+            yielded none).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Total(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.total = handle.getValueState("total", "amount DOUBLE")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         total = (self.total.get() or (0.0,))[0] + sum(df["amount"].sum() for df in rows)
+        ...         self.total.update((total,))
+        ...         yield pd.DataFrame({"user": [key[0]], "total": [total]})
+        >>> tester = TwsTester(Total(), initialStatePandas=[])
+        >>> tester.testInPandas("a", pd.DataFrame({"amount": [1.5, 2.0]}))
+          user  total
+        0    a    3.5
+        """
         self._usingPandas = True
         self.handle.setGroupingKey(key)
         rows = input
@@ -282,38 +367,254 @@ class TwsTester:
         return kind[stateName]
 
     def updateValueState(self, stateName: str, key: Any, value: tuple[Any, ...]) -> None:
-        """Set ``key``'s value state."""
+        """Set a key's value state, as if an earlier batch had.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+        value : tuple
+            The value.
+
+        Raises
+        ------
+        AssertionError
+            The processor has no state of that name.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> tester.updateValueState("count", "a", (10,))
+        >>> tester.test("a", [Row(page="x")])
+        [Row(user='a', events=11)]
+        """
         self._states(self.handle.value_states, stateName).state[key] = value
 
     def peekValueState(self, stateName: str, key: Any) -> tuple[Any, ...] | None:
-        """``key``'s value state (None when unset)."""
+        """A key's value state, without changing it.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+
+        Returns
+        -------
+        tuple or None
+            The value, or None when the key has none.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> _ = tester.test("a", [Row(page="x")])
+        >>> tester.peekValueState("count", "a")
+        (1,)
+        >>> tester.peekValueState("count", "b") is None
+        True
+        """
         state = self._states(self.handle.value_states, stateName)
         self.handle.setGroupingKey(key)
         value: tuple[Any, ...] | None = state.get()
         return value
 
     def updateListState(self, stateName: str, key: Any, value: list[tuple[Any, ...]]) -> None:
-        """Set ``key``'s list state."""
+        """Set a key's list state, as if an earlier batch had.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+        value : list of tuple
+            The list's values.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Seen(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.pages = handle.getListState("pages", "page STRING")
+        ...         self.visits = handle.getMapState("visits", "page STRING", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.pages.appendValue((r.page,))
+        ...             n = (self.visits.getValue((r.page,)) or (0,))[0]
+        ...             self.visits.updateValue((r.page,), (n + 1,))
+        ...         return iter([])
+        >>> tester = TwsTester(Seen())
+        >>> tester.updateListState("pages", "a", [("home",)])
+        >>> tester.test("a", [Row(page="cart")])
+        []
+        >>> tester.peekListState("pages", "a")
+        [('home',), ('cart',)]
+        """
         self._states(self.handle.list_states, stateName).state[key] = value
 
     def peekListState(self, stateName: str, key: Any) -> list[tuple[Any, ...]]:
-        """``key``'s list state (empty when unset)."""
+        """A key's list state, without changing it.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+
+        Returns
+        -------
+        list of tuple
+            The list's values (empty when the key has none).
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Seen(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.pages = handle.getListState("pages", "page STRING")
+        ...         self.visits = handle.getMapState("visits", "page STRING", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.pages.appendValue((r.page,))
+        ...             n = (self.visits.getValue((r.page,)) or (0,))[0]
+        ...             self.visits.updateValue((r.page,), (n + 1,))
+        ...         return iter([])
+        >>> tester = TwsTester(Seen())
+        >>> tester.test("a", [Row(page="home"), Row(page="cart")])
+        []
+        >>> tester.peekListState("pages", "a")
+        [('home',), ('cart',)]
+        >>> tester.peekListState("pages", "b")
+        []
+        """
         state = self._states(self.handle.list_states, stateName)
         self.handle.setGroupingKey(key)
         return list(state.get())
 
     def updateMapState(self, stateName: str, key: Any, value: dict[str, Any]) -> None:
-        """Set ``key``'s map state."""
+        """Set a key's map state, as if an earlier batch had.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+        value : dict
+            The map, user key tuples to value tuples.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Seen(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.pages = handle.getListState("pages", "page STRING")
+        ...         self.visits = handle.getMapState("visits", "page STRING", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.pages.appendValue((r.page,))
+        ...             n = (self.visits.getValue((r.page,)) or (0,))[0]
+        ...             self.visits.updateValue((r.page,), (n + 1,))
+        ...         return iter([])
+        >>> tester = TwsTester(Seen())
+        >>> tester.updateMapState("visits", "a", {("home",): (4,)})
+        >>> tester.test("a", [Row(page="home")])
+        []
+        >>> tester.peekMapState("visits", "a")
+        {('home',): (5,)}
+        """
         self._states(self.handle.map_states, stateName).state[key] = dict(value)
 
     def peekMapState(self, stateName: str, key: Any) -> dict[str, Any]:
-        """``key``'s map state (empty when unset)."""
+        """A key's map state, without changing it.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+
+        Returns
+        -------
+        dict
+            User key tuples to value tuples (empty when the key has none).
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Seen(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.pages = handle.getListState("pages", "page STRING")
+        ...         self.visits = handle.getMapState("visits", "page STRING", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.pages.appendValue((r.page,))
+        ...             n = (self.visits.getValue((r.page,)) or (0,))[0]
+        ...             self.visits.updateValue((r.page,), (n + 1,))
+        ...         return iter([])
+        >>> tester = TwsTester(Seen())
+        >>> tester.test("a", [Row(page="home"), Row(page="home"), Row(page="cart")])
+        []
+        >>> tester.peekMapState("visits", "a")
+        {('home',): (2,), ('cart',): (1,)}
+        """
         state = self._states(self.handle.map_states, stateName)
         self.handle.setGroupingKey(key)
         return dict(state.iterator())
 
     def deleteState(self, stateName: str, key: Any) -> None:
-        """Clear ``key``'s ``stateName``."""
+        """Clear one of a key's states.
+
+        Parameters
+        ----------
+        stateName : str
+            The name the processor's ``init`` gave the state.
+        key : Any
+            The grouping key.
+
+        Raises
+        ------
+        PySparkAssertionError
+            ``STATE_NOT_EXISTS`` when the processor has no state of that
+            name.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> _ = tester.test("a", [Row(page="x")])
+        >>> tester.deleteState("count", "a")
+        >>> tester.peekValueState("count", "a") is None
+        True
+        """
         self.handle.setGroupingKey(key)
         self.handle.deleteState(stateName)
 
@@ -330,8 +631,51 @@ class TwsTester:
         return _frames(out) if self._usingPandas else out
 
     def setProcessingTime(self, currentTimeMs: int) -> Any:
-        """Move processing time forward to ``currentTimeMs`` and fire the
-        timers it reached; their output (Rows, or a DataFrame)."""
+        """Move the processing time forward and fire the timers it reached.
+
+        Each timer at or before the new time runs ``handleExpiredTimer``
+        once for its key, then is deleted.
+
+        Parameters
+        ----------
+        currentTimeMs : int
+            The new processing time, in milliseconds since the epoch; later
+            than the current one.
+
+        Returns
+        -------
+        list of Row or pandas.DataFrame
+            What the timers' calls yielded (one DataFrame for a pandas
+            processor).
+
+        Raises
+        ------
+        PySparkValueError
+            ``UNSUPPORTED_OPERATION`` unless ``timeMode`` is ProcessingTime.
+        IllegalArgumentException
+            The time does not move forward.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Idle(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for t in self.handle.listTimers():
+        ...             self.handle.deleteTimer(t)
+        ...         self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 60_000)
+        ...         return iter([])
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], idle_since=expiredTimerInfo.getExpiryTimeInMs() - 60_000)
+        >>> tester = TwsTester(Idle(), timeMode="ProcessingTime")
+        >>> tester.test("a", [Row(page="x")])
+        []
+        >>> tester.setProcessingTime(30_000)
+        []
+        >>> tester.setProcessingTime(60_000)
+        [Row(user='a', idle_since=0)]
+        """
         if self._timeMode != "processingtime":
             raise PySparkValueError(
                 "[UNSUPPORTED_OPERATION] setProcessingTime with TimeMode other than ProcessingTime is not supported.",
@@ -346,7 +690,47 @@ class TwsTester:
         return self._fire(currentTimeMs)
 
     def setWatermark(self, currentWatermarkMs: int) -> Any:
-        """Move the watermark forward and fire the event-time timers it reached."""
+        """Move the watermark forward and fire the event-time timers it reached.
+
+        Parameters
+        ----------
+        currentWatermarkMs : int
+            The new watermark, in milliseconds since the epoch; later than
+            the current one. Rows at or behind it are dropped by later
+            :meth:`test` calls.
+
+        Returns
+        -------
+        list of Row or pandas.DataFrame
+            What the timers' ``handleExpiredTimer`` calls yielded.
+
+        Raises
+        ------
+        PySparkValueError
+            ``UNSUPPORTED_OPERATION`` unless ``timeMode`` is EventTime.
+        IllegalArgumentException
+            The watermark does not move forward.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Latest(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.handle.registerTimer(r.ts + 10_000)
+        ...             yield Row(user=key[0], ts=r.ts)
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], ts=-1)
+        >>> tester = TwsTester(Latest(), timeMode="EventTime", eventTimeExtractor=lambda r: r.ts)
+        >>> tester.test("a", [Row(ts=5_000)])
+        [Row(user='a', ts=5000)]
+        >>> tester.setWatermark(15_000)
+        [Row(user='a', ts=-1)]
+        >>> tester.test("a", [Row(ts=12_000), Row(ts=20_000)])  # 12000 is late
+        [Row(user='a', ts=20000)]
+        """
         if self._timeMode != "eventtime":
             raise PySparkValueError(
                 "[UNSUPPORTED_OPERATION] setWatermark with TimeMode other than EventTime is not supported.",
