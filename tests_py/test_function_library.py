@@ -230,6 +230,14 @@ def test_column_methods(spark: SparkSession) -> None:
     names, rows = columns_and_rows(out)
     assert names == ["(n & 3)", "(n | 1)", "(n ^ 5)", "s", "isnan(f)"]
     assert rows == [(2, 7, 3, 12, True), (3, 3, 6, None, False)]
+    # isnan of null is false, not null, from the Column API and SQL
+    nulls = spark.createDataFrame([(None,)], "f DOUBLE")
+    assert nulls.select(nulls.f.isNaN(), F.isnan("f").alias("g")).first() == (False, False)
+    nulls.createOrReplaceTempView("isnan_nulls")
+    assert spark.sql("SELECT isnan(f) AS nan, isnan(CAST(NULL AS INT)) AS int_nan FROM isnan_nulls").first() == (
+        False,
+        False,
+    )
     ordered = df.orderBy(df.f.desc_nulls_last(), df.n.asc_nulls_first()).collect()
     assert [r.n for r in ordered] == [6, 3]
     assert Row(n=6) == Row(n=ordered[0].n)
@@ -613,6 +621,43 @@ def test_assert_true_raise_error_and_call_udf(spark: SparkSession) -> None:
     spark.udf.register("twiceIt", lambda i: i * 2, IntegerType())
     called = df.select(F.call_udf("twiceIt", "b"))
     assert called.columns == ["twiceIt(b)"] and called.first()[0] == 2
+
+
+def test_assert_true_fails_with_sparks_message_and_condition(spark: SparkSession) -> None:
+    """The default message names the condition as SQL text, the same from
+    the Column API, selectExpr and SQL; the error carries Spark's condition
+    and its message starts with it (no engine prefix)."""
+    df = spark.createDataFrame([(2, 1)], "a INT, b INT")
+    df.createOrReplaceTempView("assert_rows")
+    failing = [
+        lambda: df.select(F.assert_true(df.a < df.b)).collect(),
+        lambda: df.selectExpr("assert_true(a < b)").collect(),
+        lambda: spark.sql("SELECT assert_true(a < b) FROM assert_rows").collect(),
+    ]
+    for run in failing:
+        with pytest.raises(Exception) as raised:
+            run()
+        assert raised.value.getCondition() == "USER_RAISED_EXCEPTION"
+        assert str(raised.value).startswith("[USER_RAISED_EXCEPTION] '(a < b)' is not true!")
+    with pytest.raises(Exception) as raised:
+        df.select(F.raise_error(F.lit("boom"))).collect()
+    assert str(raised.value).startswith("[USER_RAISED_EXCEPTION] boom")
+
+
+@pytest.mark.parametrize(
+    ("target", "spark_type"),
+    [("int", "INT"), ("bigint", "BIGINT"), ("smallint", "SMALLINT"), ("double", "DOUBLE"), ("boolean", "BOOLEAN")],
+)
+def test_a_malformed_cast_fails_with_cast_invalid_input(spark: SparkSession, target: str, spark_type: str) -> None:
+    """Casts are ANSI (Spark 4's default): text that is not a value of the
+    type fails with Spark's condition and message, naming value and type."""
+    df = spark.createDataFrame([("x1",)], "s STRING")
+    with pytest.raises(Exception) as raised:
+        df.select(df.s.cast(target)).collect()
+    assert raised.value.getCondition() == "CAST_INVALID_INPUT"
+    assert str(raised.value).startswith(
+        f"""[CAST_INVALID_INPUT] The value 'x1' of the type "STRING" cannot be cast to "{spark_type}" because it is malformed."""
+    )
 
 
 def test_session_time_zone_reaches_text_and_epoch_functions(spark: SparkSession) -> None:

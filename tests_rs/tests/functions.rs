@@ -125,3 +125,32 @@ fn user_functions_run_as_scalar_and_aggregate_udfs() {
         "{err}"
     );
 }
+
+/// A kernel's runtime error that names Spark's condition reaches the user
+/// as that condition (no engine prefix), and a malformed ANSI cast is
+/// Spark's `CAST_INVALID_INPUT` naming value and type.
+#[test]
+fn runtime_errors_carry_sparks_conditions() {
+    let s = Session::new(vec![]).unwrap();
+    let failing = |sql: &str| {
+        let df = s.sql(sql).unwrap();
+        sparklet_engine::dataframe::collect(df).unwrap_err()
+    };
+    let err = failing("SELECT assert_true(n > 0) FROM (VALUES (-1)) AS t(n)");
+    assert_eq!(err.condition(), Some("USER_RAISED_EXCEPTION"));
+    assert_eq!(
+        err.to_string(),
+        "[USER_RAISED_EXCEPTION] '(n > 0)' is not true!"
+    );
+    let err = failing("SELECT CAST('x1' AS INT)");
+    assert_eq!(err.condition(), Some("CAST_INVALID_INPUT"));
+    assert!(
+        err.to_string().starts_with(
+            "[CAST_INVALID_INPUT] The value 'x1' of the type \"STRING\" cannot be cast to \"INT\""
+        ),
+        "{err}"
+    );
+    // an error without a condition keeps DataFusion's text
+    let err = failing("SELECT CAST('2024-13-45 99:00' AS TIMESTAMP)");
+    assert_eq!(err.condition(), None, "{err}");
+}

@@ -221,6 +221,10 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             if let Some(rebuilt) = crate::functions::struct_fields::resolve(&node, schema)? {
                 return Ok(Transformed::yes(rebuilt));
             }
+            let node = match crate::plan::spark_names::with_assert_message(node) {
+                t if t.transformed => return Ok(t),
+                t => t.data,
+            };
             // `s["f"]` of a struct is its field `s.f` (named so)
             if let Expr::ScalarFunction(f) = &node {
                 if crate::functions::column::is_get_item(&node)

@@ -30,7 +30,9 @@ pub enum Error {
         /// Human-readable message naming the argument.
         message: String,
     },
-    /// Malformed input data under `mode=FAILFAST`, or a reader failure.
+    /// Malformed input data under `mode=FAILFAST`, a reader failure, or a
+    /// value an expression rejects at run time with Spark's condition
+    /// (`USER_RAISED_EXCEPTION`, `DATETIME_FIELD_OUT_OF_BOUNDS`, ...).
     #[error("[{condition}] {message}")]
     Input {
         /// Spark's error condition, e.g. `MALFORMED_RECORD_IN_PARSING`.
@@ -209,9 +211,62 @@ impl Error {
                 Ok(inner) => Error::from_execution(inner),
                 Err(shared) => Error::Execution(DataFusionError::Shared(shared)),
             },
+            // a kernel's error that names Spark's condition: raised as
+            // Spark raises it, without DataFusion's "Execution error: "
+            DataFusionError::Execution(text) => match spark_condition(&text) {
+                Some((condition, message)) => Error::Input {
+                    condition: condition.to_string(),
+                    message: message.to_string(),
+                },
+                None => Error::Execution(DataFusionError::Execution(text)),
+            },
+            DataFusionError::ArrowError(e, context) => match cast_invalid_input(&e) {
+                Some(spark) => spark,
+                None => Error::Execution(DataFusionError::ArrowError(e, context)),
+            },
             other => Error::Execution(other),
         }
     }
+}
+
+/// Spark's `CAST_INVALID_INPUT` for arrow's error casting text that is not
+/// a number (or a boolean) under ANSI casts.
+fn cast_invalid_input(e: &arrow::error::ArrowError) -> Option<Error> {
+    let arrow::error::ArrowError::CastError(text) = e else {
+        return None;
+    };
+    let rest = text
+        .strip_prefix("Cannot cast string '")
+        .or_else(|| text.strip_prefix("Cannot cast value '"))?;
+    let (value, target) = rest.rsplit_once("' to value of ")?;
+    let spark_type = match target.strip_suffix(" type")? {
+        "Int8" => "TINYINT",
+        "Int16" => "SMALLINT",
+        "Int32" => "INT",
+        "Int64" => "BIGINT",
+        "Float32" => "FLOAT",
+        "Float64" => "DOUBLE",
+        "Boolean" => "BOOLEAN",
+        // arrow names the decimal it parses into, not the target's precision
+        t if t.starts_with("Decimal") => "DECIMAL",
+        _ => return None,
+    };
+    Some(Error::Input {
+        condition: "CAST_INVALID_INPUT".into(),
+        message: format!(
+            "The value '{value}' of the type \"STRING\" cannot be cast to \"{spark_type}\" because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead."
+        ),
+    })
+}
+
+/// `("COND.SUB", "message")` of a message `"[COND.SUB] message"`.
+fn spark_condition(text: &str) -> Option<(&str, &str)> {
+    let (condition, message) = text.strip_prefix('[')?.split_once("] ")?;
+    let spark_like = !condition.is_empty()
+        && condition
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' || c == '.');
+    spark_like.then_some((condition, message))
 }
 
 impl From<arrow::error::ArrowError> for Error {

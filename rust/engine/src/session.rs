@@ -337,6 +337,8 @@ impl Session {
             _ => {
                 let (state, plan) = df.into_parts();
                 let plan = crate::plan::sql_names::rename(plan)?;
+                let plan = crate::plan::spark_names::assert_messages_in(plan)
+                    .map_err(Error::from_planning)?;
                 Ok(DataFrame::new(state, plan))
             }
         }

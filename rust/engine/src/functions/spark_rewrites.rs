@@ -686,6 +686,22 @@ pub fn all() -> Vec<ScalarUDF> {
                 ]))
             },
         ),
+        // Spark's isnan is false, not null, for null
+        rewrite(
+            "isnan",
+            1,
+            |_| Ok(DataType::Boolean),
+            |_, mut a, t| {
+                let x = match t[0] {
+                    DataType::Float32 | DataType::Float64 => a.remove(0),
+                    _ => cast(a.remove(0), DataType::Float64),
+                };
+                Ok(datafusion::functions::core::expr_fn::coalesce(vec![
+                    m::isnan(x),
+                    lit(false),
+                ]))
+            },
+        ),
         rewrite(
             "equal_null",
             2,

@@ -507,3 +507,37 @@ fn literal(v: &ScalarValue) -> String {
         other => other.to_string(),
     }
 }
+
+/// `assert_true(c)` given Spark's default message, which names the
+/// condition as its SQL text: `'(n > 0)' is not true!`. Applied where an
+/// expression still reads as the user wrote it (before type coercion).
+pub fn with_assert_message(e: Expr) -> datafusion::common::tree_node::Transformed<Expr> {
+    use datafusion::common::tree_node::Transformed;
+    match e {
+        Expr::ScalarFunction(f) if f.func.name() == "assert_true" && f.args.len() == 1 => {
+            let message = format!("'{}' is not true!", spark_name(&f.args[0]));
+            let args = vec![f.args[0].clone(), datafusion::prelude::lit(message)];
+            Transformed::yes(Expr::ScalarFunction(ScalarFunction::new_udf(f.func, args)))
+        }
+        other => Transformed::no(other),
+    }
+}
+
+/// [`with_assert_message`] over a plan built from SQL text, after its
+/// columns are named: each expression keeps its name, which the nodes
+/// above it read.
+pub fn assert_messages_in(
+    plan: datafusion::logical_expr::LogicalPlan,
+) -> datafusion::error::Result<datafusion::logical_expr::LogicalPlan> {
+    use datafusion::common::tree_node::TreeNode;
+    use datafusion::logical_expr::expr_rewriter::NamePreserver;
+    let done = plan.transform_up_with_subqueries(|node| {
+        let names = NamePreserver::new(&node);
+        node.map_expressions(|e| {
+            let name = names.save(&e);
+            let t = e.transform_up(|e| Ok(with_assert_message(e)))?;
+            Ok(t.update_data(|e| name.restore(e)))
+        })
+    })?;
+    Ok(done.data)
+}
