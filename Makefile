@@ -51,11 +51,20 @@ demo: build
 release: venv
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop -q --release
 
-# a release abi3 wheel in dist/ (Python 3.11+), tagged with the oldest
-# manylinux policy its symbols allow, as maturin checks it (on Debian 12:
-# manylinux_2_35); docs/releasing.md
+# a release abi3 wheel in dist/ for Python 3.11+ on any x86-64 Linux with
+# glibc 2.28 or newer (manylinux_2_28: RHEL 8, Ubuntu 20.04, Debian 11 and
+# later): zig links it against glibc 2.28 with its C++ runtime inside, in a
+# target folder of its own (zig's objects are not the host build's);
+# RocksDB's bindgen needs clang's own headers under zig's target, in the
+# variable bindgen reads first (spelled with the target's dashes), and
+# sccache does not wrap zig's compiler. docs/releasing.md
+ZIG_TARGET_DIR ?= $(HOME)/.cache/sparklet/target-zig
+WHEEL_TARGET := x86_64-unknown-linux-gnu
 wheel: venv
-	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin build --release -o dist
+	$(PY) -m pip install -q "ziglang==0.17.1"
+	env -u RUSTC_WRAPPER CARGO_TARGET_DIR=$(ZIG_TARGET_DIR) PATH=$(abspath $(VENV))/bin:$$PATH \
+		"BINDGEN_EXTRA_CLANG_ARGS_$(WHEEL_TARGET)=-I$$(llvm-config --libdir)/clang/$$(llvm-config --version)/include" \
+		$(VENV)/bin/maturin build --release --zig --target $(WHEEL_TARGET) --compatibility manylinux_2_28 -o dist
 
 lint: venv
 	cargo fmt --all -- --check

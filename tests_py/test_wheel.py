@@ -1,8 +1,9 @@
 """sparklet as a user installs it: a wheel (abi3, a manylinux tag, the
 package's metadata) that installs into a new venv with no Rust on PATH and
 runs the README's pipeline (tools/check_wheel.sh). The wheel here is the
-debug build's, so the test costs one link, not a release build; `make
-wheel` makes the release one the same way."""
+debug build's on the host toolchain, so the test costs one link, not a
+release build; `make wheel` makes the release one with zig, for
+manylinux_2_28 (docs/releasing.md), and was checked with the same script."""
 
 from __future__ import annotations
 
