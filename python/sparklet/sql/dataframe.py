@@ -63,7 +63,21 @@ def _subset(subset: Any) -> list[str] | None:
 
 
 class DataFrame:
-    """A distributed-collection-shaped plan over rows (here: one process)."""
+    """A plan over rows, run when an action asks for its result.
+
+    Transformations (``select``, ``filter``, ``groupBy``, ``join`` ...) return
+    new DataFrames and run nothing; actions (``collect``, ``count``,
+    ``show``, ``toPandas``, ``write``) run the plan in this process. A
+    streaming DataFrame (``isStreaming``, from ``spark.readStream``) runs
+    only as a query started with ``writeStream``.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([("ann", 31), ("bob", 17)], "name STRING, age INT")
+    >>> adults = df.filter(df.age >= 18).select(F.upper("name").alias("name"))
+    >>> adults.collect()
+    [Row(name='ANN')]
+    """
 
     def __init__(self, native: Any, session: "SparkSession") -> None:
         self._native = native
@@ -82,26 +96,87 @@ class DataFrame:
     # ---- schema -------------------------------------------------------
     @property
     def schema(self) -> StructType:
-        """The schema as a :class:`StructType`."""
+        """The DataFrame's schema.
+
+        Returns
+        -------
+        StructType
+            Its columns' names, types and nullability.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").schema
+        StructType([StructField('id', IntegerType(), True), StructField('name', StringType(), True)])
+        """
         return from_arrow_schema(self._native.schema())
 
     @property
     def columns(self) -> list[str]:
-        """The column names."""
+        """The column names, in order.
+
+        Returns
+        -------
+        list of str
+            The names.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").columns
+        ['id', 'name']
+        """
         return self.schema.names
 
     @property
     def dtypes(self) -> list[tuple[str, str]]:
-        """``(name, simple type)`` pairs."""
+        """Each column's name and type, as Spark's simple type strings.
+
+        Returns
+        -------
+        list of (str, str)
+            ``(name, type)`` pairs, such as ``("id", "int")``.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, ["a"])], "id INT, tags ARRAY<STRING>").dtypes
+        [('id', 'int'), ('tags', 'array<string>')]
+        """
         return [(f.name, f.dataType.simpleString()) for f in self.schema.fields]
 
     @property
     def isStreaming(self) -> bool:
-        """Whether the DataFrame reads a streaming source."""
+        """Whether the DataFrame reads a streaming source.
+
+        Returns
+        -------
+        bool
+            True when it must run through ``writeStream``.
+
+        Examples
+        --------
+        >>> spark.range(1).isStreaming
+        False
+        >>> spark.readStream.format("rate").load().isStreaming
+        True
+        """
         return bool(self._native.is_streaming())
 
     def printSchema(self, level: int | None = None) -> None:
-        """Print the schema as a tree (nested fields down to ``level``)."""
+        """Print the schema as a tree.
+
+        Parameters
+        ----------
+        level : int, optional
+            How many levels of nested fields to print (all by default).
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, (1.5,))], "id INT NOT NULL, point STRUCT<x: DOUBLE>").printSchema()
+        root
+         |-- id: integer (nullable = false)
+         |-- point: struct (nullable = true)
+         |    |-- x: double (nullable = true)
+        <BLANKLINE>
+        """
         print(self.schema.treeString(level))
 
     def __getitem__(self, item: str | int | Column) -> Column:
@@ -134,7 +209,32 @@ class DataFrame:
 
     # ---- transformations ---------------------------------------------
     def select(self, *cols: ColumnOrName | list[ColumnOrName]) -> "DataFrame":
-        """Project columns or expressions."""
+        """The columns or expressions given, for every row.
+
+        Parameters
+        ----------
+        *cols : str, Column or list of them
+            Column names (``"*"`` for all, ``"s.*"`` for a struct's fields) or
+            expressions; unaliased expressions are named as Spark names them.
+
+        Returns
+        -------
+        DataFrame
+            One column per expression.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNRESOLVED_COLUMN.WITH_SUGGESTION`` for an unknown column.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("ann", 31)], "name STRING, age INT")
+        >>> df.select("name", df.age + 1).collect()
+        [Row(name='ann', (age + 1)=32)]
+        >>> df.select("*", F.lit(True).alias("ok")).columns
+        ['name', 'age', 'ok']
+        """
         exprs: list[Any] = []
         for c in _flatten(cols):
             if isinstance(c, str) and c == "*":
@@ -158,11 +258,47 @@ class DataFrame:
         return [Column(_native.col(f"{name}.{f.name}")).alias(f.name)._expr for f in field.dataType.fields]
 
     def selectExpr(self, *expr: str | list[str]) -> "DataFrame":
-        """Project SQL expressions (``"a + 1 AS b"``)."""
+        """The SQL expressions given, for every row.
+
+        Parameters
+        ----------
+        *expr : str or list of str
+            SQL expressions, optionally with ``AS name``.
+
+        Returns
+        -------
+        DataFrame
+            One column per expression.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("ann", 31)], "name STRING, age INT")
+        >>> df.selectExpr("upper(name) AS name", "age * 2").collect()
+        [Row(name='ANN', (age * 2)=62)]
+        """
         return self._wrap(self._native.select([self._native.parse_sql(e) for e in _flatten(expr)]))
 
     def filter(self, condition: ColumnOrName) -> "DataFrame":
-        """Keep rows where ``condition`` (a Column or SQL text) is true."""
+        """The rows where a condition is true (``where`` is the same method).
+
+        Parameters
+        ----------
+        condition : Column or str
+            A boolean Column, or a SQL condition.
+
+        Returns
+        -------
+        DataFrame
+            The rows kept (a null condition drops the row).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("ann", 31), ("bob", 17)], "name STRING, age INT")
+        >>> df.filter(df.age > 18).collect()
+        [Row(name='ann', age=31)]
+        >>> df.where("name LIKE 'b%'").collect()
+        [Row(name='bob', age=17)]
+        """
         if isinstance(condition, str):
             return self._wrap(self._native.filter(self._native.parse_sql(condition)))
         if not isinstance(condition, Column):
@@ -175,7 +311,31 @@ class DataFrame:
     where = filter
 
     def withColumn(self, colName: str, col: Column) -> "DataFrame":
-        """Add or replace a column."""
+        """Add a column, or replace the one of that name.
+
+        Parameters
+        ----------
+        colName : str
+            The column's name.
+        col : Column
+            Its value.
+
+        Returns
+        -------
+        DataFrame
+            The columns, with the new one last (or in place of the old one).
+
+        Raises
+        ------
+        PySparkTypeError
+            ``NOT_COLUMN`` when ``col`` is not a Column.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("ann", 31)], "name STRING, age INT")
+        >>> df.withColumn("age", df.age + 1).withColumn("adult", F.col("age") >= 18).collect()
+        [Row(name='ann', age=32, adult=True)]
+        """
         if not isinstance(col, Column):
             raise PySparkTypeError(
                 f"[NOT_COLUMN] Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN"
@@ -183,7 +343,24 @@ class DataFrame:
         return self._wrap(self._native.with_column(colName, col._expr))
 
     def withColumns(self, *colsMap: dict[str, Column]) -> "DataFrame":
-        """Add or replace several columns."""
+        """Add or replace several columns.
+
+        Parameters
+        ----------
+        *colsMap : dict of str to Column
+            Names to values, applied in order.
+
+        Returns
+        -------
+        DataFrame
+            The new DataFrame.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(2,)], "n INT")
+        >>> df.withColumns({"twice": df.n * 2, "square": df.n * df.n}).collect()
+        [Row(n=2, twice=4, square=4)]
+        """
         df = self
         for m in colsMap:
             for name, c in m.items():
@@ -191,12 +368,51 @@ class DataFrame:
         return df
 
     def withColumnRenamed(self, existing: str, new: str) -> "DataFrame":
-        """Rename a column (no-op if it does not exist)."""
+        """Rename a column; nothing happens when there is none of that name.
+
+        Parameters
+        ----------
+        existing : str
+            The current name.
+        new : str
+            The new one.
+
+        Returns
+        -------
+        DataFrame
+            The DataFrame with the column renamed.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1,)], "id INT")
+        >>> df.withColumnRenamed("id", "key").columns
+        ['key']
+        >>> df.withColumnRenamed("absent", "key").columns
+        ['id']
+        """
         return self._wrap(self._native.with_column_renamed(existing, new))
 
     def withMetadata(self, columnName: str, metadata: dict[str, Any]) -> "DataFrame":
-        """The DataFrame with ``metadata`` as column ``columnName``'s
-        ``StructField.metadata`` (kept in the Arrow field's metadata)."""
+        """Set a column's metadata (``StructField.metadata``).
+
+        Parameters
+        ----------
+        columnName : str
+            The column.
+        metadata : dict
+            The metadata, kept with the schema (Parquet files keep it too).
+
+        Returns
+        -------
+        DataFrame
+            The same rows, the column's metadata replaced.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1.5,)], "price DOUBLE")
+        >>> df.withMetadata("price", {"unit": "EUR"}).schema["price"].metadata
+        {'unit': 'EUR'}
+        """
         if not isinstance(metadata, dict):
             raise PySparkTypeError(
                 f"[NOT_DICT] Argument `metadata` should be a dict, got {type(metadata).__name__}.", "NOT_DICT"
@@ -206,19 +422,72 @@ class DataFrame:
         return self.withColumn(columnName, col(columnName).alias(columnName, metadata=metadata))
 
     def withColumnsRenamed(self, colsMap: dict[str, str]) -> "DataFrame":
-        """Rename several columns."""
+        """Rename several columns.
+
+        Parameters
+        ----------
+        colsMap : dict of str to str
+            Current names to new ones (names not present are skipped).
+
+        Returns
+        -------
+        DataFrame
+            The DataFrame with the columns renamed.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], "id INT, v STRING")
+        >>> df.withColumnsRenamed({"id": "key", "v": "value"}).columns
+        ['key', 'value']
+        """
         df = self
         for old, new in colsMap.items():
             df = df.withColumnRenamed(old, new)
         return df
 
     def drop(self, *cols: ColumnOrName) -> "DataFrame":
-        """Drop columns (missing names are ignored)."""
+        """Drop columns; names that are not columns are ignored.
+
+        Parameters
+        ----------
+        *cols : str or Column
+            The columns.
+
+        Returns
+        -------
+        DataFrame
+            The other columns.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a", True)], "id INT, v STRING, ok BOOLEAN")
+        >>> df.drop("v", "absent").columns
+        ['id', 'ok']
+        """
         names = [c if isinstance(c, str) else c._expr.name() for c in cols]
         return self._wrap(self._native.drop(names))
 
     def alias(self, alias: str) -> "DataFrame":
-        """Name the DataFrame so columns can be qualified (``alias.col``)."""
+        """Name the DataFrame, so its columns can be qualified (``alias.col``).
+
+        Parameters
+        ----------
+        alias : str
+            The name.
+
+        Returns
+        -------
+        DataFrame
+            The same rows under that name.
+
+        Examples
+        --------
+        >>> people = spark.createDataFrame([(1, "ann"), (2, "bob")], "id INT, name STRING")
+        >>> managers = spark.createDataFrame([(2, 1)], "id INT, manager INT")
+        >>> joined = people.alias("p").join(managers.alias("m"), F.col("p.id") == F.col("m.manager"))
+        >>> joined.select("p.name", "m.id").collect()
+        [Row(name='ann', id=2)]
+        """
         return self._wrap(self._native.alias(alias))
 
     def join(
@@ -227,11 +496,41 @@ class DataFrame:
         on: str | list[str] | Column | list[Column] | None = None,
         how: str | None = None,
     ) -> "DataFrame":
-        """Join with ``other`` on column names (each output once) or a condition.
+        """Join with another DataFrame.
 
-        ``how``: ``inner`` (default), ``cross``, ``outer``/``full``/``fullouter``,
-        ``left``/``leftouter``, ``right``/``rightouter``, ``semi``/``leftsemi``,
-        ``anti``/``leftanti``. On streams: stream-static joins as Spark allows them.
+        Parameters
+        ----------
+        other : DataFrame
+            The right side.
+        on : str, list of str, Column or list of Column, optional
+            Column names both sides have (each in the output once), or a join
+            condition (several: all must hold). None: a cross join.
+        how : str, optional
+            ``inner`` (the default), ``cross``, ``outer``/``full``/``fullouter``,
+            ``left``/``leftouter``, ``right``/``rightouter``,
+            ``semi``/``leftsemi``, ``anti``/``leftanti``.
+
+        Returns
+        -------
+        DataFrame
+            The joined rows. On streams, stream-static joins and stream-stream
+            joins (with watermarks bounding the state) as Spark allows them.
+
+        Raises
+        ------
+        AnalysisException
+            An unknown column, or a join type Spark does not allow on a stream.
+
+        Examples
+        --------
+        >>> people = spark.createDataFrame([(1, "ann"), (2, "bob")], "id INT, name STRING")
+        >>> ages = spark.createDataFrame([(1, 31), (3, 40)], "id INT, age INT")
+        >>> people.join(ages, "id").collect()
+        [Row(id=1, name='ann', age=31)]
+        >>> people.join(ages, "id", "left").orderBy("id").collect()
+        [Row(id=1, name='ann', age=31), Row(id=2, name='bob', age=None)]
+        >>> people.join(ages, people.id == ages.id, "anti").collect()
+        [Row(id=2, name='bob')]
         """
         how = how or "inner"
         if on is None:
@@ -251,25 +550,132 @@ class DataFrame:
         )
 
     def crossJoin(self, other: "DataFrame") -> "DataFrame":
-        """Every pair of rows of this DataFrame and ``other``."""
+        """Every pair of rows of this DataFrame and another.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The right side.
+
+        Returns
+        -------
+        DataFrame
+            ``len(self) * len(other)`` rows, this DataFrame's columns first.
+
+        Examples
+        --------
+        >>> sizes = spark.createDataFrame([("S",), ("M",)], "size STRING")
+        >>> colours = spark.createDataFrame([("red",)], "colour STRING")
+        >>> sizes.crossJoin(colours).collect()
+        [Row(size='S', colour='red'), Row(size='M', colour='red')]
+        """
         return self.join(other, how="cross")
 
     def union(self, other: "DataFrame") -> "DataFrame":
-        """Rows of both, matched by position (duplicates kept)."""
+        """The rows of both DataFrames, columns matched by position (``unionAll``
+        is the same method).
+
+        Duplicates are kept, as SQL's ``UNION ALL``: follow with
+        :meth:`distinct` for ``UNION``. Column names are this DataFrame's.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The rows to add, with as many columns.
+
+        Returns
+        -------
+        DataFrame
+            Both DataFrames' rows.
+
+        Raises
+        ------
+        AnalysisException
+            ``NUM_COLUMNS_MISMATCH`` when the numbers of columns differ.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1, "x")], "id INT, v STRING")
+        >>> b = spark.createDataFrame([("y", 2)], "v STRING, id INT")
+        >>> a.union(a).count()
+        2
+        >>> a.union(b.select("id", "v")).collect()
+        [Row(id=1, v='x'), Row(id=2, v='y')]
+        """
         return self._wrap(self._native.union(other._native), other)
 
     unionAll = union
 
     def unionByName(self, other: "DataFrame", allowMissingColumns: bool = False) -> "DataFrame":
-        """Rows of both, matched by column name."""
+        """The rows of both DataFrames, columns matched by name.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The rows to add.
+        allowMissingColumns : bool, default False
+            Fill a column one side lacks with nulls, instead of an error.
+
+        Returns
+        -------
+        DataFrame
+            Both DataFrames' rows, in this DataFrame's column order.
+
+        Raises
+        ------
+        AnalysisException
+            When a column is missing on one side and ``allowMissingColumns`` is
+            false.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1, "x")], "id INT, v STRING")
+        >>> b = spark.createDataFrame([("y", 2)], "v STRING, id INT")
+        >>> a.unionByName(b).collect()
+        [Row(id=1, v='x'), Row(id=2, v='y')]
+        >>> a.unionByName(spark.createDataFrame([(3,)], "id INT"), allowMissingColumns=True).collect()
+        [Row(id=1, v='x'), Row(id=3, v=None)]
+        """
         return self._wrap(self._native.union_by_name(other._native, allowMissingColumns), other)
 
     def limit(self, num: int) -> "DataFrame":
-        """The first ``num`` rows."""
+        """The first rows.
+
+        Parameters
+        ----------
+        num : int
+            How many.
+
+        Returns
+        -------
+        DataFrame
+            At most ``num`` rows.
+
+        Examples
+        --------
+        >>> spark.range(10).limit(2).collect()
+        [Row(id=0), Row(id=1)]
+        """
         return self._wrap(self._native.limit(num))
 
     def offset(self, num: int) -> "DataFrame":
-        """The rows after the first ``num``."""
+        """The rows after the first ones.
+
+        Parameters
+        ----------
+        num : int
+            How many to skip.
+
+        Returns
+        -------
+        DataFrame
+            The rest.
+
+        Examples
+        --------
+        >>> spark.range(4).offset(2).collect()
+        [Row(id=2), Row(id=3)]
+        """
         return self._wrap(self._native.offset(int(num)))
 
     def _partitions(self, numPartitions: Any, cols: tuple[Any, ...]) -> tuple[int, tuple[Any, ...]]:
@@ -285,19 +691,60 @@ class DataFrame:
         return numPartitions, tuple(_flatten(cols))
 
     def repartition(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
-        """The rows in ``numPartitions`` partitions: by Spark's hash of
-        ``cols`` (the same partition for a key as Spark gives), else evenly;
-        without a number, ``spark.sql.shuffle.partitions``.
-        ``spark_partition_id()`` reports them and a batch write writes one
-        file each, as Spark's tasks do."""
+        """The rows in a number of partitions.
+
+        With columns, by Spark's hash of their values (a key lands in the
+        partition Spark would give it); without, evenly. ``spark_partition_id()``
+        reports the partitions, and a batch write writes one file per partition,
+        as Spark's tasks do.
+
+        Parameters
+        ----------
+        numPartitions : int or str or Column
+            The number of partitions; or the first column (then
+            ``spark.sql.shuffle.partitions`` partitions).
+        *cols : str or Column
+            The columns to hash.
+
+        Returns
+        -------
+        DataFrame
+            The same rows, repartitioned.
+
+        Examples
+        --------
+        >>> df = spark.range(6).repartition(3, "id")
+        >>> sorted(r.p for r in df.select(F.spark_partition_id().alias("p")).distinct().collect())
+        [0, 1, 2]
+        """
         n, keys = self._partitions(numPartitions, cols)
         how = "hash" if keys else "even"
         return self._wrap(self._native.repartition(n, how, [_to_col(c)._expr for c in keys]))
 
     def repartitionByRange(self, numPartitions: int | ColumnOrName, *cols: ColumnOrName) -> "DataFrame":
-        """The rows in at most ``numPartitions`` partitions of ranges of
-        ``cols`` (ascending unless a column says ``desc()``; equal keys
-        together), cut where Spark's range partitioner cuts them."""
+        """The rows in partitions of ranges of columns' values.
+
+        Ascending unless a column says ``desc()``; equal keys go together, cut
+        where Spark's range partitioner cuts them.
+
+        Parameters
+        ----------
+        numPartitions : int or str or Column
+            At most this many partitions; or the first column.
+        *cols : str or Column
+            The columns.
+
+        Returns
+        -------
+        DataFrame
+            The same rows, repartitioned.
+
+        Examples
+        --------
+        >>> df = spark.range(4).repartitionByRange(2, "id")
+        >>> df.select("id", F.spark_partition_id().alias("p")).collect()
+        [Row(id=0, p=0), Row(id=1, p=0), Row(id=2, p=1), Row(id=3, p=1)]
+        """
         n, keys = self._partitions(numPartitions, cols)
         if not keys:
             raise PySparkValueError(
@@ -306,47 +753,170 @@ class DataFrame:
         return self._wrap(self._native.repartition(n, "range", [_to_col(c)._expr for c in keys]))
 
     def repartitionById(self, numPartitions: int, partitionIdCol: ColumnOrName) -> "DataFrame":
-        """The rows in ``numPartitions`` partitions, each in the one its
-        ``partitionIdCol`` value names (modulo ``numPartitions``; null in 0)."""
+        """The rows in partitions named by a column's value.
+
+        Parameters
+        ----------
+        numPartitions : int
+            The number of partitions.
+        partitionIdCol : str or Column
+            An integer column: each row goes to the partition it names (modulo
+            ``numPartitions``; null to 0).
+
+        Returns
+        -------
+        DataFrame
+            The same rows, repartitioned.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(0,), (1,), (3,)], "p INT").repartitionById(2, "p")
+        >>> df.select("p", F.spark_partition_id().alias("part")).orderBy("p").collect()
+        [Row(p=0, part=0), Row(p=1, part=1), Row(p=3, part=1)]
+        """
         n, keys = self._partitions(numPartitions, (partitionIdCol,))
         return self._wrap(self._native.repartition(n, "id", [_to_col(keys[0])._expr]))
 
     def coalesce(self, numPartitions: int) -> "DataFrame":
-        """The rows in at most ``numPartitions`` partitions, neighbouring
-        partitions merged without a shuffle (a batch write then writes that
-        many files at most)."""
+        """The rows in fewer partitions, neighbours merged without a shuffle.
+
+        Parameters
+        ----------
+        numPartitions : int
+            At most this many partitions (a batch write then writes at most that
+            many files).
+
+        Returns
+        -------
+        DataFrame
+            The same rows.
+
+        Examples
+        --------
+        >>> spark.range(10).repartition(4).coalesce(1).select(F.spark_partition_id()).distinct().count()
+        1
+        """
         n, _ = self._partitions(numPartitions, ())
         return self._wrap(self._native.repartition(n, "coalesce", []))
 
     def distinct(self) -> "DataFrame":
-        """Distinct rows (on a stream, the same as :meth:`dropDuplicates`)."""
+        """The distinct rows.
+
+        Returns
+        -------
+        DataFrame
+            Each different row once. On a stream, as :meth:`dropDuplicates`.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1,), (1,), (2,)], "n INT").distinct().orderBy("n").collect()
+        [Row(n=1), Row(n=2)]
+        """
         return self._wrap(self._native.distinct())
 
     def dropDuplicates(self, subset: list[str] | None = None) -> "DataFrame":
-        """Rows with duplicates (on ``subset`` columns, or all) removed.
+        """The rows with duplicates removed (``drop_duplicates`` is the same method).
 
-        On a stream every key seen is remembered; when the watermarked
-        event-time column is in ``subset`` a key is forgotten once the
-        watermark passes its event time (later copies would be late anyway).
+        On a stream every key seen is remembered, in the query's state; when
+        the watermarked event-time column is among the columns, a key is
+        forgotten once the watermark passes its event time (later copies would
+        be late anyway).
+
+        Parameters
+        ----------
+        subset : list of str, optional
+            The columns that make a duplicate (all by default); the first row of
+            each key is kept.
+
+        Returns
+        -------
+        DataFrame
+            The rows, one per key.
+
+        Raises
+        ------
+        PySparkTypeError
+            ``NOT_EXPECTED_TYPE`` when ``subset`` is not a list of names.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("ann", 1), ("ann", 1), ("ann", 2)], "name STRING, n INT")
+        >>> df.dropDuplicates().count()
+        2
+        >>> df.dropDuplicates(["name"]).count()
+        1
         """
         return self._wrap(self._native.drop_duplicates(_subset(subset), False))
 
     drop_duplicates = dropDuplicates
 
     def dropDuplicatesWithinWatermark(self, subset: list[str] | None = None) -> "DataFrame":
-        """Drop rows duplicating one seen within the watermark delay.
+        """Drop rows that duplicate one seen within the watermark's delay
+        (``drop_duplicates_within_watermark`` is the same method).
 
         A key is remembered until the watermark passes its first event time
-        plus the delay of ``withWatermark``, which a stream must have.
+        plus the delay given to :meth:`withWatermark`, which a stream must have.
+
+        Parameters
+        ----------
+        subset : list of str, optional
+            The columns that make a duplicate (all by default).
+
+        Returns
+        -------
+        DataFrame
+            The rows, without duplicates within the delay.
+
+        Raises
+        ------
+        AnalysisException
+            On a stream without a watermark.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> events = MemoryStream(spark, "id INT, ts TIMESTAMP")
+        >>> unique = (events.toDF().withWatermark("ts", "1 minute")
+        ...     .dropDuplicatesWithinWatermark(["id"]))
+        >>> q = unique.writeStream.format("memory").queryName("doc_within").start()
+        >>> import datetime as dt
+        >>> t = dt.datetime(2026, 1, 1, 10, 0)
+        >>> _ = events.addData([(1, t), (1, t + dt.timedelta(seconds=30)), (2, t)])
+        >>> q.processAllAvailable()
+        >>> sorted(r.id for r in spark.table("doc_within").collect())
+        [1, 2]
+        >>> q.stop()
         """
         return self._wrap(self._native.drop_duplicates(_subset(subset), True))
 
     drop_duplicates_within_watermark = dropDuplicatesWithinWatermark
 
     def orderBy(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
-        """Sort by columns (``Column.desc()`` for descending; an int is a
-        1-based column ordinal, negative for descending); ``ascending`` a
-        bool or one per column."""
+        """The rows sorted (``sort`` is the same method).
+
+        Ascending puts nulls first, descending last, as Spark.
+
+        Parameters
+        ----------
+        *cols : str, Column, int or list of them
+            The sort keys: names, Columns (``desc()``, ``asc_nulls_last()``
+            ...), or 1-based column positions (negative: descending).
+        ascending : bool or list of bool, default True
+            The direction, for all keys or one per key.
+
+        Returns
+        -------
+        DataFrame
+            The rows in order.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("b", 1), ("a", 2), ("a", 1)], "k STRING, n INT")
+        >>> df.orderBy("k", df.n.desc()).collect()
+        [Row(k='a', n=2), Row(k='a', n=1), Row(k='b', n=1)]
+        >>> df.sort(["k", "n"], ascending=[False, True]).first()
+        Row(k='b', n=1)
+        """
         items = []
         for c in _flatten(cols):
             if isinstance(c, int) and not isinstance(c, bool):
@@ -392,38 +962,171 @@ class DataFrame:
         ]
 
     def sortWithinPartitions(self, *cols: ColumnOrName | list[ColumnOrName], ascending: Any = True) -> "DataFrame":
-        """Sort the rows of each partition. The order across partitions is
-        not Spark's concern, so sparklet sorts all rows (one order that is
-        each partition's too)."""
+        """The rows of each partition sorted.
+
+        Spark makes no promise about the order across partitions, so sparklet
+        sorts all rows: one order that is each partition's too.
+
+        Parameters
+        ----------
+        *cols : str, Column, int or list of them
+            The sort keys, as for :meth:`orderBy`.
+        ascending : bool or list of bool, default True
+            The direction.
+
+        Returns
+        -------
+        DataFrame
+            The rows, sorted within partitions.
+
+        Examples
+        --------
+        >>> spark.range(3).sortWithinPartitions(F.col("id").desc()).collect()
+        [Row(id=2), Row(id=1), Row(id=0)]
+        """
         return self.orderBy(*cols, ascending=ascending)
 
     sort = orderBy
 
     def withWatermark(self, eventTime: str, delayThreshold: str) -> "DataFrame":
-        """Declare ``eventTime`` as event time, accepting data up to ``delayThreshold`` late.
+        """Declare an event-time column and how late its data may be.
 
-        On streams the watermark (max event time seen minus the delay) bounds
-        aggregation state and decides when append mode emits a window; on
-        batch DataFrames it has no effect, as in Spark.
+        On a stream the watermark, the largest event time seen less the delay,
+        bounds the state of aggregations, joins and deduplication, and decides
+        when append mode emits a window; rows behind it are dropped by those
+        operators. On a batch DataFrame it has no effect, as in Spark.
+
+        Parameters
+        ----------
+        eventTime : str
+            A timestamp column.
+        delayThreshold : str
+            An interval, such as ``"10 seconds"`` or ``"1 minute"``.
+
+        Returns
+        -------
+        DataFrame
+            The same rows, with the watermark declared.
+
+        Raises
+        ------
+        AnalysisException
+            For an unknown column or one that is not a timestamp.
+
+        Examples
+        --------
+        >>> from sparklet.testing import MemoryStream
+        >>> import datetime as dt
+        >>> clicks = MemoryStream(spark, "page STRING, ts TIMESTAMP")
+        >>> counts = (clicks.toDF().withWatermark("ts", "10 seconds")
+        ...     .groupBy(F.window("ts", "1 minute"), "page").count())
+        >>> q = counts.writeStream.outputMode("append").format("memory").queryName("doc_windows").start()
+        >>> _ = clicks.addData([("/home", dt.datetime(2026, 1, 1, 10, 0, 5))])
+        >>> q.processAllAvailable()
+        >>> spark.table("doc_windows").count()  # the window is still open
+        0
+        >>> _ = clicks.addData([("/home", dt.datetime(2026, 1, 1, 10, 1, 30))])
+        >>> q.processAllAvailable()
+        >>> _ = clicks.addData([("/cart", dt.datetime(2026, 1, 1, 10, 1, 31))])
+        >>> q.processAllAvailable()
+        >>> [(r.window.start.minute, r.page, r["count"]) for r in spark.table("doc_windows").collect()]
+        [(0, '/home', 1)]
+        >>> q.stop()
         """
         return self._wrap(self._native.with_watermark(eventTime, delayThreshold))
 
     def groupBy(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
-        """Group rows for aggregation (columns, names or 1-based ordinals)."""
+        """Group the rows by columns, to aggregate (``groupby`` is the same method).
+
+        Parameters
+        ----------
+        *cols : str, Column, int or list of them
+            The keys: names, expressions (``F.window(...)``), or 1-based column
+            positions. None: one group of all rows.
+
+        Returns
+        -------
+        GroupedData
+            To aggregate with ``agg``, ``count``, ``sum`` ...
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 3), ("b", 5)], "k STRING, v INT")
+        >>> df.groupBy("k").count().orderBy("k").collect()
+        [Row(k='a', count=2), Row(k='b', count=1)]
+        >>> df.groupBy(F.upper("k")).agg(F.sum("v")).orderBy(1).collect()
+        [Row(upper(k)='A', sum(v)=4), Row(upper(k)='B', sum(v)=5)]
+        """
         return GroupedData(self, self._keys(cols, "groupBy"))
 
     groupby = groupBy
 
     def cube(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
-        """Group by every subset of ``cols`` (a column aggregated away is null)."""
+        """Group by every subset of the columns, as SQL's ``CUBE``.
+
+        A column aggregated away is null in that group's row.
+
+        Parameters
+        ----------
+        *cols : str, Column or list of them
+            The columns.
+
+        Returns
+        -------
+        GroupedData
+            To aggregate.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", "x", 1), ("b", "x", 2)], "k STRING, c STRING, v INT")
+        >>> df.cube("k", "c").sum("v").orderBy("k", "c").collect()
+        [Row(k=None, c=None, sum(v)=3), Row(k=None, c='x', sum(v)=3), Row(k='a', c=None, sum(v)=1), Row(k='a', c='x', sum(v)=1), Row(k='b', c=None, sum(v)=2), Row(k='b', c='x', sum(v)=2)]
+        """
         return GroupedData(self, self._keys(cols, "groupBy"), kind="cube")
 
     def rollup(self, *cols: ColumnOrName | list[ColumnOrName]) -> "GroupedData":
-        """Group by each prefix of ``cols``, down to all rows."""
+        """Group by each prefix of the columns, down to all rows, as SQL's
+        ``ROLLUP``.
+
+        Parameters
+        ----------
+        *cols : str, Column or list of them
+            The columns, outermost first.
+
+        Returns
+        -------
+        GroupedData
+            To aggregate.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", "x", 1), ("a", "y", 2)], "k STRING, c STRING, v INT")
+        >>> df.rollup("k", "c").sum("v").orderBy("k", "c").collect()
+        [Row(k=None, c=None, sum(v)=3), Row(k='a', c=None, sum(v)=3), Row(k='a', c='x', sum(v)=1), Row(k='a', c='y', sum(v)=2)]
+        """
         return GroupedData(self, self._keys(cols, "groupBy"), kind="rollup")
 
     def groupingSets(self, groupingSets: Any, *cols: ColumnOrName) -> "GroupedData":
-        """Group by each of ``groupingSets`` (lists of columns among ``cols``)."""
+        """Group by each of several sets of columns, as SQL's ``GROUPING SETS``.
+
+        Parameters
+        ----------
+        groupingSets : list of lists
+            The sets, each a list of columns among ``cols``.
+        *cols : str or Column
+            Every column the sets use: the output's key columns.
+
+        Returns
+        -------
+        GroupedData
+            To aggregate.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", "x", 1), ("b", "x", 2)], "k STRING, c STRING, v INT")
+        >>> df.groupingSets([["k"], ["c"]], "k", "c").sum("v").orderBy("k", "c").collect()
+        [Row(k=None, c='x', sum(v)=3), Row(k='a', c=None, sum(v)=1), Row(k='b', c=None, sum(v)=2)]
+        """
         keys = self._keys(cols, "groupBy")
         names = [k._expr.name() for k in keys]
         sets = []
@@ -439,7 +1142,26 @@ class DataFrame:
         return GroupedData(self, keys, kind="sets", sets=sets)
 
     def agg(self, *exprs: Column) -> "DataFrame":
-        """Aggregate over all rows."""
+        """Aggregate over all rows (``df.groupBy().agg(...)``).
+
+        Parameters
+        ----------
+        *exprs : Column or dict
+            Aggregates, or a dict of column name to function name.
+
+        Returns
+        -------
+        DataFrame
+            One row.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1,), (3,)], "n INT")
+        >>> df.agg(F.min("n"), F.max("n")).collect()
+        [Row(min(n)=1, max(n)=3)]
+        >>> df.agg({"n": "avg"}).collect()
+        [Row(avg(n)=2.0)]
+        """
         return GroupedData(self, []).agg(*exprs)
 
     # ---- missing values and statistics --------------------------------

@@ -38,7 +38,20 @@ def _initial_state(initial: GroupedData | None, rows: bool, session: Any) -> dic
 
 
 class GroupedData:
-    """The result of :meth:`DataFrame.groupBy` (aggregate with ``agg``)."""
+    """Rows grouped by keys: what :meth:`DataFrame.groupBy`, ``cube``,
+    ``rollup`` and ``groupingSets`` return, aggregated with :meth:`agg` or the
+    shortcuts (``count``, ``sum``, ``avg``, ``min``, ``max``).
+
+    On a streaming DataFrame the aggregation keeps its state across
+    micro-batches; ``applyInPandasWithState`` and ``transformWithState`` run
+    Python code per key with state of its own.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([("a", 1), ("a", 3), ("b", 5)], "k STRING, v INT")
+    >>> df.groupBy("k").agg(F.sum("v"), F.max("v").alias("top")).orderBy("k").collect()
+    [Row(k='a', sum(v)=4, top=3), Row(k='b', sum(v)=5, top=5)]
+    """
 
     def __init__(
         self,
@@ -57,8 +70,35 @@ class GroupedData:
         self._pivot = pivot
 
     def agg(self, *exprs: Column | dict[str, str]) -> DataFrame:
-        """Aggregate with functions such as ``F.count``, ``F.sum`` (or a dict
-        of column name to function name)."""
+        """Aggregate each group.
+
+        Parameters
+        ----------
+        *exprs : Column or dict
+            Aggregate columns (``F.count("*")``, ``F.sum("v").alias("total")``,
+            any expression over aggregates); or one dict of column name to
+            aggregate function name (``{"v": "max"}``, named ``max(v)``).
+
+        Returns
+        -------
+        DataFrame
+            One row per group: the grouping columns, then the aggregates.
+
+        Raises
+        ------
+        PySparkValueError
+            ``CANNOT_BE_EMPTY`` without any aggregate.
+        PySparkTypeError
+            ``NOT_COLUMN_OR_DICT`` for anything else.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 3), ("b", 5)], "k STRING, v INT")
+        >>> df.groupBy("k").agg({"v": "max"}).orderBy("k").collect()
+        [Row(k='a', max(v)=3), Row(k='b', max(v)=5)]
+        >>> df.groupBy("k").agg((F.sum("v") / F.count("*")).alias("mean")).orderBy("k").collect()
+        [Row(k='a', mean=2.0), Row(k='b', mean=5.0)]
+        """
         from sparklet.sql import functions as F
 
         if not exprs:
@@ -93,8 +133,38 @@ class GroupedData:
         return f"GroupedData[grouping expressions: [{keys}], value: [{values}], type: {kind}]"
 
     def pivot(self, pivot_col: str, values: list[Any] | None = None) -> GroupedData:
-        """A column per value of ``pivot_col`` (``values``, or its distinct
-        values sorted) holding each aggregate over that value's rows."""
+        """Turn the values of a column into columns, one per value.
+
+        Parameters
+        ----------
+        pivot_col : str
+            The column whose values become columns.
+        values : list, optional
+            The values to make columns of, in order. Without them, the column's
+            distinct values, sorted (which reads the data once more).
+
+        Returns
+        -------
+        GroupedData
+            To aggregate: each aggregate is computed per group and value; with
+            several aggregates the columns are named ``value_aggregate``.
+
+        Raises
+        ------
+        PySparkValueError
+            ``REPEATED_CLAUSE`` for a second pivot, or a pivot of ``cube``,
+            ``rollup`` or grouping sets.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame(
+        ...     [(2024, "java", 10), (2024, "python", 20), (2025, "python", 30)],
+        ...     "year INT, course STRING, earnings INT")
+        >>> df.groupBy("year").pivot("course").sum("earnings").orderBy("year").collect()
+        [Row(year=2024, java=10, python=20), Row(year=2025, java=None, python=30)]
+        >>> df.groupBy("year").pivot("course", ["python"]).sum("earnings").orderBy("year").collect()
+        [Row(year=2024, python=20), Row(year=2025, python=30)]
+        """
         from sparklet.sql import functions as F
 
         if self._pivot is not None or self._kind != "groupby":
@@ -128,15 +198,60 @@ class GroupedData:
         outputMode: str,
         timeoutConf: str,
     ) -> DataFrame:
-        """Call ``func(key, pdfs, state)`` once per key per micro-batch of a stream.
+        """Run a Python function per key per micro-batch, with state of its own per key.
 
-        ``key`` is a tuple of the grouping values, ``pdfs`` an iterator of
-        the key's rows as pandas DataFrames (empty when the call is for a
-        timed-out state), and ``state`` a
+        For each key with rows in a micro-batch (or whose timeout passed)
+        ``func(key, pdfs, state)`` is called: ``key`` is a tuple of the
+        grouping values, ``pdfs`` an iterator of the key's rows as pandas
+        DataFrames (empty for a timed-out state), ``state`` a
         :class:`~sparklet.sql.streaming.state.GroupState` holding a tuple of
-        ``stateStructType``'s fields. ``func`` yields pandas DataFrames of
-        ``outputStructType``. ``timeoutConf`` is a
-        :class:`~sparklet.sql.streaming.state.GroupStateTimeout`.
+        ``stateStructType``'s fields. The state is checkpointed with the query.
+        :class:`~sparklet.testing.GroupStateTester` unit-tests ``func``.
+
+        Parameters
+        ----------
+        func : callable
+            ``func(key, pdfs, state)`` yielding pandas DataFrames of
+            ``outputStructType``.
+        outputStructType : StructType or str
+            The schema of what ``func`` yields.
+        stateStructType : StructType or str
+            The schema of the state.
+        outputMode : str
+            ``"append"`` or ``"update"``.
+        timeoutConf : str
+            A :class:`~sparklet.sql.streaming.state.GroupStateTimeout`:
+            ``"NoTimeout"``, ``"ProcessingTimeTimeout"`` or ``"EventTimeTimeout"``.
+
+        Returns
+        -------
+        DataFrame
+            The rows ``func`` yields, of ``outputStructType``.
+
+        Raises
+        ------
+        PySparkValueError
+            ``INVALID_OUTPUT_MODE`` for another output mode.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparklet.testing import MemoryStream
+        >>> def running_count(key, pdfs, state):
+        ...     n = (state.get[0] if state.exists else 0) + sum(len(p) for p in pdfs)
+        ...     state.update((n,))
+        ...     yield pd.DataFrame({"user": [key[0]], "events": [n]})
+        >>> clicks = MemoryStream(spark, "user STRING")
+        >>> counts = clicks.toDF().groupBy("user").applyInPandasWithState(
+        ...     running_count, "user STRING, events LONG", "n LONG", "update", "NoTimeout")
+        >>> q = counts.writeStream.outputMode("update").format("memory").queryName("doc_counts").start()
+        >>> _ = clicks.addData([("ann",), ("bob",), ("ann",)])
+        >>> q.processAllAvailable()
+        >>> _ = clicks.addData([("ann",)])
+        >>> q.processAllAvailable()
+        >>> sorted(map(tuple, spark.table("doc_counts").collect()))
+        [('ann', 2), ('ann', 3), ('bob', 1)]
+        >>> q.stop()
         """
         import functools
 
@@ -165,18 +280,56 @@ class GroupedData:
         initialState: GroupedData | None = None,
         eventTimeColumnName: str = "",
     ) -> DataFrame:
-        """Run a :class:`~sparklet.sql.streaming.StatefulProcessor` per key,
-        its input and output as pandas DataFrames.
+        """Run a :class:`~sparklet.sql.streaming.StatefulProcessor` per key, its
+        input and output as pandas DataFrames.
 
         The processor declares value, list and map state (optionally with a
-        TTL) in ``init`` and gets each key's rows in ``handleInputRows`` (an
+        TTL) in ``init`` and gets each key's rows in ``handleInputRows``, as an
         iterator of DataFrames of at most
-        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows); with
-        ``timeMode`` ``"ProcessingTime"`` or ``"EventTime"`` it can register
-        timers, handled in ``handleExpiredTimer``. ``initialState`` (a batch
-        DataFrame grouped by the same keys) seeds the state in the first
-        batch through ``handleInitialState``. On a batch DataFrame the rows
-        go through the processor once, with no state kept.
+        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows. With ``timeMode``
+        ``"ProcessingTime"`` or ``"EventTime"`` it can register timers, handled
+        in ``handleExpiredTimer``. On a batch DataFrame the rows go through the
+        processor once, with no state kept.
+        :class:`~sparklet.sql.streaming.TwsTester` unit-tests a processor.
+
+        Parameters
+        ----------
+        statefulProcessor : StatefulProcessor
+            The processor.
+        outputStructType : StructType or str
+            The schema of what it yields.
+        outputMode : str
+            ``"Append"``, ``"Update"`` or ``"Complete"``.
+        timeMode : str
+            ``"None"``, ``"ProcessingTime"`` or ``"EventTime"``.
+        initialState : GroupedData, optional
+            A batch DataFrame grouped by the same keys: seeds the state in the
+            first batch, through ``handleInitialState``.
+        eventTimeColumnName : str, optional
+            In ``"EventTime"`` mode, the output's event-time column, which carries
+            the watermark on to the operators after it.
+
+        Returns
+        -------
+        DataFrame
+            The rows the processor yields.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from sparklet.sql.streaming import StatefulProcessor
+        >>> class Total(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.total = handle.getValueState("total", "amount DOUBLE")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         total = (self.total.get() or (0.0,))[0] + sum(df["amount"].sum() for df in rows)
+        ...         self.total.update((total,))
+        ...         yield pd.DataFrame({"user": [key[0]], "total": [total]})
+        >>> sales = spark.createDataFrame([("ann", 2.5), ("ann", 1.0), ("bob", 4.0)], "user STRING, amount DOUBLE")
+        >>> totals = sales.groupBy("user").transformWithStateInPandas(
+        ...     Total(), "user STRING, total DOUBLE", "Update", "None")
+        >>> totals.orderBy("user").collect()
+        [Row(user='ann', total=3.5), Row(user='bob', total=4.0)]
         """
         return self._transform_with_state(
             statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, False
@@ -191,9 +344,47 @@ class GroupedData:
         initialState: GroupedData | None = None,
         eventTimeColumnName: str = "",
     ) -> DataFrame:
-        """:meth:`transformWithStateInPandas` with Rows: ``handleInputRows``
-        gets an iterator of the key's :class:`~sparklet.sql.Row` objects and
-        yields Rows; ``handleInitialState`` is called once per initial Row."""
+        """:meth:`transformWithStateInPandas` with Rows.
+
+        ``handleInputRows`` gets an iterator of the key's
+        :class:`~sparklet.sql.Row` objects and yields Rows;
+        ``handleInitialState`` is called once per initial Row.
+
+        Parameters
+        ----------
+        statefulProcessor : StatefulProcessor
+            The processor.
+        outputStructType : StructType or str
+            The schema of what it yields.
+        outputMode : str
+            ``"Append"``, ``"Update"`` or ``"Complete"``.
+        timeMode : str
+            ``"None"``, ``"ProcessingTime"`` or ``"EventTime"``.
+        initialState : GroupedData, optional
+            A batch DataFrame grouped by the same keys, seeding the state.
+        eventTimeColumnName : str, optional
+            In ``"EventTime"`` mode, the output's event-time column.
+
+        Returns
+        -------
+        DataFrame
+            The rows the processor yields.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor
+        >>> class Count(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.n = handle.getValueState("n", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.n.get() or (0,))[0] + sum(1 for _ in rows)
+        ...         self.n.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> clicks = spark.createDataFrame([("ann",), ("ann",), ("bob",)], "user STRING")
+        >>> counts = clicks.groupBy("user").transformWithState(Count(), "user STRING, events LONG", "Update", "None")
+        >>> counts.orderBy("user").collect()
+        [Row(user='ann', events=2), Row(user='bob', events=1)]
+        """
         return self._transform_with_state(
             statefulProcessor, outputStructType, outputMode, timeMode, initialState, eventTimeColumnName, True
         )
@@ -283,7 +474,19 @@ class GroupedData:
         return df, names
 
     def count(self) -> DataFrame:
-        """Rows per group, in column ``count``."""
+        """The number of rows of each group, in a column ``count``.
+
+        Returns
+        -------
+        DataFrame
+            The grouping columns and ``count`` (a long).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a",), ("a",), ("b",)], "k STRING")
+        >>> df.groupBy("k").count().orderBy("k").collect()
+        [Row(k='a', count=2), Row(k='b', count=1)]
+        """
         from sparklet.sql import functions as F
 
         return self.agg(F.count("*").alias("count"))
@@ -304,19 +507,118 @@ class GroupedData:
         return self.agg(*[getattr(F, fn)(F.col(f"`{c}`")).alias(f"{fn}({c})") for c in (cols or numeric)])
 
     def sum(self, *cols: str) -> DataFrame:
-        """Sum per group."""
+        """The sum of numeric columns per group, named ``sum(col)``.
+
+        Parameters
+        ----------
+        *cols : str
+            The columns; none: every numeric column.
+
+        Returns
+        -------
+        DataFrame
+            The grouping columns and one sum per column.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC`` for a column that is not
+            numeric.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1, 2.0), ("a", 3, 0.5)], "k STRING, n INT, x DOUBLE")
+        >>> df.groupBy("k").sum().collect()
+        [Row(k='a', sum(n)=4, sum(x)=2.5)]
+        >>> df.groupBy("k").sum("n").collect()
+        [Row(k='a', sum(n)=4)]
+        """
         return self._simple("sum", cols)
 
     def avg(self, *cols: str) -> DataFrame:
-        """Average per group."""
+        """The mean of numeric columns per group, named ``avg(col)`` (``mean`` is
+        the same method).
+
+        Parameters
+        ----------
+        *cols : str
+            The columns; none: every numeric column.
+
+        Returns
+        -------
+        DataFrame
+            The grouping columns and one mean (a double) per column.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC`` for a column that is not
+            numeric.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 4)], "k STRING, n INT")
+        >>> df.groupBy("k").avg("n").collect()
+        [Row(k='a', avg(n)=2.5)]
+        """
         return self._simple("avg", cols)
 
     mean = avg
 
     def min(self, *cols: str) -> DataFrame:
-        """Minimum per group."""
+        """The smallest value of numeric columns per group, named ``min(col)``.
+
+        Parameters
+        ----------
+        *cols : str
+            The columns; none: every numeric column.
+
+        Returns
+        -------
+        DataFrame
+            The grouping columns and one minimum per column.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC`` for a column that is not
+            numeric.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 4)], "k STRING, n INT")
+        >>> df.groupBy("k").min("n").collect()
+        [Row(k='a', min(n)=1)]
+        """
         return self._simple("min", cols)
 
     def max(self, *cols: str) -> DataFrame:
-        """Maximum per group."""
+        """The largest value of numeric columns per group, named ``max(col)``.
+
+        Parameters
+        ----------
+        *cols : str
+            The columns; none: every numeric column.
+
+        Returns
+        -------
+        DataFrame
+            The grouping columns and one maximum per column.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC`` for a column that is not
+            numeric.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 4)], "k STRING, n INT")
+        >>> df.groupBy("k").max("n").collect()
+        [Row(k='a', max(n)=4)]
+        >>> df.groupBy("k").max("k")
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [UNSUPPORTED_FEATURE.DATATYPE_NOT_NUMERIC] "k" is not a numeric column. Aggregation function can only be applied on a numeric column.
+        """
         return self._simple("max", cols)

@@ -38,10 +38,22 @@ def _data_files(paths: list[str]) -> list[str]:
 
 
 class DataFrameReader(OptionsMixin):
-    """Reads files into batch DataFrames: JSON, CSV, Parquet, text; and a
-    streaming query's state from its checkpoint with ``format("statestore")``
-    (options ``batchId``, ``operatorId``, ``storeName``, ``joinSide``) and
-    ``format("state-metadata")``."""
+    """Reads data into batch DataFrames (``spark.read``).
+
+    Files: JSON, CSV, Parquet, ORC, XML and text, as folders, files, globs
+    or lists of them; tables by name; Python data sources by the name they
+    were registered under; and a streaming query's state from its checkpoint
+    with ``format("statestore")`` (options ``batchId``, ``operatorId``,
+    ``storeName``, ``joinSide``) and ``format("state-metadata")``. Set the
+    format, schema and options with the methods it shares with
+    :class:`~sparklet.sql.streaming.DataStreamReader`.
+
+    Examples
+    --------
+    >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").write.parquet("doc_reader")
+    >>> spark.read.format("parquet").load("doc_reader").collect()
+    [Row(id=1, name='a')]
+    """
 
     def __init__(self, spark: "SparkSession") -> None:
         self._spark = spark
@@ -54,8 +66,38 @@ class DataFrameReader(OptionsMixin):
         schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
-        """Load files at ``path`` (a path, glob, or list of them), or the state
-        in the checkpoint folder ``path`` for the state formats."""
+        """Read data in the format set.
+
+        Parameters
+        ----------
+        path : str or list of str, optional
+            A file, folder or glob, or a list of them; for the state formats,
+            the query's checkpoint folder. Also taken from the ``path`` option.
+        format : str, optional
+            The format (else the one set with :meth:`format`; Parquet without
+            either).
+        schema : StructType or str, optional
+            The rows' schema; without it, it is inferred (JSON, CSV with
+            ``inferSchema``) or read from the files (Parquet, ORC).
+        **options
+            The format's options.
+
+        Returns
+        -------
+        DataFrame
+            The data.
+
+        Raises
+        ------
+        AnalysisException
+            ``PATH_NOT_FOUND`` when a path does not exist.
+
+        Examples
+        --------
+        >>> spark.range(3).write.json("doc_load")
+        >>> spark.read.load("doc_load", format="json", schema="id LONG").count()
+        3
+        """
         if format is not None:
             self.format(format)
         self._set_schema(schema)
@@ -79,8 +121,42 @@ class DataFrameReader(OptionsMixin):
         return df
 
     def json(self, path: PathOrPaths | DataFrame, schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Read JSON lines (or documents with ``multiLine=True``); or the JSON
-        texts of a DataFrame's single string column, one record each."""
+        r"""Read JSON: one record per line, or documents with ``multiLine=True``.
+
+        Parameters
+        ----------
+        path : str, list of str or DataFrame
+            Files, folders or globs; or a DataFrame of one string column whose
+            texts are each read as a record.
+        schema : StructType or str, optional
+            The rows' schema; without it, it is inferred from the data (numbers
+            as ``bigint``/``double``, fields sorted by name, as Spark).
+        **options
+            ``multiLine``, ``mode`` (``PERMISSIVE``, ``DROPMALFORMED``,
+            ``FAILFAST``), ``columnNameOfCorruptRecord``, ``timestampFormat``,
+            ``dateFormat``, ``primitivesAsString``, ``allowComments`` ...
+
+        Returns
+        -------
+        DataFrame
+            The records.
+
+        Raises
+        ------
+        AnalysisException
+            ``PATH_NOT_FOUND`` for a missing path; ``INVALID_DATA_TYPE_FOR_JSON``
+            for a DataFrame that is not one string column.
+
+        Examples
+        --------
+        >>> with open("people.json", "w") as f:
+        ...     _ = f.write('{"name": "ann", "age": 31}\n{"name": "bob"}\n')
+        >>> spark.read.json("people.json").collect()
+        [Row(age=31, name='ann'), Row(age=None, name='bob')]
+        >>> texts = spark.createDataFrame([('{"a": 1}',)], "value STRING")
+        >>> spark.read.json(texts).collect()
+        [Row(a=1)]
+        """
         if isinstance(path, DataFrame):
             return self._json_texts(path, schema, **options)
         return self.load(path, "json", schema, **options)
@@ -117,11 +193,68 @@ class DataFrameReader(OptionsMixin):
             shutil.rmtree(folder, ignore_errors=True)
 
     def csv(self, path: PathOrPaths, schema: StructType | str | None = None, **options: Any) -> DataFrame:
-        """Read CSV (``header``, ``sep``, ``inferSchema``, ``mode`` ...)."""
+        r"""Read CSV files.
+
+        Parameters
+        ----------
+        path : str or list of str
+            Files, folders or globs.
+        schema : StructType or str, optional
+            The rows' schema; without it, every column is a string named
+            ``_c0``, ``_c1`` ... (or after the header), unless ``inferSchema``.
+        **options
+            ``header``, ``sep``, ``inferSchema``, ``nullValue``, ``quote``,
+            ``escape``, ``mode``, ``dateFormat``, ``timestampFormat`` ...
+
+        Returns
+        -------
+        DataFrame
+            The rows.
+
+        Raises
+        ------
+        AnalysisException
+            ``PATH_NOT_FOUND`` for a missing path.
+
+        Examples
+        --------
+        >>> with open("people.csv", "w") as f:
+        ...     _ = f.write("name,age\nann,31\nbob,\n")
+        >>> spark.read.csv("people.csv", header=True, inferSchema=True).collect()
+        [Row(name='ann', age=31), Row(name='bob', age=None)]
+        >>> spark.read.csv("people.csv").columns
+        ['_c0', '_c1']
+        """
         return self.load(path, "csv", schema, **options)
 
     def parquet(self, *paths: str, **options: Any) -> DataFrame:
-        """Read Parquet files."""
+        """Read Parquet files.
+
+        Parameters
+        ----------
+        *paths : str
+            Files, folders (a partitioned folder's ``col=value`` folders become
+            columns) or globs.
+        **options
+            ``mergeSchema`` (the union of the files' columns) ...
+
+        Returns
+        -------
+        DataFrame
+            The rows, with the files' schema.
+
+        Raises
+        ------
+        AnalysisException
+            ``PATH_NOT_FOUND`` for a missing path.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, part STRING")
+        >>> df.write.partitionBy("part").parquet("doc_parquet")
+        >>> spark.read.parquet("doc_parquet").orderBy("id").collect()
+        [Row(id=1, part='a'), Row(id=2, part='b')]
+        """
         return self.load(list(paths), "parquet", None, **options)
 
     def xml(
@@ -131,9 +264,35 @@ class DataFrameReader(OptionsMixin):
         schema: StructType | str | None = None,
         **options: Any,
     ) -> DataFrame:
-        """Read XML: each ``rowTag`` element a row (attributes as ``_name``
-        fields, text beside them as ``_VALUE``); or the XML texts of a
-        DataFrame's single string column."""
+        """Read XML: each ``rowTag`` element is a row.
+
+        Attributes become fields named with the ``_`` prefix, text beside child
+        elements ``_VALUE``, as Spark's XML reader.
+
+        Parameters
+        ----------
+        path : str, list of str or DataFrame
+            Files, folders or globs; or a DataFrame of one string column of XML
+            texts.
+        rowTag : str, optional
+            The element that is a row (``ROW`` by default).
+        schema : StructType or str, optional
+            The rows' schema; without it, it is inferred.
+        **options
+            ``attributePrefix``, ``valueTag``, ``mode``, ``excludeAttribute`` ...
+
+        Returns
+        -------
+        DataFrame
+            The rows.
+
+        Examples
+        --------
+        >>> with open("books.xml", "w") as f:
+        ...     _ = f.write('<books><book id="1"><title>Dune</title></book></books>')
+        >>> spark.read.xml("books.xml", rowTag="book").collect()
+        [Row(_id=1, title='Dune')]
+        """
         from sparklet.sql._xml import read_xml
 
         self.format("xml")
@@ -144,28 +303,104 @@ class DataFrameReader(OptionsMixin):
         return self.load(path)
 
     def orc(self, path: PathOrPaths, mergeSchema: bool | None = None, **options: Any) -> DataFrame:
-        """Read ORC files (``mergeSchema``: the union of the files' columns)."""
+        """Read ORC files.
+
+        Parameters
+        ----------
+        path : str or list of str
+            Files, folders or globs.
+        mergeSchema : bool, optional
+            Read the union of the files' columns.
+        **options
+            Other options.
+
+        Returns
+        -------
+        DataFrame
+            The rows, with the files' schema.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").write.orc("doc_orc")
+        >>> spark.read.orc("doc_orc").collect()
+        [Row(id=1, name='a')]
+        """
         if mergeSchema is not None:
             options["mergeSchema"] = mergeSchema
         return self.load(path, "orc", None, **options)
 
     def text(self, paths: PathOrPaths, **options: Any) -> DataFrame:
-        """Read text lines into a ``value`` column."""
+        r"""Read text files, one row per line in a column ``value``.
+
+        Parameters
+        ----------
+        paths : str or list of str
+            Files, folders or globs.
+        **options
+            ``wholetext`` (a file per row), ``lineSep``.
+
+        Returns
+        -------
+        DataFrame
+            One string column, ``value``.
+
+        Examples
+        --------
+        >>> with open("notes.txt", "w") as f:
+        ...     _ = f.write("first\nsecond\n")
+        >>> spark.read.text("notes.txt").collect()
+        [Row(value='first'), Row(value='second')]
+        """
         return self.load(paths, "text", None, **options)
 
     def table(self, tableName: str) -> DataFrame:
-        """A table or view by name."""
+        """A table or view by name (as :meth:`SparkSession.table`).
+
+        Parameters
+        ----------
+        tableName : str
+            The table's name.
+
+        Returns
+        -------
+        DataFrame
+            Its rows.
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND``.
+
+        Examples
+        --------
+        >>> spark.range(2).createOrReplaceTempView("doc_reader_view")
+        >>> spark.read.table("doc_reader_view").count()
+        2
+        """
         return self._spark.table(tableName)
 
 
 class DataFrameWriter:
-    """Writes a batch DataFrame (``df.write``): files (``parquet``, ``json``,
-    ``csv``, ``text``) with Spark's save modes, ``partitionBy`` folders,
-    ``_SUCCESS`` marker and file names, written to a staging folder and
-    moved into place when complete; or ``format("kafka")``, each row a
-    record (columns ``value``, and optionally ``key``, ``topic``,
-    ``headers``, ``partition``; options ``kafka.bootstrap.servers``,
-    ``topic`` and other ``kafka.*`` client settings)."""
+    """Writes a batch DataFrame (``df.write``).
+
+    Files (``parquet``, ``json``, ``csv``, ``orc``, ``xml``, ``text``) with
+    Spark's save modes, ``partitionBy`` folders, the ``_SUCCESS`` marker and
+    Spark's file names; written to a staging folder and moved into place when
+    complete, so a failed write leaves nothing half-written. Also warehouse
+    tables (:meth:`saveAsTable`, :meth:`insertInto`), Kafka
+    (``format("kafka")``: columns ``value`` and optionally ``key``,
+    ``topic``, ``headers``, ``partition``; options
+    ``kafka.bootstrap.servers``, ``topic``), Delta (``format("delta")``) and
+    Python data sources.
+
+    Examples
+    --------
+    >>> import os
+    >>> df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, name STRING")
+    >>> df.write.mode("overwrite").partitionBy("name").parquet("doc_writer")
+    >>> sorted(p for p in os.listdir("doc_writer"))
+    ['_SUCCESS', 'name=a', 'name=b']
+    """
 
     def __init__(self, df: DataFrame) -> None:
         self._df = df
@@ -178,47 +413,194 @@ class DataFrameWriter:
         self._cluster_by: list[str] = []
 
     def format(self, source: str) -> "DataFrameWriter":
-        """Set the output format (``parquet``, ``json``, ``csv``, ``text``,
-        ``kafka``)."""
+        """Set the output format.
+
+        Parameters
+        ----------
+        source : str
+            ``parquet`` (the default), ``json``, ``csv``, ``orc``, ``xml``,
+            ``text``, ``kafka``, ``delta``, or a registered Python data source.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> spark.range(2).write.format("json").save("doc_format")
+        >>> spark.read.json("doc_format").count()
+        2
+        """
         self._format = source
         return self
 
     def mode(self, saveMode: str | None) -> "DataFrameWriter":
-        """Set what happens when the path exists: ``errorifexists`` (the
-        default; also ``error``, ``default``), ``append``, ``overwrite``,
-        ``ignore``. Kafka appends whatever the mode."""
+        """Set what happens when the target exists.
+
+        Parameters
+        ----------
+        saveMode : str or None
+            ``"errorifexists"`` (the default; also ``"error"``, ``"default"``):
+            fail; ``"append"``: add files; ``"overwrite"``: replace the data;
+            ``"ignore"``: write nothing. Kafka appends whatever the mode. None
+            keeps the mode set.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> spark.range(2).write.parquet("doc_mode")
+        >>> spark.range(3).write.mode("append").parquet("doc_mode")
+        >>> spark.read.parquet("doc_mode").count()
+        5
+        >>> spark.range(1).write.parquet("doc_mode")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [PATH_ALREADY_EXISTS] Path file:.../doc_mode already exists. Set mode as "overwrite" to overwrite the existing path.
+        """
         if saveMode is not None:
             self._mode = saveMode
         return self
 
     def option(self, key: str, value: Any) -> "DataFrameWriter":
-        """Set one output option."""
+        r"""Set one output option.
+
+        Parameters
+        ----------
+        key : str
+            The option, as the format names it (``compression``, ``header`` ...).
+        value : object
+            Its value; booleans are written ``true``/``false``.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> import os
+        >>> spark.range(1).write.option("header", True).csv("doc_option")
+        >>> open([f"doc_option/{n}" for n in os.listdir("doc_option") if n.endswith(".csv")][0]).read()
+        'id\n0\n'
+        """
         return self.options(**{key: value})
 
     def options(self, **options: Any) -> "DataFrameWriter":
-        """Set output options."""
+        """Set several output options.
+
+        Parameters
+        ----------
+        **options
+            Options by name; None values are left out.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> spark.range(1).write.options(header=True, sep=";").csv("doc_options")
+        >>> spark.read.options(header=True, sep=";").csv("doc_options").columns
+        ['id']
+        """
         for k, v in options.items():
             if v is not None:
                 self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
         return self
 
     def partitionBy(self, *cols: str | list[str]) -> "DataFrameWriter":
-        """Write one folder per value of these columns (``col=value``), as
-        Hive does; the columns are left out of the files."""
+        """Write one folder per value of these columns (``col=value``), as Hive does.
+
+        The columns are left out of the files; reading the folder brings them
+        back from the folder names.
+
+        Parameters
+        ----------
+        *cols : str or list of str
+            The columns, in folder order.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> import os
+        >>> df = spark.createDataFrame([(1, "2024"), (2, "2025")], "id INT, year STRING")
+        >>> df.write.partitionBy("year").json("doc_partitioned")
+        >>> sorted(n for n in os.listdir("doc_partitioned") if n.startswith("year="))
+        ['year=2024', 'year=2025']
+        """
         names = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else list(cols)
         self._partition_by = [str(c) for c in names]
         return self
 
     def bucketBy(self, numBuckets: int, col: str | list[str], *cols: str) -> "DataFrameWriter":
-        """Bucket the output by columns (tables only, as in Spark)."""
+        """Bucket a table's files by columns (with :meth:`saveAsTable` only).
+
+        Accepted and not applied: bucketing arranges files for Spark's joins,
+        not what the table holds. ``save`` refuses it, as Spark does.
+
+        Parameters
+        ----------
+        numBuckets : int
+            The number of buckets.
+        col : str or list of str
+            The first column (or all of them as a list).
+        *cols : str
+            More columns.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> spark.range(4).write.bucketBy(2, "id").saveAsTable("doc_bucketed")
+        >>> spark.table("doc_bucketed").count()
+        4
+        """
         names = list(col) if isinstance(col, (list, tuple)) else [col, *cols]
         self._bucket_by = (numBuckets, names)
         return self
 
     def clusterBy(self, *cols: str | list[str]) -> "DataFrameWriter":
-        """Cluster the data by these columns. For files, as in Spark, it
-        arranges the data for faster reads and changes nothing of what is
-        written or read back; it cannot go with ``partitionBy`` or ``bucketBy``."""
+        """Cluster the data by these columns.
+
+        For files, as in Spark, it arranges the data for faster reads and
+        changes nothing of what is written or read back.
+
+        Parameters
+        ----------
+        *cols : str or list of str
+            The columns.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Raises
+        ------
+        AnalysisException
+            ``SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED`` or
+            ``SPECIFY_CLUSTER_BY_WITH_BUCKETING_IS_NOT_ALLOWED`` when the write is
+            also partitioned or bucketed.
+
+        Examples
+        --------
+        >>> spark.range(3).write.clusterBy("id").saveAsTable("doc_clustered")
+        >>> spark.table("doc_clustered").count()
+        3
+        """
         names = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], (list, tuple)) else list(cols)
         self._cluster_by = [str(c) for c in names]
         return self
@@ -243,7 +625,25 @@ class DataFrameWriter:
             )
 
     def sortBy(self, col: str | list[str], *cols: str) -> "DataFrameWriter":
-        """Sort each bucket by columns (with ``bucketBy``, tables only)."""
+        """Sort each bucket by columns (with :meth:`bucketBy`; accepted and not
+        applied, as bucketing).
+
+        Parameters
+        ----------
+        col : str or list of str
+            The first column (or all of them as a list).
+        *cols : str
+            More columns.
+
+        Returns
+        -------
+        DataFrameWriter
+            This writer.
+
+        Examples
+        --------
+        >>> spark.range(4).write.bucketBy(2, "id").sortBy("id").saveAsTable("doc_sorted_buckets")
+        """
         self._sort_by = list(col) if isinstance(col, (list, tuple)) else [col, *cols]
         return self
 
@@ -255,7 +655,36 @@ class DataFrameWriter:
         partitionBy: str | list[str] | None = None,
         **options: Any,
     ) -> None:
-        """Write the DataFrame to ``path`` in the format set."""
+        """Write the DataFrame in the format set.
+
+        Parameters
+        ----------
+        path : str, optional
+            The folder (also the ``path`` option); Kafka and Python data sources
+            need none.
+        format : str, optional
+            The format (else the one set; Parquet without either).
+        mode : str, optional
+            The save mode (see :meth:`mode`).
+        partitionBy : str or list of str, optional
+            Partition columns (see :meth:`partitionBy`).
+        **options
+            The format's options.
+
+        Raises
+        ------
+        AnalysisException
+            ``PATH_ALREADY_EXISTS`` for an existing path in mode
+            ``errorifexists``; ``_LEGACY_ERROR_TEMP_1312`` with ``bucketBy``.
+        PySparkValueError
+            ``PATH_NOT_SPECIFIED`` for a file format without a path.
+
+        Examples
+        --------
+        >>> spark.range(3).write.save("doc_save", format="parquet", mode="overwrite")
+        >>> spark.read.parquet("doc_save").count()
+        3
+        """
         from sparklet.errors import AnalysisException, PySparkValueError
 
         if format is not None:
@@ -301,11 +730,36 @@ class DataFrameWriter:
         partitionBy: str | list[str] | None = None,
         **options: Any,
     ) -> None:
-        """Save as table ``name`` of the warehouse catalog (``path`` option: an
-        external table there). An existing table by the mode: ``append`` (by
-        column name), ``overwrite``, ``ignore``, else an error. Bucketing
-        (``bucketBy``/``sortBy``) is accepted and not applied: it arranges
-        files for Spark's joins, not what the table holds."""
+        """Save the DataFrame as a table of the warehouse catalog.
+
+        Parameters
+        ----------
+        name : str
+            The table (``db.table`` too).
+        format : str, optional
+            The table's file format (Parquet by default; ``delta`` too).
+        mode : str, optional
+            For an existing table: ``"append"`` (columns matched by name),
+            ``"overwrite"``, ``"ignore"``, else an error.
+        partitionBy : str or list of str, optional
+            Partition columns.
+        **options
+            Options; ``path`` makes an external table in that folder.
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_ALREADY_EXISTS`` for an existing table in mode
+            ``errorifexists``.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], "id INT, name STRING")
+        >>> df.write.saveAsTable("doc_people")
+        >>> df.write.mode("append").saveAsTable("doc_people")
+        >>> spark.table("doc_people").count()
+        2
+        """
         from sparklet.sql.catalog import save_as_table
 
         self.mode(mode)
@@ -316,8 +770,27 @@ class DataFrameWriter:
         save_as_table(self._df, name, format or self._format, self._mode, self._partition_by, self._options)
 
     def insertInto(self, tableName: str, overwrite: bool | None = None) -> None:
-        """Insert the rows into an existing table, columns by position
-        (``overwrite``, or mode ``overwrite``: replacing its data)."""
+        """Insert the rows into an existing table, columns by position.
+
+        Parameters
+        ----------
+        tableName : str
+            The table.
+        overwrite : bool, optional
+            Replace the table's rows (also with mode ``"overwrite"``).
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND`` for a missing table.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").write.saveAsTable("doc_insert")
+        >>> spark.createDataFrame([(2, "b")], "x INT, y STRING").write.insertInto("doc_insert")
+        >>> spark.table("doc_insert").orderBy("id").collect()
+        [Row(id=1, name='a'), Row(id=2, name='b')]
+        """
         from sparklet.sql.catalog import insert_into
 
         replace = overwrite if overwrite is not None else self._mode.lower() == "overwrite"
@@ -330,8 +803,25 @@ class DataFrameWriter:
         partitionBy: str | list[str] | None = None,
         compression: str | None = None,
     ) -> None:
-        """Write Parquet files (``compression``: ``snappy``, the default,
-        ``zstd`` or ``none``)."""
+        """Write Parquet files.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        mode : str, optional
+            The save mode (see :meth:`mode`).
+        partitionBy : str or list of str, optional
+            Partition columns.
+        compression : str, optional
+            ``snappy`` (the default), ``zstd``, ``gzip``, ``lz4`` or ``none``.
+
+        Examples
+        --------
+        >>> spark.range(3).write.parquet("doc_write_parquet", compression="zstd")
+        >>> spark.read.parquet("doc_write_parquet").count()
+        3
+        """
         self.options(compression=compression)
         self.save(path, "parquet", mode, partitionBy)
 
@@ -347,9 +837,36 @@ class DataFrameWriter:
         nullValue: str | None = None,
         **options: Any,
     ) -> None:
-        """Write the rows as one XML document under ``rootTag`` (``ROWS``),
-        each a ``rowTag`` element (``ROW``); fields named with
-        ``attributePrefix`` as attributes, nulls left out."""
+        """Write the rows as one XML document.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        rowTag : str, optional
+            Each row's element (``ROW``).
+        mode : str, optional
+            The save mode.
+        attributePrefix : str, optional
+            Fields named with this prefix (``_``) are written as attributes.
+        valueTag : str, optional
+            The field written as an element's text (``_VALUE``).
+        rootTag : str, optional
+            The document's element (``ROWS``).
+        declaration : str, optional
+            The XML declaration's content.
+        nullValue : str, optional
+            Text written for nulls (else null fields are left out).
+        **options
+            Other options.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "Dune")], "_id INT, title STRING")
+        >>> df.write.xml("doc_books", rowTag="book", rootTag="books")
+        >>> spark.read.xml("doc_books", rowTag="book").collect()
+        [Row(_id=1, title='Dune')]
+        """
         given = dict(
             rowTag=rowTag,
             attributePrefix=attributePrefix,
@@ -368,8 +885,25 @@ class DataFrameWriter:
         partitionBy: str | list[str] | None = None,
         compression: str | None = None,
     ) -> None:
-        """Write ORC files (``compression``: ``zstd``, the default, ``snappy``,
-        ``zlib``, ``lz4`` or ``none``; flat columns: see docs/differences.md)."""
+        """Write ORC files.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        mode : str, optional
+            The save mode.
+        partitionBy : str or list of str, optional
+            Partition columns.
+        compression : str, optional
+            ``zstd`` (the default), ``snappy``, ``zlib``, ``lz4`` or ``none``.
+
+        Examples
+        --------
+        >>> spark.range(2).write.orc("doc_write_orc")
+        >>> spark.read.orc("doc_write_orc").count()
+        2
+        """
         self.options(compression=compression)
         self.save(path, "orc", mode, partitionBy)
 
@@ -384,9 +918,37 @@ class DataFrameWriter:
         encoding: str | None = None,
         ignoreNullFields: bool | str | None = None,
     ) -> None:
-        """Write JSON lines (dates and timestamps in Spark's formats, in the
-        session time zone; null fields left out unless
-        ``ignoreNullFields=False``)."""
+        r"""Write JSON lines.
+
+        Dates and timestamps are written in Spark's formats, in the session
+        time zone; null fields are left out unless ``ignoreNullFields=False``.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        mode : str, optional
+            The save mode.
+        compression : str, optional
+            ``gzip``, ``zstd``, ``bzip2``, ``deflate``, ``lz4``, ``snappy`` or
+            ``none``.
+        dateFormat, timestampFormat : str, optional
+            Spark's datetime patterns for dates and timestamps.
+        lineSep : str, optional
+            The line separator (``\n``).
+        encoding : str, optional
+            The text encoding (UTF-8).
+        ignoreNullFields : bool, optional
+            Leave null fields out (the default).
+
+        Examples
+        --------
+        >>> import os
+        >>> df = spark.createDataFrame([(1, None)], "id INT, name STRING")
+        >>> df.write.json("doc_write_json")
+        >>> [open(f"doc_write_json/{n}").read() for n in os.listdir("doc_write_json") if n.endswith(".json")]
+        ['{"id":1}\n']
+        """
         self.options(
             compression=compression,
             dateFormat=dateFormat,
@@ -418,9 +980,47 @@ class DataFrameWriter:
         emptyValue: str | None = None,
         lineSep: str | None = None,
     ) -> None:
-        """Write CSV (``header``, ``sep``, ``quote``, ``escape``,
-        ``nullValue``, ``quoteAll``, ``dateFormat``, ``timestampFormat`` as
-        Spark's)."""
+        r"""Write CSV files.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        mode : str, optional
+            The save mode.
+        compression : str, optional
+            The codec, as for :meth:`json`.
+        sep : str, optional
+            The field separator (``,``).
+        quote, escape : str, optional
+            The quote (``"``) and its escape (``\``).
+        header : bool, optional
+            Write the column names first.
+        nullValue : str, optional
+            Text for nulls (empty).
+        escapeQuotes, quoteAll : bool, optional
+            Quote values holding quotes (default) / every value.
+        dateFormat, timestampFormat : str, optional
+            Spark's datetime patterns.
+        ignoreLeadingWhiteSpace, ignoreTrailingWhiteSpace : bool, optional
+            Trim values.
+        charToEscapeQuoteEscaping : str, optional
+            The escape of the quote's escape.
+        encoding : str, optional
+            The text encoding.
+        emptyValue : str, optional
+            Text for empty strings.
+        lineSep : str, optional
+            The line separator.
+
+        Examples
+        --------
+        >>> import os
+        >>> df = spark.createDataFrame([(1, "a,b")], "id INT, name STRING")
+        >>> df.write.csv("doc_write_csv", header=True)
+        >>> [open(f"doc_write_csv/{n}").read() for n in os.listdir("doc_write_csv") if n.endswith(".csv")]
+        ['id,name\n1,"a,b"\n']
+        """
         self.options(
             compression=compression,
             sep=sep,
@@ -442,7 +1042,23 @@ class DataFrameWriter:
         self.save(path, "csv", mode)
 
     def text(self, path: str, compression: str | None = None, lineSep: str | None = None) -> None:
-        """Write a single string column as lines of text."""
+        """Write a single string column as lines of text.
+
+        Parameters
+        ----------
+        path : str
+            The folder.
+        compression : str, optional
+            The codec, as for :meth:`json`.
+        lineSep : str, optional
+            The line separator.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([("first",), ("second",)], "value STRING").write.text("doc_write_text")
+        >>> sorted(r.value for r in spark.read.text("doc_write_text").collect())
+        ['first', 'second']
+        """
         self.options(compression=compression, lineSep=lineSep)
         self.save(path, "text")
 

@@ -1,0 +1,122 @@
+"""Run the docstring examples of sparklet's public API on PySpark, the
+oracle, and report every example whose output PySpark does not give.
+
+    python tools/doctests_on_pyspark.py [module ...]    (make doctest-portability)
+
+The examples are what ``pytest --doctest-modules python/sparklet`` checks
+on sparklet; here each runs as written on a local Spark session instead,
+with ``spark``, ``F`` and ``Row`` given and ``sparklet`` imports turned into
+PySpark's (``sparklet.testing.pyspark_engine``: ``MemoryStream`` a folder
+of Parquet files), each in a new temporary folder. An exception is compared
+by its class's name only (PySpark's messages carry the JVM's details).
+Examples of what PySpark does not have are skipped, each with its reason
+(``SPARKLET_ONLY``). Prints each example PySpark answers otherwise, with
+both answers, and exits 1 if there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import doctest
+import importlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: The modules whose examples run by default: those documented in full.
+MODULES = [
+    "sparklet.sql.session",
+    "sparklet.sql.column",
+    "sparklet.sql.group",
+    "sparklet.sql.readwriter",
+    "sparklet.sql.dataframe",
+    "sparklet.sql._options",
+    "sparklet.sql.streaming.readwriter",
+    "sparklet.sql.streaming.query",
+    "sparklet.testing.utils",
+    "sparklet.testing.stream_test",
+]
+
+#: Examples (by qualified name, or a prefix ending in ".") of sparklet's
+#: own API, which PySpark does not have, and why.
+SPARKLET_ONLY = {
+    "sparklet.testing.stream_test.ManualClock": "a manual clock is sparklet's (PySpark has none)",
+    "sparklet.testing.stream_test.StartStream": "its example drives a manual clock",
+    "sparklet.testing.stream_test.AdvanceManualClock": "a manual clock is sparklet's",
+    "sparklet.testing.memory_stream.": "MemoryStream's own methods are a stand-in on PySpark",
+    "sparklet.sql.session.SparkSession.emptyDataFrame": "sparklet's shortcut; PySpark has none",
+    "sparklet.sql.session.SparkSession.Builder.remote": "its example prints sparklet's builder",
+}
+
+
+def skipped(name: str) -> str | None:
+    """Why the example ``name`` is not run on PySpark (None: it is)."""
+    for key, reason in SPARKLET_ONLY.items():
+        if name == key or (key.endswith(".") and name.startswith(key)):
+            return reason
+    return None
+
+
+def collect(modules: list[str]) -> list[doctest.DocTest]:
+    """The examples of ``modules``, found while they are still sparklet's."""
+    sys.path.insert(0, str(ROOT / "python"))
+    finder = doctest.DocTestFinder()
+    tests: list[doctest.DocTest] = []
+    for name in modules:
+        tests += [t for t in finder.find(importlib.import_module(name)) if t.examples]
+    return sorted(tests, key=lambda t: t.name)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", default=MODULES)
+    args = parser.parse_args()
+    tests = collect(args.modules)
+
+    from sparklet.testing import pyspark_engine
+
+    pyspark_engine.alias_modules()
+    os.environ[pyspark_engine.AS_PYSPARK] = "1"
+    base = Path(tempfile.mkdtemp(prefix="sparklet-doctests-on-pyspark-"))
+    from pyspark.sql import Row, SparkSession
+    from pyspark.sql import functions as F
+
+    builder = SparkSession.builder.appName("sparklet-doctests")
+    for key, value in {**pyspark_engine.SPARK_DEFAULTS, "spark.sql.warehouse.dir": str(base / "warehouse")}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+
+    flags = doctest.ELLIPSIS | doctest.IGNORE_EXCEPTION_DETAIL
+    failed, ran, skips = [], 0, []
+    for test in tests:
+        reason = skipped(test.name)
+        if reason is not None:
+            skips.append(f"{test.name}: {reason}")
+            continue
+        folder = Path(tempfile.mkdtemp(dir=base))
+        os.chdir(folder)
+        test.globs = {"spark": spark, "F": F, "Row": Row}
+        report: list[str] = []
+        runner = doctest.DocTestRunner(optionflags=flags)
+        result = runner.run(test, out=report.append, clear_globs=True)
+        for q in spark.streams.active:
+            q.stop()
+        ran += 1
+        if result.failed:
+            failed.append((test.name, "".join(report)))
+    os.chdir(ROOT)
+    for name, report in failed:
+        print(f"=== {name}\n{report}")
+    print(
+        f"{ran} docstrings' examples run on PySpark: {ran - len(failed)} give PySpark's answers, {len(failed)} do not"
+    )
+    print(f"{len(skips)} skipped (sparklet's own API):" + "".join(f"\n  {s}" for s in skips))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
