@@ -660,6 +660,50 @@ def test_a_malformed_cast_fails_with_cast_invalid_input(spark: SparkSession, tar
     )
 
 
+def test_division_is_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSession) -> None:
+    """`/` of integers is a double (SQL text too), named `(a / b)`; a zero
+    divisor is DIVIDE_BY_ZERO under ANSI (ArithmeticException), null
+    without; a null dividend is null either way."""
+    from sparklet.errors import ArithmeticException
+
+    assert spark.sql("SELECT 1/2 AS x, 7/2.0 AS y").first() == (0.5, 3.5)
+    df = spark.createDataFrame([(6, 4, None), (1, 0, None)], "a INT, b INT, c INT")
+    df.createOrReplaceTempView("division_rows")
+    quotients = df.select(df.a / df.b, df.a / 2, F.col("a").cast("double") / df.b)
+    assert quotients.columns == ["(a / b)", "(a / 2)", "(CAST(a AS DOUBLE) / b)"]
+    assert quotients.dtypes[0][1] == "double"
+    assert quotients.first() == (1.5, 3.0, 1.5)
+    assert df.selectExpr("a / b AS q").first().q == 1.5
+    assert df.select((df.c / df.b).alias("q")).collect() == [Row(q=None), Row(q=None)]
+    failing = [
+        lambda: df.select(df.a / df.b).collect(),
+        lambda: df.selectExpr("a / b").collect(),
+        lambda: spark.sql("SELECT a / b FROM division_rows").collect(),
+    ]
+    for run in failing:
+        with pytest.raises(ArithmeticException) as raised:
+            run()
+        assert raised.value.getCondition() == "DIVIDE_BY_ZERO"
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert [r[0] for r in df.select(df.a / df.b).collect()] == [1.5, None]
+        assert [r[0] for r in spark.sql("SELECT a / b FROM division_rows").collect()] == [1.5, None]
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_runtime_errors_are_pysparks_exception_classes(spark: SparkSession) -> None:
+    """PySpark raises a class per kind of runtime error; so does sparklet."""
+    from sparklet.errors import DateTimeException, IllegalArgumentException, NumberFormatException
+
+    df = spark.createDataFrame([("x1",)], "s STRING")
+    with pytest.raises(NumberFormatException) as raised:
+        df.select(df.s.cast("int")).collect()
+    assert isinstance(raised.value, IllegalArgumentException)
+    with pytest.raises(DateTimeException):
+        df.select(df.s.cast("date")).collect()
+
+
 def test_session_time_zone_reaches_text_and_epoch_functions(spark: SparkSession) -> None:
     """Text without a zone is wall-clock time in spark.sql.session.timeZone;
     Java's short zone ids (PST, JST) name zones as in Spark."""

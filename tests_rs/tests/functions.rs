@@ -150,6 +150,11 @@ fn runtime_errors_carry_sparks_conditions() {
         ),
         "{err}"
     );
+    let err = failing("SELECT a / b FROM (VALUES (1, 0)) AS t(a, b)");
+    assert_eq!(err.condition(), Some("DIVIDE_BY_ZERO"));
+    let half = s.sql("SELECT 1 / 2 AS q").unwrap();
+    let out = crate::common::rows(half).join("\n");
+    assert!(out.contains("| 0.5 |"), "{out}");
     // an error without a condition keeps DataFusion's text
     let err = failing("SELECT CAST('2024-13-45 99:00' AS TIMESTAMP)");
     assert_eq!(err.condition(), None, "{err}");

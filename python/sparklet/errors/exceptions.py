@@ -17,6 +17,10 @@ __all__ = [
     "IllegalArgumentException",
     "StreamingQueryException",
     "SparkRuntimeException",
+    "ArithmeticException",
+    "ArrayIndexOutOfBoundsException",
+    "DateTimeException",
+    "NumberFormatException",
     "PythonException",
     "SparkNoSuchElementException",
     "PySparkValueError",
@@ -109,6 +113,28 @@ class StreamingQueryException(PySparkException):
 
 class SparkRuntimeException(PySparkException):
     """An error while executing a query (malformed input under FAILFAST, I/O)."""
+
+
+class ArithmeticException(PySparkException):
+    """Arithmetic that ANSI SQL refuses while a query runs (``DIVIDE_BY_ZERO``,
+    ``ARITHMETIC_OVERFLOW``, ``CAST_OVERFLOW``), as Spark's
+    ``SparkArithmeticException``."""
+
+
+class ArrayIndexOutOfBoundsException(PySparkException):
+    """An array read past its end while a query runs (``INVALID_ARRAY_INDEX``,
+    ``INVALID_ARRAY_INDEX_IN_ELEMENT_AT``)."""
+
+
+class DateTimeException(PySparkException):
+    """A date or timestamp that cannot be made while a query runs: text cast
+    to a date or timestamp (``CAST_INVALID_INPUT``), a field out of range
+    (``DATETIME_FIELD_OUT_OF_BOUNDS``)."""
+
+
+class NumberFormatException(IllegalArgumentException):
+    """Text cast to a number that is not one (``CAST_INVALID_INPUT``), as
+    Spark's ``SparkNumberFormatException``."""
 
 
 class PythonException(PySparkException):

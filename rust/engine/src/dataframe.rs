@@ -225,6 +225,10 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                 t if t.transformed => return Ok(t),
                 t => t.data,
             };
+            let node = match crate::plan::spark_division::rewrite(node, schema)? {
+                t if t.transformed => return Ok(t),
+                t => t.data,
+            };
             // `s["f"]` of a struct is its field `s.f` (named so)
             if let Expr::ScalarFunction(f) = &node {
                 if crate::functions::column::is_get_item(&node)

@@ -76,6 +76,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// Spark's error for a zero divisor under ANSI.
+    pub fn divide_by_zero() -> Self {
+        Error::Input {
+            condition: "DIVIDE_BY_ZERO".into(),
+            message: "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.".into(),
+        }
+    }
+
     /// An analysis error with Spark's condition.
     pub fn analysis(condition: &str, message: impl Into<String>) -> Self {
         Error::Analysis {
@@ -220,6 +228,11 @@ impl Error {
                 },
                 None => Error::Execution(DataFusionError::Execution(text)),
             },
+            DataFusionError::ArrowError(e, _)
+                if matches!(*e, arrow::error::ArrowError::DivideByZero) =>
+            {
+                Error::divide_by_zero()
+            }
             DataFusionError::ArrowError(e, context) => match cast_invalid_input(&e) {
                 Some(spark) => spark,
                 None => Error::Execution(DataFusionError::ArrowError(e, context)),

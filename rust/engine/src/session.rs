@@ -49,6 +49,18 @@ pub struct QueryOptions {
     pub async_progress: crate::engine::async_progress::AsyncProgressOptions,
 }
 
+/// The database of global temporary views (`global_temp.name`).
+pub const GLOBAL_TEMP_DATABASE: &str = "global_temp";
+
+/// The global temporary views: one database for the process, registered in
+/// every session's catalog, as Spark shares them between the sessions of an
+/// application.
+fn global_temp_views() -> Arc<crate::table_names::CaseInsensitiveSchema> {
+    static VIEWS: std::sync::OnceLock<Arc<crate::table_names::CaseInsensitiveSchema>> =
+        std::sync::OnceLock::new();
+    Arc::clone(VIEWS.get_or_init(crate::table_names::CaseInsensitiveSchema::new))
+}
+
 /// One user session (`SparkSession`).
 pub struct Session {
     ctx: SessionContext,
@@ -126,6 +138,7 @@ impl Session {
                 DEFAULT_DATABASE,
                 crate::table_names::CaseInsensitiveSchema::new(),
             )?;
+            catalog.register_schema(GLOBAL_TEMP_DATABASE, global_temp_views())?;
         }
         for f in crate::functions::udfs::all()
             .into_iter()
@@ -186,6 +199,7 @@ impl Session {
         for key in [
             crate::spark_options::MAP_KEY_DEDUP_POLICY,
             crate::spark_options::CASE_SENSITIVE,
+            crate::spark_options::ANSI_ENABLED,
         ] {
             if let Some(value) = session.conf.get(key) {
                 session.set_conf(key, &value)?;
@@ -229,6 +243,10 @@ impl Session {
             let on = value.eq_ignore_ascii_case("true");
             self.set_spark_option(|o| o.case_sensitive = on);
         }
+        if key == crate::spark_options::ANSI_ENABLED {
+            let off = value.eq_ignore_ascii_case("false");
+            self.set_spark_option(|o| o.ansi_disabled = off);
+        }
         if key == keys::SESSION_TIME_ZONE {
             crate::formats::datetime::session_zone(value).ok_or_else(|| {
                 Error::illegal_argument(format!(
@@ -256,6 +274,9 @@ impl Session {
         }
         if key == crate::spark_options::CASE_SENSITIVE {
             self.set_spark_option(|o| o.case_sensitive = false);
+        }
+        if key == crate::spark_options::ANSI_ENABLED {
+            self.set_spark_option(|o| o.ansi_disabled = false);
         }
         if key == keys::SESSION_TIME_ZONE {
             let tz = self.conf.get(key).unwrap_or_else(|| "UTC".into());
@@ -338,6 +359,7 @@ impl Session {
                 let (state, plan) = df.into_parts();
                 let plan = crate::plan::sql_names::rename(plan)?;
                 let plan = crate::plan::spark_names::assert_messages_in(plan)
+                    .and_then(crate::plan::spark_division::in_plan)
                     .map_err(Error::from_planning)?;
                 Ok(DataFrame::new(state, plan))
             }

@@ -13,6 +13,9 @@ datafusion::common::extensions_options! {
         /// `spark.sql.caseSensitive`: column names resolve only as written
         /// (by default Spark matches them without regard to case)
         pub case_sensitive: bool, default = false
+        /// `spark.sql.ansi.enabled` is false: a zero divisor gives null
+        /// rather than Spark's `DIVIDE_BY_ZERO` error
+        pub ansi_disabled: bool, default = false
     }
 }
 
@@ -31,6 +34,9 @@ pub fn case_sensitive(config: &datafusion::prelude::SessionConfig) -> bool {
         .get::<SparkOptions>()
         .is_some_and(|o| o.case_sensitive)
 }
+
+/// The Spark setting of ANSI SQL behaviour (on by default, as in Spark 4).
+pub const ANSI_ENABLED: &str = "spark.sql.ansi.enabled";
 
 /// The Spark setting of the map key policy.
 pub const MAP_KEY_DEDUP_POLICY: &str = "spark.sql.mapKeyDedupPolicy";

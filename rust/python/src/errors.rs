@@ -12,6 +12,10 @@ pyo3::import_exception!(sparklet.errors, IllegalArgumentException);
 pyo3::import_exception!(sparklet.errors, StreamingQueryException);
 pyo3::import_exception!(sparklet.errors, SparkRuntimeException);
 pyo3::import_exception!(sparklet.errors, PythonException);
+pyo3::import_exception!(sparklet.errors, ArithmeticException);
+pyo3::import_exception!(sparklet.errors, ArrayIndexOutOfBoundsException);
+pyo3::import_exception!(sparklet.errors, DateTimeException);
+pyo3::import_exception!(sparklet.errors, NumberFormatException);
 
 /// Run `f` attached to the interpreter from an engine thread (a callback
 /// into user code). Once the interpreter is shutting down nothing is run
@@ -159,9 +163,7 @@ pub fn to_py(err: Error) -> PyErr {
         Error::Checkpoint { condition, message } => {
             StreamingQueryException::new_err((format!("[{condition}] {message}"), condition))
         }
-        Error::Input { condition, message } => {
-            SparkRuntimeException::new_err((format!("[{condition}] {message}"), condition))
-        }
+        Error::Input { condition, message } => runtime_error(condition, message),
         // every kind named: a new one must be given its exception here
         e @ Error::Io { .. } => SparkRuntimeException::new_err((e.to_string(),)),
         Error::Execution(e) => SparkRuntimeException::new_err((e.to_string(),)),
@@ -169,6 +171,32 @@ pub fn to_py(err: Error) -> PyErr {
             format!("[INTERNAL_ERROR] internal error: {message}"),
             "INTERNAL_ERROR",
         )),
+    }
+}
+
+/// A runtime error with Spark's condition, as the exception class PySpark
+/// raises for it (Spark's `SparkArithmeticException` is PySpark's
+/// `ArithmeticException`, and so on).
+fn runtime_error(condition: String, message: String) -> PyErr {
+    let text = format!("[{condition}] {message}");
+    let date_or_time = message.contains("to \"DATE\"") || message.contains("to \"TIMESTAMP");
+    match condition.split('.').next().unwrap_or_default() {
+        "DIVIDE_BY_ZERO"
+        | "ARITHMETIC_OVERFLOW"
+        | "CAST_OVERFLOW"
+        | "NUMERIC_VALUE_OUT_OF_RANGE"
+        | "INTERVAL_ARITHMETIC_OVERFLOW" => ArithmeticException::new_err((text, condition)),
+        "INVALID_ARRAY_INDEX" | "INVALID_ARRAY_INDEX_IN_ELEMENT_AT" => {
+            ArrayIndexOutOfBoundsException::new_err((text, condition))
+        }
+        "DATETIME_FIELD_OUT_OF_BOUNDS" | "CANNOT_PARSE_TIMESTAMP" => {
+            DateTimeException::new_err((text, condition))
+        }
+        "CAST_INVALID_INPUT" if date_or_time => DateTimeException::new_err((text, condition)),
+        "CAST_INVALID_INPUT" if !message.contains("to \"BOOLEAN\"") => {
+            NumberFormatException::new_err((text, condition))
+        }
+        _ => SparkRuntimeException::new_err((text, condition)),
     }
 }
 

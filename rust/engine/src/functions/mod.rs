@@ -54,12 +54,7 @@ pub fn binary(op: &str, left: Expr, right: Expr) -> Result<Expr> {
         "+" => Operator::Plus,
         "-" => Operator::Minus,
         "*" => Operator::Multiply,
-        "/" => {
-            // Spark's `/` is always fractional
-            let l = cast(left, arrow::datatypes::DataType::Float64);
-            let r = cast(right, arrow::datatypes::DataType::Float64);
-            return Ok(binary_expr(l, Operator::Divide, r));
-        }
+        "/" => return Ok(crate::plan::spark_division::divide(left, right)),
         "%" => Operator::Modulo,
         "==" => Operator::Eq,
         "!=" => Operator::NotEq,

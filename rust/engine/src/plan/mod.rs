@@ -9,6 +9,7 @@ pub mod output_mode;
 pub mod partitions;
 pub mod planner;
 pub mod spark_casts;
+pub mod spark_division;
 pub mod spark_names;
 pub mod spark_types;
 pub mod sql_names;

@@ -32,26 +32,35 @@ impl AnalyzerRule for SparkCasts {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> DFResult<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| {
-            // the expressions of a node read its inputs' columns
-            let inputs = node.inputs();
-            let mut schema = DFSchema::empty();
-            for input in inputs {
-                schema.merge(input.schema());
-            }
-            let names = NamePreserver::new(&node);
-            node.map_expressions(|e| {
-                let saved = names.save(&e);
-                let out = e.transform_up(|e| rewrite(e, &schema))?;
-                Ok(if out.transformed {
-                    Transformed::yes(saved.restore(out.data))
-                } else {
-                    out
-                })
+        rewrite_typed(plan, rewrite)
+    }
+}
+
+/// `plan` with `rewrite` applied to every expression (bottom up), given the
+/// schema its node's inputs have; each rewritten expression keeps its name.
+pub(crate) fn rewrite_typed(
+    plan: LogicalPlan,
+    rewrite: impl Fn(Expr, &DFSchema) -> DFResult<Transformed<Expr>>,
+) -> DFResult<LogicalPlan> {
+    plan.transform_up_with_subqueries(|node| {
+        // the expressions of a node read its inputs' columns
+        let inputs = node.inputs();
+        let mut schema = DFSchema::empty();
+        for input in inputs {
+            schema.merge(input.schema());
+        }
+        let names = NamePreserver::new(&node);
+        node.map_expressions(|e| {
+            let saved = names.save(&e);
+            let out = e.transform_up(|e| rewrite(e, &schema))?;
+            Ok(if out.transformed {
+                Transformed::yes(saved.restore(out.data))
+            } else {
+                out
             })
         })
-        .data()
-    }
+    })
+    .data()
 }
 
 /// The aggregates whose result is a double whatever their input: a null

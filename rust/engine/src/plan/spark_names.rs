@@ -87,6 +87,9 @@ pub fn spark_name(e: &Expr) -> String {
                     return format!("{}.{f}", spark_name(base));
                 }
             }
+            if func.name() == crate::plan::spark_division::SPARK_DIVIDE && args.len() == 2 {
+                return format!("({} / {})", spark_name(&args[0]), spark_name(&args[1]));
+            }
             if let Some(name) = special_call_name(func.name(), args) {
                 return name;
             }

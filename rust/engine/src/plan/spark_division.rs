@@ -1,0 +1,127 @@
+//! Spark's `/` on numbers: the quotient as a double (`1 / 2` is 0.5, where
+//! DataFusion divides integers), and a zero divisor Spark's
+//! `DIVIDE_BY_ZERO` error under ANSI (`spark.sql.ansi.enabled`, on by
+//! default in Spark 4), null without. A null dividend gives null before the
+//! divisor is looked at, as Spark's `Divide` evaluates it.
+//!
+//! The DataFrame API's `/` is [`divide`]; in SQL text (`spark.sql`,
+//! `selectExpr`, `filter("...")`) [`rewrite`] turns a division of integers
+//! or floating-point numbers into it before the plan is typed. Both are
+//! named `(a / b)`, as Spark names them ([`super::spark_names`]). Decimals
+//! in SQL text keep DataFusion's decimal division.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array};
+use arrow::datatypes::{DataType, Float64Type};
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result as DFResult};
+use datafusion::error::DataFusionError;
+use datafusion::logical_expr::{
+    BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+
+/// The name of Spark's division, which [`super::spark_names`] prints as `(a / b)`.
+pub const SPARK_DIVIDE: &str = "spark_divide";
+
+/// `left / right` as Spark divides numbers.
+pub fn divide(left: Expr, right: Expr) -> Expr {
+    ScalarUDF::new_from_impl(SparkDivide {
+        signature: Signature::user_defined(Volatility::Immutable),
+    })
+    .call(vec![left, right])
+}
+
+/// Whether `t` divides as a double in Spark's SQL text (decimals keep
+/// decimal division, intervals their own).
+fn divides_as_double(t: &DataType) -> bool {
+    t.is_integer() || t.is_floating() || t.is_null()
+}
+
+/// `e` with Spark's division where it divides integers or floating-point
+/// numbers of `schema`'s columns.
+pub fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
+    let Expr::BinaryExpr(BinaryExpr {
+        left,
+        op: Operator::Divide,
+        right,
+    }) = &e
+    else {
+        return Ok(Transformed::no(e));
+    };
+    let (l, r) = (left.get_type(schema)?, right.get_type(schema)?);
+    if !divides_as_double(&l) || !divides_as_double(&r) {
+        return Ok(Transformed::no(e));
+    }
+    Ok(Transformed::yes(divide(
+        left.as_ref().clone(),
+        right.as_ref().clone(),
+    )))
+}
+
+/// A plan built from SQL text with Spark's divisions (see [`rewrite`]), its
+/// nodes' schemas typed again (a quotient of integers is a double); each
+/// expression keeps its name.
+pub fn in_plan(plan: LogicalPlan) -> DFResult<LogicalPlan> {
+    let divided = super::spark_casts::rewrite_typed(plan, rewrite)?;
+    let typed = divided
+        .transform_up_with_subqueries(|node| Ok(Transformed::yes(node.recompute_schema()?)))?;
+    Ok(typed.data)
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct SparkDivide {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for SparkDivide {
+    fn name(&self) -> &str {
+        SPARK_DIVIDE
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Float64)
+    }
+    fn coerce_types(&self, arg_types: &[DataType]) -> DFResult<Vec<DataType>> {
+        Ok(vec![DataType::Float64; arg_types.len()])
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let ansi = !args
+            .config_options
+            .extensions
+            .get::<crate::spark_options::SparkOptions>()
+            .is_some_and(|o| o.ansi_disabled);
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let (x, y) = (
+            arrays[0].as_primitive::<Float64Type>(),
+            arrays[1].as_primitive::<Float64Type>(),
+        );
+        let zero_divisor =
+            (0..x.len()).any(|i| x.is_valid(i) && y.is_valid(i) && y.value(i) == 0.0);
+        if !zero_divisor {
+            let quotient = arrow::compute::kernels::numeric::div(x, y)?;
+            return Ok(ColumnarValue::Array(quotient));
+        }
+        let mut out = Vec::with_capacity(x.len());
+        for i in 0..x.len() {
+            out.push(match (x.is_valid(i), y.is_valid(i)) {
+                (true, true) if y.value(i) == 0.0 => {
+                    if ansi {
+                        return Err(DataFusionError::External(Box::new(
+                            crate::error::Error::divide_by_zero(),
+                        )));
+                    }
+                    None
+                }
+                (true, true) => Some(x.value(i) / y.value(i)),
+                _ => None,
+            });
+        }
+        Ok(ColumnarValue::Array(
+            Arc::new(Float64Array::from(out)) as ArrayRef
+        ))
+    }
+}
