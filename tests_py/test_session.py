@@ -108,3 +108,18 @@ def test_range(spark: SparkSession) -> None:
 def test_binary_values_collect_as_bytes(spark: SparkSession) -> None:
     (row,) = spark.createDataFrame([(b"hi", [b"x"])], "b BINARY, a ARRAY<BINARY>").collect()
     assert type(row.b) is bytes and row.b == b"hi" and type(row.a[0]) is bytes
+
+
+def test_global_temp_views_are_seen_by_every_session_temp_views_by_one(spark: SparkSession) -> None:
+    """As in Spark, a global temporary view belongs to the application (every
+    session reads it as global_temp.name), a temporary view to its session."""
+    spark.range(3).createOrReplaceGlobalTempView("shared_ids")
+    spark.range(2).createOrReplaceTempView("own_ids")
+    other = spark.newSession()
+    assert other.table("global_temp.shared_ids").count() == 3
+    assert other.sql("SELECT count(*) AS n FROM global_temp.shared_ids").first().n == 3
+    with pytest.raises(AnalysisException):
+        other.table("own_ids")
+    assert spark.catalog.dropGlobalTempView("shared_ids")
+    with pytest.raises(AnalysisException):
+        other.table("global_temp.shared_ids")
