@@ -71,6 +71,18 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.streaming.StreamingQuery",
     "sparklet.sql.streaming.StreamingQueryManager",
     "sparklet.testing",
+    "sparklet.sql.SparkSession",
+    "sparklet.sql.SparkSession.Builder",
+    "sparklet.sql.session.RuntimeConfig",
+    "sparklet.sql.DataFrame",
+    "sparklet.sql.Column",
+    "sparklet.sql.GroupedData",
+    "sparklet.sql.DataFrameReader",
+    "sparklet.sql.readwriter.DataFrameWriter",
+    "sparklet.sql.Row",
+    "sparklet.sql.Observation",
+    "sparklet.sql.Window",
+    "sparklet.sql.WindowSpec",
 ]
 
 
@@ -83,7 +95,7 @@ def _missing_sections(qualified: str, obj: object) -> list[str]:
         wanted.append("Returns\n-------\n")
     elif callable(func) and not inspect.isclass(func):
         signature = inspect.signature(func)
-        if [p for p in signature.parameters if p != "self"]:
+        if [p for p in signature.parameters if p not in ("self", "cls")]:
             wanted.append("Parameters\n----------\n")
         if signature.return_annotation not in (None, "None", inspect.Signature.empty):
             wanted.append("Returns\n-------\n")
@@ -93,12 +105,21 @@ def _missing_sections(qualified: str, obj: object) -> list[str]:
 def _documented(qualified: str) -> list[tuple[str, object]]:
     """Each documented object of ``qualified`` (a class, or a module's
     public names) with its members, by qualified name."""
-    try:
-        module = importlib.import_module(qualified)
-        targets = [(f"{qualified}.{n}", getattr(module, n)) for n in module.__all__]
-    except ModuleNotFoundError:
-        module_name, _, name = qualified.rpartition(".")
-        targets = [(qualified, getattr(importlib.import_module(module_name), name))]
+    parts = qualified.split(".")
+    # the longest importable prefix is the module; the rest are attributes
+    at = len(parts)
+    while True:
+        try:
+            obj: object = importlib.import_module(".".join(parts[:at]))
+            break
+        except ImportError:
+            at -= 1
+    for name in parts[at:]:
+        obj = getattr(obj, name)
+    if inspect.ismodule(obj):
+        targets = [(f"{qualified}.{n}", getattr(obj, n)) for n in obj.__all__]
+    else:
+        targets = [(qualified, obj)]
     out: list[tuple[str, object]] = []
     for name, obj in targets:
         out.append((name, obj))

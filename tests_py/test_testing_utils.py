@@ -30,6 +30,14 @@ def test_a_pandas_dataframe_is_compared_with_float_tolerance(spark: SparkSession
     assertDataFrameEqual(df, pd.DataFrame({"id": [1, 2], "s": ["a", "b"], "x": [0.3, None]}))
 
 
+def test_a_pandas_result_is_compared_with_pandas_only(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("a", 1.0)], "k STRING, v DOUBLE")
+    assertDataFrameEqual(df.toPandas(), pd.DataFrame({"k": ["a"], "v": [1.0 + 1e-9]}))
+    with pytest.raises(PySparkAssertionError) as raised:
+        assertDataFrameEqual(df.toPandas(), [Row(k="a", v=1.0)])
+    assert raised.value.getCondition() == "INVALID_TYPE_DF_EQUALITY_ARG"
+
+
 def test_different_rows_are_shown(spark: SparkSession) -> None:
     df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, s STRING")
     with pytest.raises(PySparkAssertionError, match=r"DIFFERENT_ROWS\] Results do not match: \( 50.00000 % \)") as e:

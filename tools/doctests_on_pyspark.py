@@ -7,7 +7,8 @@ The examples are what ``pytest --doctest-modules python/sparklet`` checks
 on sparklet; here each runs as written on a local Spark session instead,
 with ``spark``, ``F`` and ``Row`` given and ``sparklet`` imports turned into
 PySpark's (``sparklet.testing.pyspark_engine``: ``MemoryStream`` a folder
-of Parquet files), each in a new temporary folder. An exception is compared
+of Parquet files), each in an emptied working folder (the JVM resolves
+relative paths against the folder it started in, so it is the same one). An exception is compared
 by its class's name only (PySpark's messages carry the JVM's details).
 Examples of what PySpark does not have are skipped, each with its reason
 (``SPARKLET_ONLY``). Prints each example PySpark answers otherwise, with
@@ -20,6 +21,7 @@ import argparse
 import doctest
 import importlib
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -49,7 +51,17 @@ SPARKLET_ONLY = {
     "sparklet.testing.memory_stream.": "MemoryStream's own methods are a stand-in on PySpark",
     "sparklet.sql.session.SparkSession.emptyDataFrame": "sparklet's shortcut; PySpark has none",
     "sparklet.sql.session.SparkSession.Builder.remote": "its example prints sparklet's builder",
+    "sparklet.sql.streaming.readwriter.DataStreamWriter.foreachBatch": (
+        "sparklet hands a pyarrow Table (PySpark: a DataFrame), docs/differences.md"
+    ),
+    # run, they would stop the one SparkContext the later examples need
+    "sparklet.sql.session.SparkSession.stop": "it stops a session, which stops PySpark's SparkContext",
+    "sparklet.sql.session.SparkSession.Builder.create": "it stops a session, which stops PySpark's SparkContext",
 }
+
+
+#: Set in the process that runs the examples (with PySpark's environment).
+CHILD = "SPARKLET_DOCTESTS_ON_PYSPARK"
 
 
 def skipped(name: str) -> str | None:
@@ -71,6 +83,13 @@ def collect(modules: list[str]) -> list[doctest.DocTest]:
 
 
 def main() -> int:
+    if os.environ.get(CHILD) is None:
+        # PySpark's side needs pandas 2 first on the path (as `make portability`)
+        sys.path.insert(0, str(ROOT / "tools"))
+        from portability import pyspark_env
+
+        env = {**pyspark_env(), CHILD: "1"}
+        os.execve(sys.executable, [sys.executable, __file__, *sys.argv[1:]], env)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", default=MODULES)
     args = parser.parse_args()
@@ -81,6 +100,9 @@ def main() -> int:
     pyspark_engine.alias_modules()
     os.environ[pyspark_engine.AS_PYSPARK] = "1"
     base = Path(tempfile.mkdtemp(prefix="sparklet-doctests-on-pyspark-"))
+    work = base / "work"
+    work.mkdir()
+    os.chdir(work)  # before the JVM starts: its working folder
     from pyspark.sql import Row, SparkSession
     from pyspark.sql import functions as F
 
@@ -97,8 +119,8 @@ def main() -> int:
         if reason is not None:
             skips.append(f"{test.name}: {reason}")
             continue
-        folder = Path(tempfile.mkdtemp(dir=base))
-        os.chdir(folder)
+        for entry in work.iterdir():
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         test.globs = {"spark": spark, "F": F, "Row": Row}
         report: list[str] = []
         runner = doctest.DocTestRunner(optionflags=flags)

@@ -277,9 +277,9 @@ class Column:
         ------
         PySparkTypeError
             ``NOT_DATATYPE_OR_STR`` when ``dataType`` is neither.
-        SparkRuntimeException
-            ``CAST_INVALID_INPUT``, when the query runs, for a value that
-            does not convert.
+        NumberFormatException
+            ``CAST_INVALID_INPUT``, when the query runs, for text that is not
+            a number (``DateTimeException`` for a date or timestamp).
 
         Examples
         --------
@@ -289,7 +289,7 @@ class Column:
         >>> df.select(df.s.cast("int")).collect()
         Traceback (most recent call last):
             ...
-        sparklet.errors.exceptions.SparkRuntimeException: [CAST_INVALID_INPUT] The value '2.5' of the type "STRING" cannot be cast to "INT" because it is malformed. ...
+        sparklet.errors.exceptions.NumberFormatException: [CAST_INVALID_INPUT] The value '2.5' of the type "STRING" cannot be cast to "INT" because it is malformed. ...
         """
         dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
         if not isinstance(dt, DataType):

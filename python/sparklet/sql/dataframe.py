@@ -981,7 +981,7 @@ class DataFrame:
 
         Examples
         --------
-        >>> spark.range(3).sortWithinPartitions(F.col("id").desc()).collect()
+        >>> spark.range(3).coalesce(1).sortWithinPartitions(F.col("id").desc()).collect()
         [Row(id=2), Row(id=1), Row(id=0)]
         """
         return self.orderBy(*cols, ascending=ascending)
@@ -1167,77 +1167,308 @@ class DataFrame:
     # ---- missing values and statistics --------------------------------
     @property
     def na(self) -> "DataFrameNaFunctions":
-        """The missing-value functions (``df.na.fill``, ``drop``, ``replace``)."""
+        """The missing-value functions: ``df.na.fill``, ``df.na.drop``,
+        ``df.na.replace`` (the same as :meth:`fillna`, :meth:`dropna`,
+        :meth:`replace`).
+
+        Returns
+        -------
+        DataFrameNaFunctions
+            Bound to this DataFrame.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, None), (None, "b")], "n INT, s STRING")
+        >>> df.na.fill(0).na.fill("?").collect()
+        [Row(n=1, s='?'), Row(n=0, s='b')]
+        """
         return DataFrameNaFunctions(self)
 
     @property
     def stat(self) -> "DataFrameStatFunctions":
-        """The statistics functions (``df.stat.corr``, ``crosstab``, ...)."""
+        """The statistics functions: ``df.stat.corr``, ``cov``, ``crosstab``,
+        ``freqItems``, ``approxQuantile``, ``sampleBy``.
+
+        Returns
+        -------
+        DataFrameStatFunctions
+            Bound to this DataFrame.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0), (2, 4.0), (3, 6.0)], "n INT, x DOUBLE")
+        >>> df.stat.corr("n", "x")
+        1.0
+        """
         return DataFrameStatFunctions(self)
 
     def fillna(self, value: Any, subset: Any = None) -> "DataFrame":
-        """Nulls (and NaN in floating columns) replaced by ``value``: a number
-        fills numeric columns, a string string columns, a bool boolean
-        columns; a dict maps column names to values."""
+        """Replace nulls (and NaN in floating-point columns).
+
+        A number fills the numeric columns, a string the string columns, a bool
+        the boolean columns; other columns keep their nulls.
+
+        Parameters
+        ----------
+        value : int, float, str, bool or dict
+            The value; or a dict of column name to value (``subset`` ignored).
+        subset : str or list of str, optional
+            Only these columns.
+
+        Returns
+        -------
+        DataFrame
+            The rows, nulls replaced.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(None, None, float("nan"))], "n INT, s STRING, x DOUBLE")
+        >>> df.fillna(0).collect()
+        [Row(n=0, s=None, x=0.0)]
+        >>> df.fillna({"s": "none", "n": -1}).collect()
+        [Row(n=-1, s='none', x=nan)]
+        """
         from sparklet.sql._dataframe_na import fill
 
         return fill(self, value, subset)
 
     def dropna(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> "DataFrame":
-        """Rows with a null or NaN (``how="any"``), only nulls (``"all"``), or
-        fewer than ``thresh`` values, dropped (over ``subset`` columns)."""
+        """Drop rows with missing values.
+
+        Parameters
+        ----------
+        how : str, default "any"
+            ``"any"``: a row with any null (or NaN) goes; ``"all"``: only a row
+            whose values are all null.
+        thresh : int, optional
+            Keep the rows with at least this many non-null values (overrides
+            ``how``).
+        subset : str or list of str, optional
+            Look at these columns only.
+
+        Returns
+        -------
+        DataFrame
+            The rows kept.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a"), (None, "b"), (None, None)], "n INT, s STRING")
+        >>> df.dropna().count(), df.dropna(how="all").count(), df.dropna(subset=["s"]).count()
+        (1, 2, 2)
+        """
         from sparklet.sql._dataframe_na import drop
 
         return drop(self, how, thresh, subset)
 
     def replace(self, to_replace: Any, value: Any = "__unset__", subset: Any = None) -> "DataFrame":
-        """Values replaced: ``to_replace`` a value, list (with ``value`` a
-        value or list) or dict of value to replacement, in the columns of
-        the values' type."""
+        """Replace values.
+
+        Only columns of the replaced values' type are changed (numbers in
+        numeric columns, strings in string columns).
+
+        Parameters
+        ----------
+        to_replace : value, list or dict
+            A value, a list of values (with ``value`` one value or a list of the
+            same length), or a dict of value to replacement.
+        value : value or list, optional
+            The replacement(s), when ``to_replace`` is not a dict.
+        subset : str or list of str, optional
+            Only these columns.
+
+        Returns
+        -------
+        DataFrame
+            The rows, values replaced.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "yes"), (2, "no")], "n INT, answer STRING")
+        >>> df.replace({"yes": "Y", "no": "N"}).collect()
+        [Row(n=1, answer='Y'), Row(n=2, answer='N')]
+        >>> df.replace(1, 10, subset=["n"]).collect()
+        [Row(n=10, answer='yes'), Row(n=2, answer='no')]
+        """
         from sparklet.sql._dataframe_na import replace
 
         return replace(self, to_replace, value, subset)
 
     def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
-        """Pearson's correlation of two numeric columns."""
+        """Pearson's correlation coefficient of two numeric columns.
+
+        Parameters
+        ----------
+        col1, col2 : str
+            The columns.
+        method : str, optional
+            Only ``"pearson"``, as in Spark.
+
+        Returns
+        -------
+        float or None
+            The coefficient (None without rows).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0), (2, 4.0), (3, 7.0)], "n INT, x DOUBLE")
+        >>> round(df.corr("n", "x"), 4)
+        0.9934
+        """
         from sparklet.sql._dataframe_stat import corr
 
         return corr(self, col1, col2, method)
 
     def cov(self, col1: str, col2: str) -> float | None:
-        """The sample covariance of two numeric columns."""
+        """The sample covariance of two numeric columns.
+
+        Parameters
+        ----------
+        col1, col2 : str
+            The columns.
+
+        Returns
+        -------
+        float or None
+            The covariance.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0), (2, 4.0), (3, 6.0)], "n INT, x DOUBLE")
+        >>> df.cov("n", "x")
+        2.0
+        """
         from sparklet.sql._dataframe_stat import cov
 
         return cov(self, col1, col2)
 
     def crosstab(self, col1: str, col2: str) -> "DataFrame":
-        """The contingency table of two columns."""
+        """The contingency table of two columns: a row per value of the first, a
+        column per value of the second, the counts of pairs.
+
+        Parameters
+        ----------
+        col1, col2 : str
+            The columns.
+
+        Returns
+        -------
+        DataFrame
+            First column ``col1_col2``, then one column per value of ``col2``.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a", 1), ("a", 2), ("b", 1)], "k STRING, n INT")
+        >>> df.crosstab("k", "n").orderBy("k_n").collect()
+        [Row(k_n='a', 1=1, 2=1), Row(k_n='b', 1=1, 2=0)]
+        """
         from sparklet.sql._dataframe_stat import crosstab
 
         return crosstab(self, col1, col2)
 
     def freqItems(self, cols: Any, support: float | None = None) -> "DataFrame":
-        """The values of each column found in at least ``support`` of the rows.
-        (Spark's answer is approximate and may add items below the support;
-        sparklet counts exactly.)"""
+        """The values of each column found in at least a share of the rows.
+
+        Spark's answer is approximate and may include values below the
+        support; sparklet counts exactly.
+
+        Parameters
+        ----------
+        cols : list of str
+            The columns.
+        support : float, optional
+            The share (1% by default).
+
+        Returns
+        -------
+        DataFrame
+            One row, a column ``col_freqItems`` (an array) per column.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a",), ("a",), ("b",)], "k STRING")
+        >>> df.freqItems(["k"], 0.6).collect()
+        [Row(k_freqItems=['a'])]
+        """
         from sparklet.sql._dataframe_stat import freq_items
 
         return freq_items(self, cols, support)
 
     def approxQuantile(self, col: Any, probabilities: Any, relativeError: float) -> list[Any]:
-        """Quantiles of numeric columns (see :func:`percentile_approx`)."""
+        """Quantiles of numeric columns.
+
+        Parameters
+        ----------
+        col : str or list of str
+            A column, or several.
+        probabilities : list of float
+            The quantiles, between 0 and 1.
+        relativeError : float
+            The accepted error (0: exact).
+
+        Returns
+        -------
+        list
+            The quantiles of the column (a list per column for several).
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(float(x),) for x in range(1, 10)], "x DOUBLE")
+        >>> df.approxQuantile("x", [0.0, 0.5, 1.0], 0.0)
+        [1.0, 5.0, 9.0]
+        """
         from sparklet.sql._dataframe_stat import approx_quantile
 
         return approx_quantile(self, col, probabilities, relativeError)
 
     def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> "DataFrame":
-        """A stratified sample without replacement, by ``fractions`` per value of ``col``."""
+        """A stratified sample without replacement: a fraction of the rows per
+        value of a column.
+
+        Parameters
+        ----------
+        col : str or Column
+            The column whose values are the strata.
+        fractions : dict
+            Value to fraction (values not given: 0).
+        seed : int, optional
+            The same sample each run over the same input (not Spark's rows).
+
+        Returns
+        -------
+        DataFrame
+            The sample.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("a",), ("a",), ("b",)], "k STRING")
+        >>> df.sampleBy("k", {"a": 1.0, "b": 0.0}, seed=1).count()
+        2
+        """
         from sparklet.sql._dataframe_stat import sample_by
 
         return sample_by(self, col, fractions, seed)
 
     def describe(self, *cols: str | list[str]) -> "DataFrame":
-        """count, mean, stddev, min and max of numeric and string columns (all, or ``cols``)."""
+        """count, mean, stddev, min and max of numeric and string columns.
+
+        Parameters
+        ----------
+        *cols : str or list of str
+            The columns (all by default).
+
+        Returns
+        -------
+        DataFrame
+            A ``summary`` column naming the statistic, then one string column
+            per column described.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1,), (2,), (3,)], "n INT")
+        >>> df.describe("n").collect()
+        [Row(summary='count', n='3'), Row(summary='mean', n='2.0'), Row(summary='stddev', n='1.0'), Row(summary='min', n='1'), Row(summary='max', n='3')]
+        """
         from sparklet.sql._dataframe_stat import summary
 
         names = _flatten(cols)
@@ -1245,16 +1476,49 @@ class DataFrame:
         return summary(df, [], ("count", "mean", "stddev", "min", "max"))
 
     def summary(self, *statistics: str) -> "DataFrame":
-        """``statistics`` (default count, mean, stddev, min, 25%, 50%, 75%,
-        max; also count_distinct, approx_count_distinct, any percentile) of
-        numeric and string columns."""
+        """Statistics of numeric and string columns.
+
+        Parameters
+        ----------
+        *statistics : str
+            Any of ``count``, ``mean``, ``stddev``, ``min``, ``max``, percentiles
+            (``"25%"``), ``count_distinct``, ``approx_count_distinct``; by default
+            count, mean, stddev, min, 25%, 50%, 75%, max.
+
+        Returns
+        -------
+        DataFrame
+            A ``summary`` column, then one string column per column.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1,), (2,), (3,)], "n INT")
+        >>> df.summary("count", "min", "50%").collect()
+        [Row(summary='count', n='3'), Row(summary='min', n='1'), Row(summary='50%', n='2')]
+        """
         from sparklet.sql._dataframe_stat import summary
 
         return summary(self, list(statistics))
 
     # ---- reshaping ----------------------------------------------------
     def toDF(self, *cols: str) -> "DataFrame":
-        """The columns renamed, by position."""
+        """The columns renamed, by position.
+
+        Parameters
+        ----------
+        *cols : str
+            One name per column.
+
+        Returns
+        -------
+        DataFrame
+            The same rows under the new names.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "_1 INT, _2 STRING").toDF("id", "name").columns
+        ['id', 'name']
+        """
         for c in cols:
             if not isinstance(c, str):
                 raise PySparkTypeError(
@@ -1270,7 +1534,31 @@ class DataFrame:
         return self.select(*[Column(_native.col(f"`{o}`")).alias(n) for o, n in zip(self.columns, cols)])
 
     def to(self, schema: StructType) -> "DataFrame":
-        """The columns of ``schema``, by name, cast to its types."""
+        """The columns of a schema, matched by name and cast to its types.
+
+        Parameters
+        ----------
+        schema : StructType
+            The schema: its columns, in its order.
+
+        Returns
+        -------
+        DataFrame
+            The rows with ``schema``'s columns.
+
+        Raises
+        ------
+        AnalysisException
+            When a column of the schema is missing.
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import LongType, StringType, StructField, StructType
+        >>> df = spark.createDataFrame([("a", 1)], "name STRING, id INT")
+        >>> target = StructType([StructField("id", LongType()), StructField("name", StringType())])
+        >>> df.to(target).dtypes
+        [('id', 'bigint'), ('name', 'string')]
+        """
         if not isinstance(schema, StructType):
             raise PySparkTypeError(
                 f"[NOT_STRUCT] Argument `schema` should be a StructType, got {type(schema).__name__}.", "NOT_STRUCT"
@@ -1280,7 +1568,27 @@ class DataFrame:
         return self.select(*[Column(_native.col(f"`{f.name}`")).cast(f.dataType).alias(f.name) for f in schema.fields])
 
     def transform(self, func: Callable[..., "DataFrame"], *args: Any, **kwargs: Any) -> "DataFrame":
-        """``func(self, *args, **kwargs)``, which returns a DataFrame (for chaining)."""
+        """Apply a function of a DataFrame, for chaining.
+
+        Parameters
+        ----------
+        func : callable
+            Takes this DataFrame (and ``args``, ``kwargs``), returns a DataFrame.
+        *args, **kwargs
+            Passed on to ``func``.
+
+        Returns
+        -------
+        DataFrame
+            ``func(self, *args, **kwargs)``.
+
+        Examples
+        --------
+        >>> def with_tax(df, rate):
+        ...     return df.withColumn("gross", df.net * (1 + rate))
+        >>> spark.createDataFrame([(100.0,)], "net DOUBLE").transform(with_tax, 0.25).collect()
+        [Row(net=100.0, gross=125.0)]
+        """
         result = func(self, *args, **kwargs)
         if not isinstance(result, DataFrame):
             raise PySparkTypeError(
@@ -1296,9 +1604,32 @@ class DataFrame:
         variableColumnName: str,
         valueColumnName: str,
     ) -> "DataFrame":
-        """Wide to long: a row per input row and value column, with the id
-        columns, the value column's name and its value (all value columns
-        of one type, widened as Spark widens them)."""
+        """Wide to long: one row per input row and value column (``melt`` is the
+        same method).
+
+        Parameters
+        ----------
+        ids : str, Column or list of them
+            The columns kept as they are.
+        values : str, Column or list of them, optional
+            The columns turned into rows (None: all others). They must share a
+            type, or widen to one as Spark widens them.
+        variableColumnName : str
+            The column holding each value column's name.
+        valueColumnName : str
+            The column holding its value.
+
+        Returns
+        -------
+        DataFrame
+            The id columns, then the two new columns.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 10, 20)], "id INT, q1 INT, q2 INT")
+        >>> df.unpivot("id", ["q1", "q2"], "quarter", "sales").collect()
+        [Row(id=1, quarter='q1', sales=10), Row(id=1, quarter='q2', sales=20)]
+        """
         from sparklet.sql._reshape import unpivot
 
         return unpivot(self, ids, values, variableColumnName, valueColumnName)
@@ -1306,16 +1637,52 @@ class DataFrame:
     melt = unpivot
 
     def colRegex(self, colName: str) -> Column:
-        """The columns whose names match ``colName`` (a regex in backquotes),
-        for ``select``."""
+        """The columns whose names match a regular expression, for ``select``.
+
+        Parameters
+        ----------
+        colName : str
+            The regular expression, in backquotes (```(n|x)```).
+
+        Returns
+        -------
+        Column
+            To pass to :meth:`select`.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2, 3)], "n INT, x INT, y INT")
+        >>> df.select(df.colRegex("`(n|x)`")).columns
+        ['n', 'x']
+        """
         from sparklet.sql._reshape import col_regex
 
         return col_regex(self, colName)
 
     def hint(self, name: str, *parameters: Any) -> "DataFrame":
-        """A planner hint (``broadcast``, ``merge``, ...). Hints choose how Spark
-        runs a join, never what it gives; sparklet's planner chooses on its
-        own, so the DataFrame is returned unchanged."""
+        """A hint for Spark's planner (``broadcast``, ``merge``, ``coalesce`` ...).
+
+        Hints choose how Spark runs a join, never what it gives; sparklet's
+        planner chooses on its own, so the DataFrame is returned unchanged.
+
+        Parameters
+        ----------
+        name : str
+            The hint.
+        *parameters
+            Its parameters.
+
+        Returns
+        -------
+        DataFrame
+            This DataFrame.
+
+        Examples
+        --------
+        >>> small = spark.createDataFrame([(1, "a")], "id INT, v STRING")
+        >>> spark.range(3).join(small.hint("broadcast"), "id").collect()
+        [Row(id=1, v='a')]
+        """
         if not isinstance(name, str):
             raise PySparkTypeError(f"[NOT_STR] Argument `name` should be a str, got {type(name).__name__}.", "NOT_STR")
         for p in _flatten(parameters):
@@ -1329,19 +1696,89 @@ class DataFrame:
 
     # ---- set operations and samples -----------------------------------
     def intersect(self, other: "DataFrame") -> "DataFrame":
-        """Distinct rows found in both (columns matched by position)."""
+        """The distinct rows found in both DataFrames (columns matched by position).
+
+        Parameters
+        ----------
+        other : DataFrame
+            The other rows.
+
+        Returns
+        -------
+        DataFrame
+            Each common row once.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1,), (1,), (2,)], "n INT")
+        >>> b = spark.createDataFrame([(1,), (3,)], "n INT")
+        >>> a.intersect(b).collect()
+        [Row(n=1)]
+        """
         return self._wrap(self._native.set_op(other._native, "intersect"), other)
 
     def intersectAll(self, other: "DataFrame") -> "DataFrame":
-        """Rows found in both, each as often as both have it."""
+        """The rows found in both DataFrames, each as often as both have it.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The other rows.
+
+        Returns
+        -------
+        DataFrame
+            The common rows, with duplicates.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1,), (1,), (2,)], "n INT")
+        >>> b = spark.createDataFrame([(1,), (1,), (3,)], "n INT")
+        >>> a.intersectAll(b).collect()
+        [Row(n=1), Row(n=1)]
+        """
         return self._wrap(self._native.set_op(other._native, "intersectAll"), other)
 
     def subtract(self, other: "DataFrame") -> "DataFrame":
-        """Distinct rows not in ``other``."""
+        """The distinct rows not in another DataFrame (SQL's ``EXCEPT``).
+
+        Parameters
+        ----------
+        other : DataFrame
+            The rows to take away.
+
+        Returns
+        -------
+        DataFrame
+            Each remaining row once.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1,), (2,), (2,)], "n INT")
+        >>> a.subtract(spark.createDataFrame([(1,)], "n INT")).collect()
+        [Row(n=2)]
+        """
         return self._wrap(self._native.set_op(other._native, "subtract"), other)
 
     def exceptAll(self, other: "DataFrame") -> "DataFrame":
-        """Rows less ``other``'s, copy for copy."""
+        """The rows less another DataFrame's, copy for copy (SQL's ``EXCEPT ALL``).
+
+        Parameters
+        ----------
+        other : DataFrame
+            The rows to take away.
+
+        Returns
+        -------
+        DataFrame
+            The remaining rows, with duplicates.
+
+        Examples
+        --------
+        >>> a = spark.createDataFrame([(1,), (2,), (2,)], "n INT")
+        >>> a.exceptAll(spark.createDataFrame([(2,)], "n INT")).orderBy("n").collect()
+        [Row(n=1), Row(n=2)]
+        """
         return self._wrap(self._native.set_op(other._native, "exceptAll"), other)
 
     def sample(
@@ -1350,40 +1787,149 @@ class DataFrame:
         fraction: float | int | None = None,
         seed: int | None = None,
     ) -> "DataFrame":
-        """A random sample of about ``fraction`` of the rows (with replacement:
-        each row a Poisson number of times). A seed gives the same sample
-        each run over the same input; not Spark's rows (its generator is
-        not reproduced, see docs/differences.md)."""
+        """A random sample of about a fraction of the rows.
+
+        With a seed, the same sample each run over the same input; not the rows
+        Spark would pick (its generator is not reproduced, docs/differences.md).
+
+        Parameters
+        ----------
+        withReplacement : bool, optional
+            Sample with replacement (each row a Poisson number of times).
+        fraction : float
+            The expected share of rows.
+        seed : int, optional
+            The seed.
+
+        Returns
+        -------
+        DataFrame
+            The sample.
+
+        Examples
+        --------
+        >>> n = spark.range(1000).sample(fraction=0.5, seed=7).count()
+        >>> 400 < n < 600
+        True
+        """
         from sparklet.sql._reshape import sample
 
         return sample(self, withReplacement, fraction, seed)
 
     def randomSplit(self, weights: list[float], seed: int | None = None) -> list["DataFrame"]:
-        """The rows split at random into DataFrames sized by ``weights``."""
+        """The rows split at random into DataFrames sized by weights.
+
+        Parameters
+        ----------
+        weights : list of float
+            The relative sizes (normalised to sum to 1).
+        seed : int, optional
+            The same split each run over the same input.
+
+        Returns
+        -------
+        list of DataFrame
+            One per weight; together they hold every row once.
+
+        Examples
+        --------
+        >>> train, test = spark.range(100).randomSplit([0.8, 0.2], seed=1)
+        >>> train.count() + test.count()
+        100
+        """
         from sparklet.sql._reshape import random_split
 
         return random_split(self, weights, seed)
 
     # ---- actions ------------------------------------------------------
     def toArrow(self) -> pa.Table:
-        """Run the query; return a :class:`pyarrow.Table`."""
+        """Run the query; its result as a pyarrow Table (no copy of the engine's
+        batches).
+
+        Returns
+        -------
+        pyarrow.Table
+            The rows; timestamps carry the session time zone.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").toArrow().to_pydict()
+        {'id': [1], 'name': ['a']}
+        """
         return self._native.collect()
 
     def collect(self) -> list[Row]:
-        """Run the query; return all rows."""
+        """Run the query; all its rows.
+
+        Returns
+        -------
+        list of Row
+            The rows (timestamps as naive datetimes in the session time zone, as
+            PySpark).
+
+        Raises
+        ------
+        AnalysisException
+            For a streaming DataFrame, which runs only through
+            ``writeStream.start()``.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").collect()
+        [Row(id=1, name='a')]
+        """
         return table_to_rows(self.toArrow())
 
     def toPandas(self) -> Any:
-        """Run the query; return a pandas DataFrame (naive timestamps in the session time zone)."""
+        """Run the query; its result as a pandas DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows (timestamps naive in the session time zone, as PySpark).
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").toPandas()
+           id name
+        0   1    a
+        """
         tz = self.sparkSession.conf.get("spark.sql.session.timeZone", "UTC") or "UTC"
         return table_to_pandas(self.toArrow(), tz)
 
     def count(self) -> int:
-        """Number of rows."""
+        """Run the query; the number of rows.
+
+        Returns
+        -------
+        int
+            How many rows.
+
+        Examples
+        --------
+        >>> spark.range(42).count()
+        42
+        """
         return int(self._native.count())
 
     def take(self, num: int) -> list[Row]:
-        """The first ``num`` rows."""
+        """Run the query; its first rows.
+
+        Parameters
+        ----------
+        num : int
+            How many.
+
+        Returns
+        -------
+        list of Row
+            At most ``num`` rows.
+
+        Examples
+        --------
+        >>> spark.range(5).take(2)
+        [Row(id=0), Row(id=1)]
+        """
         return self.limit(num).collect()
 
     @overload
@@ -1393,30 +1939,111 @@ class DataFrame:
     def head(self, n: int) -> list[Row]: ...
 
     def head(self, n: int | None = None) -> Row | None | list[Row]:
-        """The first row (or the first ``n`` rows)."""
+        """Run the query; its first row, or first rows.
+
+        Parameters
+        ----------
+        n : int, optional
+            How many rows; without it, the first row alone.
+
+        Returns
+        -------
+        Row, None or list of Row
+            The first row (None without rows), or a list of at most ``n`` rows.
+
+        Examples
+        --------
+        >>> df = spark.range(3)
+        >>> df.head()
+        Row(id=0)
+        >>> df.head(2)
+        [Row(id=0), Row(id=1)]
+        """
         if n is None:
             rows = self.take(1)
             return rows[0] if rows else None
         return self.take(n)
 
     def first(self) -> Row | None:
-        """The first row, or ``None``."""
+        """Run the query; its first row.
+
+        Returns
+        -------
+        Row or None
+            The first row, None when there are none.
+
+        Examples
+        --------
+        >>> spark.range(3).first()
+        Row(id=0)
+        >>> spark.range(0).first() is None
+        True
+        """
         return self.head()
 
     def isEmpty(self) -> bool:
-        """Whether there are no rows."""
+        """Whether the result has no rows (it reads at most one).
+
+        Returns
+        -------
+        bool
+            True without rows.
+
+        Examples
+        --------
+        >>> spark.range(0).isEmpty(), spark.range(1).isEmpty()
+        (True, False)
+        """
         return len(self.take(1)) == 0
 
     def transpose(self, indexColumn: ColumnOrName | None = None) -> "DataFrame":
-        """The values of ``indexColumn`` (default the first column) as
-        columns, the other columns as rows named in ``key``."""
+        """Turn columns into rows: the values of an index column become the
+        column names.
+
+        Parameters
+        ----------
+        indexColumn : str or Column, optional
+            The column whose values name the new columns (the first column by
+            default).
+
+        Returns
+        -------
+        DataFrame
+            A column ``key`` naming each other column, then one column per
+            index value.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([("x", 1, 2), ("y", 3, 4)], "name STRING, a INT, b INT")
+        >>> df.transpose().collect()
+        [Row(key='a', x=1, y=3), Row(key='b', x=2, y=4)]
+        """
         from sparklet.sql._reshape import transpose
 
         return transpose(self, indexColumn)
 
     def zip(self, other: "DataFrame") -> "DataFrame":
-        """The columns of this DataFrame then ``other``'s, row by row; both
-        must be projections (``select``, ``withColumn``...) of the same plan."""
+        """Put the columns of two DataFrames side by side, row by row.
+
+        Both must be projections (``select``, ``withColumn`` ...) of the same
+        plan, so their rows pair up.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The other columns.
+
+        Returns
+        -------
+        DataFrame
+            This DataFrame's columns, then ``other``'s.
+
+        Examples
+        --------
+        >>> base = spark.range(2)
+        >>> base.select((base.id * 10).alias("ten")).zip(base.select((base.id + 1).alias("next"))).collect()
+        [Row(ten=0, next=1), Row(ten=10, next=2)]
+        """
         from sparklet.sql._reshape import zip_frames
 
         return zip_frames(self, other)
@@ -1431,28 +2058,99 @@ class DataFrame:
         *,
         joinType: str = "inner",
     ) -> "DataFrame":
-        """For each row, the ``numResults`` rows of ``other`` ranked first by
-        ``rankingExpression`` (``direction``: ``distance``, smallest first, or
-        ``similarity``, largest first); ``joinType`` ``inner`` or
-        ``leftouter``. Both modes evaluate the whole cross product."""
+        """For each row, the rows of another DataFrame ranked first by an expression.
+
+        Both modes evaluate the whole cross product (exact nearest neighbours).
+
+        Parameters
+        ----------
+        other : DataFrame
+            The candidates.
+        rankingExpression : Column
+            A number per pair of rows: a distance or a similarity.
+        numResults : int
+            How many candidates per row.
+        mode : str
+            ``"exact"`` or ``"approx"`` (both exact here).
+        direction : str
+            ``"distance"`` (smallest first) or ``"similarity"`` (largest first).
+        joinType : str, default "inner"
+            ``"inner"``, or ``"leftouter"`` to keep rows without candidates.
+
+        Returns
+        -------
+        DataFrame
+            Each row with its nearest candidates, one output row per pair.
+
+        Examples
+        --------
+        >>> points = spark.createDataFrame([(1, 0.0), (2, 10.0)], "id INT, x DOUBLE")
+        >>> sites = spark.createDataFrame([("a", 1.0), ("b", 9.0)], "site STRING, sx DOUBLE")
+        >>> near = points.nearestByJoin(sites, F.abs(points.x - sites.sx), 1, "exact", "distance")
+        >>> near.select("id", "site").orderBy("id").collect()
+        [Row(id=1, site='a'), Row(id=2, site='b')]
+        """
         from sparklet.sql._reshape import nearest_by_join
 
         return nearest_by_join(self, other, rankingExpression, numResults, mode, direction, joinType)
 
     def zipWithIndex(self, indexColName: str = "index") -> "DataFrame":
-        """The rows with their 0-based position appended as ``indexColName``."""
+        """The rows with their 0-based position appended.
+
+        Parameters
+        ----------
+        indexColName : str, default "index"
+            The new column's name.
+
+        Returns
+        -------
+        DataFrame
+            The rows and their positions.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([("a",), ("b",)], "v STRING").zipWithIndex().collect()
+        [Row(v='a', index=0), Row(v='b', index=1)]
+        """
         from sparklet.sql._reshape import zip_with_index
 
         return zip_with_index(self, indexColName)
 
     def tail(self, num: int) -> list[Row]:
-        """The last ``num`` rows."""
+        """Run the query; its last rows.
+
+        Parameters
+        ----------
+        num : int
+            How many.
+
+        Returns
+        -------
+        list of Row
+            At most ``num`` rows, in order.
+
+        Examples
+        --------
+        >>> spark.range(5).tail(2)
+        [Row(id=3), Row(id=4)]
+        """
         rows = self.collect()
         return rows[len(rows) - num :] if num > 0 else []
 
     @property
     def rdd(self) -> "RDD[Row]":
-        """The rows as a local :class:`~sparklet.core.rdd.RDD`, partition by partition."""
+        """The rows as a local RDD, partition by partition.
+
+        Returns
+        -------
+        RDD
+            sparklet's in-process RDD (``map``, ``filter``, ``collect`` ...).
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1,), (2,)], "n INT").rdd.map(lambda r: r.n * 10).collect()
+        [10, 20]
+        """
         from sparklet.core.rdd import RDD
 
         native = self._native
@@ -1463,7 +2161,28 @@ class DataFrame:
         )
 
     def toJSON(self, use_unicode: bool = True) -> "RDD[str]":
-        """Each row as a JSON object (Spark's ``to_json`` of the row), as an RDD."""
+        """Each row as a JSON object, as Spark's ``to_json`` writes it.
+
+        Parameters
+        ----------
+        use_unicode : bool, default True
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        RDD of str
+            One JSON text per row (PySpark warns that it will become a
+            DataFrame).
+
+        Examples
+        --------
+        >>> import warnings
+        >>> df = spark.createDataFrame([(1, "a")], "id INT, name STRING")
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     df.toJSON().collect()
+        ['{"id":1,"name":"a"}']
+        """
         import warnings
 
         from sparklet.sql import functions as F
@@ -1476,18 +2195,63 @@ class DataFrame:
         return self.select(F.to_json(F.struct(*[F.col(f"`{c}`") for c in self.columns]))).rdd.map(lambda r: r[0])
 
     def toLocalIterator(self, prefetchPartitions: bool = False) -> Iterator[Row]:
-        """The rows, one at a time (converted a record batch at a time)."""
+        """Run the query; its rows one at a time.
+
+        Rows are converted a record batch at a time, so a large result is not
+        held as Python objects all at once.
+
+        Parameters
+        ----------
+        prefetchPartitions : bool, default False
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        iterator of Row
+            The rows.
+
+        Examples
+        --------
+        >>> [r.id for r in spark.range(3).toLocalIterator()]
+        [0, 1, 2]
+        """
         for batch in self.toArrow().to_batches():
             yield from table_to_rows(pa.Table.from_batches([batch]))
 
     def foreach(self, f: Callable[[Row], None]) -> None:
-        """Call ``f`` with each row."""
+        """Run the query; call a function with each row.
+
+        Parameters
+        ----------
+        f : callable
+            Takes a Row; its result is ignored.
+
+        Examples
+        --------
+        >>> seen = []
+        >>> spark.range(2).foreach(lambda row: seen.append(row.id))  # on Spark it runs in worker processes
+        >>> sorted(seen)
+        [0, 1]
+        """
         for row in self.toLocalIterator():
             f(row)
 
     def foreachPartition(self, f: Callable[[Iterator[Row]], None]) -> None:
-        """Call ``f`` with an iterator over the rows (of each partition: in
-        one process the result is handed over as one)."""
+        """Run the query; call a function with an iterator over the rows of each
+        partition (in one process, the whole result is one partition's worth).
+
+        Parameters
+        ----------
+        f : callable
+            Takes an iterator of Row.
+
+        Examples
+        --------
+        >>> sizes = []
+        >>> spark.range(5).coalesce(1).foreachPartition(lambda rows: sizes.append(sum(1 for _ in rows)))
+        >>> sizes
+        [5]
+        """
         f(self.toLocalIterator())
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
@@ -1497,9 +2261,29 @@ class DataFrame:
 
     # ---- persistence ----------------------------------------------------
     def persist(self, storageLevel: StorageLevel = StorageLevel.MEMORY_AND_DISK_DESER) -> "DataFrame":
-        """Keep the result once computed: the first action computes it, later
-        actions (on this DataFrame and those built from it afterwards) read
-        the kept batches. Every level keeps them in memory here."""
+        """Keep the result once computed.
+
+        The first action computes it; later actions on this DataFrame, and on
+        DataFrames built from it afterwards, read the kept batches. Every level
+        keeps them in memory here.
+
+        Parameters
+        ----------
+        storageLevel : StorageLevel, default MEMORY_AND_DISK_DESER
+            Accepted and reported by :attr:`storageLevel`.
+
+        Returns
+        -------
+        DataFrame
+            This DataFrame, persisted.
+
+        Examples
+        --------
+        >>> from sparklet import StorageLevel
+        >>> df = spark.range(3).persist(StorageLevel.MEMORY_ONLY)
+        >>> df.is_cached, df.count()
+        (True, 3)
+        """
         if not isinstance(storageLevel, StorageLevel):
             raise PySparkTypeError(
                 f"[NOT_STORAGELEVEL] Argument `storageLevel` should be a StorageLevel, "
@@ -1513,11 +2297,40 @@ class DataFrame:
         return self
 
     def cache(self) -> "DataFrame":
-        """:meth:`persist` at the default level."""
+        """:meth:`persist` at the default level.
+
+        Returns
+        -------
+        DataFrame
+            This DataFrame, persisted.
+
+        Examples
+        --------
+        >>> df = spark.range(3).cache()
+        >>> df.is_cached
+        True
+        """
         return self.persist()
 
     def unpersist(self, blocking: bool = False) -> "DataFrame":
-        """Forget the kept result; later actions compute the plan again."""
+        """Forget the kept result; later actions compute the plan again.
+
+        Parameters
+        ----------
+        blocking : bool, default False
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        DataFrame
+            This DataFrame.
+
+        Examples
+        --------
+        >>> df = spark.range(3).cache()
+        >>> df.unpersist().is_cached
+        False
+        """
         if self._unpersisted is not None:
             self._native, self._unpersisted = self._unpersisted, None
         self._storage = StorageLevel.NONE
@@ -1525,36 +2338,134 @@ class DataFrame:
 
     @property
     def storageLevel(self) -> StorageLevel:
-        """The level given to :meth:`persist` (``StorageLevel.NONE`` if not persisted)."""
+        """The level given to :meth:`persist`.
+
+        Returns
+        -------
+        StorageLevel
+            ``StorageLevel.NONE`` when not persisted.
+
+        Examples
+        --------
+        >>> from sparklet import StorageLevel
+        >>> spark.range(1).cache().storageLevel == StorageLevel.MEMORY_AND_DISK_DESER
+        True
+        """
         return self._storage
 
     @property
     def is_cached(self) -> bool:
-        """Whether the DataFrame is persisted."""
+        """Whether the DataFrame is persisted.
+
+        Returns
+        -------
+        bool
+            True after :meth:`persist` or :meth:`cache`.
+
+        Examples
+        --------
+        >>> spark.range(1).is_cached
+        False
+        """
         return self._unpersisted is not None
 
     def checkpoint(self, eager: bool = True) -> "DataFrame":
-        """The result computed now and its plan dropped: later actions read the
-        computed batches (kept in memory; Spark writes them to the checkpoint
-        folder, which a one-process session does not need to survive an
-        executor's loss)."""
+        """Compute the result now and drop its plan: later actions read the
+        computed batches.
+
+        They are kept in memory: Spark writes them to the checkpoint folder so
+        they survive an executor's loss, which one process does not need.
+
+        Parameters
+        ----------
+        eager : bool, default True
+            Compute now (else at the first action).
+
+        Returns
+        -------
+        DataFrame
+            The checkpointed DataFrame.
+
+        Examples
+        --------
+        >>> df = spark.range(3).withColumn("sq", F.col("id") * F.col("id")).checkpoint()
+        >>> df.collect()
+        [Row(id=0, sq=0), Row(id=1, sq=1), Row(id=2, sq=4)]
+        """
         return self._wrap(self._native.checkpoint())
 
     def localCheckpoint(self, eager: bool = True, storageLevel: StorageLevel | None = None) -> "DataFrame":
-        """:meth:`checkpoint` (kept in memory, as Spark's local checkpoint)."""
+        """:meth:`checkpoint`, kept in memory (as Spark's local checkpoint).
+
+        Parameters
+        ----------
+        eager : bool, default True
+            Compute now.
+        storageLevel : StorageLevel, optional
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        DataFrame
+            The checkpointed DataFrame.
+
+        Examples
+        --------
+        >>> spark.range(2).localCheckpoint().count()
+        2
+        """
         return self.checkpoint(eager)
 
     def inputFiles(self) -> list[str]:
-        """The files the DataFrame's reads take rows from, as ``file:`` URIs
-        (listed when each read was defined)."""
+        """The files the DataFrame's reads take rows from.
+
+        Returns
+        -------
+        list of str
+            ``file:`` URIs, listed when each read was defined.
+
+        Examples
+        --------
+        >>> spark.range(2).coalesce(1).write.parquet("doc_input_files")
+        >>> [f.rsplit("/", 1)[0].endswith("doc_input_files") for f in spark.read.parquet("doc_input_files").inputFiles()]
+        [True]
+        """
         return sorted(self._inputs)
 
     def isLocal(self) -> bool:
-        """Whether ``collect`` and ``take`` run without executors: always, in one process."""
+        """Whether ``collect`` and ``take`` run without executors.
+
+        Returns
+        -------
+        bool
+            True for a local relation (rows held by the driver), as in Spark.
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1,)], "n INT").isLocal()
+        True
+        """
         return True
 
     def sameSemantics(self, other: "DataFrame") -> bool:
-        """Whether both plans compute the same rows (output names aside)."""
+        """Whether two DataFrames' plans compute the same rows, output names aside.
+
+        Parameters
+        ----------
+        other : DataFrame
+            The other DataFrame.
+
+        Returns
+        -------
+        bool
+            True when the plans are the same once normalised.
+
+        Examples
+        --------
+        >>> df = spark.range(10)
+        >>> df.filter(df.id > 2).sameSemantics(df.filter(df.id > 2)), df.sameSemantics(df.filter(df.id > 2))
+        (True, False)
+        """
         if not isinstance(other, DataFrame):
             raise PySparkTypeError(
                 f"[NOT_DATAFRAME] Argument `other` should be a DataFrame, got {type(other).__name__}.",
@@ -1563,13 +2474,41 @@ class DataFrame:
         return bool(self._native.semantic_plan() == other._native.semantic_plan())
 
     def semanticHash(self) -> int:
-        """A hash of the plan that :meth:`sameSemantics` compares."""
+        """A hash of the plan, equal for DataFrames :meth:`sameSemantics` finds the
+        same.
+
+        Returns
+        -------
+        int
+            The hash.
+
+        Examples
+        --------
+        >>> df = spark.range(10)
+        >>> df.select("id").semanticHash() == df.select("id").semanticHash()
+        True
+        """
         import zlib
 
         return zlib.crc32(self._native.semantic_plan().encode()) - 2**31
 
     def registerTempTable(self, name: str) -> None:
-        """Deprecated name of :meth:`createOrReplaceTempView`."""
+        """Deprecated name of :meth:`createOrReplaceTempView`.
+
+        Parameters
+        ----------
+        name : str
+            The view's name.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     spark.range(1).registerTempTable("doc_old_view")
+        >>> spark.table("doc_old_view").count()
+        1
+        """
         import warnings
 
         warnings.warn("Deprecated in 2.0, use createOrReplaceTempView instead.", FutureWarning, stacklevel=2)
@@ -1592,22 +2531,102 @@ class DataFrame:
         return _native.show_string(table, n, width, vertical, time_zone)
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
-        """Print the first ``n`` rows as a table (cells cut to 20 characters,
-        or ``truncate`` characters; ``vertical``: a block per row)."""
+        """Run the query; print its first rows as a table.
+
+        Parameters
+        ----------
+        n : int, default 20
+            How many rows.
+        truncate : bool or int, default True
+            Cut cells to 20 characters (right-aligned); an int: to that many;
+            False: whole.
+        vertical : bool, default False
+            One block per row.
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a"), (2, "bb")], "id INT, name STRING")
+        >>> df.show()
+        +---+----+
+        | id|name|
+        +---+----+
+        |  1|   a|
+        |  2|  bb|
+        +---+----+
+        <BLANKLINE>
+        >>> df.show(1, vertical=True)
+        -RECORD 0---
+         id   | 1
+         name | a
+        only showing top 1 row
+        <BLANKLINE>
+        """
         print(self._show_string(n, truncate, vertical))
 
     def explain(self, extended: bool | str | None = None, mode: str | None = None) -> None:
-        """Print the physical plan that would run; with ``extended`` (or
-        ``mode="extended"``) the parsed and optimized logical plans first."""
+        """Print the plan the query would run.
+
+        Parameters
+        ----------
+        extended : bool or str, optional
+            True: the parsed and optimized logical plans before the physical one;
+            a string is read as ``mode``.
+        mode : str, optional
+            ``"simple"`` (the physical plan), ``"extended"``, ``"codegen"``,
+            ``"cost"`` or ``"formatted"`` (accepted: as ``"simple"`` or
+            ``"extended"``).
+
+        Examples
+        --------
+        >>> spark.range(3).filter("id > 0").explain()  # doctest: +ELLIPSIS
+        == Physical Plan ==
+        ...
+        """
         full = bool(extended) or mode in ("extended", "formatted", "cost")
         print(self._native.explain_string(full))
 
     def createOrReplaceTempView(self, name: str) -> None:
-        """Register as a temporary view usable in ``spark.sql`` and ``spark.table``."""
+        """Register the DataFrame as a temporary view, for ``spark.sql`` and
+        ``spark.table``; a view of that name is replaced.
+
+        The view lives as long as the session. A streaming DataFrame gives a
+        streaming view.
+
+        Parameters
+        ----------
+        name : str
+            The view's name.
+
+        Examples
+        --------
+        >>> spark.range(3).createOrReplaceTempView("doc_ids")
+        >>> spark.sql("SELECT max(id) AS top FROM doc_ids").collect()
+        [Row(top=2)]
+        """
         self._native.create_or_replace_temp_view(name)
 
     def createTempView(self, name: str) -> None:
-        """Register as a temporary view; error if one of that name exists."""
+        """Register the DataFrame as a temporary view; an error if one of that
+        name exists.
+
+        Parameters
+        ----------
+        name : str
+            The view's name.
+
+        Raises
+        ------
+        AnalysisException
+            ``TEMP_TABLE_OR_VIEW_ALREADY_EXISTS``.
+
+        Examples
+        --------
+        >>> spark.range(1).createTempView("doc_once")
+        >>> spark.range(1).createTempView("doc_once")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] ...
+        """
         if name in self.sparkSession._native.table_names():
             raise AnalysisException(
                 f"[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{name}` because it already exists.",
@@ -1616,8 +2635,26 @@ class DataFrame:
         self.createOrReplaceTempView(name)
 
     def createGlobalTempView(self, name: str) -> None:
-        """Register as a global temporary view (``global_temp.<name>``); error
-        if one of that name exists."""
+        """Register the DataFrame as a global temporary view
+        (``global_temp.<name>``), seen by every session; an error if one of that
+        name exists.
+
+        Parameters
+        ----------
+        name : str
+            The view's name.
+
+        Raises
+        ------
+        AnalysisException
+            ``TEMP_TABLE_OR_VIEW_ALREADY_EXISTS``.
+
+        Examples
+        --------
+        >>> spark.range(2).createGlobalTempView("doc_global")
+        >>> spark.newSession().table("global_temp.doc_global").count()
+        2
+        """
         if name.lower() in self.sparkSession._native.table_names("global_temp"):
             raise AnalysisException(
                 f"[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary view `{name}` because it "
@@ -1627,27 +2664,87 @@ class DataFrame:
         self.createOrReplaceGlobalTempView(name)
 
     def createOrReplaceGlobalTempView(self, name: str) -> None:
-        """Register as a global temporary view (``global_temp.<name>``)."""
+        """Register the DataFrame as a global temporary view
+        (``global_temp.<name>``), replacing one of that name.
+
+        Parameters
+        ----------
+        name : str
+            The view's name.
+
+        Examples
+        --------
+        >>> spark.range(2).createOrReplaceGlobalTempView("doc_global_again")
+        >>> spark.range(3).createOrReplaceGlobalTempView("doc_global_again")
+        >>> spark.table("global_temp.doc_global_again").count()
+        3
+        """
         self.sparkSession._native.create_database("global_temp")
         self._native.create_or_replace_temp_view(f"global_temp.{name}")
 
     @property
     def write(self) -> "DataFrameWriter":
-        """The interface for writing a batch DataFrame (``format("kafka")``)."""
+        """The batch writer: files, tables, Kafka, Delta, Python data sources.
+
+        Returns
+        -------
+        DataFrameWriter
+            A new writer of this DataFrame.
+
+        Examples
+        --------
+        >>> spark.range(2).write.mode("overwrite").json("doc_write_prop")
+        >>> spark.read.json("doc_write_prop").count()
+        2
+        """
         from sparklet.sql.readwriter import DataFrameWriter
 
         return DataFrameWriter(self)
 
     def writeTo(self, table: str) -> "DataFrameWriterV2":
-        """The V2 writer of warehouse table ``table`` (``create``, ``append``,
-        ``createOrReplace``, ``overwritePartitions`` ...)."""
+        """The V2 writer of a warehouse table.
+
+        Parameters
+        ----------
+        table : str
+            The table's name.
+
+        Returns
+        -------
+        DataFrameWriterV2
+            ``create`` (with ``using``, ``partitionedBy``,
+            ``tableProperty``); ``createOrReplace``, ``append``,
+            ``overwrite`` and ``overwritePartitions`` raise Spark's errors
+            for tables of files (V2 tables such as Delta's through this
+            writer are not built: docs/differences.md).
+
+        Examples
+        --------
+        >>> spark.range(2).writeTo("doc_v2").using("parquet").create()
+        >>> spark.table("doc_v2").count()
+        2
+        """
         from sparklet.sql.readwriter import DataFrameWriterV2
 
         return DataFrameWriterV2(self, table)
 
     @property
     def writeStream(self) -> "DataStreamWriter":
-        """The interface for starting a streaming query over this DataFrame."""
+        """The streaming writer: starts a query over this streaming DataFrame.
+
+        Returns
+        -------
+        DataStreamWriter
+            A new writer (sink, output mode, trigger, checkpoint).
+
+        Examples
+        --------
+        >>> df = spark.readStream.format("rate").load()
+        >>> q = df.writeStream.format("noop").start()
+        >>> q.isActive
+        True
+        >>> q.stop()
+        """
         from sparklet.sql.streaming.readwriter import DataStreamWriter
 
         return DataStreamWriter(self)
@@ -1656,9 +2753,33 @@ class DataFrame:
         return "DataFrame[" + ", ".join(f"{n}: {t}" for n, t in self.dtypes) + "]"
 
     def mapInPandas(self, func: Any, schema: StructType | str, barrier: bool = False) -> DataFrame:
-        """Rows through ``func``, an iterator of pandas DataFrames to an
-        iterator of pandas DataFrames with columns of ``schema`` (any number
-        of rows). On a stream it runs on each micro-batch."""
+        """Pass the rows through a function of pandas DataFrames.
+
+        On a stream it runs on each micro-batch.
+
+        Parameters
+        ----------
+        func : callable
+            Takes an iterator of pandas DataFrames, yields pandas DataFrames with
+            the columns of ``schema`` (any number of rows).
+        schema : StructType or str
+            The output's schema.
+        barrier : bool, default False
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        DataFrame
+            The rows ``func`` yields.
+
+        Examples
+        --------
+        >>> def doubled(frames):
+        ...     for pdf in frames:
+        ...         yield pdf.assign(n=pdf.n * 2)
+        >>> spark.createDataFrame([(1,), (2,)], "n INT").mapInPandas(doubled, "n INT").collect()
+        [Row(n=2), Row(n=4)]
+        """
         arrow_schema = to_struct_type(schema)._to_arrow_schema()
 
         def run(table: Any) -> Any:
@@ -1669,8 +2790,31 @@ class DataFrame:
         return self._wrap(self._native.map_batches(run, arrow_schema, False))
 
     def mapInArrow(self, func: Any, schema: StructType | str, barrier: bool = False) -> DataFrame:
-        """Rows through ``func``, an iterator of ``pyarrow.RecordBatch`` to an
-        iterator of record batches with columns of ``schema``."""
+        """Pass the rows through a function of pyarrow record batches.
+
+        Parameters
+        ----------
+        func : callable
+            Takes an iterator of ``pyarrow.RecordBatch``, yields record batches
+            with the columns of ``schema``.
+        schema : StructType or str
+            The output's schema.
+        barrier : bool, default False
+            Accepted for PySpark's signature.
+
+        Returns
+        -------
+        DataFrame
+            The rows ``func`` yields.
+
+        Examples
+        --------
+        >>> def ids(batches):
+        ...     for batch in batches:
+        ...         yield batch.select(["id"])
+        >>> spark.createDataFrame([(1, "a")], "id INT, name STRING").mapInArrow(ids, "id INT").collect()
+        [Row(id=1)]
+        """
         arrow_schema = to_struct_type(schema)._to_arrow_schema()
 
         def run(table: Any) -> Any:
@@ -1680,14 +2824,34 @@ class DataFrame:
         return self._wrap(self._native.map_batches(run, arrow_schema, True))
 
     def observe(self, observation: Observation | str, *exprs: Column) -> DataFrame:
-        """Observe aggregates (``F.count``, ``F.max``, ...) of the rows; the rows
-        pass through unchanged.
+        """Compute aggregates of the rows as they pass, unchanged.
 
-        On a stream, ``observation`` is a name and each micro-batch's values
-        appear in the query's progress as ``observedMetrics[observation]``. On
-        a batch DataFrame, pass an :class:`~sparklet.sql.Observation` and read
-        its ``get`` after an action (with a name, Spark hands the values to
-        JVM listeners only, and so does nothing visible here either).
+        On a batch DataFrame pass an :class:`~sparklet.sql.Observation`, whose
+        ``get`` holds the values once an action ran. On a stream pass a name:
+        each micro-batch's values appear in the query's progress as
+        ``observedMetrics[name]``.
+
+        Parameters
+        ----------
+        observation : Observation or str
+            Where the values go.
+        *exprs : Column
+            Aggregates, each named with ``alias``.
+
+        Returns
+        -------
+        DataFrame
+            The same rows.
+
+        Examples
+        --------
+        >>> from sparklet.sql import Observation
+        >>> stats = Observation("stats")
+        >>> df = spark.range(5).observe(stats, F.count(F.lit(1)).alias("rows"), F.max("id").alias("top"))
+        >>> df.count()
+        5
+        >>> stats.get
+        {'rows': 5, 'top': 4}
         """
         from sparklet.sql.observation import Observation
 

@@ -83,6 +83,26 @@ class Observation:
         Spark computes them during the observed DataFrame's first action;
         sparklet computes them over the same rows when first asked (a batch
         DataFrame's rows are the same each time it runs), and keeps them.
+
+        Returns
+        -------
+        dict
+            Each aggregate's name to its value.
+
+        Raises
+        ------
+        PySparkAssertionError
+            ``NO_OBSERVE_BEFORE_GET`` before ``df.observe(observation, ...)``.
+
+        Examples
+        --------
+        >>> from sparklet.sql import Observation
+        >>> obs = Observation("sizes")
+        >>> df = spark.range(4).observe(obs, F.sum("id").alias("total"))
+        >>> df.count()
+        4
+        >>> obs.get
+        {'total': 6}
         """
         if self._observed is None:
             raise PySparkAssertionError(

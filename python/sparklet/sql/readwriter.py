@@ -398,7 +398,7 @@ class DataFrameWriter:
     >>> import os
     >>> df = spark.createDataFrame([(1, "a"), (2, "b")], "id INT, name STRING")
     >>> df.write.mode("overwrite").partitionBy("name").parquet("doc_writer")
-    >>> sorted(p for p in os.listdir("doc_writer"))
+    >>> sorted(p for p in os.listdir("doc_writer") if not p.startswith("."))
     ['_SUCCESS', 'name=a', 'name=b']
     """
 
@@ -483,10 +483,10 @@ class DataFrameWriter:
 
         Examples
         --------
-        >>> import os
-        >>> spark.range(1).write.option("header", True).csv("doc_option")
-        >>> open([f"doc_option/{n}" for n in os.listdir("doc_option") if n.endswith(".csv")][0]).read()
-        'id\n0\n'
+        >>> from pathlib import Path
+        >>> spark.range(1).coalesce(1).write.option("header", True).csv("doc_option")
+        >>> [p.read_text() for p in Path("doc_option").glob("*.csv")]
+        ['id\n0\n']
         """
         return self.options(**{key: value})
 
@@ -943,10 +943,10 @@ class DataFrameWriter:
 
         Examples
         --------
-        >>> import os
+        >>> from pathlib import Path
         >>> df = spark.createDataFrame([(1, None)], "id INT, name STRING")
-        >>> df.write.json("doc_write_json")
-        >>> [open(f"doc_write_json/{n}").read() for n in os.listdir("doc_write_json") if n.endswith(".json")]
+        >>> df.coalesce(1).write.json("doc_write_json")
+        >>> [p.read_text() for p in Path("doc_write_json").glob("*.json")]
         ['{"id":1}\n']
         """
         self.options(
@@ -1015,10 +1015,10 @@ class DataFrameWriter:
 
         Examples
         --------
-        >>> import os
+        >>> from pathlib import Path
         >>> df = spark.createDataFrame([(1, "a,b")], "id INT, name STRING")
-        >>> df.write.csv("doc_write_csv", header=True)
-        >>> [open(f"doc_write_csv/{n}").read() for n in os.listdir("doc_write_csv") if n.endswith(".csv")]
+        >>> df.coalesce(1).write.csv("doc_write_csv", header=True)
+        >>> [p.read_text() for p in Path("doc_write_csv").glob("*.csv")]
         ['id,name\n1,"a,b"\n']
         """
         self.options(

@@ -82,12 +82,12 @@ class RuntimeConfig:
 
     Examples
     --------
-    >>> spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
-    >>> spark.conf.get("spark.sql.session.timeZone")
-    'Europe/Paris'
-    >>> spark.conf.unset("spark.sql.session.timeZone")
-    >>> spark.conf.get("spark.sql.session.timeZone")
-    'UTC'
+    >>> spark.conf.set("spark.sql.ansi.enabled", False)
+    >>> spark.conf.get("spark.sql.ansi.enabled")
+    'false'
+    >>> spark.conf.unset("spark.sql.ansi.enabled")
+    >>> spark.conf.get("spark.sql.ansi.enabled")
+    'true'
     """
 
     def __init__(self, native: Any) -> None:
@@ -117,8 +117,8 @@ class RuntimeConfig:
 
         Examples
         --------
-        >>> spark.conf.get("spark.sql.session.timeZone")
-        'UTC'
+        >>> spark.conf.get("spark.sql.ansi.enabled")
+        'true'
         >>> spark.conf.get("my.own.key", "fallback")
         'fallback'
         >>> spark.conf.get("my.own.key")
@@ -213,8 +213,9 @@ class RuntimeConfig:
 
         Examples
         --------
-        >>> spark.conf.getAll["spark.sql.session.timeZone"]
-        'UTC'
+        >>> spark.conf.set("spark.sql.shuffle.partitions", 2)
+        >>> spark.conf.getAll["spark.sql.shuffle.partitions"]
+        '2'
         """
         return dict(self._native.conf_all())
 
@@ -565,8 +566,8 @@ class SparkSession:
 
         Examples
         --------
-        >>> spark.conf.get("spark.sql.session.timeZone")
-        'UTC'
+        >>> spark.conf.get("spark.sql.ansi.enabled")
+        'true'
         """
         return self._conf
 

@@ -707,10 +707,25 @@ def to_struct_type(schema: StructType | str | DataType) -> StructType:
 
 
 class Row(tuple[Any, ...]):
-    """A row of data, as :class:`pyspark.sql.Row`.
+    """A row of data, as :class:`pyspark.sql.Row`: a tuple with field names.
 
     ``Row(name="Alice", age=11)`` has fields ``name`` and ``age`` in that
-    order; fields are reachable as attributes, by name and by position.
+    order; a field is read as an attribute, by name (``row["age"]``) or by
+    position (``row[1]``). ``Row("name", "age")`` makes a row class, called
+    with the values. What ``collect()`` returns; ``createDataFrame`` takes
+    Rows too.
+
+    Examples
+    --------
+    >>> from sparklet.sql import Row
+    >>> row = Row(name="Alice", age=11)
+    >>> row.name, row["age"], row[0]
+    ('Alice', 11, 'Alice')
+    >>> Person = Row("name", "age")
+    >>> Person("Bob", 7)
+    Row(name='Bob', age=7)
+    >>> spark.createDataFrame([row]).collect()
+    [Row(name='Alice', age=11)]
     """
 
     __fields__: tuple[str, ...]
@@ -743,13 +758,36 @@ class Row(tuple[Any, ...]):
         return Row._from_pairs(list(self), list(args))
 
     def asDict(self, recursive: bool = False) -> dict[str, Any]:
-        """Return the row as a dict (nested Rows too with ``recursive``)."""
+        """The row as a dict of field name to value.
+
+        Parameters
+        ----------
+        recursive : bool, default False
+            Turn nested Rows (also inside lists and dicts) into dicts too.
+
+        Returns
+        -------
+        dict
+            Field names to values.
+
+        Examples
+        --------
+        >>> from sparklet.sql import Row
+        >>> Row(name="Alice", address=Row(city="Oslo")).asDict()
+        {'name': 'Alice', 'address': Row(city='Oslo')}
+        >>> Row(name="Alice", address=Row(city="Oslo")).asDict(recursive=True)
+        {'name': 'Alice', 'address': {'city': 'Oslo'}}
+        >>> Row(homes={"main": Row(city="Oslo")}, past=[Row(city="Bergen")]).asDict(recursive=True)
+        {'homes': {'main': {'city': 'Oslo'}}, 'past': [{'city': 'Bergen'}]}
+        """
 
         def conv(v: Any) -> Any:
             if recursive and isinstance(v, Row):
                 return v.asDict(True)
             if recursive and isinstance(v, list):
                 return [conv(x) for x in v]
+            if recursive and isinstance(v, dict):
+                return {k: conv(x) for k, x in v.items()}
             return v
 
         return {k: conv(v) for k, v in zip(self.__fields__, self)}

@@ -104,13 +104,17 @@ def assertSchemaEqual(
         )
 
 
+def _is_pandas(data: Any) -> bool:
+    return hasattr(data, "to_dict") and hasattr(data, "columns")
+
+
 def _rows(data: Any) -> tuple[list[Any], StructType | None]:
     """Rows and (for a DataFrame) the schema of what was given."""
     from sparklet.sql.dataframe import DataFrame
 
     if isinstance(data, DataFrame):
         return data.collect(), data.schema
-    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas
+    if _is_pandas(data):
         import pandas as pd
 
         def value(v: Any) -> Any:  # pandas' missing values (NaN, NaT, NA) are nulls
@@ -168,7 +172,8 @@ def assertDataFrameEqual(
     ----------
     actual : DataFrame, pandas.DataFrame or list of Row
         The result under test. pandas' missing values (NaN, NaT, NA) count
-        as nulls.
+        as nulls; a pandas DataFrame is compared with a pandas DataFrame
+        only, as in PySpark.
     expected : DataFrame, pandas.DataFrame or list of Row
         The result it should be.
     checkRowOrder : bool, default False
@@ -192,7 +197,7 @@ def assertDataFrameEqual(
         ``DIFFERENT_ROWS`` with the differing rows, actual above expected;
         ``DIFFERENT_SCHEMA`` when two DataFrames' schemas differ;
         ``INVALID_TYPE_DF_EQUALITY_ARG`` when either side is of another
-        type.
+        type, or ``actual`` is a pandas DataFrame and ``expected`` is not.
 
     Examples
     --------
@@ -210,10 +215,21 @@ def assertDataFrameEqual(
       Row(k='b', v=2.0) (expected)
     ! Row(k='b', v=2.0)
       Row(k='a', v=1.0000001) (expected)
+    >>> assertDataFrameEqual(df1.toPandas(), df2.toPandas())
     >>> assertDataFrameEqual(df1.toPandas(), df2)
+    Traceback (most recent call last):
+        ...
+    sparklet.errors.exceptions.PySparkAssertionError: [INVALID_TYPE_DF_EQUALITY_ARG] `actual` is a pandas DataFrame, so `expected` must be one too, got DataFrame.
     """
     if actual is None and expected is None:
         return
+    if _is_pandas(actual) and not _is_pandas(expected):
+        # PySpark compares a pandas result with pandas only
+        raise PySparkAssertionError(
+            "[INVALID_TYPE_DF_EQUALITY_ARG] `actual` is a pandas DataFrame, so `expected` must be one too, "
+            f"got {type(expected).__name__}.",
+            "INVALID_TYPE_DF_EQUALITY_ARG",
+        )
     a_rows, a_schema = _rows(actual)
     e_rows, e_schema = _rows(expected)
     if a_schema is not None and e_schema is not None and not ignoreColumnType:

@@ -356,7 +356,9 @@ class StreamingQuery:
         == Physical Plan ==
         ...
         >>> q.explain(extended=True)  # doctest: +ELLIPSIS
-        == Optimized Logical Plan ==
+        == ...Logical Plan ==
+        ...
+        == Physical Plan ==
         ...
         >>> q.stop()
         """

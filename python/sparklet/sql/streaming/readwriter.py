@@ -674,13 +674,17 @@ class DataStreamWriter:
 
         Examples
         --------
+        >>> import os
         >>> from sparklet.testing import MemoryStream
-        >>> stream, seen = MemoryStream(spark, "n INT"), []
-        >>> q = stream.toDF().writeStream.foreach(seen.append).start()
+        >>> stream, seen = MemoryStream(spark, "n INT"), os.path.abspath("seen")
+        >>> os.makedirs(seen)
+        >>> def mark(row):  # one file per row (on Spark it runs in a worker process)
+        ...     open(os.path.join(seen, str(row.n)), "w").close()
+        >>> q = stream.toDF().writeStream.foreach(mark).start()
         >>> _ = stream.addData([(1,), (2,)])
         >>> q.processAllAvailable(); q.stop()
-        >>> seen
-        [Row(n=1), Row(n=2)]
+        >>> sorted(os.listdir(seen))
+        ['1', '2']
         """
         from sparklet.sql.streaming.foreach import ForeachWriter
 
