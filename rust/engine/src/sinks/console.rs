@@ -210,7 +210,7 @@ pub fn show_cells(
 /// Render rows like Spark's `Dataset.show`: a `+---+` framed table (or,
 /// `vertical`, a `-RECORD i-` block per row), cells cut to
 /// `truncate` characters (0: whole; under 4: without the `...`), and a
-/// "only showing top N rows" footer.
+/// "only showing top N rows" footer (Spark's `showString`).
 pub fn render_show(
     data: &SinkBatch,
     num_rows: usize,
@@ -234,7 +234,8 @@ pub fn render_show(
     };
     if total > rows.len() {
         let noun = if rows.len() == 1 { "row" } else { "rows" };
-        out.push_str(&format!("only showing top {} {noun}\n", rows.len()));
+        // no line end after the footer: the caller's println adds it, as Spark's
+        out.push_str(&format!("only showing top {} {noun}", rows.len()));
     }
     Ok(out)
 }
