@@ -123,3 +123,16 @@ def test_global_temp_views_are_seen_by_every_session_temp_views_by_one(spark: Sp
     assert spark.catalog.dropGlobalTempView("shared_ids")
     with pytest.raises(AnalysisException):
         other.table("global_temp.shared_ids")
+
+
+def test_is_local_only_for_rows_held_as_they_are(spark: SparkSession) -> None:
+    """isLocal as Spark answers it: pandas and Arrow data and a catalog
+    statement's result are local relations; a list's rows (which Spark
+    distributes) and anything computed are not."""
+    local = spark.createDataFrame(pd.DataFrame({"n": [1, 2]}))
+    assert local.isLocal()
+    assert spark.createDataFrame(pa.table({"n": [1]})).isLocal()
+    assert spark.sql("SHOW TABLES").isLocal()
+    assert not local.filter("n > 1").isLocal()
+    assert not spark.createDataFrame([(1,)], "n INT").isLocal()
+    assert not spark.range(3).isLocal()

@@ -86,6 +86,8 @@ class DataFrame:
         self._storage = StorageLevel.NONE
         self._unpersisted: Any = None
         self._inputs: frozenset[str] = frozenset()
+        #: rows held as they are (Spark's LocalRelation): ``isLocal``
+        self._local = False
 
     def _wrap(self, native: Any, *others: "DataFrame") -> "DataFrame":
         df = DataFrame(native, self.sparkSession)
@@ -2228,10 +2230,14 @@ class DataFrame:
 
         Examples
         --------
-        >>> seen = []
-        >>> spark.range(2).foreach(lambda row: seen.append(row.id))  # on Spark it runs in worker processes
-        >>> sorted(seen)
-        [0, 1]
+        >>> import os
+        >>> seen = os.path.abspath("seen")
+        >>> os.makedirs(seen)
+        >>> def mark(row):  # one file per row (on Spark it runs in worker processes)
+        ...     open(os.path.join(seen, str(row.id)), "w").close()
+        >>> spark.range(2).foreach(mark)
+        >>> sorted(os.listdir(seen))
+        ['0', '1']
         """
         for row in self.toLocalIterator():
             f(row)
@@ -2247,10 +2253,14 @@ class DataFrame:
 
         Examples
         --------
-        >>> sizes = []
-        >>> spark.range(5).coalesce(1).foreachPartition(lambda rows: sizes.append(sum(1 for _ in rows)))
-        >>> sizes
-        [5]
+        >>> import os
+        >>> sizes = os.path.abspath("sizes")
+        >>> os.makedirs(sizes)
+        >>> def count(rows):  # a file named after the partition's size
+        ...     open(os.path.join(sizes, str(sum(1 for _ in rows))), "w").close()
+        >>> spark.range(5).coalesce(1).foreachPartition(count)
+        >>> os.listdir(sizes)
+        ['5']
         """
         f(self.toLocalIterator())
 
@@ -2388,6 +2398,7 @@ class DataFrame:
 
         Examples
         --------
+        >>> spark.sparkContext.setCheckpointDir("checkpoints")  # Spark needs one
         >>> df = spark.range(3).withColumn("sq", F.col("id") * F.col("id")).checkpoint()
         >>> df.collect()
         [Row(id=0, sq=0), Row(id=1, sq=1), Row(id=2, sq=4)]
@@ -2435,17 +2446,25 @@ class DataFrame:
     def isLocal(self) -> bool:
         """Whether ``collect`` and ``take`` run without executors.
 
+        As Spark answers it: true only for rows held as they are (Spark's
+        local relation: a DataFrame made from pandas or pyarrow, the result
+        of a catalog statement such as ``SHOW TABLES``), not for anything
+        computed from them, nor for ``createDataFrame`` of a list (Spark
+        distributes those rows).
+
         Returns
         -------
         bool
-            True for a local relation (rows held by the driver), as in Spark.
+            Whether the DataFrame is such a local relation.
 
         Examples
         --------
-        >>> spark.createDataFrame([(1,)], "n INT").isLocal()
-        True
+        >>> import pandas as pd
+        >>> df = spark.createDataFrame(pd.DataFrame({"n": [1, 2]}))
+        >>> df.isLocal(), df.filter("n > 1").isLocal()
+        (True, False)
         """
-        return True
+        return self._local
 
     def sameSemantics(self, other: "DataFrame") -> bool:
         """Whether two DataFrames' plans compute the same rows, output names aside.
@@ -2554,12 +2573,11 @@ class DataFrame:
         |  2|  bb|
         +---+----+
         <BLANKLINE>
-        >>> df.show(1, vertical=True)
+        >>> df.show(1, vertical=True)  # doctest: +NORMALIZE_WHITESPACE
         -RECORD 0---
          id   | 1
          name | a
         only showing top 1 row
-        <BLANKLINE>
         """
         print(self._show_string(n, truncate, vertical))
 

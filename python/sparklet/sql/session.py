@@ -7,6 +7,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import pyarrow as pa
+
 from sparklet import _native
 from sparklet.core.context import SparkContext
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError
@@ -802,7 +804,10 @@ class SparkSession:
         elif schema is not None:
             struct = to_struct_type(schema)
         table = to_table(data, struct, names)
-        return DataFrame(self._native.create_dataframe(table), self)
+        df = DataFrame(self._native.create_dataframe(table), self)
+        # pandas and Arrow data are Spark's local relation; a list's rows it distributes
+        df._local = isinstance(data, pa.Table) or (hasattr(data, "to_dict") and hasattr(data, "columns"))
+        return df
 
     def range(self, start: int, end: int | None = None, step: int = 1, numPartitions: int | None = None) -> DataFrame:
         """A DataFrame of one column ``id``: longs from ``start`` to ``end``.
@@ -933,6 +938,7 @@ class SparkSession:
         with formatted(self, sqlQuery, args, kwargs) as text:
             done = _ddl.run(self, text)
             if done is not None:
+                done._local = True  # a command's result, as Spark's CommandResult
                 return done
             self._catalog._refresh_changed()
             return DataFrame(self._native.sql(text), self)
