@@ -102,6 +102,7 @@ bench: build
 # how many pass on each (tools/portability.py)
 portability: build
 	tools/with_kafka.sh $(PY) tools/portability.py
+	$(PY) tools/doctests_on_pyspark.py
 
 # random inputs read, and random streaming pipelines run, by sparklet and
 # PySpark, compared (tools/differential.py): DIFF_CASES of each kind

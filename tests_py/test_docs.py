@@ -132,3 +132,15 @@ def _documented(qualified: str) -> list[tuple[str, object]]:
 def test_the_api_documents_parameters_returns_and_examples(qualified: str) -> None:
     missing = [m for name, obj in _documented(qualified) for m in _missing_sections(name, obj)]
     assert missing == []
+
+
+@pytest.mark.sparklet_only(reason="runs sparklet's docstring examples on PySpark itself")
+@pytest.mark.timeout(1200)
+def test_the_docstring_examples_give_pysparks_answers() -> None:
+    """PySpark is the oracle: each example of the fully documented API
+    (tools/doctests_on_pyspark.py) prints on PySpark what it prints here."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "doctests_on_pyspark.py")], capture_output=True, text=True, timeout=1200
+    )
+    assert done.returncode == 0, done.stdout[-6000:]
+    assert " 0 do not" in done.stdout

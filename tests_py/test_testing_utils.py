@@ -33,6 +33,10 @@ def test_a_pandas_dataframe_is_compared_with_float_tolerance(spark: SparkSession
 def test_a_pandas_result_is_compared_with_pandas_only(spark: SparkSession) -> None:
     df = spark.createDataFrame([("a", 1.0)], "k STRING, v DOUBLE")
     assertDataFrameEqual(df.toPandas(), pd.DataFrame({"k": ["a"], "v": [1.0 + 1e-9]}))
+    two = pd.DataFrame({"k": ["a", "b"], "v": [1.0, 2.0]})
+    with pytest.raises(PySparkAssertionError) as in_order:  # pandas rows compare in order
+        assertDataFrameEqual(two, two.iloc[::-1].reset_index(drop=True))
+    assert in_order.value.getCondition() == "DIFFERENT_PANDAS_DATAFRAME"
     with pytest.raises(PySparkAssertionError) as raised:
         assertDataFrameEqual(df.toPandas(), [Row(k="a", v=1.0)])
     assert raised.value.getCondition() == "INVALID_TYPE_DF_EQUALITY_ARG"

@@ -35,6 +35,8 @@ MODULES = [
     "sparklet.sql.group",
     "sparklet.sql.readwriter",
     "sparklet.sql.dataframe",
+    "sparklet.sql.window",
+    "sparklet.sql.observation",
     "sparklet.sql._options",
     "sparklet.sql.streaming.readwriter",
     "sparklet.sql.streaming.query",
@@ -131,6 +133,8 @@ def main() -> int:
         if result.failed:
             failed.append((test.name, "".join(report)))
     os.chdir(ROOT)
+    spark.stop()
+    shutil.rmtree(base, ignore_errors=True)
     for name, report in failed:
         print(f"=== {name}\n{report}")
     print(

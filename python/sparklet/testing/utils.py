@@ -173,7 +173,8 @@ def assertDataFrameEqual(
     actual : DataFrame, pandas.DataFrame or list of Row
         The result under test. pandas' missing values (NaN, NaT, NA) count
         as nulls; a pandas DataFrame is compared with a pandas DataFrame
-        only, as in PySpark.
+        only, row by row in order (``checkRowOrder`` does not apply), as in
+        PySpark.
     expected : DataFrame, pandas.DataFrame or list of Row
         The result it should be.
     checkRowOrder : bool, default False
@@ -194,7 +195,8 @@ def assertDataFrameEqual(
     Raises
     ------
     PySparkAssertionError
-        ``DIFFERENT_ROWS`` with the differing rows, actual above expected;
+        ``DIFFERENT_ROWS`` with the differing rows, actual above expected
+        (``DIFFERENT_PANDAS_DATAFRAME`` for two pandas DataFrames);
         ``DIFFERENT_SCHEMA`` when two DataFrames' schemas differ;
         ``INVALID_TYPE_DF_EQUALITY_ARG`` when either side is of another
         type, or ``actual`` is a pandas DataFrame and ``expected`` is not.
@@ -215,7 +217,7 @@ def assertDataFrameEqual(
       Row(k='b', v=2.0) (expected)
     ! Row(k='b', v=2.0)
       Row(k='a', v=1.0000001) (expected)
-    >>> assertDataFrameEqual(df1.toPandas(), df2.toPandas())
+    >>> assertDataFrameEqual(df1.orderBy("k").toPandas(), df2.orderBy("k").toPandas())
     >>> assertDataFrameEqual(df1.toPandas(), df2)
     Traceback (most recent call last):
         ...
@@ -230,6 +232,9 @@ def assertDataFrameEqual(
             f"got {type(expected).__name__}.",
             "INVALID_TYPE_DF_EQUALITY_ARG",
         )
+    both_pandas = _is_pandas(actual) and _is_pandas(expected)
+    if both_pandas:
+        checkRowOrder = True  # PySpark compares two pandas DataFrames row by row, in order
     a_rows, a_schema = _rows(actual)
     e_rows, e_schema = _rows(expected)
     if a_schema is not None and e_schema is not None and not ignoreColumnType:
@@ -250,10 +255,11 @@ def assertDataFrameEqual(
             diffs.append(f"! {a!r}\n  {e!r} (expected)")
     if diffs:
         shown = diffs if maxErrors is None else diffs[:maxErrors]
+        condition = "DIFFERENT_PANDAS_DATAFRAME" if both_pandas else "DIFFERENT_ROWS"
         raise PySparkAssertionError(
-            f"[DIFFERENT_ROWS] Results do not match: ( {100 * len(diffs) / max(len(a_rows), len(e_rows)):.5f} % )\n"
+            f"[{condition}] Results do not match: ( {100 * len(diffs) / max(len(a_rows), len(e_rows)):.5f} % )\n"
             f"{len(diffs)} of {max(len(a_rows), len(e_rows))} rows "
             f"differ ({len(a_rows)} actual, {len(e_rows)} expected"
             f"{'' if checkRowOrder else ', compared sorted'}).\n" + "\n".join(shown),
-            "DIFFERENT_ROWS",
+            condition,
         )
