@@ -532,15 +532,5 @@ pub fn with_assert_message(e: Expr) -> datafusion::common::tree_node::Transforme
 pub fn assert_messages_in(
     plan: datafusion::logical_expr::LogicalPlan,
 ) -> datafusion::error::Result<datafusion::logical_expr::LogicalPlan> {
-    use datafusion::common::tree_node::TreeNode;
-    use datafusion::logical_expr::expr_rewriter::NamePreserver;
-    let done = plan.transform_up_with_subqueries(|node| {
-        let names = NamePreserver::new(&node);
-        node.map_expressions(|e| {
-            let name = names.save(&e);
-            let t = e.transform_up(|e| Ok(with_assert_message(e)))?;
-            Ok(t.update_data(|e| name.restore(e)))
-        })
-    })?;
-    Ok(done.data)
+    super::spark_casts::rewrite_typed(plan, |e, _| Ok(with_assert_message(e)))
 }
