@@ -83,6 +83,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.Observation",
     "sparklet.sql.Window",
     "sparklet.sql.WindowSpec",
+    "sparklet.sql.functions.string",
 ]
 
 

@@ -376,6 +376,55 @@ def test_names_spark_gives_conditions_and_trims(spark: SparkSession) -> None:
     assert rows == [(3, True, "a", "a**", "*a**", -3, False)]
 
 
+def test_names_spark_gives_pattern_matches_and_trims(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("xx%SQLxx",)], ["s"])
+    out = df.select(
+        F.btrim("s", F.lit("x")),
+        F.like("s", F.lit("x%")),
+        F.like("s", F.lit("x/%%"), F.lit("/")),
+        F.ilike("s", F.lit("X%"), F.lit("/")),
+        F.col("s").ilike("%q%"),
+        ~F.col("s").like("y%"),
+        F.col("s").rlike("^x+"),
+        F.to_varchar(F.lit(7), F.lit("9")),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == [
+        "btrim(s, x)",
+        "s LIKE x%",
+        "s LIKE x/%% ESCAPE '/'",
+        "ilike(s, X%)",
+        "ilike(s, %q%)",
+        "(NOT s LIKE y%)",
+        "RLIKE(s, ^x+)",
+        "to_char(7, 9)",
+    ]
+    assert rows == [("%SQL", True, False, True, True, True, True, "7")]
+
+
+def test_sql_rlike_and_regexp_operators(spark: SparkSession) -> None:
+    spark.createDataFrame([("spark",), ("flink",)], ["s"]).createOrReplaceTempView("rlike_words")
+    out = spark.sql(
+        "SELECT s, s RLIKE '^s', s NOT REGEXP 'k$', TRIM(BOTH 'k' FROM s) FROM rlike_words WHERE s RLIKE 'ar|li' ORDER BY s"
+    )
+    names, rows = columns_and_rows(out)
+    assert names == ["s", "RLIKE(s, ^s)", "(NOT RLIKE(s, k$))", "TRIM(BOTH k FROM s)"]
+    assert rows == [("flink", False, False, "flin"), ("spark", True, False, "spar")]
+    picked = spark.createDataFrame([("ab",), ("cd",)], ["s"]).filter("s RLIKE '^a'").selectExpr("s NOT RLIKE 'b'")
+    assert columns_and_rows(picked) == (["(NOT RLIKE(s, b))"], [(False,)])
+
+
+def test_regexp_instr_answers_where_the_whole_match_starts(spark: SparkSession) -> None:
+    df = spark.createDataFrame([("1a 2b 14m",), ("none",), (None,)], "s string")
+    out = df.select(
+        F.regexp_instr("s", F.lit(r"\d+[a-z]")),
+        F.regexp_instr("s", F.lit(r"(\d)([m-z])"), F.lit(2)),
+    )
+    names, rows = columns_and_rows(out)
+    assert names == ["regexp_instr(s, \\d+[a-z], 0)", "regexp_instr(s, (\\d)([m-z]), 2)"]
+    assert rows == [(1, 8), (0, 0), (None, None)]
+
+
 def test_sql_range_table(spark: SparkSession) -> None:
     assert [r.value for r in spark.sql("SELECT id AS value FROM range(1, 7, 2)").collect()] == [1, 3, 5]
     assert spark.sql("SELECT * FROM range(3)").columns == ["id"]

@@ -42,11 +42,13 @@ MODULES = [
     "sparklet.sql.streaming.query",
     "sparklet.testing.utils",
     "sparklet.testing.stream_test",
+    "sparklet.sql.functions.string",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
 #: own API, which PySpark does not have, and why.
 SPARKLET_ONLY = {
+    "sparklet.sql.functions.string.space": "PySpark has no F.space (Spark SQL's space())",
     "sparklet.testing.stream_test.ManualClock": "a manual clock is sparklet's (PySpark has none)",
     "sparklet.testing.stream_test.StartStream": "its example drives a manual clock",
     "sparklet.testing.stream_test.AdvanceManualClock": "a manual clock is sparklet's",

@@ -178,7 +178,8 @@ fn implicit_alias(text: &str) -> Option<(String, String)> {
 /// Parse SQL `text` against `df`'s columns.
 pub fn parse_sql(df: &DataFrame, text: &str) -> Result<Expr> {
     use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
-    let mut text = crate::plan::sql_tvf::rename_functions(text);
+    let mut text =
+        crate::plan::sql_operators::rewrite_expr(&crate::plan::sql_tvf::rename_functions(text));
     if !crate::spark_options::case_sensitive(df.task_ctx().session_config()) {
         let names: Vec<String> = df
             .schema()

@@ -328,6 +328,7 @@ impl Session {
     /// `spark.sql(query)`.
     pub fn sql(&self, query: &str) -> Result<DataFrame> {
         let mut query = crate::plan::sql_tvf::rewrite(query)?;
+        query = crate::plan::sql_operators::rewrite_query(&query);
         if !crate::spark_options::case_sensitive(self.ctx.state().config()) {
             query = crate::plan::ident_case::respell(&query, &self.column_names()?);
         }

@@ -23,6 +23,7 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("mask", DataType::Utf8, mask),
         kernel_udf("format_number", DataType::Utf8, format_number),
         kernel_udf("regexp_extract_all", list_of_strings(), regexp_extract_all),
+        kernel_udf("regexp_instr", DataType::Int32, regexp_instr),
         kernel_udf("json_array_length", DataType::Int32, json_array_length),
         kernel_udf("json_object_keys", list_of_strings(), json_object_keys),
         kernel_udf("instr", DataType::Int32, instr),
@@ -575,17 +576,53 @@ fn regexp_extract_all(args: &[ArrayRef]) -> DFResult<ArrayRef> {
             continue;
         };
         let re = get(patterns.value(row))?;
-        let groups = re.captures_len() as i64 - 1;
-        if group < 0 || group > groups {
-            return Err(DataFusionError::Execution(format!(
-                "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] regexp_extract_all: the group index {group} is not between 0 and the regex's {groups} groups"
-            )));
-        }
+        check_group("regexp_extract_all", &re, group)?;
         for captures in re.captures_iter(text.value(row)) {
             let value = captures.get(group as usize).map_or("", |m| m.as_str());
             out.values().append_value(value);
         }
         out.append(true);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// A group index the regex has (0 is the whole match), as Spark checks it.
+fn check_group(name: &str, re: &regex::Regex, group: i64) -> DFResult<()> {
+    let groups = re.captures_len() as i64 - 1;
+    if group < 0 || group > groups {
+        return Err(DataFusionError::Execution(format!(
+            "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] {name}: the group index {group} is not between 0 and the regex's {groups} groups"
+        )));
+    }
+    Ok(())
+}
+
+/// `regexp_instr(str, regexp[, idx])`: the 1-based character position
+/// where the first match starts, 0 without one. Spark checks `idx` names a
+/// group of the regex but answers the whole match's start whatever it is.
+fn regexp_instr(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    if !(2..=3).contains(&args.len()) {
+        return Err(wrong_args("regexp_instr", "(str, regexp[, idx])"));
+    }
+    let (text, patterns) = (strings(&args[0])?, strings(&args[1])?);
+    let idx = args.get(2).map(ints).transpose()?;
+    let mut get = regex_cache();
+    let mut out = Int32Array::builder(text.len());
+    for row in 0..text.len() {
+        let group = idx
+            .as_ref()
+            .map_or(Some(0), |i| i.is_valid(row).then(|| i.value(row)));
+        let (Some(group), true, true) = (group, text.is_valid(row), patterns.is_valid(row)) else {
+            out.append_null();
+            continue;
+        };
+        let re = get(patterns.value(row))?;
+        check_group("regexp_instr", &re, group)?;
+        let value = text.value(row);
+        out.append_value(
+            re.find(value)
+                .map_or(0, |m| value[..m.start()].chars().count() as i32 + 1),
+        );
     }
     Ok(Arc::new(out.finish()))
 }

@@ -13,6 +13,7 @@ pub mod spark_division;
 pub mod spark_names;
 pub mod spark_types;
 pub mod sql_names;
+pub mod sql_operators;
 pub mod sql_tvf;
 pub mod sql_windows;
 pub mod struct_leaves;

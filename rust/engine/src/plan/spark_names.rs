@@ -35,6 +35,30 @@ pub fn spark_name(e: &Expr) -> String {
         Expr::Alias(a) => a.name.clone(),
         Expr::Column(c) => c.name.clone(),
         Expr::Literal(v, _) => literal(v),
+        Expr::BinaryExpr(BinaryExpr {
+            left,
+            op: op @ (Operator::RegexMatch | Operator::RegexNotMatch),
+            right,
+        }) => {
+            let call = format!("RLIKE({}, {})", spark_name(left), spark_name(right));
+            match op {
+                Operator::RegexNotMatch => format!("(NOT {call})"),
+                _ => call,
+            }
+        }
+        Expr::Like(l) => {
+            let (value, pattern) = (spark_name(&l.expr), spark_name(&l.pattern));
+            let like = match (l.case_insensitive, l.escape_char) {
+                (true, _) => format!("ilike({value}, {pattern})"),
+                (false, Some(c)) => format!("{value} LIKE {pattern} ESCAPE '{c}'"),
+                (false, None) => format!("{value} LIKE {pattern}"),
+            };
+            if l.negated {
+                format!("(NOT {like})")
+            } else {
+                like
+            }
+        }
         Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
             format!(
                 "({} {} {})",
@@ -244,11 +268,16 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("positive", 1) => format!("(+ {})", n(0)),
         ("bitwise_not", 1) => format!("~{}", n(0)),
         (name, 1) if TYPE_CAST_FUNCTIONS.contains(&name) => n(0),
-        ("btrim", 2) => format!("TRIM(BOTH {} FROM {})", n(1), n(0)),
+        // F.trim(s, x) and SQL's TRIM(x FROM s); btrim(s, x) keeps its name
+        ("trim", 2) => format!("TRIM(BOTH {} FROM {})", n(1), n(0)),
         ("ltrim", 2) => format!("TRIM(LEADING {} FROM {})", n(1), n(0)),
         ("rtrim", 2) => format!("TRIM(TRAILING {} FROM {})", n(1), n(0)),
         ("substr" | "substring", 2) => with("2147483647"),
         ("position", 2) => with("1"),
+        ("like", 2) => format!("{} LIKE {}", n(0), n(1)),
+        ("like", 3) => format!("{} LIKE {} ESCAPE '{}'", n(0), n(1), n(2)),
+        // Spark leaves ilike's escape character out of its name
+        ("ilike", 3) => format!("ilike({}, {})", n(0), n(1)),
         ("regexp_instr", 2) => with("0"),
         ("regexp_extract_all", 2) => with("1"),
         ("instr", 3) => with("1"),
@@ -331,6 +360,7 @@ fn function_name(name: &str) -> &str {
         "starts_with" => "startswith",
         "ends_with" => "endswith",
         "dateadd" => "date_add",
+        "to_varchar" => "to_char",
         // Spark names its math functions in capitals
         "acos" => "ACOS",
         "acosh" => "ACOSH",

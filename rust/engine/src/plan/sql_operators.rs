@@ -1,0 +1,124 @@
+//! Spark SQL operators DataFusion's SQL planner lacks or names otherwise,
+//! rewritten in the parsed query before planning:
+//!
+//! - `a RLIKE p` / `a REGEXP p` (planning fails on them) become
+//!   `rlike(a, p)`, which Spark names `RLIKE(a, p)` either way;
+//! - `TRIM(BOTH x FROM s)` becomes `TRIM(x FROM s)`: the same call, but
+//!   DataFusion plans `BOTH` as `btrim`, which Spark names `btrim(s, x)`
+//!   only when written so.
+//!
+//! A query without them is passed on as written (the rewrite prints the
+//! parsed query back, so it is only done when something changed).
+
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{visit_expressions_mut, Expr, TrimWhereField};
+use datafusion::sql::sqlparser::dialect::DatabricksDialect;
+use datafusion::sql::sqlparser::parser::Parser;
+
+/// `sql` (statements) with the operators above rewritten.
+pub fn rewrite_query(sql: &str) -> String {
+    if !mentions_rewritten(sql) {
+        return sql.to_string();
+    }
+    let Ok(mut statements) = Parser::parse_sql(&DatabricksDialect {}, sql) else {
+        return sql.to_string(); // the planner reports the syntax error
+    };
+    let mut changed = false;
+    let _ = visit_expressions_mut(&mut statements, |e| {
+        changed |= rewrite(e);
+        ControlFlow::<()>::Continue(())
+    });
+    if !changed {
+        return sql.to_string();
+    }
+    let texts: Vec<String> = statements.iter().map(ToString::to_string).collect();
+    texts.join(";\n")
+}
+
+/// A SQL expression's `text` (`df.filter("s RLIKE 'x'")`) with the
+/// operators above rewritten.
+pub fn rewrite_expr(text: &str) -> String {
+    if !mentions_rewritten(text) {
+        return text.to_string();
+    }
+    let dialect = DatabricksDialect {};
+    let Ok(mut expr) = Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+    else {
+        return text.to_string();
+    };
+    let mut changed = false;
+    let _ = visit_expressions_mut(&mut expr, |e| {
+        changed |= rewrite(e);
+        ControlFlow::<()>::Continue(())
+    });
+    if changed {
+        expr.to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// Cheap test before parsing: only text naming an operator above can change.
+fn mentions_rewritten(text: &str) -> bool {
+    let upper = text.to_ascii_uppercase();
+    ["RLIKE", "REGEXP", "BOTH"]
+        .iter()
+        .any(|w| upper.contains(w))
+}
+
+/// Rewrite one expression node; whether it changed.
+fn rewrite(e: &mut Expr) -> bool {
+    match e {
+        Expr::RLike {
+            negated,
+            expr,
+            pattern,
+            ..
+        } => {
+            let call = format!("rlike({expr}, {pattern})");
+            let call = if *negated {
+                format!("NOT {call}")
+            } else {
+                call
+            };
+            match Parser::new(&DatabricksDialect {})
+                .try_with_sql(&call)
+                .and_then(|mut p| p.parse_expr())
+            {
+                Ok(parsed) => {
+                    *e = Expr::Nested(Box::new(parsed));
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+        Expr::Trim {
+            trim_where: trim_where @ Some(TrimWhereField::Both),
+            trim_what: Some(_),
+            ..
+        } => {
+            *trim_where = None;
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rlike_becomes_a_call_and_both_is_dropped() {
+        assert_eq!(rewrite_expr("s NOT RLIKE 'a.*'"), "(NOT rlike(s, 'a.*'))");
+        assert_eq!(
+            rewrite_query("SELECT TRIM(BOTH 'x' FROM s), s REGEXP 'b' FROM t"),
+            "SELECT TRIM('x' FROM s), (rlike(s, 'b')) FROM t"
+        );
+        let plain = "SELECT regexp_like(s, 'BOTH')  FROM t";
+        assert_eq!(rewrite_query(plain), plain);
+    }
+}
