@@ -1315,3 +1315,8 @@ def test_corr_and_mode_stream_and_survive_a_restart(spark: SparkSession, tmp_pat
     )
     assert (key, mode) == ("a", 4)
     assert corr == pytest.approx(0.4835143242041853)
+
+
+def test_factorial_is_null_where_a_bigint_cannot_hold_it(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(0,), (20,), (21,), (-1,), (None,)], "n int")
+    assert [r[0] for r in df.select(F.factorial("n")).collect()] == [1, 2432902008176640000, None, None, None]

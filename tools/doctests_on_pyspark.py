@@ -43,6 +43,7 @@ MODULES = [
     "sparklet.testing.utils",
     "sparklet.testing.stream_test",
     "sparklet.sql.functions.string",
+    "sparklet.sql.functions.math",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

@@ -2,12 +2,14 @@
 //! platform's libm: `exp`, `cosh` and `log2` (Java's `Math.log(x) /
 //! Math.log(2)`) computed with `libm`, the Rust port of the fdlibm Java's
 //! `StrictMath` is built on, so `exp(1)` is Java's `2.7182818284590455`.
+//! Also `factorial`, which Spark answers null outside 0..=20 (where
+//! DataFusion's fails on overflow).
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, AsArray, Float64Array};
+use arrow::array::{ArrayRef, AsArray, Float64Array, Int64Array};
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Float64Type};
+use arrow::datatypes::{DataType, Float64Type, Int64Type};
 use datafusion::error::Result as DFResult;
 use datafusion::logical_expr::ScalarUDF;
 
@@ -29,6 +31,7 @@ pub(super) fn all() -> Vec<ScalarUDF> {
         kernel_udf("cosh", DataType::Float64, |a| {
             map(a, |x| Some(libm::cosh(x)))
         }),
+        kernel_udf("factorial", DataType::Int64, factorial),
         // Spark's log2: null outside its domain
         kernel_udf("log2", DataType::Float64, |a| {
             map(a, |x| {
@@ -45,4 +48,18 @@ mod tests {
         assert_eq!(libm::exp(1.0).to_string(), "2.7182818284590455");
         assert_eq!(libm::cosh(1.0).to_string(), "1.543080634815244");
     }
+}
+
+/// `factorial(n)`: n! for n in 0..=20 (the ones a bigint holds), else null.
+fn factorial(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let n = cast(&args[0], &DataType::Int64)?;
+    let out: Int64Array = n
+        .as_primitive::<Int64Type>()
+        .iter()
+        .map(|v| {
+            v.filter(|n| (0..=20).contains(n))
+                .map(|n| (1..=n).product())
+        })
+        .collect();
+    Ok(Arc::new(out))
 }
