@@ -85,6 +85,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.WindowSpec",
     "sparklet.sql.functions.string",
     "sparklet.sql.functions.math",
+    "sparklet.sql.functions.datetime",
 ]
 
 

@@ -1320,3 +1320,53 @@ def test_corr_and_mode_stream_and_survive_a_restart(spark: SparkSession, tmp_pat
 def test_factorial_is_null_where_a_bigint_cannot_hold_it(spark: SparkSession) -> None:
     df = spark.createDataFrame([(0,), (20,), (21,), (-1,), (None,)], "n int")
     assert [r[0] for r in df.select(F.factorial("n")).collect()] == [1, 2432902008176640000, None, None, None]
+
+
+def test_times_of_day_made_and_read_as_spark(spark: SparkSession) -> None:
+    spark.conf.set("spark.sql.timeType.enabled", "true")  # PySpark refuses TIME without it
+    try:
+        df = spark.createDataFrame(
+            [(13, 45, 30.5, "1:02:03", "01.02 PM"), (0, 0, 0.000001, "x", None)],
+            "h int, m int, s double, t string, p string",
+        )
+        out = df.select(
+            F.make_time("h", "m", "s").alias("made"),
+            F.try_to_time("t").alias("read"),
+            F.to_time("p", F.lit("hh.mm a")).alias("by_pattern"),
+        )
+        assert [tuple(r) for r in out.collect()] == [
+            (dt.time(13, 45, 30, 500000), dt.time(1, 2, 3), dt.time(13, 2)),
+            (dt.time(0, 0, 0, 1), None, None),
+        ]
+        assert out.dtypes == [("made", "time(6)"), ("read", "time(6)"), ("by_pattern", "time(6)")]
+        assert out._show_string().splitlines()[3] == "|     13:45:30.5|01:02:03|  13:02:00|"
+        assert spark.range(1).select(F.try_to_time(F.lit("9:05"))).columns == ["try_to_time(to_time(9:05))"]
+        with pytest.raises(Exception, match="DATETIME_FIELD_OUT_OF_BOUNDS"):
+            spark.range(1).select(F.make_time(F.lit(24), F.lit(0), F.lit(0))).collect()
+        with pytest.raises(Exception, match="CANNOT_PARSE_TIME"):
+            spark.range(1).select(F.to_time(F.lit("noon"))).collect()
+    finally:
+        spark.conf.unset("spark.sql.timeType.enabled")
+
+
+def test_local_timestamp_and_date_part_names(spark: SparkSession) -> None:
+    df = spark.sql("SELECT TIMESTAMP '2024-02-29 13:45:30.5' AS ts")
+    out = df.select(
+        F.localtimestamp(),
+        F.current_timestamp(),
+        F.curdate(),
+        F.extract(F.lit("HOUR"), "ts"),
+        F.datepart(F.lit("MONTH"), "ts"),
+    )
+    assert out.columns == [
+        "localtimestamp()",
+        "current_timestamp()",
+        "current_date()",
+        "extract(HOUR FROM ts)",
+        "datepart(MONTH FROM ts)",
+    ]
+    assert [t for _, t in out.dtypes[:3]] == ["timestamp_ntz", "timestamp", "date"]
+    local, now, _, hour, month = out.collect()[0]
+    assert abs((local - now.replace(tzinfo=None)).total_seconds()) < 60 and (hour, month) == (13, 2)
+    # fractions of a second shown without trailing zeros
+    assert df._show_string(truncate=False).splitlines()[3] == "|2024-02-29 13:45:30.5|"

@@ -44,11 +44,13 @@ MODULES = [
     "sparklet.testing.stream_test",
     "sparklet.sql.functions.string",
     "sparklet.sql.functions.math",
+    "sparklet.sql.functions.datetime",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
 #: own API, which PySpark does not have, and why.
 SPARKLET_ONLY = {
+    "sparklet.sql.functions.datetime.cumulate_window": "cumulating windows are sparklet's (Flink's CUMULATE)",
     "sparklet.sql.functions.string.space": "PySpark has no F.space (Spark SQL's space())",
     "sparklet.testing.stream_test.ManualClock": "a manual clock is sparklet's (PySpark has none)",
     "sparklet.testing.stream_test.StartStream": "its example drives a manual clock",

@@ -35,6 +35,7 @@ __all__ = [
     "FloatType",
     "DoubleType",
     "DecimalType",
+    "TimeType",
     "CalendarIntervalType",
     "VariantType",
     "DayTimeIntervalType",
@@ -311,6 +312,25 @@ class TimestampNTZType(DataType):
         return pa.timestamp("us")
 
 
+class TimeType(DataType):
+    """Times of day (microseconds; ``precision`` digits of a second kept,
+    6 by default). PySpark 4.3 takes them with
+    ``spark.sql.timeType.enabled``; sparklet always does."""
+
+    def __init__(self, precision: int = 6) -> None:
+        self.precision = precision
+
+    def simpleString(self) -> str:
+        """Return ``time(p)``."""
+        return f"time({self.precision})"
+
+    def __repr__(self) -> str:
+        return f"TimeType({self.precision})"
+
+    def _to_arrow(self) -> pa.DataType:
+        return pa.time64("us")
+
+
 class ArrayType(DataType):
     """Arrays of ``elementType``."""
 
@@ -469,7 +489,7 @@ class StructType(DataType):
 def _tree_type(dt: DataType) -> str:
     if isinstance(dt, (StructType, ArrayType, MapType)):
         return dt.typeName()
-    return dt.simpleString() if isinstance(dt, DecimalType) else dt.typeName()
+    return dt.simpleString() if isinstance(dt, (DecimalType, TimeType)) else dt.typeName()
 
 
 def from_arrow_type(t: pa.DataType) -> DataType:
@@ -500,6 +520,8 @@ def from_arrow_type(t: pa.DataType) -> DataType:
         return DateType()
     if pa.types.is_timestamp(t):
         return TimestampType() if t.tz is not None else TimestampNTZType()
+    if pa.types.is_time(t):
+        return TimeType()
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
         return ArrayType(from_arrow_type(t.value_type), t.value_field.nullable)
     if pa.types.is_map(t):

@@ -41,15 +41,6 @@ pub(super) fn all() -> Vec<ScalarUDF> {
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn java_digits() {
-        assert_eq!(libm::exp(1.0).to_string(), "2.7182818284590455");
-        assert_eq!(libm::cosh(1.0).to_string(), "1.543080634815244");
-    }
-}
-
 /// `factorial(n)`: n! for n in 0..=20 (the ones a bigint holds), else null.
 fn factorial(args: &[ArrayRef]) -> DFResult<ArrayRef> {
     let n = cast(&args[0], &DataType::Int64)?;
@@ -62,4 +53,13 @@ fn factorial(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         })
         .collect();
     Ok(Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn java_digits() {
+        assert_eq!(libm::exp(1.0).to_string(), "2.7182818284590455");
+        assert_eq!(libm::cosh(1.0).to_string(), "1.543080634815244");
+    }
 }

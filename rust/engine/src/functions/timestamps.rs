@@ -1,7 +1,7 @@
 //! Spark's timestamp construction and calendar arithmetic, in the session
 //! time zone: `make_timestamp` (`_ltz`, `_ntz`, and the `try_` forms that
 //! give null for an invalid time), `timestampadd` / `timestampdiff` by a
-//! unit, and `months_between`.
+//! unit, `months_between`, and `localtimestamp()`.
 
 use std::sync::Arc;
 
@@ -13,13 +13,27 @@ use chrono_tz::Tz;
 use datafusion::error::{DataFusionError, Result as DFResult};
 use datafusion::logical_expr::{ScalarUDF, Volatility};
 
-use super::udfs::{micros, strings, ts_type, zoned};
+use super::udfs::{kernel_udf, micros, strings, ts_type, zoned};
 use crate::formats::datetime::{local_to_utc_micros, session_zone};
 
 pub(super) fn all() -> Vec<ScalarUDF> {
     let ntz = DataType::Timestamp(TimeUnit::Microsecond, None);
     let imm = Volatility::Immutable;
     vec![
+        LocalTimestamp::udf(),
+        kernel_udf("to_time", DataType::Time64(TimeUnit::Microsecond), |a| {
+            to_time(a, false)
+        }),
+        kernel_udf(
+            "try_to_time",
+            DataType::Time64(TimeUnit::Microsecond),
+            |a| to_time(a, true),
+        ),
+        kernel_udf(
+            "make_time",
+            DataType::Time64(TimeUnit::Microsecond),
+            make_time,
+        ),
         zoned(
             "make_timestamp",
             ts_type(),
@@ -406,5 +420,154 @@ mod tests {
         );
         assert!(wall_clock(2014, 2, 30, 0, 0, 0.0).is_none());
         assert!(wall_clock(2014, 1, 1, 0, 0, 60.5).is_none());
+    }
+}
+
+/// `make_time(hour, minute, second)`: a time of day, the seconds with up
+/// to six decimals (Spark reads them as `decimal(16, 6)`).
+fn make_time(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [hour, minute, second] = args else {
+        return Err(DataFusionError::Plan(
+            "[WRONG_NUM_ARGS] make_time takes (hour, minute, second)".into(),
+        ));
+    };
+    let (hour, minute) = (
+        cast(hour, &DataType::Int64)?,
+        cast(minute, &DataType::Int64)?,
+    );
+    let second = cast(second, &DataType::Decimal128(16, 6))?;
+    let (hour, minute) = (
+        hour.as_primitive::<Int64Type>(),
+        minute.as_primitive::<Int64Type>(),
+    );
+    let second = second.as_primitive::<arrow::datatypes::Decimal128Type>();
+    let mut out = arrow::array::Time64MicrosecondBuilder::with_capacity(hour.len());
+    for row in 0..hour.len() {
+        if hour.is_null(row) || minute.is_null(row) || second.is_null(row) {
+            out.append_null();
+            continue;
+        }
+        let (h, m, micros) = (hour.value(row), minute.value(row), second.value(row));
+        let bad = |field: &str, value: String, range: &str| {
+            DataFusionError::Execution(format!(
+                "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] Invalid value for {field} (valid values {range}): {value}."
+            ))
+        };
+        if !(0..24).contains(&h) {
+            return Err(bad("HourOfDay", h.to_string(), "0 - 23"));
+        }
+        if !(0..60).contains(&m) {
+            return Err(bad("MinuteOfHour", m.to_string(), "0 - 59"));
+        }
+        if !(0..60_000_000).contains(&micros) {
+            return Err(bad(
+                "SecondOfMinute",
+                format!("{}", micros as f64 / 1e6),
+                "0 - 59",
+            ));
+        }
+        out.append_value((h * 3600 + m * 60) * 1_000_000 + micros as i64);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `to_time(str[, format])` (and `try_to_time`, null where the text does
+/// not match): a time of day read by a Java datetime pattern, or without
+/// one as `H:mm[:ss[.SSSSSS]]`.
+fn to_time(args: &[ArrayRef], lenient: bool) -> DFResult<ArrayRef> {
+    if !(1..=2).contains(&args.len()) {
+        return Err(DataFusionError::Plan(
+            "[WRONG_NUM_ARGS] to_time takes (str[, format])".into(),
+        ));
+    }
+    let text = strings(&args[0])?;
+    let formats = args.get(1).map(strings).transpose()?;
+    let mut out = arrow::array::Time64MicrosecondBuilder::with_capacity(text.len());
+    for row in 0..text.len() {
+        let format = formats
+            .as_ref()
+            .map(|f| f.is_valid(row).then(|| f.value(row)));
+        let (true, Some(format)) = (text.is_valid(row), format.or(Some(None))) else {
+            out.append_null();
+            continue;
+        };
+        let value = text.value(row).trim();
+        let parsed = match format {
+            None => ["%H:%M:%S%.f", "%H:%M"]
+                .iter()
+                .find_map(|f| NaiveTime::parse_from_str(value, f).ok()),
+            Some(p) => {
+                NaiveTime::parse_from_str(value, &crate::formats::datetime::java_to_chrono(p)).ok()
+            }
+        };
+        match parsed {
+            Some(t) => out.append_value(
+                i64::from(t.num_seconds_from_midnight()) * 1_000_000 + i64::from(t.nanosecond() / 1_000),
+            ),
+            None if lenient => out.append_null(),
+            None => {
+                return Err(DataFusionError::Execution(format!(
+                    "[CANNOT_PARSE_TIME] The input string '{value}' cannot be parsed to a TIME value because it does not match to the datetime format '{}'.",
+                    format.unwrap_or("HH:mm:ss.SSSSSS")
+                )))
+            }
+        }
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// `localtimestamp()`: the query's start as wall-clock time in the session
+/// time zone (`timestamp_ntz`), the same on every row, as `now()` is.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct LocalTimestamp {
+    signature: datafusion::logical_expr::Signature,
+}
+
+impl LocalTimestamp {
+    pub fn udf() -> ScalarUDF {
+        ScalarUDF::new_from_impl(Self {
+            signature: datafusion::logical_expr::Signature::nullary(Volatility::Stable),
+        })
+    }
+}
+
+impl datafusion::logical_expr::ScalarUDFImpl for LocalTimestamp {
+    fn name(&self) -> &str {
+        "localtimestamp"
+    }
+    fn signature(&self) -> &datafusion::logical_expr::Signature {
+        &self.signature
+    }
+    fn return_type(&self, _args: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Timestamp(TimeUnit::Microsecond, None))
+    }
+    fn invoke_with_args(
+        &self,
+        _args: datafusion::logical_expr::ScalarFunctionArgs,
+    ) -> DFResult<datafusion::logical_expr::ColumnarValue> {
+        Err(DataFusionError::Internal(
+            "localtimestamp() is replaced by its value when planned".into(),
+        ))
+    }
+    fn simplify(
+        &self,
+        args: Vec<datafusion::logical_expr::Expr>,
+        info: &datafusion::logical_expr::simplify::SimplifyContext,
+    ) -> DFResult<datafusion::logical_expr::simplify::ExprSimplifyResult> {
+        use datafusion::logical_expr::simplify::ExprSimplifyResult;
+        let Some(start) = info.query_execution_start_time() else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        let tz = super::udfs::session_zone_of(&info.config_options().execution.time_zone)?;
+        let wall = start.with_timezone(&tz).naive_local().and_utc();
+        Ok(ExprSimplifyResult::Simplified(
+            datafusion::logical_expr::Expr::Literal(
+                datafusion::common::ScalarValue::TimestampMicrosecond(
+                    Some(wall.timestamp_micros()),
+                    None,
+                ),
+                None,
+            ),
+        ))
     }
 }

@@ -77,7 +77,7 @@ impl ScalarUDFImpl for SparkFn {
 }
 
 /// The session time zone DataFusion's config carries (UTC when unset).
-fn session_zone_of(name: &Option<String>) -> DFResult<Tz> {
+pub(super) fn session_zone_of(name: &Option<String>) -> DFResult<Tz> {
     match name.as_deref() {
         None => Ok(Tz::UTC),
         Some(n) => session_zone(n).ok_or_else(|| {

@@ -274,6 +274,9 @@ fn special_call_name(name: &str, args: &[Expr]) -> Option<String> {
         ("rtrim", 2) => format!("TRIM(TRAILING {} FROM {})", n(1), n(0)),
         ("substr" | "substring", 2) => with("2147483647"),
         ("position", 2) => with("1"),
+        ("datepart" | "extract", 2) => format!("{name}({} FROM {})", n(0), n(1)),
+        // Spark shows the to_time that try_to_time wraps
+        ("try_to_time", _) => format!("try_to_time({})", call("to_time", args, false)),
         ("like", 2) => format!("{} LIKE {}", n(0), n(1)),
         ("like", 3) => format!("{} LIKE {} ESCAPE '{}'", n(0), n(1), n(2)),
         // Spark leaves ilike's escape character out of its name
@@ -361,6 +364,7 @@ fn function_name(name: &str) -> &str {
         "ends_with" => "endswith",
         "dateadd" => "date_add",
         "to_varchar" => "to_char",
+        "curdate" => "current_date",
         // Spark names its math functions in capitals
         "acos" => "ACOS",
         "acosh" => "ACOSH",

@@ -87,7 +87,14 @@ fn cell(array: &dyn Array, row: usize, opts: &FormatOptions) -> Result<String> {
             .collect::<Result<Vec<_>>>()?;
         return Ok(format!("[{}]", parts.join(", ")));
     }
-    Ok(ArrayFormatter::try_new(array, opts)?.value(row).to_string())
+    let text = ArrayFormatter::try_new(array, opts)?.value(row).to_string();
+    Ok(match array.data_type() {
+        // `%.f` writes 3, 6 or 9 digits; Spark drops trailing zeros (`.5`)
+        arrow::datatypes::DataType::Timestamp(..) if text.contains('.') => {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        _ => text,
+    })
 }
 
 /// Values Spark prints otherwise than Arrow: doubles as Java prints them
@@ -110,12 +117,28 @@ fn spark_scalar_text(array: &dyn Array, row: usize) -> Option<String> {
                 .as_primitive::<arrow::datatypes::DurationMicrosecondType>()
                 .value(row),
         ),
+        DataType::Time64(TimeUnit::Microsecond) => time_of_day(
+            array
+                .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                .value(row),
+        ),
         DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano) => {
             let v = array.as_primitive::<IntervalMonthDayNanoType>().value(row);
             calendar_interval(v.months, v.days, v.nanoseconds / 1_000)
         }
         _ => return None,
     })
+}
+
+/// `13:45:30.5`: a time of day as Spark shows it, the fraction without
+/// trailing zeros.
+fn time_of_day(micros: i64) -> String {
+    let (secs, frac) = (micros / 1_000_000, micros % 1_000_000);
+    let text = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    match frac {
+        0 => text,
+        f => format!("{text}.{}", format!("{f:06}").trim_end_matches('0')),
+    }
 }
 
 /// `INTERVAL '1 12:30:01.001001' DAY TO SECOND`, as Spark shows a
