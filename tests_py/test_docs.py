@@ -86,6 +86,8 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions.string",
     "sparklet.sql.functions.math",
     "sparklet.sql.functions.datetime",
+    "sparklet.sql.functions.collection",
+    "sparklet.sql.functions.higher_order",
 ]
 
 

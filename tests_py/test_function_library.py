@@ -1370,3 +1370,16 @@ def test_local_timestamp_and_date_part_names(spark: SparkSession) -> None:
     assert abs((local - now.replace(tzinfo=None)).total_seconds()) < 60 and (hour, month) == (13, 2)
     # fractions of a second shown without trailing zeros
     assert df._show_string(truncate=False).splitlines()[3] == "|2024-02-29 13:45:30.5|"
+
+
+def test_sequence_steps_and_aggregate_names(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 7, [1, 2, 3])], ["a", "b", "xs"])
+    out = df.select(
+        F.sequence("a", "b", F.lit(3)).alias("seq"),
+        F.aggregate("xs", F.lit(0).cast("bigint"), lambda acc, x: acc + x),
+    )
+    assert out.columns[1] == (
+        "aggregate(xs, CAST(0 AS BIGINT), lambdafunction((namedlambdavariable() + namedlambdavariable()), "
+        "namedlambdavariable(), namedlambdavariable()), lambdafunction(namedlambdavariable(), namedlambdavariable()))"
+    )
+    assert tuple(out.collect()[0]) == ([1, 4, 7], 6)

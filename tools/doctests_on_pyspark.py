@@ -45,6 +45,8 @@ MODULES = [
     "sparklet.sql.functions.string",
     "sparklet.sql.functions.math",
     "sparklet.sql.functions.datetime",
+    "sparklet.sql.functions.collection",
+    "sparklet.sql.functions.higher_order",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

@@ -837,6 +837,8 @@ pub fn all() -> Vec<ScalarUDF> {
                 let start = cast(a.remove(0), common.clone());
                 let stop = cast(a.remove(0), common.clone());
                 let step = match a.pop() {
+                    // an int step with bigint bounds: the kernel wants one type
+                    Some(step) if common.is_integer() => cast(step, DataType::Int64),
                     Some(step) => step,
                     None if common.is_integer() => {
                         when(start.clone().lt_eq(stop.clone()), lit(1i64)).otherwise(lit(-1i64))?

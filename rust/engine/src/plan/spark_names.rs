@@ -79,7 +79,16 @@ pub fn spark_name(e: &Expr) -> String {
         }
         Expr::Not(x) => format!("(NOT {})", spark_name(x)),
         Expr::HigherOrderFunction(f) => {
-            call(higher_order::spark_name(f.func.name()), &f.args, false)
+            let name = higher_order::spark_name(f.func.name());
+            let text = call(name, &f.args, false);
+            // without `finish`, Spark names the identity it fills in
+            match (name, f.args.len()) {
+                ("aggregate" | "reduce", 3) => format!(
+                    "{}, lambdafunction(namedlambdavariable(), namedlambdavariable()))",
+                    text.strip_suffix(')').unwrap_or(&text)
+                ),
+                _ => text,
+            }
         }
         Expr::Lambda(l) => {
             let params: Vec<String> = l.params.iter().map(|p| lambda_variable_name(p)).collect();
