@@ -88,6 +88,8 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions.datetime",
     "sparklet.sql.functions.collection",
     "sparklet.sql.functions.higher_order",
+    "sparklet.sql.functions.aggregates",
+    "sparklet.sql.functions.windowing",
 ]
 
 

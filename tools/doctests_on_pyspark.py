@@ -47,6 +47,8 @@ MODULES = [
     "sparklet.sql.functions.datetime",
     "sparklet.sql.functions.collection",
     "sparklet.sql.functions.higher_order",
+    "sparklet.sql.functions.aggregates",
+    "sparklet.sql.functions.windowing",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
