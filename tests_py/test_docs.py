@@ -89,7 +89,8 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions.collection",
     "sparklet.sql.functions.higher_order",
     "sparklet.sql.functions.aggregates",
-    "sparklet.sql.functions.windowing",    "sparklet.sql.functions._core",
+    "sparklet.sql.functions.windowing",
+    "sparklet.sql.functions._core",
 ]
 
 

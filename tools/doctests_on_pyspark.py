@@ -48,7 +48,8 @@ MODULES = [
     "sparklet.sql.functions.collection",
     "sparklet.sql.functions.higher_order",
     "sparklet.sql.functions.aggregates",
-    "sparklet.sql.functions.windowing",    "sparklet.sql.functions._core",
+    "sparklet.sql.functions.windowing",
+    "sparklet.sql.functions._core",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
