@@ -91,6 +91,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions.aggregates",
     "sparklet.sql.functions.windowing",
     "sparklet.sql.functions._core",
+    "sparklet.sql.functions.misc",
 ]
 
 

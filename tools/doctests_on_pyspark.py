@@ -50,6 +50,7 @@ MODULES = [
     "sparklet.sql.functions.aggregates",
     "sparklet.sql.functions.windowing",
     "sparklet.sql.functions._core",
+    "sparklet.sql.functions.misc",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
