@@ -92,6 +92,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions.windowing",
     "sparklet.sql.functions._core",
     "sparklet.sql.functions.misc",
+    "sparklet.sql.functions.sketches",
 ]
 
 

@@ -1383,3 +1383,33 @@ def test_sequence_steps_and_aggregate_names(spark: SparkSession) -> None:
         "namedlambdavariable(), namedlambdavariable()), lambdafunction(namedlambdavariable(), namedlambdavariable()))"
     )
     assert tuple(out.collect()[0]) == ([1, 4, 7], 6)
+
+
+def test_float_with_an_integer_computes_in_double_as_spark_4(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1,)], ["v"])
+    f = F.col("v").cast("float")
+    out = df.select(f + 10, f * F.col("v"), F.col("v").cast("int") - f, f % 2, f + f)
+    assert out.dtypes == [
+        ("(CAST(v AS FLOAT) + 10)", "double"),
+        ("(CAST(v AS FLOAT) * v)", "double"),
+        ("(CAST(v AS INT) - CAST(v AS FLOAT))", "double"),
+        ("(CAST(v AS FLOAT) % 2)", "double"),
+        ("(CAST(v AS FLOAT) + CAST(v AS FLOAT))", "float"),
+    ]
+    assert tuple(out.collect()[0]) == (11.0, 1.0, 0.0, 1.0, 2.0)
+    assert df.selectExpr("cast(v as float) + 1").dtypes == [("(CAST(v AS FLOAT) + 1)", "double")]
+
+
+def test_sql_numeric_literal_suffixes(spark: SparkSession) -> None:
+    df = spark.sql("SELECT 0L AS a, 1Y AS b, 2S AS c, 1.5D AS d, 2.5F AS e, 1.25BD AS f, 7BD AS g")
+    assert df.dtypes == [
+        ("a", "bigint"),
+        ("b", "tinyint"),
+        ("c", "smallint"),
+        ("d", "double"),
+        ("e", "float"),
+        ("f", "decimal(3,2)"),
+        ("g", "decimal(1,0)"),
+    ]
+    xs = spark.createDataFrame([([1, 2, 3],)], ["xs"])
+    assert [tuple(r) for r in xs.selectExpr("aggregate(xs, 0L, (acc, x) -> acc + x)", "10L * 2").collect()] == [(6, 20)]

@@ -51,6 +51,7 @@ MODULES = [
     "sparklet.sql.functions.windowing",
     "sparklet.sql.functions._core",
     "sparklet.sql.functions.misc",
+    "sparklet.sql.functions.sketches",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

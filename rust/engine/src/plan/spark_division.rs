@@ -9,6 +9,10 @@
 //! or floating-point numbers into it before the plan is typed. Both are
 //! named `(a / b)`, as Spark names them ([`super::spark_names`]). Decimals
 //! in SQL text keep DataFusion's decimal division.
+//!
+//! [`rewrite`] also widens `+`, `-`, `*` and `%` of a float with an integer
+//! or decimal to double, as Spark 4's ANSI type coercion does (DataFusion
+//! keeps the float); the widened sides keep their names.
 
 use std::sync::Arc;
 
@@ -42,6 +46,9 @@ fn divides_as_double(t: &DataType) -> bool {
 /// `e` with Spark's division where it divides integers or floating-point
 /// numbers of `schema`'s columns.
 pub fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
+    if let Some(widened) = float_with_exact(&e, schema)? {
+        return Ok(Transformed::yes(widened));
+    }
     let Expr::BinaryExpr(BinaryExpr {
         left,
         op: Operator::Divide,
@@ -58,6 +65,34 @@ pub fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
         left.as_ref().clone(),
         right.as_ref().clone(),
     )))
+}
+
+/// `a op b` of a float and an integer or decimal, both sides as doubles.
+fn float_with_exact(e: &Expr, schema: &DFSchema) -> DFResult<Option<Expr>> {
+    let Expr::BinaryExpr(BinaryExpr { left, op, right }) = e else {
+        return Ok(None);
+    };
+    if !matches!(
+        op,
+        Operator::Plus | Operator::Minus | Operator::Multiply | Operator::Modulo
+    ) {
+        return Ok(None);
+    }
+    let exact = |t: &DataType| t.is_integer() || matches!(t, DataType::Decimal128(..));
+    let (l, r) = (left.get_type(schema)?, right.get_type(schema)?);
+    let mixed = (l == DataType::Float32 && exact(&r)) || (r == DataType::Float32 && exact(&l));
+    if !mixed {
+        return Ok(None);
+    }
+    let double = |x: &Expr| crate::functions::spark_sql::cast_call("double", x.clone());
+    let (Some(left), Some(right)) = (double(left), double(right)) else {
+        return Ok(None);
+    };
+    Ok(Some(Expr::BinaryExpr(BinaryExpr::new(
+        Box::new(left),
+        *op,
+        Box::new(right),
+    ))))
 }
 
 /// A plan built from SQL text with Spark's divisions (see [`rewrite`]), its

@@ -64,9 +64,47 @@ pub fn rewrite_expr(text: &str) -> String {
 /// Cheap test before parsing: only text naming an operator above can change.
 fn mentions_rewritten(text: &str) -> bool {
     let upper = text.to_ascii_uppercase();
-    ["RLIKE", "REGEXP", "BOTH"]
-        .iter()
-        .any(|w| upper.contains(w))
+    let suffixed = upper
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_digit() && b"LYSDFB".contains(&w[1]));
+    suffixed
+        || ["RLIKE", "REGEXP", "BOTH"]
+            .iter()
+            .any(|w| upper.contains(w))
+}
+
+/// `0L` and its kin: the literal as Spark's cast function of its type.
+fn suffixed_literal(word: &str) -> Option<String> {
+    let upper = word.to_ascii_uppercase();
+    let (digits, cast) = [
+        ("BD", "decimal"),
+        ("L", "bigint"),
+        ("Y", "tinyint"),
+        ("S", "smallint"),
+        ("D", "double"),
+        ("F", "float"),
+    ]
+    .iter()
+    .find_map(|(suffix, cast)| upper.strip_suffix(suffix).map(|d| (d, *cast)))?;
+    let number = !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.chars().filter(|c| *c == '.').count() <= 1
+        && digits.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let integral = !digits.contains('.');
+    match cast {
+        _ if !number => None,
+        "decimal" if integral => Some(format!("CAST({digits} AS DECIMAL({}, 0))", digits.len())),
+        "decimal" => {
+            let scale = digits.len() - digits.find('.')? - 1;
+            Some(format!(
+                "CAST({digits} AS DECIMAL({}, {scale}))",
+                digits.len() - 1
+            ))
+        }
+        "bigint" | "tinyint" | "smallint" if !integral => None,
+        _ => Some(format!("{cast}({digits})")),
+    }
 }
 
 /// Rewrite one expression node; whether it changed.
@@ -95,6 +133,21 @@ fn rewrite(e: &mut Expr) -> bool {
                 Err(_) => false,
             }
         }
+        Expr::Identifier(ident) if ident.quote_style.is_none() => {
+            let Some(text) = suffixed_literal(&ident.value) else {
+                return false;
+            };
+            match Parser::new(&DatabricksDialect {})
+                .try_with_sql(&text)
+                .and_then(|mut p| p.parse_expr())
+            {
+                Ok(parsed) => {
+                    *e = parsed;
+                    true
+                }
+                Err(_) => false,
+            }
+        }
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
             trim_what: Some(_),
@@ -117,6 +170,10 @@ mod tests {
         assert_eq!(
             rewrite_query("SELECT TRIM(BOTH 'x' FROM s), s REGEXP 'b' FROM t"),
             "SELECT TRIM('x' FROM s), (rlike(s, 'b')) FROM t"
+        );
+        assert_eq!(
+            rewrite_expr("aggregate(xs, 0L, (acc, x) -> acc + x) + 1.5D + 2Y"),
+            "aggregate(xs, bigint(0), (acc, x) -> acc + x) + double(1.5) + tinyint(2)"
         );
         let plain = "SELECT regexp_like(s, 'BOTH')  FROM t";
         assert_eq!(rewrite_query(plain), plain);
