@@ -83,16 +83,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.Observation",
     "sparklet.sql.Window",
     "sparklet.sql.WindowSpec",
-    "sparklet.sql.functions.string",
-    "sparklet.sql.functions.math",
-    "sparklet.sql.functions.datetime",
-    "sparklet.sql.functions.collection",
-    "sparklet.sql.functions.higher_order",
-    "sparklet.sql.functions.aggregates",
-    "sparklet.sql.functions.windowing",
-    "sparklet.sql.functions._core",
-    "sparklet.sql.functions.misc",
-    "sparklet.sql.functions.sketches",
+    "sparklet.sql.functions",
 ]
 
 

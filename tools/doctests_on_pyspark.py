@@ -52,6 +52,7 @@ MODULES = [
     "sparklet.sql.functions._core",
     "sparklet.sql.functions.misc",
     "sparklet.sql.functions.sketches",
+    "sparklet.sql.udf",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

@@ -113,9 +113,49 @@ def udf(
     *,
     useArrow: bool | None = None,
 ) -> Any:
-    """A row-wise Python UDF: ``F.udf(lambda s: s.upper(), "string")`` or as a
+    """A row-wise Python UDF: ``F.udf(lambda s: s.upper(), "string")``, or as a
     decorator, ``@F.udf("int")``. Rows reach the function as Python values
-    (``None`` for null); it runs over Arrow batches, ``useArrow`` or not."""
+    (``None`` for null); it runs over Arrow batches, ``useArrow`` or not.
+
+    Parameters
+    ----------
+    f : callable or DataType or str, optional
+        the function; or, used as ``@F.udf(returnType)``, the return type
+    returnType : DataType or str, default "string"
+        the type of the function's results, as a DataType or a DDL string
+    useArrow : bool, optional
+        accepted for PySpark's sake; sparklet always passes Arrow batches
+
+    Returns
+    -------
+    UserDefinedFunction
+        a function of columns (or names) giving a Column; with ``f`` omitted,
+        a decorator that makes one
+
+    Examples
+    --------
+    >>> shout = F.udf(lambda s: None if s is None else s.upper() + "!", "string")
+    >>> df = spark.createDataFrame([("hi",), (None,)], "s string")
+    >>> df.select(shout("s").alias("loud")).show()
+    +----+
+    |loud|
+    +----+
+    | HI!|
+    |NULL|
+    +----+
+    <BLANKLINE>
+    >>> @F.udf("int")
+    ... def plus_one(n):
+    ...     return n + 1
+    >>> spark.range(2).select(plus_one("id").alias("n")).show()
+    +---+
+    |  n|
+    +---+
+    |  1|
+    |  2|
+    +---+
+    <BLANKLINE>
+    """
     if f is None or isinstance(f, (DataType, str)):
         rt = f if f is not None else returnType
         return lambda fn: UserDefinedFunction(fn, rt, None, "rows")
@@ -151,7 +191,56 @@ def pandas_udf(
     """A vectorized UDF over pandas Series: ``@F.pandas_udf("double")`` on a
     ``def f(v: pd.Series) -> pd.Series``. A ``Series -> scalar`` function
     (by its type hints, or ``PandasUDFType.GROUPED_AGG``) is an aggregate,
-    for ``groupBy().agg(...)`` on batch DataFrames."""
+    for ``groupBy().agg(...)`` on batch DataFrames.
+
+    Parameters
+    ----------
+    f : callable or DataType or str, optional
+        the function; or, used as ``@F.pandas_udf(returnType)``, the return type
+    returnType : DataType or str, optional
+        the type of the results, as a DataType or a DDL string
+    functionType : int, optional
+        a legacy ``PandasUDFType``; type hints choose the kind otherwise
+
+    Returns
+    -------
+    UserDefinedFunction
+        a function of columns (or names) giving a Column; with ``f`` omitted,
+        a decorator that makes one
+
+    Raises
+    ------
+    PySparkValueError
+        ``CANNOT_BE_NONE`` when no return type is given
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> @F.pandas_udf("double")
+    ... def half(v: pd.Series) -> pd.Series:
+    ...     return v / 2
+    >>> spark.range(3).select(half("id").alias("half")).show()
+    +----+
+    |half|
+    +----+
+    | 0.0|
+    | 0.5|
+    | 1.0|
+    +----+
+    <BLANKLINE>
+    >>> @F.pandas_udf("double")
+    ... def mean(v: pd.Series) -> float:
+    ...     return v.mean()
+    >>> df = spark.createDataFrame([("a", 1), ("a", 3), ("b", 5)], ["k", "v"])
+    >>> df.groupBy("k").agg(mean("v").alias("mean_v")).orderBy("k").show()
+    +---+------+
+    |  k|mean_v|
+    +---+------+
+    |  a|   2.0|
+    |  b|   5.0|
+    +---+------+
+    <BLANKLINE>
+    """
     if f is None or isinstance(f, (DataType, str)):
         rt = f if f is not None else returnType
         if isinstance(returnType, int):
