@@ -84,6 +84,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.Window",
     "sparklet.sql.WindowSpec",
     "sparklet.sql.functions",
+    "sparklet.sql.readwriter.DataFrameWriterV2",
 ]
 
 

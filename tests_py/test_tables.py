@@ -212,3 +212,12 @@ def test_a_table_whose_folder_is_gone_reads_empty_after_refresh(
     spark.catalog.refreshTable(table)
     assert spark.table(table).count() == 0
     assert spark.table(table).columns == ["col"]
+
+
+def test_show_one_table_property_by_its_key(spark: SparkSession, table: str) -> None:
+    df = spark.createDataFrame([(1, "a")], ["id", "v"])
+    df.writeTo(table).using("parquet").tableProperty("team", "data").create()
+    shown = spark.sql(f"SHOW TBLPROPERTIES {table} (team)")
+    assert [tuple(r) for r in shown.collect()] == [("team", "data")]
+    absent = spark.sql(f"SHOW TBLPROPERTIES {table} ('nope')").collect()
+    assert absent[0].value == f"Table spark_catalog.default.{table} does not have property: nope"

@@ -376,6 +376,13 @@ def _show_create(session: SparkSession, m: re.Match[str], _: str) -> DataFrame:
 
 def _show_properties(session: SparkSession, m: re.Match[str], _: str) -> DataFrame:
     props = session.catalog.getTableProperties(m.group("name"))
+    key = m.group("key")
+    if key is not None:
+        # ``SHOW TBLPROPERTIES t (key)``: that property, or Spark's note of its absence
+        key = key.strip("'\"`")
+        info = session.catalog.getTable(m.group("name"))
+        missing = f"Table spark_catalog.{info.database}.{info.name} does not have property: {key}"
+        return _rows(session, {"key": [key], "value": [props.get(key, missing)]})
     return _rows(session, {"key": list(props), "value": list(props.values())})
 
 
@@ -451,7 +458,7 @@ _STATEMENTS: list[tuple[re.Pattern[str], Callable[[SparkSession, re.Match[str], 
         _show_databases,
     ),
     (re.compile(rf"SHOW\s+CREATE\s+TABLE\s+{_NAME}\s*$", re.I), _show_create),
-    (re.compile(rf"SHOW\s+TBLPROPERTIES\s+{_NAME}\s*$", re.I), _show_properties),
+    (re.compile(rf"SHOW\s+TBLPROPERTIES\s+{_NAME}\s*(?:\(\s*(?P<key>[\w.'\"`]+)\s*\))?\s*$", re.I), _show_properties),
     (re.compile(rf"SHOW\s+COLUMNS\s+(?:IN|FROM)\s+{_NAME}\s*$", re.I), _show_columns),
     (re.compile(rf"SHOW\s+PARTITIONS\s+{_NAME}\s*$", re.I), _show_partitions),
     (re.compile(rf"USE\s+(?:DATABASE\s+|SCHEMA\s+|NAMESPACE\s+)?{_NAME}\s*$", re.I), _use),

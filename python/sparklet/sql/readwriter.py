@@ -1065,7 +1065,25 @@ class DataFrameWriter:
 
 class DataFrameWriterV2:
     """``df.writeTo(table)``: create, replace or append to a warehouse table
-    (Spark's data source V2 writer, on the same catalog as ``saveAsTable``)."""
+    (Spark's data source V2 writer, on the same catalog as ``saveAsTable``).
+
+    Tables of files (parquet, csv, json, ...) take ``create``; Spark refuses
+    the row-level writes (``append``, ``overwrite``, ``replace``) on them, and
+    so does sparklet, with Spark's errors.
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(1, "a"), (2, "b")], ["id", "v"])
+    >>> df.writeTo("v2_intro").using("parquet").create()
+    >>> spark.table("v2_intro").orderBy("id").show()
+    +---+---+
+    | id|  v|
+    +---+---+
+    |  1|  a|
+    |  2|  b|
+    +---+---+
+    <BLANKLINE>
+    """
 
     def __init__(self, df: DataFrame, table: str) -> None:
         self._df = df
@@ -1076,28 +1094,140 @@ class DataFrameWriterV2:
         self._partitioned_by: list[str] = []
 
     def using(self, provider: str) -> "DataFrameWriterV2":
-        """The table's format (``parquet``, ``csv``, ...)."""
+        """Set the table's format.
+
+        Parameters
+        ----------
+        provider : str
+            ``parquet`` (the default), ``csv``, ``json``, ``orc``, ``text`` or ``delta``
+
+        Returns
+        -------
+        DataFrameWriterV2
+            this writer, for chaining
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_using").using("json").create()
+        >>> spark.table("v2_using").show()
+        +---+---+
+        | id|  v|
+        +---+---+
+        |  1|  a|
+        +---+---+
+        <BLANKLINE>
+        """
         self._provider = provider
         return self
 
     def option(self, key: str, value: Any) -> "DataFrameWriterV2":
-        """Set one write option."""
+        """Set one write option of the format.
+
+        Parameters
+        ----------
+        key : str
+            the option's name, such as ``compression``
+        value : str, int, float or bool
+            its value
+
+        Returns
+        -------
+        DataFrameWriterV2
+            this writer, for chaining
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_option").using("parquet").option("compression", "zstd").create()
+        >>> spark.table("v2_option").count()
+        1
+        """
         return self.options(**{key: value})
 
     def options(self, **options: Any) -> "DataFrameWriterV2":
-        """Set write options."""
+        """Set write options of the format.
+
+        Parameters
+        ----------
+        **options : str, int, float or bool
+            the options, by name
+
+        Returns
+        -------
+        DataFrameWriterV2
+            this writer, for chaining
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_options").using("csv").options(header=True, sep=";").create()
+        >>> spark.table("v2_options").count()
+        1
+        """
         for k, v in options.items():
             if v is not None:
                 self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
         return self
 
     def tableProperty(self, property: str, value: str) -> "DataFrameWriterV2":  # noqa: A002
-        """Set a table property (kept in the catalog)."""
+        """Set a table property, kept in the catalog.
+
+        Parameters
+        ----------
+        property : str
+            the property's name
+        value : str
+            its value
+
+        Returns
+        -------
+        DataFrameWriterV2
+            this writer, for chaining
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_props").using("parquet").tableProperty("team", "data").create()
+        >>> spark.sql("SHOW TBLPROPERTIES v2_props (team)").show()
+        +----+-----+
+        | key|value|
+        +----+-----+
+        |team| data|
+        +----+-----+
+        <BLANKLINE>
+        """
         self._properties[property] = value
         return self
 
     def partitionedBy(self, col: Any, *cols: Any) -> "DataFrameWriterV2":
-        """Partition the table by columns (folders ``col=value``)."""
+        """Partition the table by columns: its files go in folders ``col=value``.
+
+        Parameters
+        ----------
+        col : str or Column
+            the first partition column
+        *cols : str or Column
+            more partition columns
+
+        Returns
+        -------
+        DataFrameWriterV2
+            this writer, for chaining
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a"), (2, "b")], ["id", "v"])
+        >>> df.writeTo("v2_parts").using("parquet").partitionedBy("v").create()
+        >>> spark.table("v2_parts").orderBy("id").show()
+        +---+---+
+        | id|  v|
+        +---+---+
+        |  1|  a|
+        |  2|  b|
+        +---+---+
+        <BLANKLINE>
+        """
         from sparklet.sql.column import Column
 
         names = []
@@ -1119,7 +1249,22 @@ class DataFrameWriterV2:
             catalog._warehouse.put(info)
 
     def create(self) -> None:
-        """Create the table from the DataFrame; an error if it exists."""
+        """Create the table from the DataFrame's rows.
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_ALREADY_EXISTS`` when the table exists
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_create").using("parquet").create()
+        >>> df.writeTo("v2_create").using("parquet").create()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [TABLE_OR_VIEW_ALREADY_EXISTS] ...
+        """
         self._save("errorifexists")
 
     def _no_replace(self) -> AnalysisException:
@@ -1133,12 +1278,41 @@ class DataFrameWriterV2:
         )
 
     def replace(self) -> None:
-        """Replace the table: Spark refuses it for tables of files."""
+        """Replace the table with the DataFrame's rows.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.TABLE_OPERATION`` for a table of files, as in Spark
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_replace").using("parquet").create()
+        >>> df.writeTo("v2_replace").replace()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [UNSUPPORTED_FEATURE.TABLE_OPERATION] ...
+        """
         raise self._no_replace()
 
     def createOrReplace(self) -> None:
-        """Create or replace the table: Spark refuses it for tables of files
-        (``REPLACE TABLE AS SELECT``), existing or not."""
+        """Create the table, or replace it if it exists.
+
+        Raises
+        ------
+        AnalysisException
+            ``UNSUPPORTED_FEATURE.TABLE_OPERATION`` for a table of files
+            (``REPLACE TABLE AS SELECT``), existing or not, as in Spark
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_create_or_replace").using("parquet").createOrReplace()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: [UNSUPPORTED_FEATURE.TABLE_OPERATION] ...
+        """
         raise self._no_replace()
 
     def _v1_table(self) -> AnalysisException:
@@ -1156,13 +1330,64 @@ class DataFrameWriterV2:
         )
 
     def append(self) -> None:
-        """Append to the table: Spark refuses it for tables of files (v1)."""
+        """Append the DataFrame's rows to the table.
+
+        Raises
+        ------
+        AnalysisException
+            for a table of files, which Spark calls a v1 table; or when the
+            table does not exist
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_append").using("parquet").create()
+        >>> df.writeTo("v2_append").append()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: Cannot write into v1 table: `spark_catalog`.`default`.`v2_append`.
+        """
         raise self._v1_table()
 
     def overwrite(self, condition: Any) -> None:
-        """Overwrite the rows matching ``condition``: refused for tables of files, as in Spark."""
+        """Overwrite the table's rows that match ``condition`` with the DataFrame's.
+
+        Parameters
+        ----------
+        condition : Column
+            which rows to replace
+
+        Raises
+        ------
+        AnalysisException
+            for a table of files, which Spark calls a v1 table
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_overwrite").using("parquet").create()
+        >>> df.writeTo("v2_overwrite").overwrite(F.col("id") == 1)  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: Cannot write into v1 table: `spark_catalog`.`default`.`v2_overwrite`.
+        """
         raise self._v1_table()
 
     def overwritePartitions(self) -> None:
-        """Overwrite the partitions the rows fall in: refused for tables of files, as in Spark."""
+        """Overwrite the partitions the DataFrame's rows fall in.
+
+        Raises
+        ------
+        AnalysisException
+            for a table of files, which Spark calls a v1 table
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, "a")], ["id", "v"])
+        >>> df.writeTo("v2_overwrite_parts").using("parquet").partitionedBy("v").create()
+        >>> df.writeTo("v2_overwrite_parts").overwritePartitions()  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.AnalysisException: Cannot write into v1 table: `spark_catalog`.`default`.`v2_overwrite_parts`.
+        """
         raise self._v1_table()
