@@ -85,6 +85,11 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.WindowSpec",
     "sparklet.sql.functions",
     "sparklet.sql.readwriter.DataFrameWriterV2",
+    "sparklet.sql.streaming.GroupState",
+    "sparklet.sql.streaming.GroupStateTimeout",
+    "sparklet.sql.streaming.StreamingQueryListener",
+    "sparklet.sql.streaming.StreamingQueryProgress",
+    "sparklet.sql.streaming.StreamingQueryStatus",
 ]
 
 

@@ -53,11 +53,15 @@ MODULES = [
     "sparklet.sql.functions.misc",
     "sparklet.sql.functions.sketches",
     "sparklet.sql.udf",
+    "sparklet.sql.streaming.state",
+    "sparklet.sql.streaming.listener",
+    "sparklet.sql.streaming.progress",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
 #: own API, which PySpark does not have, and why.
 SPARKLET_ONLY = {
+    "sparklet.sql.streaming.state.GroupState.": "the examples build a GroupState as sparklet's engine does (PySpark's takes JVM internals)",
     "sparklet.sql.functions.datetime.cumulate_window": "cumulating windows are sparklet's (Flink's CUMULATE)",
     "sparklet.sql.functions.string.space": "PySpark has no F.space (Spark SQL's space())",
     "sparklet.testing.stream_test.ManualClock": "a manual clock is sparklet's (PySpark has none)",

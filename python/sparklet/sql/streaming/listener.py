@@ -99,22 +99,193 @@ class QueryTerminatedEvent:
 
 class StreamingQueryListener(ABC):
     """Receives the events of a session's streaming queries; register with
-    ``spark.streams.addListener``."""
+    ``spark.streams.addListener``. Events arrive on a thread of their own, in
+    order: started, then progress (or idle) per trigger, then terminated.
+
+    Examples
+    --------
+    >>> import threading
+    >>> from sparklet.sql.streaming import StreamingQueryListener
+    >>> from sparklet.testing import MemoryStream
+    >>> class Recorder(StreamingQueryListener):
+    ...     def __init__(self):
+    ...         self.seen, self.done = [], threading.Event()
+    ...     def onQueryStarted(self, event):
+    ...         pass
+    ...     def onQueryProgress(self, event):
+    ...         self.seen.append(event.progress.numInputRows)
+    ...     def onQueryIdle(self, event):
+    ...         pass
+    ...     def onQueryTerminated(self, event):
+    ...         self.done.set()
+    >>> listener = Recorder()
+    >>> spark.streams.addListener(listener)
+    >>> stream = MemoryStream(spark, "n INT")
+    >>> q = stream.toDF().writeStream.format("noop").queryName("onqueryprogress_demo").start()
+    >>> _ = stream.addData([(1,), (2,), (3,)])
+    >>> q.processAllAvailable()
+    >>> q.stop()
+    >>> listener.done.wait(30)
+    True
+    >>> spark.streams.removeListener(listener)
+    >>> sum(listener.seen)
+    3
+    """
 
     @abstractmethod
     def onQueryStarted(self, event: QueryStartedEvent) -> None:
-        """A query started."""
+        """A query started.
+
+        Parameters
+        ----------
+        event : QueryStartedEvent
+            the query's ``id``, ``runId``, ``name`` and ``timestamp``
+
+        Examples
+        --------
+        >>> import threading
+        >>> from sparklet.sql.streaming import StreamingQueryListener
+        >>> from sparklet.testing import MemoryStream
+        >>> class Recorder(StreamingQueryListener):
+        ...     def __init__(self):
+        ...         self.seen, self.done = [], threading.Event()
+        ...     def onQueryStarted(self, event):
+        ...         self.seen.append(event.name)
+        ...     def onQueryProgress(self, event):
+        ...         pass
+        ...     def onQueryIdle(self, event):
+        ...         pass
+        ...     def onQueryTerminated(self, event):
+        ...         self.done.set()
+        >>> listener = Recorder()
+        >>> spark.streams.addListener(listener)
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("noop").queryName("onquerystarted_demo").start()
+        >>> _ = stream.addData([(1,), (2,), (3,)])
+        >>> q.processAllAvailable()
+        >>> q.stop()
+        >>> listener.done.wait(30)
+        True
+        >>> spark.streams.removeListener(listener)
+        >>> listener.seen
+        ['onquerystarted_demo']
+        """
 
     @abstractmethod
     def onQueryProgress(self, event: QueryProgressEvent) -> None:
-        """A batch finished."""
+        """A trigger ran a batch.
+
+        Parameters
+        ----------
+        event : QueryProgressEvent
+            its ``progress``: the batch's StreamingQueryProgress
+
+        Examples
+        --------
+        >>> import threading
+        >>> from sparklet.sql.streaming import StreamingQueryListener
+        >>> from sparklet.testing import MemoryStream
+        >>> class Recorder(StreamingQueryListener):
+        ...     def __init__(self):
+        ...         self.seen, self.done = [], threading.Event()
+        ...     def onQueryStarted(self, event):
+        ...         pass
+        ...     def onQueryProgress(self, event):
+        ...         self.seen.append(event.progress.numInputRows)
+        ...     def onQueryIdle(self, event):
+        ...         pass
+        ...     def onQueryTerminated(self, event):
+        ...         self.done.set()
+        >>> listener = Recorder()
+        >>> spark.streams.addListener(listener)
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("noop").queryName("onqueryprogress_demo").start()
+        >>> _ = stream.addData([(1,), (2,), (3,)])
+        >>> q.processAllAvailable()
+        >>> q.stop()
+        >>> listener.done.wait(30)
+        True
+        >>> spark.streams.removeListener(listener)
+        >>> sum(listener.seen)
+        3
+        """
 
     def onQueryIdle(self, event: QueryIdleEvent) -> None:  # noqa: B027 (optional, as in PySpark)
-        """A trigger found no new data."""
+        """A trigger found no new data (optional to override).
+
+        Parameters
+        ----------
+        event : QueryIdleEvent
+            the query's ``id``, ``runId`` and the ``timestamp``
+
+        Examples
+        --------
+        >>> import threading
+        >>> from sparklet.sql.streaming import StreamingQueryListener
+        >>> from sparklet.testing import MemoryStream
+        >>> class Recorder(StreamingQueryListener):
+        ...     def __init__(self):
+        ...         self.seen, self.done = [], threading.Event()
+        ...     def onQueryStarted(self, event):
+        ...         pass
+        ...     def onQueryProgress(self, event):
+        ...         pass
+        ...     def onQueryIdle(self, event):
+        ...         self.seen.append(event.id)
+        ...     def onQueryTerminated(self, event):
+        ...         self.done.set()
+        >>> listener = Recorder()
+        >>> spark.streams.addListener(listener)
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("noop").queryName("onqueryidle_demo").start()
+        >>> _ = stream.addData([(1,), (2,), (3,)])
+        >>> q.processAllAvailable()
+        >>> q.stop()
+        >>> listener.done.wait(30)
+        True
+        >>> spark.streams.removeListener(listener)
+        >>> all(str(i) == str(q.id) for i in listener.seen)
+        True
+        """
 
     @abstractmethod
     def onQueryTerminated(self, event: QueryTerminatedEvent) -> None:
-        """A query ended."""
+        """A query ended, stopped or failed.
+
+        Parameters
+        ----------
+        event : QueryTerminatedEvent
+            the query's ``id``, ``runId``, and the ``exception`` (None after ``stop``)
+
+        Examples
+        --------
+        >>> import threading
+        >>> from sparklet.sql.streaming import StreamingQueryListener
+        >>> from sparklet.testing import MemoryStream
+        >>> class Recorder(StreamingQueryListener):
+        ...     def __init__(self):
+        ...         self.seen, self.done = [], threading.Event()
+        ...     def onQueryStarted(self, event):
+        ...         pass
+        ...     def onQueryProgress(self, event):
+        ...         pass
+        ...     def onQueryIdle(self, event):
+        ...         pass
+        ...     def onQueryTerminated(self, event):
+        ...         self.seen.append(event.exception); self.done.set()
+        >>> listener = Recorder()
+        >>> spark.streams.addListener(listener)
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("noop").queryName("onqueryterminated_demo").start()
+        >>> _ = stream.addData([(1,), (2,), (3,)])
+        >>> q.processAllAvailable()
+        >>> q.stop()
+        >>> listener.done.wait(30)
+        True
+        >>> spark.streams.removeListener(listener)
+        >>> listener.seen
+        [None]
+        """
 
 
 _HANDLERS: dict[str, tuple[str, Any]] = {

@@ -110,13 +110,52 @@ class StreamingQueryProgress(_FromJson):
     ``id``, ``runId``, ``name``, ``timestamp``, ``batchId``,
     ``batchDuration``, ``durationMs``, ``eventTime``, ``stateOperators``,
     ``sources``, ``sink``, ``numInputRows``, ``inputRowsPerSecond``,
-    ``processedRowsPerSecond``, ``observedMetrics``."""
+    ``processedRowsPerSecond``, ``observedMetrics``; by key (Spark's JSON
+    names) or as attributes. ``json``/``prettyJson`` give Spark's JSON.
+
+    Examples
+    --------
+    >>> from sparklet.testing import MemoryStream
+    >>> stream = MemoryStream(spark, "n INT")
+    >>> q = stream.toDF().writeStream.format("noop").queryName("progress_demo").start()
+    >>> _ = stream.addData([(1,), (2,)])
+    >>> q.processAllAvailable()
+    >>> p = q.lastProgress
+    >>> p["name"], p["batchId"], p["numInputRows"]
+    ('progress_demo', 0, 2)
+    >>> q.stop()
+    """
 
     _EMPTY_WHEN_ABSENT = ("durationMs", "eventTime")
 
     @classmethod
     def fromJson(cls, j: dict[str, Any]) -> StreamingQueryProgress:
-        """From Spark's progress JSON, parsed (``json.loads(progress.json)``)."""
+        """A progress from Spark's progress JSON, parsed.
+
+        Parameters
+        ----------
+        j : dict
+            the JSON, parsed (``json.loads(progress.json)``)
+
+        Returns
+        -------
+        StreamingQueryProgress
+            the progress it describes
+
+        Examples
+        --------
+        >>> import json
+        >>> from sparklet.testing import MemoryStream
+        >>> from sparklet.sql.streaming.listener import StreamingQueryProgress
+        >>> stream = MemoryStream(spark, "n INT")
+        >>> q = stream.toDF().writeStream.format("noop").start()
+        >>> _ = stream.addData([(1,), (2,)])
+        >>> q.processAllAvailable()
+        >>> again = StreamingQueryProgress.fromJson(json.loads(q.lastProgress.json))
+        >>> again.numInputRows, again.batchId
+        (2, 0)
+        >>> q.stop()
+        """
         from sparklet.sql.types import Row
 
         fields = cls._defaults(j)

@@ -18,7 +18,22 @@ __all__ = ["StreamingQuery", "StreamingQueryManager", "StreamingQueryProgress", 
 
 
 class StreamingQueryStatus(dict):  # type: ignore[type-arg]
-    """``message``, ``isDataAvailable``, ``isTriggerActive``."""
+    """What a query is doing now (``q.status``): ``message``,
+    ``isDataAvailable`` and ``isTriggerActive``, by key or as attributes.
+
+    Examples
+    --------
+    >>> from sparklet.testing import MemoryStream
+    >>> stream = MemoryStream(spark, "n INT")
+    >>> q = stream.toDF().writeStream.format("noop").start()
+    >>> _ = stream.addData([(1,)])
+    >>> q.processAllAvailable()
+    >>> sorted(q.status)
+    ['isDataAvailable', 'isTriggerActive', 'message']
+    >>> q.stop()
+    >>> q.status["message"]
+    'Stopped'
+    """
 
     def __getattr__(self, item: str) -> Any:
         try:

@@ -26,7 +26,14 @@ __all__ = ["GroupState", "GroupStateTimeout"]
 
 
 class GroupStateTimeout:
-    """When a key's state times out (``timeoutConf`` of ``applyInPandasWithState``)."""
+    """When a key's state times out (``timeoutConf`` of ``applyInPandasWithState``).
+
+    Examples
+    --------
+    >>> from sparklet.sql.streaming.state import GroupStateTimeout
+    >>> GroupStateTimeout.NoTimeout, GroupStateTimeout.ProcessingTimeTimeout, GroupStateTimeout.EventTimeTimeout
+    ('NoTimeout', 'ProcessingTimeTimeout', 'EventTimeTimeout')
+    """
 
     NoTimeout: str = "NoTimeout"
     ProcessingTimeTimeout: str = "ProcessingTimeTimeout"
@@ -37,7 +44,33 @@ class GroupState:
     """The state of one key, handed to the function of ``applyInPandasWithState``.
 
     A new object per call: a timeout set in an earlier call is not kept
-    unless set again (Spark's rule).
+    unless set again (Spark's rule). The engine builds it; the examples of
+    its members build one as the engine does for a key without state.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sparklet.sql.streaming.state import GroupStateTimeout
+    >>> from sparklet.testing import MemoryStream
+    >>> stream = MemoryStream(spark, "user STRING")
+    >>> def count(key, pdfs, state):
+    ...     n = (state.get[0] if state.exists else 0) + sum(len(p) for p in pdfs)
+    ...     state.update((n,))
+    ...     yield pd.DataFrame({"user": [key[0]], "events": [n]})
+    >>> counts = stream.toDF().groupBy("user").applyInPandasWithState(
+    ...     count, "user STRING, events LONG", "n LONG", "update", GroupStateTimeout.NoTimeout)
+    >>> q = counts.writeStream.format("memory").queryName("gs_counts").outputMode("update").start()
+    >>> _ = stream.addData([("a",), ("a",), ("b",)])
+    >>> q.processAllAvailable()
+    >>> spark.table("gs_counts").orderBy("user").show()
+    +----+------+
+    |user|events|
+    +----+------+
+    |   a|     2|
+    |   b|     1|
+    +----+------+
+    <BLANKLINE>
+    >>> q.stop()
     """
 
     NO_TIMESTAMP: int = -1
@@ -66,23 +99,101 @@ class GroupState:
 
     @property
     def exists(self) -> bool:
-        """Whether the key has a state."""
+        """Whether the key has a state.
+
+        Returns
+        -------
+        bool
+            True once ``update`` has set one (in this call or an earlier one)
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.exists
+        False
+        >>> state.update((1,))
+        >>> state.exists
+        True
+        """
         return self._value is not None
 
     @property
     def get(self) -> Row:
-        """The state (a tuple of the state schema's fields); raises when there is none."""
+        """The state, as a Row of the state schema's fields.
+
+        Returns
+        -------
+        Row
+            the state
+
+        Raises
+        ------
+        PySparkValueError
+            ``STATE_NOT_EXISTS`` when the key has no state
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.update((3,))
+        >>> state.get
+        Row(n=3)
+        >>> state.get[0]
+        3
+        """
         if self._value is None:
             raise PySparkValueError("State is either not defined or has already been removed", "STATE_NOT_EXISTS")
         return self._value
 
     @property
     def getOption(self) -> Row | None:
-        """The state, or None when there is none."""
+        """The state, or None when the key has none.
+
+        Returns
+        -------
+        Row or None
+            the state
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.getOption is None
+        True
+        >>> state.update((3,))
+        >>> state.getOption
+        Row(n=3)
+        """
         return self._value
 
     def update(self, newValue: tuple[Any, ...] | list[Any] | Row) -> None:
-        """Set the state to ``newValue`` (a tuple of the state schema's fields)."""
+        """Set the key's state, kept for its next call.
+
+        Parameters
+        ----------
+        newValue : tuple, list or Row
+            one value per field of the state schema
+
+        Raises
+        ------
+        PySparkTypeError
+            ``CANNOT_BE_NONE`` for None (use ``remove``)
+        PySparkValueError
+            ``STATE_SCHEMA_MISMATCH`` when the number of values is not the schema's
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.update((5,))
+        >>> state.get
+        Row(n=5)
+        """
         if newValue is None:
             raise PySparkTypeError("'None' is not a valid state value", "CANNOT_BE_NONE")
         values = tuple(newValue)
@@ -97,23 +208,89 @@ class GroupState:
         self._removed = False
 
     def remove(self) -> None:
-        """Remove the key's state."""
+        """Remove the key's state.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.update((5,))
+        >>> state.remove()
+        >>> state.exists
+        False
+        """
         self._value = None
         self._removed = True
         self._updated = False
 
     @property
     def hasTimedOut(self) -> bool:
-        """Whether this call is for a key whose state timed out (no rows then)."""
+        """Whether this call is for a key whose state timed out (it gets no rows then).
+
+        Returns
+        -------
+        bool
+            True in the call a timeout makes
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.hasTimedOut
+        False
+        """
         return self._has_timed_out
 
     @property
     def oldTimeoutTimestamp(self) -> int:
-        """The timeout (ms) the state had before this call, or ``NO_TIMESTAMP``."""
+        """The timeout (ms) the state had before this call.
+
+        Returns
+        -------
+        int
+            the timeout, or ``GroupState.NO_TIMESTAMP`` (-1) when none was set
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.oldTimeoutTimestamp
+        -1
+        """
         return self.NO_TIMESTAMP if self._old_timeout_ms is None else self._old_timeout_ms
 
     def setTimeoutDuration(self, durationMs: int) -> None:
-        """Time the state out ``durationMs`` after this batch's processing time."""
+        """Time the state out ``durationMs`` after this batch's processing time
+        (with ``GroupStateTimeout.ProcessingTimeTimeout``).
+
+        Parameters
+        ----------
+        durationMs : int
+            milliseconds, more than 0
+
+        Raises
+        ------
+        PySparkTypeError
+            ``NOT_INT`` for anything but an int
+        PySparkRuntimeError
+            ``CANNOT_SET_TIMEOUT_DURATION`` without processing-time timeouts
+        PySparkValueError
+            ``VALUE_NOT_POSITIVE`` for 0 or less
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.setTimeoutDuration(30_000)  # times out after 90 000 ms of processing time
+        >>> state.setTimeoutDuration(0)
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.PySparkValueError: Timeout duration must be positive
+        """
         if isinstance(durationMs, str) or not isinstance(durationMs, int):
             raise PySparkTypeError(
                 f"[NOT_INT] Argument `durationMs` should be an int, got {type(durationMs).__name__}.", "NOT_INT"
@@ -128,7 +305,32 @@ class GroupState:
         self._timeout_ms = self._now_ms + durationMs
 
     def setTimeoutTimestamp(self, timestampMs: int | datetime.datetime) -> None:
-        """Time the state out once the watermark passes ``timestampMs`` (ms or a datetime)."""
+        """Time the state out once the event-time watermark passes ``timestampMs``
+        (with ``GroupStateTimeout.EventTimeTimeout``).
+
+        Parameters
+        ----------
+        timestampMs : int or datetime.datetime
+            milliseconds since the epoch (or a datetime, UTC when naive)
+
+        Raises
+        ------
+        PySparkRuntimeError
+            ``CANNOT_SET_TIMEOUT_TIMESTAMP`` without event-time timeouts
+        PySparkValueError
+            ``INVALID_TIMEOUT_TIMESTAMP`` for a time before the current watermark
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="EventTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=10_000)
+        >>> state.setTimeoutTimestamp(20_000)
+        >>> state.setTimeoutTimestamp(5_000)
+        Traceback (most recent call last):
+            ...
+        sparklet.errors.exceptions.PySparkValueError: Timeout timestamp (5000) cannot be earlier than the current watermark (10000)
+        """
         if self._timeout_conf != GroupStateTimeout.EventTimeTimeout:
             raise PySparkRuntimeError(
                 "Cannot set timeout timestamp without enabling event time timeout in applyInPandasWithState",
@@ -147,7 +349,26 @@ class GroupState:
         self._timeout_ms = timestampMs
 
     def getCurrentWatermarkMs(self) -> int:
-        """The event-time watermark (ms) of this batch."""
+        """The event-time watermark (ms) of this batch.
+
+        Returns
+        -------
+        int
+            the watermark
+
+        Raises
+        ------
+        PySparkValueError
+            ``NO_WATERMARK`` when the query has no watermark
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="EventTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=10_000)
+        >>> state.getCurrentWatermarkMs()
+        10000
+        """
         if self._watermark_ms is None:
             raise PySparkValueError(
                 "Cannot get event time watermark timestamp without setting watermark before applyInPandasWithState",
@@ -156,7 +377,21 @@ class GroupState:
         return self._watermark_ms
 
     def getCurrentProcessingTimeMs(self) -> int:
-        """This batch's processing time (ms)."""
+        """This batch's processing time (ms since the epoch).
+
+        Returns
+        -------
+        int
+            the batch's processing time
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import GroupState
+        >>> state = GroupState(None, fields=["n"], timeout_conf="ProcessingTimeTimeout", has_timed_out=False,
+        ...                    old_timeout_ms=None, batch_processing_time_ms=60_000, watermark_ms=None)
+        >>> state.getCurrentProcessingTimeMs()
+        60000
+        """
         return self._now_ms
 
     def __str__(self) -> str:
