@@ -56,6 +56,7 @@ MODULES = [
     "sparklet.sql.streaming.state",
     "sparklet.sql.streaming.listener",
     "sparklet.sql.streaming.progress",
+    "sparklet.sql.streaming.stateful_processor",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

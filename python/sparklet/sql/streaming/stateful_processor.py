@@ -322,7 +322,25 @@ class MapState(_State):
 
 
 class StatefulProcessorHandle:
-    """What a :class:`StatefulProcessor` declares its state and timers with."""
+    """What a ``StatefulProcessor``'s ``init`` gets: it makes the state
+    variables (value, list and map state, each kept per key and
+    checkpointed) and, with a time mode, the current key's timers.
+
+    Examples
+    --------
+    >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+    >>> class PerPage(StatefulProcessor):
+    ...     def init(self, handle):
+    ...         self.views = handle.getMapState("views", "page STRING", "n LONG")
+    ...     def handleInputRows(self, key, rows, timerValues):
+    ...         for r in rows:
+    ...             n = (self.views.getValue((r.page,)) or (0,))[0]
+    ...             self.views.updateValue((r.page,), (n + 1,))
+    ...         yield Row(user=key[0], pages=sorted(k[0] for k in self.views.keys()))
+    >>> tester = TwsTester(PerPage())
+    >>> tester.test("a", [Row(page="x"), Row(page="y"), Row(page="x")])
+    [Row(user='a', pages=['x', 'y'])]
+    """
 
     def __init__(self, time_mode: str, now_ms: int = -1, watermark_ms: int = -1, in_query: bool = True) -> None:
         self._time_mode = time_mode
@@ -370,13 +388,75 @@ class StatefulProcessorHandle:
         self._declarations.append(var)
 
     def getValueState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ValueState:
-        """A value per key of ``schema``, expiring ``ttlDurationMs`` after each update."""
+        """A value per key.
+
+        Parameters
+        ----------
+        stateName : str
+            the variable's name, unique in the processor
+        schema : StructType or str
+            the value's schema (a DDL string such as ``"n LONG"``)
+        ttlDurationMs : int, optional
+            expire a key's value this long after its last update
+
+        Returns
+        -------
+        ValueState
+            ``get``, ``update``, ``exists`` and ``clear`` for the current key
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> tester.test("a", [Row(page="x"), Row(page="y")])
+        [Row(user='a', events=2)]
+        >>> tester.test("a", [Row(page="z")])
+        [Row(user='a', events=3)]
+        """
         var = _Var(stateName, "value", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)
         return ValueState(self, var)
 
     def getListState(self, stateName: str, schema: StructType | str, ttlDurationMs: int | None = None) -> ListState:
-        """A list of values of ``schema`` per key."""
+        """A list of values per key.
+
+        Parameters
+        ----------
+        stateName : str
+            the variable's name, unique in the processor
+        schema : StructType or str
+            the elements' schema
+        ttlDurationMs : int, optional
+            expire each element this long after it was added
+
+        Returns
+        -------
+        ListState
+            ``get``, ``put``, ``appendValue``, ``appendList``, ``exists`` and ``clear``
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Pages(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.pages = handle.getListState("pages", "page STRING")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             self.pages.appendValue((r.page,))
+        ...         yield Row(user=key[0], pages=[p[0] for p in self.pages.get()])
+        >>> tester = TwsTester(Pages())
+        >>> tester.test("a", [Row(page="x")])
+        [Row(user='a', pages=['x'])]
+        >>> tester.test("a", [Row(page="y")])
+        [Row(user='a', pages=['x', 'y'])]
+        """
         var = _Var(stateName, "list", to_struct_type(schema), ttl_ms=ttlDurationMs)
         self._declare(var)
         return ListState(self, var)
@@ -388,13 +468,67 @@ class StatefulProcessorHandle:
         valueSchema: StructType | str,
         ttlDurationMs: int | None = None,
     ) -> MapState:
-        """A map per key from ``userKeySchema`` keys to ``valueSchema`` values."""
+        """A map per key, from user keys to values.
+
+        Parameters
+        ----------
+        stateName : str
+            the variable's name, unique in the processor
+        userKeySchema : StructType or str
+            the map keys' schema
+        valueSchema : StructType or str
+            the map values' schema
+        ttlDurationMs : int, optional
+            expire each entry this long after its last update
+
+        Returns
+        -------
+        MapState
+            ``getValue``, ``containsKey``, ``updateValue``, ``iterator``, ``keys``,
+            ``values``, ``removeKey``, ``exists`` and ``clear``
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class PerPage(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.views = handle.getMapState("views", "page STRING", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for r in rows:
+        ...             n = (self.views.getValue((r.page,)) or (0,))[0]
+        ...             self.views.updateValue((r.page,), (n + 1,))
+        ...         yield Row(user=key[0], pages=sorted(k[0] for k in self.views.keys()))
+        >>> tester = TwsTester(PerPage())
+        >>> tester.test("a", [Row(page="x"), Row(page="y"), Row(page="x")])
+        [Row(user='a', pages=['x', 'y'])]
+        """
         var = _Var(stateName, "map", to_struct_type(valueSchema), to_struct_type(userKeySchema), ttlDurationMs)
         self._declare(var)
         return MapState(self, var)
 
     def deleteIfExists(self, stateName: str) -> None:
-        """Delete a state variable and its values for every key; using it afterwards is an error."""
+        """Delete a state variable and its values for every key; using it
+        afterwards is an error.
+
+        Parameters
+        ----------
+        stateName : str
+            the variable's name
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Fresh(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         handle.deleteIfExists("old_count")  # a variable an earlier version kept
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> TwsTester(Fresh()).test("a", [Row(page="x")])
+        [Row(user='a', events=1)]
+        """
         self._vars.pop(stateName, None)
         self._deletions.append(stateName)
 
@@ -407,45 +541,300 @@ class StatefulProcessorHandle:
         return self._current()
 
     def registerTimer(self, expiryTimestampMs: int) -> None:
-        """Call ``handleExpiredTimer`` for the current key once time passes ``expiryTimestampMs``."""
+        """Call ``handleExpiredTimer`` for the current key once time passes
+        ``expiryTimestampMs`` (processing time or the watermark, by the time mode).
+
+        Parameters
+        ----------
+        expiryTimestampMs : int
+            when, in ms since the epoch
+
+        Raises
+        ------
+        PySparkRuntimeError
+            with time mode None
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Idle(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for t in self.handle.listTimers():
+        ...             self.handle.deleteTimer(t)
+        ...         self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 60_000)
+        ...         return iter([])
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], idle_since=expiredTimerInfo.getExpiryTimeInMs() - 60_000)
+        >>> tester = TwsTester(Idle(), timeMode="ProcessingTime")
+        >>> tester.test("a", [Row(page="x")])
+        []
+        >>> tester.setProcessingTime(30_000)
+        []
+        >>> tester.test("a", [Row(page="y")])  # moves the timer to 90 000
+        []
+        >>> tester.setProcessingTime(60_000)
+        []
+        >>> tester.setProcessingTime(90_000)
+        [Row(user='a', idle_since=30000)]
+        """
         ks = self._timers_allowed()
         ks.timers.add(int(expiryTimestampMs))
         ks.dirty = True
         self._counts.registered_timers += 1
 
     def deleteTimer(self, expiryTimestampMs: int) -> None:
-        """Drop a timer of the current key."""
+        """Drop a timer of the current key.
+
+        Parameters
+        ----------
+        expiryTimestampMs : int
+            the timer's time, as registered
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Idle(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for t in self.handle.listTimers():
+        ...             self.handle.deleteTimer(t)
+        ...         self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 60_000)
+        ...         return iter([])
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], idle_since=expiredTimerInfo.getExpiryTimeInMs() - 60_000)
+        >>> tester = TwsTester(Idle(), timeMode="ProcessingTime")
+        >>> tester.test("a", [Row(page="x")])
+        []
+        >>> tester.setProcessingTime(30_000)
+        []
+        >>> tester.test("a", [Row(page="y")])  # moves the timer to 90 000
+        []
+        >>> tester.setProcessingTime(60_000)
+        []
+        >>> tester.setProcessingTime(90_000)
+        [Row(user='a', idle_since=30000)]
+        """
         ks = self._timers_allowed()
         ks.timers.discard(int(expiryTimestampMs))
         ks.dirty = True
         self._counts.deleted_timers += 1
 
     def listTimers(self) -> Iterator[int]:
-        """The current key's timers (in ``handleExpiredTimer``, the one firing too)."""
+        """The current key's timers (in ``handleExpiredTimer``, the one firing too).
+
+        Returns
+        -------
+        iterator of int
+            their times, in ms, earliest first
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Idle(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for t in self.handle.listTimers():
+        ...             self.handle.deleteTimer(t)
+        ...         self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 60_000)
+        ...         return iter([])
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], idle_since=expiredTimerInfo.getExpiryTimeInMs() - 60_000)
+        >>> tester = TwsTester(Idle(), timeMode="ProcessingTime")
+        >>> tester.test("a", [Row(page="x")])
+        []
+        >>> tester.setProcessingTime(30_000)
+        []
+        >>> tester.test("a", [Row(page="y")])  # moves the timer to 90 000
+        []
+        >>> tester.setProcessingTime(60_000)
+        []
+        >>> tester.setProcessingTime(90_000)
+        [Row(user='a', idle_since=30000)]
+        """
         return iter(sorted(self._timers_allowed().timers))
 
 
 class StatefulProcessor(ABC):
-    """Per-key logic of ``transformWithState`` (rows) and ``transformWithStateInPandas``."""
+    """Per-key logic of ``transformWithState`` (rows) and ``transformWithStateInPandas``.
+
+    Subclass it: ``init`` declares the state variables, ``handleInputRows``
+    turns a key's rows of a batch into output rows, and (with timers)
+    ``handleExpiredTimer`` answers a timer that fired. ``TwsTester`` runs one
+    without a query.
+
+    Examples
+    --------
+    >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+    >>> class Counter(StatefulProcessor):
+    ...     def init(self, handle):
+    ...         self.count = handle.getValueState("count", "n LONG")
+    ...     def handleInputRows(self, key, rows, timerValues):
+    ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+    ...         self.count.update((n,))
+    ...         yield Row(user=key[0], events=n)
+    >>> tester = TwsTester(Counter())
+    >>> tester.test("a", [Row(page="x"), Row(page="y")])
+    [Row(user='a', events=2)]
+    >>> tester.test("a", [Row(page="z")])
+    [Row(user='a', events=3)]
+    """
 
     @abstractmethod
     def init(self, handle: StatefulProcessorHandle) -> None:
-        """Declare state variables (each micro-batch starts with it)."""
+        """Declare the state variables (called before each micro-batch).
+
+        Parameters
+        ----------
+        handle : StatefulProcessorHandle
+            the handle that makes state variables and timers
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> tester.test("a", [Row(page="x"), Row(page="y")])
+        [Row(user='a', events=2)]
+        >>> tester.test("a", [Row(page="z")])
+        [Row(user='a', events=3)]
+        """
 
     @abstractmethod
     def handleInputRows(self, key: tuple[Any, ...], rows: Iterator[Any], timerValues: TimerValues) -> Iterator[Any]:
-        """Handle a key's rows of this batch (Rows, or pandas DataFrames);
-        yield Rows (or pandas DataFrames) of the output schema."""
+        """Handle a key's rows of this batch; yield the output.
+
+        Parameters
+        ----------
+        key : tuple
+            the grouping key's values
+        rows : iterator
+            the key's rows of this batch (Rows; pandas DataFrames with ``transformWithStateInPandas``)
+        timerValues : TimerValues
+            the batch's processing time and watermark (``getCurrentProcessingTimeInMs``, ``getCurrentWatermarkInMs``)
+
+        Returns
+        -------
+        iterator
+            Rows (or pandas DataFrames) of the output schema
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter())
+        >>> tester.test("a", [Row(page="x"), Row(page="y")])
+        [Row(user='a', events=2)]
+        >>> tester.test("a", [Row(page="z")])
+        [Row(user='a', events=3)]
+        """
 
     def handleExpiredTimer(
         self, key: tuple[Any, ...], timerValues: TimerValues, expiredTimerInfo: ExpiredTimerInfo
     ) -> Iterator[Any]:
-        """Handle a timer of ``key`` that fired; yield output as ``handleInputRows`` does."""
+        """Handle a timer of ``key`` that fired; yield output as ``handleInputRows`` does.
+
+        Parameters
+        ----------
+        key : tuple
+            the grouping key's values
+        timerValues : TimerValues
+            the batch's processing time and watermark (``getCurrentProcessingTimeInMs``, ``getCurrentWatermarkInMs``)
+        expiredTimerInfo : ExpiredTimerInfo
+            the timer (``getExpiryTimeInMs``)
+
+        Returns
+        -------
+        iterator
+            Rows (or pandas DataFrames) of the output schema; none by default
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Idle(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.handle = handle
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         for t in self.handle.listTimers():
+        ...             self.handle.deleteTimer(t)
+        ...         self.handle.registerTimer(timerValues.getCurrentProcessingTimeInMs() + 60_000)
+        ...         return iter([])
+        ...     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        ...         yield Row(user=key[0], idle_since=expiredTimerInfo.getExpiryTimeInMs() - 60_000)
+        >>> tester = TwsTester(Idle(), timeMode="ProcessingTime")
+        >>> tester.test("a", [Row(page="x")])
+        []
+        >>> tester.setProcessingTime(30_000)
+        []
+        >>> tester.test("a", [Row(page="y")])  # moves the timer to 90 000
+        []
+        >>> tester.setProcessingTime(60_000)
+        []
+        >>> tester.setProcessingTime(90_000)
+        [Row(user='a', idle_since=30000)]
+        """
         return iter([])
 
     def handleInitialState(self, key: tuple[Any, ...], initialState: Any, timerValues: TimerValues) -> None:  # noqa: B027
-        """Set ``key``'s state from the ``initialState`` DataFrame (first batch
-        only): a call per Row, or per pandas DataFrame of the key's rows."""
+        """Set ``key``'s state from the query's initial state (first batch only):
+        a call per Row, or per pandas DataFrame of the key's rows.
+
+        Parameters
+        ----------
+        key : tuple
+            the grouping key's values
+        initialState : Row or pandas.DataFrame
+            the key's initial state
+        timerValues : TimerValues
+            the batch's processing time and watermark (``getCurrentProcessingTimeInMs``, ``getCurrentWatermarkInMs``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInitialState(self, key, initialState, timerValues):
+        ...         self.count.update((initialState.n,))
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        >>> tester = TwsTester(Counter(), initialStateRow=[("a", Row(n=10))])
+        >>> tester.test("a", [Row(page="x")])
+        [Row(user='a', events=11)]
+        """
 
     def close(self) -> None:  # noqa: B027 (optional, as in PySpark)
-        """Called after each micro-batch."""
+        """Called after each micro-batch: release what ``init`` opened.
+
+        Examples
+        --------
+        >>> from sparklet.sql.streaming import StatefulProcessor, TwsTester
+        >>> class Counter(StatefulProcessor):
+        ...     def init(self, handle):
+        ...         self.count = handle.getValueState("count", "n LONG")
+        ...     def handleInputRows(self, key, rows, timerValues):
+        ...         n = (self.count.get() or (0,))[0] + len(list(rows))
+        ...         self.count.update((n,))
+        ...         yield Row(user=key[0], events=n)
+        ...     def close(self):
+        ...         pass  # release what init opened (connections, files)
+        >>> TwsTester(Counter()).test("a", [Row(page="x")])
+        [Row(user='a', events=1)]
+        """
