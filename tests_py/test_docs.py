@@ -82,6 +82,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.WindowSpec",
     "sparklet.sql.functions",
     "sparklet.sql.readwriter.DataFrameWriterV2",
+    "sparklet.sql.catalog.Catalog",
 ]
 
 

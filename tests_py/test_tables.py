@@ -221,3 +221,15 @@ def test_show_one_table_property_by_its_key(spark: SparkSession, table: str) -> 
     assert [tuple(r) for r in shown.collect()] == [("team", "data")]
     absent = spark.sql(f"SHOW TBLPROPERTIES {table} ('nope')").collect()
     assert absent[0].value == f"Table spark_catalog.default.{table} does not have property: nope"
+
+
+def test_show_create_table_writes_types_as_spark_4_3(spark: SparkSession, table: str) -> None:
+    spark.sql(f"CREATE TABLE {table} (id INT, name STRING, m MAP<STRING, INT>, s STRUCT<x: STRING>) USING parquet")
+    statement = spark.sql(f"SHOW CREATE TABLE {table}").first()[0]
+    assert statement.splitlines()[:5] == [
+        f"CREATE TABLE spark_catalog.default.{table} (",
+        "  id INT,",
+        "  name STRING COLLATE UTF8_BINARY,",
+        "  m MAP<STRING COLLATE UTF8_BINARY, INT>,",
+        "  s STRUCT<x: STRING COLLATE UTF8_BINARY>)",
+    ]

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from sparklet.errors import AnalysisException
 from sparklet.sql._warehouse import TableInfo
-from sparklet.sql.types import StructType, _parse_datatype_string
+from sparklet.sql.types import DataType, StructType, _parse_datatype_string
 
 if TYPE_CHECKING:
     from sparklet.sql.dataframe import DataFrame
@@ -199,10 +199,26 @@ def _schema(text: str) -> StructType:
     return StructType(fields)
 
 
+def _ddl_type(dt: DataType) -> str:
+    """A type as Spark 4.3's ``SHOW CREATE TABLE`` writes it: strings with
+    their collation, nested fields keeping their case."""
+    from sparklet.sql.types import ArrayType, MapType, StringType
+
+    if isinstance(dt, StringType):
+        return "STRING COLLATE UTF8_BINARY"
+    if isinstance(dt, ArrayType):
+        return f"ARRAY<{_ddl_type(dt.elementType)}>"
+    if isinstance(dt, MapType):
+        return f"MAP<{_ddl_type(dt.keyType)}, {_ddl_type(dt.valueType)}>"
+    if isinstance(dt, StructType):
+        return f"STRUCT<{', '.join(f'{f.name}: {_ddl_type(f.dataType)}' for f in dt.fields)}>"
+    return dt.simpleString().upper()
+
+
 def create_statement(info: TableInfo) -> str:
     """``SHOW CREATE TABLE``'s statement for ``info``."""
     schema = _parse_datatype_string(info.schema)
-    columns = ",\n".join(f"  {f.name} {f.dataType.simpleString().upper()}" for f in getattr(schema, "fields", []))
+    columns = ",\n".join(f"  {f.name} {_ddl_type(f.dataType)}" for f in getattr(schema, "fields", []))
     out = f"CREATE TABLE {'spark_catalog'}.{info.database}.{info.name} (\n{columns})\nUSING {info.format}\n"
     if info.partition_by:
         out += f"PARTITIONED BY ({', '.join(info.partition_by)})\n"

@@ -103,7 +103,16 @@ def _no_database(name: str) -> AnalysisException:
 
 
 class Catalog:
-    """``spark.catalog``: databases, tables, views and functions."""
+    """``spark.catalog``: databases, tables, views and functions of the session's one catalog, ``spark_catalog``, whose tables live in the warehouse folder (``spark.sql.warehouse.dir``).
+
+    Examples
+    --------
+    >>> spark.range(3).write.saveAsTable("cat_intro")
+    >>> [t.name for t in spark.catalog.listTables() if t.name == "cat_intro"]
+    ['cat_intro']
+    >>> spark.catalog.tableExists("cat_intro")
+    True
+    """
 
     def __init__(self, session: SparkSession) -> None:
         self._session = session
@@ -155,31 +164,122 @@ class Catalog:
 
     # ---- the catalog and databases --------------------------------------
     def currentCatalog(self) -> str:
-        """``spark_catalog``, the one catalog."""
+        """The current catalog.
+
+        Returns
+        -------
+        str
+            ``spark_catalog``, the one catalog
+
+        Examples
+        --------
+        >>> spark.catalog.currentCatalog()
+        'spark_catalog'
+        """
         return CATALOG_NAME
 
     def setCurrentCatalog(self, catalogName: str) -> None:
-        """Only ``spark_catalog`` exists."""
+        """Set the current catalog: only ``spark_catalog`` exists.
+
+        Parameters
+        ----------
+        catalogName : str
+            ``spark_catalog``
+
+        Raises
+        ------
+        AnalysisException
+            ``CATALOG_NOT_FOUND`` for any other name
+
+        Examples
+        --------
+        >>> spark.catalog.setCurrentCatalog("spark_catalog")
+        >>> spark.catalog.currentCatalog()
+        'spark_catalog'
+        """
         if catalogName != CATALOG_NAME:
             raise AnalysisException(f"[CATALOG_NOT_FOUND] The catalog `{catalogName}` not found.", "CATALOG_NOT_FOUND")
 
     def listCatalogs(self, pattern: str | None = None) -> list[CatalogMetadata]:
-        """The catalogs (matching ``pattern``, a ``*`` wildcard pattern)."""
+        """The catalogs.
+
+        Parameters
+        ----------
+        pattern : str, optional
+            a ``*`` wildcard pattern the names must match
+
+        Returns
+        -------
+        list of CatalogMetadata
+            each one's ``name`` and ``description``
+
+        Examples
+        --------
+        >>> [c.name for c in spark.catalog.listCatalogs()]
+        ['spark_catalog']
+        """
         found = [CatalogMetadata(CATALOG_NAME, None)]
         return [c for c in found if pattern is None or fnmatch.fnmatchcase(c.name, pattern)]
 
     def currentDatabase(self) -> str:
-        """The database unqualified names resolve in."""
+        """The database unqualified names resolve in.
+
+        Returns
+        -------
+        str
+            its name (``default`` at first)
+
+        Examples
+        --------
+        >>> spark.catalog.currentDatabase()
+        'default'
+        """
         return str(self._native.current_database())
 
     def setCurrentDatabase(self, dbName: str) -> None:
-        """Resolve unqualified names in ``dbName``."""
+        """Resolve unqualified names in ``dbName`` from now on.
+
+        Parameters
+        ----------
+        dbName : str
+            the database
+
+        Raises
+        ------
+        AnalysisException
+            ``SCHEMA_NOT_FOUND`` for a missing database
+
+        Examples
+        --------
+        >>> spark.catalog.createDatabase("cat_cur_db")
+        >>> spark.catalog.setCurrentDatabase("cat_cur_db")
+        >>> spark.catalog.currentDatabase()
+        'cat_cur_db'
+        >>> spark.catalog.setCurrentDatabase("default")
+        >>> spark.catalog.dropDatabase("cat_cur_db")
+        """
         if self._warehouse.database(dbName) is None:
             raise _no_database(dbName)
         self._native.set_current_database(dbName)
 
     def listDatabases(self, pattern: str | None = None) -> list[Database]:
-        """The databases (matching ``pattern``)."""
+        """The databases.
+
+        Parameters
+        ----------
+        pattern : str, optional
+            a ``*`` wildcard pattern the names must match
+
+        Returns
+        -------
+        list of Database
+            each one's ``name``, ``catalog``, ``description`` and ``locationUri``
+
+        Examples
+        --------
+        >>> [d.name for d in spark.catalog.listDatabases("def*")]
+        ['default']
+        """
         return [
             Database(d.name, CATALOG_NAME, d.comment, "file:" + d.location)
             for d in self._warehouse.databases()
@@ -187,7 +287,29 @@ class Catalog:
         ]
 
     def getDatabase(self, dbName: str) -> Database:
-        """The database named (``db`` or ``spark_catalog.db``)."""
+        """The database named.
+
+        Parameters
+        ----------
+        dbName : str
+            its name (``db`` or ``spark_catalog.db``)
+
+        Returns
+        -------
+        Database
+            its ``name``, ``catalog``, ``description`` and ``locationUri``
+
+        Raises
+        ------
+        AnalysisException
+            ``SCHEMA_NOT_FOUND`` for a missing database
+
+        Examples
+        --------
+        >>> db = spark.catalog.getDatabase("default")
+        >>> db.name, db.catalog
+        ('default', 'spark_catalog')
+        """
         name = dbName.split(".", 1)[1] if dbName.startswith(CATALOG_NAME + ".") else dbName
         d = self._warehouse.database(name)
         if d is None:
@@ -195,14 +317,54 @@ class Catalog:
         return Database(d.name, CATALOG_NAME, d.comment, "file:" + d.location)
 
     def databaseExists(self, dbName: str) -> bool:
-        """Whether the database exists."""
+        """Whether the database exists.
+
+        Parameters
+        ----------
+        dbName : str
+            its name, or ``spark_catalog.<name>``
+
+        Returns
+        -------
+        bool
+            whether it exists
+
+        Examples
+        --------
+        >>> spark.catalog.databaseExists("default"), spark.catalog.databaseExists("cat_nowhere")
+        (True, False)
+        """
         name = dbName.split(".", 1)[1] if dbName.startswith(CATALOG_NAME + ".") else dbName
         return self._warehouse.database(name) is not None
 
     def createDatabase(
         self, dbName: str, ifNotExists: bool = False, properties: dict[str, str] | None = None, comment: Any = None
     ) -> None:
-        """Create a database (its folder ``<warehouse>/<name>.db``)."""
+        """Create a database: its tables go in the folder ``<warehouse>/<name>.db``.
+
+        Parameters
+        ----------
+        dbName : str
+            the database's name
+        ifNotExists : bool, default False
+            do nothing when it exists (else an error)
+        properties : dict, optional
+            its properties
+        comment : str, optional
+            its description
+
+        Raises
+        ------
+        AnalysisException
+            ``SCHEMA_ALREADY_EXISTS`` when it exists, without ``ifNotExists``
+
+        Examples
+        --------
+        >>> spark.catalog.createDatabase("cat_sales")
+        >>> spark.catalog.databaseExists("cat_sales")
+        True
+        >>> spark.catalog.dropDatabase("cat_sales")
+        """
         if self._warehouse.database(dbName) is not None:
             if ifNotExists:
                 return
@@ -215,7 +377,29 @@ class Catalog:
         self._native.create_database(dbName)
 
     def dropDatabase(self, dbName: str, ifExists: bool = False, cascade: bool = False) -> None:
-        """Drop a database (with ``cascade``, its tables and their files too)."""
+        """Drop a database (with ``cascade``, its tables and their files too).
+
+        Parameters
+        ----------
+        dbName : str
+            its name
+        ifExists : bool, default False
+            do nothing when it does not exist
+        cascade : bool, default False
+            drop its tables too (else a database with tables is an error)
+
+        Raises
+        ------
+        AnalysisException
+            ``SCHEMA_NOT_FOUND``, or ``SCHEMA_NOT_EMPTY`` without ``cascade``
+
+        Examples
+        --------
+        >>> spark.catalog.createDatabase("cat_tmp_db")
+        >>> spark.catalog.dropDatabase("cat_tmp_db")
+        >>> spark.catalog.databaseExists("cat_tmp_db")
+        False
+        """
         if dbName == DEFAULT_DB:
             raise AnalysisException(
                 "[UNSUPPORTED_FEATURE.DROP_DATABASE] Drop the default database `spark_catalog`.`default` "
@@ -244,7 +428,26 @@ class Catalog:
         return Table(info.name, CATALOG_NAME, [info.database], info.comment, info.kind, False)
 
     def listTables(self, dbName: str | None = None, pattern: str | None = None) -> list[Table]:
-        """The tables and views of a database (the current one), and the temporary views."""
+        """The tables and views of a database (the current one), and the temporary views.
+
+        Parameters
+        ----------
+        dbName : str, optional
+            the database
+        pattern : str, optional
+            a ``*`` wildcard pattern the names must match
+
+        Returns
+        -------
+        list of Table
+            each one's ``name``, ``catalog``, ``namespace``, ``description``, ``tableType`` and ``isTemporary``
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_listed")
+        >>> [(t.name, t.tableType) for t in spark.catalog.listTables(pattern="cat_list*")]
+        [('cat_listed', 'MANAGED')]
+        """
         db = dbName or self.currentDatabase()
         if self._warehouse.database(db) is None:
             raise _no_database(db)
@@ -253,17 +456,78 @@ class Catalog:
         return [t for t in found if pattern is None or fnmatch.fnmatchcase(t.name, pattern)]
 
     def listViews(self, dbName: str | None = None, pattern: str | None = None) -> list[Table]:
-        """The views of a database, and the temporary views."""
+        """The views of a database, and the temporary views.
+
+        Parameters
+        ----------
+        dbName : str, optional
+            the database
+        pattern : str, optional
+            a ``*`` wildcard pattern the names must match
+
+        Returns
+        -------
+        list of Table
+            the views, as ``listTables`` describes them
+
+        Examples
+        --------
+        >>> spark.range(1).createOrReplaceTempView("cat_lview")
+        >>> [(t.name, t.isTemporary) for t in spark.catalog.listViews(pattern="cat_lv*")]
+        [('cat_lview', True)]
+        """
         return [t for t in self.listTables(dbName, pattern) if t.tableType in ("VIEW", "TEMPORARY")]
 
     def getTable(self, tableName: str) -> Table:
-        """The table or view named."""
+        """The table or view named.
+
+        Parameters
+        ----------
+        tableName : str
+            its name (``t``, ``db.t`` or ``spark_catalog.db.t``)
+
+        Returns
+        -------
+        Table
+            its ``name``, ``catalog``, ``namespace``, ``description``, ``tableType`` and ``isTemporary``
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND`` for a missing table
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_get")
+        >>> t = spark.catalog.getTable("cat_get")
+        >>> t.name, t.namespace, t.tableType, t.isTemporary
+        ('cat_get', ['default'], 'MANAGED', False)
+        """
         if self._is_temp_view(tableName):
             return Table(tableName, None, [], None, "TEMPORARY", True)
         return self._table(self._require(tableName))
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:
-        """Whether the table or view exists."""
+        """Whether the table or view exists.
+
+        Parameters
+        ----------
+        tableName : str
+            its name (``t``, ``db.t`` or ``spark_catalog.db.t``)
+        dbName : str, optional
+            its database
+
+        Returns
+        -------
+        bool
+            whether it exists
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_exists")
+        >>> spark.catalog.tableExists("cat_exists"), spark.catalog.tableExists("cat_missing")
+        (True, False)
+        """
         if dbName is None and self._is_temp_view(tableName):
             return True
         if dbName == GLOBAL_TEMP or tableName.startswith(GLOBAL_TEMP + "."):
@@ -271,7 +535,27 @@ class Catalog:
         return self._info(tableName, dbName) is not None
 
     def listColumns(self, tableName: str, dbName: str | None = None) -> list[Column]:
-        """The columns of a table or view."""
+        """The columns of a table or view.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+        dbName : str, optional
+            its database (default: as the name says, or the current one)
+
+        Returns
+        -------
+        list of Column
+            each one's ``name``, ``description``, ``dataType``, ``nullable``, ``isPartition`` and ``isBucket``
+
+        Examples
+        --------
+        >>> spark.sql("CREATE TABLE cat_cols (id INT, name STRING) USING parquet")
+        DataFrame[]
+        >>> [(c.name, c.dataType) for c in spark.catalog.listColumns("cat_cols")]
+        [('id', 'int'), ('name', 'string')]
+        """
         info = self._info(tableName, dbName)
         if info is None and not self._is_temp_view(tableName):
             raise _not_found(tableName)
@@ -283,7 +567,24 @@ class Catalog:
         ]
 
     def listPartitions(self, tableName: str) -> list[TablePartition]:
-        """The partitions of a partitioned table, as ``k=v`` paths."""
+        """The partitions of a partitioned table.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+
+        Returns
+        -------
+        list of TablePartition
+            each one's ``partition``, a ``k=v`` path
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a"), (2, "b")], ["id", "p"]).write.partitionBy("p").saveAsTable("cat_parts")
+        >>> sorted(p.partition for p in spark.catalog.listPartitions("cat_parts"))
+        ['p=a', 'p=b']
+        """
         info = self._require(tableName)
         if not info.partition_by:
             raise AnalysisException(
@@ -300,11 +601,51 @@ class Catalog:
         return [TablePartition(p) for p in sorted(found)]
 
     def getTableProperties(self, tableName: str) -> dict[str, str]:
-        """The properties set with ``TBLPROPERTIES``."""
+        """The properties set with ``TBLPROPERTIES`` (or ``tableProperty``).
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+
+        Returns
+        -------
+        dict
+            the properties by name
+
+        Examples
+        --------
+        >>> spark.sql("CREATE TABLE cat_props (id INT) USING parquet TBLPROPERTIES ('team' = 'data')")
+        DataFrame[]
+        >>> spark.catalog.getTableProperties("cat_props")["team"]
+        'data'
+        """
         return dict(self._require(tableName).properties)
 
     def getCreateTableString(self, tableName: str) -> str:
-        """The ``CREATE TABLE`` statement of a table."""
+        """The ``CREATE TABLE`` statement of a table.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+
+        Returns
+        -------
+        str
+            the statement, as ``SHOW CREATE TABLE`` gives it
+
+        Examples
+        --------
+        >>> spark.sql("CREATE TABLE cat_ddl (id INT, name STRING) USING parquet")
+        DataFrame[]
+        >>> print(spark.catalog.getCreateTableString("cat_ddl"))
+        CREATE TABLE spark_catalog.default.cat_ddl (
+          id INT,
+          name STRING COLLATE UTF8_BINARY)
+        USING parquet
+        <BLANKLINE>
+        """
         from sparklet.sql._ddl import create_statement
 
         return create_statement(self._require(tableName))
@@ -318,8 +659,46 @@ class Catalog:
         description: str | None = None,
         **options: str,
     ) -> DataFrame:
-        """Create a table over ``path`` (external) or in the warehouse (managed);
-        its schema is ``schema`` or, for existing files, read from them."""
+        """Create a table over ``path`` (external: dropping it keeps the files) or in the warehouse (managed).
+
+        Parameters
+        ----------
+        tableName : str
+            the table's name
+        path : str, optional
+            the folder of existing files, best absolute (makes it external)
+        source : str, optional
+            the format (default ``spark.sql.sources.default``, parquet)
+        schema : StructType, optional
+            the columns (required for a new managed table)
+        description : str, optional
+            its comment
+        **options : str
+            options of the format
+
+        Returns
+        -------
+        DataFrame
+            the table
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_ALREADY_EXISTS`` when it exists
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructType, StructField, LongType
+        >>> schema = StructType([StructField("id", LongType())])
+        >>> spark.catalog.createTable("cat_new", schema=schema).printSchema()
+        root
+         |-- id: long (nullable = true)
+        <BLANKLINE>
+        >>> import os
+        >>> spark.range(2).write.csv("cat_csv_files")
+        >>> spark.catalog.createTable("cat_csv", os.path.abspath("cat_csv_files"), "csv").count()
+        2
+        """
         db, name = self._split(tableName)
         if self._warehouse.table(db, name) is not None:
             raise AnalysisException(
@@ -350,11 +729,59 @@ class Catalog:
         schema: StructType | None = None,
         **options: str,
     ) -> DataFrame:
-        """Deprecated name of :meth:`createTable` with a path."""
+        """Deprecated name of :meth:`createTable` with a path.
+
+        Parameters
+        ----------
+        tableName : str
+            the table's name
+        path : str, optional
+            the folder of the table's files
+        source : str, optional
+            their format (default ``spark.sql.sources.default``, parquet)
+        schema : StructType, optional
+            the columns (default: read from the files)
+        **options : str
+            options of the format
+
+        Returns
+        -------
+        DataFrame
+            the table
+
+        Examples
+        --------
+        >>> import os
+        >>> spark.range(2).write.parquet("cat_ext_files")
+        >>> spark.catalog.createExternalTable("cat_ext", os.path.abspath("cat_ext_files")).count()
+        2
+        """
         return self.createTable(tableName, path, source, schema, **options)
 
     def dropTable(self, tableName: str, ifExists: bool = False, purge: bool = False) -> None:
-        """Drop a table (a managed table's files too) or view."""
+        """Drop a table (a managed table's files too) or view.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+        ifExists : bool, default False
+            do nothing when it does not exist
+        purge : bool, default False
+            accepted; files of a managed table are always removed
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND`` without ``ifExists``
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_drop")
+        >>> spark.catalog.dropTable("cat_drop")
+        >>> spark.catalog.tableExists("cat_drop")
+        False
+        """
         info = self._info(tableName)
         if info is None:
             if self._is_temp_view(tableName):
@@ -366,7 +793,27 @@ class Catalog:
         self._drop(info)
 
     def dropView(self, viewName: str, ifExists: bool = False) -> None:
-        """Drop a view (a temporary view first, as Spark resolves it)."""
+        """Drop a view (a temporary view first, as Spark resolves the name).
+
+        Parameters
+        ----------
+        viewName : str
+            the view
+        ifExists : bool, default False
+            do nothing when it does not exist
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND`` without ``ifExists``
+
+        Examples
+        --------
+        >>> spark.range(1).createOrReplaceTempView("cat_dview")
+        >>> spark.catalog.dropView("cat_dview")
+        >>> spark.catalog.tableExists("cat_dview")
+        False
+        """
         if self._is_temp_view(viewName):
             self.dropTempView(viewName)
             return
@@ -384,7 +831,20 @@ class Catalog:
         self._warehouse.remove(info, delete_files=True)
 
     def truncateTable(self, tableName: str) -> None:
-        """Remove a table's data (its files), keeping the table."""
+        """Remove a table's data (its files), keeping the table.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_truncate")
+        >>> spark.catalog.truncateTable("cat_truncate")
+        >>> spark.table("cat_truncate").count()
+        0
+        """
         info = self._require(tableName)
         if info.kind == "VIEW":
             raise AnalysisException(
@@ -398,16 +858,64 @@ class Catalog:
         self._register(info)
 
     def analyzeTable(self, tableName: str, noScan: bool = False) -> None:
-        """Compute a table's statistics. sparklet's planner reads sizes as it
-        runs, so nothing is kept; the table must exist."""
+        """Compute a table's statistics. sparklet's planner reads sizes as it plans, so this checks the table exists and does nothing more.
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+        noScan : bool, default False
+            count only the size, not the rows
+
+        Raises
+        ------
+        AnalysisException
+            ``TABLE_OR_VIEW_NOT_FOUND`` for a missing table
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_analyze")
+        >>> spark.catalog.analyzeTable("cat_analyze")
+        """
         self._require(tableName)
 
     def recoverPartitions(self, tableName: str) -> None:
-        """Read the partition folders under a table's location again."""
+        """Read the partition folders under a table's location again (after files were added beside the engine).
+
+        Parameters
+        ----------
+        tableName : str
+            the partitioned table
+
+        Examples
+        --------
+        >>> spark.createDataFrame([(1, "a")], ["id", "p"]).write.partitionBy("p").saveAsTable("cat_recover")
+        >>> spark.catalog.recoverPartitions("cat_recover")
+        >>> spark.table("cat_recover").count()
+        1
+        """
         self.refreshTable(tableName)
 
     def refreshTable(self, tableName: str) -> None:
-        """Read a table's files again (and drop its cached data)."""
+        """Read a table's files again (and drop its cached data).
+
+        Parameters
+        ----------
+        tableName : str
+            the table
+
+        Examples
+        --------
+        >>> import os
+        >>> path = os.path.abspath("cat_refresh_files")
+        >>> spark.range(2).write.parquet(path)
+        >>> spark.catalog.createTable("cat_refresh", path).count()
+        2
+        >>> spark.range(5).write.mode("overwrite").parquet(path)
+        >>> spark.catalog.refreshTable("cat_refresh")
+        >>> spark.table("cat_refresh").count()
+        5
+        """
         if self._is_temp_view(tableName):
             return
         info = self._require(tableName)
@@ -415,7 +923,25 @@ class Catalog:
         self._register(info)
 
     def refreshByPath(self, path: str) -> None:
-        """Read the tables over ``path`` again."""
+        """Read the tables over ``path`` again.
+
+        Parameters
+        ----------
+        path : str
+            the folder (or a parent of it)
+
+        Examples
+        --------
+        >>> import os
+        >>> path = os.path.abspath("cat_refresh_path")
+        >>> spark.range(2).write.parquet(path)
+        >>> spark.catalog.createTable("cat_by_path", path).count()
+        2
+        >>> spark.range(5).write.mode("overwrite").parquet(path)
+        >>> spark.catalog.refreshByPath(path)
+        >>> spark.table("cat_by_path").count()
+        5
+        """
         target = os.path.abspath(path)
         for db in self._warehouse.databases():
             for info in self._warehouse.tables(db.name):
@@ -430,14 +956,44 @@ class Catalog:
         return f"{info.database}.{info.name}"
 
     def cacheTable(self, tableName: str, storageLevel: StorageLevel | None = None) -> None:
-        """Keep a table's data once read (see :meth:`DataFrame.persist`)."""
+        """Keep a table's data once read (see :meth:`DataFrame.persist`).
+
+        Parameters
+        ----------
+        tableName : str
+            the table or view
+        storageLevel : StorageLevel, optional
+            accepted; sparklet keeps data in memory
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_cache")
+        >>> spark.catalog.cacheTable("cat_cache")
+        >>> spark.catalog.isCached("cat_cache")
+        True
+        >>> spark.catalog.uncacheTable("cat_cache")
+        """
         name = self._qualified(tableName)
         df = self._session.table(name).persist(storageLevel or StorageLevel.MEMORY_AND_DISK_DESER)
         self._cached[name] = df
         df._native.create_or_replace_temp_view(name)
 
     def uncacheTable(self, tableName: str) -> None:
-        """Forget a table's kept data."""
+        """Forget a table's kept data.
+
+        Parameters
+        ----------
+        tableName : str
+            the table or view
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_uncache")
+        >>> spark.catalog.cacheTable("cat_uncache")
+        >>> spark.catalog.uncacheTable("cat_uncache")
+        >>> spark.catalog.isCached("cat_uncache")
+        False
+        """
         name = self._qualified(tableName)
         if self._cached.pop(name, None) is not None:
             info = self._info(name)
@@ -445,31 +1001,117 @@ class Catalog:
                 self._register(info)
 
     def isCached(self, tableName: str) -> bool:
-        """Whether the table is cached."""
+        """Whether the table is cached.
+
+        Parameters
+        ----------
+        tableName : str
+            the table or view
+
+        Returns
+        -------
+        bool
+            whether its data is kept
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_is_cached")
+        >>> spark.catalog.isCached("cat_is_cached")
+        False
+        >>> spark.catalog.cacheTable("cat_is_cached")
+        >>> spark.catalog.isCached("cat_is_cached")
+        True
+        >>> spark.catalog.uncacheTable("cat_is_cached")
+        """
         return self._qualified(tableName) in self._cached
 
     def clearCache(self) -> None:
-        """Uncache every table."""
+        """Uncache every table.
+
+        Examples
+        --------
+        >>> spark.range(3).write.saveAsTable("cat_clear")
+        >>> spark.catalog.cacheTable("cat_clear")
+        >>> spark.catalog.clearCache()
+        >>> spark.catalog.isCached("cat_clear")
+        False
+        """
         for name in list(self._cached):
             self.uncacheTable(name)
 
     # ---- views ----------------------------------------------------------------
     def dropTempView(self, viewName: str) -> bool:
-        """Drop a temporary view; whether it existed."""
+        """Drop a temporary view.
+
+        Parameters
+        ----------
+        viewName : str
+            the view's name
+
+        Returns
+        -------
+        bool
+            whether it existed
+
+        Examples
+        --------
+        >>> spark.range(1).createOrReplaceTempView("cat_view")
+        >>> spark.catalog.dropTempView("cat_view")
+        True
+        >>> spark.catalog.dropTempView("cat_view")
+        False
+        """
         if not self._is_temp_view(viewName):
             return False
         self._cached.pop(viewName, None)
         return bool(self._native.drop_temp_view(viewName))
 
     def dropGlobalTempView(self, viewName: str) -> bool:
-        """Drop a global temporary view; whether it existed."""
+        """Drop a global temporary view.
+
+        Parameters
+        ----------
+        viewName : str
+            the view's name (without ``global_temp.``)
+
+        Returns
+        -------
+        bool
+            whether it existed
+
+        Examples
+        --------
+        >>> spark.range(1).createGlobalTempView("cat_gview")
+        >>> spark.catalog.dropGlobalTempView("cat_gview")
+        True
+        >>> spark.catalog.dropGlobalTempView("cat_gview")
+        False
+        """
         if viewName not in self._native.table_names(GLOBAL_TEMP):
             return False
         return bool(self._native.drop_temp_view(f"{GLOBAL_TEMP}.{viewName}"))
 
     # ---- functions -------------------------------------------------------------
     def listFunctions(self, dbName: str | None = None, pattern: str | None = None) -> list[Function]:
-        """The functions (built in, and registered UDFs)."""
+        """The functions: built in, and registered UDFs.
+
+        Parameters
+        ----------
+        dbName : str, optional
+            the database of persistent functions
+        pattern : str, optional
+            a ``*`` wildcard pattern the names must match
+
+        Returns
+        -------
+        list of Function
+            each one's ``name``, ``className``, ``isTemporary``, ...
+
+        Examples
+        --------
+        >>> sorted(f.name for f in spark.catalog.listFunctions(pattern="array_so*"))
+        ['array_sort']
+        """
         from sparklet.sql import functions as F
 
         names = sorted({*F.__all__, *self._udf_names()})
@@ -484,7 +1126,25 @@ class Catalog:
         return list(getattr(registration, "_registered", {}) or {})
 
     def functionExists(self, functionName: str, dbName: str | None = None) -> bool:
-        """Whether a function of that name exists."""
+        """Whether a function of that name exists (built in, or a registered UDF).
+
+        Parameters
+        ----------
+        functionName : str
+            the function's name
+        dbName : str, optional
+            the database of a persistent function
+
+        Returns
+        -------
+        bool
+            whether it exists
+
+        Examples
+        --------
+        >>> spark.catalog.functionExists("upper"), spark.catalog.functionExists("cat_nothing")
+        (True, False)
+        """
         from sparklet.sql import functions as F
 
         name = functionName.split(".")[-1]
@@ -493,7 +1153,29 @@ class Catalog:
         return name in F.__all__ or name in self._udf_names()
 
     def getFunction(self, functionName: str) -> Function:
-        """The function named."""
+        """The function named.
+
+        Parameters
+        ----------
+        functionName : str
+            its name
+
+        Returns
+        -------
+        Function
+            its ``name``, ``className``, ``isTemporary``, ...
+
+        Raises
+        ------
+        AnalysisException
+            ``UNRESOLVED_ROUTINE`` for a missing function
+
+        Examples
+        --------
+        >>> f = spark.catalog.getFunction("upper")
+        >>> f.name, f.isTemporary
+        ('upper', True)
+        """
         name = functionName.split(".")[-1]
         if not self.functionExists(name):
             raise AnalysisException(
@@ -504,7 +1186,35 @@ class Catalog:
         return Function(name, None, None, None, "sparklet", True)
 
     def registerFunction(self, name: str, f: Any, returnType: Any = None) -> Any:
-        """Deprecated name of ``spark.udf.register``."""
+        """Deprecated name of ``spark.udf.register``.
+
+        Parameters
+        ----------
+        name : str
+            the SQL name
+        f : callable
+            the function
+        returnType : DataType or str, optional
+            its result type (default string)
+
+        Returns
+        -------
+        UserDefinedFunction
+            the UDF, also callable from SQL by ``name``
+
+        Examples
+        --------
+        >>> import warnings
+        >>> _ = warnings.simplefilter("ignore", FutureWarning)
+        >>> _ = spark.catalog.registerFunction("cat_twice", lambda x: x * 2, "int")
+        >>> spark.sql("SELECT cat_twice(21) AS v").show()
+        +---+
+        |  v|
+        +---+
+        | 42|
+        +---+
+        <BLANKLINE>
+        """
         return self._session.udf.register(name, f, returnType)
 
     # ---- the engine's view of the catalog ----------------------------------------
