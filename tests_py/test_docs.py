@@ -83,6 +83,8 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.functions",
     "sparklet.sql.readwriter.DataFrameWriterV2",
     "sparklet.sql.catalog.Catalog",
+    "sparklet.sql.types",
+    "sparklet.sql",
 ]
 
 

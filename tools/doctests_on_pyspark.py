@@ -58,6 +58,8 @@ MODULES = [
     "sparklet.sql.streaming.progress",
     "sparklet.sql.streaming.stateful_processor",
     "sparklet.sql.catalog",
+    "sparklet.sql.types",
+    "sparklet.sql.functions",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

@@ -4,6 +4,19 @@ Every type converts to and from a :mod:`pyarrow` type; ``TimestampType`` is
 ``timestamp[us, tz=UTC]`` and ``TimestampNTZType`` is ``timestamp[us]``.
 DDL strings such as ``"id INT, ts TIMESTAMP"`` parse into a
 :class:`StructType`.
+
+Examples
+--------
+>>> from sparklet.sql.types import StructType, StructField, LongType, StringType
+>>> schema = StructType([StructField("id", LongType()), StructField("name", StringType())])
+>>> df = spark.createDataFrame([(1, "a")], schema)
+>>> df.printSchema()
+root
+ |-- id: long (nullable = true)
+ |-- name: string (nullable = true)
+<BLANKLINE>
+>>> df.schema.simpleString()
+'struct<id:bigint,name:string>'
 """
 
 from __future__ import annotations
@@ -52,7 +65,16 @@ __all__ = [
 
 
 class DataType:
-    """Base class of data types."""
+    """Base class of data types.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import IntegerType, DataType
+    >>> isinstance(IntegerType(), DataType)
+    True
+    >>> IntegerType() == IntegerType()
+    True
+    """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:  # noqa: D102
         # with a Spark Connect session from SparkSession.builder.remote(),
@@ -66,12 +88,36 @@ class DataType:
         return super().__new__(cls)
 
     def simpleString(self) -> str:
-        """Return the short SQL name, e.g. ``int``."""
+        """Return the short SQL name, e.g. ``int``.
+
+        Returns
+        -------
+        str
+            the type as DDL writes it
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import IntegerType
+        >>> IntegerType().simpleString()
+        'int'
+        """
         return self.typeName()
 
     @classmethod
     def typeName(cls) -> str:
-        """Return the type's name, e.g. ``integer``."""
+        """Return the type's name, e.g. ``integer``.
+
+        Returns
+        -------
+        str
+            the type's name as Spark's JSON schema writes it
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import IntegerType
+        >>> IntegerType.typeName()
+        'integer'
+        """
         return cls.__name__[: -len("Type")].lower()
 
     def _to_arrow(self) -> pa.DataType:
@@ -88,27 +134,79 @@ class DataType:
 
 
 class NumericType(DataType):
-    """Base class of the numeric types."""
+    """Base class of the numeric types.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import NumericType, IntegerType
+    >>> isinstance(IntegerType(), NumericType)
+    True
+    """
 
 
 class IntegralType(NumericType):
-    """Base class of the integer types."""
+    """Base class of the integer types.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import IntegralType, LongType
+    >>> isinstance(LongType(), IntegralType)
+    True
+    """
 
 
 class FractionalType(NumericType):
-    """Base class of the floating and decimal types."""
+    """Base class of the floating and decimal types.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import FractionalType, DoubleType
+    >>> isinstance(DoubleType(), FractionalType)
+    True
+    """
 
 
 class NullType(DataType):
-    """The type of ``None``."""
+    """The type of ``None``.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import NullType
+    >>> NullType().simpleString(), NullType().typeName()
+    ('void', 'void')
+    """
 
     @classmethod
     def typeName(cls) -> str:
-        """Return ``void``, Spark's name."""
+        """Return ``void``, Spark's name.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import NullType
+        >>> NullType().typeName()
+        'void'
+        """
         return "void"
 
     def simpleString(self) -> str:
-        """Return ``void``."""
+        """Return ``void``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import NullType
+        >>> NullType().simpleString()
+        'void'
+        """
         return "void"
 
     def _to_arrow(self) -> pa.DataType:
@@ -116,31 +214,71 @@ class NullType(DataType):
 
 
 class StringType(DataType):
-    """UTF-8 strings."""
+    """UTF-8 strings.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import StringType
+    >>> StringType().simpleString(), StringType().typeName()
+    ('string', 'string')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.string()
 
 
 class BinaryType(DataType):
-    """Byte strings."""
+    """Byte strings.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import BinaryType
+    >>> BinaryType().simpleString(), BinaryType().typeName()
+    ('binary', 'binary')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.binary()
 
 
 class BooleanType(DataType):
-    """Booleans."""
+    """Booleans.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import BooleanType
+    >>> BooleanType().simpleString(), BooleanType().typeName()
+    ('boolean', 'boolean')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.bool_()
 
 
 class ByteType(IntegralType):
-    """8-bit integers."""
+    """8-bit integers.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import ByteType
+    >>> ByteType().simpleString(), ByteType().typeName()
+    ('tinyint', 'byte')
+    """
 
     def simpleString(self) -> str:
-        """Return ``tinyint``."""
+        """Return ``tinyint``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import ByteType
+        >>> ByteType().simpleString()
+        'tinyint'
+        """
         return "tinyint"
 
     def _to_arrow(self) -> pa.DataType:
@@ -148,10 +286,29 @@ class ByteType(IntegralType):
 
 
 class ShortType(IntegralType):
-    """16-bit integers."""
+    """16-bit integers.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import ShortType
+    >>> ShortType().simpleString(), ShortType().typeName()
+    ('smallint', 'short')
+    """
 
     def simpleString(self) -> str:
-        """Return ``smallint``."""
+        """Return ``smallint``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import ShortType
+        >>> ShortType().simpleString()
+        'smallint'
+        """
         return "smallint"
 
     def _to_arrow(self) -> pa.DataType:
@@ -159,10 +316,29 @@ class ShortType(IntegralType):
 
 
 class IntegerType(IntegralType):
-    """32-bit integers."""
+    """32-bit integers.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import IntegerType
+    >>> IntegerType().simpleString(), IntegerType().typeName()
+    ('int', 'integer')
+    """
 
     def simpleString(self) -> str:
-        """Return ``int``."""
+        """Return ``int``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import IntegerType
+        >>> IntegerType().simpleString()
+        'int'
+        """
         return "int"
 
     def _to_arrow(self) -> pa.DataType:
@@ -170,10 +346,29 @@ class IntegerType(IntegralType):
 
 
 class LongType(IntegralType):
-    """64-bit integers."""
+    """64-bit integers.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import LongType
+    >>> LongType().simpleString(), LongType().typeName()
+    ('bigint', 'long')
+    """
 
     def simpleString(self) -> str:
-        """Return ``bigint``."""
+        """Return ``bigint``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import LongType
+        >>> LongType().simpleString()
+        'bigint'
+        """
         return "bigint"
 
     def _to_arrow(self) -> pa.DataType:
@@ -181,28 +376,61 @@ class LongType(IntegralType):
 
 
 class FloatType(FractionalType):
-    """32-bit floats."""
+    """32-bit floats.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import FloatType
+    >>> FloatType().simpleString(), FloatType().typeName()
+    ('float', 'float')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.float32()
 
 
 class DoubleType(FractionalType):
-    """64-bit floats."""
+    """64-bit floats.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import DoubleType
+    >>> DoubleType().simpleString(), DoubleType().typeName()
+    ('double', 'double')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.float64()
 
 
 class DecimalType(FractionalType):
-    """Fixed-point decimals (default ``decimal(10,0)``)."""
+    """Fixed-point decimals (default ``decimal(10,0)``).
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import DecimalType
+    >>> DecimalType(10, 2).simpleString(), DecimalType(10, 2).typeName()
+    ('decimal(10,2)', 'decimal')
+    """
 
     def __init__(self, precision: int = 10, scale: int = 0) -> None:
         self.precision = precision
         self.scale = scale
 
     def simpleString(self) -> str:
-        """Return ``decimal(p,s)``."""
+        """Return ``decimal(p,s)``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import DecimalType
+        >>> DecimalType(10, 2).simpleString()
+        'decimal(10,2)'
+        """
         return f"decimal({self.precision},{self.scale})"
 
     def __repr__(self) -> str:
@@ -214,7 +442,14 @@ class DecimalType(FractionalType):
 
 class VariantType(DataType):
     """Semi-structured values (``parse_json``); sparklet holds one as its
-    JSON text."""
+    JSON text.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import VariantType
+    >>> VariantType().simpleString(), VariantType().typeName()
+    ('variant', 'variant')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.string()
@@ -222,16 +457,47 @@ class VariantType(DataType):
 
 class CalendarIntervalType(DataType):
     """Intervals of months, days and microseconds (``INTERVAL 1 YEAR 2 DAYS``
-    in sparklet's SQL, ``make_interval``)."""
+    in sparklet's SQL, ``make_interval``).
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import CalendarIntervalType
+    >>> CalendarIntervalType().simpleString(), CalendarIntervalType().typeName()
+    ('interval', 'interval')
+    """
 
     def simpleString(self) -> str:
-        """Return ``interval``."""
+        """Return ``interval``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import CalendarIntervalType
+        >>> CalendarIntervalType().simpleString()
+        'interval'
+        """
         return "interval"
 
     @classmethod
     def typeName(cls) -> str:
-        """Return ``calendarinterval``."""
-        return "calendarinterval"
+        """Return ``interval``, as PySpark's.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import CalendarIntervalType
+        >>> CalendarIntervalType().typeName()
+        'interval'
+        """
+        return "interval"
 
     def _to_arrow(self) -> pa.DataType:
         return pa.month_day_nano_interval()
@@ -239,7 +505,14 @@ class CalendarIntervalType(DataType):
 
 class DayTimeIntervalType(DataType):
     """Intervals of days to seconds (microseconds); fields ``DAY`` (0),
-    ``HOUR`` (1), ``MINUTE`` (2), ``SECOND`` (3)."""
+    ``HOUR`` (1), ``MINUTE`` (2), ``SECOND`` (3).
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import DayTimeIntervalType
+    >>> DayTimeIntervalType().simpleString(), DayTimeIntervalType().typeName()
+    ('interval day to second', 'daytimeinterval')
+    """
 
     DAY, HOUR, MINUTE, SECOND = 0, 1, 2, 3
     _FIELDS = ("day", "hour", "minute", "second")
@@ -249,7 +522,19 @@ class DayTimeIntervalType(DataType):
         self.endField = 3 if endField is None else endField
 
     def simpleString(self) -> str:
-        """Return e.g. ``interval day to second``."""
+        """Return e.g. ``interval day to second``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import DayTimeIntervalType
+        >>> DayTimeIntervalType().simpleString()
+        'interval day to second'
+        """
         start, end = self._FIELDS[self.startField], self._FIELDS[self.endField]
         return f"interval {start}" if start == end else f"interval {start} to {end}"
 
@@ -261,7 +546,14 @@ class DayTimeIntervalType(DataType):
 
 
 class YearMonthIntervalType(DataType):
-    """Intervals of years and months; fields ``YEAR`` (0), ``MONTH`` (1)."""
+    """Intervals of years and months; fields ``YEAR`` (0), ``MONTH`` (1).
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import YearMonthIntervalType
+    >>> YearMonthIntervalType().simpleString(), YearMonthIntervalType().typeName()
+    ('interval year to month', 'yearmonthinterval')
+    """
 
     YEAR, MONTH = 0, 1
     _FIELDS = ("year", "month")
@@ -271,7 +563,19 @@ class YearMonthIntervalType(DataType):
         self.endField = 1 if endField is None else endField
 
     def simpleString(self) -> str:
-        """Return e.g. ``interval year to month``."""
+        """Return e.g. ``interval year to month``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import YearMonthIntervalType
+        >>> YearMonthIntervalType().simpleString()
+        'interval year to month'
+        """
         start, end = self._FIELDS[self.startField], self._FIELDS[self.endField]
         return f"interval {start}" if start == end else f"interval {start} to {end}"
 
@@ -283,29 +587,74 @@ class YearMonthIntervalType(DataType):
 
 
 class DateType(DataType):
-    """Calendar dates."""
+    """Calendar dates.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import DateType
+    >>> DateType().simpleString(), DateType().typeName()
+    ('date', 'date')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.date32()
 
 
 class TimestampType(DataType):
-    """Instants (microseconds), shown in the session time zone."""
+    """Instants (microseconds), shown in the session time zone.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import TimestampType
+    >>> TimestampType().simpleString(), TimestampType().typeName()
+    ('timestamp', 'timestamp')
+    """
 
     def _to_arrow(self) -> pa.DataType:
         return pa.timestamp("us", tz="UTC")
 
 
 class TimestampNTZType(DataType):
-    """Timestamps without time zone (microseconds)."""
+    """Timestamps without time zone (microseconds).
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import TimestampNTZType
+    >>> TimestampNTZType().simpleString(), TimestampNTZType().typeName()
+    ('timestamp_ntz', 'timestamp_ntz')
+    """
 
     def simpleString(self) -> str:
-        """Return ``timestamp_ntz``."""
+        """Return ``timestamp_ntz``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import TimestampNTZType
+        >>> TimestampNTZType().simpleString()
+        'timestamp_ntz'
+        """
         return "timestamp_ntz"
 
     @classmethod
     def typeName(cls) -> str:
-        """Return ``timestamp_ntz``."""
+        """Return ``timestamp_ntz``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import TimestampNTZType
+        >>> TimestampNTZType().typeName()
+        'timestamp_ntz'
+        """
         return "timestamp_ntz"
 
     def _to_arrow(self) -> pa.DataType:
@@ -315,13 +664,32 @@ class TimestampNTZType(DataType):
 class TimeType(DataType):
     """Times of day (microseconds; ``precision`` digits of a second kept,
     6 by default). PySpark 4.3 takes them with
-    ``spark.sql.timeType.enabled``; sparklet always does."""
+    ``spark.sql.timeType.enabled``; sparklet always does.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import TimeType
+    >>> TimeType().simpleString(), TimeType().typeName()
+    ('time(6)', 'time')
+    """
 
     def __init__(self, precision: int = 6) -> None:
         self.precision = precision
 
     def simpleString(self) -> str:
-        """Return ``time(p)``."""
+        """Return ``time(p)``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import TimeType
+        >>> TimeType().simpleString()
+        'time(6)'
+        """
         return f"time({self.precision})"
 
     def __repr__(self) -> str:
@@ -332,14 +700,33 @@ class TimeType(DataType):
 
 
 class ArrayType(DataType):
-    """Arrays of ``elementType``."""
+    """Arrays of ``elementType``.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import ArrayType, StringType
+    >>> ArrayType(StringType()).simpleString(), ArrayType(StringType()).typeName()
+    ('array<string>', 'array')
+    """
 
     def __init__(self, elementType: DataType, containsNull: bool = True) -> None:
         self.elementType = elementType
         self.containsNull = containsNull
 
     def simpleString(self) -> str:
-        """Return ``array<...>``."""
+        """Return ``array<...>``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import ArrayType, StringType
+        >>> ArrayType(StringType()).simpleString()
+        'array<string>'
+        """
         return f"array<{self.elementType.simpleString()}>"
 
     def __repr__(self) -> str:
@@ -350,7 +737,14 @@ class ArrayType(DataType):
 
 
 class MapType(DataType):
-    """Maps from ``keyType`` to ``valueType``."""
+    """Maps from ``keyType`` to ``valueType``.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import MapType, StringType, LongType
+    >>> MapType(StringType(), LongType()).simpleString(), MapType(StringType(), LongType()).typeName()
+    ('map<string,bigint>', 'map')
+    """
 
     def __init__(self, keyType: DataType, valueType: DataType, valueContainsNull: bool = True) -> None:
         self.keyType = keyType
@@ -358,7 +752,19 @@ class MapType(DataType):
         self.valueContainsNull = valueContainsNull
 
     def simpleString(self) -> str:
-        """Return ``map<k,v>``."""
+        """Return ``map<k,v>``.
+
+        Returns
+        -------
+        str
+            the type's name in DDL (``simpleString``) or JSON (``typeName``)
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import MapType, StringType, LongType
+        >>> MapType(StringType(), LongType()).simpleString()
+        'map<string,bigint>'
+        """
         return f"map<{self.keyType.simpleString()},{self.valueType.simpleString()}>"
 
     def __repr__(self) -> str:
@@ -369,7 +775,15 @@ class MapType(DataType):
 
 
 class StructField(DataType):
-    """A named, typed field of a :class:`StructType`."""
+    """A named, typed field of a :class:`StructType`.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+    >>> f = StructField("id", LongType(), False)
+    >>> f.name, f.dataType, f.nullable
+    ('id', LongType(), False)
+    """
 
     def __init__(
         self,
@@ -389,7 +803,19 @@ class StructField(DataType):
         self.metadata = metadata or {}
 
     def simpleString(self) -> str:
-        """Return ``name:type``."""
+        """Return ``name:type``.
+
+        Returns
+        -------
+        str
+            ``name:type``
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+        >>> StructField("id", LongType()).simpleString()
+        'id:bigint'
+        """
         return f"{self.name}:{self.dataType.simpleString()}"
 
     def __repr__(self) -> str:
@@ -404,7 +830,15 @@ class StructField(DataType):
 
 
 class StructType(DataType):
-    """A row type: an ordered list of :class:`StructField`."""
+    """A row type: an ordered list of :class:`StructField`.
+
+    Examples
+    --------
+    >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+    >>> schema = StructType([StructField("id", LongType()), StructField("name", StringType())])
+    >>> spark.createDataFrame([(1, 'a')], schema).schema == schema
+    True
+    """
 
     def __init__(self, fields: list[StructField] | None = None) -> None:
         self.fields: list[StructField] = list(fields or [])
@@ -416,7 +850,30 @@ class StructType(DataType):
         nullable: bool = True,
         metadata: dict[str, Any] | None = None,
     ) -> "StructType":
-        """Append a field (by StructField, or by name and type) and return self."""
+        """Append a field (by StructField, or by name and type) and return self.
+
+        Parameters
+        ----------
+        field : str or StructField
+            the field, or its name
+        data_type : DataType or str, optional
+            its type (a DDL string or a DataType) when ``field`` is a name
+        nullable : bool, default True
+            whether it may be null
+        metadata : dict, optional
+            its metadata
+
+        Returns
+        -------
+        StructType
+            this schema, with the field added
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+        >>> StructType().add("id", LongType(), False).add("name", "string").simpleString()
+        'struct<id:bigint,name:string>'
+        """
         if isinstance(field, StructField):
             self.fields.append(field)
         else:
@@ -428,11 +885,35 @@ class StructType(DataType):
 
     @property
     def names(self) -> list[str]:
-        """Return the field names."""
+        """Return the field names.
+
+        Returns
+        -------
+        list of str
+            the fields' names, in order
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+        >>> StructType().add("id", "long").add("name", "string").names
+        ['id', 'name']
+        """
         return [f.name for f in self.fields]
 
     def fieldNames(self) -> list[str]:
-        """Return the field names."""
+        """Return the field names.
+
+        Returns
+        -------
+        list of str
+            the fields' names, in order
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+        >>> StructType().add("id", "long").add("name", "string").fieldNames()
+        ['id', 'name']
+        """
         return self.names
 
     def __iter__(self) -> Iterator[StructField]:
@@ -450,7 +931,19 @@ class StructType(DataType):
         raise KeyError(f"No StructField named {key}")
 
     def simpleString(self) -> str:
-        """Return ``struct<a:int,...>``."""
+        """Return ``struct<a:int,...>``.
+
+        Returns
+        -------
+        str
+            ``struct<name:type,...>``
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType
+        >>> StructType().add("id", "long").add("name", "string").simpleString()
+        'struct<id:bigint,name:string>'
+        """
         return "struct<" + ",".join(f.simpleString() for f in self.fields) + ">"
 
     def __repr__(self) -> str:
@@ -464,7 +957,28 @@ class StructType(DataType):
 
     def treeString(self, level: int | None = None) -> str:
         """Return the schema as ``printSchema`` shows it (nested fields down
-        to ``level``, all when None)."""
+        to ``level``, all when None).
+
+        Parameters
+        ----------
+        level : int, optional
+            how many levels of nested fields to show (default: all)
+
+        Returns
+        -------
+        str
+            the tree ``printSchema`` prints
+
+        Examples
+        --------
+        >>> from sparklet.sql.types import StructField, StructType, StringType, LongType, ArrayType
+        >>> print(StructType().add("id", "long", False).add("tags", ArrayType(StringType())).treeString())
+        root
+         |-- id: long (nullable = false)
+         |-- tags: array (nullable = true)
+         |    |-- element: string (containsNull = true)
+        <BLANKLINE>
+        """
         lines = ["root"]
 
         def walk(dt: DataType, prefix: str) -> None:

@@ -5,6 +5,19 @@ a pattern, format or literal by nature (``F.regexp_extract(c, "(\\d+)", 1)``).
 The functions are kept by family (``string``, ``math``, ``datetime``,
 ``collection``, ``aggregates``, ``sketches``, ``misc``); all are names of this module, as
 in PySpark.
+
+Examples
+--------
+>>> from sparklet.sql import functions as F
+>>> df = spark.createDataFrame([("a", 1), ("a", 3), ("b", 5)], ["k", "v"])
+>>> df.groupBy(F.upper("k").alias("K")).agg(F.sum("v").alias("total")).orderBy("K").show()
++---+-----+
+|  K|total|
++---+-----+
+|  A|    4|
+|  B|    5|
++---+-----+
+<BLANKLINE>
 """
 
 from __future__ import annotations
