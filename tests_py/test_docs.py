@@ -85,6 +85,9 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.catalog.Catalog",
     "sparklet.sql.types",
     "sparklet.sql",
+    "sparklet.sql._dataframe_na.DataFrameNaFunctions",
+    "sparklet.sql._dataframe_stat.DataFrameStatFunctions",
+    "sparklet.sql.udf.UDFRegistration",
 ]
 
 

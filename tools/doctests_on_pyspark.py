@@ -60,6 +60,8 @@ MODULES = [
     "sparklet.sql.catalog",
     "sparklet.sql.types",
     "sparklet.sql.functions",
+    "sparklet.sql._dataframe_na",
+    "sparklet.sql._dataframe_stat",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

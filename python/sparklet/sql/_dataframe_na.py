@@ -214,19 +214,126 @@ def replace(df: DataFrame, to_replace: Any, value: Any = "__unset__", subset: An
 
 
 class DataFrameNaFunctions:
-    """``df.na``: the missing-value functions of a DataFrame."""
+    """``df.na``: the missing-value functions of a DataFrame (the same as ``dropna``, ``fillna`` and ``replace``).
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(1, None), (None, "b"), (3, "c")], "n int, s string")
+    >>> df.na.fill(0).na.fill("?").orderBy("s").show()
+    +---+---+
+    |  n|  s|
+    +---+---+
+    |  1|  ?|
+    |  0|  b|
+    |  3|  c|
+    +---+---+
+    <BLANKLINE>
+    """
 
     def __init__(self, df: DataFrame) -> None:
         self.df = df
 
     def drop(self, how: str = "any", thresh: int | None = None, subset: Any = None) -> DataFrame:
-        """Rows without missing values (see :meth:`DataFrame.dropna`)."""
+        """Rows without missing values (see :meth:`DataFrame.dropna`).
+
+        Parameters
+        ----------
+        how : str, default 'any'
+            ``any``: drop a row with any null; ``all``: only a row of nulls
+        thresh : int, optional
+            keep rows with at least this many non-null values (overrides ``how``)
+        subset : str or list of str, optional
+            the columns to look at (default: all)
+
+        Returns
+        -------
+        DataFrame
+            the rows kept
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, None), (None, "b"), (3, "c")], "n int, s string")
+        >>> df.na.drop().show()
+        +---+---+
+        |  n|  s|
+        +---+---+
+        |  3|  c|
+        +---+---+
+        <BLANKLINE>
+        >>> df.na.drop(subset=["n"]).orderBy("n").show()
+        +---+----+
+        |  n|   s|
+        +---+----+
+        |  1|NULL|
+        |  3|   c|
+        +---+----+
+        <BLANKLINE>
+        """
         return drop(self.df, how, thresh, subset)
 
     def fill(self, value: Any, subset: Any = None) -> DataFrame:
-        """Missing values filled (see :meth:`DataFrame.fillna`)."""
+        """Missing values filled (see :meth:`DataFrame.fillna`).
+
+        Parameters
+        ----------
+        value : int, float, str, bool or dict
+            the value for nulls of columns of its type, or a value per column name
+        subset : str or list of str, optional
+            the columns to fill (default: all of the value's type)
+
+        Returns
+        -------
+        DataFrame
+            the rows with nulls filled
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, None), (None, "b"), (3, "c")], "n int, s string")
+        >>> df.na.fill({"n": 0, "s": "none"}).orderBy("n").show()
+        +---+----+
+        |  n|   s|
+        +---+----+
+        |  0|   b|
+        |  1|none|
+        |  3|   c|
+        +---+----+
+        <BLANKLINE>
+        """
         return fill(self.df, value, subset)
 
     def replace(self, to_replace: Any, value: Any = "__unset__", subset: Any = None) -> DataFrame:
-        """Values replaced (see :meth:`DataFrame.replace`)."""
+        """Values replaced (see :meth:`DataFrame.replace`).
+
+        Parameters
+        ----------
+        to_replace : value, list or dict
+            the values to replace, or a dict of old to new values
+        value : value or list, optional
+            the new values (not with a dict)
+        subset : str or list of str, optional
+            the columns to look at (default: all of the values' type)
+
+        Returns
+        -------
+        DataFrame
+            the rows with the values replaced
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, None), (None, "b"), (3, "c")], "n int, s string")
+        >>> df.na.replace("b", "B").orderBy("n").show()
+        +----+----+
+        |   n|   s|
+        +----+----+
+        |NULL|   B|
+        |   1|NULL|
+        |   3|   c|
+        +----+----+
+        <BLANKLINE>
+        """
         return replace(self.df, to_replace, value, subset)
+
+
+# the class is shown as sparklet.sql.dataframe's (as PySpark's); its
+# methods' examples are this module's
+__test__ = {"DataFrameNaFunctions": DataFrameNaFunctions}

@@ -241,31 +241,175 @@ def _statistic(c: Column, name: str, numeric: bool) -> Column:
 
 
 class DataFrameStatFunctions:
-    """``df.stat``: the statistics functions of a DataFrame."""
+    """``df.stat``: the statistics functions of a DataFrame (the same as its ``corr``, ``cov``, ``crosstab``, ...).
+
+    Examples
+    --------
+    >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+    >>> round(df.stat.corr("x", "y"), 4)
+    0.9934
+    """
 
     def __init__(self, df: DataFrame) -> None:
         self.df = df
 
     def approxQuantile(self, col: Any, probabilities: Any, relativeError: float) -> list[Any]:
-        """See :meth:`DataFrame.approxQuantile`."""
+        """See :meth:`DataFrame.approxQuantile`.
+
+        Parameters
+        ----------
+        col : str or list of str
+            the numeric column(s)
+        probabilities : list of float
+            the quantiles, each from 0 to 1
+        relativeError : float
+            the precision allowed (0: exact)
+
+        Returns
+        -------
+        list
+            the quantiles (a list per column when ``col`` is a list)
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> df.stat.approxQuantile("y", [0.0, 0.5, 1.0], 0.0)
+        [2.0, 4.0, 7.0]
+        """
         return approx_quantile(self.df, col, probabilities, relativeError)
 
     def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
-        """See :meth:`DataFrame.corr`."""
+        """See :meth:`DataFrame.corr`.
+
+        Parameters
+        ----------
+        col1 : str
+            the first column
+        col2 : str
+            the second column
+        method : str, optional
+            ``pearson``, the only one
+
+        Returns
+        -------
+        float
+            the Pearson correlation coefficient
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> round(df.stat.corr("x", "y"), 4)
+        0.9934
+        """
         return corr(self.df, col1, col2, method)
 
     def cov(self, col1: str, col2: str) -> float | None:
-        """See :meth:`DataFrame.cov`."""
+        """See :meth:`DataFrame.cov`.
+
+        Parameters
+        ----------
+        col1 : str
+            the first column
+        col2 : str
+            the second column
+
+        Returns
+        -------
+        float
+            the sample covariance
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> df.stat.cov("x", "y")
+        2.5
+        """
         return cov(self.df, col1, col2)
 
     def crosstab(self, col1: str, col2: str) -> DataFrame:
-        """See :meth:`DataFrame.crosstab`."""
+        """See :meth:`DataFrame.crosstab`.
+
+        Parameters
+        ----------
+        col1 : str
+            the column whose values make the rows
+        col2 : str
+            the column whose values make the columns
+
+        Returns
+        -------
+        DataFrame
+            the counts of each pair, in a column ``col1_col2`` and one column per value of ``col2``
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> df.stat.crosstab("k", "x").orderBy("k_x").show()
+        +---+---+---+---+
+        |k_x|  1|  2|  3|
+        +---+---+---+---+
+        |  a|  1|  1|  0|
+        |  b|  0|  0|  1|
+        +---+---+---+---+
+        <BLANKLINE>
+        """
         return crosstab(self.df, col1, col2)
 
     def freqItems(self, cols: Any, support: float | None = None) -> DataFrame:
-        """See :meth:`DataFrame.freqItems`."""
+        """See :meth:`DataFrame.freqItems`.
+
+        Parameters
+        ----------
+        cols : list of str
+            the columns
+        support : float, optional
+            the smallest share of rows an item must have (default 0.01)
+
+        Returns
+        -------
+        DataFrame
+            one row of ``<col>_freqItems`` arrays (may hold false positives)
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> sorted(df.stat.freqItems(["k"], 0.6).first()[0])
+        ['a']
+        """
         return freq_items(self.df, cols, support)
 
     def sampleBy(self, col: Any, fractions: dict[Any, float], seed: int | None = None) -> DataFrame:
-        """See :meth:`DataFrame.sampleBy`."""
+        """See :meth:`DataFrame.sampleBy`.
+
+        Parameters
+        ----------
+        col : str or Column
+            the column that makes the strata
+        fractions : dict
+            the share of rows to keep per value (missing values: 0)
+        seed : int, optional
+            the random seed
+
+        Returns
+        -------
+        DataFrame
+            a stratified sample, without replacement
+
+        Examples
+        --------
+        >>> df = spark.createDataFrame([(1, 2.0, "a"), (2, 4.0, "a"), (3, 7.0, "b")], ["x", "y", "k"])
+        >>> df.stat.sampleBy("k", {"a": 1.0, "b": 0.0}, seed=1).orderBy("x").show()
+        +---+---+---+
+        |  x|  y|  k|
+        +---+---+---+
+        |  1|2.0|  a|
+        |  2|4.0|  a|
+        +---+---+---+
+        <BLANKLINE>
+        """
         return sample_by(self.df, col, fractions, seed)
+
+
+# the class is shown as sparklet.sql.dataframe's (as PySpark's); its
+# methods' examples are this module's
+__test__ = {"DataFrameStatFunctions": DataFrameStatFunctions}

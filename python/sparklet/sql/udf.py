@@ -264,7 +264,19 @@ def _make_pandas_udf(f: Callable[..., Any], returnType: Any, functionType: int |
 
 
 class UDFRegistration:
-    """``spark.udf``: register Python functions for use in SQL."""
+    """``spark.udf``: register Python functions for use in SQL.
+
+    Examples
+    --------
+    >>> _ = spark.udf.register("reg_shout", lambda s: s.upper() + "!")
+    >>> spark.sql("SELECT reg_shout('hi') AS loud").show()
+    +----+
+    |loud|
+    +----+
+    | HI!|
+    +----+
+    <BLANKLINE>
+    """
 
     def __init__(self, session: Any) -> None:
         self._session = session
@@ -274,8 +286,41 @@ class UDFRegistration:
     def register(
         self, name: str, f: Callable[..., Any] | UserDefinedFunction, returnType: DataType | str | None = None
     ) -> UserDefinedFunction:
-        """Make ``f`` callable as ``name`` in ``spark.sql``; returns the UDF
-        (usable in the DataFrame API too)."""
+        """Make ``f`` callable as ``name`` in ``spark.sql`` (and ``F.call_udf``); returns the UDF, usable in the DataFrame API too.
+
+        Parameters
+        ----------
+        name : str
+            the name in SQL
+        f : callable or UserDefinedFunction
+            a Python function, or a UDF made by ``F.udf`` / ``F.pandas_udf`` (its own type kept)
+        returnType : DataType or str, optional
+            the result type for a plain function (default string)
+
+        Returns
+        -------
+        UserDefinedFunction
+            the registered UDF
+
+        Examples
+        --------
+        >>> plus_one = spark.udf.register("reg_plus_one", lambda n: n + 1, "int")
+        >>> spark.sql("SELECT reg_plus_one(41) AS answer").show()
+        +------+
+        |answer|
+        +------+
+        |    42|
+        +------+
+        <BLANKLINE>
+        >>> spark.range(2).select(plus_one("id").alias("n")).show()
+        +---+
+        |  n|
+        +---+
+        |  1|
+        |  2|
+        +---+
+        <BLANKLINE>
+        """
         if isinstance(f, UserDefinedFunction):
             if returnType is not None:
                 raise PySparkTypeError(
