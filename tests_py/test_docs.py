@@ -88,6 +88,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql._dataframe_na.DataFrameNaFunctions",
     "sparklet.sql._dataframe_stat.DataFrameStatFunctions",
     "sparklet.sql.udf.UDFRegistration",
+    "sparklet.sql.tvf",
 ]
 
 

@@ -62,6 +62,7 @@ MODULES = [
     "sparklet.sql.functions",
     "sparklet.sql._dataframe_na",
     "sparklet.sql._dataframe_stat",
+    "sparklet.sql.tvf",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
