@@ -89,6 +89,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql._dataframe_stat.DataFrameStatFunctions",
     "sparklet.sql.udf.UDFRegistration",
     "sparklet.sql.tvf",
+    "sparklet.sql.datasource",
 ]
 
 

@@ -63,6 +63,7 @@ MODULES = [
     "sparklet.sql._dataframe_na",
     "sparklet.sql._dataframe_stat",
     "sparklet.sql.tvf",
+    "sparklet.sql.datasource",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's
