@@ -233,3 +233,11 @@ def test_show_create_table_writes_types_as_spark_4_3(spark: SparkSession, table:
         "  m MAP<STRING COLLATE UTF8_BINARY, INT>,",
         "  s STRUCT<x: STRING COLLATE UTF8_BINARY>)",
     ]
+
+
+def test_a_missing_table_in_sql_is_table_or_view_not_found(spark: SparkSession) -> None:
+    with pytest.raises(AnalysisException, match=r"TABLE_OR_VIEW_NOT_FOUND.*`nowhere_tbl`") as caught:
+        spark.sql("SELECT * FROM nowhere_tbl")
+    assert caught.value.getCondition() == "TABLE_OR_VIEW_NOT_FOUND"
+    with pytest.raises(AnalysisException, match=r"TABLE_OR_VIEW_NOT_FOUND.*`no_db`\.`nowhere_tbl`"):
+        spark.sql("SELECT * FROM no_db.nowhere_tbl")

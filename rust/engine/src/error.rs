@@ -102,6 +102,14 @@ impl Error {
         )
     }
 
+    /// Spark's error for a table or view no catalog has (`name` as written).
+    pub fn table_not_found(name: &str) -> Self {
+        Error::analysis(
+            "TABLE_OR_VIEW_NOT_FOUND",
+            format!("The table or view `{name}` cannot be found. Verify the spelling and correctness of the schema and catalog."),
+        )
+    }
+
     /// A bad argument or option value.
     pub fn illegal_argument(message: impl Into<String>) -> Self {
         Error::IllegalArgument {
@@ -182,6 +190,14 @@ impl Error {
                     .map(|(name, _)| name)
                 {
                     Error::unresolved_routine(name)
+                } else if let Some(table) = msg
+                    .strip_prefix("table '")
+                    .and_then(|rest| rest.strip_suffix("' not found"))
+                {
+                    // DataFusion names the table fully; Spark as written
+                    let written = table.strip_prefix("spark_catalog.").unwrap_or(table);
+                    let written = written.strip_prefix("default.").unwrap_or(written);
+                    Error::table_not_found(&written.replace('.', "`.`"))
                 } else if msg.contains("Invalid function") || msg.contains("not found") {
                     Error::analysis("UNRESOLVED_ROUTINE", msg)
                 } else {

@@ -370,10 +370,7 @@ impl Session {
     /// `spark.table(name)`.
     pub fn table(&self, name: &str) -> Result<DataFrame> {
         block_on(self.ctx.table(name))?.map_err(|e| match e {
-            datafusion::error::DataFusionError::Plan(_) => Error::analysis(
-                "TABLE_OR_VIEW_NOT_FOUND",
-                format!("The table or view `{name}` cannot be found. Verify the spelling and correctness of the schema and catalog."),
-            ),
+            datafusion::error::DataFusionError::Plan(_) => Error::table_not_found(name),
             other => Error::from_planning(other),
         })
     }
