@@ -464,13 +464,10 @@ pub const TYPE_CAST_FUNCTIONS: &[&str] = &[
     "date",
 ];
 
-/// `name(e)` with Spark's cast function `name` (`double`), which Spark
-/// names as `e` itself: an implicit widening that keeps the expression's name.
-pub fn cast_call(name: &str, e: Expr) -> Option<Expr> {
-    type_casts()
-        .into_iter()
-        .find(|f| f.name() == name)
-        .map(|f| f.call(vec![e]))
+/// Spark's cast function `name` (`double`), which Spark names as its
+/// argument itself: a widening made with it keeps the expression's name.
+pub fn cast_function(name: &str) -> Option<ScalarUDF> {
+    type_casts().into_iter().find(|f| f.name() == name)
 }
 
 /// Spark's casts by type name: `float('NaN')`, `int(s)`, `string(n)`.

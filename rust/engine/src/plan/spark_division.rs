@@ -84,14 +84,14 @@ fn float_with_exact(e: &Expr, schema: &DFSchema) -> DFResult<Option<Expr>> {
     if !mixed {
         return Ok(None);
     }
-    let double = |x: &Expr| crate::functions::spark_sql::cast_call("double", x.clone());
-    let (Some(left), Some(right)) = (double(left), double(right)) else {
+    let Some(double) = crate::functions::spark_sql::cast_function("double") else {
         return Ok(None);
     };
+    let widen = |x: &Expr| Box::new(double.call(vec![x.clone()]));
     Ok(Some(Expr::BinaryExpr(BinaryExpr::new(
-        Box::new(left),
+        widen(left),
         *op,
-        Box::new(right),
+        widen(right),
     ))))
 }
 

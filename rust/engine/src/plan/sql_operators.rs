@@ -12,7 +12,7 @@
 
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{visit_expressions_mut, Expr, TrimWhereField};
+use datafusion::sql::sqlparser::ast::{visit_expressions_mut, Expr, TrimWhereField, VisitMut};
 use datafusion::sql::sqlparser::dialect::DatabricksDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
@@ -24,12 +24,7 @@ pub fn rewrite_query(sql: &str) -> String {
     let Ok(mut statements) = Parser::parse_sql(&DatabricksDialect {}, sql) else {
         return sql.to_string(); // the planner reports the syntax error
     };
-    let mut changed = false;
-    let _ = visit_expressions_mut(&mut statements, |e| {
-        changed |= rewrite(e);
-        ControlFlow::<()>::Continue(())
-    });
-    if !changed {
+    if !rewrite_all(&mut statements) {
         return sql.to_string();
     }
     let texts: Vec<String> = statements.iter().map(ToString::to_string).collect();
@@ -42,23 +37,32 @@ pub fn rewrite_expr(text: &str) -> String {
     if !mentions_rewritten(text) {
         return text.to_string();
     }
-    let dialect = DatabricksDialect {};
-    let Ok(mut expr) = Parser::new(&dialect)
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_expr())
-    else {
+    let Some(mut expr) = parse_expr(text) else {
         return text.to_string();
     };
-    let mut changed = false;
-    let _ = visit_expressions_mut(&mut expr, |e| {
-        changed |= rewrite(e);
-        ControlFlow::<()>::Continue(())
-    });
-    if changed {
+    if rewrite_all(&mut expr) {
         expr.to_string()
     } else {
         text.to_string()
     }
+}
+
+/// Rewrite every expression of `tree`; whether any changed.
+fn rewrite_all(tree: &mut impl VisitMut) -> bool {
+    let mut changed = false;
+    let _ = visit_expressions_mut(tree, |e| {
+        changed |= rewrite(e);
+        ControlFlow::<()>::Continue(())
+    });
+    changed
+}
+
+/// `text` parsed as one expression (None: not one).
+fn parse_expr(text: &str) -> Option<Expr> {
+    Parser::new(&DatabricksDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .ok()
 }
 
 /// Cheap test before parsing: only text naming an operator above can change.
@@ -116,38 +120,15 @@ fn rewrite(e: &mut Expr) -> bool {
             pattern,
             ..
         } => {
-            let call = format!("rlike({expr}, {pattern})");
-            let call = if *negated {
-                format!("NOT {call}")
-            } else {
-                call
-            };
-            match Parser::new(&DatabricksDialect {})
-                .try_with_sql(&call)
-                .and_then(|mut p| p.parse_expr())
-            {
-                Ok(parsed) => {
-                    *e = Expr::Nested(Box::new(parsed));
-                    true
-                }
-                Err(_) => false,
-            }
+            let not = if *negated { "NOT " } else { "" };
+            parse_expr(&format!("{not}rlike({expr}, {pattern})"))
+                .map(|parsed| *e = Expr::Nested(Box::new(parsed)))
+                .is_some()
         }
-        Expr::Identifier(ident) if ident.quote_style.is_none() => {
-            let Some(text) = suffixed_literal(&ident.value) else {
-                return false;
-            };
-            match Parser::new(&DatabricksDialect {})
-                .try_with_sql(&text)
-                .and_then(|mut p| p.parse_expr())
-            {
-                Ok(parsed) => {
-                    *e = parsed;
-                    true
-                }
-                Err(_) => false,
-            }
-        }
+        Expr::Identifier(ident) if ident.quote_style.is_none() => suffixed_literal(&ident.value)
+            .and_then(|text| parse_expr(&text))
+            .map(|parsed| *e = parsed)
+            .is_some(),
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
             trim_what: Some(_),

@@ -133,12 +133,14 @@ fn spark_scalar_text(array: &dyn Array, row: usize) -> Option<String> {
 /// `13:45:30.5`: a time of day as Spark shows it, the fraction without
 /// trailing zeros.
 fn time_of_day(micros: i64) -> String {
-    let (secs, frac) = (micros / 1_000_000, micros % 1_000_000);
-    let text = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
-    match frac {
-        0 => text,
-        f => format!("{text}.{}", format!("{f:06}").trim_end_matches('0')),
-    }
+    let secs = micros / 1_000_000;
+    format!(
+        "{:02}:{:02}:{:02}{}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        fraction(micros.unsigned_abs() % 1_000_000)
+    )
 }
 
 /// `INTERVAL '1 12:30:01.001001' DAY TO SECOND`, as Spark shows a
@@ -150,12 +152,17 @@ fn day_time_interval(micros: i64) -> String {
     let (h, rest) = (rest / 3_600_000_000, rest % 3_600_000_000);
     let (min, rest) = (rest / 60_000_000, rest % 60_000_000);
     let (sec, frac) = (rest / 1_000_000, rest % 1_000_000);
-    let frac = if frac == 0 {
-        String::new()
-    } else {
-        format!(".{frac:06}").trim_end_matches('0').to_string()
-    };
+    let frac = fraction(frac);
     format!("INTERVAL '{sign}{days} {h:02}:{min:02}:{sec:02}{frac}' DAY TO SECOND")
+}
+
+/// `.5` for 500000 microseconds: a second's fraction as Spark shows it,
+/// without trailing zeros (nothing for none).
+fn fraction(micros: u64) -> String {
+    match micros {
+        0 => String::new(),
+        f => format!(".{f:06}").trim_end_matches('0').to_string(),
+    }
 }
 
 /// `1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds`, as Spark shows
