@@ -90,6 +90,7 @@ FULLY_DOCUMENTED = [
     "sparklet.sql.udf.UDFRegistration",
     "sparklet.sql.tvf",
     "sparklet.sql.datasource",
+    "sparklet.errors",
 ]
 
 

@@ -64,6 +64,7 @@ MODULES = [
     "sparklet.sql._dataframe_stat",
     "sparklet.sql.tvf",
     "sparklet.sql.datasource",
+    "sparklet.errors.exceptions",
 ]
 
 #: Examples (by qualified name, or a prefix ending in ".") of sparklet's

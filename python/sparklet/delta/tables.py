@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
 from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.column import Column
 
 if TYPE_CHECKING:
@@ -70,21 +71,14 @@ def _condition(value: ExpressionOrColumn | None, what: str) -> Any:
     if value is None:
         return None
     if not isinstance(value, (str, Column)):
-        raise PySparkTypeError(
-            f"[NOT_COLUMN_OR_STR] Argument `{what}` should be a Column or str, got {type(value).__name__}.",
-            "NOT_COLUMN_OR_STR",
-        )
+        raise not_expected_type(what, "Column or str", value)
     return _expr(value)
 
 
 def _assignments(values: Mapping[str, Any] | None, what: str, alias: str | None) -> list[tuple[str, Any]]:
     """``set``/``values``: target column (its table alias dropped) and value."""
     if not isinstance(values, Mapping) or not values:
-        raise PySparkTypeError(
-            f"[NOT_DICT] Argument `{what}` should be a dict of column names to Column or str expressions, "
-            f"got {type(values).__name__}.",
-            "NOT_DICT",
-        )
+        raise not_expected_type(what, "dict", values)
     out = []
     for column, value in values.items():
         name = str(column).strip("`")
@@ -189,10 +183,7 @@ class DeltaTable:
         from sparklet.sql.dataframe import DataFrame
 
         if not isinstance(source, DataFrame):
-            raise PySparkTypeError(
-                f"[NOT_DATAFRAME] Argument `source` should be a DataFrame, got {type(source).__name__}.",
-                "NOT_DATAFRAME",
-            )
+            raise not_expected_type("source", "DataFrame", source)
         if condition is None:
             raise PySparkTypeError("[NOT_COLUMN_OR_STR] Argument `condition` should be a Column or str, got None.")
         return DeltaMergeBuilder(self, source, condition)

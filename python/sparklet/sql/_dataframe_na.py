@@ -10,6 +10,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type, value_not_allowed
 from sparklet.sql.column import Column
 from sparklet.sql.types import (
     BooleanType,
@@ -56,11 +57,7 @@ def _subset_names(df: DataFrame, subset: Any, argument: str = "subset") -> list[
         return [subset]
     if isinstance(subset, (list, tuple)) and all(isinstance(c, str) for c in subset):
         return list(subset)
-    raise PySparkTypeError(
-        f"[NOT_LIST_OR_STR_OR_TUPLE] Argument `{argument}` should be a list, str or tuple, "
-        f"got {type(subset).__name__}.",
-        "NOT_LIST_OR_STR_OR_TUPLE",
-    )
+    raise not_expected_type(argument, "list, str or tuple", subset)
 
 
 def _fields(df: DataFrame, names: list[str] | None) -> list[Any]:
@@ -94,19 +91,11 @@ def fill(df: DataFrame, value: Any, subset: Any = None) -> DataFrame:
     from sparklet.sql import functions as F
 
     if not isinstance(value, (*_Scalar, dict)):
-        raise PySparkTypeError(
-            "[NOT_BOOL_OR_DICT_OR_FLOAT_OR_INT_OR_STR] Argument `value` should be a bool, dict, float, int or "
-            f"str, got {type(value).__name__}.",
-            "NOT_BOOL_OR_DICT_OR_FLOAT_OR_INT_OR_STR",
-        )
+        raise not_expected_type("value", "bool, dict, float, int or str", value)
     if isinstance(value, dict):
         for v in value.values():
             if not isinstance(v, _Scalar):
-                raise PySparkTypeError(
-                    "[NOT_BOOL_OR_FLOAT_OR_INT_OR_STR] Argument `value` should be a bool, float, int or str, "
-                    f"got {type(v).__name__}.",
-                    "NOT_BOOL_OR_FLOAT_OR_INT_OR_STR",
-                )
+                raise not_expected_type("value", "bool, float, int or str", v)
         by_name = dict(value)
         fields = _fields(df, list(by_name))
     else:
@@ -141,9 +130,7 @@ def drop(df: DataFrame, how: str = "any", thresh: int | None = None, subset: Any
     from sparklet.sql import functions as F
 
     if how not in ("any", "all"):
-        raise PySparkValueError(
-            f"[VALUE_NOT_ANY_OR_ALL] Value for `how` must be 'any' or 'all', got '{how}'.", "VALUE_NOT_ANY_OR_ALL"
-        )
+        raise value_not_allowed("how", ["any", "all"])
     fields = _fields(df, _subset_names(df, subset))
     if thresh is None:
         thresh = len(fields) if how == "any" else 1
@@ -168,17 +155,9 @@ def replace(df: DataFrame, to_replace: Any, value: Any = "__unset__", subset: An
             )
         value = None
     if not isinstance(to_replace, (*_Scalar, list, tuple, dict)):
-        raise PySparkTypeError(
-            "[NOT_BOOL_OR_DICT_OR_FLOAT_OR_INT_OR_LIST_OR_STR_OR_TUPLE] Argument `to_replace` should be a bool, "
-            f"dict, float, int, list, str or tuple, got {type(to_replace).__name__}.",
-            "NOT_BOOL_OR_DICT_OR_FLOAT_OR_INT_OR_LIST_OR_STR_OR_TUPLE",
-        )
+        raise not_expected_type("to_replace", "bool, dict, float, int, list, str or tuple", to_replace)
     if value is not None and not isinstance(value, (*_Scalar, list, tuple)):
-        raise PySparkTypeError(
-            "[NOT_BOOL_OR_FLOAT_OR_INT_OR_LIST_OR_NONE_OR_STR_OR_TUPLE] Argument `value` should be a bool, "
-            f"float, int, list, None, str or tuple, got {type(value).__name__}.",
-            "NOT_BOOL_OR_FLOAT_OR_INT_OR_LIST_OR_NONE_OR_STR_OR_TUPLE",
-        )
+        raise not_expected_type("value", "bool, float, int, list, None, str or tuple", value)
     if isinstance(to_replace, dict):
         pairs = list(to_replace.items())
     else:

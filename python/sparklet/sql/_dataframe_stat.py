@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type, value_not_allowed
 from sparklet.sql.column import Column
 from sparklet.sql.types import NumericType, StringType
 
@@ -21,7 +22,7 @@ __all__ = ["DataFrameStatFunctions"]
 
 def _name(col: Any, argument: str) -> str:
     if not isinstance(col, str):
-        raise PySparkTypeError(f"[NOT_STR] Argument `{argument}` should be a str, got {type(col).__name__}.", "NOT_STR")
+        raise not_expected_type(argument, "str", col)
     return col
 
 
@@ -37,9 +38,7 @@ def corr(df: DataFrame, col1: str, col2: str, method: str | None = None) -> floa
 
     _name(col1, "col1"), _name(col2, "col2")
     if method is not None and method != "pearson":
-        raise PySparkValueError(
-            f"[VALUE_NOT_PEARSON] Value for `method` only supports 'pearson', got '{method}'.", "VALUE_NOT_PEARSON"
-        )
+        raise value_not_allowed("method", ["pearson"])
     row = df.agg(F.corr(_quoted(col1), _quoted(col2))).first()
     value: float | None = row[0] if row is not None else None
     return value
@@ -95,10 +94,7 @@ def freq_items(df: DataFrame, cols: Any, support: float | None = None) -> DataFr
     if isinstance(cols, tuple):
         cols = list(cols)
     if not isinstance(cols, list):
-        raise PySparkTypeError(
-            f"[NOT_LIST_OR_TUPLE] Argument `cols` should be a list or tuple, got {type(cols).__name__}.",
-            "NOT_LIST_OR_TUPLE",
-        )
+        raise not_expected_type("cols", "list or tuple", cols)
     support = 0.01 if support is None else support
     if support < 1e-4:
         raise PySparkValueError(
@@ -123,17 +119,12 @@ def approx_quantile(df: DataFrame, col: Any, probabilities: Any, relativeError: 
 
     single = isinstance(col, str)
     if not single and not (isinstance(col, (list, tuple)) and all(isinstance(c, str) for c in col)):
-        raise PySparkTypeError(
-            f"[NOT_LIST_OR_STR_OR_TUPLE] Argument `col` should be a list, str or tuple, got {type(col).__name__}.",
-            "NOT_LIST_OR_STR_OR_TUPLE",
-        )
-    if not isinstance(probabilities, (list, tuple)) or not all(
-        isinstance(p, (int, float)) and 0 <= p <= 1 for p in probabilities
-    ):
-        raise PySparkTypeError(
-            "[NOT_LIST_OF_FLOAT_OR_INT] Argument `probabilities` should be a list of float or int between 0 and 1.",
-            "NOT_LIST_OF_FLOAT_OR_INT",
-        )
+        raise not_expected_type("col", "list, str or tuple", col)
+    if not isinstance(probabilities, (list, tuple)):
+        raise not_expected_type("probabilities", "list or tuple", probabilities)
+    for p in probabilities:
+        if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise not_expected_type("probabilities", "list[float, int]", p)
     if not isinstance(relativeError, (int, float)) or relativeError < 0:
         raise PySparkValueError(
             f"[NEGATIVE_VALUE] Value for `relativeError` must be greater than or equal to 0, got '{relativeError}'.",
@@ -157,14 +148,9 @@ def sample_by(df: DataFrame, col: Any, fractions: dict[Any, float], seed: int | 
     if isinstance(col, str):
         col = _quoted(col)
     if not isinstance(col, Column):
-        raise PySparkTypeError(
-            f"[NOT_COLUMN_OR_STR] Argument `col` should be a Column or str, got {type(col).__name__}.",
-            "NOT_COLUMN_OR_STR",
-        )
+        raise not_expected_type("col", "Column or str", col)
     if not isinstance(fractions, dict):
-        raise PySparkTypeError(
-            f"[NOT_DICT] Argument `fractions` should be a dict, got {type(fractions).__name__}.", "NOT_DICT"
-        )
+        raise not_expected_type("fractions", "dict", fractions)
     for k, v in fractions.items():
         if not isinstance(k, (float, int, str)):
             raise PySparkTypeError(

@@ -7,7 +7,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
-from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from sparklet.errors import AnalysisException, IllegalArgumentException, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import (
     ByteType,
@@ -41,9 +42,7 @@ def col_regex(df: DataFrame, pattern: str) -> Column:
     """``df.colRegex``: a name in backquotes is a regex over the column names
     (matched whole); otherwise the one column of that name."""
     if not isinstance(pattern, str):
-        raise PySparkTypeError(
-            f"[NOT_STR] Argument `colName` should be a str, got {type(pattern).__name__}.", "NOT_STR"
-        )
+        raise not_expected_type("colName", "str", pattern)
     m = re.fullmatch(r"`(.+)`", pattern, flags=re.S)
     if not m:
         return df[pattern]
@@ -114,11 +113,7 @@ def sample(df: DataFrame, with_replacement: Any, fraction: Any, seed: Any) -> Da
     flag_as_keyword = with_replacement is None and isinstance(fraction, (float, int))
     fraction_first = isinstance(with_replacement, (float, int)) and not isinstance(with_replacement, bool)
     if not (given_flag or flag_as_keyword or fraction_first):
-        raise PySparkTypeError(
-            "[NOT_BOOL_OR_FLOAT_OR_INT] Argument `withReplacement` should be a bool, float or int, "
-            f"got {type(with_replacement).__name__}.",
-            "NOT_BOOL_OR_FLOAT_OR_INT",
-        )
+        raise not_expected_type("withReplacement", "bool, float or int", with_replacement)
     if fraction_first:
         if fraction is not None:
             seed = fraction
@@ -127,7 +122,8 @@ def sample(df: DataFrame, with_replacement: Any, fraction: Any, seed: Any) -> Da
     fraction = float(fraction)
     if fraction < 0 or (not replace and fraction > 1):
         bound = "must be nonnegative" if replace else "must be on interval [0, 1] without replacement"
-        raise PySparkValueError(f"requirement failed: Sampling fraction ({fraction}) {bound}", "ILLEGAL_ARGUMENT")
+        # the JVM's require(): an IllegalArgumentException without a condition
+        raise IllegalArgumentException(f"requirement failed: Sampling fraction ({fraction}) {bound}")
     seed = None if seed is None else int(seed)
     if not replace:
         return df if fraction >= 1.0 else df.filter(F.rand(seed) < F.lit(fraction))
@@ -167,7 +163,7 @@ def random_split(df: DataFrame, weights: list[float], seed: int | None) -> list[
             )
     total = sum(weights)
     if total <= 0:
-        raise PySparkValueError("requirement failed: Sum of weights must be positive", "ILLEGAL_ARGUMENT")
+        raise IllegalArgumentException("requirement failed: Sum of weights must be positive")
     seed = int(seed) if seed is not None else int.from_bytes(__import__("os").urandom(4), "little")
     # the draws are made once and kept, so every part reads the same ones
     drawn = df.withColumn("__draw", F.rand(seed)).persist()

@@ -10,7 +10,8 @@ import os
 import shutil
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sparklet.errors import AnalysisException, PySparkTypeError
+from sparklet.errors import AnalysisException
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql._warehouse import CATALOG_NAME, DEFAULT_DB, DatabaseInfo, TableInfo, Warehouse
 from sparklet.sql.types import StructType, _parse_datatype_string
 from sparklet.storagelevel import StorageLevel
@@ -128,9 +129,7 @@ class Catalog:
     def _split(self, name: str, db: str | None = None) -> tuple[str, str]:
         """``(database, table)`` of ``t``, ``db.t`` or ``spark_catalog.db.t``."""
         if not isinstance(name, str):
-            raise PySparkTypeError(
-                f"[NOT_STR] Argument `tableName` should be a str, got {type(name).__name__}.", "NOT_STR"
-            )
+            raise not_expected_type("tableName", "str", name)
         # Spark's session catalog keeps names in lower case and matches them so
         parts = [p.strip("`").lower() for p in name.split(".")]
         if len(parts) == 3 and parts[0] == CATALOG_NAME:

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from sparklet import _native
 from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.types import DataType, _parse_datatype_string
 
 __all__ = ["Column"]
@@ -60,10 +61,7 @@ def _to_col(value: "Column" | str) -> "Column":
         return value
     if isinstance(value, str):
         return Column(_native.col(value))
-    raise PySparkTypeError(
-        f"[NOT_COLUMN_OR_STR] Argument `col` should be a Column or str, got {type(value).__name__}.",
-        "NOT_COLUMN_OR_STR",
-    )
+    raise not_expected_type("col", "Column or str", value)
 
 
 class Column:
@@ -293,10 +291,7 @@ class Column:
         """
         dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
         if not isinstance(dt, DataType):
-            raise PySparkTypeError(
-                f"[NOT_DATATYPE_OR_STR] Argument `dataType` should be a DataType or str, got {type(dataType).__name__}.",
-                "NOT_DATATYPE_OR_STR",
-            )
+            raise not_expected_type("dataType", "DataType or str", dataType)
         return Column(self._expr.cast(dt._to_arrow()))
 
     astype = cast
@@ -322,10 +317,7 @@ class Column:
         """
         dt = _parse_datatype_string(dataType) if isinstance(dataType, str) else dataType
         if not isinstance(dt, DataType):
-            raise PySparkTypeError(
-                f"[NOT_DATATYPE_OR_STR] Argument `dataType` should be a DataType or str, got {type(dataType).__name__}.",
-                "NOT_DATATYPE_OR_STR",
-            )
+            raise not_expected_type("dataType", "DataType or str", dataType)
         return Column(self._expr.try_cast(dt._to_arrow()))
 
     def bitwiseAND(self, other: Any) -> "Column":
@@ -558,14 +550,9 @@ class Column:
         Row(a=9, b=2)
         """
         if not isinstance(fieldName, str):
-            raise PySparkTypeError(
-                f"[NOT_STR] Argument `fieldName` should be a str, got {type(fieldName).__name__}.",
-                "NOT_STR",
-            )
+            raise not_expected_type("fieldName", "str", fieldName)
         if not isinstance(col, Column):
-            raise PySparkTypeError(
-                f"[NOT_COLUMN] Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN"
-            )
+            raise not_expected_type("col", "Column", col)
         return Column(self._expr.with_field(fieldName, col._expr))
 
     def dropFields(self, *fieldNames: str) -> "Column":

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from sparklet import _native
 from sparklet.errors import AnalysisException, PySparkRuntimeError, PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql._convert import table_to_pandas, table_to_rows
 from sparklet.sql._dataframe_na import DataFrameNaFunctions
 from sparklet.sql._dataframe_stat import DataFrameStatFunctions
@@ -191,7 +192,7 @@ class DataFrame:
             return self.filter(item)  # type: ignore[return-value]
         if isinstance(item, (list, tuple)):
             return self.select(*item)
-        raise PySparkTypeError(f"[NOT_COLUMN_OR_INT_OR_STR] Unexpected key {item!r}.", "NOT_COLUMN_OR_INT_OR_STR")
+        raise not_expected_type("item", "Column, float, integer, list or string", item)
 
     def __getattr__(self, name: str) -> Column:
         if name.startswith("_"):
@@ -304,10 +305,7 @@ class DataFrame:
         if isinstance(condition, str):
             return self._wrap(self._native.filter(self._native.parse_sql(condition)))
         if not isinstance(condition, Column):
-            raise PySparkTypeError(
-                f"[NOT_COLUMN_OR_STR] Argument `condition` should be a Column or str, got {type(condition).__name__}.",
-                "NOT_COLUMN_OR_STR",
-            )
+            raise not_expected_type("condition", "Column or str", condition)
         return self._wrap(self._native.filter(condition._expr))
 
     where = filter
@@ -339,9 +337,7 @@ class DataFrame:
         [Row(name='ann', age=32, adult=True)]
         """
         if not isinstance(col, Column):
-            raise PySparkTypeError(
-                f"[NOT_COLUMN] Argument `col` should be a Column, got {type(col).__name__}.", "NOT_COLUMN"
-            )
+            raise not_expected_type("col", "Column", col)
         return self._wrap(self._native.with_column(colName, col._expr))
 
     def withColumns(self, *colsMap: dict[str, Column]) -> "DataFrame":
@@ -416,9 +412,7 @@ class DataFrame:
         {'unit': 'EUR'}
         """
         if not isinstance(metadata, dict):
-            raise PySparkTypeError(
-                f"[NOT_DICT] Argument `metadata` should be a dict, got {type(metadata).__name__}.", "NOT_DICT"
-            )
+            raise not_expected_type("metadata", "dict", metadata)
         from sparklet.sql.functions import col
 
         return self.withColumn(columnName, col(columnName).alias(columnName, metadata=metadata))
@@ -546,10 +540,7 @@ class DataFrame:
             for c in columns[1:]:
                 cond = cond & c
             return self._wrap(self._native.join(other._native, None, cond._expr, how), other)
-        raise PySparkTypeError(
-            f"[NOT_COLUMN_OR_LIST_OR_STR] Argument `on` should be a Column, str or list, got {type(on).__name__}.",
-            "NOT_COLUMN_OR_LIST_OR_STR",
-        )
+        raise not_expected_type("on", "Column, list or str", on)
 
     def crossJoin(self, other: "DataFrame") -> "DataFrame":
         """Every pair of rows of this DataFrame and another.
@@ -938,10 +929,7 @@ class DataFrame:
             if not ascending:
                 items = [c.desc() for c in items]
         else:
-            raise PySparkTypeError(
-                f"[NOT_BOOL_OR_LIST] Argument `ascending` should be a bool or list, got {type(ascending).__name__}.",
-                "NOT_BOOL_OR_LIST",
-            )
+            raise not_expected_type("ascending", "bool or list", ascending)
         return self._wrap(self._native.sort([c._expr for c in items]))
 
     def _ordinal(self, i: int, what: str) -> Column:
@@ -1523,10 +1511,7 @@ class DataFrame:
         """
         for c in cols:
             if not isinstance(c, str):
-                raise PySparkTypeError(
-                    f"[NOT_LIST_OF_STR] Argument `cols` should be a list[str], got {type(c).__name__}.",
-                    "NOT_LIST_OF_STR",
-                )
+                raise not_expected_type("cols", "list[str]", c)
         if len(cols) != len(self.columns):
             raise AnalysisException(
                 f"The number of columns doesn't match.\nOld column names ({len(self.columns)}): "
@@ -1562,9 +1547,7 @@ class DataFrame:
         [('id', 'bigint'), ('name', 'string')]
         """
         if not isinstance(schema, StructType):
-            raise PySparkTypeError(
-                f"[NOT_STRUCT] Argument `schema` should be a StructType, got {type(schema).__name__}.", "NOT_STRUCT"
-            )
+            raise not_expected_type("schema", "struct type", schema)
         for f in schema.fields:
             self._check_column(f.name)
         return self.select(*[Column(_native.col(f"`{f.name}`")).cast(f.dataType).alias(f.name) for f in schema.fields])
@@ -1593,10 +1576,7 @@ class DataFrame:
         """
         result = func(self, *args, **kwargs)
         if not isinstance(result, DataFrame):
-            raise PySparkTypeError(
-                f"[NOT_DATAFRAME] Argument `func` should return a DataFrame, got {type(result).__name__}.",
-                "NOT_DATAFRAME",
-            )
+            raise not_expected_type("func", "DataFrame", result)
         return result
 
     def unpivot(
@@ -1686,7 +1666,7 @@ class DataFrame:
         [Row(id=1, v='a')]
         """
         if not isinstance(name, str):
-            raise PySparkTypeError(f"[NOT_STR] Argument `name` should be a str, got {type(name).__name__}.", "NOT_STR")
+            raise not_expected_type("name", "str", name)
         for p in _flatten(parameters):
             if not isinstance(p, (str, float, int, Column, list)):
                 raise PySparkTypeError(
@@ -2295,11 +2275,7 @@ class DataFrame:
         (True, 3)
         """
         if not isinstance(storageLevel, StorageLevel):
-            raise PySparkTypeError(
-                f"[NOT_STORAGELEVEL] Argument `storageLevel` should be a StorageLevel, "
-                f"got {type(storageLevel).__name__}.",
-                "NOT_STORAGELEVEL",
-            )
+            raise not_expected_type("storageLevel", "StorageLevel", storageLevel)
         if self._unpersisted is None:
             self._unpersisted = self._native
             self._native = self._native.cache()
@@ -2486,10 +2462,7 @@ class DataFrame:
         (True, False)
         """
         if not isinstance(other, DataFrame):
-            raise PySparkTypeError(
-                f"[NOT_DATAFRAME] Argument `other` should be a DataFrame, got {type(other).__name__}.",
-                "NOT_DATAFRAME",
-            )
+            raise not_expected_type("other", "DataFrame", other)
         return bool(self._native.semantic_plan() == other._native.semantic_plan())
 
     def semanticHash(self) -> int:
@@ -2535,15 +2508,11 @@ class DataFrame:
 
     def _show_string(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> str:
         if not isinstance(n, int) or isinstance(n, bool):
-            raise PySparkTypeError(f"[NOT_INT] Argument `n` should be an int, got {type(n).__name__}.", "NOT_INT")
+            raise not_expected_type("n", "int", n)
         if not isinstance(truncate, (bool, int)):
-            raise PySparkTypeError(
-                f"[NOT_BOOL] Argument `truncate` should be a bool or int, got {type(truncate).__name__}.", "NOT_BOOL"
-            )
+            raise not_expected_type("truncate", "bool", truncate)
         if not isinstance(vertical, bool):
-            raise PySparkTypeError(
-                f"[NOT_BOOL] Argument `vertical` should be a bool, got {type(vertical).__name__}.", "NOT_BOOL"
-            )
+            raise not_expected_type("vertical", "bool", vertical)
         width = (20 if truncate else 0) if isinstance(truncate, bool) else max(truncate, 0)
         table = self.limit(n + 1).toArrow()
         time_zone = self.sparkSession.conf.get("spark.sql.session.timeZone")

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from sparklet.errors import AnalysisException, PySparkTypeError, PySparkValueError
+from sparklet.errors import AnalysisException, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.column import Column
 from sparklet.sql.types import StructType
 
@@ -114,10 +115,7 @@ class GroupedData:
             elif isinstance(e, Column):
                 aggs.append(e)
             else:
-                raise PySparkTypeError(
-                    f"[NOT_COLUMN_OR_DICT] Argument `exprs` should be a Column or dict, got {type(e).__name__}.",
-                    "NOT_COLUMN_OR_DICT",
-                )
+                raise not_expected_type("exprs", "Column or dict", e)
         keys = [c._expr for c in self._cols]
         if self._pivot is not None:
             return self._pivoted(keys, aggs)

@@ -11,7 +11,8 @@ import pyarrow as pa
 
 from sparklet import _native
 from sparklet.core.context import SparkContext
-from sparklet.errors import PySparkRuntimeError, PySparkTypeError
+from sparklet.errors import PySparkRuntimeError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql import _remote
 from sparklet.sql._convert import to_table
 from sparklet.sql.catalog import Catalog
@@ -844,9 +845,7 @@ class SparkSession:
             start, end = 0, start
         for name, value in (("start", start), ("end", end), ("step", step)):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise PySparkTypeError(
-                    f"[NOT_INT] Argument `{name}` should be an int, got {type(value).__name__}.", "NOT_INT"
-                )
+                raise not_expected_type(name, "int", value)
         args = f"{int(start)}, {int(end)}, {int(step)}" + (f", {int(numPartitions)}" if numPartitions else "")
         return DataFrame(self._native.sql(f"SELECT id FROM range({args})"), self)
 

@@ -30,6 +30,7 @@ from typing import Any, NoReturn, Self
 import pyarrow as pa
 
 from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql import _remote
 
 __all__ = [
@@ -793,10 +794,7 @@ class StructField(DataType):
         metadata: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(dataType, DataType):
-            raise PySparkTypeError(
-                f"[NOT_DATATYPE] Argument `dataType` should be a DataType, got {type(dataType).__name__}.",
-                "NOT_DATATYPE",
-            )
+            raise not_expected_type("dataType", "DataType", dataType)
         self.name = name
         self.dataType = dataType
         self.nullable = nullable
@@ -1236,10 +1234,7 @@ def to_struct_type(schema: StructType | str | DataType) -> StructType:
         return StructType([StructField("value", dt)])
     if isinstance(schema, DataType):
         return StructType([StructField("value", schema)])
-    raise PySparkTypeError(
-        f"[NOT_STRUCT_OR_STR] Argument `schema` should be a StructType or str, got {type(schema).__name__}.",
-        "NOT_STRUCT_OR_STR",
-    )
+    raise not_expected_type("schema", "str or struct type", schema)
 
 
 class Row(tuple[Any, ...]):

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from sparklet import _native
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql._convert import column_values
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.types import DataType, StringType, _parse_datatype_string
@@ -30,10 +31,7 @@ def _data_type(returnType: DataType | str) -> DataType:
         return _parse_datatype_string(returnType)
     if isinstance(returnType, DataType):
         return returnType
-    raise PySparkTypeError(
-        f"[NOT_DATATYPE_OR_STR] Argument `returnType` should be a DataType or str, got {type(returnType).__name__}.",
-        "NOT_DATATYPE_OR_STR",
-    )
+    raise not_expected_type("returnType", "DataType or str", returnType)
 
 
 def _rows_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.Table, int], pa.Array]:

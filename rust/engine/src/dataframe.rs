@@ -303,15 +303,16 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
                 }
                 if !is_relation {
                     // Spark analyses eagerly: the error comes here, not when run
-                    let names: Vec<String> =
-                        schema.fields().iter().map(|f| format!("`{}`", f.name())).collect();
+                    let names = crate::error::closest_names(
+                        name,
+                        schema.fields().iter().map(|f| f.name().as_str()),
+                    );
                     return Err(datafusion::error::DataFusionError::External(Box::new(
                         Error::analysis(
                             "UNRESOLVED_COLUMN.WITH_SUGGESTION",
                             format!(
                                 "A column, variable, or function parameter with name `{rel_name}`.`{name}` cannot be \
-                                 resolved. Did you mean one of the following? [{}].",
-                                names.join(", ")
+                                 resolved. Did you mean one of the following? [{names}].",
                             ),
                         ),
                     )));

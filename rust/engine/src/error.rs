@@ -75,6 +75,34 @@ pub enum Error {
     Internal(String),
 }
 
+/// Spark's proposal for a name that is not there: the five closest of
+/// `candidates` by edit distance, each once, quoted.
+pub fn closest_names<'a>(missing: &str, candidates: impl Iterator<Item = &'a str>) -> String {
+    use datafusion::common::utils::datafusion_strsim::levenshtein;
+    let mut names: Vec<&str> = Vec::new();
+    for name in candidates {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.sort_by_key(|name| levenshtein(name, missing));
+    let quoted: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+    quoted.join(", ")
+}
+
+/// Spark's wording of a SQL syntax error (`Syntax error at or near 'x'.`)
+/// from the SQL parser's, which follows for where and what was expected.
+fn syntax_error(parser: &str) -> String {
+    let detail = parser.strip_prefix("sql parser error: ").unwrap_or(parser);
+    match detail
+        .split_once("found: ")
+        .map(|(_, rest)| rest.split(" at Line").next().unwrap_or(rest))
+    {
+        Some(found) => format!("Syntax error at or near '{found}'. ({detail})"),
+        None => format!("Syntax error: {detail}"),
+    }
+}
+
 impl Error {
     /// Spark's error for a zero divisor under ANSI.
     pub fn divide_by_zero() -> Self {
@@ -168,16 +196,13 @@ impl Error {
                     field,
                     valid_fields,
                 } => {
-                    let names: Vec<String> = valid_fields
-                        .iter()
-                        .map(|c| format!("`{}`", c.name))
-                        .collect();
+                    let names = valid_fields.iter().map(|c| c.name.as_str());
                     Error::analysis(
                         "UNRESOLVED_COLUMN.WITH_SUGGESTION",
                         format!(
                             "A column, variable, or function parameter with name `{}` cannot be resolved. Did you mean one of the following? [{}].",
                             field.name,
-                            names.join(", ")
+                            closest_names(&field.name, names)
                         ),
                     )
                 }
@@ -204,7 +229,9 @@ impl Error {
                     Error::analysis("DATATYPE_MISMATCH", msg)
                 }
             }
-            DataFusionError::SQL(e, _) => Error::analysis("PARSE_SYNTAX_ERROR", e.to_string()),
+            DataFusionError::SQL(e, _) => {
+                Error::analysis("PARSE_SYNTAX_ERROR", syntax_error(&e.to_string()))
+            }
             DataFusionError::Context(ctx, inner) => match Error::from_planning(*inner) {
                 Error::Analysis { condition, message } => Error::Analysis {
                     condition,

@@ -157,6 +157,8 @@ impl Session {
         crate::functions::register_spark_names(&ctx);
         // after the renames: its Spark name is upper case, its call lower
         ctx.register_udf(crate::plan::partitions::spark_partition_id_udf());
+        // SQL's `a[i]` is rewritten into a call of it (plan::sql_operators)
+        ctx.register_udf(crate::functions::column::get_item_udf());
         for f in crate::functions::spark_aggregates() {
             ctx.register_udaf(f);
         }

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use sparklet_engine::Error;
 
 pyo3::import_exception!(sparklet.errors, AnalysisException);
+pyo3::import_exception!(sparklet.errors, ParseException);
 pyo3::import_exception!(sparklet.errors, IllegalArgumentException);
 pyo3::import_exception!(sparklet.errors, StreamingQueryException);
 pyo3::import_exception!(sparklet.errors, SparkRuntimeException);
@@ -135,6 +136,9 @@ fn format_exception(py: Python<'_>, err: &PyErr) -> String {
 /// Convert an engine error into the matching Python exception.
 pub fn to_py(err: Error) -> PyErr {
     match err {
+        Error::Analysis { condition, message } if condition == "PARSE_SYNTAX_ERROR" => {
+            ParseException::new_err((format!("[{condition}] {message}"), condition))
+        }
         Error::Analysis { condition, message } => {
             AnalysisException::new_err((format!("[{condition}] {message}"), condition))
         }

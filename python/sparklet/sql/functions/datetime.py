@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sparklet import _native
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.column import Column, _to_col
 from sparklet.sql.functions._core import ColumnOrName, _call, _fn, _lit_or_col, lit
 
@@ -1405,11 +1406,7 @@ def extract(field: Column, source: ColumnOrName) -> Column:
 
 def _micros(interval: str, what: str) -> int:
     if not isinstance(interval, str) or not interval.strip():
-        from sparklet.errors import PySparkTypeError
-
-        raise PySparkTypeError(
-            f"[NOT_STR] Argument `{what}` should be a str, got {type(interval).__name__}.", "NOT_STR"
-        )
+        raise not_expected_type(what, "str", interval)
     return int(_native.parse_interval_ms(interval)) * 1000
 
 

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sparklet import _native
-from sparklet.errors import PySparkTypeError, PySparkValueError
+from sparklet.errors import PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql._options import OptionsMixin, to_str
 from sparklet.sql.dataframe import DataFrame
 from sparklet.sql.streaming.query import StreamingQuery
@@ -87,7 +88,7 @@ class DataStreamReader(OptionsMixin):
         self._set_schema(schema)
         self._set(**options)
         if path is not None and not isinstance(path, str):
-            raise PySparkTypeError(f"[NOT_STR] Argument `path` should be a str, got {type(path).__name__}.", "NOT_STR")
+            raise not_expected_type("path", "str", path)
         if path is not None and path.strip() == "":
             raise PySparkValueError(
                 "[VALUE_NOT_NON_EMPTY_STR] Argument `path` should be a non-empty string.", "VALUE_NOT_NON_EMPTY_STR"

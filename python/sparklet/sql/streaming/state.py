@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparklet.errors import PySparkRuntimeError, PySparkTypeError, PySparkValueError
+from sparklet.errors._raise import not_expected_type
 from sparklet.sql.types import Row, StructType
 
 __all__ = ["GroupState", "GroupStateTimeout"]
@@ -292,9 +293,7 @@ class GroupState:
         sparklet.errors.exceptions.PySparkValueError: Timeout duration must be positive
         """
         if isinstance(durationMs, str) or not isinstance(durationMs, int):
-            raise PySparkTypeError(
-                f"[NOT_INT] Argument `durationMs` should be an int, got {type(durationMs).__name__}.", "NOT_INT"
-            )
+            raise not_expected_type("durationMs", "int", durationMs)
         if self._timeout_conf != GroupStateTimeout.ProcessingTimeTimeout:
             raise PySparkRuntimeError(
                 "Cannot set timeout duration without enabling processing time timeout in applyInPandasWithState",

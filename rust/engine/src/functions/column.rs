@@ -62,10 +62,17 @@ pub const GET_ITEM: &str = "get_item";
 /// field. It stays one call until the optimizer simplifies it, so that the
 /// output is named as Spark names it (`l[0]`, `d[key]`).
 pub fn get_item(base: Expr, key: Expr) -> Expr {
-    let f = ScalarUDF::new_from_impl(GetItem {
+    Expr::ScalarFunction(ScalarFunction::new_udf(
+        Arc::new(get_item_udf()),
+        vec![base, key],
+    ))
+}
+
+/// [`get_item`]'s function, registered so that SQL's `a[i]` can call it.
+pub fn get_item_udf() -> ScalarUDF {
+    ScalarUDF::new_from_impl(GetItem {
         signature: Signature::any(2, Volatility::Immutable),
-    });
-    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![base, key]))
+    })
 }
 
 /// Whether `e` is a [`get_item`] call.
@@ -82,11 +89,59 @@ fn is_list(t: &DataType) -> bool {
     matches!(t, DataType::List(_) | DataType::LargeList(_))
 }
 
-/// Element `index` (0-based) of each list, Spark's ANSI error where it is
-/// out of bounds (`get()` is the function that tolerates it).
+/// How an index picks a list's element: `col[i]` counts from 0; SQL's
+/// `element_at` counts from 1 (negative from the end), and its `try_`
+/// form gives null where the index is past either end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Indexing {
+    ZeroBased,
+    ElementAt { strict: bool },
+}
+
+impl Indexing {
+    /// The element's position in a list of `len`, `None` past its ends, or
+    /// Spark's error for the index.
+    fn position(self, at: i64, len: usize) -> datafusion::error::Result<Option<usize>> {
+        let position = match self {
+            Indexing::ZeroBased => (at >= 0).then_some(at),
+            Indexing::ElementAt { .. } if at == 0 => {
+                return Err(input_error(
+                    "INVALID_INDEX_OF_ZERO",
+                    "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1). SQLSTATE: 22003".into(),
+                ))
+            }
+            Indexing::ElementAt { .. } if at > 0 => Some(at - 1),
+            Indexing::ElementAt { .. } => Some(len as i64 + at).filter(|p| *p >= 0),
+        };
+        match position.filter(|p| (*p as usize) < len) {
+            Some(p) => Ok(Some(p as usize)),
+            None => match self {
+                Indexing::ElementAt { strict: false } => Ok(None),
+                Indexing::ElementAt { strict: true } => Err(input_error(
+                    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT",
+                    format!("The index {at} is out of bounds. The array has {len} elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"),
+                )),
+                Indexing::ZeroBased => Err(input_error(
+                    "INVALID_ARRAY_INDEX",
+                    format!("The index {at} is out of bounds. The array has {len} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"),
+                )),
+            },
+        }
+    }
+}
+
+fn input_error(condition: &str, message: String) -> DataFusionError {
+    DataFusionError::External(Box::new(Error::Input {
+        condition: condition.into(),
+        message,
+    }))
+}
+
+/// The element of each list `index` picks, or Spark's error for it.
 fn list_items<O: OffsetSizeTrait>(
     lists: &GenericListArray<O>,
     index: &Int64Array,
+    indexing: Indexing,
 ) -> datafusion::error::Result<ArrayRef> {
     let offsets = lists.value_offsets();
     let mut take = Vec::with_capacity(lists.len());
@@ -97,22 +152,89 @@ fn list_items<O: OffsetSizeTrait>(
             continue;
         }
         let (start, len) = (bounds[0].as_usize(), (bounds[1] - bounds[0]).as_usize());
-        let at = index.value(i);
-        if at < 0 || at as usize >= len {
-            return Err(DataFusionError::External(Box::new(Error::Input {
-                condition: "INVALID_ARRAY_INDEX".into(),
-                message: format!(
-                    "The index {at} is out of bounds. The array has {len} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"
-                ),
-            })));
-        }
-        take.push(Some((start + at as usize) as u64));
+        let at = indexing.position(index.value(i), len)?;
+        take.push(at.map(|at| (start + at) as u64));
     }
     Ok(arrow::compute::take(
         lists.values(),
         &UInt64Array::from(take),
         None,
     )?)
+}
+
+/// Each list's element `args[1]` picks, as `indexing` counts (the
+/// arguments' shapes kept: two scalars give a scalar).
+fn pick_items(
+    args: &ScalarFunctionArgs,
+    indexing: Indexing,
+) -> datafusion::error::Result<ColumnarValue> {
+    let rows = args.number_rows;
+    let scalar = args
+        .args
+        .iter()
+        .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+    let base = args.args[0].to_array(rows)?;
+    let index = match &args.args[1] {
+        ColumnarValue::Scalar(s) => s.cast_to(&DataType::Int64)?.to_array_of_size(1)?,
+        ColumnarValue::Array(a) => arrow::compute::cast(a, &DataType::Int64)?,
+    };
+    let index = index.as_primitive::<arrow::datatypes::Int64Type>();
+    let out = match base.data_type() {
+        DataType::List(_) => list_items(base.as_list::<i32>(), index, indexing)?,
+        DataType::LargeList(_) => list_items(base.as_list::<i64>(), index, indexing)?,
+        DataType::Null => arrow::array::new_null_array(&DataType::Null, base.len()),
+        other => return plan_err!("an element is taken from an array, not {other}"),
+    };
+    if scalar {
+        return Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?));
+    }
+    Ok(ColumnarValue::Array(out))
+}
+
+/// `element_at(array, i)` (1-based, negative from the end): Spark's ANSI
+/// error past either end, or null for `try_element_at` (`strict` false).
+pub fn element_at(array: Expr, index: Expr, strict: bool) -> Expr {
+    let f = ScalarUDF::new_from_impl(ElementAt {
+        strict,
+        signature: Signature::any(2, Volatility::Immutable),
+    });
+    Expr::ScalarFunction(ScalarFunction::new_udf(Arc::new(f), vec![array, index]))
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ElementAt {
+    strict: bool,
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for ElementAt {
+    fn name(&self) -> &str {
+        if self.strict {
+            "element_at"
+        } else {
+            "try_element_at"
+        }
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, args: &[DataType]) -> datafusion::error::Result<DataType> {
+        match &args[0] {
+            DataType::List(f) | DataType::LargeList(f) => Ok(f.data_type().clone()),
+            other => Ok(other.clone()),
+        }
+    }
+    fn invoke_with_args(
+        &self,
+        args: ScalarFunctionArgs,
+    ) -> datafusion::error::Result<ColumnarValue> {
+        pick_items(
+            &args,
+            Indexing::ElementAt {
+                strict: self.strict,
+            },
+        )
+    }
 }
 
 impl ScalarUDFImpl for GetItem {
@@ -177,24 +299,6 @@ impl ScalarUDFImpl for GetItem {
             // a map or struct planned without the optimizer (a join's keys)
             return datafusion::functions::core::get_field().invoke_with_args(args);
         }
-        let rows = args.number_rows;
-        let scalar = args
-            .args
-            .iter()
-            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
-        let base = args.args[0].to_array(rows)?;
-        let index = match &args.args[1] {
-            ColumnarValue::Scalar(s) => s.cast_to(&DataType::Int64)?.to_array_of_size(1)?,
-            ColumnarValue::Array(a) => arrow::compute::cast(a, &DataType::Int64)?,
-        };
-        let index = index.as_primitive::<arrow::datatypes::Int64Type>();
-        let out = match base_type {
-            DataType::List(_) => list_items(base.as_list::<i32>(), index)?,
-            _ => list_items(base.as_list::<i64>(), index)?,
-        };
-        if scalar {
-            return Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?));
-        }
-        Ok(ColumnarValue::Array(out))
+        pick_items(&args, Indexing::ZeroBased)
     }
 }

@@ -213,8 +213,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("try_to_timestamp", "to_timestamp"),
     ("try_to_date", "to_date"),
     ("to_timestamp_ltz", "to_timestamp"),
-    // element_at is null past the end already
-    ("try_element_at", "element_at"),
 ];
 
 fn renamed(name: &str) -> &str {

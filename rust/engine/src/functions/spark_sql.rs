@@ -205,6 +205,17 @@ pub(super) fn element_type(t: &DataType) -> DFResult<DataType> {
     }
 }
 
+/// `element_at(container, key)` of a map or an array (see [`all`]).
+fn element_at(mut a: Vec<Expr>, t: &[DataType], strict: bool) -> DFResult<Expr> {
+    use datafusion::functions_nested::expr_fn::{array_element, map_extract};
+    let key = a.remove(1);
+    let container = a.remove(0);
+    Ok(match &t[0] {
+        DataType::Map(..) => array_element(map_extract(container, key), lit(1i64)),
+        _ => super::column::element_at(container, key, strict),
+    })
+}
+
 /// The UDFs, registered under Spark's names.
 pub fn all() -> Vec<ScalarUDF> {
     let mut out: Vec<ScalarUDF> = [
@@ -380,22 +391,20 @@ pub fn all() -> Vec<ScalarUDF> {
             },
         }));
     }
-    // element_at(array, i) (1-based, negative from the end) or (map, key)
-    out.push(ScalarUDF::new_from_impl(Rewritten {
-        name: "element_at",
-        tag: "element_at",
-        signature: Signature::any(2, Volatility::Immutable),
-        returns: |t| element_type(&t[0]),
-        build: |_, mut a, t| {
-            use datafusion::functions_nested::expr_fn::{array_element, map_extract};
-            let key = a.remove(1);
-            let container = a.remove(0);
-            Ok(match &t[0] {
-                DataType::Map(..) => array_element(map_extract(container, key), lit(1i64)),
-                _ => array_element(container, cast(key, DataType::Int64)),
-            })
-        },
-    }));
+    // element_at(array, i) (1-based, negative from the end; ANSI: an error
+    // past either end, try_element_at null) or (map, key): null if missing
+    for (name, build) in [
+        ("element_at", (|_, a, t| element_at(a, t, true)) as Build),
+        ("try_element_at", |_, a, t| element_at(a, t, false)),
+    ] {
+        out.push(ScalarUDF::new_from_impl(Rewritten {
+            name,
+            tag: name,
+            signature: Signature::any(2, Volatility::Immutable),
+            returns: |t| element_type(&t[0]),
+            build,
+        }));
+    }
     // array(a, b, ...): the elements cast to their common type, as Spark
     // does (`array(1, 2.5)` is array<double>)
     out.push(ScalarUDF::new_from_impl(Rewritten {

@@ -29,6 +29,7 @@ pub(super) fn all() -> Vec<ScalarUDF> {
             DataType::Time64(TimeUnit::Microsecond),
             |a| to_time(a, true),
         ),
+        kernel_udf("make_date", DataType::Date32, make_date),
         kernel_udf(
             "make_time",
             DataType::Time64(TimeUnit::Microsecond),
@@ -423,6 +424,76 @@ mod tests {
     }
 }
 
+/// Spark's error for a date or time field out of its range.
+fn field_out_of_bounds(what: &str) -> DataFusionError {
+    DataFusionError::Execution(format!(
+        "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] {what}"
+    ))
+}
+
+/// `make_date(year, month, day)`: Spark's error for a field out of range
+/// or a day the month does not have.
+fn make_date(args: &[ArrayRef]) -> DFResult<ArrayRef> {
+    let [year, month, day] = args else {
+        return Err(DataFusionError::Plan(
+            "[WRONG_NUM_ARGS] make_date takes (year, month, day)".into(),
+        ));
+    };
+    let fields = [year, month, day]
+        .map(|a| cast(a, &DataType::Int64))
+        .into_iter()
+        .collect::<DFResult<Vec<_>, _>>()?;
+    let [year, month, day] = [0, 1, 2].map(|i| fields[i].as_primitive::<Int64Type>());
+    let mut out = arrow::array::Date32Builder::with_capacity(year.len());
+    for row in 0..year.len() {
+        if year.is_null(row) || month.is_null(row) || day.is_null(row) {
+            out.append_null();
+            continue;
+        }
+        let (y, m, d) = (year.value(row), month.value(row), day.value(row));
+        out.append_value(civil_date(y, m, d)?);
+    }
+    Ok(Arc::new(out.finish()))
+}
+
+/// Days since 1970-01-01 of `y-m-d`, checked field by field as Java's
+/// `LocalDate.of` (whose messages Spark passes on).
+fn civil_date(y: i64, m: i64, d: i64) -> DFResult<i32> {
+    let range = |field: &str, value: i64, range: &str| {
+        field_out_of_bounds(&format!(
+            "Invalid value for {field} (valid values {range}): {value}."
+        ))
+    };
+    if !(-999_999_999..=999_999_999).contains(&y) {
+        return Err(range("Year", y, "-999999999 - 999999999"));
+    }
+    if !(1..=12).contains(&m) {
+        return Err(range("MonthOfYear", m, "1 - 12"));
+    }
+    if !(1..=31).contains(&d) {
+        return Err(range("DayOfMonth", d, "1 - 28/31"));
+    }
+    let Some(first) = i32::try_from(y)
+        .ok()
+        .and_then(|y| NaiveDate::from_ymd_opt(y, m as u32, 1))
+    else {
+        return Err(DataFusionError::Execution(format!(
+            "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] the year {y} is past the dates sparklet holds (years -262142 to 262142)"
+        )));
+    };
+    match first.with_day(d as u32) {
+        Some(date) => Ok(date.num_days_from_ce() - 719_163),
+        None if m == 2 && d == 29 => Err(field_out_of_bounds(&format!(
+            "Invalid date 'February 29' as '{y}' is not a leap year."
+        ))),
+        None => {
+            let month =
+                chrono::Month::try_from(m as u8).map_or(String::new(), |m| m.name().to_uppercase());
+            Err(field_out_of_bounds(&format!("Invalid date '{month} {d}'.")))
+        }
+    }
+}
+
 /// `make_time(hour, minute, second)`: a time of day, the seconds with up
 /// to six decimals (Spark reads them as `decimal(16, 6)`).
 fn make_time(args: &[ArrayRef]) -> DFResult<ArrayRef> {
@@ -449,8 +520,8 @@ fn make_time(args: &[ArrayRef]) -> DFResult<ArrayRef> {
         }
         let (h, m, micros) = (hour.value(row), minute.value(row), second.value(row));
         let bad = |field: &str, value: String, range: &str| {
-            DataFusionError::Execution(format!(
-                "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] Invalid value for {field} (valid values {range}): {value}."
+            field_out_of_bounds(&format!(
+                "Invalid value for {field} (valid values {range}): {value}."
             ))
         };
         if !(0..24).contains(&h) {

@@ -5,14 +5,20 @@
 //!   `rlike(a, p)`, which Spark names `RLIKE(a, p)` either way;
 //! - `TRIM(BOTH x FROM s)` becomes `TRIM(x FROM s)`: the same call, but
 //!   DataFusion plans `BOTH` as `btrim`, which Spark names `btrim(s, x)`
-//!   only when written so.
+//!   only when written so;
+//! - `a[i]` / `m[k]` become `get_item(a, i)`: Spark counts an array's
+//!   elements from 0 (DataFusion's subscript from 1), raises past the end,
+//!   and names the column `a[i]`;
+//! - `0L`, `1.5D`, `1.25BD` and their kin become casts of the number.
 //!
 //! A query without them is passed on as written (the rewrite prints the
 //! parsed query back, so it is only done when something changed).
 
 use std::ops::ControlFlow;
 
-use datafusion::sql::sqlparser::ast::{visit_expressions_mut, Expr, TrimWhereField, VisitMut};
+use datafusion::sql::sqlparser::ast::{
+    visit_expressions_mut, AccessExpr, Expr, Subscript, TrimWhereField, VisitMut,
+};
 use datafusion::sql::sqlparser::dialect::DatabricksDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
@@ -73,7 +79,7 @@ fn mentions_rewritten(text: &str) -> bool {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && b"LYSDFB".contains(&w[1]));
     suffixed
-        || ["RLIKE", "REGEXP", "BOTH"]
+        || ["RLIKE", "REGEXP", "BOTH", "["]
             .iter()
             .any(|w| upper.contains(w))
 }
@@ -129,6 +135,12 @@ fn rewrite(e: &mut Expr) -> bool {
             .and_then(|text| parse_expr(&text))
             .map(|parsed| *e = parsed)
             .is_some(),
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            let Some(text) = subscripts_as_calls(root, access_chain) else {
+                return false;
+            };
+            parse_expr(&text).map(|parsed| *e = parsed).is_some()
+        }
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
             trim_what: Some(_),
@@ -139,6 +151,24 @@ fn rewrite(e: &mut Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// `root` and its `chain` of accesses as text, each subscript a call of
+/// sparklet's `get_item` (None: no subscript, or a slice).
+fn subscripts_as_calls(root: &Expr, chain: &[AccessExpr]) -> Option<String> {
+    let mut text = root.to_string();
+    let mut subscripted = false;
+    for access in chain {
+        text = match access {
+            AccessExpr::Subscript(Subscript::Index { index }) => {
+                subscripted = true;
+                format!("{}({text}, {index})", crate::functions::column::GET_ITEM)
+            }
+            AccessExpr::Subscript(Subscript::Slice { .. }) => return None,
+            AccessExpr::Dot(field) => format!("{text}.{field}"),
+        };
+    }
+    subscripted.then_some(text)
 }
 
 #[cfg(test)]
@@ -155,6 +185,10 @@ mod tests {
         assert_eq!(
             rewrite_expr("aggregate(xs, 0L, (acc, x) -> acc + x) + 1.5D + 2Y"),
             "aggregate(xs, bigint(0), (acc, x) -> acc + x) + double(1.5) + tinyint(2)"
+        );
+        assert_eq!(
+            rewrite_query("SELECT a[0], m['k'], a[1].f FROM t"),
+            "SELECT get_item(a, 0), get_item(m, 'k'), get_item(a, 1).f FROM t"
         );
         let plain = "SELECT regexp_like(s, 'BOTH')  FROM t";
         assert_eq!(rewrite_query(plain), plain);
