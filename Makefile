@@ -90,8 +90,7 @@ test: lint rust-test py-test notebooks
 bench: build
 	$(PY) bench/stateless.py
 	$(PY) bench/checkpoint.py
-	$(PY) bench/windowed.py
-	$(PY) bench/joins.py
+	$(PY) bench/streaming.py
 	$(PY) bench/state_stores.py
 	$(PY) bench/delta_sink.py
 	$(PY) bench/python_source.py

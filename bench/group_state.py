@@ -11,7 +11,7 @@ function's own cost (measured in the same process), and, with ``--pyspark-python
 (an interpreter with PySpark, pandas and Java), the same query on PySpark
 over the same files: the throughput ratio and whether the results are
 identical (the final totals per user, gathered in ``foreachBatch``).
-Measure with a release build of sparklet (see bench/windowed.py).
+Measure with a release build of sparklet (see bench/streaming.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Prints rows/s and, with ``--pyspark-python`` (an interpreter with PySpark
 and Java), PySpark's figure for the same query over the same files, the
 ratio, and whether the results are identical (row count and the sum of
 the UDF's values, gathered in ``foreachBatch``). Measure with a release
-build of sparklet (see bench/windowed.py).
+build of sparklet (see bench/streaming.py).
 """
 
 from __future__ import annotations
