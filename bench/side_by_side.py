@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
+from pathlib import Path
 
 
 def run_pyspark(pyspark_python: str, script: str, folder: str, kind: str) -> dict:
@@ -21,6 +23,16 @@ def run_pyspark(pyspark_python: str, script: str, folder: str, kind: str) -> dic
         env=env,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def peak_rss() -> int:
+    """This process's peak resident bytes. (Not ``getrusage``: across
+    ``exec`` Linux keeps the parent's peak in ``ru_maxrss``, so each child
+    of a bench that generated its data reported the bench's peak.)"""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def report(kind: str, width: int, mine: dict, theirs: dict, same: bool) -> None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from side_by_side import peak_rss
 
 PROVIDERS = {
     "memory": {},
@@ -111,7 +112,7 @@ def child(provider: str, kind: str, folder: Path) -> dict:
         "state_rows": state_rows,
         "checkpoint_bytes": state_bytes,
         "restart": restart,
-        "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "peak_rss": peak_rss(),
     }
 
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -50,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from side_by_side import session, summary
+from side_by_side import peak_rss, session, summary
 
 WORKLOADS = ["stateless", "noop", "tumbling", "sliding", "dedup", "join", "pandas"]
 EVENTS = "event_id BIGINT, user_id BIGINT, ts TIMESTAMP, amount DOUBLE, category STRING"
@@ -185,8 +184,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int) -> dict:
     q = writer.option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
     q.awaitTermination()
     elapsed = time.perf_counter() - t0
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {**summary(q, elapsed), "digest": digest, "peak_rss_mb": peak_kib / 1024}
+    return {**summary(q, elapsed), "digest": digest, "peak_rss_mb": peak_rss() / 2**20}
 
 
 def child(python: str, engine: str, folder: Path, kind: str, attempt: int) -> dict:

@@ -127,3 +127,42 @@ def _functions(spark: Any) -> Any:
 
 
 QUERIES = ["q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"]
+
+
+#: Each query as one DuckDB SQL over the Parquet copy of the events
+#: (``{events}``: a ``read_parquet`` of it), giving the rows the streaming
+#: query emits by the end of an ``availableNow`` run: a window closes once
+#: the watermark (the latest event time less ``WATERMARK``) passes its end,
+#: so the windows still open at the end are left out, as the stream leaves
+#: them. Used by run.py as a batch engine's reference time.
+_PERSON = "(SELECT UNNEST(person) FROM {events} WHERE event_type = 0)"
+_AUCTION = "(SELECT UNNEST(auction) FROM {events} WHERE event_type = 1)"
+_BID = "(SELECT UNNEST(bid) FROM {events} WHERE event_type = 2)"
+_CLOSED = "(SELECT max(dateTime) - INTERVAL 1 SECOND FROM {events} WHERE event_type = 2)"
+DUCKDB = {
+    "q0": f"SELECT auction, bidder, price, dateTime, extra FROM {_BID}",
+    "q1": f"SELECT auction, bidder, CAST(price AS DOUBLE) * 0.908 AS price, dateTime, extra FROM {_BID}",
+    "q2": f"SELECT auction, price FROM {_BID} WHERE auction % 123 = 0",
+    "q3": f"""SELECT P.name, P.city, P.state, A.id AS auction_id
+              FROM {_AUCTION} A JOIN {_PERSON} P ON A.seller = P.id
+              WHERE A.category = 10 AND P.state IN ('OR', 'ID', 'CA')""",
+    "q4": f"""SELECT Q.category, AVG(Q.final) AS avg_final FROM (
+                SELECT A.id, A.category, MAX(B.price) AS final
+                FROM {_AUCTION} A JOIN {_BID} B
+                  ON A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires
+                GROUP BY A.id, A.category) Q
+              GROUP BY Q.category""",
+    # each bid in the five 10 s windows every 2 s that hold it
+    "q5": f"""WITH W AS (
+                SELECT time_bucket(INTERVAL 2 SECOND, dateTime) - INTERVAL 2 SECOND * k AS start, auction
+                FROM {_BID}, range(5) AS r(k)),
+              C AS (SELECT start, auction, count(*) AS num FROM W GROUP BY start, auction)
+              SELECT start, max(num) AS maxn FROM C
+              WHERE start + INTERVAL 10 SECOND <= {_CLOSED} GROUP BY start""",
+    "q7": f"""SELECT time_bucket(INTERVAL 10 SECOND, dateTime) AS start, max(price) AS maxprice, count(*) AS bids
+              FROM {_BID} GROUP BY start HAVING start + INTERVAL 10 SECOND <= {_CLOSED}""",
+    "q8": f"""SELECT P.id AS person_id, P.name, time_bucket(INTERVAL 10 SECOND, P.dateTime) AS start
+              FROM {_PERSON} P JOIN {_AUCTION} A
+                ON P.id = A.seller
+               AND time_bucket(INTERVAL 10 SECOND, P.dateTime) = time_bucket(INTERVAL 10 SECOND, A.dateTime)""",
+}

@@ -1,4 +1,4 @@
-"""The Nexmark suite: sparklet, and PySpark when it is installed, over the same input.
+"""The Nexmark suite: sparklet, and PySpark and DuckDB when installed, over the same input.
 
     python bench/nexmark/run.py [--events 10000000] [--queries q0,q1,...] [--form df|sql]
                                 [--no-pyspark] [--data DIR] [--repeat N]
@@ -12,7 +12,10 @@ of each numeric column), or a batch query for the queries Spark cannot
 stream (``queries.BATCH_ONLY``). Prints per query: events, seconds,
 events/s, events/s per core, peak RSS; with PySpark (local mode on as many
 cores) its seconds, sparklet's throughput ratio and whether the digests
-match. With ``--repeat N`` each engine runs each query N times and the
+match; with DuckDB (the ``duckdb`` package), each query as one batch SQL over
+the same files (``queries.DUCKDB``: threads = cores, result fetched as
+Arrow, the same digest), its seconds, sparklet's time over it and whether
+the digests match. With ``--repeat N`` each engine runs each query N times and the
 median run counts. Measure with a release build of sparklet.
 """
 
@@ -22,7 +25,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -31,7 +33,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from queries import BATCH_ONLY, QUERIES, SQL, dataframe_query, sql_query  # noqa: E402
+sys.path.insert(0, str(HERE.parent))
+from queries import BATCH_ONLY, DUCKDB, QUERIES, SQL, dataframe_query, sql_query  # noqa: E402
+
+from side_by_side import peak_rss  # noqa: E402
 
 EVENTS_PER_FILE = 1_000_000
 #: Rows per Parquet row group: a file's row groups are what readers decode
@@ -102,7 +107,30 @@ def digest_of(batch: Any) -> tuple[int, dict[str, float]]:
     return int(row["__n"]), {c: float(row[c] or 0) for c in numeric}
 
 
+def duckdb_child(query: str, folder: Path) -> dict:
+    """``query`` as one DuckDB SQL over the same files (threads = cores),
+    its result fetched as Arrow and folded into the same digest."""
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pc.sum(pa.array([0]))
+    con = duckdb.connect()
+    con.execute(f"SET threads = {CORES}")
+    con.execute("SET TimeZone = 'UTC'")
+    events = f"read_parquet('{folder}/*.parquet')"
+    time.sleep(0.3)
+    t0 = time.perf_counter()
+    table = con.execute(DUCKDB[query].format(events=events)).to_arrow_table()
+    rows, sums = digest_of(table)
+    elapsed = time.perf_counter() - t0
+    return {"events": int((folder / "_COMPLETE").read_text()), "elapsed": elapsed, "rows": rows, "sums": sums,
+            "rss": peak_rss(), "jvm": None}  # fmt: skip
+
+
 def child(engine: str, query: str, form: str, folder: Path) -> dict:
+    if engine == "duckdb":
+        return duckdb_child(query, folder)
     spark = session(engine)
     schema = spark.read.parquet(str(folder)).schema
     events = int((folder / "_COMPLETE").read_text())
@@ -137,7 +165,7 @@ def child(engine: str, query: str, form: str, folder: Path) -> dict:
         q = df.writeStream.outputMode(mode).foreachBatch(fold).trigger(availableNow=True).start()
         q.awaitTermination()
     elapsed = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = peak_rss()
     jvm = None
     if engine == "pyspark":  # the JVM's peak too
         jvm = spark.sparkContext._gateway.proc.pid
@@ -188,6 +216,14 @@ def has_pyspark() -> bool:
     return subprocess.run(["java", "-version"], capture_output=True).returncode == 0
 
 
+def has_duckdb() -> bool:
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=10_000_000)
@@ -195,6 +231,7 @@ def main() -> int:
     ap.add_argument("--form", choices=("df", "sql"), default="df")
     ap.add_argument("--data", default=str(Path.home() / ".cache" / "sparklet-nexmark"))
     ap.add_argument("--no-pyspark", action="store_true")
+    ap.add_argument("--no-duckdb", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, help="runs per query and engine; the median counts")
     ap.add_argument("--child", nargs=4, metavar=("ENGINE", "QUERY", "FORM", "FOLDER"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -208,10 +245,13 @@ def main() -> int:
         generate(folder, args.events)
         print(f"wrote {args.events:,} events to {folder} in {time.perf_counter() - t0:.1f} s")
     pyspark = not args.no_pyspark and has_pyspark()
-    print(f"{CORES} cores; form: {args.form}; PySpark: {'yes' if pyspark else 'no'}")
+    duck = not args.no_duckdb and has_duckdb()
+    print(f"{CORES} cores; form: {args.form}; PySpark: {'yes' if pyspark else 'no'}; DuckDB: {'yes' if duck else 'no'}")
     header = f"{'query':6s} {'mode':6s} {'events':>11s} {'s':>7s} {'events/s':>11s} {'/core':>10s} {'RSS MiB':>8s}"
     if pyspark:
         header += f" {'PySpark s':>10s} {'ratio':>7s} {'same':>5s}"
+    if duck:
+        header += f" {'DuckDB s':>9s} {'vs DuckDB':>9s} {'same':>5s}"
     print(header)
     for query in args.queries.split(","):
         if args.form == "sql" and query not in SQL:
@@ -233,6 +273,13 @@ def main() -> int:
             else:
                 ratio = theirs["elapsed"] / mine["elapsed"]
                 line += f" {theirs['elapsed']:10.2f} {ratio:6.1f}x {str(same(mine, theirs)):>5s}"
+        if duck:
+            ref = measure(sys.executable, "duckdb", query, args.form, folder, args.repeat)
+            if ref is None or "error" in ref:
+                line += f"  DuckDB failed: {ref and ref.get('error')}"
+            else:
+                # sparklet's time over DuckDB's: at most 1.0 is the goal
+                line += f" {ref['elapsed']:9.2f} {mine['elapsed'] / ref['elapsed']:8.2f}x {str(same(mine, ref)):>5s}"
         print(line, flush=True)
     return 0
 
