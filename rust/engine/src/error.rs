@@ -75,6 +75,13 @@ pub enum Error {
     Internal(String),
 }
 
+/// A kernel's error with Spark's condition: DataFusion carries it as
+/// `[CONDITION] message` text, which [`Error::from_execution`] raises as
+/// Spark does (the condition's exception class, no "Execution error: ").
+pub fn kernel_error(condition: &str, message: impl std::fmt::Display) -> DataFusionError {
+    DataFusionError::Execution(format!("[{condition}] {message}"))
+}
+
 /// Spark's proposal for a name that is not there: the five closest of
 /// `candidates` by edit distance, each once, quoted.
 pub fn closest_names<'a>(missing: &str, candidates: impl Iterator<Item = &'a str>) -> String {

@@ -15,6 +15,7 @@ use datafusion::error::{DataFusionError, Result as DFResult};
 use datafusion::logical_expr::ScalarUDF;
 
 use super::udfs::kernel_udf;
+use crate::error::kernel_error as error;
 
 pub(super) fn all() -> Vec<ScalarUDF> {
     vec![
@@ -29,10 +30,6 @@ enum Mode {
     Gcm,
     Cbc,
     Ecb,
-}
-
-fn error(condition: &str, message: impl std::fmt::Display) -> DataFusionError {
-    DataFusionError::Execution(format!("[{condition}] {message}"))
 }
 
 fn mode_of(mode: &str, padding: &str) -> DFResult<Mode> {

@@ -10,7 +10,6 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::{plan_err, ScalarValue};
-use datafusion::error::DataFusionError;
 use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
@@ -18,7 +17,7 @@ use datafusion::logical_expr::{
     ScalarUDFImpl, Signature, Volatility,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{kernel_error, Error, Result};
 
 /// `F.when(cond, value)`: a CASE with one branch and no ELSE yet.
 pub fn when(cond: Expr, value: Expr) -> Result<Expr> {
@@ -105,9 +104,9 @@ impl Indexing {
         let position = match self {
             Indexing::ZeroBased => (at >= 0).then_some(at),
             Indexing::ElementAt { .. } if at == 0 => {
-                return Err(input_error(
+                return Err(kernel_error(
                     "INVALID_INDEX_OF_ZERO",
-                    "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1). SQLSTATE: 22003".into(),
+                    "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1). SQLSTATE: 22003",
                 ))
             }
             Indexing::ElementAt { .. } if at > 0 => Some(at - 1),
@@ -117,24 +116,17 @@ impl Indexing {
             Some(p) => Ok(Some(p as usize)),
             None => match self {
                 Indexing::ElementAt { strict: false } => Ok(None),
-                Indexing::ElementAt { strict: true } => Err(input_error(
+                Indexing::ElementAt { strict: true } => Err(kernel_error(
                     "INVALID_ARRAY_INDEX_IN_ELEMENT_AT",
                     format!("The index {at} is out of bounds. The array has {len} elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"),
                 )),
-                Indexing::ZeroBased => Err(input_error(
+                Indexing::ZeroBased => Err(kernel_error(
                     "INVALID_ARRAY_INDEX",
                     format!("The index {at} is out of bounds. The array has {len} elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead. SQLSTATE: 22003"),
                 )),
             },
         }
     }
-}
-
-fn input_error(condition: &str, message: String) -> DataFusionError {
-    DataFusionError::External(Box::new(Error::Input {
-        condition: condition.into(),
-        message,
-    }))
 }
 
 /// The element of each list `index` picks, or Spark's error for it.

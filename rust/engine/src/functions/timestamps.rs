@@ -426,9 +426,7 @@ mod tests {
 
 /// Spark's error for a date or time field out of its range.
 fn field_out_of_bounds(what: &str) -> DataFusionError {
-    DataFusionError::Execution(format!(
-        "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] {what}"
-    ))
+    crate::error::kernel_error("DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION", what)
 }
 
 /// `make_date(year, month, day)`: Spark's error for a field out of range
@@ -477,8 +475,8 @@ fn civil_date(y: i64, m: i64, d: i64) -> DFResult<i32> {
         .ok()
         .and_then(|y| NaiveDate::from_ymd_opt(y, m as u32, 1))
     else {
-        return Err(DataFusionError::Execution(format!(
-            "[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] the year {y} is past the dates sparklet holds (years -262142 to 262142)"
+        return Err(field_out_of_bounds(&format!(
+            "the year {y} is past the dates sparklet holds (years -262142 to 262142)"
         )));
     };
     match first.with_day(d as u32) {

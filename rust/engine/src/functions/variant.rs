@@ -22,6 +22,8 @@ use datafusion::logical_expr::{
 };
 use serde_json::{Map, Value};
 
+use crate::error::kernel_error as error;
+
 /// The field metadata key that marks a string column as a variant.
 pub const VARIANT_METADATA_KEY: &str = "sparklet.variant";
 
@@ -104,10 +106,6 @@ pub fn variant_field(name: &str) -> Field {
 
 fn is_variant(f: &FieldRef) -> bool {
     f.metadata().contains_key(VARIANT_METADATA_KEY)
-}
-
-fn error(condition: &str, message: impl std::fmt::Display) -> DataFusionError {
-    DataFusionError::Execution(format!("[{condition}] {message}"))
 }
 
 impl ScalarUDFImpl for VariantFunction {
