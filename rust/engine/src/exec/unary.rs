@@ -19,7 +19,7 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 
-use super::operator::whole_partition;
+use super::operator::{each_batch_blocking, whole_partition};
 use crate::error::Result;
 
 /// How much input one call of [`UnaryMap::map`] takes, and what comes out.
@@ -27,9 +27,9 @@ use crate::error::Result;
 pub enum Shape {
     /// Each batch as it arrives; the input's schema, partitions and order.
     EachBatch,
-    /// Each partition's whole input (a store then takes a batch's keys in
-    /// one sorted run); the input's schema, partitions and order.
-    EachPartition,
+    /// Each batch as it arrives, on the blocking pool (the map blocks on
+    /// state stores); the input's schema, partitions and order.
+    EachBatchBlocking,
     /// Each partition's whole input; rows of this schema.
     EachPartitionAs(SchemaRef),
     /// Every partition's input in one call (a key is seen once per batch);
@@ -75,7 +75,7 @@ impl<M: UnaryMap> UnaryExec<M> {
             ))
         };
         let properties = match map.shape() {
-            Shape::EachBatch | Shape::EachPartition => Arc::clone(input.properties()),
+            Shape::EachBatch | Shape::EachBatchBlocking => Arc::clone(input.properties()),
             Shape::EachPartitionAs(schema) => {
                 declared(&schema, input.properties().partitioning.partition_count())
             }
@@ -123,7 +123,7 @@ impl<M: UnaryMap> ExecutionPlan for UnaryExec<M> {
     fn maintains_input_order(&self) -> Vec<bool> {
         vec![matches!(
             self.map.shape(),
-            Shape::EachBatch | Shape::EachPartition
+            Shape::EachBatch | Shape::EachBatchBlocking
         )]
     }
 
@@ -154,9 +154,13 @@ impl<M: UnaryMap> ExecutionPlan for UnaryExec<M> {
                 });
                 return Ok(Box::pin(RecordBatchStreamAdapter::new(schema, mapped)));
             }
-            Shape::EachPartition | Shape::EachPartitionAs(_) => {
-                self.input.execute(partition, context)?
+            Shape::EachBatchBlocking => {
+                let stream = self.input.execute(partition, context)?;
+                return Ok(each_batch_blocking(stream, schema, move |b| {
+                    map.map(vec![b], &input_schema)
+                }));
             }
+            Shape::EachPartitionAs(_) => self.input.execute(partition, context)?,
             Shape::WholeInputAs(_) => {
                 datafusion::physical_plan::execute_stream(Arc::clone(&self.input), context)?
             }

@@ -27,6 +27,7 @@ use arrow::ipc::writer::FileWriter;
 use datafusion::common::ScalarValue;
 
 use super::codec::{binary, Codec, Gathered};
+use super::entries::ValueRef;
 use super::rocks_snapshot;
 use super::{StateRow, StoreSpec};
 use crate::checkpoint::log;
@@ -517,15 +518,19 @@ pub fn cleanup(dir: &Path, keep_from: i64) {
     }
 }
 
-/// Write `version`'s delta: the keys `present` with their `values`, then the
+/// Entries per record batch of a delta file: the file is written a batch
+/// at a time, so a version that changed millions of keys costs the commit
+/// columns for this many, not for all of them.
+const DELTA_ROWS: usize = 1 << 16;
+
+/// Write `version`'s delta: the keys `present` with their values, then the
 /// `removed` keys; when the version removed every key before a bound, the
 /// bound, and only the removed keys at or after it.
 pub fn write_delta(
     spec: &StoreSpec,
     codec: &Codec,
     version: i64,
-    present: &[&[u8]],
-    values: Gathered,
+    present: &[(&[u8], ValueRef<'_>)],
     removed: &[&[u8]],
     removed_below: Option<&[u8]>,
 ) -> Result<()> {
@@ -538,24 +543,33 @@ pub fn write_delta(
         }
         None => removed,
     };
-    let mut value_cols = codec.columns(spec, values)?;
-    if !removed.is_empty() {
-        for (c, f) in value_cols.iter_mut().zip(&spec.value_fields) {
-            let nulls = arrow::array::new_null_array(f.data_type(), removed.len());
-            *c = arrow::compute::concat(&[c.as_ref(), nulls.as_ref()])?;
-        }
-    }
-    let keys = binary(present.iter().chain(removed).map(|k| Some(*k)));
-    let deleted: BooleanArray = std::iter::repeat_n(Some(false), present.len())
-        .chain(std::iter::repeat_n(Some(true), removed.len()))
-        .collect();
-    let mut cols: Vec<ArrayRef> = vec![Arc::new(keys), Arc::new(deleted)];
-    cols.extend(value_cols);
+    let flags =
+        |n: usize, deleted: bool| -> ArrayRef { Arc::new(BooleanArray::from(vec![deleted; n])) };
+    let puts = present.chunks(DELTA_ROWS).map(|chunk| {
+        let mut cols = vec![
+            Arc::new(binary(chunk.iter().map(|(k, _)| Some(*k)))) as ArrayRef,
+            flags(chunk.len(), false),
+        ];
+        cols.extend(codec.columns(spec, Gathered::from(chunk))?);
+        Ok(cols)
+    });
+    let removes = removed.chunks(DELTA_ROWS).map(|chunk| {
+        let mut cols = vec![
+            Arc::new(binary(chunk.iter().map(|k| Some(*k)))) as ArrayRef,
+            flags(chunk.len(), true),
+        ];
+        cols.extend(
+            spec.value_fields
+                .iter()
+                .map(|f| arrow::array::new_null_array(f.data_type(), chunk.len())),
+        );
+        Ok(cols)
+    });
     write_ipc_with(
         &spec.dir.join(format!("{version}.delta")),
         spec.durable,
         schema(spec, true),
-        std::iter::once(Ok(cols)),
+        puts.chain(removes),
         removed_below.map(|b| (REMOVED_BELOW, to_hex(b))),
     )
 }
@@ -584,20 +598,41 @@ impl RemovedBelow {
     }
 }
 
-/// Write `version`'s snapshot of every entry (`keys` with their `values`).
+/// Write `version`'s snapshot of every entry: `parts` of keys with their
+/// values, a record batch each.
 pub fn write_snapshot(
     spec: &StoreSpec,
     codec: &Codec,
     version: i64,
-    keys: BinaryArray,
-    values: Gathered,
+    parts: Vec<(BinaryArray, Gathered)>,
 ) -> Result<()> {
     write_ipc_batches(
         &spec.dir.join(format!("{version}.snapshot")),
         spec.durable,
         schema(spec, false),
-        std::iter::once(snapshot_columns(spec, codec, keys, values)),
+        parts
+            .into_iter()
+            .map(|(keys, values)| snapshot_columns(spec, codec, keys, values)),
     )
+}
+
+/// `entries` as parts of at most [`DELTA_ROWS`] keys with their values, for
+/// [`write_snapshot`]: the columns are copied a part at a time, with no list
+/// of every entry beside them.
+pub fn snapshot_parts<'a>(
+    mut entries: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
+) -> Vec<(BinaryArray, Gathered)> {
+    let mut parts = Vec::new();
+    loop {
+        let part: Vec<(&[u8], ValueRef)> = entries.by_ref().take(DELTA_ROWS).collect();
+        if part.is_empty() {
+            return parts;
+        }
+        parts.push((
+            binary(part.iter().map(|(k, _)| Some(*k))),
+            Gathered::from(&part),
+        ));
+    }
 }
 
 /// A snapshot's columns for `keys` with their `values`.

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use super::codec::{binary, Codec, Gathered};
 use super::entries::{Entries, Value, ValueRef};
 use super::files::{
-    encoded_rows, replay, scalar_rows, write_delta, write_snapshot, Change, RemovedBelow, Snapshots,
+    encoded_rows, replay, scalar_rows, snapshot_parts, write_delta, write_snapshot, Change,
+    RemovedBelow, Snapshots,
 };
 use super::{Keys, StateRow, StateStore, StateStoreProvider, StoreMetrics, StoreSpec};
 use crate::error::{Error, Result};
@@ -191,13 +192,11 @@ impl StateStore for MemoryStore {
         let version = self.version + 1;
         if self.writes_files {
             let (present, removed) = self.map.changes();
-            let keys: Vec<&[u8]> = present.iter().map(|(k, _)| *k).collect();
             write_delta(
                 &self.spec,
                 &self.codec,
                 version,
-                &keys,
-                Gathered::from(&present),
+                &present,
                 &removed,
                 self.removed_below.bound(),
             )?;
@@ -243,17 +242,15 @@ impl MemoryStore {
     /// a side thread: a snapshot is an optimisation of recovery (the delta
     /// files already hold the version), so it stays off the batch's path. A
     /// crash before it lands only means a restart replays more deltas. The
-    /// entries are copied into two columns first (no copy per entry).
+    /// entries are copied into columns first, a part at a time.
     fn snapshot_in_background(&mut self, version: i64) {
         if self.snapshots.in_flight() {
             return;
         }
-        let entries: Vec<(&[u8], ValueRef)> = self.map.iter().collect();
-        let keys = binary(entries.iter().map(|(k, _)| Some(*k)));
-        let values = Gathered::from(&entries);
+        let parts = snapshot_parts(self.map.iter());
         let (spec, codec) = (self.spec.clone(), Arc::clone(&self.codec));
         self.snapshots.start(&self.spec, version, move || {
-            write_snapshot(&spec, &codec, version, keys, values)
+            write_snapshot(&spec, &codec, version, parts)
         });
     }
 }

@@ -82,7 +82,7 @@ pub fn rescale(
                     .map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
                 let keys = binary(entries.keys().map(|k| Some(&k[..])));
                 let rows: Vec<StateRow> = entries.into_values().collect();
-                write_snapshot(&spec, &codec, version, keys, Gathered::Rows(rows))?;
+                write_snapshot(&spec, &codec, version, vec![(keys, Gathered::Rows(rows))])?;
             }
         }
         copy_metadata(

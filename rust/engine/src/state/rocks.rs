@@ -1230,15 +1230,11 @@ impl StateStore for RocksStore {
 
     fn commit(&mut self) -> Result<i64> {
         let version = self.version + 1;
-        let mut present: Vec<&[u8]> = Vec::new();
-        let mut values: Vec<(&[u8], ValueRef)> = Vec::new();
+        let mut present: Vec<(&[u8], ValueRef)> = Vec::new();
         let mut removed: Vec<&[u8]> = Vec::new();
         for (k, v) in &self.overlay {
             match v {
-                Some(v) => {
-                    present.push(k);
-                    values.push((k, ValueRef::Bytes(v)));
-                }
+                Some(v) => present.push((k, ValueRef::Bytes(v))),
                 None => removed.push(k),
             }
         }
@@ -1252,7 +1248,6 @@ impl StateStore for RocksStore {
                 &self.codec,
                 version,
                 &present,
-                Gathered::from(&values),
                 &removed,
                 self.removed_below.bound(),
             )?;
