@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::codec::{binary, Codec, Gathered};
+use super::codec::Codec;
 use super::entries::{Entries, Value, ValueRef};
 use super::files::{
     encoded_rows, replay, scalar_rows, snapshot_parts, write_delta, write_snapshot, Change,

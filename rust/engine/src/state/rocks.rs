@@ -38,7 +38,7 @@ use rocksdb::{
     WriteOptions, DB,
 };
 
-use super::codec::{Codec, Gathered};
+use super::codec::Codec;
 use super::entries::ValueRef;
 use super::files::{
     deltas, encoded_rows, for_each_change, for_each_entry, newest_snapshot, write_delta, Change,
