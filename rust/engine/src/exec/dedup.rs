@@ -231,11 +231,13 @@ impl Dedup {
                 c.keys.extend_from_slice(rows.row(r).as_ref());
             }
             c.ends.push(c.keys.len());
-            // within the watermark the value is when the key expires
+            // within the watermark the value is when the key expires; else
+            // it is empty (Spark's is a null: a time in the key is there
+            // already, and 8 bytes a key of millions)
             let value = if within {
                 t.zip(self.delay_us).map(|(t, d)| t + d)
             } else {
-                t.filter(|_| self.time_in_key)
+                None
             };
             c.values.push(value.map(i64::to_be_bytes));
             c.rows.push(r as u32);
@@ -295,7 +297,7 @@ struct Candidates {
     /// Keys packed end to end; key i ends at `ends[i]`.
     keys: Vec<u8>,
     ends: Vec<usize>,
-    /// The stored value: the event time (within the watermark: the expiry).
+    /// The stored value: within the watermark the expiry, else none.
     values: Vec<Option<[u8; 8]>>,
     /// The batch row of each candidate.
     rows: Vec<u32>,

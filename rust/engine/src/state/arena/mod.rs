@@ -25,13 +25,38 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 
 use super::TIME_BUCKET_BITS;
+use chunks::{Chunks, Loc};
+use slots::Segmented;
+
+mod chunks;
+mod slots;
 
 type Hasher = foldhash::fast::FixedState;
 
-/// Where one entry's key and value are (`key ++ value` at `at`).
+/// A key's hash folded to 32 bits (a slot keeps it so that a table grows
+/// without reading keys); tables take it as `hash64`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Hash32(u32);
+
+impl Hash32 {
+    fn of(hasher: &Hasher, key: &[u8]) -> Self {
+        let h = hasher.hash_one(key);
+        Hash32((h ^ (h >> 32)) as u32)
+    }
+
+    /// The 32 bits in both halves: hashbrown places by the low bits and
+    /// tags by the top seven, which must both vary.
+    fn hash64(self) -> u64 {
+        (u64::from(self.0) << 32) | u64::from(self.0)
+    }
+}
+
+/// Where one entry's key and value are (`key ++ value` at `at`): 24 bytes,
+/// most of what an entry costs beside its own bytes (millions of entries).
 #[derive(Clone, Copy)]
 struct Slot {
-    hash: u64,
+    /// The key's [`Hash32`].
+    hash: u32,
     at: Loc,
     key_len: u32,
     value_len: u32,
@@ -40,121 +65,16 @@ struct Slot {
     changed: bool,
 }
 
+const _: () = assert!(std::mem::size_of::<Slot>() == 24);
+
 impl Slot {
     fn len(&self) -> usize {
         self.key_len as usize + self.value_len as usize
     }
 }
 
-/// A place in [`Chunks`]: chunk index and offset in it.
-#[derive(Clone, Copy, Default)]
-struct Loc {
-    chunk: u32,
-    offset: u32,
-}
-
-/// The largest chunk; chunks grow to it from `FIRST_CHUNK` so that small
-/// stores stay small.
-const MAX_CHUNK: usize = 4 << 20;
-const FIRST_CHUNK: usize = 4 << 10;
 /// Dead bytes below which no compaction runs.
 const MIN_DEAD: usize = 256 << 10;
-
-/// Append-only bytes in chunks, with a pool of emptied chunks to reuse.
-#[derive(Default)]
-struct Chunks {
-    chunks: Vec<Vec<u8>>,
-    pool: Vec<Vec<u8>>,
-    /// Bytes written into `chunks`.
-    written: usize,
-}
-
-impl Chunks {
-    /// Make room for `len` bytes at the end of the last chunk.
-    fn reserve(&mut self, len: usize) {
-        let fits = self
-            .chunks
-            .last()
-            .is_some_and(|c| c.capacity() - c.len() >= len);
-        if !fits {
-            let next = self
-                .chunks
-                .last()
-                .map_or(FIRST_CHUNK, |c| (c.capacity() * 2).min(MAX_CHUNK));
-            let chunk = match self.pool.pop() {
-                Some(c) if c.capacity() >= len => c,
-                _ => Vec::with_capacity(next.max(len)),
-            };
-            self.chunks.push(chunk);
-        }
-    }
-
-    fn push(&mut self, parts: [&[u8]; 2]) -> Loc {
-        let len = parts[0].len() + parts[1].len();
-        self.reserve(len);
-        let chunk = self.chunks.len() - 1;
-        let c = &mut self.chunks[chunk];
-        let offset = c.len();
-        c.extend_from_slice(parts[0]);
-        c.extend_from_slice(parts[1]);
-        self.written += len;
-        Loc {
-            chunk: chunk as u32,
-            offset: offset as u32,
-        }
-    }
-
-    /// Copy the `len` bytes at `from` to the end, followed by `extra`.
-    fn push_copy(&mut self, from: Loc, len: usize, extra: &[u8]) -> Loc {
-        self.reserve(len + extra.len());
-        let last = self.chunks.len() - 1;
-        let start = from.offset as usize;
-        let (before, tail) = self.chunks.split_at_mut(last);
-        let c = &mut tail[0];
-        let offset = c.len();
-        if from.chunk as usize == last {
-            c.extend_from_within(start..start + len);
-        } else {
-            c.extend_from_slice(&before[from.chunk as usize][start..start + len]);
-        }
-        c.extend_from_slice(extra);
-        self.written += len + extra.len();
-        Loc {
-            chunk: last as u32,
-            offset: offset as u32,
-        }
-    }
-
-    fn get(&self, at: Loc, len: usize) -> &[u8] {
-        let start = at.offset as usize;
-        &self.chunks[at.chunk as usize][start..start + len]
-    }
-
-    /// Bytes allocated, spare chunks included.
-    fn allocated(&self) -> usize {
-        self.chunks
-            .iter()
-            .chain(&self.pool)
-            .map(Vec::capacity)
-            .sum()
-    }
-
-    /// Start over, keeping full-size chunks (as many as are in use) to reuse.
-    fn take(&mut self) -> Vec<Vec<u8>> {
-        self.written = 0;
-        std::mem::take(&mut self.chunks)
-    }
-
-    fn recycle(&mut self, old: Vec<Vec<u8>>) {
-        let keep = self.chunks.len().max(2);
-        for mut c in old {
-            if self.pool.len() < keep && c.capacity() == MAX_CHUNK {
-                c.clear();
-                self.pool.push(c);
-            }
-        }
-    }
-}
 
 /// Changes since the last commit: keys put (with their values), keys removed.
 pub(super) type Changes<'a, V> = (Vec<(&'a [u8], V)>, Vec<&'a [u8]>);
@@ -197,7 +117,7 @@ impl Tables {
     }
 
     /// Take entry `id` (key `key`, hash `hash`) out of its table, if listed.
-    fn unlist(&mut self, key: &[u8], hash: u64, id: u32) {
+    fn unlist(&mut self, key: &[u8], hash: Hash32, id: u32) {
         let (table, bucket) = match self {
             Tables::One(t) => (t, None),
             Tables::ByTime(m) => {
@@ -208,7 +128,7 @@ impl Tables {
                 }
             }
         };
-        if let Ok(e) = table.find_entry(hash, |&i| i == id) {
+        if let Ok(e) = table.find_entry(hash.hash64(), |&i| i == id) {
             e.remove();
         }
         if let (true, Some(b), Tables::ByTime(m)) = (table.is_empty(), bucket, self) {
@@ -219,7 +139,7 @@ impl Tables {
 
 /// The key of entry `id` (a free function, so that a caller may hold the
 /// tables mutably meanwhile).
-fn key_at<'a>(slots: &[Slot], data: &'a Chunks, id: u32) -> &'a [u8] {
+fn key_at<'a>(slots: &Segmented<Slot>, data: &'a Chunks, id: u32) -> &'a [u8] {
     let s = &slots[id as usize];
     data.get(s.at, s.key_len as usize)
 }
@@ -228,7 +148,7 @@ fn key_at<'a>(slots: &[Slot], data: &'a Chunks, id: u32) -> &'a [u8] {
 pub(super) struct ArenaMap {
     hasher: Hasher,
     tables: Tables,
-    slots: Vec<Slot>,
+    slots: Segmented<Slot>,
     data: Chunks,
     /// Bytes of live entries in `data` (the rest is dead).
     live_bytes: usize,
@@ -253,7 +173,7 @@ impl ArenaMap {
             } else {
                 Tables::One(HashTable::new())
             },
-            slots: Vec::new(),
+            slots: Segmented::default(),
             data: Chunks::default(),
             live_bytes: 0,
             tombstone_bytes: 0,
@@ -300,20 +220,20 @@ impl ArenaMap {
         // a key of a time bucket with no table is absent: no hash needed
         // (a sliding window's new groups, most of each batch's lookups)
         let table = self.tables.of(key)?;
-        let hash = self.hasher.hash_one(key);
+        let hash = Hash32::of(&self.hasher, key);
         self.find_in(table, key, hash)
     }
 
     /// The entry id of `key`, whose hash is `hash`.
-    fn find_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
+    fn find_hashed(&self, key: &[u8], hash: Hash32) -> Option<u32> {
         self.find_in(self.tables.of(key)?, key, hash)
     }
 
-    fn find_in(&self, table: &HashTable<u32>, key: &[u8], hash: u64) -> Option<u32> {
+    fn find_in(&self, table: &HashTable<u32>, key: &[u8], hash: Hash32) -> Option<u32> {
         table
-            .find(hash, |&id| {
+            .find(hash.hash64(), |&id| {
                 let s = &self.slots[id as usize];
-                s.hash == hash && self.data.get(s.at, s.key_len as usize) == key
+                s.hash == hash.0 && self.data.get(s.at, s.key_len as usize) == key
             })
             .copied()
     }
@@ -346,7 +266,7 @@ impl ArenaMap {
     /// Set `key` to `value`; with `only_if_absent`, leave a live key as it
     /// is. Returns whether the value was written.
     pub fn put(&mut self, key: &[u8], value: &[u8], only_if_absent: bool) -> bool {
-        let hash = self.hasher.hash_one(key);
+        let hash = Hash32::of(&self.hasher, key);
         match self.find_hashed(key, hash) {
             Some(id) => {
                 let s = self.slots[id as usize];
@@ -356,9 +276,11 @@ impl ArenaMap {
                     }
                     self.live_bytes -= s.len();
                     self.live -= 1;
+                    self.data.release(s.at, s.len());
                 } else {
                     self.tombstone_bytes -= s.key_len as usize; // revived
                     self.tombstones -= 1;
+                    self.data.release(s.at, s.key_len as usize);
                 }
                 self.write(id, key, value);
                 self.mark_changed(id);
@@ -377,15 +299,15 @@ impl ArenaMap {
             self.put(key, value, false);
             return;
         }
-        let hash = self.hasher.hash_one(key);
+        let hash = Hash32::of(&self.hasher, key);
         self.insert_new(key, value, hash);
         self.compact_if_sparse();
     }
 
     /// Add an entry for `key`, which the table does not hold.
-    fn insert_new(&mut self, key: &[u8], value: &[u8], hash: u64) {
+    fn insert_new(&mut self, key: &[u8], value: &[u8], hash: Hash32) {
         let slot = Slot {
-            hash,
+            hash: hash.0,
             at: Loc::default(),
             key_len: 0,
             value_len: 0,
@@ -407,7 +329,9 @@ impl ArenaMap {
         let slots = &self.slots;
         self.tables
             .for_key(key)
-            .insert_unique(hash, id, |&i| slots[i as usize].hash);
+            .insert_unique(hash.hash64(), id, |&i| {
+                Hash32(slots[i as usize].hash).hash64()
+            });
     }
 
     /// Append `extra` to `key`'s value (or set it to `extra`): the entry
@@ -436,6 +360,7 @@ impl ArenaMap {
             s.live = false;
             self.live_bytes -= s.len();
             // the delta needs only the key of a removed entry
+            self.data.release(s.at, s.value_len as usize);
             s.value_len = 0;
             self.tombstone_bytes += s.key_len as usize;
             self.tombstones += 1;
@@ -560,10 +485,12 @@ impl ArenaMap {
         self.live_bytes -= s.len();
         self.live -= 1;
         if s.changed {
+            self.data.release(s.at, s.value_len as usize);
             s.value_len = 0;
             self.tombstone_bytes += s.key_len as usize;
             self.tombstones += 1;
         } else {
+            self.data.release(s.at, s.len());
             self.free.push(id);
         }
     }
@@ -603,9 +530,10 @@ impl ArenaMap {
             if !s.live {
                 self.tombstone_bytes -= s.key_len as usize;
                 self.tombstones -= 1;
-                let hash = s.hash;
+                let (hash, at, key_len) = (Hash32(s.hash), s.at, s.key_len as usize);
                 let key = key_at(&self.slots, &self.data, id);
                 self.tables.unlist(key, hash, id);
+                self.data.release(at, key_len);
                 self.free.push(id);
             }
         }
@@ -625,7 +553,7 @@ impl ArenaMap {
             return;
         }
         let old = self.data.take();
-        for s in &mut self.slots {
+        for s in self.slots.iter_mut() {
             if s.live || s.changed {
                 let start = s.at.offset as usize;
                 let bytes = &old[s.at.chunk as usize][start..start + s.len()];
@@ -819,13 +747,14 @@ mod tests {
             m.put(&k.to_le_bytes(), &value, false);
         }
         m.committed();
-        for k in 1_000..100_000u32 {
+        // every hundredth key stays (so that no chunk's bytes all go)
+        for k in (0..100_000u32).filter(|k| k % 100 != 0) {
             m.remove(&k.to_le_bytes());
         }
         // the first put compacts (dead bytes outweigh the rest); after it,
         // tombstones' keys count as kept, not dead, so the next 999 puts
         // leave their replaced values' bytes dead instead of compacting again
-        for k in 0..1_000u32 {
+        for k in (0..100_000u32).step_by(100) {
             m.put(&k.to_le_bytes(), &value, false);
         }
         let dead = m.data.written - m.live_bytes - m.tombstone_bytes;
@@ -855,5 +784,35 @@ mod tests {
                 &199u32.to_le_bytes()
             );
         }
+    }
+
+    #[test]
+    fn memory_counts_what_the_map_holds_and_frees_evicted_buckets() {
+        let mut m = ArenaMap::new(true);
+        let n = 100_000u64;
+        for i in 0..n {
+            // 10 ms apart: about a hundred entries a time bucket
+            let mut key = (i * 10_000).to_be_bytes().to_vec();
+            key.extend_from_slice(&i.to_le_bytes());
+            m.put(&key, b"", false);
+        }
+        m.committed();
+        let held = m.memory_bytes();
+        // at least each entry's 16 bytes, its slot and its table entry;
+        // slots grow by a quarter, so not much more
+        let floor = n * (16 + std::mem::size_of::<Slot>() as u64 + 5);
+        assert!(
+            held >= floor && held < floor * 2,
+            "{held} for floor {floor}"
+        );
+        // every bucket evicted: their tables go
+        m.remove_below(&u64::MAX.to_be_bytes());
+        m.committed();
+        assert_eq!(m.len(), 0);
+        assert!(
+            m.memory_bytes() < held,
+            "{} after, {held} before",
+            m.memory_bytes()
+        );
     }
 }
