@@ -128,7 +128,7 @@ impl SortedMap {
 /// A store's key → value map.
 pub(super) enum Entries {
     Sorted(SortedMap),
-    Arena(ArenaMap),
+    Arena(Box<ArenaMap>),
 }
 
 impl Entries {
@@ -137,7 +137,7 @@ impl Entries {
     pub fn new(order: KeyOrder, bytes_only: bool) -> Self {
         match order {
             KeyOrder::TimePrefixed | KeyOrder::Unordered if bytes_only => {
-                Entries::Arena(ArenaMap::new(order == KeyOrder::TimePrefixed))
+                Entries::Arena(Box::new(ArenaMap::new(order == KeyOrder::TimePrefixed)))
             }
             _ => Entries::Sorted(SortedMap::default()),
         }
