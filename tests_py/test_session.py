@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -136,3 +139,25 @@ def test_is_local_only_for_rows_held_as_they_are(spark: SparkSession) -> None:
     assert not local.filter("n > 1").isLocal()
     assert not spark.createDataFrame([(1,)], "n INT").isLocal()
     assert not spark.range(3).isLocal()
+
+
+def test_a_foreach_batch_callback_wrapping_its_batch_leaves_pandas_unimported(tmp_path: Path) -> None:
+    # sparklet-only (PySpark hands a DataFrame, not a pyarrow Table): the
+    # callback's createDataFrame must not pay pandas' import (~0.4 s)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.json").write_text('{"n": 1}\n{"n": 2}\n{"n": 3}\n')
+    code = f"""
+import sys
+from sparklet.sql import SparkSession
+spark = SparkSession.builder.getOrCreate()
+sums = []
+def each(batch, batch_id):
+    sums.append(spark.createDataFrame(batch).agg({{"n": "sum"}}).collect()[0][0])
+q = (spark.readStream.schema("n BIGINT").json({str(tmp_path / "in")!r}).writeStream
+     .foreachBatch(each).option("checkpointLocation", {str(tmp_path / "ckpt")!r})
+     .trigger(availableNow=True).start())
+q.awaitTermination()
+print(sums, "pandas" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[6]", "False"]
