@@ -277,7 +277,9 @@ def _py_value(v: Any, t: DataType) -> Any:
 def _plain(t: pa.DataType) -> bool:
     """Whether ``to_pylist`` gives a column of ``t`` as ``collect()`` does
     (no timestamps, structs or maps, which it gives tz-aware, as dicts, as pairs)."""
-    if pa.types.is_timestamp(t) or pa.types.is_struct(t) or pa.types.is_map(t):
+    if pa.types.is_timestamp(t):
+        return t.tz is None and t.unit != "ns"  # naive datetimes as they are
+    if pa.types.is_struct(t) or pa.types.is_map(t):
         return False
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _plain(t.value_type)
@@ -287,6 +289,11 @@ def _plain(t: pa.DataType) -> bool:
 def column_values(column: Any) -> list[Any]:
     """A column's values as Python objects, as ``collect()`` gives them
     (naive timestamps, structs as Rows, maps as dicts)."""
+    t = column.type
+    if pa.types.is_timestamp(t) and t.tz is not None and t.unit != "ns":
+        # the instants as naive UTC datetimes, relabelled by Arrow rather than
+        # converted value by value in Python
+        column = column.cast(pa.timestamp(t.unit))
     values: list[Any] = column.to_pylist()
     if _plain(column.type):
         return values
@@ -296,11 +303,19 @@ def column_values(column: Any) -> list[Any]:
 
 def table_to_rows(table: pa.Table) -> list[Row]:
     """Rows as ``collect()`` returns them (timestamps naive, in UTC)."""
-    schema = from_arrow_schema(table.schema)
-    names = schema.names
-    types = [f.dataType for f in schema.fields]
-    cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
-    return [Row._from_pairs(names, [_py_value(c[r], t) for c, t in zip(cols, types)]) for r in range(table.num_rows)]
+    names = tuple(table.schema.names)
+    if not names:
+        return [Row._from_pairs([], []) for _ in range(table.num_rows)]
+    # column by column, then one tuple a row: a foreach sink turns every
+    # row of a stream into a Row, so this is its speed
+    cols = [column_values(table.column(i)) for i in range(table.num_columns)]
+    new = tuple.__new__
+    rows = []
+    for values in zip(*cols):
+        row = new(Row, values)
+        row.__fields__ = names
+        rows.append(row)
+    return rows
 
 
 def table_to_pandas(table: pa.Table, time_zone: str = "UTC") -> Any:
