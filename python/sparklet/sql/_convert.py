@@ -218,7 +218,13 @@ def to_table(data: Any, schema: StructType | None, names: list[str] | None = Non
     """Build an Arrow table from pandas, pyarrow or Python rows."""
     # a pandas DataFrame means pandas is imported: importing it here would
     # cost ~0.4 s the first time a foreachBatch callback wraps its Arrow batch
-    pd = sys.modules.get("pandas")
+    # (imported, not read from sys.modules: another thread may be importing
+    # it, and the import statement waits for that to finish)
+    pd: Any = None
+    if "pandas" in sys.modules:
+        import pandas
+
+        pd = pandas
     if isinstance(data, pa.RecordBatch):
         data = pa.Table.from_batches([data])
     if isinstance(data, pa.Table):
