@@ -141,9 +141,9 @@ def test_is_local_only_for_rows_held_as_they_are(spark: SparkSession) -> None:
     assert not spark.range(3).isLocal()
 
 
+@pytest.mark.sparklet_only(reason="sparklet's foreachBatch hands a pyarrow Table; PySpark's a DataFrame")
 def test_a_foreach_batch_callback_wrapping_its_batch_leaves_pandas_unimported(tmp_path: Path) -> None:
-    # sparklet-only (PySpark hands a DataFrame, not a pyarrow Table): the
-    # callback's createDataFrame must not pay pandas' import (~0.4 s)
+    # the callback's createDataFrame must not pay pandas' import (~0.4 s)
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.json").write_text('{"n": 1}\n{"n": 2}\n{"n": 3}\n')
     code = f"""

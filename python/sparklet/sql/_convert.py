@@ -282,7 +282,8 @@ def _py_value(v: Any, t: DataType) -> Any:
 
 def _plain(t: pa.DataType) -> bool:
     """Whether ``to_pylist`` gives a column of ``t`` as ``collect()`` does
-    (no timestamps, structs or maps, which it gives tz-aware, as dicts, as pairs)."""
+    (no zoned timestamps, structs or maps, which it gives tz-aware, as dicts,
+    as pairs)."""
     if pa.types.is_timestamp(t):
         return t.tz is None and t.unit != "ns"  # naive datetimes as they are
     if pa.types.is_struct(t) or pa.types.is_map(t):
@@ -311,17 +312,11 @@ def table_to_rows(table: pa.Table) -> list[Row]:
     """Rows as ``collect()`` returns them (timestamps naive, in UTC)."""
     names = tuple(table.schema.names)
     if not names:
-        return [Row._from_pairs([], []) for _ in range(table.num_rows)]
+        return [Row._from_pairs(names, ()) for _ in range(table.num_rows)]
     # column by column, then one tuple a row: a foreach sink turns every
     # row of a stream into a Row, so this is its speed
     cols = [column_values(table.column(i)) for i in range(table.num_columns)]
-    new = tuple.__new__
-    rows = []
-    for values in zip(*cols):
-        row = new(Row, values)
-        row.__fields__ = names
-        rows.append(row)
-    return rows
+    return [Row._from_pairs(names, values) for values in zip(*cols)]
 
 
 def table_to_pandas(table: pa.Table, time_zone: str = "UTC") -> Any:

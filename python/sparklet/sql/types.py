@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn, Self
 
 import pyarrow as pa
@@ -1275,7 +1275,7 @@ class Row(tuple[Any, ...]):
         return row
 
     @classmethod
-    def _from_pairs(cls, names: list[str], values: list[Any]) -> "Row":
+    def _from_pairs(cls, names: Sequence[str], values: Iterable[Any]) -> "Row":
         row = tuple.__new__(cls, values)
         row.__fields__ = tuple(names)
         return row
