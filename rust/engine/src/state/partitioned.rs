@@ -444,6 +444,60 @@ pub struct OperatorMetrics {
 /// side; smaller ones in turn (handing work to threads costs more).
 pub const PARALLEL_ROWS: usize = 4096;
 
+/// Run `job` on each of `items` (a partition's stores) side by side, on
+/// the runtime's blocking threads: they outlive the batch, and so do their
+/// allocator heaps (threads spawned per batch started from fresh pages
+/// every time, and zeroing them showed in profiles). The items come back in
+/// order, and the results in order too; the first error wins, and a panic
+/// is an error, not a lost item.
+fn in_parallel<T: Send + 'static, R: Send + 'static>(
+    items: Vec<T>,
+    job: impl Fn(usize, &mut T) -> Result<R> + Send + Sync + 'static,
+) -> (Vec<T>, Result<Vec<R>>) {
+    let rt = match crate::runtime::runtime() {
+        Ok(rt) => rt,
+        Err(e) => return (items, Err(e)),
+    };
+    let job = Arc::new(job);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let n = items.len();
+    for (i, mut item) in items.into_iter().enumerate() {
+        let (tx, job) = (tx.clone(), Arc::clone(&job));
+        rt.spawn_blocking(move || {
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(i, &mut item)))
+                    .unwrap_or_else(|_| Err(Error::Internal("a state store task panicked".into())));
+            let _ = tx.send((i, item, result));
+        });
+    }
+    drop(tx);
+    let mut back: Vec<(usize, T, Result<R>)> = rx.iter().collect();
+    back.sort_by_key(|(i, _, _)| *i);
+    let lost = back.len() != n;
+    let mut items = Vec::with_capacity(n);
+    let mut results = Vec::with_capacity(n);
+    let mut first_error = None;
+    for (_, item, result) in back {
+        items.push(item);
+        match result {
+            Ok(r) => results.push(r),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if lost {
+        first_error = Some(Error::Internal("a state store task did not finish".into()));
+    }
+    (
+        items,
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(results),
+        },
+    )
+}
+
 /// One store per partition.
 pub struct PartitionedState {
     stores: Vec<Box<dyn StateStore>>,
@@ -554,50 +608,51 @@ impl PartitionedState {
     }
 
     /// Run `job` on every partition's store side by side (Spark runs a task
-    /// per partition), on the runtime's blocking threads: they outlive the
-    /// batch, and so do their allocator heaps (threads spawned per batch
-    /// started from fresh pages every time, and zeroing them showed in
-    /// profiles). Results come back in partition order; the first error wins,
-    /// and a panic is an error, not a lost store.
+    /// per partition; see [`in_parallel`]).
     pub fn each_in_parallel<R: Send + 'static>(
         &mut self,
         job: impl Fn(usize, &mut dyn StateStore) -> Result<R> + Send + Sync + 'static,
     ) -> Result<Vec<R>> {
-        let rt = crate::runtime::runtime()?;
-        let job = Arc::new(job);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let n = self.stores.len();
-        for (i, mut store) in std::mem::take(&mut self.stores).into_iter().enumerate() {
-            let (tx, job) = (tx.clone(), Arc::clone(&job));
-            rt.spawn_blocking(move || {
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    job(i, store.as_mut())
-                }))
-                .unwrap_or_else(|_| Err(Error::Internal("a state store task panicked".into())));
-                let _ = tx.send((i, store, result));
-            });
+        let (stores, results) = in_parallel(std::mem::take(&mut self.stores), move |i, s| {
+            job(i, s.as_mut())
+        });
+        self.stores = stores;
+        results
+    }
+
+    /// Run `job` on every partition's store and the same partition's store
+    /// of `other` (a join's two sides, which partition keys alike): side by
+    /// side for a batch of at least [`PARALLEL_ROWS`] rows, else in turn.
+    pub fn each_with<R: Send + 'static>(
+        &mut self,
+        other: &mut PartitionedState,
+        rows: usize,
+        job: impl Fn(usize, &mut dyn StateStore, &mut dyn StateStore) -> Result<R>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Result<Vec<R>> {
+        if self.stores.len() != other.stores.len() {
+            return Err(Error::Internal(
+                "paired states have different partitions".into(),
+            ));
         }
-        drop(tx);
-        let mut back: Vec<(usize, Box<dyn StateStore>, Result<R>)> = rx.iter().collect();
-        if back.len() != n {
-            return Err(Error::Internal("a state store task did not finish".into()));
+        if rows < PARALLEL_ROWS || self.stores.len() < 2 {
+            return self
+                .stores
+                .iter_mut()
+                .zip(other.stores.iter_mut())
+                .enumerate()
+                .map(|(i, (a, b))| job(i, a.as_mut(), b.as_mut()))
+                .collect();
         }
-        back.sort_by_key(|(i, _, _)| *i);
-        let mut results = Vec::with_capacity(n);
-        let mut first_error = None;
-        for (_, store, result) in back {
-            self.stores.push(store);
-            match result {
-                Ok(r) => results.push(r),
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(results),
-        }
+        let pairs: Vec<_> = std::mem::take(&mut self.stores)
+            .into_iter()
+            .zip(std::mem::take(&mut other.stores))
+            .collect();
+        let (pairs, results) = in_parallel(pairs, move |i, (a, b)| job(i, a.as_mut(), b.as_mut()));
+        (self.stores, other.stores) = pairs.into_iter().unzip();
+        results
     }
 
     /// Keys and approximate bytes across partitions.

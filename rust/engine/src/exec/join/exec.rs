@@ -202,7 +202,7 @@ impl Chunks {
     async fn join(
         mut self,
         slot: &OperatorSlot<StreamJoin>,
-        exprs: &JoinExprs,
+        exprs: &Arc<JoinExprs>,
         left: bool,
     ) -> DFResult<Vec<RecordBatch>> {
         let (mut out, mut pending, mut rows) = (Vec::new(), Vec::new(), 0);

@@ -115,8 +115,8 @@ impl KeyGroups {
     }
 }
 
-/// What a batch appends to its side's state: each key's new rows, packed
-/// and appended to its stored ones, partition by partition.
+/// What a partition's rows of a batch append to its side's store: each
+/// key's new rows, packed and appended to its stored ones.
 pub(super) struct Appends {
     pub(super) keys: Rows,
     pub(super) groups: KeyGroups,
@@ -133,8 +133,6 @@ pub(super) struct Appends {
     pub(super) expired_through: Option<i64>,
     /// ...unless they are unmatched and an outer join emits them at eviction.
     pub(super) keep_unmatched: bool,
-    /// The groups of each partition.
-    pub(super) by_partition: Vec<Vec<u32>>,
 }
 
 impl Appends {
@@ -148,10 +146,10 @@ impl Appends {
         }
     }
 
-    /// Append partition `p`'s rows; returns how many.
-    pub(super) fn append(&self, p: usize, store: &mut dyn StateStore) -> Result<u64> {
+    /// Append the rows of `groups` to `store`; returns how many.
+    pub(super) fn append(&self, groups: &[u32], store: &mut dyn StateStore) -> Result<u64> {
         let (mut extra, mut added) = (Vec::new(), 0);
-        for g in self.by_partition[p].iter().map(|g| *g as usize) {
+        for g in groups.iter().map(|g| *g as usize) {
             extra.clear();
             for r in self.groups.rows_of(g).iter().map(|r| *r as usize) {
                 if self.stored(r) {

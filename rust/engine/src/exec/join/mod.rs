@@ -16,14 +16,18 @@ mod condition;
 mod exec;
 mod key_groups;
 mod node;
+mod side_join;
 mod side_state;
 
 use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunction, TimeBounds};
 pub use exec::{plan, StreamJoinExec};
 use key_groups::{key_rows, times_of, Appends, KeyGroups};
 pub use node::{Expiry, StreamJoinNode};
+use side_join::{decode_rows, split_by_partition, SideJob};
 pub(crate) use side_state::packed_rows;
-use side_state::{evict_partition, pack, packed_at, unpack, KeyList, SideState, MATCHED};
+use side_state::{
+    evict_partition, pack, packed_at, unpack, ExpiryIndex, KeyList, SideState, MATCHED,
+};
 
 use std::borrow::Cow;
 use std::collections::btree_map::Entry;
@@ -38,7 +42,7 @@ use arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
 };
 use arrow::buffer::NullBuffer;
-use arrow::compute::{cast, concat_batches, filter_record_batch, take};
+use arrow::compute::{cast, concat_batches, filter_record_batch, take, take_record_batch};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema, SchemaRef, TimeUnit};
 use arrow::row::{RowConverter, Rows, SortField};
 use datafusion::common::runtime::SpawnedTask;
@@ -63,7 +67,7 @@ use super::operator::{OpenContext, OperatorControl, OperatorSlot, StatefulOperat
 use crate::error::{Error, Result};
 use crate::exec::watermark::watermarks_under;
 use crate::state::partitioned::{
-    progress, OperatorMetrics, PartitionedState, StateLayout, StateTable,
+    partition_for, progress, OperatorMetrics, PartitionedState, StateLayout, StateTable,
 };
 use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
 
@@ -123,14 +127,6 @@ impl StreamJoin {
         }
     }
 
-    fn side_ref(&self, left: bool) -> &SideState {
-        if left {
-            &self.left
-        } else {
-            &self.right
-        }
-    }
-
     /// Drop late rows of a side batch.
     fn drop_late(&mut self, b: RecordBatch, left: bool) -> Result<RecordBatch> {
         let (Some(wm), Some(col)) = (self.watermark, self.side(left).late_column) else {
@@ -149,12 +145,13 @@ impl StreamJoin {
     }
 
     /// Join a batch of one side with the other side's state, store its rows,
-    /// and return the output rows (pair schema, or left rows for semi).
+    /// and return the output rows (pair schema, or left rows for semi): each
+    /// partition's rows with that partition's stores, side by side.
     fn join_side(
         &mut self,
         b: &RecordBatch,
         left: bool,
-        exprs: &JoinExprs,
+        exprs: &Arc<JoinExprs>,
     ) -> Result<Vec<RecordBatch>> {
         let key_exprs = if left {
             &exprs.left_keys
@@ -162,177 +159,36 @@ impl StreamJoin {
             &exprs.right_keys
         };
         let (keys, valid) = key_rows(b, key_exprs, &exprs.key_conv)?;
-        let groups = KeyGroups::new(&keys, &valid);
-        let semi = self.join_type == JoinType::LeftSemi;
-        // the other side's rows of each distinct key: their packed values
-        // (`lists`, read in place), and per candidate row (list, offset)
-        // and its flag
-        let mut lists: Vec<(usize, Cow<[u8]>)> = Vec::new();
-        let mut stored: Vec<(u32, usize)> = Vec::new();
-        let mut stored_matched: Vec<bool> = Vec::new();
-        let mut range_of = vec![0..0; groups.len()];
-        {
-            let other = self.side_ref(!left);
-            for (g, range) in range_of.iter_mut().enumerate() {
-                let key = groups.key(&keys, g);
-                let p = other.state.partition_of(key);
-                let Some(list) = other.state.store(p).get_bytes(key)? else {
-                    continue;
-                };
-                let start = stored.len();
-                for row in unpack(&list) {
-                    // a semi join emits a left row once
-                    if !(semi && !left && row.matched) {
-                        stored.push((lists.len() as u32, row.at));
-                        stored_matched.push(row.matched);
-                    }
-                }
-                *range = start..stored.len();
-                lists.push((g, list));
-            }
-        }
-        // candidate pairs: (row of b, index in `stored`), in b's row order
-        let mut this_idx: Vec<u32> = Vec::new();
-        let mut cand: Vec<u32> = Vec::new();
-        for (r, g) in groups.group_of.iter().enumerate() {
-            if *g != u32::MAX {
-                for s in range_of[*g as usize].clone() {
-                    this_idx.push(r as u32);
-                    cand.push(s as u32);
-                }
-            }
-        }
-        let (this_idx, cand) = (UInt32Array::from(this_idx), UInt32Array::from(cand));
-        let this_cols = b
-            .columns()
-            .iter()
-            .map(|c| Ok(take(c.as_ref(), &this_idx, None)?))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        // each stored row decoded once, then repeated for its pairs
-        let other_batch = self.side_ref(!left).decode(
-            stored
-                .iter()
-                .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
-            exprs.side_schema(!left),
-        )?;
-        let other_cols = other_batch
-            .columns()
-            .iter()
-            .map(|c| Ok(take(c.as_ref(), &cand, None)?))
-            .collect::<Result<Vec<ArrayRef>>>()?;
-        let cols: Vec<ArrayRef> = if left {
-            this_cols.into_iter().chain(other_cols).collect()
-        } else {
-            other_cols.into_iter().chain(this_cols).collect()
-        };
-        let pairs = RecordBatch::try_new(Arc::clone(&exprs.pair_schema), cols)?;
-        let mask = match &exprs.filter {
-            Some(f) => f
-                .evaluate(&pairs)?
-                .into_array(pairs.num_rows())?
-                .as_boolean()
-                .clone(),
-            None => BooleanArray::from(vec![true; pairs.num_rows()]),
-        };
-        let mut matched_rows = vec![false; b.num_rows()];
-        // stored rows matched for the first time (indices in `stored`)
-        let mut first_matches: Vec<usize> = Vec::new();
-        for (i, ok) in mask.iter().enumerate() {
-            if ok == Some(true) {
-                matched_rows[this_idx.value(i) as usize] = true;
-                let s = cand.value(i) as usize;
-                if !stored_matched[s] {
-                    stored_matched[s] = true;
-                    first_matches.push(s);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        if semi && left {
-            // left rows with a match in the right state: emitted now, once
-            let first: BooleanArray = matched_rows.iter().map(|m| Some(*m)).collect();
-            out.push(filter_record_batch(b, &first)?);
-        } else if semi {
-            // stored left rows matched for the first time by this right batch
-            let idx =
-                UInt32Array::from(first_matches.iter().map(|i| *i as u32).collect::<Vec<_>>());
-            let cols = other_batch
-                .columns()
-                .iter()
-                .map(|c| Ok(take(c.as_ref(), &idx, None)?))
-                .collect::<Result<Vec<ArrayRef>>>()?;
-            out.push(RecordBatch::try_new(Arc::clone(&exprs.out_schema), cols)?);
-        } else {
-            out.push(filter_record_batch(&pairs, &mask)?);
-        }
-        // flag the stored rows that matched, then store this batch's rows
-        let mut changed = vec![false; lists.len()];
-        for s in first_matches {
-            let (l, at) = stored[s];
-            lists[l as usize].1.to_mut()[at] = MATCHED;
-            changed[l as usize] = true;
-        }
-        // copied out only when flagged, which ends the borrow of the store
-        let flagged: Vec<(usize, Vec<u8>)> = lists
-            .into_iter()
-            .zip(changed)
-            .filter(|(_, c)| *c)
-            .map(|((g, list), _)| (g, list.into_owned()))
-            .collect();
-        for (g, list) in flagged {
-            self.side(!left).put(groups.key(&keys, g), list)?;
-        }
+        let parts = split_by_partition(b, &keys, &valid, self.left.state.len())?;
+        drop(keys);
         let expired_through = if left { None } else { self.evict_wm };
-        let keep_unmatched = matches!(self.join_type, JoinType::Right | JoinType::Full);
-        let this = self.side(left);
-        let rows = this.conv.convert_columns(b.columns())?;
-        let expiries: Vec<i64> = match this.expiry {
-            Some(exp) => times_of(b, exp.column)?
-                .iter()
-                .map(|t| t.unwrap_or(i64::MIN).saturating_add(exp.offset_us))
-                .collect(),
-            None => vec![i64::MAX; b.num_rows()],
+        let (this, other) = if left {
+            (&mut self.left, &mut self.right)
+        } else {
+            (&mut self.right, &mut self.left)
         };
-        let mut appends = Appends {
-            by_partition: vec![Vec::new(); this.state.len()],
-            expiries,
-            matched: matched_rows,
-            skip_matched: semi && left,
+        let job = Arc::new(SideJob {
+            parts,
+            exprs: Arc::clone(exprs),
+            left,
+            join_type: self.join_type,
+            this_conv: Arc::clone(&this.conv),
+            other_conv: Arc::clone(&other.conv),
+            expiry: this.expiry,
             expired_through,
-            keep_unmatched,
-            rows,
-            keys,
-            groups,
-        };
-        // each key with rows to store: its partition, and its earliest
-        // expiry in the eviction index
-        for g in 0..=appends.groups.len() {
-            let earliest = appends
-                .groups
-                .rows_of(g)
-                .iter()
-                .map(|r| *r as usize)
-                .filter(|r| appends.stored(*r))
-                .map(|r| appends.expiries[r])
-                .min();
-            let Some(earliest) = earliest else {
-                continue;
-            };
-            let key = appends.groups.key(&appends.keys, g);
-            let p = this.state.partition_of(key);
-            if this.expiry.is_some() {
-                this.by_expiry[p].insert(earliest, key);
-            }
-            appends.by_partition[p].push(g as u32);
+        });
+        let done =
+            this.state
+                .each_with(&mut other.state, b.num_rows(), move |p, mine, theirs| {
+                    job.run(p, mine, theirs)
+                })?;
+        let mut out = Vec::new();
+        for (p, part) in done.into_iter().enumerate() {
+            out.extend(part.out);
+            this.rows += part.added;
+            self.metrics.rows_updated += part.added;
+            this.by_expiry[p].merge(part.index);
         }
-        let appends = Arc::new(appends);
-        let added: u64 = this
-            .state
-            .each(b.num_rows(), move |p, store| appends.append(p, store))?
-            .iter()
-            .sum();
-        this.rows += added;
-        self.metrics.rows_updated += added;
         Ok(out)
     }
 
@@ -378,7 +234,11 @@ impl StreamJoin {
             if unmatched.is_empty() {
                 continue;
             }
-            let own = side.decode(unpack(&unmatched).map(|p| p.row), exprs.side_schema(left))?;
+            let own = decode_rows(
+                &side.conv,
+                unpack(&unmatched).map(|p| p.row),
+                exprs.side_schema(left),
+            )?;
             let n = own.num_rows();
             let nulls = exprs
                 .side_schema(!left)
@@ -403,7 +263,7 @@ impl StreamJoin {
         &mut self,
         batches: Vec<RecordBatch>,
         left: bool,
-        exprs: &JoinExprs,
+        exprs: &Arc<JoinExprs>,
     ) -> Result<Vec<RecordBatch>> {
         if let Some(message) = &self.refusal {
             return Err(Error::analysis(

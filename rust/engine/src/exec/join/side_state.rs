@@ -10,8 +10,8 @@ use super::*;
 /// row. (A key with very many rows is rewritten whole when it changes.)
 pub(super) struct SideState {
     pub(super) state: PartitionedState,
-    /// Encodes the side's columns.
-    pub(super) conv: RowConverter,
+    /// Encodes the side's columns (shared with the partitions' jobs).
+    pub(super) conv: Arc<RowConverter>,
     pub(super) expiry: Option<Expiry>,
     /// The side's watermarked event-time column: rows behind the watermark are late.
     pub(super) late_column: Option<usize>,
@@ -82,13 +82,13 @@ impl SideState {
         expiry: Option<Expiry>,
         late_column: Option<usize>,
     ) -> Result<Self> {
-        let conv = RowConverter::new(
+        let conv = Arc::new(RowConverter::new(
             schema
                 .fields()
                 .iter()
                 .map(|f| SortField::new(f.data_type().clone()))
                 .collect(),
-        )?;
+        )?);
         let mut side = SideState {
             state,
             conv,
@@ -118,41 +118,6 @@ impl SideState {
         }
         Ok(side)
     }
-
-    /// Stored rows back to a batch of the side's columns.
-    pub(super) fn decode<'a>(
-        &self,
-        rows: impl Iterator<Item = &'a [u8]>,
-        schema: &Schema,
-    ) -> Result<RecordBatch> {
-        let parser = self.conv.parser();
-        let rows: Vec<_> = rows.map(|r| parser.parse(r)).collect();
-        let cols = self.conv.convert_rows(rows)?;
-        Ok(RecordBatch::try_new(
-            Arc::new(schema.clone()),
-            cols.into_iter()
-                .zip(schema.fields())
-                .map(|(c, f)| {
-                    if c.data_type() == f.data_type() {
-                        Ok(c)
-                    } else {
-                        Ok(cast(&c, f.data_type())?)
-                    }
-                })
-                .collect::<Result<Vec<_>>>()?,
-        )?)
-    }
-
-    pub(super) fn put(&mut self, key: &[u8], list: Vec<u8>) -> Result<()> {
-        let p = self.state.partition_of(key);
-        let store = self.state.store_mut(p);
-        if list.is_empty() {
-            store.remove(key);
-            Ok(())
-        } else {
-            store.put_bytes(key, &list)
-        }
-    }
 }
 
 /// Keys by time bucket ([`TIME_BUCKET_BITS`]) of an expiry, a bucket's keys
@@ -171,6 +136,13 @@ impl KeyList {
     pub(super) fn push(&mut self, key: &[u8]) {
         self.bytes.extend_from_slice(key);
         self.ends.push(self.bytes.len());
+    }
+
+    /// Add `other`'s keys after these.
+    pub(super) fn extend(&mut self, other: &KeyList) {
+        let base = self.bytes.len();
+        self.bytes.extend_from_slice(&other.bytes);
+        self.ends.extend(other.ends.iter().map(|e| base + e));
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
@@ -192,7 +164,7 @@ impl ExpiryIndex {
                 Entry::Vacant(e) => {
                     e.insert(keys);
                 }
-                Entry::Occupied(mut e) => keys.iter().for_each(|k| e.get_mut().push(k)),
+                Entry::Occupied(mut e) => e.get_mut().extend(&keys),
             }
         }
     }
