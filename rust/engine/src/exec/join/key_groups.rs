@@ -48,10 +48,10 @@ pub(super) struct KeyGroups {
 impl KeyGroups {
     pub(super) fn new(keys: &Rows, valid: &[bool]) -> Self {
         let n = keys.num_rows();
-        // sized for typical key counts, not rows: a table sized for every
-        // row is mostly empty and cold
+        // sized for every row (a partition's share of a chunk: thousands),
+        // so that keys mostly distinct (a row each) never rehash
         let mut ids: HashMap<&[u8], u32, foldhash::fast::FixedState> =
-            HashMap::with_capacity_and_hasher(n.min(1024), Default::default());
+            HashMap::with_capacity_and_hasher(n, Default::default());
         let mut first = Vec::new();
         let group_of: Vec<u32> = (0..n)
             .map(|r| {

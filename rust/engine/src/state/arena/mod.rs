@@ -337,7 +337,18 @@ impl ArenaMap {
     /// Append `extra` to `key`'s value (or set it to `extra`): the entry
     /// moves to the end once, with no copy through a caller's buffer.
     pub fn append(&mut self, key: &[u8], extra: &[u8]) {
-        match self.find(key) {
+        let hash = Hash32::of(&self.hasher, key);
+        let found = match self.tables.of(key) {
+            Some(table) => self.find_in(table, key, hash),
+            None => None,
+        };
+        match found {
+            // a key the table lacks (most, in a join): inserted without
+            // the second probe a put would make
+            None => {
+                self.insert_new(key, extra, hash);
+                self.compact_if_sparse();
+            }
             Some(id) if self.slots[id as usize].live => {
                 let s = self.slots[id as usize];
                 let at = self.data.push_copy(s.at, s.len(), extra);
@@ -606,6 +617,19 @@ mod tests {
         assert!(removed.is_empty());
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
+    }
+
+    #[test]
+    fn an_append_to_a_key_removed_before_the_commit_revives_it() {
+        let mut m = ArenaMap::new(false);
+        m.append(b"k", b"1");
+        m.committed();
+        assert!(m.remove(b"k"));
+        m.append(b"k", b"2");
+        m.append(b"k", b"3");
+        assert_eq!((m.get(b"k"), m.len()), (Some(&b"23"[..]), 1));
+        let (present, removed) = m.changes();
+        assert_eq!((present, removed.len()), (vec![(&b"k"[..], &b"23"[..])], 0));
     }
 
     #[test]
