@@ -144,6 +144,42 @@ fn key_at<'a>(slots: &Segmented<Slot>, data: &'a Chunks, id: u32) -> &'a [u8] {
     data.get(s.at, s.key_len as usize)
 }
 
+/// Sort `ids` (entry ids below `bound`) in descending order: through a bit
+/// per id when they are many for their range (sorting the millions of ids
+/// an eviction frees cost more than evicting them), else by comparison.
+fn sort_descending(ids: &mut [u32], bound: usize) {
+    if ids.len() < 4096 || bound / 256 > ids.len() {
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        return;
+    }
+    let mut bits = vec![0u64; bound.div_ceil(64)];
+    let mut distinct = 0;
+    for &id in ids.iter() {
+        let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
+        match bits.get_mut(word) {
+            Some(w) if *w & bit == 0 => {
+                *w |= bit;
+                distinct += 1;
+            }
+            _ => {}
+        }
+    }
+    if distinct != ids.len() {
+        // repeated or out-of-range ids: a bit each would lose some
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        return;
+    }
+    let mut at = 0;
+    for (word, mut w) in bits.into_iter().enumerate().rev() {
+        while w != 0 {
+            let top = 63 - w.leading_zeros();
+            ids[at] = (word * 64) as u32 + top;
+            at += 1;
+            w &= !(1u64 << top);
+        }
+    }
+}
+
 /// Keys and values in a buffer, found through a table of entry ids.
 pub(super) struct ArenaMap {
     hasher: Hasher,
@@ -459,7 +495,7 @@ impl ArenaMap {
         }
         // in descending id order: the slots are visited front to back, not
         // in hash order, and freed as `order_freed` orders them
-        ids.sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending(&mut ids, self.slots.len());
         for id in ids {
             self.evict(id);
         }
@@ -470,7 +506,7 @@ impl ArenaMap {
     /// take them ascending: a batch's entries then lie in id order as in
     /// the buffer, and are read front to back (`entries_below`).
     fn order_freed(&mut self, from: usize) {
-        self.free[from..].sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending(&mut self.free[from..], self.slots.len());
     }
 
     /// Remove every key ordered before `bound`, one by one (tombstones).
@@ -617,6 +653,26 @@ mod tests {
         assert!(removed.is_empty());
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
+    }
+
+    #[test]
+    fn ids_sort_descending_by_bits_or_by_comparison() {
+        let mut many: Vec<u32> = (0..10_000u32).map(|i| (i * 7919) % 10_007).collect();
+        let mut want = many.clone();
+        want.sort_unstable_by(|a, b| b.cmp(a));
+        sort_descending(&mut many, 10_007);
+        assert_eq!(many, want);
+        // a repeated id falls back to comparison, losing none
+        let mut repeated: Vec<u32> = (0..5_000u32).chain(0..5_000).collect();
+        sort_descending(&mut repeated, 5_000);
+        assert_eq!(
+            (repeated[0], repeated[1], repeated.len()),
+            (4_999, 4_999, 10_000)
+        );
+        // few ids in a wide range: by comparison
+        let mut few = vec![3, 900_000, 17];
+        sort_descending(&mut few, 1_000_000);
+        assert_eq!(few, vec![900_000, 17, 3]);
     }
 
     #[test]
