@@ -523,9 +523,10 @@ pub fn cleanup(dir: &Path, keep_from: i64) {
 /// columns for this many, not for all of them.
 const DELTA_ROWS: usize = 1 << 16;
 
-/// Write `version`'s delta: the keys `present` with their values, then the
-/// `removed` keys; when the version removed every key before a bound, the
-/// bound, and only the removed keys at or after it.
+/// Write `version`'s delta: the `removed` keys, then the keys `present`
+/// with their values (a key in both was removed, then put); when the
+/// version removed every key before a bound, the bound, and only the
+/// removed keys at or after it.
 pub fn write_delta(
     spec: &StoreSpec,
     codec: &Codec,
@@ -569,7 +570,8 @@ pub fn write_delta(
         &spec.dir.join(format!("{version}.delta")),
         spec.durable,
         schema(spec, true),
-        puts.chain(removes),
+        // removals first: a key removed and put again in one version is put
+        removes.chain(puts),
         removed_below.map(|b| (REMOVED_BELOW, to_hex(b))),
     )
 }

@@ -4,9 +4,12 @@
 //! entry), a lookup one probe, and the changes since the last commit are a
 //! list of ids (each once) that the delta file is written from.
 //!
-//! A removed entry stays in the table as a tombstone until the commit (the
-//! delta still needs its key, and putting the key again revives it); the
-//! commit drops tombstones and recycles their ids. Keys that lead with an
+//! A removed entry leaves the table at once (its lines are still in cache
+//! from the lookup; at the commit they were not) and stays a tombstone in
+//! the change list until the commit, which recycles its id (the delta
+//! still needs its key). Putting the key again before then makes a new
+//! entry, so a delta may name a key removed and put: it lists removals
+//! first. Keys that lead with an
 //! event time have a table per time bucket: eviction below a time drops
 //! whole tables, and the delta records the bound instead of the keys, so
 //! evicted entries need no tombstone (their ids are free at once). Freed
@@ -327,14 +330,10 @@ impl ArenaMap {
         true
     }
 
-    /// Put `key`, which has no live value, without looking for it: with no
-    /// tombstones awaiting the commit the table cannot hold it (a caller
+    /// Put `key`, which has no live value, without looking for it: removed
+    /// entries leave the table at once, so it cannot hold the key (a caller
     /// that just looked keys up saves the second probe of each).
     pub fn put_absent(&mut self, key: &[u8], value: &[u8]) {
-        if self.tombstones > 0 {
-            self.put(key, value, false);
-            return;
-        }
         let hash = Hash32::of(&self.hasher, key);
         self.insert_new(key, value, hash);
         self.compact_if_sparse();
@@ -412,7 +411,10 @@ impl ArenaMap {
             self.tombstone_bytes += s.key_len as usize;
             self.tombstones += 1;
             self.live -= 1;
+            let hash = Hash32(s.hash);
             self.mark_changed(id);
+            let key = key_at(&self.slots, &self.data, id);
+            self.tables.unlist(key, hash, id);
         }
     }
 
@@ -549,7 +551,8 @@ impl ArenaMap {
             .map(|id| (self.key(id), self.value(id)))
     }
 
-    /// The changes since the last commit: (key, value) of keys put, keys removed.
+    /// The changes since the last commit: (key, value) of keys put, keys
+    /// removed (a key may be in both: removed, then put again).
     pub fn changes(&self) -> Changes<'_, &[u8]> {
         let removed_n = self
             .changed
@@ -575,11 +578,10 @@ impl ArenaMap {
             let s = &mut self.slots[id as usize];
             s.changed = false;
             if !s.live {
+                // out of the tables since its removal
                 self.tombstone_bytes -= s.key_len as usize;
                 self.tombstones -= 1;
-                let (hash, at, key_len) = (Hash32(s.hash), s.at, s.key_len as usize);
-                let key = key_at(&self.slots, &self.data, id);
-                self.tables.unlist(key, hash, id);
+                let (at, key_len) = (s.at, s.key_len as usize);
                 self.data.release(at, key_len);
                 self.free.push(id);
             }
@@ -648,9 +650,11 @@ mod tests {
         m.committed();
         m.remove(b"k");
         m.put(b"k", b"2", false);
+        assert_eq!((m.get(b"k"), m.len()), (Some(&b"2"[..]), 1));
+        // the delta lists removals first: replayed, "k" is 2
         let (present, removed) = m.changes();
         assert_eq!(present, vec![(&b"k"[..], &b"2"[..])]);
-        assert!(removed.is_empty());
+        assert_eq!(removed, vec![&b"k"[..]]);
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
     }
@@ -685,20 +689,26 @@ mod tests {
         m.append(b"k", b"3");
         assert_eq!((m.get(b"k"), m.len()), (Some(&b"23"[..]), 1));
         let (present, removed) = m.changes();
-        assert_eq!((present, removed.len()), (vec![(&b"k"[..], &b"23"[..])], 0));
+        assert_eq!(
+            (present, removed),
+            (vec![(&b"k"[..], &b"23"[..])], vec![&b"k"[..]])
+        );
     }
 
     #[test]
-    fn a_put_without_lookup_finds_a_tombstone_before_the_commit() {
+    fn a_put_without_lookup_after_a_removal_before_the_commit() {
         let mut m = ArenaMap::new(false);
         m.put_absent(b"a", b"1");
         assert_eq!(m.get(b"a"), Some(&b"1"[..]));
         assert!(m.remove(b"a"));
-        // removed, not committed: the table still holds "a"
+        // removed, not committed: out of the table, a tombstone to the delta
         m.put_absent(b"a", b"2");
         assert_eq!((m.get(b"a"), m.len()), (Some(&b"2"[..]), 1));
         let (present, removed) = m.changes();
-        assert_eq!((present, removed.len()), (vec![(&b"a"[..], &b"2"[..])], 0));
+        assert_eq!(
+            (present, removed),
+            (vec![(&b"a"[..], &b"2"[..])], vec![&b"a"[..]])
+        );
         m.committed();
         assert!(m.remove(b"a"));
         m.committed();
