@@ -373,11 +373,7 @@ impl ArenaMap {
     /// moves to the end once, with no copy through a caller's buffer.
     pub fn append(&mut self, key: &[u8], extra: &[u8]) {
         let hash = Hash32::of(&self.hasher, key);
-        let found = match self.tables.of(key) {
-            Some(table) => self.find_in(table, key, hash),
-            None => None,
-        };
-        match found {
+        match self.find_hashed(key, hash) {
             // a key the table lacks (most, in a join): inserted without
             // the second probe a put would make
             None => {
@@ -680,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn an_append_to_a_key_removed_before_the_commit_revives_it() {
+    fn an_append_to_a_key_removed_before_the_commit_puts_it_anew() {
         let mut m = ArenaMap::new(false);
         m.append(b"k", b"1");
         m.committed();
