@@ -114,8 +114,11 @@ fn find_call<'a>(sql: &'a str, names: &[&str]) -> Option<(usize, &'a str)> {
                 if boundary {
                     for kind in names {
                         let end = i + kind.len();
+                        // bytes, not str slices: `end` may fall inside a
+                        // multi-byte character (a match is ASCII, so a
+                        // matched `end` is a character boundary)
                         if end <= bytes.len()
-                            && sql[i..end].eq_ignore_ascii_case(kind)
+                            && bytes[i..end].eq_ignore_ascii_case(kind.as_bytes())
                             && sql[end..].trim_start().starts_with('(')
                         {
                             return Some((i, &sql[i..end]));
@@ -380,5 +383,16 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(err.contains("takes 4 to 5 arguments"), "{err}");
+    }
+
+    #[test]
+    fn text_beside_multi_byte_characters_is_scanned_without_panicking() -> Result<()> {
+        // a name's length from `true` reaches inside the emoji's bytes
+        let sql = "SELECT true, 'é😀', map('k', 1), exp😀(1) FROM t";
+        assert_eq!(
+            rewrite(sql)?,
+            "SELECT true, 'é😀', spark_map('k', 1), exp😀(1) FROM t"
+        );
+        Ok(())
     }
 }
