@@ -30,6 +30,7 @@ import argparse
 import sys
 import tempfile
 import time
+from array import array
 
 import numpy as np
 
@@ -46,11 +47,15 @@ TRIGGERS = {
 def run(spark, query: str, mode: str, rate: int, seconds: float) -> np.ndarray:  # noqa: ANN001
     from sparklet.sql import functions as F
 
-    seen: list[tuple[float, float]] = []
-    append, clock = seen.append, time.time
+    # plain doubles, not a tuple a row: half a million objects kept alive
+    # would make each full pass of Python's garbage collector stop the
+    # process for tens of milliseconds, a latency of the benchmark's own
+    arrivals, events = array("d"), array("d")
+    arrive, event, clock = arrivals.append, events.append, time.time
 
     def record(row) -> None:  # noqa: ANN001
-        append((clock(), row.newest.timestamp()))
+        arrive(clock())
+        event(row.newest.timestamp())
 
     bids = (
         spark.readStream.format("nexmark")
@@ -78,11 +83,11 @@ def run(spark, query: str, mode: str, rate: int, seconds: float) -> np.ndarray: 
         )
         time.sleep(seconds)
         q.stop()
-    if not seen:
+    if not arrivals:
         return np.array([np.nan])
-    arrived, event = np.array(seen).T
-    keep = event >= event.min() + 1.0
-    return (arrived - event)[keep] * 1000
+    arrived, at = np.frombuffer(arrivals), np.frombuffer(events)
+    keep = at >= at.min() + 1.0
+    return (arrived - at)[keep] * 1000
 
 
 def main() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,37 @@ def test_range(spark: SparkSession) -> None:
 def test_binary_values_collect_as_bytes(spark: SparkSession) -> None:
     (row,) = spark.createDataFrame([(b"hi", [b"x"])], "b BINARY, a ARRAY<BINARY>").collect()
     assert type(row.b) is bytes and row.b == b"hi" and type(row.a[0]) is bytes
+
+
+def test_collect_gives_each_type_its_python_value_and_nulls_as_none(spark: SparkSession) -> None:
+    """Columns are converted whole (numpy for numbers, strings and times, a
+    struct field by field): values, nulls and nested structs as PySpark's rows."""
+    values = {
+        "l": "CAST(9223372036854775807 AS BIGINT)",
+        "f": "CAST(1.1 AS FLOAT)",
+        "nan": "CAST('NaN' AS DOUBLE)",
+        "b": "true",
+        "s": "'é😀'",
+        "bin": "X'00FF'",
+        "d": "DATE'2024-02-29'",
+        "ts": "TIMESTAMP'1969-12-31 23:59:59.999999'",
+        "st": "named_struct('t', TIMESTAMP'2024-02-29 12:34:56.5', 'n', named_struct('v', CAST(NULL AS INT)))",
+        "m": "map('k', 1)",
+        "a": "array(1, NULL)",
+    }
+    # each column null in the second row
+    columns = ", ".join(f"CASE WHEN id = 1 THEN {v} END AS {k}" for k, v in values.items())
+    rows = spark.sql(f"SELECT id, {columns} FROM VALUES (1), (2) AS t(id) ORDER BY id").collect()
+    first, second = rows
+    assert first.l == 9223372036854775807 and type(first.l) is int
+    assert first.f == 1.100000023841858 and math.isnan(first.nan)
+    assert first.b is True and first.s == "é😀" and first.bin == b"\x00\xff"
+    assert first.d == datetime.date(2024, 2, 29)
+    assert first.ts == datetime.datetime(1969, 12, 31, 23, 59, 59, 999999)
+    assert first.st == Row(t=datetime.datetime(2024, 2, 29, 12, 34, 56, 500000), n=Row(v=None))
+    assert first.st.t.tzinfo is None and first.st.n.v is None
+    assert first.m == {"k": 1} and first.a == [1, None]
+    assert list(second) == [2] + [None] * 11
 
 
 def test_global_temp_views_are_seen_by_every_session_temp_views_by_one(spark: SparkSession) -> None:
