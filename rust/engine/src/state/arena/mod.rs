@@ -309,18 +309,14 @@ impl ArenaMap {
         match self.find_hashed(key, hash) {
             Some(id) => {
                 let s = self.slots[id as usize];
-                if s.live {
-                    if only_if_absent {
-                        return false;
-                    }
-                    self.live_bytes -= s.len();
-                    self.live -= 1;
-                    self.data.release(s.at, s.len());
-                } else {
-                    self.tombstone_bytes -= s.key_len as usize; // revived
-                    self.tombstones -= 1;
-                    self.data.release(s.at, s.key_len as usize);
+                // a removed entry leaves its table at once (`remove_id`)
+                debug_assert!(s.live, "a table lists only live entries");
+                if only_if_absent {
+                    return false;
                 }
+                self.live_bytes -= s.len();
+                self.live -= 1;
+                self.data.release(s.at, s.len());
                 self.write(id, key, value);
                 self.mark_changed(id);
             }
