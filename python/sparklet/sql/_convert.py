@@ -372,10 +372,10 @@ def _struct_values(arr: pa.StructArray) -> list[Any]:
 def _array_values(arr: pa.Array) -> list[Any]:
     if pa.types.is_struct(arr.type):
         return _struct_values(arr)
-    values = _buffer_values(arr)
-    if values is not None:
-        return values
-    values = arr.to_pylist()
+    fixed = _buffer_values(arr)
+    if fixed is not None:
+        return fixed
+    values: list[Any] = arr.to_pylist()
     if _plain(arr.type):
         return values
     st = from_arrow_schema(pa.schema([pa.field("c", arr.type)])).fields[0].dataType
