@@ -241,3 +241,55 @@ def test_a_missing_table_in_sql_is_table_or_view_not_found(spark: SparkSession) 
     assert caught.value.getCondition() == "TABLE_OR_VIEW_NOT_FOUND"
     with pytest.raises(AnalysisException, match=r"TABLE_OR_VIEW_NOT_FOUND.*`no_db`\.`nowhere_tbl`"):
         spark.sql("SELECT * FROM no_db.nowhere_tbl")
+
+
+@pytest.mark.sparklet_only(
+    reason="holds sparklet's own re-read of a changed table in one thread, to order two threads' re-reads as "
+    "a pipeline run and a reader raced; Spark's catalog resolves a table at each read, with no such step"
+)
+def test_a_table_re_read_by_two_threads_at_once_ends_current(
+    spark: SparkSession, table: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from sparklet.sql.catalog import Catalog
+
+    source = tmp_path / "in"
+    source.mkdir()
+
+    def ingest(name: str, ids: list[int]) -> None:
+        (source / name).write_text("".join(f'{{"id": {i}}}\n' for i in ids))
+        q = (
+            spark.readStream.schema("id LONG")
+            .json(str(source))
+            .writeStream.option("checkpointLocation", str(tmp_path / "ck"))
+            .trigger(availableNow=True)
+            .toTable(table, format="delta")
+        )
+        q.awaitTermination()
+
+    ingest("a.json", [1])
+    assert rows(spark.table(table)) == [(1,)]
+    ingest("b.json", [2])
+    # another thread sees the change and reads the table (two rows), and is
+    # held before it puts that read in place of the table's
+    read, held, release = Catalog._dataframe, threading.Event(), threading.Event()
+
+    def held_read(self: Catalog, info):  # noqa: ANN001, ANN202
+        df = read(self, info)
+        if threading.current_thread().name == "other":
+            held.set()
+            release.wait(2)
+        return df
+
+    monkeypatch.setattr(Catalog, "_dataframe", held_read)
+    other = threading.Thread(target=lambda: spark.table(table), name="other")
+    other.start()
+    assert held.wait(30)
+    ingest("c.json", [3])  # a third row committed meanwhile
+    first = rows(spark.table(table))
+    release.set()
+    other.join(30)
+    # the other thread's older read does not replace the newer one for good
+    assert first == [(1,), (2,), (3,)]
+    assert rows(spark.table(table)) == [(1,), (2,), (3,)]

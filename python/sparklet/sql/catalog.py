@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sparklet.errors import AnalysisException
@@ -124,6 +125,10 @@ class Catalog:
         self._cached: dict[str, DataFrame] = {}
         #: the files each registered table was read from (count, size, newest change)
         self._signatures: dict[str, tuple[int, int, float]] = {}
+        # a table's signature and the view read with it change together: a
+        # thread refreshing a table between another's signature and view
+        # would leave a stale view behind a current signature, never re-read
+        self._registering = threading.RLock()
 
     # ---- names ----------------------------------------------------------
     def _split(self, name: str, db: str | None = None) -> tuple[str, str]:
@@ -1222,22 +1227,24 @@ class Catalog:
         if info.database != DEFAULT_DB:
             self._native.create_database(info.database)
         qualified = f"{info.database}.{info.name}"
-        self._signatures[qualified] = _signature(info.location)
-        df = self._dataframe(info)
-        df._native.create_or_replace_temp_view(qualified)
+        with self._registering:
+            self._signatures[qualified] = _signature(info.location)
+            df = self._dataframe(info)
+            df._native.create_or_replace_temp_view(qualified)
 
     def _refresh_changed(self) -> None:
         """Read again the tables whose files changed since they were read (a
         streaming query writing into one, another program), unless cached."""
-        for qualified, seen in list(self._signatures.items()):
-            if qualified in self._cached:
-                continue
-            db, name = qualified.split(".", 1)
-            info = self._warehouse.table(db, name)
-            if info is None or info.kind == "VIEW":
-                continue
-            if _signature(info.location) != seen:
-                self._register(info)
+        with self._registering:
+            for qualified, seen in list(self._signatures.items()):
+                if qualified in self._cached:
+                    continue
+                db, name = qualified.split(".", 1)
+                info = self._warehouse.table(db, name)
+                if info is None or info.kind == "VIEW":
+                    continue
+                if _signature(info.location) != seen:
+                    self._register(info)
 
     def _dataframe(self, info: TableInfo) -> DataFrame:
         if info.kind == "VIEW":
