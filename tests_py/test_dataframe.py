@@ -186,3 +186,21 @@ def test_select_expr_takes_an_alias_without_as(spark: SparkSession) -> None:
     out = df.selectExpr("CAST(v AS STRING) t", "v + 1 w", "upper(s) AS u", "s")
     assert out.columns == ["t", "w", "u", "s"]
     assert tuple(out.collect()[0]) == ("1", 2, "A", "a")
+
+
+def test_a_condition_guards_what_its_and_or_or_would_otherwise_fail_on(spark: SparkSession, tmp_path) -> None:  # noqa: ANN001
+    # Spark evaluates the right side of AND / OR only where the left side
+    # does not decide: `b != 0 AND a / b > 1` never divides by zero (ANSI)
+    rows = [(1, 0), (4, 2), (1, 1), (9, 0), (None, 0)]
+    df = spark.createDataFrame(rows, "a INT, b INT")
+    df.write.parquet(str(tmp_path / "ab"))
+    for frame in (df, spark.read.parquet(str(tmp_path / "ab"))):
+        guarded = frame.where((F.col("b") != 0) & (F.col("a") / F.col("b") > 1))
+        assert [tuple(r) for r in guarded.collect()] == [(4, 2)]
+        either = frame.where("b = 0 OR a / b > 1").orderBy("a", "b")
+        assert [tuple(r) for r in either.collect()] == [(None, 0), (1, 0), (4, 2), (9, 0)]
+        flags = frame.select("a", F.expr("b <> 0 AND a / b >= 1").alias("ok")).orderBy("a", "b")
+        assert [tuple(r) for r in flags.collect()] == [(None, False), (1, False), (1, True), (4, True), (9, False)]
+    # where the left side is true the right side runs, and fails
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        df.where("a > 0 AND a / b > 1").collect()

@@ -24,9 +24,11 @@ from run import ROW_GROUP
 SCANS = {
     "q0, q1": [(2, "bid", ["auction", "bidder", "price", "dateTime", "extra"])],
     "q2": [(2, "bid", ["auction", "price"])],
+    "q3": [(1, "auction", ["id", "seller", "category"]), (0, "person", ["id", "name", "city", "state"])],
     "q4": [(1, "auction", ["id", "category", "dateTime", "expires"]), (2, "bid", ["auction", "price", "dateTime"])],
     "q5": [(2, "bid", ["auction", "dateTime"])],
     "q7": [(2, "bid", ["price", "dateTime"])],
+    "q8": [(0, "person", ["id", "name", "dateTime"]), (1, "auction", ["seller", "dateTime"])],
 }
 
 

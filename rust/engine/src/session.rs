@@ -123,10 +123,7 @@ impl Session {
             .with_optimizer_rules(logical_optimizer_rules())
             .with_query_planner(Arc::new(crate::plan::planner::SparkletQueryPlanner))
             .with_type_planner(Arc::new(crate::plan::spark_types::SparkTypes))
-            .with_physical_optimizer_rules(crate::plan::adaptive_join::with_adaptive_joins(
-                datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules,
-                Default::default(),
-            ))
+            .with_physical_optimizer_rules(physical_optimizer_rules())
             .build();
         // after DataFusion's analyzers (type coercion): casts as Spark writes them
         let mut state = state;
@@ -1044,6 +1041,18 @@ fn discover_files(
 
 /// DataFusion's logical optimizer rules, the pair that pushes struct field
 /// access towards the scan guarded (`plan/struct_leaves.rs`).
+/// DataFusion's physical rules with the adaptive joins and Spark's
+/// short-circuit `AND`/`OR` among them.
+fn physical_optimizer_rules(
+) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
+    crate::plan::short_circuit::with_short_circuits(
+        crate::plan::adaptive_join::with_adaptive_joins(
+            datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules,
+            Default::default(),
+        ),
+    )
+}
+
 fn logical_optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
     use crate::plan::struct_leaves::{UnlessStructShadowed, RULES};
     let rules = datafusion::optimizer::Optimizer::new()

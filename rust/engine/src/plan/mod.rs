@@ -8,6 +8,7 @@ pub mod ident_case;
 pub mod output_mode;
 pub mod partitions;
 pub mod planner;
+pub mod short_circuit;
 pub mod spark_casts;
 pub mod spark_division;
 pub mod spark_names;
