@@ -204,3 +204,17 @@ def test_a_condition_guards_what_its_and_or_or_would_otherwise_fail_on(spark: Sp
     # where the left side is true the right side runs, and fails
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         df.where("a > 0 AND a / b > 1").collect()
+
+
+def test_sql_text_in_expr_divides_as_spark_does_at_any_depth(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 2), (3, 0)], "a INT, b INT")
+    out = df.select(
+        F.expr("abs(a / nullif(b, 0))").alias("r"),
+        F.expr("CASE WHEN b = 0 THEN NULL ELSE a / b END").alias("c"),
+        F.expr("IF(b != 0, a / b, NULL)").alias("i"),
+        F.expr("IF(b = 0, NULL, a / b)").alias("j"),
+    )
+    assert out.schema.simpleString() == "struct<r:double,c:double,i:double,j:double>"
+    assert [tuple(r) for r in out.collect()] == [(0.5, 0.5, 0.5, 0.5), (None, None, None, None)]
+    halves = df.where("b != 0").withColumn("q", F.expr("a / b"))
+    assert [tuple(r) for r in halves.collect()] == [(1, 2, 0.5)]

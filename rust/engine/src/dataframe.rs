@@ -263,7 +263,12 @@ pub fn resolve(df: &DataFrame, e: Expr) -> Result<Expr> {
             if let Expr::ScalarFunction(f) = &node {
                 if f.func.name() == "__sql_text" {
                     if let Some(Expr::Literal(ScalarValue::Utf8(Some(text)), _)) = f.args.first() {
-                        let parsed = df.parse_sql_expr(text)?;
+                        // as `selectExpr` parses it, then resolved itself: the
+                        // walk does not revisit what replaces a node (its
+                        // divisions would stay DataFusion's integer ones)
+                        let parsed = parse_sql(df, text)
+                            .and_then(|e| resolve(df, e))
+                            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
                         return Ok(Transformed::yes(parsed));
                     }
                 }

@@ -189,6 +189,12 @@ pub(super) fn common_type(types: &[DataType]) -> DFResult<DataType> {
     })
 }
 
+/// The type both branches of a conditional take: their common type, or
+/// (none found) the first branch's, which the other is cast to.
+fn branches_type(t: &[DataType]) -> DataType {
+    common_type(t).unwrap_or_else(|_| t[0].clone())
+}
+
 /// The type of an array's elements or a map's values.
 pub(super) fn element_type(t: &DataType) -> DFResult<DataType> {
     match t {
@@ -430,18 +436,20 @@ pub fn all() -> Vec<ScalarUDF> {
         returns: |_| Ok(DataType::Utf8),
         build: |_, _, t| Ok(lit(crate::plan::spark_names::simple_type_name(&t[0]))),
     }));
-    // if(cond, a, b) (the type of a)
+    // if(cond, a, b): both branches as their common type, as Spark's
+    // coercion makes them (`if(c, null, 1.5)` is a double, not a null)
     out.push(ScalarUDF::new_from_impl(Rewritten {
         name: "if",
         tag: "if",
         signature: Signature::any(3, Volatility::Immutable),
         returns: |t| {
             arity("if", t, 3)?;
-            Ok(t[1].clone())
+            Ok(branches_type(&t[1..]))
         },
         build: |_, mut a, t| {
-            let otherwise = cast(a.remove(2), t[1].clone());
-            let then = a.remove(1);
+            let common = branches_type(&t[1..]);
+            let otherwise = cast(a.remove(2), common.clone());
+            let then = cast(a.remove(1), common);
             when(a.remove(0), then).otherwise(otherwise)
         },
     }));
