@@ -218,3 +218,10 @@ def test_sql_text_in_expr_divides_as_spark_does_at_any_depth(spark: SparkSession
     assert [tuple(r) for r in out.collect()] == [(0.5, 0.5, 0.5, 0.5), (None, None, None, None)]
     halves = df.where("b != 0").withColumn("q", F.expr("a / b"))
     assert [tuple(r) for r in halves.collect()] == [(1, 2, 0.5)]
+
+
+def test_order_by_sql_expressions_sorts_by_them(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "b"), (3, "a"), (2, "c")], "n INT, s STRING")
+    assert [r.n for r in df.orderBy(F.expr("n / 2").desc()).collect()] == [3, 2, 1]
+    assert [r.n for r in df.sort(F.expr("upper(s)")).collect()] == [3, 1, 2]
+    assert [r.n for r in df.orderBy(F.desc(F.expr("n % 3"))).collect()] == [2, 1, 3]

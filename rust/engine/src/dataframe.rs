@@ -1206,6 +1206,16 @@ pub enum Partitioning {
     ById(Expr),
 }
 
+/// `orderBy`/`sort`: `df`'s rows sorted by `sorts`, whose expressions are
+/// resolved as `select`'s (an `F.expr(...)` unresolved sorted by nothing).
+pub fn sort(df: DataFrame, sorts: Vec<datafusion::logical_expr::SortExpr>) -> Result<DataFrame> {
+    let sorts = sorts
+        .into_iter()
+        .map(|s| Ok(s.with_expr(resolve(&df, s.expr.clone())?)))
+        .collect::<Result<Vec<_>>>()?;
+    df.sort(sorts).map_err(Error::from_planning)
+}
+
 /// `df` in `n` partitions. A stream keeps DataFusion's repartitioning (its
 /// micro-batches are not split as Spark's tasks are).
 pub fn repartition(df: DataFrame, n: usize, how: Partitioning) -> Result<DataFrame> {

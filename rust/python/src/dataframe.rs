@@ -192,13 +192,7 @@ impl PyDataFrame {
 
     fn sort(&self, cols: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyDataFrame> {
         let sorts = cols.iter().map(|c| c.sort_expr()).collect();
-        Ok(self.wrap(
-            self.df
-                .clone()
-                .sort(sorts)
-                .map_err(Error::from_planning)
-                .py()?,
-        ))
+        Ok(self.wrap(dataframe::sort(self.df.clone(), sorts).py()?))
     }
 
     /// `groupBy`/`cube`/`rollup`/`groupingSets` (`kind`; `sets` as key
