@@ -225,3 +225,15 @@ def test_order_by_sql_expressions_sorts_by_them(spark: SparkSession) -> None:
     assert [r.n for r in df.orderBy(F.expr("n / 2").desc()).collect()] == [3, 2, 1]
     assert [r.n for r in df.sort(F.expr("upper(s)")).collect()] == [3, 1, 2]
     assert [r.n for r in df.orderBy(F.desc(F.expr("n % 3"))).collect()] == [2, 1, 3]
+
+
+def test_a_filter_reads_a_column_the_select_before_it_left_out(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, 2), (3, 0)], "a INT, b INT")
+    tens = df.select((F.col("a") * 10).alias("t"))
+    kept = tens.where("b != 0")
+    assert kept.columns == ["t"]
+    assert [tuple(r) for r in kept.collect()] == [(10,)]
+    assert [tuple(r) for r in tens.filter(df.b == 0).collect()] == [(30,)]
+    # a column found nowhere is still an error that names it
+    with pytest.raises(AnalysisException, match="nope"):
+        tens.where("nope > 1").collect()

@@ -303,7 +303,7 @@ class DataFrame:
         [Row(name='bob', age=17)]
         """
         if isinstance(condition, str):
-            return self._wrap(self._native.filter(self._native.parse_sql(condition)))
+            return self._wrap(self._native.filter_sql(condition))
         if not isinstance(condition, Column):
             raise not_expected_type("condition", "Column or str", condition)
         return self._wrap(self._native.filter(condition._expr))

@@ -750,8 +750,68 @@ fn select_aggregates(df: DataFrame, exprs: Vec<Expr>, aggregates: Vec<Expr>) -> 
 
 /// `df.filter(cond)` / `df.where(cond)`.
 pub fn filter(df: DataFrame, cond: Expr) -> Result<DataFrame> {
-    let cond = implicit_casts(resolve(&df, cond)?, df.schema())?;
-    df.filter(cond).map_err(Error::from_planning)
+    filter_made(df, |_| Ok(cond.clone()))
+}
+
+/// `df.filter("text")`: the condition parsed as SQL (see [`filter`]).
+pub fn filter_sql(df: DataFrame, text: &str) -> Result<DataFrame> {
+    filter_made(df, |df| parse_sql(df, text))
+}
+
+/// `df` filtered by the condition `make` gives for it. A condition that
+/// reads a column `df`'s last projection left out (`df.select("a")
+/// .where("b > 0")`) reads it below that projection, as Spark's analyzer
+/// resolves a filter's missing references: the projection keeps the column
+/// for the filter, and a projection above drops it again.
+fn filter_made(df: DataFrame, make: impl Fn(&DataFrame) -> Result<Expr>) -> Result<DataFrame> {
+    let on = |df: DataFrame| -> Result<DataFrame> {
+        let cond = implicit_casts(resolve(&df, make(&df)?)?, df.schema())?;
+        df.filter(cond).map_err(Error::from_planning)
+    };
+    let first = match on(df.clone()) {
+        Ok(filtered) => return Ok(filtered),
+        Err(e) => e,
+    };
+    let Some(widened) = with_dropped_columns(&df)? else {
+        return Err(first);
+    };
+    let Ok(filtered) = on(widened) else {
+        return Err(first);
+    };
+    let columns: Vec<Expr> = df
+        .schema()
+        .columns()
+        .into_iter()
+        .map(Expr::Column)
+        .collect();
+    filtered.select(columns).map_err(Error::from_planning)
+}
+
+/// `df`'s last projection with the columns of its input it left out added
+/// after its own (None: `df` does not end in a projection that left any).
+fn with_dropped_columns(df: &DataFrame) -> Result<Option<DataFrame>> {
+    let LogicalPlan::Projection(p) = df.logical_plan() else {
+        return Ok(None);
+    };
+    let out = df.schema();
+    let dropped: Vec<Expr> = p
+        .input
+        .schema()
+        .columns()
+        .into_iter()
+        .filter(|c| !out.has_column_with_unqualified_name(&c.name))
+        .map(Expr::Column)
+        .collect();
+    if dropped.is_empty() {
+        return Ok(None);
+    }
+    let exprs = p.expr.iter().cloned().chain(dropped).collect();
+    let plan = LogicalPlan::Projection(
+        datafusion::logical_expr::Projection::try_new(exprs, Arc::clone(&p.input))
+            .map_err(Error::from_planning)?,
+    );
+    let (state, _) = df.clone().into_parts();
+    Ok(Some(DataFrame::new(state, plan)))
 }
 
 /// `df.withColumn(name, e)`: replaces a column of that name or appends one.

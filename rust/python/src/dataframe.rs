@@ -68,6 +68,11 @@ impl PyDataFrame {
         Ok(self.wrap(dataframe::filter(self.current(), cond.expr.clone()).py()?))
     }
 
+    /// `filter("text")`: the condition parsed as SQL against this frame.
+    fn filter_sql(&self, text: &str) -> PyResult<PyDataFrame> {
+        Ok(self.wrap(dataframe::filter_sql(self.current(), text).py()?))
+    }
+
     fn parse_sql(&self, text: &str) -> PyResult<PyExpr> {
         Ok(PyExpr::new(
             dataframe::parse_sql(&self.current(), text).py()?,
