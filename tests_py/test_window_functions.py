@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from sparklet.sql import SparkSession
+from sparklet.sql import SparkSession, Window
 from sparklet.sql import functions as F
-from sparklet.sql.window import Window
 
 SPEC = "PARTITION BY k ORDER BY v ASC NULLS FIRST"
 
@@ -129,3 +128,26 @@ def test_over_takes_a_window_spec(spark: SparkSession) -> None:
 
     with pytest.raises(PySparkTypeError, match="NOT_EXPECTED_TYPE"):
         F.row_number().over("k")  # type: ignore[arg-type]
+
+
+def test_ranking_functions_give_ints_named_as_spark_names_them(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "x"), (2, "x"), (2, "y")], "a INT, g STRING")
+    w = Window.partitionBy("g").orderBy("a")
+    out = df.select(
+        "a",
+        F.row_number().over(w),
+        F.rank().over(w).alias("r"),
+        F.dense_rank().over(w).alias("d"),
+        F.ntile(2).over(w).alias("n"),
+    )
+    assert [(f.name, f.dataType.simpleString()) for f in out.schema.fields] == [
+        ("a", "int"),
+        (
+            "row_number() OVER (PARTITION BY g ORDER BY a ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+            "int",
+        ),
+        ("r", "int"),
+        ("d", "int"),
+        ("n", "int"),
+    ]
+    assert sorted(tuple(r)[1:] for r in out.collect()) == [(1, 1, 1, 1), (1, 1, 1, 1), (2, 2, 2, 2)]

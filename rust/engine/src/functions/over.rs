@@ -143,5 +143,13 @@ pub fn over(
             )
         }
     };
-    Ok(Expr::from(w))
+    let ranking = matches!(&w.fun, WindowFunctionDefinition::WindowUDF(f)
+        if matches!(f.name(), "row_number" | "rank" | "dense_rank" | "ntile"));
+    let out = Expr::from(w);
+    // Spark's ranking functions give an int (DataFusion's a bigint); a
+    // cast by type name keeps the window's own name
+    match crate::functions::spark_sql::cast_function("int") {
+        Some(int) if ranking => Ok(int.call(vec![out])),
+        _ => Ok(out),
+    }
 }

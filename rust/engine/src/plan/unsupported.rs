@@ -45,7 +45,16 @@ pub(crate) fn check_supported(plan: &LogicalPlan, mode: OutputMode) -> Result<bo
             LogicalPlan::Projection(p) => {
                 for e in &p.expr {
                     if let Expr::Alias(a) = e {
-                        if let Expr::Column(c) = a.expr.as_ref() {
+                        // through the cast a ranking function's int is
+                        let mut inner = a.expr.as_ref();
+                        loop {
+                            inner = match inner {
+                                Expr::Cast(c) => c.expr.as_ref(),
+                                Expr::ScalarFunction(f) if f.args.len() == 1 => &f.args[0],
+                                _ => break,
+                            };
+                        }
+                        if let Expr::Column(c) = inner {
                             aliases.insert(c.name.clone(), a.name.clone());
                         }
                     }
