@@ -237,3 +237,12 @@ def test_a_filter_reads_a_column_the_select_before_it_left_out(spark: SparkSessi
     # a column found nowhere is still an error that names it
     with pytest.raises(AnalysisException, match="nope"):
         tens.where("nope > 1").collect()
+
+
+def test_select_expr_expands_stars_and_names_struct_fields_as_spark(spark: SparkSession) -> None:
+    df = spark.createDataFrame([(1, "x")], "a INT, g STRING")
+    assert df.selectExpr("*", "a + 1 AS a1").columns == ["a", "g", "a1"]
+    both = df.selectExpr("struct(a, g) AS s", "struct(upper(g), a) AS t")
+    assert both.schema.simpleString() == "struct<s:struct<a:int,g:string>,t:struct<col1:string,a:int>>"
+    assert both.selectExpr("s.*").columns == ["a", "g"]
+    assert df.selectExpr("struct(a, g)").columns == ["struct(a, g)"]

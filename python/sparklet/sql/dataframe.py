@@ -279,7 +279,9 @@ class DataFrame:
         >>> df.selectExpr("upper(name) AS name", "age * 2").collect()
         [Row(name='ANN', (age * 2)=62)]
         """
-        return self._wrap(self._native.select([self._native.parse_sql(e) for e in _flatten(expr)]))
+        # "*" and "s.*" expand as in select (the SQL parser takes no bare star)
+        items = [e.strip() if e.strip().endswith("*") else Column(self._native.parse_sql(e)) for e in _flatten(expr)]
+        return self.select(*items)
 
     def filter(self, condition: ColumnOrName) -> "DataFrame":
         """The rows where a condition is true (``where`` is the same method).

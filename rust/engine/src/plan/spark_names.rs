@@ -339,8 +339,13 @@ fn with_default_args(name: &str, args: &[Expr], distinct: bool) -> Option<String
 
 /// Whether each of `named_struct`'s names is the name of its value.
 fn struct_of_columns(args: &[Expr]) -> bool {
-    args.chunks(2).all(|kv| match &kv[0] {
-        Expr::Literal(ScalarValue::Utf8(Some(k)), _) => *k == spark_name(&kv[1]),
+    // a field is named after its column, or (SQL's `struct(a + 1)`) after
+    // its position when it is no column
+    args.chunks(2).enumerate().all(|(i, kv)| match &kv[0] {
+        Expr::Literal(ScalarValue::Utf8(Some(k)), _) => {
+            *k == spark_name(&kv[1])
+                || (*k == format!("col{}", i + 1) && !matches!(kv[1], Expr::Column(_)))
+        }
         _ => false,
     })
 }

@@ -9,7 +9,11 @@
 //! - `a[i]` / `m[k]` become `get_item(a, i)`: Spark counts an array's
 //!   elements from 0 (DataFusion's subscript from 1), raises past the end,
 //!   and names the column `a[i]`;
-//! - `0L`, `1.5D`, `1.25BD` and their kin become casts of the number.
+//! - `0L`, `1.5D`, `1.25BD` and their kin become casts of the number;
+//! - `struct(a, b + 1)` becomes `named_struct('a', a, 'col2', b + 1)`: Spark
+//!   names a struct's fields after its columns (`col1`, `col2`... for other
+//!   expressions), DataFusion `c0`, `c1`...; the column is still named
+//!   `struct(a, (b + 1))` ([`super::spark_names`]).
 //!
 //! A query without them is passed on as written (the rewrite prints the
 //! parsed query back, so it is only done when something changed).
@@ -17,10 +21,12 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, AccessExpr, Expr, Subscript, TrimWhereField, VisitMut,
+    visit_expressions_mut, AccessExpr, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+    Subscript, TrimWhereField, VisitMut,
 };
 use datafusion::sql::sqlparser::dialect::DatabricksDialect;
 use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::Token;
 
 /// `sql` (statements) with the operators above rewritten.
 pub fn rewrite_query(sql: &str) -> String {
@@ -43,11 +49,19 @@ pub fn rewrite_expr(text: &str) -> String {
     if !mentions_rewritten(text) {
         return text.to_string();
     }
-    let Some(mut expr) = parse_expr(text) else {
+    // the whole text as a select item: an expression, and its `AS alias`
+    // when it has one (an expression alone would leave the alias out)
+    let parsed = Parser::new(&DatabricksDialect {})
+        .try_with_sql(text)
+        .and_then(|mut p| {
+            let item = p.parse_select_item()?;
+            Ok((p.peek_token().token == Token::EOF).then_some(item))
+        });
+    let Ok(Some(mut item)) = parsed else {
         return text.to_string();
     };
-    if rewrite_all(&mut expr) {
-        expr.to_string()
+    if rewrite_all(&mut item) {
+        item.to_string()
     } else {
         text.to_string()
     }
@@ -79,7 +93,7 @@ fn mentions_rewritten(text: &str) -> bool {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && b"LYSDFB".contains(&w[1]));
     suffixed
-        || ["RLIKE", "REGEXP", "BOTH", "["]
+        || ["RLIKE", "REGEXP", "BOTH", "[", "STRUCT"]
             .iter()
             .any(|w| upper.contains(w))
 }
@@ -141,6 +155,20 @@ fn rewrite(e: &mut Expr) -> bool {
             };
             parse_expr(&text).map(|parsed| *e = parsed).is_some()
         }
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("struct") => {
+            let Some(text) = struct_arguments(&f.args).and_then(|v| named_struct_of(&v)) else {
+                return false;
+            };
+            parse_expr(&text).map(|parsed| *e = parsed).is_some()
+        }
+        // how the dialect parses `struct(a, b)`
+        Expr::Struct { values, fields } if fields.is_empty() => {
+            let values: Vec<&Expr> = values.iter().collect();
+            let Some(text) = named_struct_of(&values) else {
+                return false;
+            };
+            parse_expr(&text).map(|parsed| *e = parsed).is_some()
+        }
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
             trim_what: Some(_),
@@ -151,6 +179,49 @@ fn rewrite(e: &mut Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// A `struct(...)` call's arguments (None: an argument of another kind).
+fn struct_arguments(args: &FunctionArguments) -> Option<Vec<&Expr>> {
+    let FunctionArguments::List(list) = args else {
+        return None;
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return None;
+    }
+    list.args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(value)) => Some(value),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `struct(...)` of `values` as a `named_struct(...)` call's text, each
+/// field named as Spark names it: a column by its name, `e AS n` by `n`,
+/// any other expression `col<position>` (None: no values).
+fn named_struct_of(values: &[&Expr]) -> Option<String> {
+    if values.is_empty() {
+        return None;
+    }
+    let pairs: Vec<String> = values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (name, value) = match value {
+                Expr::Identifier(id) => (id.value.clone(), *value),
+                Expr::CompoundIdentifier(parts) => (
+                    parts.last().map_or_else(String::new, |p| p.value.clone()),
+                    *value,
+                ),
+                Expr::Named { expr, name } => (name.value.clone(), expr.as_ref()),
+                _ => (format!("col{}", i + 1), *value),
+            };
+            format!("'{}', {value}", name.replace('\'', "''"))
+        })
+        .collect();
+    Some(format!("named_struct({})", pairs.join(", ")))
 }
 
 /// `root` and its `chain` of accesses as text, each subscript a call of
@@ -189,6 +260,17 @@ mod tests {
         assert_eq!(
             rewrite_query("SELECT a[0], m['k'], a[1].f FROM t"),
             "SELECT get_item(a, 0), get_item(m, 'k'), get_item(a, 1).f FROM t"
+        );
+        assert_eq!(
+            rewrite_expr("struct(a, t.b, a + 1)"),
+            "named_struct('a', a, 'b', t.b, 'col3', a + 1)"
+        );
+        // an expression's alias stays
+        assert_eq!(rewrite_expr("struct(a) AS s"), "named_struct('a', a) AS s");
+        assert_eq!(rewrite_expr("s RLIKE 'x' AS m"), "(rlike(s, 'x')) AS m");
+        assert_eq!(
+            rewrite_query("SELECT struct(a, g) AS s FROM t"),
+            "SELECT named_struct('a', a, 'g', g) AS s FROM t"
         );
         let plain = "SELECT regexp_like(s, 'BOTH')  FROM t";
         assert_eq!(rewrite_query(plain), plain);
