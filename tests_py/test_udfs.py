@@ -188,3 +188,13 @@ def test_a_udf_gets_values_as_collect_gives_them(spark: SparkSession) -> None:
         "2024-01-01T12:00:00 aware=False|Row a=1 b=x|dict [('k', 2)]|list 2024-01-02T00:00:00 aware=False"
     )
     assert df.first().ts == dt.datetime(2024, 1, 1, 12, 0)
+
+
+def test_a_udf_takes_named_arguments_and_is_named_as_called(spark: SparkSession) -> None:
+    @F.udf(returnType="int")
+    def calc(a, b):  # noqa: ANN001, ANN202
+        return a + 10 * b
+
+    out = spark.range(2).select(calc(b=F.col("id") * 10, a=F.col("id")), calc(F.col("id"), b=F.lit(1)).alias("x"))
+    assert out.columns == ["calc(b => (id * 10), a => id)", "x"]
+    assert [tuple(r) for r in out.collect()] == [(0, 10), (101, 11)]

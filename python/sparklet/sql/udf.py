@@ -77,6 +77,21 @@ def _series_runner(f: Callable[..., Any], returns: pa.DataType) -> Callable[[pa.
     return run
 
 
+def _by_parameter(func: Callable[..., Any], given: int, named: dict[str, Column | str]) -> list[Any]:
+    """Keyword arguments of a call of ``func`` after ``given`` positional
+    ones, as the positional arguments they stand for (in the function's
+    order; they must fill its next parameters)."""
+    params = list(inspect.signature(func).parameters)
+    wanted = params[given : given + len(named)]
+    if sorted(named) != sorted(wanted):
+        raise PySparkTypeError(
+            f"[UNEXPECTED_POSITIONAL_ARGUMENT] The function {getattr(func, '__name__', func)} takes the parameters "
+            f"{params}: after {given} positional arguments, named arguments {sorted(named)} do not fill {wanted}.",
+            "UNEXPECTED_POSITIONAL_ARGUMENT",
+        )
+    return [_to_col(named[p])._expr for p in wanted]
+
+
 class UserDefinedFunction:
     """A Python function usable as a column expression (call it with columns)."""
 
@@ -92,10 +107,13 @@ class UserDefinedFunction:
         make = _rows_runner if self._kind == "rows" else _series_runner
         return make(self.func, self.returnType._to_arrow())
 
-    def __call__(self, *cols: Column | str) -> Column:
+    def __call__(self, *cols: Column | str, **named: Column | str) -> Column:
         exprs = [_to_col(c)._expr for c in cols]
-        return Column(_native.udf_call(self._name, self._runner(), self.returnType._to_arrow(), exprs)).alias(
-            f"{self._name}({', '.join(e.name() for e in exprs)})"
+        # named as Spark names the call: `calc(b => (id * 10), a => id)`
+        shown = [e.name() for e in exprs] + [f"{k} => {_to_col(v)._expr.name()}" for k, v in named.items()]
+        args = exprs + _by_parameter(self.func, len(cols), named) if named else exprs
+        return Column(_native.udf_call(self._name, self._runner(), self.returnType._to_arrow(), args)).alias(
+            f"{self._name}({', '.join(shown)})"
         )
 
     def asNondeterministic(self) -> "UserDefinedFunction":

@@ -46,7 +46,8 @@ impl PyExpr {
         match &self.expr {
             Expr::Alias(a) => a.name.clone(),
             Expr::Column(c) => c.name.clone(),
-            other => other.schema_name().to_string(),
+            // as a select names it: `(id * 10)`, not DataFusion's `id * Int32(10)`
+            other => sparklet_engine::plan::spark_names::spark_name(other),
         }
     }
 
