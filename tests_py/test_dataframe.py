@@ -246,3 +246,19 @@ def test_select_expr_expands_stars_and_names_struct_fields_as_spark(spark: Spark
     assert both.schema.simpleString() == "struct<s:struct<a:int,g:string>,t:struct<col1:string,a:int>>"
     assert both.selectExpr("s.*").columns == ["a", "g"]
     assert df.selectExpr("struct(a, g)").columns == ["struct(a, g)"]
+
+
+def test_first_and_last_after_order_by_read_the_rows_in_that_order(spark: SparkSession) -> None:
+    # Spark hands a group's rows to first/last as sorted (one partition)
+    df = spark.createDataFrame(
+        [("a", 3, "x"), ("a", 1, "y"), ("b", 2, "z"), ("a", 2, None), ("b", 1, "w")], "k STRING, t INT, v STRING"
+    )
+    out = (
+        df.orderBy("t")
+        .groupBy("k")
+        .agg(F.first("v").alias("f"), F.last("v").alias("l"), F.first("v", True).alias("fi"))
+        .orderBy("k")
+    )
+    assert [tuple(r) for r in out.collect()] == [("a", "y", "x", "y"), ("b", "w", "z", "w")]
+    latest = df.orderBy(F.col("t").desc()).where("k = 'a'").groupBy("k").agg(F.first("v"), F.last("v"))
+    assert [tuple(r) for r in latest.collect()] == [("a", "x", "y")]

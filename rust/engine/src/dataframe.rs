@@ -1266,6 +1266,45 @@ pub enum Partitioning {
     ById(Expr),
 }
 
+/// The order a batch plan's rows end in: its last sort, under filters.
+fn trailing_sort(plan: &LogicalPlan) -> Option<Vec<datafusion::logical_expr::SortExpr>> {
+    match plan {
+        LogicalPlan::Sort(s) if s.fetch.is_none() => Some(s.expr.clone()),
+        LogicalPlan::Filter(f) => trailing_sort(&f.input),
+        _ => None,
+    }
+}
+
+/// `aggs` with the aggregates whose answer is the order their rows came in
+/// (`first`, `last`) reading them in `order`: Spark hands
+/// them the rows of `df.orderBy(...).groupBy(...)` as sorted (users rely
+/// on it for the first or last value by time), where DataFusion drops a
+/// sort no operator asks for.
+fn in_sorted_order(
+    aggs: Vec<Expr>,
+    order: &[datafusion::logical_expr::SortExpr],
+) -> Result<Vec<Expr>> {
+    aggs.into_iter()
+        .map(|a| {
+            a.transform_up(|e| match e {
+                Expr::AggregateFunction(mut f)
+                    if f.params.order_by.is_empty()
+                        && matches!(
+                            f.func.name(),
+                            "first" | "last" | "first_value" | "last_value"
+                        ) =>
+                {
+                    f.params.order_by = order.to_vec();
+                    Ok(Transformed::yes(Expr::AggregateFunction(f)))
+                }
+                other => Ok(Transformed::no(other)),
+            })
+            .map(|t| t.data)
+            .map_err(Error::from_planning)
+        })
+        .collect()
+}
+
 /// `orderBy`/`sort`: `df`'s rows sorted by `sorts`, whose expressions are
 /// resolved as `select`'s (an `F.expr(...)` unresolved sorted by nothing).
 pub fn sort(df: DataFrame, sorts: Vec<datafusion::logical_expr::SortExpr>) -> Result<DataFrame> {
@@ -1415,6 +1454,10 @@ pub fn aggregate(
         .into_iter()
         .map(|a| resolve(&df, a))
         .collect::<Result<Vec<_>>>()?;
+    let aggs = match trailing_sort(df.logical_plan()) {
+        Some(order) if !streaming => in_sorted_order(aggs, &order)?,
+        _ => aggs,
+    };
     let mut computed: Vec<Expr> = Vec::new();
     let mut keys: Vec<Expr> = Vec::new();
     for g in group {
