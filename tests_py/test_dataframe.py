@@ -262,3 +262,15 @@ def test_first_and_last_after_order_by_read_the_rows_in_that_order(spark: SparkS
     assert [tuple(r) for r in out.collect()] == [("a", "y", "x", "y"), ("b", "w", "z", "w")]
     latest = df.orderBy(F.col("t").desc()).where("k = 'a'").groupBy("k").agg(F.first("v"), F.last("v"))
     assert [tuple(r) for r in latest.collect()] == [("a", "x", "y")]
+
+
+def test_substr_counts_positions_as_spark(spark: SparkSession) -> None:
+    # a position of 0 is the first character; a negative one counts from the end
+    df = spark.createDataFrame([("abcdef", -2), ("héllo", 2)], "s STRING, p INT")
+    out = df.selectExpr("substr(s, 0, 2)", "substr(s, -3)", "substring(s, p, 2)", "substring(s FROM 2 FOR 3)")
+    assert out.columns[:2] == ["substr(s, 0, 2)", "substr(s, -3, 2147483647)"]
+    assert [tuple(r) for r in out.collect()] == [("ab", "def", "ef", "bcd"), ("hé", "llo", "él", "éll")]
+    assert [tuple(r) for r in df.select(F.substring("s", -3, 2), F.col("s").substr(0, 1)).collect()] == [
+        ("de", "a"),
+        ("ll", "h"),
+    ]

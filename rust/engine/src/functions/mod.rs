@@ -105,7 +105,15 @@ fn scalar(state: &SessionState, name: &str, args: Vec<Expr>) -> Result<Expr> {
 /// Functions of `datafusion-spark` (Spark's semantics) that take the place
 /// of DataFusion's namesake; the crate's others fill names nothing else has.
 /// (`ceil`/`floor` give a bigint, as Spark's do.)
-const SPARK_OVER_DATAFUSION: &[&str] = &["sha2", "sha1", "crc32", "xxhash64", "array_contains"];
+const SPARK_OVER_DATAFUSION: &[&str] = &[
+    "sha2",
+    "sha1",
+    "crc32",
+    "xxhash64",
+    "array_contains",
+    // a position of 0 is the first character, a negative one counts from the end
+    "substring",
+];
 
 /// Register `datafusion-spark`'s scalar functions where they give Spark's
 /// answer (see [`SPARK_OVER_DATAFUSION`]) or the name is free.

@@ -10,6 +10,10 @@
 //!   elements from 0 (DataFusion's subscript from 1), raises past the end,
 //!   and names the column `a[i]`;
 //! - `0L`, `1.5D`, `1.25BD` and their kin become casts of the number;
+//! - `substr(s, p, n)` / `substring(s FROM p FOR n)` become calls of the
+//!   function by its quoted name: the parser reads them as SQL's
+//!   `SUBSTRING`, which DataFusion plans as its own `substr` (a position of
+//!   0 or below counts differently from Spark's), not the registered one;
 //! - `struct(a, b + 1)` becomes `named_struct('a', a, 'col2', b + 1)`: Spark
 //!   names a struct's fields after its columns (`col1`, `col2`... for other
 //!   expressions), DataFusion `c0`, `c1`...; the column is still named
@@ -93,7 +97,7 @@ fn mentions_rewritten(text: &str) -> bool {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && b"LYSDFB".contains(&w[1]));
     suffixed
-        || ["RLIKE", "REGEXP", "BOTH", "[", "STRUCT"]
+        || ["RLIKE", "REGEXP", "BOTH", "[", "STRUCT", "SUBSTR"]
             .iter()
             .any(|w| upper.contains(w))
 }
@@ -168,6 +172,25 @@ fn rewrite(e: &mut Expr) -> bool {
                 return false;
             };
             parse_expr(&text).map(|parsed| *e = parsed).is_some()
+        }
+        Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            shorthand,
+            ..
+        } => {
+            let name = if *shorthand { "substr" } else { "substring" };
+            let from = substring_from
+                .as_ref()
+                .map_or_else(|| "1".to_string(), ToString::to_string);
+            let length = substring_for
+                .as_ref()
+                .map(|n| format!(", {n}"))
+                .unwrap_or_default();
+            parse_expr(&format!("`{name}`({expr}, {from}{length})"))
+                .map(|parsed| *e = parsed)
+                .is_some()
         }
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
@@ -264,6 +287,10 @@ mod tests {
         assert_eq!(
             rewrite_expr("struct(a, t.b, a + 1)"),
             "named_struct('a', a, 'b', t.b, 'col3', a + 1)"
+        );
+        assert_eq!(
+            rewrite_query("SELECT substr(s, -3), SUBSTRING(s FROM 2 FOR 3) FROM t"),
+            "SELECT `substr`(s, -3), `substring`(s, 2, 3) FROM t"
         );
         // an expression's alias stays
         assert_eq!(rewrite_expr("struct(a) AS s"), "named_struct('a', a) AS s");
