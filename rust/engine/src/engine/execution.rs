@@ -684,7 +684,13 @@ impl Execution {
                     wake.wait(wake.seq(), (next - now).min(Duration::from_millis(100)));
                 }
             }
-            _ => wake.wait(seen, self.polling_delay),
+            // no new data: wait for it, but no longer than a source's next
+            // data is due (a rate or real-time Nexmark stream's next row)
+            _ => {
+                let due = self.sources.iter().filter_map(|s| s.next_due()).min();
+                let wait = due.map_or(self.polling_delay, |d| d.min(self.polling_delay));
+                wake.wait(seen, wait)
+            }
         }
     }
 

@@ -72,6 +72,13 @@ pub trait Source: Send {
     fn backlog(&self) -> Option<Backlog> {
         None
     }
+    /// How long until data the source does not have yet is due, for a
+    /// source whose data arrives by the clock (rate, Nexmark in real time):
+    /// a query without new data waits that long instead of its polling
+    /// delay (10 ms, which would be most of an event's latency).
+    fn next_due(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// Figures for the source's progress after a batch ending at `end`
     /// (Spark's `SourceProgress.metrics`).
     fn metrics(&self, _end: Option<&Offset>) -> std::collections::BTreeMap<String, String> {
@@ -178,6 +185,18 @@ impl TableProvider for StreamTable {
             ),
         )))
     }
+}
+
+/// The time from now until `due_ms` (ms since the epoch by the system
+/// clock), at least 50 µs: a wait that ends before the millisecond it
+/// waits for would spin.
+pub fn until_ms(due_ms: i64) -> std::time::Duration {
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    let us = due_ms.saturating_mul(1000).saturating_sub(now_us).max(50);
+    std::time::Duration::from_micros(us as u64)
 }
 
 /// Parse a Spark-style boolean option.

@@ -229,6 +229,18 @@ impl Source for RateSource {
         self.cap = Some((now_ms() - self.start_ms) / 1000);
         Ok(())
     }
+
+    /// The next whole second since the start (the next millisecond in the
+    /// real-time modes).
+    fn next_due(&self) -> Option<std::time::Duration> {
+        if self.cap.is_some() {
+            return None;
+        }
+        let elapsed = now_ms() - self.start_ms;
+        let step = if self.real_time { 1 } else { 1000 };
+        let next = (elapsed.div_euclid(step) + 1) * step;
+        Some(super::until_ms(self.start_ms + next))
+    }
 }
 
 /// Options of `format("rate-micro-batch")`: a fixed number of rows per batch,

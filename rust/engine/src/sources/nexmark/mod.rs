@@ -256,6 +256,15 @@ impl Source for NexmarkSource {
         Ok(())
     }
 
+    /// In real time, the event time of the first event not yet available.
+    fn next_due(&self) -> Option<std::time::Duration> {
+        let f = &self.factory;
+        let next = self.available();
+        let more = f.num_events == 0 || next < f.num_events;
+        (f.real_time && more && self.cap.is_none())
+            .then(|| super::until_ms(f.config.timestamp_ms(next)))
+    }
+
     fn backlog(&self) -> Option<super::Backlog> {
         self.cap.map(|cap| super::Backlog {
             done: self.next.min(cap),
