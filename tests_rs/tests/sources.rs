@@ -78,17 +78,26 @@ fn clock_paced_sources_say_when_their_next_rows_are_due() {
     };
     // Nexmark in real time at 100,000 events/s: an event time is a whole
     // millisecond, so the next events are due within one
-    let f = NexmarkFactory::new(&opts(&[("realtime", "true"), ("eventspersecond", "100000")]))
-        .unwrap();
+    let f = NexmarkFactory::new(&opts(&[
+        ("realtime", "true"),
+        ("eventspersecond", "100000"),
+    ]))
+    .unwrap();
     let mut src = f.create(&SourceContext::default()).unwrap();
     let before = offset(&mut src);
     let due = src.next_due().expect("a paced stream has a next event");
     assert!(due <= Duration::from_millis(1), "{due:?}");
     std::thread::sleep(due);
-    assert!(offset(&mut src) > before, "nothing new once the wait was over");
+    assert!(
+        offset(&mut src) > before,
+        "nothing new once the wait was over"
+    );
     // an unpaced stream has all its events at once
     let f = NexmarkFactory::new(&opts(&[("numevents", "100")])).unwrap();
-    assert_eq!(f.create(&SourceContext::default()).unwrap().next_due(), None);
+    assert_eq!(
+        f.create(&SourceContext::default()).unwrap().next_due(),
+        None
+    );
 
     // the rate source's offsets are whole seconds: the next is due within one
     let f = RateFactory::new(&opts(&[("rowspersecond", "10")])).unwrap();
@@ -97,7 +106,10 @@ fn clock_paced_sources_say_when_their_next_rows_are_due() {
     let due = src.next_due().expect("a rate stream has a next second");
     assert!(due <= Duration::from_secs(1), "{due:?}");
     std::thread::sleep(due);
-    assert!(offset(&mut src) > before, "nothing new once the wait was over");
+    assert!(
+        offset(&mut src) > before,
+        "nothing new once the wait was over"
+    );
     // availableNow: what exists at the start is all there will be
     src.prepare_for_available_now().unwrap();
     assert_eq!(src.next_due(), None);

@@ -198,11 +198,16 @@ pub(super) fn evict_partition(
         unmatched: Vec::new(),
         again: ExpiryIndex::default(),
     };
+    // each key's value taken out in one probe (most keys keep no row), the
+    // rows that stay put back
+    let (mut list, mut kept) = (Vec::new(), Vec::new());
     for key in keys.iter().flat_map(KeyList::iter) {
-        let Some(list) = store.get_bytes(key)? else {
+        list.clear();
+        if !store.take_bytes_into(key, &mut list)? {
             continue;
-        };
-        let (mut kept, mut earliest) = (Vec::new(), i64::MAX);
+        }
+        kept.clear();
+        let mut earliest = i64::MAX;
         for row in unpack(&list) {
             if row.expiry <= wm {
                 out.removed += 1;
@@ -214,11 +219,7 @@ pub(super) fn evict_partition(
                 earliest = earliest.min(row.expiry);
             }
         }
-        let changed = kept.len() != list.len();
-        drop(list);
-        if kept.is_empty() {
-            store.remove(key);
-        } else if changed {
+        if !kept.is_empty() {
             store.put_bytes(key, &kept)?;
         }
         if earliest != i64::MAX {
