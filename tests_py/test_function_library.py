@@ -741,6 +741,40 @@ def test_division_is_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSessio
         spark.conf.unset("spark.sql.ansi.enabled")
 
 
+def test_remainders_are_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSession) -> None:
+    """`%`, `mod` and `pmod` take the dividend's sign (pmod: the divisor's),
+    keep the operands' type and are named as Spark names them; a zero divisor
+    is REMAINDER_BY_ZERO under ANSI (ArithmeticException), null without; a
+    null dividend is null either way."""
+    from sparklet.errors import ArithmeticException
+
+    df = spark.createDataFrame([(7, 3, None), (-7, 3, None), (7, 0, None)], "a INT, b INT, c INT")
+    df.createOrReplaceTempView("remainder_rows")
+    some = df.where("b != 0")
+    got = some.select(df.a % df.b, F.pmod("a", "b"), F.expr("mod(a, b)"), (df.a % 2.5).alias("f"))
+    assert got.columns == ["(a % b)", "pmod(a, b)", "mod(a, b)", "f"]
+    assert [t for _, t in got.dtypes] == ["int", "int", "int", "double"]
+    assert [tuple(r) for r in got.collect()] == [(1, 1, 1, 2.0), (-1, 2, -1, -2.0)]
+    assert [r[0] for r in some.selectExpr("a % b").collect()] == [1, -1]
+    assert [tuple(r) for r in df.select(df.c % df.b, F.pmod("c", "b")).collect()] == [(None, None)] * 3
+    failing = [
+        lambda: df.select(df.a % df.b).collect(),
+        lambda: df.select(F.pmod("a", "b")).collect(),
+        lambda: df.selectExpr("mod(a, b)").collect(),
+        lambda: spark.sql("SELECT a % b FROM remainder_rows").collect(),
+    ]
+    for run in failing:
+        with pytest.raises(ArithmeticException) as raised:
+            run()
+        assert raised.value.getCondition() == "REMAINDER_BY_ZERO"
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert [r[0] for r in df.select(df.a % df.b).collect()] == [1, -1, None]
+        assert [r[0] for r in spark.sql("SELECT pmod(a, b) FROM remainder_rows").collect()] == [1, 2, None]
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
 def test_runtime_errors_are_pysparks_exception_classes(spark: SparkSession) -> None:
     """PySpark raises a class per kind of runtime error; so does sparklet."""
     from sparklet.errors import DateTimeException, IllegalArgumentException, NumberFormatException

@@ -295,7 +295,7 @@ class SparkRuntimeException(PySparkException):
 class ArithmeticException(PySparkException):
     """Arithmetic that ANSI SQL refuses while a query runs.
 
-    ``DIVIDE_BY_ZERO``, ``ARITHMETIC_OVERFLOW``, ``CAST_OVERFLOW``, as
+    ``DIVIDE_BY_ZERO``, ``REMAINDER_BY_ZERO``, ``ARITHMETIC_OVERFLOW``, ``CAST_OVERFLOW``, as
     Spark's ``SparkArithmeticException``.
 
     Examples

@@ -119,6 +119,14 @@ impl Error {
         }
     }
 
+    /// Spark's error for a zero divisor of a remainder under ANSI.
+    pub fn remainder_by_zero() -> Self {
+        Error::Input {
+            condition: "REMAINDER_BY_ZERO".into(),
+            message: "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to \"false\" to bypass this error.".into(),
+        }
+    }
+
     /// An analysis error with Spark's condition.
     pub fn analysis(condition: &str, message: impl Into<String>) -> Self {
         Error::Analysis {

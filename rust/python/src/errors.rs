@@ -186,6 +186,7 @@ fn runtime_error(condition: String, message: String) -> PyErr {
     let date_or_time = message.contains("to \"DATE\"") || message.contains("to \"TIMESTAMP");
     match condition.split('.').next().unwrap_or_default() {
         "DIVIDE_BY_ZERO"
+        | "REMAINDER_BY_ZERO"
         | "ARITHMETIC_OVERFLOW"
         | "CAST_OVERFLOW"
         | "NUMERIC_VALUE_OUT_OF_RANGE"

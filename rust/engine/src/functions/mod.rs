@@ -55,7 +55,7 @@ pub fn binary(op: &str, left: Expr, right: Expr) -> Result<Expr> {
         "-" => Operator::Minus,
         "*" => Operator::Multiply,
         "/" => return Ok(crate::plan::spark_division::divide(left, right)),
-        "%" => Operator::Modulo,
+        "%" => return Ok(crate::plan::spark_remainder::remainder(left, right)),
         "==" => Operator::Eq,
         "!=" => Operator::NotEq,
         "<" => Operator::Lt,

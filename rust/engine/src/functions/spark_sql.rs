@@ -471,6 +471,7 @@ pub fn all() -> Vec<ScalarUDF> {
     out.extend(type_casts());
     out.extend(super::spark_rewrites::all());
     out.extend(super::spark_rewrites::date_parts());
+    out.extend(crate::plan::spark_remainder::functions());
     out
 }
 

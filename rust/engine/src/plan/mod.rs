@@ -12,6 +12,7 @@ pub mod short_circuit;
 pub mod spark_casts;
 pub mod spark_division;
 pub mod spark_names;
+pub mod spark_remainder;
 pub mod spark_types;
 pub mod sql_names;
 pub mod sql_operators;

@@ -10,12 +10,14 @@
 //! named `(a / b)`, as Spark names them ([`super::spark_names`]). Decimals
 //! in SQL text keep DataFusion's decimal division.
 //!
-//! [`rewrite`] also widens `+`, `-`, `*` and `%` of a float with an integer
+//! [`rewrite`] also turns `%` of numbers into Spark's remainder
+//! ([`super::spark_remainder`]), and widens `+`, `-`, `*` and `%` of a float with an integer
 //! or decimal to double, as Spark 4's ANSI type coercion does (DataFusion
 //! keeps the float); the widened sides keep their names.
 
 use std::sync::Arc;
 
+use super::spark_remainder::{remainder, takes_remainder};
 use arrow::array::{Array, ArrayRef, AsArray, Float64Array};
 use arrow::datatypes::{DataType, Float64Type};
 use datafusion::common::tree_node::Transformed;
@@ -46,25 +48,24 @@ fn divides_as_double(t: &DataType) -> bool {
 /// `e` with Spark's division where it divides integers or floating-point
 /// numbers of `schema`'s columns.
 pub fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
-    if let Some(widened) = float_with_exact(&e, schema)? {
-        return Ok(Transformed::yes(widened));
-    }
-    let Expr::BinaryExpr(BinaryExpr {
-        left,
-        op: Operator::Divide,
-        right,
-    }) = &e
-    else {
-        return Ok(Transformed::no(e));
+    let (e, widened) = match float_with_exact(&e, schema)? {
+        Some(widened) => (widened, true),
+        None => (e, false),
+    };
+    let Expr::BinaryExpr(BinaryExpr { left, op, right }) = &e else {
+        return Ok(Transformed::new_transformed(e, widened));
     };
     let (l, r) = (left.get_type(schema)?, right.get_type(schema)?);
-    if !divides_as_double(&l) || !divides_as_double(&r) {
-        return Ok(Transformed::no(e));
+    let (x, y) = (left.as_ref().clone(), right.as_ref().clone());
+    match op {
+        Operator::Divide if divides_as_double(&l) && divides_as_double(&r) => {
+            Ok(Transformed::yes(divide(x, y)))
+        }
+        Operator::Modulo if takes_remainder(&l) && takes_remainder(&r) => {
+            Ok(Transformed::yes(remainder(x, y)))
+        }
+        _ => Ok(Transformed::new_transformed(e, widened)),
     }
-    Ok(Transformed::yes(divide(
-        left.as_ref().clone(),
-        right.as_ref().clone(),
-    )))
 }
 
 /// `a op b` of a float and an integer or decimal, both sides as doubles.

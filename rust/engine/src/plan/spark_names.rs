@@ -123,6 +123,9 @@ pub fn spark_name(e: &Expr) -> String {
             if func.name() == crate::plan::spark_division::SPARK_DIVIDE && args.len() == 2 {
                 return format!("({} / {})", spark_name(&args[0]), spark_name(&args[1]));
             }
+            if func.name() == crate::plan::spark_remainder::SPARK_REMAINDER && args.len() == 2 {
+                return format!("({} % {})", spark_name(&args[0]), spark_name(&args[1]));
+            }
             if let Some(name) = special_call_name(func.name(), args) {
                 return name;
             }
