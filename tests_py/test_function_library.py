@@ -741,6 +741,26 @@ def test_division_is_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSessio
         spark.conf.unset("spark.sql.ansi.enabled")
 
 
+def test_div_divides_integers_toward_zero_as_a_bigint(spark: SparkSession) -> None:
+    """SQL's `a DIV b` (binding as tightly as `*`) truncates toward zero, is
+    a bigint named `(a div b)`; a zero divisor is DIVIDE_BY_ZERO under ANSI."""
+    from sparklet.errors import ArithmeticException
+
+    df = spark.createDataFrame([(7, 2), (-7, 2), (None, 3), (7, 0)], "a INT, b INT")
+    df.createOrReplaceTempView("div_rows")
+    some = df.where("b != 0")
+    got = some.selectExpr("a div b", "a DIV b * 3", "1 + a div b", "7 div 2", "a div b AS q")
+    assert got.columns == ["(a div b)", "((a div b) * 3)", "(1 + (a div b))", "(7 div 2)", "q"]
+    assert {t for _, t in got.dtypes} == {"bigint"}
+    assert [tuple(r) for r in got.collect()] == [(3, 9, 4, 3, 3), (-3, -9, -2, 3, -3), (None, None, None, 3, None)]
+    assert [r[0] for r in spark.sql("SELECT div(a, b) FROM div_rows WHERE b <> 0").collect()] == [3, -3, None]
+    assert some.select(F.expr("a div b")).columns == ["(a div b)"]
+    assert [tuple(r) for r in some.where("a div b > 0").collect()] == [(7, 2)]
+    with pytest.raises(ArithmeticException) as raised:
+        df.selectExpr("a div b").collect()
+    assert raised.value.getCondition() == "DIVIDE_BY_ZERO"
+
+
 def test_remainders_are_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSession) -> None:
     """`%`, `mod` and `pmod` take the dividend's sign (pmod: the divisor's),
     keep the operands' type and are named as Spark names them; a zero divisor

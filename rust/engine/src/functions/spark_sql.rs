@@ -472,6 +472,7 @@ pub fn all() -> Vec<ScalarUDF> {
     out.extend(super::spark_rewrites::all());
     out.extend(super::spark_rewrites::date_parts());
     out.extend(crate::plan::spark_remainder::functions());
+    out.extend(crate::plan::spark_division::functions());
     out
 }
 

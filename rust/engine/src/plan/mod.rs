@@ -10,6 +10,7 @@ pub mod partitions;
 pub mod planner;
 pub mod short_circuit;
 pub mod spark_casts;
+pub mod spark_dialect;
 pub mod spark_division;
 pub mod spark_names;
 pub mod spark_remainder;

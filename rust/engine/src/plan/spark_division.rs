@@ -18,8 +18,8 @@
 use std::sync::Arc;
 
 use super::spark_remainder::{remainder, takes_remainder};
-use arrow::array::{Array, ArrayRef, AsArray, Float64Array};
-use arrow::datatypes::{DataType, Float64Type};
+use arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
+use arrow::datatypes::{DataType, Float64Type, Int64Type};
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result as DFResult};
 use datafusion::error::DataFusionError;
@@ -158,6 +158,78 @@ impl ScalarUDFImpl for SparkDivide {
         }
         Ok(ColumnarValue::Array(
             Arc::new(Float64Array::from(out)) as ArrayRef
+        ))
+    }
+}
+
+/// Spark's `div` (`a DIV b` in SQL text, which [`super::sql_operators`]
+/// turns into a call): the quotient of integers truncated toward zero, as
+/// a bigint, named `(a div b)`; a zero divisor as `/` has it.
+pub fn functions() -> Vec<ScalarUDF> {
+    vec![ScalarUDF::new_from_impl(SparkIntegralDivide {
+        signature: Signature::user_defined(Volatility::Immutable),
+    })]
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct SparkIntegralDivide {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for SparkIntegralDivide {
+    fn name(&self) -> &str {
+        "div"
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _arg_types: &[DataType]) -> DFResult<DataType> {
+        Ok(DataType::Int64)
+    }
+    fn coerce_types(&self, arg_types: &[DataType]) -> DFResult<Vec<DataType>> {
+        match arg_types {
+            [l, r] if [l, r].iter().all(|t| t.is_integer() || t.is_null()) => {
+                Ok(vec![DataType::Int64; 2])
+            }
+            _ => Err(DataFusionError::Plan(format!(
+                "div takes two integers, not {}",
+                arg_types
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ))),
+        }
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
+        let ansi = !args
+            .config_options
+            .extensions
+            .get::<crate::spark_options::SparkOptions>()
+            .is_some_and(|o| o.ansi_disabled);
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let (x, y) = (
+            arrays[0].as_primitive::<Int64Type>(),
+            arrays[1].as_primitive::<Int64Type>(),
+        );
+        let mut out = Vec::with_capacity(x.len());
+        for i in 0..x.len() {
+            out.push(match (x.is_valid(i), y.is_valid(i)) {
+                (true, true) if y.value(i) == 0 => {
+                    if ansi {
+                        return Err(DataFusionError::External(Box::new(
+                            crate::error::Error::divide_by_zero(),
+                        )));
+                    }
+                    None
+                }
+                // Long.MinValue div -1 wraps, as Java's division does
+                (true, true) => Some(x.value(i).wrapping_div(y.value(i))),
+                _ => None,
+            });
+        }
+        Ok(ColumnarValue::Array(
+            Arc::new(Int64Array::from(out)) as ArrayRef
         ))
     }
 }

@@ -17,7 +17,9 @@
 //! - `struct(a, b + 1)` becomes `named_struct('a', a, 'col2', b + 1)`: Spark
 //!   names a struct's fields after its columns (`col1`, `col2`... for other
 //!   expressions), DataFusion `c0`, `c1`...; the column is still named
-//!   `struct(a, (b + 1))` ([`super::spark_names`]).
+//!   `struct(a, (b + 1))` ([`super::spark_names`]);
+//! - `a DIV b` (which the parser's Databricks dialect cannot read) becomes
+//!   `div(a, b)`, Spark's integral division, named `(a div b)`.
 //!
 //! A query without them is passed on as written (the rewrite prints the
 //! parsed query back, so it is only done when something changed).
@@ -25,19 +27,20 @@
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    visit_expressions_mut, AccessExpr, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
-    Subscript, TrimWhereField, VisitMut,
+    visit_expressions_mut, AccessExpr, BinaryOperator, Expr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Subscript, TrimWhereField, VisitMut,
 };
-use datafusion::sql::sqlparser::dialect::DatabricksDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 use datafusion::sql::sqlparser::tokenizer::Token;
+
+use super::spark_dialect::SparkDialect;
 
 /// `sql` (statements) with the operators above rewritten.
 pub fn rewrite_query(sql: &str) -> String {
     if !mentions_rewritten(sql) {
         return sql.to_string();
     }
-    let Ok(mut statements) = Parser::parse_sql(&DatabricksDialect {}, sql) else {
+    let Ok(mut statements) = Parser::parse_sql(&SparkDialect, sql) else {
         return sql.to_string(); // the planner reports the syntax error
     };
     if !rewrite_all(&mut statements) {
@@ -55,7 +58,7 @@ pub fn rewrite_expr(text: &str) -> String {
     }
     // the whole text as a select item: an expression, and its `AS alias`
     // when it has one (an expression alone would leave the alias out)
-    let parsed = Parser::new(&DatabricksDialect {})
+    let parsed = Parser::new(&SparkDialect)
         .try_with_sql(text)
         .and_then(|mut p| {
             let item = p.parse_select_item()?;
@@ -83,7 +86,7 @@ fn rewrite_all(tree: &mut impl VisitMut) -> bool {
 
 /// `text` parsed as one expression (None: not one).
 fn parse_expr(text: &str) -> Option<Expr> {
-    Parser::new(&DatabricksDialect {})
+    Parser::new(&SparkDialect)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .ok()
@@ -97,7 +100,7 @@ fn mentions_rewritten(text: &str) -> bool {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && b"LYSDFB".contains(&w[1]));
     suffixed
-        || ["RLIKE", "REGEXP", "BOTH", "[", "STRUCT", "SUBSTR"]
+        || ["RLIKE", "REGEXP", "BOTH", "[", "STRUCT", "SUBSTR", "DIV"]
             .iter()
             .any(|w| upper.contains(w))
 }
@@ -192,6 +195,13 @@ fn rewrite(e: &mut Expr) -> bool {
                 .map(|parsed| *e = parsed)
                 .is_some()
         }
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::MyIntegerDivide,
+            right,
+        } => parse_expr(&format!("`div`({left}, {right})"))
+            .map(|parsed| *e = parsed)
+            .is_some(),
         Expr::Trim {
             trim_where: trim_where @ Some(TrimWhereField::Both),
             trim_what: Some(_),
