@@ -795,6 +795,35 @@ def test_remainders_are_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSes
         spark.conf.unset("spark.sql.ansi.enabled")
 
 
+def test_a_number_cast_to_a_too_narrow_integer_is_cast_overflow(spark: SparkSession) -> None:
+    """Under ANSI a value past the target integer type fails with
+    CAST_OVERFLOW (ArithmeticException), naming the value as Spark writes it
+    and both types; values that fit are cast, and try_cast gives null."""
+    from sparklet.errors import ArithmeticException
+
+    df = spark.createDataFrame(
+        [(300, 300, 3000000000, 1e20, float("nan"))], "i INT, s SMALLINT, b BIGINT, d DOUBLE, n DOUBLE"
+    )
+    cases = [
+        (df.i.cast("tinyint"), 'The value 300 of the type "INT" cannot be cast to "TINYINT"'),
+        (df.s.cast("tinyint"), 'The value 300S of the type "SMALLINT" cannot be cast to "TINYINT"'),
+        (df.b.cast("int"), 'The value 3000000000L of the type "BIGINT" cannot be cast to "INT"'),
+        (df.d.cast("bigint"), 'The value 1.0E20D of the type "DOUBLE" cannot be cast to "BIGINT"'),
+        (df.n.cast("int"), 'The value NaN of the type "DOUBLE" cannot be cast to "INT"'),
+    ]
+    for column, message in cases:
+        with pytest.raises(ArithmeticException) as raised:
+            df.select(column).collect()
+        assert raised.value.getCondition() == "CAST_OVERFLOW"
+        assert message + " due to an overflow." in str(raised.value)
+    with pytest.raises(ArithmeticException, match="CAST_OVERFLOW"):
+        df.selectExpr("CAST(b AS INT)").collect()
+    fits = df.select(df.i.cast("smallint"), (df.i - 200).cast("tinyint"), F.lit(127.9).cast("tinyint"))
+    assert fits.columns == ["i", "CAST((i - 200) AS TINYINT)", "CAST(127.9 AS TINYINT)"]
+    assert tuple(fits.first()) == (300, 100, 127)
+    assert df.select(df.i.try_cast("tinyint")).first()[0] is None
+
+
 def test_runtime_errors_are_pysparks_exception_classes(spark: SparkSession) -> None:
     """PySpark raises a class per kind of runtime error; so does sparklet."""
     from sparklet.errors import DateTimeException, IllegalArgumentException, NumberFormatException

@@ -2,6 +2,7 @@
 //! that turns them into physical operators.
 
 pub mod adaptive_join;
+pub mod cast_overflow;
 pub mod column_origin;
 pub mod hold_filters;
 pub mod ident_case;

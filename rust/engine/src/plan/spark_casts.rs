@@ -3,6 +3,8 @@
 //! `2024-01-01 00:00:01.5` (Spark) rather than `2024-01-01T00:00:01.500Z`;
 //! cast to a number it is seconds since the epoch, and a number cast to a
 //! timestamp is read as seconds (DataFusion: the raw units).
+//! Under ANSI a number cast to a narrower integer fails as Spark's does
+//! ([`super::cast_overflow`]).
 //! An analyzer rule swaps such casts for [`timestamp_string`] after type
 //! coercion, keeping each expression's name.
 
@@ -31,8 +33,12 @@ impl AnalyzerRule for SparkCasts {
         "spark_casts"
     }
 
-    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> DFResult<LogicalPlan> {
-        rewrite_typed(plan, rewrite)
+    fn analyze(&self, plan: LogicalPlan, config: &ConfigOptions) -> DFResult<LogicalPlan> {
+        let ansi = !config
+            .extensions
+            .get::<crate::spark_options::SparkOptions>()
+            .is_some_and(|o| o.ansi_disabled);
+        rewrite_typed(plan, |e, schema| rewrite(e, schema, ansi))
     }
 }
 
@@ -79,7 +85,7 @@ const DOUBLE_AGGREGATES: &[&str] = &[
     "regr_count",
 ];
 
-fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
+fn rewrite(e: Expr, schema: &DFSchema, ansi: bool) -> DFResult<Transformed<Expr>> {
     if let Expr::AggregateFunction(f) = &e {
         if DOUBLE_AGGREGATES.contains(&f.func.name())
             && f.params
@@ -117,6 +123,13 @@ fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
     }
     if !strict {
         return Ok(Transformed::no(e));
+    }
+    // a number cast to a narrower integer: Spark's CAST_OVERFLOW under ANSI
+    if let (true, Ok(from)) = (ansi, &source) {
+        if let Some(checked) = super::cast_overflow::checked(expr.as_ref().clone(), from, data_type)
+        {
+            return Ok(Transformed::yes(checked));
+        }
     }
     if let (DataType::Timestamp(_, tz), Ok(from)) = (data_type, &source) {
         if let Some(t) = number_to_timestamp(expr, from, tz, schema)? {

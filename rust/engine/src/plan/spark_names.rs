@@ -126,6 +126,9 @@ pub fn spark_name(e: &Expr) -> String {
             if func.name() == crate::plan::spark_remainder::SPARK_REMAINDER && args.len() == 2 {
                 return format!("({} % {})", spark_name(&args[0]), spark_name(&args[1]));
             }
+            if let (Some(to), [arg]) = (crate::plan::cast_overflow::target_of(func), &args[..]) {
+                return format!("CAST({} AS {})", spark_name(arg), type_name(to));
+            }
             if func.name() == "div" && args.len() == 2 {
                 return format!("({} div {})", spark_name(&args[0]), spark_name(&args[1]));
             }
