@@ -264,6 +264,19 @@ def test_first_and_last_after_order_by_read_the_rows_in_that_order(spark: SparkS
     assert [tuple(r) for r in latest.collect()] == [("a", "x", "y")]
 
 
+def test_collect_list_after_order_by_lists_the_rows_in_that_order(spark: SparkSession) -> None:
+    # Spark hands a group's rows to collect_list as sorted; nulls are skipped
+    df = spark.createDataFrame(
+        [("a", 3, "x"), ("a", 1, "y"), ("b", 2, "z"), ("a", 2, None), ("b", 1, "w"), ("a", 4, "u")],
+        "k STRING, t INT, v STRING",
+    )
+    out = df.orderBy("t").groupBy("k").agg(F.collect_list("v").alias("vs"), F.count("v").alias("n")).orderBy("k")
+    assert [tuple(r) for r in out.collect()] == [("a", ["y", "x", "u"], 3), ("b", ["w", "z"], 2)]
+    newest_first = df.orderBy(F.col("t").desc()).where("k = 'a'").groupBy("k").agg(F.collect_list("v"))
+    assert newest_first.columns == ["k", "collect_list(v)"]
+    assert [tuple(r) for r in newest_first.collect()] == [("a", ["u", "x", "y"])]
+
+
 def test_substr_counts_positions_as_spark(spark: SparkSession) -> None:
     # a position of 0 is the first character; a negative one counts from the end
     df = spark.createDataFrame([("abcdef", -2), ("héllo", 2)], "s STRING, p INT")

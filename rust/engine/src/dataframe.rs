@@ -1276,7 +1276,7 @@ fn trailing_sort(plan: &LogicalPlan) -> Option<Vec<datafusion::logical_expr::Sor
 }
 
 /// `aggs` with the aggregates whose answer is the order their rows came in
-/// (`first`, `last`) reading them in `order`: Spark hands
+/// (`first`, `last`, `collect_list`) reading them in `order`: Spark hands
 /// them the rows of `df.orderBy(...).groupBy(...)` as sorted (users rely
 /// on it for the first or last value by time), where DataFusion drops a
 /// sort no operator asks for.
@@ -1291,7 +1291,7 @@ fn in_sorted_order(
                     if f.params.order_by.is_empty()
                         && matches!(
                             f.func.name(),
-                            "first" | "last" | "first_value" | "last_value"
+                            "first" | "last" | "first_value" | "last_value" | "collect_list"
                         ) =>
                 {
                     f.params.order_by = order.to_vec();

@@ -8,6 +8,7 @@ use arrow::array::{Array, ArrayRef, BooleanArray, ListArray};
 use arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
+use datafusion::logical_expr::utils::AggregateOrderSensitivity;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature,
 };
@@ -61,6 +62,25 @@ impl AggregateUDFImpl for Collect {
     fn supports_null_handling_clause(&self) -> bool {
         true
     }
+    // with an ORDER BY (a sorted frame's `collect_list`), DataFusion's
+    // order-sensitive accumulator: its ordering as `array_agg` asks for it
+    fn order_sensitivity(&self) -> AggregateOrderSensitivity {
+        self.inner.order_sensitivity()
+    }
+    fn with_beneficial_ordering(
+        self: Arc<Self>,
+        beneficial_ordering: bool,
+    ) -> Result<Option<Arc<dyn AggregateUDFImpl>>> {
+        let inner = self.inner.as_ref().clone();
+        Ok(inner
+            .with_beneficial_ordering(beneficial_ordering)?
+            .map(|inner| {
+                Arc::new(Collect {
+                    name: self.name,
+                    inner: Arc::new(inner),
+                }) as Arc<dyn AggregateUDFImpl>
+            }))
+    }
 }
 
 struct EmptyNotNull {
@@ -80,9 +100,13 @@ impl Accumulator for EmptyNotNull {
         if v.null_count() == 0 {
             return self.inner.update_batch(values);
         }
+        // the ordering columns (an ORDER BY's) lose the same rows
         let valid = arrow::compute::is_not_null(v)?;
-        self.inner
-            .update_batch(&[arrow::compute::filter(v, &valid)?])
+        let kept = values
+            .iter()
+            .map(|c| arrow::compute::filter(c, &valid))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        self.inner.update_batch(&kept)
     }
     fn evaluate(&mut self) -> Result<ScalarValue> {
         let v = self.inner.evaluate()?;
