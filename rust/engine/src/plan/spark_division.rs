@@ -55,6 +55,11 @@ pub fn rewrite(e: Expr, schema: &DFSchema) -> DFResult<Transformed<Expr>> {
     let Expr::BinaryExpr(BinaryExpr { left, op, right }) = &e else {
         return Ok(Transformed::new_transformed(e, widened));
     };
+    // only a division's or remainder's operands are typed (others may not
+    // be typeable yet: `upper(n) = 'x'` before its argument is coerced)
+    if !matches!(op, Operator::Divide | Operator::Modulo) {
+        return Ok(Transformed::new_transformed(e, widened));
+    }
     let (l, r) = (left.get_type(schema)?, right.get_type(schema)?);
     let (x, y) = (left.as_ref().clone(), right.as_ref().clone());
     match op {
