@@ -798,7 +798,8 @@ def test_remainders_are_sparks_in_sql_text_and_the_dataframe_api(spark: SparkSes
 def test_a_number_cast_to_a_too_narrow_integer_is_cast_overflow(spark: SparkSession) -> None:
     """Under ANSI a value past the target integer type fails with
     CAST_OVERFLOW (ArithmeticException), naming the value as Spark writes it
-    and both types; values that fit are cast, and try_cast gives null."""
+    and both types; values that fit are cast, and try_cast gives null.
+    Without ANSI the value wraps as Java's casts do."""
     from sparklet.errors import ArithmeticException
 
     df = spark.createDataFrame(
@@ -822,6 +823,15 @@ def test_a_number_cast_to_a_too_narrow_integer_is_cast_overflow(spark: SparkSess
     assert fits.columns == ["i", "CAST((i - 200) AS TINYINT)", "CAST(127.9 AS TINYINT)"]
     assert tuple(fits.first()) == (300, 100, 127)
     assert df.select(df.i.try_cast("tinyint")).first()[0] is None
+    # without ANSI, Java's casts: integers wrap, floats saturate (NaN is 0)
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        wrapped = df.select(
+            df.i.cast("tinyint"), df.b.cast("int"), df.d.cast("int"), df.d.cast("tinyint"), df.n.cast("bigint")
+        )
+        assert tuple(wrapped.first()) == (44, -1294967296, 2147483647, -1, 0)
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
 
 
 def test_runtime_errors_are_pysparks_exception_classes(spark: SparkSession) -> None:

@@ -1,15 +1,23 @@
-//! Spark's `CAST_OVERFLOW` under ANSI: a number cast to an integer type
-//! too narrow for it (`CAST(300 AS TINYINT)`, a double past a bigint, NaN)
-//! fails naming the value and both types, where Arrow's cast said only
-//! `Can't cast value 300 to type Int8`. [`super::spark_casts`] swaps such
-//! casts for [`checked`]: Arrow's cast that gives null on overflow, and an
-//! error where a value became null. The column keeps Spark's name
-//! `CAST(a AS TINYINT)` ([`super::spark_names`]).
+//! A number cast to an integer type too narrow for it (`CAST(300 AS
+//! TINYINT)`, a double past a bigint, NaN), as Spark casts it, where
+//! Arrow's cast failed with `Can't cast value 300 to type Int8`:
+//!
+//! - under ANSI, Spark's `CAST_OVERFLOW` naming the value and both types
+//!   (Arrow's cast that gives null on overflow, and an error where a value
+//!   became null);
+//! - without, Java's casts: an integer wraps (300 is 44), a float goes to
+//!   an int or long saturating (NaN is 0) and on to a smaller type by
+//!   wrapping, a decimal is truncated to a long and wraps.
+//!
+//! [`super::spark_casts`] swaps such casts for [`checked`]. The column
+//! keeps Spark's name `CAST(a AS TINYINT)` ([`super::spark_names`]).
 
-use arrow::array::{Array, ArrayRef, AsArray};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, Int64Array};
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{
-    DataType, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
+    DataType, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
 };
 use datafusion::common::Result as DFResult;
 use datafusion::error::DataFusionError;
@@ -25,7 +33,7 @@ pub const CHECKED_CAST: &str = "spark_checked_cast";
 /// `expr` (of type `from`) cast to `to`, failing as Spark does where a
 /// value overflows `to`; None where no value can (a cast to a wider type,
 /// or not from a number to an integer).
-pub fn checked(expr: Expr, from: &DataType, to: &DataType) -> Option<Expr> {
+pub fn checked(expr: Expr, from: &DataType, to: &DataType, ansi: bool) -> Option<Expr> {
     let may_overflow = to.is_integer()
         && match from {
             f if f.is_integer() => f != to && !fits(f, to),
@@ -35,6 +43,7 @@ pub fn checked(expr: Expr, from: &DataType, to: &DataType) -> Option<Expr> {
     may_overflow.then(|| {
         ScalarUDF::new_from_impl(CheckedCast {
             to: to.clone(),
+            ansi,
             signature: Signature::any(1, Volatility::Immutable),
         })
         .call(vec![expr])
@@ -61,6 +70,8 @@ fn fits(from: &DataType, to: &DataType) -> bool {
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct CheckedCast {
     to: DataType,
+    /// Fail on overflow (else wrap as Java does).
+    ansi: bool,
     signature: Signature,
 }
 
@@ -76,6 +87,9 @@ impl ScalarUDFImpl for CheckedCast {
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> DFResult<ColumnarValue> {
         let from = args.args[0].to_array(args.number_rows)?;
+        if !self.ansi {
+            return Ok(ColumnarValue::Array(java_cast(&from, &self.to)?));
+        }
         let safe = CastOptions {
             safe: true,
             ..Default::default()
@@ -90,6 +104,38 @@ impl ScalarUDFImpl for CheckedCast {
         }
         Ok(ColumnarValue::Array(out))
     }
+}
+
+/// `from` cast to integer type `to` as Java casts: through a long (an int
+/// for a float going to a byte, short or int), then wrapped to `to`.
+fn java_cast(from: &ArrayRef, to: &DataType) -> DFResult<ArrayRef> {
+    let long_of_float = |f: f64| -> i64 {
+        if *to == DataType::Int64 {
+            f as i64
+        } else {
+            i64::from(f as i32)
+        }
+    };
+    let longs: Int64Array = match from.data_type() {
+        DataType::Float32 => from
+            .as_primitive::<Float32Type>()
+            .unary(|f| long_of_float(f64::from(f))),
+        DataType::Float64 => from.as_primitive::<Float64Type>().unary(long_of_float),
+        DataType::Decimal128(_, scale) => {
+            let unit = 10i128.pow(u32::from((*scale).max(0) as u8));
+            from.as_primitive::<Decimal128Type>()
+                .unary(|v| (v / unit) as i64)
+        }
+        _ => cast_with_options(from, &DataType::Int64, &CastOptions::default())?
+            .as_primitive::<Int64Type>()
+            .clone(),
+    };
+    Ok(match to {
+        DataType::Int8 => Arc::new(longs.unary::<_, Int8Type>(|v| v as i8)) as ArrayRef,
+        DataType::Int16 => Arc::new(longs.unary::<_, Int16Type>(|v| v as i16)),
+        DataType::Int32 => Arc::new(longs.unary::<_, Int32Type>(|v| v as i32)),
+        _ => Arc::new(longs),
+    })
 }
 
 /// Spark's error for row `i` of `from`, which overflows `to`.
@@ -134,8 +180,7 @@ fn sql_value(a: &ArrayRef, i: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow::array::{Decimal128Array, Float64Array, Int16Array, Int64Array};
-    use std::sync::Arc;
+    use arrow::array::{Decimal128Array, Float64Array, Int16Array};
 
     #[test]
     fn values_are_written_as_spark_writes_them() {
@@ -162,13 +207,48 @@ mod tests {
     }
 
     #[test]
+    fn without_ansi_numbers_are_cast_as_java_casts_them() {
+        let cast = |a: ArrayRef, to: DataType| -> Vec<i64> {
+            let out = java_cast(&a, &to).unwrap();
+            let out = arrow::compute::cast(&out, &DataType::Int64).unwrap();
+            out.as_primitive::<Int64Type>().values().to_vec()
+        };
+        let ints: ArrayRef = Arc::new(Int64Array::from(vec![300, 40_000, 3_000_000_000]));
+        assert_eq!(cast(Arc::clone(&ints), DataType::Int8), vec![44, 64, 0]);
+        assert_eq!(
+            cast(ints, DataType::Int32),
+            vec![300, 40_000, -1_294_967_296]
+        );
+        let floats: ArrayRef = Arc::new(Float64Array::from(vec![1e20, f64::NAN, -1e20, 200.7]));
+        let (max, min) = (i64::from(i32::MAX), i64::from(i32::MIN));
+        assert_eq!(
+            cast(Arc::clone(&floats), DataType::Int32),
+            vec![max, 0, min, 200]
+        );
+        assert_eq!(
+            cast(Arc::clone(&floats), DataType::Int8),
+            vec![-1, 0, 0, -56]
+        );
+        assert_eq!(
+            cast(floats, DataType::Int64),
+            vec![i64::MAX, 0, i64::MIN, 200]
+        );
+        let decimals: ArrayRef = Arc::new(
+            Decimal128Array::from(vec![123_456_789_015])
+                .with_precision_and_scale(12, 1)
+                .unwrap(),
+        );
+        assert_eq!(cast(decimals, DataType::Int32), vec![-539_222_987]);
+    }
+
+    #[test]
     fn only_casts_that_can_overflow_are_checked() {
         let e = || datafusion::prelude::col("x");
-        assert!(checked(e(), &DataType::Int32, &DataType::Int64).is_none());
-        assert!(checked(e(), &DataType::Int8, &DataType::Int8).is_none());
-        assert!(checked(e(), &DataType::Int64, &DataType::Float64).is_none());
-        assert!(checked(e(), &DataType::Utf8, &DataType::Int32).is_none());
-        assert!(checked(e(), &DataType::Int64, &DataType::Int32).is_some());
-        assert!(checked(e(), &DataType::Float64, &DataType::Int64).is_some());
+        assert!(checked(e(), &DataType::Int32, &DataType::Int64, true).is_none());
+        assert!(checked(e(), &DataType::Int8, &DataType::Int8, true).is_none());
+        assert!(checked(e(), &DataType::Int64, &DataType::Float64, true).is_none());
+        assert!(checked(e(), &DataType::Utf8, &DataType::Int32, true).is_none());
+        assert!(checked(e(), &DataType::Int64, &DataType::Int32, true).is_some());
+        assert!(checked(e(), &DataType::Float64, &DataType::Int64, true).is_some());
     }
 }

@@ -124,10 +124,11 @@ fn rewrite(e: Expr, schema: &DFSchema, ansi: bool) -> DFResult<Transformed<Expr>
     if !strict {
         return Ok(Transformed::no(e));
     }
-    // a number cast to a narrower integer: Spark's CAST_OVERFLOW under ANSI
-    if let (true, Ok(from)) = (ansi, &source) {
-        if let Some(checked) = super::cast_overflow::checked(expr.as_ref().clone(), from, data_type)
-        {
+    // a number cast to a narrower integer: Spark's CAST_OVERFLOW under
+    // ANSI, Java's wrapping without
+    if let Ok(from) = &source {
+        let checked = super::cast_overflow::checked(expr.as_ref().clone(), from, data_type, ansi);
+        if let Some(checked) = checked {
             return Ok(Transformed::yes(checked));
         }
     }
