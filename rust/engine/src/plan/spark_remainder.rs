@@ -99,18 +99,37 @@ impl ScalarUDFImpl for SparkRemainder {
             .extensions
             .get::<crate::spark_options::SparkOptions>()
             .is_some_and(|o| o.ansi_disabled);
-        if ansi && zero_divisor(&args.args, args.number_rows)? {
+        let zeros = zero_divisor(&args.args, args.number_rows)?;
+        if ansi && zeros {
             return Err(DataFusionError::External(Box::new(
                 crate::error::Error::remainder_by_zero(),
             )));
         }
-        // zero divisors (none under ANSI) give null
-        if self.name == "pmod" {
-            spark_pmod(&args.args, false)
-        } else {
-            spark_mod(&args.args, false)
+        match (self.name, &args.args[..]) {
+            // the common case (`id % 10`): Arrow's kernel, a scalar kept one
+            ("mod" | SPARK_REMAINDER, [x, y]) if !zeros => remainder_of(x, y),
+            // zero divisors (none under ANSI) give null
+            ("pmod", _) => spark_pmod(&args.args, false),
+            _ => spark_mod(&args.args, false),
         }
     }
+}
+
+/// `x % y` by Arrow's kernel (no divisor is zero).
+fn remainder_of(x: &ColumnarValue, y: &ColumnarValue) -> DFResult<ColumnarValue> {
+    let datum = |v: &ColumnarValue| -> DFResult<Box<dyn Datum>> {
+        Ok(match v {
+            ColumnarValue::Scalar(s) => Box::new(s.to_scalar()?),
+            ColumnarValue::Array(a) => Box::new(Arc::clone(a)),
+        })
+    };
+    let out = arrow::compute::kernels::numeric::rem(datum(x)?.as_ref(), datum(y)?.as_ref())?;
+    Ok(match (x, y) {
+        (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)) => {
+            ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?)
+        }
+        _ => ColumnarValue::Array(out),
+    })
 }
 
 /// Whether some row has a dividend and a zero divisor.
