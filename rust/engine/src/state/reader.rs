@@ -181,11 +181,11 @@ pub fn read_state(checkpoint: &Path, options: &HashMap<String, String>) -> Resul
             }
         }
     }
+    if let Some(row_fields) = &layout.rows {
+        return join_side_rows(&layout, row_fields, keys, values, &part_ids);
+    }
     let partition_id: ArrayRef = Arc::new(Int32Array::from(part_ids));
     let key = decode_keys(&layout, &keys)?;
-    if let Some(row_fields) = &layout.rows {
-        return join_side_rows(row_fields, &key, &values, &partition_id);
-    }
     let value_cols = (0..layout.value.len())
         .map(|c| {
             if values.is_empty() {
@@ -341,12 +341,29 @@ fn decode_keys(layout: &StateLayout, keys: &[Vec<u8>]) -> Result<ArrayRef> {
 
 /// A join side's stored rows, one output row each, as Spark shows them:
 /// the join key (fields `field0`, `field1`...), the row, its partition.
+/// `keys`, `values` and `part_ids` are the sides' store entries.
 fn join_side_rows(
+    layout: &StateLayout,
     row_fields: &[FieldRef],
-    keys: &ArrayRef,
-    values: &[Vec<ScalarValue>],
-    partition_id: &ArrayRef,
+    keys: Vec<Vec<u8>>,
+    values: Vec<Vec<ScalarValue>>,
+    part_ids: &[i32],
 ) -> Result<RecordBatch> {
+    // each partition's entries, its rows in state read from them
+    let mut by_part: std::collections::BTreeMap<i32, Vec<(Vec<u8>, Vec<u8>)>> = Default::default();
+    for ((k, v), p) in keys.into_iter().zip(values).zip(part_ids) {
+        if let Some(ScalarValue::Binary(Some(b))) = v.into_iter().next() {
+            by_part.entry(*p).or_default().push((k, b));
+        }
+    }
+    let (mut row_keys, mut rows, mut parts) = (Vec::new(), Vec::new(), Vec::new());
+    for (p, entries) in by_part {
+        for (k, r) in crate::exec::join::rows_in_state(&entries)? {
+            row_keys.push(k);
+            rows.push(r);
+            parts.push(p);
+        }
+    }
     let conv = RowConverter::new(
         row_fields
             .iter()
@@ -354,26 +371,13 @@ fn join_side_rows(
             .collect(),
     )?;
     let parser = conv.parser();
-    let mut rows = Vec::new();
-    let mut of_key: Vec<u32> = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        if let Some(ScalarValue::Binary(Some(list))) = v.first() {
-            for row in crate::exec::join::packed_rows(list) {
-                rows.push(parser.parse(row));
-                of_key.push(i as u32);
-            }
-        }
-    }
     let n = rows.len();
-    let value = struct_of(row_fields, conv.convert_rows(rows)?, n)?;
-    let take = |a: &ArrayRef| {
-        arrow::compute::take(
-            a.as_ref(),
-            &arrow::array::UInt32Array::from(of_key.clone()),
-            None,
-        )
-    };
-    let key = take(keys)?;
+    let value = struct_of(
+        row_fields,
+        conv.convert_rows(rows.iter().map(|r| parser.parse(r)))?,
+        n,
+    )?;
+    let key = decode_keys(layout, &row_keys)?;
     let key_struct = key
         .as_any()
         .downcast_ref::<StructArray>()
@@ -385,7 +389,7 @@ fn join_side_rows(
         .map(|(i, f)| Arc::new(f.as_ref().clone().with_name(format!("field{i}"))))
         .collect();
     let key = struct_of(&key_fields, key_struct.columns().to_vec(), n)?;
-    let partition_id = take(partition_id)?;
+    let partition_id: ArrayRef = Arc::new(Int32Array::from(parts));
     state_rows(key, value, partition_id)
 }
 

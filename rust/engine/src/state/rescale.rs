@@ -18,6 +18,7 @@ use super::codec::{binary, Codec, Gathered};
 use super::files::{load, write_snapshot};
 use super::partitioned::{partition_for, OperatorInfo, StateLayout};
 use super::{StateRow, StoreSpec};
+use datafusion::common::ScalarValue;
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
 
@@ -59,10 +60,30 @@ pub fn rescale(
             let layout = StateLayout::read(&dir, store)?;
             let evolution = super::processor_evolution::of_operator(&dir)?;
             let mut parts: Vec<BTreeMap<Vec<u8>, StateRow>> = vec![BTreeMap::new(); partitions];
+            // a join side's generations are split by their rows' keys
+            let mut next_generation = 0;
             for p in 0..old {
                 let spec = layout
                     .store_spec(&dir, p, store)
                     .with_evolution(evolution.clone());
+                if layout.rows.is_some() {
+                    let entries = load(&spec, version)?
+                        .into_iter()
+                        .map(|(k, v)| match v.into_iter().next() {
+                            Some(ScalarValue::Binary(Some(b))) => Ok((k, b)),
+                            _ => Err(log::corrupt(&spec.dir, "a join side's value is not bytes")),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    let split = crate::exec::join::regroup(entries, partitions, &mut next_generation)?;
+                    for (part, entries) in parts.iter_mut().zip(split) {
+                        part.extend(
+                            entries
+                                .into_iter()
+                                .map(|(k, v)| (k, vec![ScalarValue::Binary(Some(v))])),
+                        );
+                    }
+                    continue;
+                }
                 for (k, v) in load(&spec, version)? {
                     // a session's key routes by what precedes its start
                     let route = match &layout.time {

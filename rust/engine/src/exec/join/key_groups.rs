@@ -31,18 +31,12 @@ pub(super) fn key_rows(
 }
 
 /// A batch's rows grouped by key: the distinct keys in first-seen order and
-/// each one's rows, in row order. Group `keys.len()` is the rows with a null
-/// key: stored (an outer join emits them) under the empty key, which no
-/// key's row format equals, so they never match.
+/// each row's group (rows with a null key are in none: they never match).
 pub(super) struct KeyGroups {
     /// The first row of each distinct key.
     pub(super) first: Vec<u32>,
-    /// Rows of group g: `rows[starts[g]..starts[g + 1]]`.
-    pub(super) starts: Vec<usize>,
-    pub(super) rows: Vec<u32>,
     /// Each row's group (`u32::MAX`: no key).
     pub(super) group_of: Vec<u32>,
-    pub(super) nulls: Vec<u32>,
 }
 
 impl KeyGroups {
@@ -64,64 +58,22 @@ impl KeyGroups {
                 })
             })
             .collect();
-        // a counting sort of the rows by group
-        let mut starts = vec![0usize; first.len() + 1];
-        for g in group_of.iter().filter(|g| **g != u32::MAX) {
-            starts[*g as usize + 1] += 1;
-        }
-        for g in 0..first.len() {
-            starts[g + 1] += starts[g];
-        }
-        let mut next = starts.clone();
-        let mut rows = vec![0u32; starts[first.len()]];
-        for (r, g) in group_of.iter().enumerate() {
-            if *g != u32::MAX {
-                rows[next[*g as usize]] = r as u32;
-                next[*g as usize] += 1;
-            }
-        }
-        let nulls = (0..n as u32)
-            .filter(|r| group_of[*r as usize] == u32::MAX)
-            .collect();
-        KeyGroups {
-            first,
-            starts,
-            rows,
-            group_of,
-            nulls,
-        }
+        KeyGroups { first, group_of }
     }
 
-    /// Distinct keys (the null group not counted).
+    /// Distinct keys.
     pub(super) fn len(&self) -> usize {
         self.first.len()
     }
 
-    /// Group `g`'s key (empty for the null group).
+    /// Group `g`'s key.
     pub(super) fn key<'k>(&self, keys: &'k Rows, g: usize) -> &'k [u8] {
-        match self.first.get(g) {
-            Some(r) => keys.row(*r as usize).data(),
-            None => &[],
-        }
-    }
-
-    /// Group `g`'s rows.
-    pub(super) fn rows_of(&self, g: usize) -> &[u32] {
-        if g < self.first.len() {
-            &self.rows[self.starts[g]..self.starts[g + 1]]
-        } else {
-            &self.nulls
-        }
+        keys.row(self.first[g] as usize).data()
     }
 }
 
-/// What a partition's rows of a batch append to its side's store: each
-/// key's new rows, packed and appended to its stored ones.
+/// Which of a partition's rows of a batch its side stores, and how.
 pub(super) struct Appends {
-    pub(super) keys: Rows,
-    pub(super) groups: KeyGroups,
-    /// The side's rows, encoded.
-    pub(super) rows: Rows,
     /// Each row's expiry (µs; `i64::MAX`: never).
     pub(super) expiries: Vec<i64>,
     /// Each row's matched flag.
@@ -144,26 +96,5 @@ impl Appends {
             Some(wm) if self.expiries[r] <= wm => self.keep_unmatched && !self.matched[r],
             _ => true,
         }
-    }
-
-    /// Append the rows of `groups` to `store`; returns how many.
-    pub(super) fn append(&self, groups: &[u32], store: &mut dyn StateStore) -> Result<u64> {
-        let (mut extra, mut added) = (Vec::new(), 0);
-        for g in groups.iter().map(|g| *g as usize) {
-            extra.clear();
-            for r in self.groups.rows_of(g).iter().map(|r| *r as usize) {
-                if self.stored(r) {
-                    pack(
-                        &mut extra,
-                        self.matched[r],
-                        self.expiries[r],
-                        self.rows.row(r).data(),
-                    );
-                    added += 1;
-                }
-            }
-            store.append_bytes(self.groups.key(&self.keys, g), &extra)?;
-        }
-        Ok(added)
     }
 }

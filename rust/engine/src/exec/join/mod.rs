@@ -14,6 +14,7 @@
 
 mod condition;
 mod exec;
+mod generations;
 mod key_groups;
 mod node;
 mod side_join;
@@ -23,20 +24,19 @@ use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunctio
 pub use exec::{plan, StreamJoinExec};
 use key_groups::{key_rows, times_of, Appends, KeyGroups};
 pub use node::{Expiry, StreamJoinNode};
-use side_join::{decode_rows, split_by_partition, SideJob};
-pub(crate) use side_state::packed_rows;
-use side_state::{
-    evict_partition, pack, packed_at, unpack, ExpiryIndex, KeyList, SideState, MATCHED,
-};
+pub(crate) use generations::{regroup, rows_in_state};
+use generations::{key_hash, ByteList, Found, Generations};
+use side_join::{decode_rows, flags_read, split_by_partition, SideJob};
+use side_state::SideState;
 
 use std::borrow::Cow;
-use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
+use parking_lot::Mutex;
 
 use arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array,
@@ -69,7 +69,7 @@ use crate::exec::watermark::watermarks_under;
 use crate::state::partitioned::{
     partition_for, progress, OperatorMetrics, PartitionedState, StateLayout, StateTable,
 };
-use crate::state::{KeyOrder, StateStore, TIME_BUCKET_BITS};
+use crate::state::{KeyOrder, StateStore};
 
 /// A running query's stream-stream join.
 pub struct StreamJoin {
@@ -174,20 +174,21 @@ impl StreamJoin {
             join_type: self.join_type,
             this_conv: Arc::clone(&this.conv),
             other_conv: Arc::clone(&other.conv),
+            this_gens: Arc::clone(&this.gens),
+            other_gens: Arc::clone(&other.gens),
             expiry: this.expiry,
             expired_through,
         });
         let done =
             this.state
-                .each_with(&mut other.state, b.num_rows(), move |p, mine, theirs| {
-                    job.run(p, mine, theirs)
+                .each_with(&mut other.state, b.num_rows(), move |p, _, theirs| {
+                    job.run(p, theirs)
                 })?;
         let mut out = Vec::new();
-        for (p, part) in done.into_iter().enumerate() {
+        for part in done {
             out.extend(part.out);
             this.rows += part.added;
             self.metrics.rows_updated += part.added;
-            this.by_expiry[p].merge(part.index);
         }
         Ok(out)
     }
@@ -211,34 +212,24 @@ impl StreamJoin {
             } else {
                 &mut self.right
             };
-            // each partition's keys with rows that may expire at or below
-            // the watermark
-            let taken: Vec<Vec<KeyList>> = side
-                .by_expiry
-                .iter_mut()
-                .map(|ix| ix.take_through(wm))
-                .collect();
-            let keys = taken.iter().flatten().map(|l| l.ends.len()).sum();
-            let taken = Arc::new(taken);
-            let parts = side.state.each(keys, move |p, store| {
-                evict_partition(&taken[p], store, wm, emit)
+            // each partition's generations, side by side
+            let gens = Arc::clone(&side.gens);
+            let parts = side.state.each(side.rows as usize, move |p, store| {
+                let mut unmatched = ByteList::default();
+                let removed = gens[p].lock().evict(store, wm, emit, &mut unmatched)?;
+                Ok((removed, unmatched))
             })?;
-            let (mut unmatched, mut removed) = (Vec::new(), 0);
-            for (p, part) in parts.into_iter().enumerate() {
-                removed += part.removed;
-                unmatched.extend_from_slice(&part.unmatched);
-                side.by_expiry[p].merge(part.again);
+            let (mut unmatched, mut removed) = (ByteList::default(), 0);
+            for (n, rows) in parts {
+                removed += n;
+                unmatched.extend(&rows);
             }
             side.rows -= removed;
             self.metrics.rows_removed += removed;
             if unmatched.is_empty() {
                 continue;
             }
-            let own = decode_rows(
-                &side.conv,
-                unpack(&unmatched).map(|p| p.row),
-                exprs.side_schema(left),
-            )?;
+            let own = decode_rows(&side.conv, unmatched.iter(), exprs.side_schema(left))?;
             let n = own.num_rows();
             let nulls = exprs
                 .side_schema(!left)
@@ -303,12 +294,19 @@ impl StatefulOperator for StreamJoin {
 
     fn commit(&mut self) -> Result<()> {
         let t = Instant::now();
-        // a partition's two sides in one task, the partitions side by side
+        // a partition's two sides in one task, the partitions side by side:
+        // each side's new generations written, then the stores committed
+        let (lg, rg) = (Arc::clone(&self.left.gens), Arc::clone(&self.right.gens));
         self.left
             .state
-            .each_with(&mut self.right.state, usize::MAX, |_, left, right| {
+            .each_with(&mut self.right.state, usize::MAX, move |p, left, right| {
+                let (mut l, mut r) = (lg[p].lock(), rg[p].lock());
+                l.write(left)?;
+                r.write(right)?;
                 left.commit()?;
-                right.commit()
+                right.commit()?;
+                l.committed(left)?;
+                r.committed(right)
             })?;
         self.metrics.commit_ms = t.elapsed().as_millis() as i64;
         self.version += 1;
@@ -321,15 +319,18 @@ impl StatefulOperator for StreamJoin {
             &[("left", &self.left.state), ("right", &self.right.state)],
             &self.metrics,
         );
-        // the stores hold a value per key; Spark counts the rows
+        // the stores hold a value per generation; Spark counts the rows
         p["numRowsTotal"] = (self.left.rows + self.right.rows).into();
+        // and the generations' indexes are memory the state takes too
+        if let Some(m) = p["memoryUsedBytes"].as_u64() {
+            p["memoryUsedBytes"] = (m + self.left.index_bytes() + self.right.index_bytes()).into();
+        }
         p
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::side_state::ExpiryIndex;
     use super::*;
     use arrow::datatypes::IntervalMonthDayNano;
     use datafusion::prelude::{col, lit};
@@ -338,53 +339,6 @@ mod tests {
         lit(ScalarValue::IntervalMonthDayNano(Some(
             IntervalMonthDayNano::new(0, days, nanos),
         )))
-    }
-
-    #[test]
-    fn expiry_index_hands_over_the_keys_of_buckets_through_the_watermark() {
-        let mut idx = ExpiryIndex::default();
-        let second = 1 << TIME_BUCKET_BITS;
-        idx.insert(-5, b"early");
-        idx.insert(second + 1, b"edge");
-        idx.insert(second + 2, b"");
-        idx.insert(3 * second, b"late");
-        let taken: Vec<Vec<u8>> = idx
-            .take_through(second + 1)
-            .iter()
-            .flat_map(KeyList::iter)
-            .map(<[u8]>::to_vec)
-            .collect();
-        // the watermark's own bucket too: its keys are checked row by row
-        assert_eq!(taken, vec![b"early".to_vec(), b"edge".to_vec(), vec![]]);
-        let rest: Vec<Vec<u8>> = idx
-            .take_through(i64::MAX)
-            .iter()
-            .flat_map(KeyList::iter)
-            .map(<[u8]>::to_vec)
-            .collect();
-        assert_eq!(rest, vec![b"late".to_vec()]);
-    }
-
-    #[test]
-    fn merged_expiry_indexes_keep_every_key_in_its_bucket() {
-        let second = 1 << TIME_BUCKET_BITS;
-        let (mut idx, mut other) = (ExpiryIndex::default(), ExpiryIndex::default());
-        idx.insert(0, b"a");
-        other.insert(1, b"b"); // same bucket as "a"
-        other.insert(2 * second, b"c"); // a bucket `idx` lacks
-        idx.merge(other);
-        let keys = |lists: Vec<KeyList>| -> Vec<Vec<u8>> {
-            lists
-                .iter()
-                .flat_map(KeyList::iter)
-                .map(<[u8]>::to_vec)
-                .collect()
-        };
-        assert_eq!(
-            keys(idx.take_through(1)),
-            vec![b"a".to_vec(), b"b".to_vec()]
-        );
-        assert_eq!(keys(idx.take_through(i64::MAX)), vec![b"c".to_vec()]);
     }
 
     #[test]

@@ -312,15 +312,19 @@ impl StreamJoinNode {
                 "a join opened without its sides' state".into(),
             ));
         };
-        let open_side = |state: PartitionedState, schema: &DFSchema, expiry: Option<Expiry>| {
+        let open_side = |state: PartitionedState,
+                         schema: &DFSchema,
+                         expiry: Option<Expiry>,
+                         left: bool| {
             let late = expiry.and_then(|_| side_time(schema));
-            SideState::open(state, schema.as_arrow(), expiry, late)
+            let flags = flags_read(self.join_type, left);
+            SideState::open(state, schema.as_arrow(), expiry, late, flags)
         };
         let join = StreamJoin {
             refusal: self.multiple_event_times(watermarked),
             join_type: self.join_type,
-            left: open_side(left_state, self.left.schema(), left_expiry)?,
-            right: open_side(right_state, self.right.schema(), right_expiry)?,
+            left: open_side(left_state, self.left.schema(), left_expiry, true)?,
+            right: open_side(right_state, self.right.schema(), right_expiry, false)?,
             version: ctx.spec.version,
             watermark: None,
             evict_wm: None,

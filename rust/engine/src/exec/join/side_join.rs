@@ -50,6 +50,9 @@ pub(super) struct SideJob {
     /// Encode this side's rows, decode the other side's.
     pub(super) this_conv: Arc<RowConverter>,
     pub(super) other_conv: Arc<RowConverter>,
+    /// Both sides' rows, by partition.
+    pub(super) this_gens: Arc<Vec<Mutex<Generations>>>,
+    pub(super) other_gens: Arc<Vec<Mutex<Generations>>>,
     pub(super) expiry: Option<Expiry>,
     /// Rows expiring at or below it are not stored (see [`Appends`]).
     pub(super) expired_through: Option<i64>,
@@ -61,24 +64,16 @@ pub(super) struct PartJoined {
     pub(super) out: Vec<RecordBatch>,
     /// Rows stored.
     pub(super) added: u64,
-    /// The stored keys by their new rows' earliest expiry.
-    pub(super) index: ExpiryIndex,
 }
 
 impl SideJob {
-    /// Join partition `p`'s rows with `other`'s (the other side's store of
-    /// the partition), then store them in `this`.
-    pub(super) fn run(
-        &self,
-        p: usize,
-        this: &mut dyn StateStore,
-        other: &mut dyn StateStore,
-    ) -> Result<PartJoined> {
+    /// Join partition `p`'s rows with the other side's rows of the
+    /// partition (their bytes in `other`, its store), then store them.
+    pub(super) fn run(&self, p: usize, other: &dyn StateStore) -> Result<PartJoined> {
         let b = &self.parts[p];
         let mut done = PartJoined {
             out: Vec::new(),
             added: 0,
-            index: ExpiryIndex::default(),
         };
         if b.num_rows() == 0 {
             return Ok(done);
@@ -93,29 +88,29 @@ impl SideJob {
         let groups = KeyGroups::new(&keys, &valid);
         let semi = self.join_type == JoinType::LeftSemi;
         let flag_other = flags_read(self.join_type, !left);
-        // the other side's rows of each distinct key: their packed values
-        // (`lists`, read in place), and per candidate row (list, offset)
-        // and its flag
-        let mut lists: Vec<(usize, Cow<[u8]>)> = Vec::new();
-        let mut stored: Vec<(u32, usize)> = Vec::new();
-        let mut stored_matched: Vec<bool> = Vec::new();
+        let mut theirs = self.other_gens[p].lock();
+        // the other side's rows of each distinct key (a semi join emits a
+        // left row once: a matched one is not met again)
+        let views = theirs.views(other)?;
+        let mut stored: Vec<Found> = Vec::new();
         let mut range_of = vec![0..0; groups.len()];
-        let reader: &dyn StateStore = other;
         for (g, range) in range_of.iter_mut().enumerate() {
-            let Some(list) = reader.get_bytes(groups.key(&keys, g))? else {
-                continue;
-            };
+            let key = groups.key(&keys, g);
             let start = stored.len();
-            for row in unpack(&list) {
-                // a semi join emits a left row once
-                if !(semi && !left && row.matched) {
-                    stored.push((lists.len() as u32, row.at));
-                    stored_matched.push(row.matched);
+            theirs.probe(&views, key, key_hash(key), &mut stored);
+            if semi && !left {
+                let mut kept = start;
+                for i in start..stored.len() {
+                    if !theirs.matched(stored[i]) {
+                        stored[kept] = stored[i];
+                        kept += 1;
+                    }
                 }
+                stored.truncate(kept);
             }
             *range = start..stored.len();
-            lists.push((g, list));
         }
+        let mut stored_matched: Vec<bool> = stored.iter().map(|f| theirs.matched(*f)).collect();
         // candidate pairs: (row of b, index in `stored`), in b's row order
         let mut this_idx: Vec<u32> = Vec::new();
         let mut cand: Vec<u32> = Vec::new();
@@ -134,13 +129,16 @@ impl SideJob {
             .map(|c| Ok(take(c.as_ref(), &this_idx, None)?))
             .collect::<Result<Vec<ArrayRef>>>()?;
         // each stored row decoded once, then repeated for its pairs
+        let other_rows = stored
+            .iter()
+            .map(|f| theirs.row(&views, *f))
+            .collect::<Result<Vec<&[u8]>>>()?;
         let other_batch = decode_rows(
             &self.other_conv,
-            stored
-                .iter()
-                .filter_map(|(l, at)| packed_at(&lists[*l as usize].1, *at).map(|p| p.row)),
+            other_rows.into_iter(),
             exprs.side_schema(!left),
         )?;
+        drop(views);
         let other_cols = other_batch
             .columns()
             .iter()
@@ -192,27 +190,12 @@ impl SideJob {
             done.out.push(filter_record_batch(&pairs, &mask)?);
         }
         // flag the stored rows that matched (where a flag is ever read)
-        let flagged: Vec<(usize, Vec<u8>)> = if flag_other {
-            let mut changed = vec![false; lists.len()];
+        if flag_other {
             for s in first_matches {
-                let (l, at) = stored[s];
-                lists[l as usize].1.to_mut()[at] = MATCHED;
-                changed[l as usize] = true;
+                theirs.set_matched(stored[s]);
             }
-            // copied out only when flagged, which ends the borrow of the store
-            lists
-                .into_iter()
-                .zip(changed)
-                .filter(|(_, c)| *c)
-                .map(|((g, list), _)| (g, list.into_owned()))
-                .collect()
-        } else {
-            drop(lists);
-            Vec::new()
-        };
-        for (g, list) in flagged {
-            other.put_bytes(groups.key(&keys, g), &list)?;
         }
+        drop(theirs);
         // then store this batch's rows
         let keep_unmatched = matches!(self.join_type, JoinType::Right | JoinType::Full);
         let rows = self.this_conv.convert_columns(b.columns())?;
@@ -229,32 +212,20 @@ impl SideJob {
             skip_matched: semi && left,
             expired_through: self.expired_through,
             keep_unmatched,
-            rows,
-            keys,
-            groups,
         };
-        // each key with rows to store, listed in the eviction index under
-        // its new rows' earliest expiry
-        let mut to_store = Vec::new();
-        for g in 0..=appends.groups.len() {
-            let earliest = appends
-                .groups
-                .rows_of(g)
-                .iter()
-                .map(|r| *r as usize)
-                .filter(|r| appends.stored(*r))
-                .map(|r| appends.expiries[r])
-                .min();
-            let Some(earliest) = earliest else {
-                continue;
-            };
-            if self.expiry.is_some() {
-                done.index
-                    .insert(earliest, appends.groups.key(&appends.keys, g));
-            }
-            to_store.push(g as u32);
+        let mut mine = self.this_gens[p].lock();
+        for r in (0..b.num_rows()).filter(|r| appends.stored(*r)) {
+            // a row with a null key is stored under the empty key, which
+            // no key's row format equals: it never matches
+            let key = if valid[r] { keys.row(r).data() } else { &[] };
+            mine.append(
+                key,
+                appends.expiries[r],
+                appends.matched[r],
+                rows.row(r).data(),
+            );
+            done.added += 1;
         }
-        done.added = appends.append(&to_store, this)?;
         Ok(done)
     }
 }
