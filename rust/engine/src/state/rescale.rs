@@ -18,9 +18,9 @@ use super::codec::{binary, Codec, Gathered};
 use super::files::{load, write_snapshot};
 use super::partitioned::{partition_for, OperatorInfo, StateLayout};
 use super::{StateRow, StoreSpec};
-use datafusion::common::ScalarValue;
 use crate::checkpoint::log;
 use crate::error::{Error, Result};
+use datafusion::common::ScalarValue;
 
 const COMPLETE: &str = "_complete";
 
@@ -74,7 +74,8 @@ pub fn rescale(
                             _ => Err(log::corrupt(&spec.dir, "a join side's value is not bytes")),
                         })
                         .collect::<Result<Vec<_>>>()?;
-                    let split = crate::exec::join::regroup(entries, partitions, &mut next_generation)?;
+                    let split =
+                        crate::exec::join::regroup(entries, partitions, &mut next_generation)?;
                     for (part, entries) in parts.iter_mut().zip(split) {
                         part.extend(
                             entries

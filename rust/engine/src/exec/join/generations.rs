@@ -57,9 +57,12 @@ fn entry_of(key: &[u8]) -> Result<Entry> {
         return Ok(Entry::Evicted);
     }
     match key {
-        [_, id @ .., kind] if id.len() == 8 && matches!(*kind, ROWS | FLAGS) => Ok(
-            Entry::Generation(u64::from_be_bytes(id.try_into().map_err(|_| corrupt())?), *kind),
-        ),
+        [_, id @ .., kind] if id.len() == 8 && matches!(*kind, ROWS | FLAGS) => {
+            Ok(Entry::Generation(
+                u64::from_be_bytes(id.try_into().map_err(|_| corrupt())?),
+                *kind,
+            ))
+        }
         _ => Err(corrupt()),
     }
 }
@@ -217,8 +220,7 @@ impl Generation {
         let hash = key_hash(key);
         let starts = &self.starts;
         let same = |e: &(u64, u32, u32)| {
-            e.0 == hash
-                && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
+            e.0 == hash && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
         };
         self.newer.push(NONE);
         match self.table.find_mut(hash, same) {
@@ -341,9 +343,7 @@ impl Generations {
             gens.evicted = i64::from_le_bytes(wm.as_ref().try_into().map_err(|_| corrupt())?);
         }
         for id in ids {
-            let bytes = store
-                .get_bytes(&store_key(id, ROWS))?
-                .ok_or_else(corrupt)?;
+            let bytes = store.get_bytes(&store_key(id, ROWS))?.ok_or_else(corrupt)?;
             let matched = store.get_bytes(&store_key(id, FLAGS))?;
             let mut g = Generation::over(id, &bytes, matched.as_deref(), flags)?;
             g.stored = true;
@@ -420,7 +420,10 @@ impl Generations {
     pub(super) fn append(&mut self, key: &[u8], expiry: i64, matched: bool, row: &[u8]) {
         let len = HEADER + key.len() + row.len();
         let building = self.list.last().is_some_and(|g| {
-            !g.stored && g.own.as_ref().is_some_and(|b| b.len() + len <= u32::MAX as usize)
+            !g.stored
+                && g.own
+                    .as_ref()
+                    .is_some_and(|b| b.len() + len <= u32::MAX as usize)
         });
         if !building {
             self.list.push(Generation::new(self.next_id));
@@ -560,7 +563,10 @@ impl Generations {
     pub(super) fn committed(&mut self, store: &dyn StateStore) -> Result<()> {
         for g in &mut self.list {
             if g.own.is_some()
-                && matches!(store.get_bytes(&store_key(g.id, ROWS))?, Some(Cow::Borrowed(_)))
+                && matches!(
+                    store.get_bytes(&store_key(g.id, ROWS))?,
+                    Some(Cow::Borrowed(_))
+                )
             {
                 g.own = None;
             }
@@ -690,7 +696,8 @@ mod tests {
     use crate::state::{StateStoreProvider, StoreSpec};
 
     fn spec(name: &str) -> StoreSpec {
-        let dir = std::env::temp_dir().join(format!("sparklet-gens-{name}-{}", uuid::Uuid::new_v4()));
+        let dir =
+            std::env::temp_dir().join(format!("sparklet-gens-{name}-{}", uuid::Uuid::new_v4()));
         StoreSpec {
             dir,
             value_fields: vec![Arc::new(Field::new("rows", DataType::Binary, true))],
@@ -726,8 +733,14 @@ mod tests {
         push_row(&mut b, b"", i64::MAX, b"");
         let rows: Vec<StoredRow> = stored_rows(&b).collect::<Result<_>>().unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!((rows[0].key, rows[0].expiry, rows[0].row), (&b"k1"[..], 5, &b"row one"[..]));
-        assert_eq!((rows[1].key, rows[1].expiry, rows[1].row), (&b""[..], i64::MAX, &b""[..]));
+        assert_eq!(
+            (rows[0].key, rows[0].expiry, rows[0].row),
+            (&b"k1"[..], 5, &b"row one"[..])
+        );
+        assert_eq!(
+            (rows[1].key, rows[1].expiry, rows[1].row),
+            (&b""[..], i64::MAX, &b""[..])
+        );
         let flags = [true, false, false, true, false, false, false, false, true];
         assert_eq!(unpack_flags(&pack_flags(&flags), flags.len()), flags);
         // a cut value is an error, not a panic
@@ -742,7 +755,10 @@ mod tests {
         gens.append(b"a", 10, false, b"a1");
         gens.append(b"b", 20, false, b"b1");
         gens.append(b"a", 30, false, b"a2");
-        assert_eq!(probe(&gens, store.as_ref(), b"a"), vec![b"a1".to_vec(), b"a2".to_vec()]);
+        assert_eq!(
+            probe(&gens, store.as_ref(), b"a"),
+            vec![b"a1".to_vec(), b"a2".to_vec()]
+        );
         assert!(probe(&gens, store.as_ref(), b"c").is_empty());
         // a1 matched: not emitted when it expires
         let views = gens.views(store.as_ref()).unwrap();
@@ -754,9 +770,16 @@ mod tests {
         // the next batch's row, then eviction at 25: a1 and b1 go, b1 emitted
         gens.append(b"a", 100, false, b"a3");
         let mut unmatched = ByteList::default();
-        assert_eq!(gens.evict(store.as_mut(), 25, true, &mut unmatched).unwrap(), 2);
+        assert_eq!(
+            gens.evict(store.as_mut(), 25, true, &mut unmatched)
+                .unwrap(),
+            2
+        );
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"b1"[..]]);
-        assert_eq!(probe(&gens, store.as_ref(), b"a"), vec![b"a2".to_vec(), b"a3".to_vec()]);
+        assert_eq!(
+            probe(&gens, store.as_ref(), b"a"),
+            vec![b"a2".to_vec(), b"a3".to_vec()]
+        );
         assert_eq!(gens.live_rows(), 2);
         commit(&mut gens, store.as_mut());
         // a restart sees the same rows, the evicted ones hidden
@@ -764,15 +787,26 @@ mod tests {
         let mut gens = Generations::restore(store.as_ref(), true).unwrap();
         assert_eq!(gens.live_rows(), 2);
         assert!(probe(&gens, store.as_ref(), b"b").is_empty());
-        assert_eq!(probe(&gens, store.as_ref(), b"a"), vec![b"a2".to_vec(), b"a3".to_vec()]);
+        assert_eq!(
+            probe(&gens, store.as_ref(), b"a"),
+            vec![b"a2".to_vec(), b"a3".to_vec()]
+        );
         // at 50 the first generation goes whole, its unmatched a2 emitted once
         let mut unmatched = ByteList::default();
-        assert_eq!(gens.evict(store.as_mut(), 50, true, &mut unmatched).unwrap(), 1);
+        assert_eq!(
+            gens.evict(store.as_mut(), 50, true, &mut unmatched)
+                .unwrap(),
+            1
+        );
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"a2"[..]]);
         assert_eq!(gens.list.len(), 1);
         commit(&mut gens, store.as_mut());
         let store = MemoryProvider.open(&spec, 3).unwrap();
-        assert_eq!(store.keys().count(), 3, "one generation's rows and flags, the watermark");
+        assert_eq!(
+            store.keys().count(),
+            3,
+            "one generation's rows and flags, the watermark"
+        );
         let _ = std::fs::remove_dir_all(&spec.dir);
     }
 
@@ -811,15 +845,22 @@ mod tests {
         store.put_bytes(b"\x01k", &list).unwrap();
         store.commit().unwrap();
         let mut gens = Generations::restore(store.as_ref(), true).unwrap();
-        assert_eq!(probe(&gens, store.as_ref(), b"\x01k"), vec![b"r1".to_vec(), b"r2".to_vec()]);
+        assert_eq!(
+            probe(&gens, store.as_ref(), b"\x01k"),
+            vec![b"r1".to_vec(), b"r2".to_vec()]
+        );
         commit(&mut gens, store.as_mut());
         let store = MemoryProvider.open(&spec, 2).unwrap();
-        assert!(store.get_bytes(b"\x01k").unwrap().is_none(), "the old value is gone");
+        assert!(
+            store.get_bytes(b"\x01k").unwrap().is_none(),
+            "the old value is gone"
+        );
         let mut gens = Generations::restore(store.as_ref(), true).unwrap();
         assert_eq!(gens.live_rows(), 2);
         let mut store = store;
         let mut unmatched = ByteList::default();
-        gens.evict(store.as_mut(), 10, true, &mut unmatched).unwrap();
+        gens.evict(store.as_mut(), 10, true, &mut unmatched)
+            .unwrap();
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"r2"[..]]);
         let _ = std::fs::remove_dir_all(&spec.dir);
     }

@@ -22,10 +22,10 @@ mod side_state;
 
 use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunction, TimeBounds};
 pub use exec::{plan, StreamJoinExec};
+use generations::{key_hash, ByteList, Found, Generations};
+pub(crate) use generations::{regroup, rows_in_state};
 use key_groups::{key_rows, times_of, Appends, KeyGroups};
 pub use node::{Expiry, StreamJoinNode};
-pub(crate) use generations::{regroup, rows_in_state};
-use generations::{key_hash, ByteList, Found, Generations};
 use side_join::{decode_rows, flags_read, split_by_partition, SideJob};
 use side_state::SideState;
 
@@ -179,11 +179,11 @@ impl StreamJoin {
             expiry: this.expiry,
             expired_through,
         });
-        let done =
-            this.state
-                .each_with(&mut other.state, b.num_rows(), move |p, _, theirs| {
-                    job.run(p, theirs)
-                })?;
+        let done = this
+            .state
+            .each_with(&mut other.state, b.num_rows(), move |p, _, theirs| {
+                job.run(p, theirs)
+            })?;
         let mut out = Vec::new();
         for part in done {
             out.extend(part.out);

@@ -312,14 +312,12 @@ impl StreamJoinNode {
                 "a join opened without its sides' state".into(),
             ));
         };
-        let open_side = |state: PartitionedState,
-                         schema: &DFSchema,
-                         expiry: Option<Expiry>,
-                         left: bool| {
-            let late = expiry.and_then(|_| side_time(schema));
-            let flags = flags_read(self.join_type, left);
-            SideState::open(state, schema.as_arrow(), expiry, late, flags)
-        };
+        let open_side =
+            |state: PartitionedState, schema: &DFSchema, expiry: Option<Expiry>, left: bool| {
+                let late = expiry.and_then(|_| side_time(schema));
+                let flags = flags_read(self.join_type, left);
+                SideState::open(state, schema.as_arrow(), expiry, late, flags)
+            };
         let join = StreamJoin {
             refusal: self.multiple_event_times(watermarked),
             join_type: self.join_type,
