@@ -220,23 +220,6 @@ impl Entries {
         }
     }
 
-    /// Remove `key`, its bytes value appended to `out`; returns whether
-    /// it was there (`None`: its value is not bytes).
-    pub fn take_bytes_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> Option<bool> {
-        match self {
-            Entries::Arena(a) => Some(a.take_into(key, out)),
-            Entries::Sorted(m) => {
-                match m.map.get(key) {
-                    None => return Some(false),
-                    Some(Value::Bytes(b)) => out.extend_from_slice(b),
-                    Some(Value::Scalars(_)) => return None,
-                }
-                m.remove(key);
-                Some(true)
-            }
-        }
-    }
-
     /// Remove every key ordered before `bound`; returns how many went.
     pub fn remove_below(&mut self, bound: &[u8]) -> usize {
         match self {

@@ -150,13 +150,6 @@ impl StateStore for MemoryStore {
         self.map.remove(key);
     }
 
-    fn take_bytes_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
-        self.held_as_bytes()?;
-        self.map
-            .take_bytes_into(key, out)
-            .ok_or_else(|| Error::Internal("a binary state value expected".into()))
-    }
-
     fn remove_below(&mut self, bound: &[u8]) -> Result<usize> {
         self.removed_below.record(bound);
         Ok(self.map.remove_below(bound))

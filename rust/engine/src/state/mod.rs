@@ -154,16 +154,6 @@ pub trait StateStore: Send {
     }
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
-    /// Remove `key`, its value (as [`Self::get_bytes`] gives it) appended
-    /// to `out`; returns whether it was there.
-    fn take_bytes_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
-        match self.get_bytes(key)? {
-            Some(v) => out.extend_from_slice(&v),
-            None => return Ok(false),
-        }
-        self.remove(key);
-        Ok(true)
-    }
     /// Remove every key ordered before `bound`; returns how many went.
     fn remove_below(&mut self, bound: &[u8]) -> Result<usize> {
         let mut gone = Vec::new();

@@ -410,19 +410,6 @@ impl ArenaMap {
         }
     }
 
-    /// Remove `key`, its value appended to `out`; returns whether it was
-    /// there. One probe where a read and then a removal take two.
-    pub fn take_into(&mut self, key: &[u8], out: &mut Vec<u8>) -> bool {
-        match self.find(key) {
-            Some(id) if self.slots[id as usize].live => {
-                out.extend_from_slice(self.value(id));
-                self.remove_id(id);
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// Remove `key`; returns whether it was there.
     pub fn remove(&mut self, key: &[u8]) -> bool {
         match self.find(key) {
@@ -662,28 +649,6 @@ mod tests {
         assert_eq!(removed, vec![&b"k"[..]]);
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
-    }
-
-    #[test]
-    fn a_taken_key_hands_over_its_value_and_is_removed() {
-        let mut m = ArenaMap::new(false);
-        m.put(b"k", b"rows", false);
-        m.put(b"j", b"other", false);
-        m.committed();
-        let mut out = b"before:".to_vec();
-        assert!(m.take_into(b"k", &mut out));
-        assert_eq!(out, b"before:rows");
-        assert!(!m.take_into(b"k", &mut out), "taken once");
-        assert!(!m.take_into(b"absent", &mut out));
-        assert_eq!(out, b"before:rows");
-        assert_eq!(
-            (m.get(b"k"), m.get(b"j"), m.len()),
-            (None, Some(&b"other"[..]), 1)
-        );
-        // the delta lists the taken key as removed
-        let (present, removed) = m.changes();
-        assert!(present.is_empty());
-        assert_eq!(removed, vec![&b"k"[..]]);
     }
 
     #[test]
