@@ -196,21 +196,6 @@ impl Entries {
         }
     }
 
-    /// Append to `key`'s bytes (or set them).
-    pub fn append_bytes(&mut self, key: &[u8], extra: &[u8]) {
-        match self {
-            Entries::Arena(a) => a.append(key, extra),
-            Entries::Sorted(m) => {
-                let mut value = match m.map.get(key) {
-                    Some(Value::Bytes(b)) => b.to_vec(),
-                    _ => Vec::new(),
-                };
-                value.extend_from_slice(extra);
-                m.insert(key, Value::Bytes(value.into()), false);
-            }
-        }
-    }
-
     pub fn remove(&mut self, key: &[u8]) {
         match self {
             Entries::Sorted(m) => m.remove(key),

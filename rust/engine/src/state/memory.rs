@@ -140,12 +140,6 @@ impl StateStore for MemoryStore {
         self.put_raw(key, value, true)
     }
 
-    fn append_bytes(&mut self, key: &[u8], extra: &[u8]) -> Result<()> {
-        self.held_as_bytes()?;
-        self.map.append_bytes(key, extra);
-        Ok(())
-    }
-
     fn remove(&mut self, key: &[u8]) {
         self.map.remove(key);
     }

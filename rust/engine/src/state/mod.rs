@@ -142,16 +142,6 @@ pub trait StateStore: Send {
         }
         Ok(())
     }
-    /// Append `extra` to `key`'s value in a store whose state is one binary
-    /// column (or set it to `extra`), without copying the value out.
-    fn append_bytes(&mut self, key: &[u8], extra: &[u8]) -> Result<()> {
-        let mut value = self
-            .get_bytes(key)?
-            .map(Cow::into_owned)
-            .unwrap_or_default();
-        value.extend_from_slice(extra);
-        self.put_bytes(key, &value)
-    }
     /// Remove `key`.
     fn remove(&mut self, key: &[u8]);
     /// Remove every key ordered before `bound`; returns how many went.

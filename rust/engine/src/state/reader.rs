@@ -350,7 +350,8 @@ fn join_side_rows(
     part_ids: &[i32],
 ) -> Result<RecordBatch> {
     // each partition's entries, its rows in state read from them
-    let mut by_part: std::collections::BTreeMap<i32, Vec<(Vec<u8>, Vec<u8>)>> = Default::default();
+    let mut by_part: std::collections::BTreeMap<i32, crate::exec::join::ByteEntries> =
+        Default::default();
     for ((k, v), p) in keys.into_iter().zip(values).zip(part_ids) {
         if let Some(ScalarValue::Binary(Some(b))) = v.into_iter().next() {
             by_part.entry(*p).or_default().push((k, b));

@@ -315,6 +315,9 @@ pub(super) struct Generations {
     legacy: Vec<Vec<u8>>,
 }
 
+/// A store's entries as bytes: (key, value).
+pub(crate) type ByteEntries = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// A row found by a probe: (generation, row) in [`Generations::list`].
 pub(super) type Found = (u32, u32);
 
@@ -607,7 +610,7 @@ impl ByteList {
 
 /// The rows in the state of a join side's store, for the state reader:
 /// (key, row) of each row not evicted, from the store's entries.
-pub(crate) fn rows_in_state(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+pub(crate) fn rows_in_state(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<ByteEntries> {
     let evicted = match entries.iter().find(|(k, _)| *k == EVICTED) {
         Some((_, v)) => i64::from_le_bytes(v.as_slice().try_into().map_err(|_| corrupt())?),
         None => i64::MIN,
@@ -642,10 +645,10 @@ pub(crate) fn rows_in_state(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<Vec<(Vec<u
 /// partition under new ids from `next_id`, the eviction watermark kept by
 /// each, an earlier version's per-key value routed by its key.
 pub(crate) fn regroup(
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    entries: ByteEntries,
     partitions: usize,
     next_id: &mut u64,
-) -> Result<Vec<Vec<(Vec<u8>, Vec<u8>)>>> {
+) -> Result<Vec<ByteEntries>> {
     let mut out = vec![Vec::new(); partitions];
     let flags_of: HashMap<u64, Vec<u8>> = entries
         .iter()

@@ -23,7 +23,7 @@ mod side_state;
 use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunction, TimeBounds};
 pub use exec::{plan, StreamJoinExec};
 use generations::{key_hash, ByteList, Found, Generations};
-pub(crate) use generations::{regroup, rows_in_state};
+pub(crate) use generations::{regroup, rows_in_state, ByteEntries};
 use key_groups::{key_rows, times_of, Appends, KeyGroups};
 pub use node::{Expiry, StreamJoinNode};
 use side_join::{decode_rows, flags_read, split_by_partition, SideJob};

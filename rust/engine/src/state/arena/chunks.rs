@@ -85,28 +85,6 @@ impl Chunks {
         }
     }
 
-    /// Copy the `len` bytes at `from` to the end, followed by `extra`, and
-    /// release them where they were.
-    pub fn push_copy(&mut self, from: Loc, len: usize, extra: &[u8]) -> Loc {
-        let to = self.reserve(len + extra.len());
-        let start = from.offset as usize;
-        let offset = self.chunks[to].len();
-        if from.chunk as usize == to {
-            self.chunks[to].extend_from_within(start..start + len);
-        } else {
-            let (src, dst) = two_mut(&mut self.chunks, from.chunk as usize, to);
-            dst.extend_from_slice(&src[start..start + len]);
-        }
-        self.chunks[to].extend_from_slice(extra);
-        self.held[to] += len + extra.len();
-        self.written += len + extra.len();
-        self.release(from, len);
-        Loc {
-            chunk: to as u32,
-            offset: offset as u32,
-        }
-    }
-
     pub fn get(&self, at: Loc, len: usize) -> &[u8] {
         let start = at.offset as usize;
         &self.chunks[at.chunk as usize][start..start + len]
@@ -163,17 +141,6 @@ impl Chunks {
     }
 }
 
-/// `v[a]` shared and `v[b]` mutable (`a != b`).
-fn two_mut<T>(v: &mut [T], a: usize, b: usize) -> (&T, &mut T) {
-    if a < b {
-        let (lo, hi) = v.split_at_mut(b);
-        (&lo[a], &mut hi[0])
-    } else {
-        let (lo, hi) = v.split_at_mut(a);
-        (&hi[0], &mut lo[b])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,14 +167,5 @@ mod tests {
         let at = c.push([b"k", b"v"]);
         assert_eq!(c.get(at, 2), b"kv");
         assert!(c.chunks.len() <= 6, "{}", c.chunks.len());
-    }
-
-    #[test]
-    fn a_copied_entry_releases_its_old_bytes() {
-        let mut c = Chunks::default();
-        let a = c.push([b"key", b"1"]);
-        let b = c.push_copy(a, 4, b"2");
-        assert_eq!(c.get(b, 5), b"key12");
-        assert_eq!(c.held.iter().sum::<usize>(), 5);
     }
 }

@@ -365,33 +365,6 @@ impl ArenaMap {
             });
     }
 
-    /// Append `extra` to `key`'s value (or set it to `extra`): the entry
-    /// moves to the end once, with no copy through a caller's buffer.
-    pub fn append(&mut self, key: &[u8], extra: &[u8]) {
-        let hash = Hash32::of(&self.hasher, key);
-        match self.find_hashed(key, hash) {
-            // a key the table lacks (most, in a join): inserted without
-            // the second probe a put would make
-            None => {
-                self.insert_new(key, extra, hash);
-                self.compact_if_sparse();
-            }
-            Some(id) if self.slots[id as usize].live => {
-                let s = self.slots[id as usize];
-                let at = self.data.push_copy(s.at, s.len(), extra);
-                let s = &mut self.slots[id as usize];
-                s.at = at;
-                s.value_len += extra.len() as u32;
-                self.live_bytes += extra.len();
-                self.mark_changed(id);
-                self.compact_if_sparse();
-            }
-            _ => {
-                self.put(key, extra, false);
-            }
-        }
-    }
-
     fn remove_id(&mut self, id: u32) {
         let s = &mut self.slots[id as usize];
         if s.live {
@@ -628,9 +601,7 @@ mod tests {
         // a recycled id holds the next key
         assert!(m.put(b"c", b"y", true));
         assert_eq!(m.get(b"c"), Some(&b"y"[..]));
-        m.append(b"c", b"z");
-        m.append(b"d", b"w");
-        assert_eq!(m.get(b"c"), Some(&b"yz"[..]));
+        assert!(m.put(b"d", b"w", true));
         assert_eq!(m.get(b"d"), Some(&b"w"[..]));
         assert_eq!(m.get(b"a"), Some(&b"3"[..]));
     }
@@ -669,22 +640,6 @@ mod tests {
         let mut few = vec![3, 900_000, 17];
         sort_descending(&mut few, 1_000_000);
         assert_eq!(few, vec![900_000, 17, 3]);
-    }
-
-    #[test]
-    fn an_append_to_a_key_removed_before_the_commit_puts_it_anew() {
-        let mut m = ArenaMap::new(false);
-        m.append(b"k", b"1");
-        m.committed();
-        assert!(m.remove(b"k"));
-        m.append(b"k", b"2");
-        m.append(b"k", b"3");
-        assert_eq!((m.get(b"k"), m.len()), (Some(&b"23"[..]), 1));
-        let (present, removed) = m.changes();
-        assert_eq!(
-            (present, removed),
-            (vec![(&b"k"[..], &b"23"[..])], vec![&b"k"[..]])
-        );
     }
 
     #[test]
