@@ -167,6 +167,11 @@ fn unpack_flags(bytes: &[u8], n: usize) -> Vec<bool> {
         .collect()
 }
 
+/// Whether a generation's table entry `e` is `key`'s (hashed `hash`).
+fn same_key(e: &(u64, u32, u32), bytes: &[u8], starts: &[u32], key: &[u8], hash: u64) -> bool {
+    e.0 == hash && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
+}
+
 /// The rows of one batch (or of merged batches) of a side's partition.
 pub(super) struct Generation {
     id: u64,
@@ -218,12 +223,12 @@ impl Generation {
             self.matched.push(m);
         }
         let hash = key_hash(key);
-        let starts = &self.starts;
-        let same = |e: &(u64, u32, u32)| {
-            e.0 == hash && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
-        };
         self.newer.push(NONE);
-        match self.table.find_mut(hash, same) {
+        let starts = &self.starts;
+        match self
+            .table
+            .find_mut(hash, |e| same_key(e, bytes, starts, key, hash))
+        {
             Some(e) => {
                 self.newer[e.2 as usize] = r;
                 e.2 = r;
@@ -275,10 +280,7 @@ impl Generation {
         let starts = &self.starts;
         let first = self
             .table
-            .find(hash, |e| {
-                e.0 == hash
-                    && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
-            })
+            .find(hash, |e| same_key(e, bytes, starts, key, hash))
             .map_or(NONE, |e| e.1);
         let mut r = first;
         std::iter::from_fn(move || {
@@ -713,28 +715,28 @@ mod tests {
     }
 
     /// The rows of `key` a probe finds, in the order stored.
-    fn probe(gens: &Generations, store: &dyn StateStore, key: &[u8]) -> Vec<Vec<u8>> {
-        let views = gens.views(store).unwrap();
+    fn probe(gens: &Generations, store: &dyn StateStore, key: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let views = gens.views(store)?;
         let mut found = Vec::new();
         gens.probe(&views, key, key_hash(key), &mut found);
         found
             .into_iter()
-            .map(|f| gens.row(&views, f).unwrap().to_vec())
+            .map(|f| Ok(gens.row(&views, f)?.to_vec()))
             .collect()
     }
 
-    fn commit(gens: &mut Generations, store: &mut dyn StateStore) {
-        gens.write(store).unwrap();
-        store.commit().unwrap();
-        gens.committed(store).unwrap();
+    fn commit(gens: &mut Generations, store: &mut dyn StateStore) -> Result<()> {
+        gens.write(store)?;
+        store.commit()?;
+        gens.committed(store)
     }
 
     #[test]
-    fn rows_survive_their_byte_layout_and_flags_their_packing() {
+    fn rows_survive_their_byte_layout_and_flags_their_packing() -> Result<()> {
         let mut b = Vec::new();
         push_row(&mut b, b"k1", 5, b"row one");
         push_row(&mut b, b"", i64::MAX, b"");
-        let rows: Vec<StoredRow> = stored_rows(&b).collect::<Result<_>>().unwrap();
+        let rows: Vec<StoredRow> = stored_rows(&b).collect::<Result<_>>()?;
         assert_eq!(rows.len(), 2);
         assert_eq!(
             (rows[0].key, rows[0].expiry, rows[0].row),
@@ -748,95 +750,90 @@ mod tests {
         assert_eq!(unpack_flags(&pack_flags(&flags), flags.len()), flags);
         // a cut value is an error, not a panic
         assert!(stored_rows(&b[..7]).any(|r| r.is_err()));
+        Ok(())
     }
 
     #[test]
-    fn rows_are_probed_evicted_by_expiry_and_restored_as_committed() {
+    fn rows_are_probed_evicted_by_expiry_and_restored_as_committed() -> Result<()> {
         let spec = spec("evict");
-        let mut store = MemoryProvider.open(&spec, 0).unwrap();
-        let mut gens = Generations::restore(store.as_ref(), true).unwrap();
+        let mut store = MemoryProvider.open(&spec, 0)?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
         gens.append(b"a", 10, false, b"a1");
         gens.append(b"b", 20, false, b"b1");
         gens.append(b"a", 30, false, b"a2");
         assert_eq!(
-            probe(&gens, store.as_ref(), b"a"),
+            probe(&gens, store.as_ref(), b"a")?,
             vec![b"a1".to_vec(), b"a2".to_vec()]
         );
-        assert!(probe(&gens, store.as_ref(), b"c").is_empty());
+        assert!(probe(&gens, store.as_ref(), b"c")?.is_empty());
         // a1 matched: not emitted when it expires
-        let views = gens.views(store.as_ref()).unwrap();
+        let views = gens.views(store.as_ref())?;
         let mut found = Vec::new();
         gens.probe(&views, b"a", key_hash(b"a"), &mut found);
         drop(views);
         gens.set_matched(found[0]);
-        commit(&mut gens, store.as_mut());
+        commit(&mut gens, store.as_mut())?;
         // the next batch's row, then eviction at 25: a1 and b1 go, b1 emitted
         gens.append(b"a", 100, false, b"a3");
         let mut unmatched = ByteList::default();
-        assert_eq!(
-            gens.evict(store.as_mut(), 25, true, &mut unmatched)
-                .unwrap(),
-            2
-        );
+        assert_eq!(gens.evict(store.as_mut(), 25, true, &mut unmatched)?, 2);
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"b1"[..]]);
         assert_eq!(
-            probe(&gens, store.as_ref(), b"a"),
+            probe(&gens, store.as_ref(), b"a")?,
             vec![b"a2".to_vec(), b"a3".to_vec()]
         );
         assert_eq!(gens.live_rows(), 2);
-        commit(&mut gens, store.as_mut());
+        commit(&mut gens, store.as_mut())?;
         // a restart sees the same rows, the evicted ones hidden
-        let mut store = MemoryProvider.open(&spec, 2).unwrap();
-        let mut gens = Generations::restore(store.as_ref(), true).unwrap();
+        let mut store = MemoryProvider.open(&spec, 2)?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
         assert_eq!(gens.live_rows(), 2);
-        assert!(probe(&gens, store.as_ref(), b"b").is_empty());
+        assert!(probe(&gens, store.as_ref(), b"b")?.is_empty());
         assert_eq!(
-            probe(&gens, store.as_ref(), b"a"),
+            probe(&gens, store.as_ref(), b"a")?,
             vec![b"a2".to_vec(), b"a3".to_vec()]
         );
         // at 50 the first generation goes whole, its unmatched a2 emitted once
         let mut unmatched = ByteList::default();
-        assert_eq!(
-            gens.evict(store.as_mut(), 50, true, &mut unmatched)
-                .unwrap(),
-            1
-        );
+        assert_eq!(gens.evict(store.as_mut(), 50, true, &mut unmatched)?, 1);
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"a2"[..]]);
         assert_eq!(gens.list.len(), 1);
-        commit(&mut gens, store.as_mut());
-        let store = MemoryProvider.open(&spec, 3).unwrap();
+        commit(&mut gens, store.as_mut())?;
+        let store = MemoryProvider.open(&spec, 3)?;
         assert_eq!(
             store.keys().count(),
             3,
             "one generation's rows and flags, the watermark"
         );
         let _ = std::fs::remove_dir_all(&spec.dir);
+        Ok(())
     }
 
     #[test]
-    fn many_small_generations_merge_and_keep_every_row() {
+    fn many_small_generations_merge_and_keep_every_row() -> Result<()> {
         let spec = spec("merge");
-        let mut store = MemoryProvider.open(&spec, 0).unwrap();
-        let mut gens = Generations::restore(store.as_ref(), false).unwrap();
+        let mut store = MemoryProvider.open(&spec, 0)?;
+        let mut gens = Generations::restore(store.as_ref(), false)?;
         for batch in 0..40u8 {
             gens.append(&[b'k', batch % 5], i64::MAX, false, &[batch]);
-            commit(&mut gens, store.as_mut());
+            commit(&mut gens, store.as_mut())?;
             assert!(gens.list.len() <= MAX_GENERATIONS);
         }
-        let store = MemoryProvider.open(&spec, 40).unwrap();
-        let gens = Generations::restore(store.as_ref(), false).unwrap();
+        let store = MemoryProvider.open(&spec, 40)?;
+        let gens = Generations::restore(store.as_ref(), false)?;
         assert_eq!(gens.live_rows(), 40);
-        let mut rows = probe(&gens, store.as_ref(), &[b'k', 3]);
+        let mut rows = probe(&gens, store.as_ref(), &[b'k', 3])?;
         rows.sort();
         let want: Vec<Vec<u8>> = (0..40u8).filter(|b| b % 5 == 3).map(|b| vec![b]).collect();
         assert_eq!(rows, want);
         let _ = std::fs::remove_dir_all(&spec.dir);
+        Ok(())
     }
 
     #[test]
-    fn a_checkpoint_of_rows_stored_per_key_is_read_and_rewritten() {
+    fn a_checkpoint_of_rows_stored_per_key_is_read_and_rewritten() -> Result<()> {
         let spec = spec("legacy");
-        let mut store = MemoryProvider.open(&spec, 0).unwrap();
+        let mut store = MemoryProvider.open(&spec, 0)?;
         // two rows of key `k` as earlier versions packed them, one matched
         let mut list = Vec::new();
         for (matched, expiry, row) in [(1u8, 7i64, &b"r1"[..]), (0, 9, b"r2")] {
@@ -845,26 +842,26 @@ mod tests {
             list.extend_from_slice(&(row.len() as u32).to_le_bytes());
             list.extend_from_slice(row);
         }
-        store.put_bytes(b"\x01k", &list).unwrap();
-        store.commit().unwrap();
-        let mut gens = Generations::restore(store.as_ref(), true).unwrap();
+        store.put_bytes(b"\x01k", &list)?;
+        store.commit()?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
         assert_eq!(
-            probe(&gens, store.as_ref(), b"\x01k"),
+            probe(&gens, store.as_ref(), b"\x01k")?,
             vec![b"r1".to_vec(), b"r2".to_vec()]
         );
-        commit(&mut gens, store.as_mut());
-        let store = MemoryProvider.open(&spec, 2).unwrap();
+        commit(&mut gens, store.as_mut())?;
+        let store = MemoryProvider.open(&spec, 2)?;
         assert!(
-            store.get_bytes(b"\x01k").unwrap().is_none(),
+            store.get_bytes(b"\x01k")?.is_none(),
             "the old value is gone"
         );
-        let mut gens = Generations::restore(store.as_ref(), true).unwrap();
+        let mut gens = Generations::restore(store.as_ref(), true)?;
         assert_eq!(gens.live_rows(), 2);
         let mut store = store;
         let mut unmatched = ByteList::default();
-        gens.evict(store.as_mut(), 10, true, &mut unmatched)
-            .unwrap();
+        gens.evict(store.as_mut(), 10, true, &mut unmatched)?;
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"r2"[..]]);
         let _ = std::fs::remove_dir_all(&spec.dir);
+        Ok(())
     }
 }
