@@ -185,6 +185,22 @@ impl Entries {
         }
     }
 
+    /// Set the key `entry[..key_len]` to the rest of `entry`; the arena
+    /// keeps the buffer itself, a sorted map copies and hands it back.
+    pub fn insert_entry(&mut self, entry: Vec<u8>, key_len: usize) -> Option<Vec<u8>> {
+        match self {
+            Entries::Arena(a) => {
+                a.put_entry(entry, key_len);
+                None
+            }
+            Entries::Sorted(m) => {
+                let (key, value) = entry.split_at(key_len);
+                m.insert(key, Value::Bytes(value.into()), false);
+                Some(entry)
+            }
+        }
+    }
+
     /// Set `key`, which has no live value, to bytes (the arena skips its
     /// lookup).
     pub fn insert_absent(&mut self, key: &[u8], value: &[u8]) {

@@ -124,6 +124,11 @@ impl StateStore for MemoryStore {
         self.put_raw(key, value, false).map(|_| ())
     }
 
+    fn put_entry(&mut self, entry: Vec<u8>, key_len: usize) -> Result<Option<Vec<u8>>> {
+        self.held_as_bytes()?;
+        Ok(self.map.insert_entry(entry, key_len))
+    }
+
     fn put_bytes_all(&mut self, keys: &[&[u8]], values: &[&[u8]], existed: &[bool]) -> Result<()> {
         self.held_as_bytes()?;
         for ((k, v), had) in keys.iter().zip(values).zip(existed) {

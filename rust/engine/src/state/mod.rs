@@ -97,6 +97,14 @@ pub trait StateStore: Send {
             vec![ScalarValue::Binary(Some(value.to_vec()))],
         )
     }
+    /// Set the key `entry[..key_len]` to the rest of `entry` (as
+    /// [`Self::put_bytes`]), keeping the buffer where the store can hold it
+    /// as it is (a value of megabytes is then not copied); where it cannot,
+    /// the buffer comes back.
+    fn put_entry(&mut self, entry: Vec<u8>, key_len: usize) -> Result<Option<Vec<u8>>> {
+        self.put_bytes(&entry[..key_len], &entry[key_len..])?;
+        Ok(Some(entry))
+    }
     /// Set `key` in a store whose state is one binary column unless it has
     /// a value (one lookup where `contains` then `put_bytes` take two);
     /// returns whether it was set.

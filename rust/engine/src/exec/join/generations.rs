@@ -40,6 +40,41 @@ fn store_key(id: u64, kind: u8) -> [u8; KEY_LEN] {
     k
 }
 
+/// A generation's own bytes: its store key, then its rows, so that a store
+/// can keep the buffer as the entry without copying it; or the rows alone,
+/// a copy a store gave.
+struct OwnBytes {
+    buf: Vec<u8>,
+    rows_at: usize,
+}
+
+impl OwnBytes {
+    /// Generation `id`'s entry, no rows yet.
+    fn entry(id: u64) -> Self {
+        OwnBytes {
+            buf: store_key(id, ROWS).to_vec(),
+            rows_at: KEY_LEN,
+        }
+    }
+
+    fn rows(&self) -> &[u8] {
+        &self.buf[self.rows_at..]
+    }
+
+    /// Write the rows to `store`; the bytes are still ours where the store
+    /// did not keep the buffer itself.
+    fn store(self, store: &mut dyn StateStore) -> Result<Option<Self>> {
+        if self.rows_at == 0 {
+            return Err(Error::Internal(
+                "a join generation read back from the store written again".into(),
+            ));
+        }
+        Ok(store
+            .put_entry(self.buf, KEY_LEN)?
+            .map(|buf| OwnBytes { buf, rows_at: KEY_LEN }))
+    }
+}
+
 /// What a store key holds.
 enum Entry {
     /// A generation's rows or flags: its id and which.
@@ -190,7 +225,7 @@ pub(super) struct Generation {
     live: u64,
     /// Its bytes while it is built, and after where the store cannot lend
     /// its copy (a store on disk gives a copy per read).
-    own: Option<Vec<u8>>,
+    own: Option<OwnBytes>,
     /// Written to the store (its bytes there, its rows checkpointed).
     stored: bool,
 }
@@ -207,7 +242,7 @@ impl Generation {
             flags_changed: false,
             max_expiry: i64::MIN,
             live: 0,
-            own: Some(Vec::new()),
+            own: Some(OwnBytes::entry(id)),
             stored: false,
         }
     }
@@ -256,7 +291,7 @@ impl Generation {
     /// Its bytes: its own, or the store's.
     pub(super) fn bytes<'a>(&'a self, store: &'a dyn StateStore) -> Result<Cow<'a, [u8]>> {
         match &self.own {
-            Some(b) => Ok(Cow::Borrowed(b)),
+            Some(b) => Ok(Cow::Borrowed(b.rows())),
             None => store
                 .get_bytes(&store_key(self.id, ROWS))?
                 .ok_or_else(corrupt),
@@ -299,7 +334,7 @@ impl Generation {
         let per_row = 4 + 8 + 4 + usize::from(!self.matched.is_empty());
         (self.starts.capacity() * per_row
             + self.table.capacity() * 17 // a 16-byte entry and its control byte
-            + self.own.as_ref().map_or(0, Vec::capacity)) as u64
+            + self.own.as_ref().map_or(0, |b| b.buf.capacity())) as u64
     }
 }
 
@@ -353,8 +388,8 @@ impl Generations {
             let mut g = Generation::over(id, &bytes, matched.as_deref(), flags)?;
             g.stored = true;
             g.live = g.expiry.iter().filter(|e| **e > gens.evicted).count() as u64;
-            if let Cow::Owned(b) = bytes {
-                g.own = Some(b);
+            if let Cow::Owned(buf) = bytes {
+                g.own = Some(OwnBytes { buf, rows_at: 0 });
             }
             gens.list.push(g);
             gens.next_id = id + 1;
@@ -428,7 +463,7 @@ impl Generations {
             !g.stored
                 && g.own
                     .as_ref()
-                    .is_some_and(|b| b.len() + len <= u32::MAX as usize)
+                    .is_some_and(|b| b.rows().len() + len <= u32::MAX as usize)
         });
         if !building {
             self.list.push(Generation::new(self.next_id));
@@ -438,11 +473,11 @@ impl Generations {
         let Some(g) = self.list.last_mut() else {
             return;
         };
-        let mut bytes = g.own.take().unwrap_or_default();
-        let at = bytes.len();
-        push_row(&mut bytes, key, expiry, row);
-        g.index(&bytes, at, key, expiry, flags);
-        g.own = Some(bytes);
+        let mut own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
+        let at = own.rows().len();
+        push_row(&mut own.buf, key, expiry, row);
+        g.index(own.rows(), at, key, expiry, flags);
+        g.own = Some(own);
     }
 
     /// Evict the rows expiring at or below `wm` (Spark's state watermark):
@@ -510,7 +545,8 @@ impl Generations {
         }
         for g in &mut self.list {
             if !g.stored {
-                store.put_bytes(&store_key(g.id, ROWS), g.own.as_deref().unwrap_or_default())?;
+                let own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
+                g.own = own.store(store)?;
                 g.stored = true;
                 g.flags_changed = self.flags;
             }
@@ -535,25 +571,24 @@ impl Generations {
     /// Merge generation `i` and the next one into one, their evicted rows
     /// left out.
     fn merge(&mut self, i: usize, store: &mut dyn StateStore) -> Result<()> {
-        let (mut bytes, mut matched) = (Vec::new(), Vec::new());
+        let id = self.next_id;
+        self.next_id += 1;
+        let (mut own, mut matched) = (OwnBytes::entry(id), Vec::new());
         for g in &self.list[i..i + 2] {
             let view = g.bytes(&*store)?;
             for r in (0..g.starts.len()).filter(|r| g.alive(*r, self.evicted)) {
                 let row = row_at(&view, g.starts[r] as usize)?;
-                push_row(&mut bytes, row.key, row.expiry, row.row);
+                push_row(&mut own.buf, row.key, row.expiry, row.row);
                 matched.push(g.matched.get(r).copied().unwrap_or(false));
             }
         }
-        let id = self.next_id;
-        self.next_id += 1;
         let flags = self.flags.then(|| pack_flags(&matched));
-        let mut merged = Generation::over(id, &bytes, flags.as_deref(), self.flags)?;
-        store.put_bytes(&store_key(id, ROWS), &bytes)?;
+        let mut merged = Generation::over(id, own.rows(), flags.as_deref(), self.flags)?;
         if let Some(f) = &flags {
             store.put_bytes(&store_key(id, FLAGS), f)?;
         }
         merged.stored = true;
-        merged.own = Some(bytes);
+        merged.own = own.store(store)?;
         for g in self.list.drain(i..i + 2) {
             store.remove(&store_key(g.id, ROWS));
             if self.flags {

@@ -51,7 +51,17 @@ impl Chunks {
             Some(c) if c.capacity() >= len => c,
             _ => Vec::with_capacity(next.max(len)),
         };
-        let at = match self.spare.pop() {
+        let at = self.place(chunk);
+        // the chunk appends went to until now may have no entries left
+        if let Some(old) = self.current.replace(at) {
+            self.release_if_unused(old as usize);
+        }
+        at as usize
+    }
+
+    /// Put `chunk` in a released chunk's place, or a new one.
+    fn place(&mut self, chunk: Vec<u8>) -> u32 {
+        match self.spare.pop() {
             Some(at) => {
                 self.chunks[at as usize] = chunk;
                 at
@@ -61,12 +71,7 @@ impl Chunks {
                 self.held.push(0);
                 (self.chunks.len() - 1) as u32
             }
-        };
-        // the chunk appends went to until now may have no entries left
-        if let Some(old) = self.current.replace(at) {
-            self.release_if_unused(old as usize);
         }
-        at as usize
     }
 
     /// Append `parts` as one entry's bytes.
@@ -82,6 +87,19 @@ impl Chunks {
         Loc {
             chunk: chunk as u32,
             offset: offset as u32,
+        }
+    }
+
+    /// Keep `entry` as a chunk of its own, without copying it (a value
+    /// built elsewhere, megabytes long); appends do not go to it.
+    pub fn adopt(&mut self, entry: Vec<u8>) -> Loc {
+        let len = entry.len();
+        let at = self.place(entry);
+        self.held[at as usize] = len;
+        self.written += len;
+        Loc {
+            chunk: at,
+            offset: 0,
         }
     }
 

@@ -293,13 +293,45 @@ impl ArenaMap {
     /// Write `key ++ value` at the end of the buffer into slot `id`.
     fn write(&mut self, id: u32, key: &[u8], value: &[u8]) {
         let at = self.data.push([key, value]);
+        self.written_at(id, at, key.len(), value.len());
+    }
+
+    /// Slot `id` holds the entry written at `at`.
+    fn written_at(&mut self, id: u32, at: Loc, key_len: usize, value_len: usize) {
         let s = &mut self.slots[id as usize];
         s.at = at;
-        s.key_len = key.len() as u32;
-        s.value_len = value.len() as u32;
+        s.key_len = key_len as u32;
+        s.value_len = value_len as u32;
         s.live = true;
-        self.live_bytes += key.len() + value.len();
+        self.live_bytes += key_len + value_len;
         self.live += 1;
+    }
+
+    /// Set the key `entry[..key_len]` to the rest of `entry`, keeping the
+    /// buffer itself as the entry's bytes (a value of megabytes built by
+    /// its operator is not copied).
+    pub fn put_entry(&mut self, entry: Vec<u8>, key_len: usize) {
+        let key = &entry[..key_len];
+        let hash = Hash32::of(&self.hasher, key);
+        let id = match self.find_hashed(key, hash) {
+            Some(id) => {
+                let s = self.slots[id as usize];
+                self.live_bytes -= s.len();
+                self.live -= 1;
+                self.data.release(s.at, s.len());
+                id
+            }
+            None => {
+                let id = self.new_id(hash);
+                self.list(id, key, hash);
+                id
+            }
+        };
+        self.mark_changed(id);
+        let value_len = entry.len() - key_len;
+        let at = self.data.adopt(entry);
+        self.written_at(id, at, key_len, value_len);
+        self.compact_if_sparse();
     }
 
     /// Set `key` to `value`; with `only_if_absent`, leave a live key as it
@@ -337,6 +369,14 @@ impl ArenaMap {
 
     /// Add an entry for `key`, which the table does not hold.
     fn insert_new(&mut self, key: &[u8], value: &[u8], hash: Hash32) {
+        let id = self.new_id(hash);
+        self.write(id, key, value);
+        self.mark_changed(id);
+        self.list(id, key, hash);
+    }
+
+    /// A slot for a new entry whose key hashes to `hash`.
+    fn new_id(&mut self, hash: Hash32) -> u32 {
         let slot = Slot {
             hash: hash.0,
             at: Loc::default(),
@@ -345,7 +385,7 @@ impl ArenaMap {
             live: false,
             changed: false,
         };
-        let id = match self.free.pop() {
+        match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = slot;
                 id
@@ -354,9 +394,11 @@ impl ArenaMap {
                 self.slots.push(slot);
                 (self.slots.len() - 1) as u32
             }
-        };
-        self.write(id, key, value);
-        self.mark_changed(id);
+        }
+    }
+
+    /// List entry `id` (key `key`) in its table.
+    fn list(&mut self, id: u32, key: &[u8], hash: Hash32) {
         let slots = &self.slots;
         self.tables
             .for_key(key)
@@ -620,6 +662,30 @@ mod tests {
         assert_eq!(removed, vec![&b"k"[..]]);
         m.committed();
         assert_eq!((m.live_bytes, m.tombstone_bytes), (2, 0));
+    }
+
+    #[test]
+    fn an_entry_put_whole_is_kept_without_a_copy_and_released_whole() {
+        let mut m = ArenaMap::new(false);
+        m.put(b"small", b"v", false);
+        let entry = [&b"big"[..], &[7u8; 1 << 20]].concat();
+        let rows = entry[3..].as_ptr();
+        m.put_entry(entry, 3);
+        // the buffer itself is the entry, listed as changed like a put
+        assert_eq!(m.get(b"big").map(<[u8]>::as_ptr), Some(rows));
+        assert_eq!(m.get(b"big").map(<[u8]>::len), Some(1 << 20));
+        assert_eq!(m.changes().0.len(), 2);
+        m.committed();
+        let before = m.data.allocated();
+        // replaced by a second buffer: the first one goes back at once
+        m.put_entry([&b"big"[..], b"new"].concat(), 3);
+        assert_eq!(m.get(b"big"), Some(&b"new"[..]));
+        assert!(m.data.allocated() < before - (1 << 19));
+        assert_eq!((m.len(), m.get(b"small")), (2, Some(&b"v"[..])));
+        assert_eq!(m.changes().0, vec![(&b"big"[..], &b"new"[..])]);
+        assert!(m.remove(b"big"));
+        m.committed();
+        assert_eq!((m.get(b"big"), m.len()), (None, 1));
     }
 
     #[test]
