@@ -177,6 +177,11 @@ pub(crate) fn stored_rows(bytes: &[u8]) -> impl Iterator<Item = Result<StoredRow
     })
 }
 
+/// The bytes [`push_row`] adds for a row.
+pub(super) fn stored_len(key: &[u8], row: &[u8]) -> usize {
+    HEADER + key.len() + row.len()
+}
+
 fn push_row(bytes: &mut Vec<u8>, key: &[u8], expiry: i64, row: &[u8]) {
     bytes.extend_from_slice(&(key.len() as u32).to_le_bytes());
     bytes.extend_from_slice(key);
@@ -350,6 +355,9 @@ pub(super) struct Generations {
     flags: bool,
     /// Keys of an earlier version's values, removed at the next write.
     legacy: Vec<Vec<u8>>,
+    /// Rows and bytes of the last generation built: the next one is sized
+    /// after it.
+    last_built: (usize, usize),
 }
 
 /// A store's entries as bytes: (key, value).
@@ -368,6 +376,7 @@ impl Generations {
             evicted_changed: false,
             flags,
             legacy: Vec::new(),
+            last_built: (0, 0),
         };
         let (mut ids, mut legacy) = (Vec::new(), Vec::new());
         for key in store.keys() {
@@ -456,23 +465,56 @@ impl Generations {
         }
     }
 
-    /// Append a row to the generation being built.
-    pub(super) fn append(&mut self, key: &[u8], expiry: i64, matched: bool, row: &[u8]) {
-        let len = HEADER + key.len() + row.len();
-        let building = self.list.last().is_some_and(|g| {
+    /// The generation being built, begun if none is or `len` more bytes
+    /// would not fit its offsets.
+    fn building(&mut self, len: usize) -> &mut Generation {
+        let fits = self.list.last().is_some_and(|g| {
             !g.stored
                 && g.own
                     .as_ref()
                     .is_some_and(|b| b.rows().len() + len <= u32::MAX as usize)
         });
-        if !building {
+        if !fits {
             self.list.push(Generation::new(self.next_id));
             self.next_id += 1;
         }
-        let flags = self.flags.then_some(matched);
-        let Some(g) = self.list.last_mut() else {
-            return;
+        let last = self.list.len() - 1;
+        &mut self.list[last]
+    }
+
+    /// Room for `rows` rows of `bytes` bytes (their headers included) about
+    /// to be appended. A batch's rows come a chunk at a time, so a new
+    /// generation is sized after the last one built (an eighth more), and
+    /// grows by doubling only past that: grown by doubling from empty, each
+    /// step copied it into fresh pages, at 16M events most of the process's
+    /// new memory.
+    pub(super) fn reserve(&mut self, rows: usize, bytes: usize) {
+        let (flags, (last_rows, last_bytes)) = (self.flags, self.last_built);
+        let g = self.building(bytes);
+        let (rows, bytes) = if g.starts.is_empty() {
+            (
+                rows.max(last_rows + last_rows / 8),
+                bytes.max(last_bytes + last_bytes / 8),
+            )
+        } else {
+            (rows, bytes)
         };
+        if let Some(own) = g.own.as_mut() {
+            own.buf.reserve(bytes);
+        }
+        g.starts.reserve(rows);
+        g.expiry.reserve(rows);
+        g.newer.reserve(rows);
+        if flags {
+            g.matched.reserve(rows);
+        }
+        g.table.reserve(rows, |e| e.0);
+    }
+
+    /// Append a row to the generation being built.
+    pub(super) fn append(&mut self, key: &[u8], expiry: i64, matched: bool, row: &[u8]) {
+        let flags = self.flags.then_some(matched);
+        let g = self.building(stored_len(key, row));
         let mut own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
         let at = own.rows().len();
         push_row(&mut own.buf, key, expiry, row);
@@ -546,6 +588,7 @@ impl Generations {
         for g in &mut self.list {
             if !g.stored {
                 let own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
+                self.last_built = (g.starts.len(), own.rows().len());
                 g.own = own.store(store)?;
                 g.stored = true;
                 g.flags_changed = self.flags;

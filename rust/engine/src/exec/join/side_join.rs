@@ -213,11 +213,18 @@ impl SideJob {
             expired_through: self.expired_through,
             keep_unmatched,
         };
-        let mut mine = self.this_gens[p].lock();
+        // a row with a null key is stored under the empty key, which no
+        // key's row format equals: it never matches
+        let key = |r: usize| if valid[r] { keys.row(r).data() } else { &[] };
+        let (mut count, mut bytes) = (0, 0);
         for r in (0..b.num_rows()).filter(|r| appends.stored(*r)) {
-            // a row with a null key is stored under the empty key, which
-            // no key's row format equals: it never matches
-            let key = if valid[r] { keys.row(r).data() } else { &[] };
+            count += 1;
+            bytes += stored_len(key(r), rows.row(r).data());
+        }
+        let mut mine = self.this_gens[p].lock();
+        mine.reserve(count, bytes);
+        for r in (0..b.num_rows()).filter(|r| appends.stored(*r)) {
+            let key = key(r);
             mine.append(
                 key,
                 appends.expiries[r],
