@@ -335,6 +335,7 @@ fn store_spec(dir: &Path) -> StoreSpec {
         key_order: KeyOrder::Sorted,
         evolution: None,
         durable: true,
+        fsync: true,
     }
 }
 
@@ -373,6 +374,7 @@ fn state_store(dir: &Path) -> StoreSpec {
         evolution: None,
         encoding: Default::default(),
         durable: true,
+        fsync: true,
     }
     .open_table(&MemoryProvider, "stateStoreSave", layout, KeyOrder::Sorted)
     .unwrap();

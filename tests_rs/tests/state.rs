@@ -21,6 +21,7 @@ fn spec(dir: &std::path::Path) -> StoreSpec {
         key_order: KeyOrder::Sorted,
         evolution: None,
         durable: true,
+        fsync: true,
     }
 }
 
@@ -67,6 +68,7 @@ fn a_store_of_a_temporary_checkpoint_writes_no_files() -> sparklet_engine::error
         let provider = kind.provider(dir.path());
         let s = StoreSpec {
             durable: false,
+            fsync: false,
             ..spec(&dir.path().join("state").join("0").join("0"))
         };
         let mut store = provider.open(&s, 0)?;
@@ -191,6 +193,7 @@ fn partitioned_state_reports_every_store_in_progress(kind: Kind) {
         evolution: None,
         encoding: Default::default(),
         durable: true,
+        fsync: true,
     };
     let fields = vec![Arc::new(Field::new("count", DataType::Int64, true))];
     let mut left = PartitionedState::open_named(
@@ -737,6 +740,7 @@ mod rescaling {
             evolution: None,
             encoding: Default::default(),
             durable: true,
+            fsync: true,
         }
     }
 

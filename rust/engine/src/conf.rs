@@ -50,6 +50,8 @@ pub mod keys {
     /// The shortest `trigger(realTime=...)` interval allowed (ms).
     pub const REAL_TIME_MIN_BATCH_DURATION: &str =
         "spark.sql.streaming.realTimeMode.minBatchDuration";
+    /// Whether checkpoint files are fsynced (sparklet's; Spark never does).
+    pub const CHECKPOINT_FSYNC: &str = "spark.sparklet.checkpoint.fsync";
     /// Whether real-time mode refuses operators and sinks outside Spark's allowlist.
     pub const REAL_TIME_ALLOWLIST_CHECK: &str = "spark.sql.streaming.realTimeMode.allowlistCheck";
 }

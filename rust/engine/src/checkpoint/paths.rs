@@ -11,9 +11,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// A checkpoint's layout, and its durability: a temporary checkpoint (a
-/// query started without `checkpointLocation`, which nothing resumes from)
-/// skips the fsyncs, and its state stores write no files.
+/// A checkpoint's layout, and whether its files are fsynced: only when
+/// `spark.sparklet.checkpoint.fsync` asks (Spark never fsyncs; a killed
+/// process loses nothing the page cache holds, only the machine going
+/// down can), and never in a temporary checkpoint (a query started
+/// without `checkpointLocation`, which nothing resumes from).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckpointPaths {
     root: PathBuf,
@@ -35,7 +37,7 @@ impl CheckpointPaths {
         &self.root
     }
 
-    /// Whether writes must reach the disk.
+    /// Whether writes are fsynced.
     pub fn durable(&self) -> bool {
         self.durable
     }

@@ -204,10 +204,10 @@ fn start_query(
     // plan once over empty inputs: type errors are analysis errors at start()
     let probe = bind(&plan, &factories, &empty_inputs(&factories)?)?;
     block_on(state.create_physical_plan(&probe))?.map_err(Error::from_planning)?;
-    let cp = Checkpoint::open(CheckpointPaths::new(
-        &opts.checkpoint.dir,
-        !opts.checkpoint.temporary,
-    ))?;
+    // files fsynced only when asked: Spark never fsyncs its checkpoint (a
+    // killed process loses nothing the page cache holds)
+    let fsync = !opts.checkpoint.temporary && conf.get_bool(keys::CHECKPOINT_FSYNC, false);
+    let cp = Checkpoint::open(CheckpointPaths::new(&opts.checkpoint.dir, fsync))?;
     let paths = cp.paths().clone();
     let (id, lock) = own_checkpoint(&cp, opts.name.as_deref(), conf, manager)?;
     sink.bind_query(&id);
@@ -266,7 +266,8 @@ fn start_query(
         min_versions_to_retain: retain,
         evolution: None,
         encoding,
-        durable: paths.durable(),
+        durable: !opts.checkpoint.temporary,
+        fsync: paths.durable(),
     };
     let settings = OpenSettings {
         mode: opts.output_mode,

@@ -54,7 +54,7 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
 }
 
 /// Write an IPC file of record batches made one at a time (a file of any
-/// size is written with one batch in memory), durably when `durable`.
+/// size is written with one batch in memory), fsynced when `durable`.
 pub fn write_ipc_batches(
     path: &Path,
     durable: bool,
@@ -368,7 +368,7 @@ pub fn schema_file_fields(spec: &StoreSpec, path: &Path) -> Result<Option<Vec<Fi
 
 /// Write the state schema file of `spec` at `path`.
 pub fn write_schema_file(spec: &StoreSpec, path: &Path) -> Result<()> {
-    write_ipc_batches(path, spec.durable, schema(spec, false), std::iter::empty())
+    write_ipc_batches(path, spec.fsync, schema(spec, false), std::iter::empty())
 }
 
 fn check_schema(path: &Path, found: &Schema, expected: &Schema) -> Result<()> {
@@ -568,7 +568,7 @@ pub fn write_delta(
     });
     write_ipc_with(
         &spec.dir.join(format!("{version}.delta")),
-        spec.durable,
+        spec.fsync,
         schema(spec, true),
         // removals first: a key removed and put again in one version is put
         removes.chain(puts),
@@ -610,7 +610,7 @@ pub fn write_snapshot(
 ) -> Result<()> {
     write_ipc_batches(
         &spec.dir.join(format!("{version}.snapshot")),
-        spec.durable,
+        spec.fsync,
         schema(spec, false),
         parts
             .into_iter()

@@ -221,10 +221,14 @@ pub struct StoreSpec {
     /// How values written with other value fields are read (None: a file
     /// with other value fields is an incompatible checkpoint).
     pub evolution: Option<Arc<dyn ValueEvolution>>,
-    /// Whether the store writes delta and snapshot files, durably: not in a
-    /// temporary checkpoint (a query without `checkpointLocation`), which
-    /// no query can resume from and a running one never reads back.
+    /// Whether the store writes delta and snapshot files (its state then
+    /// survives the process): not in a temporary checkpoint (a query
+    /// without `checkpointLocation`), which no query can resume from and a
+    /// running one never reads back.
     pub durable: bool,
+    /// Whether each file is fsynced as well (its state then survives the
+    /// machine going down): `spark.sparklet.checkpoint.fsync`.
+    pub fsync: bool,
 }
 
 /// `spark.sql.streaming.stateStore.encodingFormat`, which decides how a

@@ -30,8 +30,10 @@ pub struct OperatorStateSpec {
     pub evolution: Option<Arc<dyn super::ValueEvolution>>,
     /// The checkpoint's state encoding (as its offsets record it).
     pub encoding: super::StateEncoding,
-    /// Whether its files are written durably (see [`StoreSpec::durable`]).
+    /// Whether its files are written (see [`StoreSpec::durable`]).
     pub durable: bool,
+    /// Whether they are fsynced (see [`StoreSpec::fsync`]).
+    pub fsync: bool,
 }
 
 impl OperatorStateSpec {
@@ -72,7 +74,7 @@ impl OperatorStateSpec {
                 partitions: self.partitions,
                 stores: stores.iter().map(|s| s.to_string()).collect(),
             }
-            .write(&self.dir, self.id, self.durable),
+            .write(&self.dir, self.id, self.fsync),
         }
     }
 }
@@ -123,7 +125,7 @@ impl OperatorInfo {
     }
 
     /// Write the record of operator `id` into `op_dir`.
-    pub fn write(&self, op_dir: &std::path::Path, id: usize, durable: bool) -> Result<()> {
+    pub fn write(&self, op_dir: &std::path::Path, id: usize, fsync: bool) -> Result<()> {
         let stores: Vec<serde_json::Value> = self
             .stores
             .iter()
@@ -140,7 +142,7 @@ impl OperatorInfo {
             "stateStoreInfo": stores,
         });
         let path = op_dir.join("_metadata").join("metadata");
-        crate::checkpoint::log::write_atomic(&path, format!("v1\n{meta}\n").as_bytes(), durable)
+        crate::checkpoint::log::write_atomic(&path, format!("v1\n{meta}\n").as_bytes(), fsync)
     }
 }
 
@@ -364,7 +366,7 @@ impl StateLayout {
         let schema = Arc::new(Schema::new_with_metadata(fields, meta));
         let mut buf = Vec::new();
         arrow::ipc::writer::FileWriter::try_new(&mut buf, &schema)?.finish()?;
-        crate::checkpoint::log::write_atomic(&path, &buf, spec.durable)
+        crate::checkpoint::log::write_atomic(&path, &buf, spec.fsync)
     }
 
     /// The spec of partition `p`'s store `store` under the operator folder
@@ -384,6 +386,7 @@ impl StateLayout {
             evolution: None,
             // readers write nothing
             durable: true,
+            fsync: true,
         }
     }
 
@@ -535,6 +538,7 @@ impl PartitionedState {
                         key_order,
                         evolution: spec.evolution.clone(),
                         durable: spec.durable,
+                        fsync: spec.fsync,
                     },
                     spec.version,
                 )

@@ -65,6 +65,7 @@ pub fn open_byte_store(
         key_order: super::KeyOrder::Sorted,
         evolution: None,
         durable: true,
+        fsync: true,
     };
     state_store_provider(conf)?.open(&spec, version)
 }

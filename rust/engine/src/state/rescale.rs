@@ -30,10 +30,10 @@ pub fn rescale(
     state_root: &Path,
     version: i64,
     partitions: usize,
-    durable: bool,
+    fsync: bool,
 ) -> Result<Vec<(i64, usize)>> {
     let mut done = Vec::new();
-    for (id, dir) in operators(state_root, durable)? {
+    for (id, dir) in operators(state_root, fsync)? {
         // (`operators` has finished any swap a crash interrupted)
         let info = match OperatorInfo::read(&dir)? {
             Some(info) => info,
@@ -97,7 +97,7 @@ pub fn rescale(
             let codec = Codec::new(&layout.value)?;
             for (p, entries) in parts.into_iter().enumerate() {
                 let spec = StoreSpec {
-                    durable,
+                    fsync,
                     ..layout.store_spec(&staging, p, store)
                 };
                 std::fs::create_dir_all(&spec.dir)
@@ -112,10 +112,10 @@ pub fn rescale(
             &staging,
             OperatorInfo { partitions, ..info },
             id,
-            durable,
+            fsync,
         )?;
-        log::write_atomic(&staging.join(COMPLETE), b"", durable)?;
-        finish_interrupted(&dir, durable)?;
+        log::write_atomic(&staging.join(COMPLETE), b"", fsync)?;
+        finish_interrupted(&dir, fsync)?;
         done.push((id, old));
     }
     Ok(done)
@@ -124,7 +124,7 @@ pub fn rescale(
 /// Finish or undo a rescale a crash interrupted: a complete staging folder
 /// replaces the operator's, an incomplete one goes, and so does the old one
 /// once replaced.
-fn finish_interrupted(dir: &Path, durable: bool) -> Result<()> {
+fn finish_interrupted(dir: &Path, fsync: bool) -> Result<()> {
     let (staging, old) = (sibling(dir, "rescaled"), sibling(dir, "old"));
     let io = |p: &Path, e: std::io::Error| Error::io(p.display().to_string(), e);
     if staging.exists() {
@@ -136,7 +136,7 @@ fn finish_interrupted(dir: &Path, durable: bool) -> Result<()> {
             }
             std::fs::rename(&staging, dir).map_err(|e| io(&staging, e))?;
             std::fs::remove_file(dir.join(COMPLETE)).map_err(|e| io(dir, e))?;
-            log::sync_dir(dir.parent().unwrap_or(Path::new(".")), durable)?;
+            log::sync_dir(dir.parent().unwrap_or(Path::new(".")), fsync)?;
         }
     }
     if old.exists() && dir.exists() {
@@ -155,7 +155,7 @@ fn sibling(dir: &Path, what: &str) -> PathBuf {
 }
 
 /// The operators' folders (numeric names) under `state_root`, with their ids.
-fn operators(state_root: &Path, durable: bool) -> Result<Vec<(i64, PathBuf)>> {
+fn operators(state_root: &Path, fsync: bool) -> Result<Vec<(i64, PathBuf)>> {
     let mut ops = Vec::new();
     let Ok(rd) = std::fs::read_dir(state_root) else {
         return Ok(ops);
@@ -173,7 +173,7 @@ fn operators(state_root: &Path, durable: bool) -> Result<Vec<(i64, PathBuf)>> {
     }
     ops.sort();
     for (_, dir) in &ops {
-        finish_interrupted(dir, durable)?;
+        finish_interrupted(dir, fsync)?;
     }
     Ok(ops.into_iter().filter(|(_, d)| d.exists()).collect())
 }
@@ -184,9 +184,9 @@ fn copy_metadata(
     staging: &Path,
     info: OperatorInfo,
     id: i64,
-    durable: bool,
+    fsync: bool,
 ) -> Result<()> {
-    info.write(staging, id as usize, durable)?;
+    info.write(staging, id as usize, fsync)?;
     let to = staging.join("_metadata");
     let from = dir.join("_metadata");
     let rd = std::fs::read_dir(&from).map_err(|e| Error::io(from.display().to_string(), e))?;
@@ -195,7 +195,7 @@ fn copy_metadata(
         if name.to_string_lossy().starts_with("layout-") {
             let body = std::fs::read(item.path())
                 .map_err(|e| Error::io(item.path().display().to_string(), e))?;
-            log::write_atomic(&to.join(name), &body, durable)?;
+            log::write_atomic(&to.join(name), &body, fsync)?;
         }
     }
     Ok(())

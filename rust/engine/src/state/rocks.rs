@@ -1365,6 +1365,7 @@ mod tests {
             key_order: super::super::KeyOrder::Unordered,
             evolution: None,
             durable: true,
+            fsync: true,
         };
         let provider = RocksDbProvider::new(RocksDbSettings {
             local_dir: Some(dir.join("local")),

@@ -52,7 +52,7 @@ pub fn publish(spec: &StoreSpec, version: i64, at: &Path) -> Result<()> {
         .map_err(|e| io(&tmp, e))
         .and_then(|()| link_or_copy_all(at, &tmp))
         .and_then(|()| write_schema_file(spec, &tmp.join(SCHEMA_FILE)))
-        .and_then(|()| sync_dir(&tmp, spec.durable));
+        .and_then(|()| sync_dir(&tmp, spec.fsync));
     if let Err(e) = placed {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
@@ -60,7 +60,7 @@ pub fn publish(spec: &StoreSpec, version: i64, at: &Path) -> Result<()> {
     // a folder left by a run that crashed after its rename
     let _ = std::fs::remove_dir_all(&target);
     std::fs::rename(&tmp, &target).map_err(|e| io(&target, e))?;
-    sync_dir(dir, spec.durable)
+    sync_dir(dir, spec.fsync)
 }
 
 /// Put the files of the snapshot folder `snapshot` into the empty working
@@ -74,7 +74,7 @@ pub fn restore(spec: &StoreSpec, snapshot: &Path, local: &Path) -> Result<()> {
     }
     std::fs::create_dir_all(local).map_err(|e| io(local, e))?;
     link_or_copy_all(snapshot, local)?;
-    sync_dir(local, spec.durable)
+    sync_dir(local, spec.fsync)
 }
 
 /// Whether the snapshot folder holds values of the query's value fields

@@ -219,6 +219,7 @@ pub fn explain(state: SessionState, plan: LogicalPlan, mode: OutputMode) -> Resu
         encoding: StateEncoding::default(),
         // a scratch folder, removed after
         durable: false,
+        fsync: false,
     };
     let provider: Arc<dyn StateStoreProvider> = Arc::new(MemoryProvider);
     let settings = OpenSettings {

@@ -91,7 +91,7 @@ impl GroupStateNode {
             crate::checkpoint::log::write_atomic(
                 &ctx.spec.dir.join("_metadata").join(PROPERTIES_FILE),
                 settings.properties.as_bytes(),
-                spec.durable,
+                spec.fsync,
             )?;
         }
         let mut op = GroupStateOp {

@@ -69,9 +69,10 @@ impl OwnBytes {
                 "a join generation read back from the store written again".into(),
             ));
         }
-        Ok(store
-            .put_entry(self.buf, KEY_LEN)?
-            .map(|buf| OwnBytes { buf, rows_at: KEY_LEN }))
+        Ok(store.put_entry(self.buf, KEY_LEN)?.map(|buf| OwnBytes {
+            buf,
+            rows_at: KEY_LEN,
+        }))
     }
 }
 
@@ -789,6 +790,7 @@ mod tests {
             key_order: KeyOrder::Unordered,
             evolution: None,
             durable: true,
+            fsync: true,
         }
     }
 
