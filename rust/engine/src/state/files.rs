@@ -522,6 +522,48 @@ pub fn cleanup(dir: &Path, keep_from: i64) {
 /// at a time, so a version that changed millions of keys costs the commit
 /// columns for this many, not for all of them.
 const DELTA_ROWS: usize = 1 << 16;
+/// Bytes of keys and values a record batch of a delta or snapshot file
+/// holds at most, beside [`DELTA_ROWS`] (a longer entry goes alone): its
+/// arrays are copies, twice over in the IPC writer, so large values (a
+/// join's segments of rows) go a few at a time.
+const DELTA_BYTES: usize = 8 << 20;
+
+fn entry_len((k, v): &(&[u8], ValueRef<'_>)) -> usize {
+    k.len()
+        + match v {
+            ValueRef::Bytes(b) => b.len(),
+            ValueRef::Scalars(_) => 0,
+        }
+}
+
+/// Whether an entry of `len` bytes joins a part of `n` entries of `bytes`.
+fn joins_part(n: usize, bytes: usize, len: usize) -> bool {
+    n == 0 || (n < DELTA_ROWS && bytes + len <= DELTA_BYTES)
+}
+
+/// How many of `entries` (from the first) the next record batch takes.
+fn part_len<'a>(entries: impl Iterator<Item = &'a (&'a [u8], ValueRef<'a>)>) -> usize {
+    let (mut n, mut bytes) = (0, 0);
+    for e in entries {
+        let len = entry_len(e);
+        if !joins_part(n, bytes, len) {
+            break;
+        }
+        (n, bytes) = (n + 1, bytes + len);
+    }
+    n
+}
+
+/// `entries` cut into record batches' parts.
+fn parts<'s, 'a>(
+    mut rest: &'s [(&'a [u8], ValueRef<'a>)],
+) -> impl Iterator<Item = &'s [(&'a [u8], ValueRef<'a>)]> {
+    std::iter::from_fn(move || {
+        let (part, tail) = rest.split_at(part_len(rest.iter()));
+        rest = tail;
+        (!part.is_empty()).then_some(part)
+    })
+}
 
 /// Write `version`'s delta: the `removed` keys, then the keys `present`
 /// with their values (a key in both was removed, then put); when the
@@ -546,7 +588,7 @@ pub fn write_delta(
     };
     let flags =
         |n: usize, deleted: bool| -> ArrayRef { Arc::new(BooleanArray::from(vec![deleted; n])) };
-    let puts = present.chunks(DELTA_ROWS).map(|chunk| {
+    let puts = parts(present).map(|chunk| {
         let mut cols = vec![
             Arc::new(binary(chunk.iter().map(|(k, _)| Some(*k)))) as ArrayRef,
             flags(chunk.len(), false),
@@ -622,11 +664,16 @@ pub fn write_snapshot(
 /// [`write_snapshot`]: the columns are copied a part at a time, with no list
 /// of every entry beside them.
 pub fn snapshot_parts<'a>(
-    mut entries: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
+    entries: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
 ) -> Vec<(BinaryArray, Gathered)> {
+    let mut entries = entries.peekable();
     let mut parts = Vec::new();
     loop {
-        let part: Vec<(&[u8], ValueRef)> = entries.by_ref().take(DELTA_ROWS).collect();
+        let (mut part, mut bytes) = (Vec::new(), 0);
+        while let Some(e) = entries.next_if(|e| joins_part(part.len(), bytes, entry_len(e))) {
+            bytes += entry_len(&e);
+            part.push(e);
+        }
         if part.is_empty() {
             return parts;
         }

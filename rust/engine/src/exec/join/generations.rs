@@ -1,7 +1,7 @@
 //! One side's stored rows of a partition, by generation: the rows a
-//! micro-batch stores are one generation, appended in order to one byte
-//! buffer with a hash index of its own, and written to the state store
-//! once, as one value. A row is probed in every live generation (a few:
+//! micro-batch stores are one generation, appended in order to byte
+//! segments of 4 MiB with a hash index of its own, and written to the
+//! state store once, a value per segment. A row is probed in every live generation (a few:
 //! small neighbours merge); eviction drops a generation whole once all its
 //! rows expired, and hides the expired rows of the others (their bytes
 //! stay until the generation goes or merges). So storing a row is an
@@ -10,6 +10,7 @@
 
 use super::*;
 use hashbrown::HashTable;
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 /// The first byte of this module's store keys: no key in Arrow's row
@@ -22,6 +23,14 @@ const FLAGS: u8 = b'm';
 /// The key of the side's eviction watermark (no generation has id `u64::MAX`).
 const EVICTED: [u8; KEY_LEN] = [OURS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'w'];
 const KEY_LEN: usize = 10;
+/// A segment's store key: its generation's rows key, then its number (u32 BE).
+const SEGMENT_KEY_LEN: usize = KEY_LEN + 4;
+/// A generation's rows are cut into segments of 4 MiB (a row longer than
+/// that: a generation whose segments are as long), each its own store
+/// value. So the buffers a batch allocates for them all have one size (the
+/// memory a batch frees is what the next one takes), and the checkpoint's
+/// files take them a few at a time, not a value of tens of MB copied whole.
+const SEGMENT_SHIFT: u32 = 22;
 
 /// Probes meet at most this many generations (after a batch, the two
 /// smallest neighbours merge until it holds).
@@ -40,7 +49,27 @@ fn store_key(id: u64, kind: u8) -> [u8; KEY_LEN] {
     k
 }
 
-/// A generation's own bytes: its store key, then its rows, so that a store
+fn segment_key(id: u64, seg: u32) -> [u8; SEGMENT_KEY_LEN] {
+    let mut k = [0u8; SEGMENT_KEY_LEN];
+    k[..KEY_LEN].copy_from_slice(&store_key(id, ROWS));
+    k[KEY_LEN..].copy_from_slice(&seg.to_be_bytes());
+    k
+}
+
+/// log2 of the segment size a generation holding rows of `len` bytes needs.
+fn shift_for(len: usize) -> u32 {
+    SEGMENT_SHIFT
+        .max(len.next_power_of_two().trailing_zeros())
+        .min(31)
+}
+
+fn too_long(len: usize) -> Error {
+    Error::Internal(format!(
+        "a row of {len} bytes is too long for a stream-stream join's state"
+    ))
+}
+
+/// A segment's own bytes: its store key, then its rows, so that a store
 /// can keep the buffer as the entry without copying it; or the rows alone,
 /// a copy a store gave.
 struct OwnBytes {
@@ -49,11 +78,13 @@ struct OwnBytes {
 }
 
 impl OwnBytes {
-    /// Generation `id`'s entry, no rows yet.
-    fn entry(id: u64) -> Self {
+    /// Segment `seg` of generation `id`, room for `capacity` bytes of rows.
+    fn segment(id: u64, seg: u32, capacity: usize) -> Self {
+        let mut buf = Vec::with_capacity(SEGMENT_KEY_LEN + capacity);
+        buf.extend_from_slice(&segment_key(id, seg));
         OwnBytes {
-            buf: store_key(id, ROWS).to_vec(),
-            rows_at: KEY_LEN,
+            buf,
+            rows_at: SEGMENT_KEY_LEN,
         }
     }
 
@@ -69,17 +100,48 @@ impl OwnBytes {
                 "a join generation read back from the store written again".into(),
             ));
         }
-        Ok(store.put_entry(self.buf, KEY_LEN)?.map(|buf| OwnBytes {
-            buf,
-            rows_at: KEY_LEN,
-        }))
+        Ok(store
+            .put_entry(self.buf, SEGMENT_KEY_LEN)?
+            .map(|buf| OwnBytes {
+                buf,
+                rows_at: SEGMENT_KEY_LEN,
+            }))
     }
+}
+
+/// A generation's segments, as built or as read from the store.
+trait Segments {
+    /// Segment `i`'s rows (empty past the last).
+    fn segment(&self, i: usize) -> &[u8];
+}
+
+impl Segments for [OwnBytes] {
+    fn segment(&self, i: usize) -> &[u8] {
+        self.get(i).map_or(&[], OwnBytes::rows)
+    }
+}
+
+impl Segments for [Cow<'_, [u8]>] {
+    fn segment(&self, i: usize) -> &[u8] {
+        self.get(i).map_or(&[], |c| c.as_ref())
+    }
+}
+
+/// The row at address `at`: segment `at >> shift`, offset the low bits.
+fn row_in<S: Segments + ?Sized>(segs: &S, shift: u32, at: u32) -> Result<StoredRow<'_>> {
+    let offset = at & ((1u32 << shift) - 1);
+    row_at(segs.segment((at >> shift) as usize), offset as usize)
 }
 
 /// What a store key holds.
 enum Entry {
-    /// A generation's rows or flags: its id and which.
-    Generation(u64, u8),
+    /// A segment of a generation's rows: the generation and its number.
+    Segment(u64, u32),
+    /// A generation's matched flags.
+    Flags(u64),
+    /// A generation's rows in one value, as the version before segments
+    /// stored them.
+    Whole(u64),
     Evicted,
     /// A key's rows as earlier versions stored them (see [`legacy_rows`]).
     Legacy,
@@ -92,12 +154,16 @@ fn entry_of(key: &[u8]) -> Result<Entry> {
     if key == EVICTED {
         return Ok(Entry::Evicted);
     }
-    match key {
-        [_, id @ .., kind] if id.len() == 8 && matches!(*kind, ROWS | FLAGS) => {
-            Ok(Entry::Generation(
-                u64::from_be_bytes(id.try_into().map_err(|_| corrupt())?),
-                *kind,
-            ))
+    let id = || -> Result<u64> {
+        let id = key.get(1..9).ok_or_else(corrupt)?;
+        Ok(u64::from_be_bytes(id.try_into().map_err(|_| corrupt())?))
+    };
+    match (key.len(), key.get(9)) {
+        (KEY_LEN, Some(&ROWS)) => Ok(Entry::Whole(id()?)),
+        (KEY_LEN, Some(&FLAGS)) => Ok(Entry::Flags(id()?)),
+        (SEGMENT_KEY_LEN, Some(&ROWS)) => {
+            let seg = key[KEY_LEN..].try_into().map_err(|_| corrupt())?;
+            Ok(Entry::Segment(id()?, u32::from_be_bytes(seg)))
         }
         _ => Err(corrupt()),
     }
@@ -209,14 +275,21 @@ fn unpack_flags(bytes: &[u8], n: usize) -> Vec<bool> {
 }
 
 /// Whether a generation's table entry `e` is `key`'s (hashed `hash`).
-fn same_key(e: &(u64, u32, u32), bytes: &[u8], starts: &[u32], key: &[u8], hash: u64) -> bool {
-    e.0 == hash && row_at(bytes, starts[e.1 as usize] as usize).is_ok_and(|s| s.key == key)
+fn same_key<S: Segments + ?Sized>(
+    e: &(u64, u32, u32),
+    segs: &S,
+    shift: u32,
+    starts: &[u32],
+    key: &[u8],
+    hash: u64,
+) -> bool {
+    e.0 == hash && row_in(segs, shift, starts[e.1 as usize]).is_ok_and(|s| s.key == key)
 }
 
 /// The rows of one batch (or of merged batches) of a side's partition.
 pub(super) struct Generation {
     id: u64,
-    /// Each row's offset in the bytes.
+    /// Each row's address: its segment `<< shift`, then its offset there.
     starts: Vec<u32>,
     expiry: Vec<i64>,
     /// The key's row stored after each row (`NONE`: its last so far).
@@ -229,15 +302,19 @@ pub(super) struct Generation {
     max_expiry: i64,
     /// Rows not evicted.
     live: u64,
-    /// Its bytes while it is built, and after where the store cannot lend
-    /// its copy (a store on disk gives a copy per read).
-    own: Option<OwnBytes>,
+    /// log2 of its segments' size.
+    shift: u32,
+    /// How many segments hold its rows.
+    segments: u32,
+    /// Its segments while it is built, and after where the store cannot
+    /// lend its copy (a store on disk gives a copy per read).
+    own: Option<Vec<OwnBytes>>,
     /// Written to the store (its bytes there, its rows checkpointed).
     stored: bool,
 }
 
 impl Generation {
-    fn new(id: u64) -> Self {
+    fn new(id: u64, shift: u32) -> Self {
         Generation {
             id,
             starts: Vec::new(),
@@ -248,15 +325,53 @@ impl Generation {
             flags_changed: false,
             max_expiry: i64::MIN,
             live: 0,
-            own: Some(OwnBytes::entry(id)),
+            shift,
+            segments: 0,
+            own: Some(Vec::new()),
             stored: false,
         }
     }
 
-    /// Index a row appended to the bytes at `at`.
-    fn index(&mut self, bytes: &[u8], at: usize, key: &[u8], expiry: i64, flags: Option<bool>) {
+    /// Whether a row of `len` bytes can still be appended.
+    fn fits(&self, len: usize) -> bool {
+        let size = 1usize << self.shift;
+        let in_last = self
+            .own
+            .as_ref()
+            .and_then(|o| o.last())
+            .is_some_and(|s| s.rows().len() + len <= size);
+        let another = (u64::from(self.segments) + 1) << self.shift <= 1u64 << 32;
+        !self.stored && len <= size && (in_last || another)
+    }
+
+    /// Append a row (checked to fit).
+    fn push(&mut self, key: &[u8], expiry: i64, row: &[u8], flags: Option<bool>) {
+        let len = stored_len(key, row);
+        let size = 1usize << self.shift;
+        let mut own = self.own.take().unwrap_or_default();
+        if own.last().is_none_or(|s| s.rows().len() + len > size) {
+            let capacity = len.max(1 << SEGMENT_SHIFT).min(size);
+            own.push(OwnBytes::segment(self.id, own.len() as u32, capacity));
+        }
+        let seg = own.len() - 1;
+        let at = ((seg as u32) << self.shift) | own[seg].rows().len() as u32;
+        push_row(&mut own[seg].buf, key, expiry, row);
+        self.segments = own.len() as u32;
+        self.index(&own[..], at, key, expiry, flags);
+        self.own = Some(own);
+    }
+
+    /// Index a row stored at address `at` of `segs`.
+    fn index<S: Segments + ?Sized>(
+        &mut self,
+        segs: &S,
+        at: u32,
+        key: &[u8],
+        expiry: i64,
+        flags: Option<bool>,
+    ) {
         let r = self.starts.len() as u32;
-        self.starts.push(at as u32);
+        self.starts.push(at);
         self.expiry.push(expiry);
         self.max_expiry = self.max_expiry.max(expiry);
         self.live += 1;
@@ -265,10 +380,10 @@ impl Generation {
         }
         let hash = key_hash(key);
         self.newer.push(NONE);
-        let starts = &self.starts;
+        let (starts, shift) = (&self.starts, self.shift);
         match self
             .table
-            .find_mut(hash, |e| same_key(e, bytes, starts, key, hash))
+            .find_mut(hash, |e| same_key(e, segs, shift, starts, key, hash))
         {
             Some(e) => {
                 self.newer[e.2 as usize] = r;
@@ -280,27 +395,60 @@ impl Generation {
         }
     }
 
-    /// A generation over stored bytes (restored, or merged).
-    fn over(id: u64, bytes: &[u8], flags: Option<&[u8]>, keep_flags: bool) -> Result<Self> {
-        let mut g = Generation::new(id);
+    /// A generation over stored segments (restored).
+    fn over(id: u64, segs: &[Cow<[u8]>], flags: Option<&[u8]>, keep_flags: bool) -> Result<Self> {
+        let longest = segs.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut g = Generation::new(id, shift_for(longest));
         g.own = None;
-        let rows: Vec<StoredRow> = stored_rows(bytes).collect::<Result<_>>()?;
+        g.segments = segs.len() as u32;
+        let mut rows = Vec::new();
+        for (si, seg) in segs.iter().enumerate() {
+            let mut at = 0;
+            for r in stored_rows(seg) {
+                let r = r?;
+                rows.push((((si as u32) << g.shift) | at as u32, r.key, r.expiry));
+                at = r.end;
+            }
+        }
         let matched = keep_flags.then(|| unpack_flags(flags.unwrap_or_default(), rows.len()));
-        let mut at = 0;
-        for (i, r) in rows.iter().enumerate() {
-            g.index(bytes, at, r.key, r.expiry, matched.as_ref().map(|m| m[i]));
-            at = r.end;
+        for (i, (at, key, expiry)) in rows.into_iter().enumerate() {
+            g.index(segs, at, key, expiry, matched.as_ref().map(|m| m[i]));
         }
         Ok(g)
     }
 
-    /// Its bytes: its own, or the store's.
-    pub(super) fn bytes<'a>(&'a self, store: &'a dyn StateStore) -> Result<Cow<'a, [u8]>> {
+    /// Its segments: its own, or the store's.
+    pub(super) fn segments<'a>(&'a self, store: &'a dyn StateStore) -> Result<Vec<Cow<'a, [u8]>>> {
         match &self.own {
-            Some(b) => Ok(Cow::Borrowed(b.rows())),
-            None => store
-                .get_bytes(&store_key(self.id, ROWS))?
-                .ok_or_else(corrupt),
+            Some(own) => Ok(own.iter().map(|o| Cow::Borrowed(o.rows())).collect()),
+            None => (0..self.segments)
+                .map(|s| {
+                    store
+                        .get_bytes(&segment_key(self.id, s))?
+                        .ok_or_else(corrupt)
+                })
+                .collect(),
+        }
+    }
+
+    /// Write its segments to `store`, keeping those the store did not take.
+    fn write_rows(&mut self, store: &mut dyn StateStore) -> Result<()> {
+        let mut kept = Vec::new();
+        for seg in self.own.take().unwrap_or_default() {
+            kept.extend(seg.store(store)?);
+        }
+        self.own = (!kept.is_empty()).then_some(kept);
+        self.stored = true;
+        Ok(())
+    }
+
+    /// Remove its values from `store`.
+    fn remove_from(&self, store: &mut dyn StateStore, flags: bool) {
+        for s in 0..self.segments {
+            store.remove(&segment_key(self.id, s));
+        }
+        if flags {
+            store.remove(&store_key(self.id, FLAGS));
         }
     }
 
@@ -311,17 +459,17 @@ impl Generation {
     }
 
     /// The rows of `key` (in the order stored) that are still in the state.
-    fn rows_of<'a>(
+    fn rows_of<'a, S: Segments + ?Sized>(
         &'a self,
-        bytes: &'a [u8],
+        segs: &'a S,
         key: &'a [u8],
         hash: u64,
         evicted: i64,
     ) -> impl Iterator<Item = u32> + 'a {
-        let starts = &self.starts;
+        let (starts, shift) = (&self.starts, self.shift);
         let first = self
             .table
-            .find(hash, |e| same_key(e, bytes, starts, key, hash))
+            .find(hash, |e| same_key(e, segs, shift, starts, key, hash))
             .map_or(NONE, |e| e.1);
         let mut r = first;
         std::iter::from_fn(move || {
@@ -338,9 +486,10 @@ impl Generation {
 
     fn memory_bytes(&self) -> u64 {
         let per_row = 4 + 8 + 4 + usize::from(!self.matched.is_empty());
+        let own: usize = self.own.iter().flatten().map(|o| o.buf.capacity()).sum();
         (self.starts.capacity() * per_row
             + self.table.capacity() * 17 // a 16-byte entry and its control byte
-            + self.own.as_ref().map_or(0, |b| b.buf.capacity())) as u64
+            + own) as u64
     }
 }
 
@@ -356,9 +505,9 @@ pub(super) struct Generations {
     flags: bool,
     /// Keys of an earlier version's values, removed at the next write.
     legacy: Vec<Vec<u8>>,
-    /// Rows and bytes of the last generation built: the next one is sized
+    /// Rows of the last generation built: the next one's index is sized
     /// after it.
-    last_built: (usize, usize),
+    last_built: usize,
 }
 
 /// A store's entries as bytes: (key, value).
@@ -366,6 +515,9 @@ pub(crate) type ByteEntries = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// A row found by a probe: (generation, row) in [`Generations::list`].
 pub(super) type Found = (u32, u32);
+
+/// Each generation's segments, in [`Generations::list`]'s order.
+pub(super) type Views<'a> = Vec<Vec<Cow<'a, [u8]>>>;
 
 impl Generations {
     /// The generations `store` holds (opened at its last version).
@@ -377,39 +529,64 @@ impl Generations {
             evicted_changed: false,
             flags,
             legacy: Vec::new(),
-            last_built: (0, 0),
+            last_built: 0,
         };
-        let (mut ids, mut legacy) = (Vec::new(), Vec::new());
+        let (mut segments, mut wholes, mut legacy) = (BTreeMap::new(), Vec::new(), Vec::new());
         for key in store.keys() {
             let key = key?;
             match entry_of(&key)? {
-                Entry::Generation(id, ROWS) => ids.push(id),
+                Entry::Segment(id, s) => {
+                    let n = segments.entry(id).or_insert(0u32);
+                    *n = (*n).max(s + 1);
+                }
+                Entry::Whole(id) => wholes.push(id),
                 Entry::Legacy => legacy.push(key.into_owned()),
                 _ => {}
             }
         }
-        ids.sort_unstable();
+        wholes.sort_unstable();
+        gens.next_id = segments.keys().chain(&wholes).max().map_or(0, |m| m + 1);
         if let Some(wm) = store.get_bytes(&EVICTED)? {
             gens.evicted = i64::from_le_bytes(wm.as_ref().try_into().map_err(|_| corrupt())?);
         }
-        for id in ids {
-            let bytes = store.get_bytes(&store_key(id, ROWS))?.ok_or_else(corrupt)?;
+        for (id, count) in segments {
+            let views = (0..count)
+                .map(|s| store.get_bytes(&segment_key(id, s))?.ok_or_else(corrupt))
+                .collect::<Result<Vec<_>>>()?;
             let matched = store.get_bytes(&store_key(id, FLAGS))?;
-            let mut g = Generation::over(id, &bytes, matched.as_deref(), flags)?;
+            let mut g = Generation::over(id, &views, matched.as_deref(), flags)?;
             g.stored = true;
             g.live = g.expiry.iter().filter(|e| **e > gens.evicted).count() as u64;
-            if let Cow::Owned(buf) = bytes {
-                g.own = Some(OwnBytes { buf, rows_at: 0 });
+            if views.iter().any(|v| matches!(v, Cow::Owned(_))) {
+                let own = views.into_iter().map(|v| OwnBytes {
+                    buf: v.into_owned(),
+                    rows_at: 0,
+                });
+                g.own = Some(own.collect());
             }
             gens.list.push(g);
-            gens.next_id = id + 1;
         }
-        // a checkpoint of an earlier version: its rows become a generation
-        // written at the next commit, which removes their keys
+        // a checkpoint of an earlier version: its rows (a generation's in
+        // one value, or a key's) go into a generation written at the next
+        // commit, which removes their keys
+        for id in wholes {
+            let bytes = store.get_bytes(&store_key(id, ROWS))?.ok_or_else(corrupt)?;
+            let matched = store.get_bytes(&store_key(id, FLAGS))?;
+            let rows: Vec<StoredRow> = stored_rows(&bytes).collect::<Result<_>>()?;
+            let m = unpack_flags(matched.as_deref().unwrap_or_default(), rows.len());
+            let evicted = gens.evicted;
+            for (r, m) in rows.iter().zip(m).filter(|(r, _)| r.expiry > evicted) {
+                gens.append(r.key, r.expiry, m, r.row)?;
+            }
+            gens.legacy.push(store_key(id, ROWS).to_vec());
+            if matched.is_some() {
+                gens.legacy.push(store_key(id, FLAGS).to_vec());
+            }
+        }
         for key in legacy {
             let list = store.get_bytes(&key)?.ok_or_else(corrupt)?;
             for (matched, expiry, row) in legacy_rows(&list)? {
-                gens.append(&key, expiry, matched, row);
+                gens.append(&key, expiry, matched, row)?;
             }
             gens.legacy.push(key);
         }
@@ -426,26 +603,26 @@ impl Generations {
         self.list.iter().map(Generation::memory_bytes).sum()
     }
 
-    /// Every generation's bytes, in [`Self::list`]'s order.
-    pub(super) fn views<'a>(&'a self, store: &'a dyn StateStore) -> Result<Vec<Cow<'a, [u8]>>> {
-        self.list.iter().map(|g| g.bytes(store)).collect()
+    /// Every generation's segments, in [`Self::list`]'s order.
+    pub(super) fn views<'a>(&'a self, store: &'a dyn StateStore) -> Result<Views<'a>> {
+        self.list.iter().map(|g| g.segments(store)).collect()
     }
 
     /// The stored rows of `key` (hashed `hash`), pushed to `out` in the
     /// order they were stored.
-    pub(super) fn probe(&self, views: &[Cow<[u8]>], key: &[u8], hash: u64, out: &mut Vec<Found>) {
+    pub(super) fn probe(&self, views: &Views, key: &[u8], hash: u64, out: &mut Vec<Found>) {
         for (gi, g) in self.list.iter().enumerate() {
             out.extend(
-                g.rows_of(&views[gi], key, hash, self.evicted)
+                g.rows_of(&views[gi][..], key, hash, self.evicted)
                     .map(|r| (gi as u32, r)),
             );
         }
     }
 
     /// A found row's bytes (Arrow row format).
-    pub(super) fn row<'a>(&self, views: &'a [Cow<[u8]>], (gi, r): Found) -> Result<&'a [u8]> {
+    pub(super) fn row<'a>(&self, views: &'a Views, (gi, r): Found) -> Result<&'a [u8]> {
         let g = &self.list[gi as usize];
-        Ok(row_at(&views[gi as usize], g.starts[r as usize] as usize)?.row)
+        Ok(row_in(&views[gi as usize][..], g.shift, g.starts[r as usize])?.row)
     }
 
     /// Whether a found row has matched (false where flags are not kept).
@@ -466,43 +643,33 @@ impl Generations {
         }
     }
 
-    /// The generation being built, begun if none is or `len` more bytes
-    /// would not fit its offsets.
-    fn building(&mut self, len: usize) -> &mut Generation {
-        let fits = self.list.last().is_some_and(|g| {
-            !g.stored
-                && g.own
-                    .as_ref()
-                    .is_some_and(|b| b.rows().len() + len <= u32::MAX as usize)
-        });
-        if !fits {
-            self.list.push(Generation::new(self.next_id));
+    /// The generation being built, begun if none is or a row of `len`
+    /// bytes would not fit it.
+    fn building(&mut self, len: usize) -> Result<&mut Generation> {
+        if !self.list.last().is_some_and(|g| g.fits(len)) {
+            let shift = shift_for(len);
+            if len > 1usize << shift {
+                return Err(too_long(len));
+            }
+            self.list.push(Generation::new(self.next_id, shift));
             self.next_id += 1;
         }
         let last = self.list.len() - 1;
-        &mut self.list[last]
+        Ok(&mut self.list[last])
     }
 
-    /// Room for `rows` rows of `bytes` bytes (their headers included) about
-    /// to be appended. A batch's rows come a chunk at a time, so a new
-    /// generation is sized after the last one built (an eighth more), and
-    /// grows by doubling only past that: grown by doubling from empty, each
-    /// step copied it into fresh pages, at 16M events most of the process's
-    /// new memory.
-    pub(super) fn reserve(&mut self, rows: usize, bytes: usize) {
-        let (flags, (last_rows, last_bytes)) = (self.flags, self.last_built);
-        let g = self.building(bytes);
-        let (rows, bytes) = if g.starts.is_empty() {
-            (
-                rows.max(last_rows + last_rows / 8),
-                bytes.max(last_bytes + last_bytes / 8),
-            )
+    /// Room in the index for `rows` rows about to be appended: a batch's
+    /// rows come a chunk at a time, so a new generation's index is sized
+    /// after the last one built (an eighth more), and grows by doubling only
+    /// past that.
+    pub(super) fn reserve(&mut self, rows: usize) -> Result<()> {
+        let (flags, last) = (self.flags, self.last_built);
+        let g = self.building(0)?;
+        let rows = if g.starts.is_empty() {
+            rows.max(last + last / 8)
         } else {
-            (rows, bytes)
+            rows
         };
-        if let Some(own) = g.own.as_mut() {
-            own.buf.reserve(bytes);
-        }
         g.starts.reserve(rows);
         g.expiry.reserve(rows);
         g.newer.reserve(rows);
@@ -510,17 +677,21 @@ impl Generations {
             g.matched.reserve(rows);
         }
         g.table.reserve(rows, |e| e.0);
+        Ok(())
     }
 
     /// Append a row to the generation being built.
-    pub(super) fn append(&mut self, key: &[u8], expiry: i64, matched: bool, row: &[u8]) {
+    pub(super) fn append(
+        &mut self,
+        key: &[u8],
+        expiry: i64,
+        matched: bool,
+        row: &[u8],
+    ) -> Result<()> {
         let flags = self.flags.then_some(matched);
-        let g = self.building(stored_len(key, row));
-        let mut own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
-        let at = own.rows().len();
-        push_row(&mut own.buf, key, expiry, row);
-        g.index(own.rows(), at, key, expiry, flags);
-        g.own = Some(own);
+        self.building(stored_len(key, row))?
+            .push(key, expiry, row, flags);
+        Ok(())
     }
 
     /// Evict the rows expiring at or below `wm` (Spark's state watermark):
@@ -539,19 +710,19 @@ impl Generations {
         let mut removed = 0;
         let evicted = self.evicted;
         let mut gone = Vec::new();
-        for (gi, g) in self.list.iter_mut().enumerate() {
+        for (gi, g) in self.list.iter().enumerate() {
             let whole = g.max_expiry <= wm;
             let lo = if g.stored { evicted } else { i64::MIN };
             let expiring = |e: i64| e > lo && e <= wm;
             if g.live > 0 && (whole || g.expiry.iter().any(|e| expiring(*e))) {
-                let bytes = g.bytes(&*store)?;
+                let segs = g.segments(&*store)?;
                 for (r, e) in g.expiry.iter().enumerate() {
                     if !expiring(*e) {
                         continue;
                     }
                     removed += 1;
                     if emit && !g.matched.get(r).copied().unwrap_or(false) {
-                        unmatched.push(row_at(&bytes, g.starts[r] as usize)?.row);
+                        unmatched.push(row_in(&segs[..], g.shift, g.starts[r])?.row);
                     }
                 }
             }
@@ -562,10 +733,7 @@ impl Generations {
         for gi in gone.into_iter().rev() {
             let g = self.list.remove(gi);
             if g.stored {
-                store.remove(&store_key(g.id, ROWS));
-                if self.flags {
-                    store.remove(&store_key(g.id, FLAGS));
-                }
+                g.remove_from(store, self.flags);
             }
         }
         // recount the rest (their evicted rows are hidden from now on)
@@ -588,10 +756,8 @@ impl Generations {
         }
         for g in &mut self.list {
             if !g.stored {
-                let own = g.own.take().unwrap_or_else(|| OwnBytes::entry(g.id));
-                self.last_built = (g.starts.len(), own.rows().len());
-                g.own = own.store(store)?;
-                g.stored = true;
+                self.last_built = g.starts.len();
+                g.write_rows(store)?;
                 g.flags_changed = self.flags;
             }
             if g.flags_changed {
@@ -617,27 +783,26 @@ impl Generations {
     fn merge(&mut self, i: usize, store: &mut dyn StateStore) -> Result<()> {
         let id = self.next_id;
         self.next_id += 1;
-        let (mut own, mut matched) = (OwnBytes::entry(id), Vec::new());
+        let shift = self.list[i].shift.max(self.list[i + 1].shift);
+        let mut merged = Generation::new(id, shift);
         for g in &self.list[i..i + 2] {
-            let view = g.bytes(&*store)?;
+            let segs = g.segments(&*store)?;
             for r in (0..g.starts.len()).filter(|r| g.alive(*r, self.evicted)) {
-                let row = row_at(&view, g.starts[r] as usize)?;
-                push_row(&mut own.buf, row.key, row.expiry, row.row);
-                matched.push(g.matched.get(r).copied().unwrap_or(false));
+                let row = row_in(&segs[..], g.shift, g.starts[r])?;
+                let len = stored_len(row.key, row.row);
+                if !merged.fits(len) {
+                    return Err(too_long(len));
+                }
+                let matched = g.matched.get(r).copied().unwrap_or(false);
+                merged.push(row.key, row.expiry, row.row, self.flags.then_some(matched));
             }
         }
-        let flags = self.flags.then(|| pack_flags(&matched));
-        let mut merged = Generation::over(id, own.rows(), flags.as_deref(), self.flags)?;
-        if let Some(f) = &flags {
-            store.put_bytes(&store_key(id, FLAGS), f)?;
+        if self.flags {
+            store.put_bytes(&store_key(id, FLAGS), &pack_flags(&merged.matched))?;
         }
-        merged.stored = true;
-        merged.own = own.store(store)?;
+        merged.write_rows(store)?;
         for g in self.list.drain(i..i + 2) {
-            store.remove(&store_key(g.id, ROWS));
-            if self.flags {
-                store.remove(&store_key(g.id, FLAGS));
-            }
+            g.remove_from(store, self.flags);
         }
         self.list.insert(i, merged);
         Ok(())
@@ -647,8 +812,9 @@ impl Generations {
     pub(super) fn committed(&mut self, store: &dyn StateStore) -> Result<()> {
         for g in &mut self.list {
             if g.own.is_some()
+                && g.segments > 0
                 && matches!(
-                    store.get_bytes(&store_key(g.id, ROWS))?,
+                    store.get_bytes(&segment_key(g.id, 0))?,
                     Some(Cow::Borrowed(_))
                 )
             {
@@ -696,11 +862,16 @@ pub(crate) fn rows_in_state(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<ByteEntrie
         Some((_, v)) => i64::from_le_bytes(v.as_slice().try_into().map_err(|_| corrupt())?),
         None => i64::MIN,
     };
-    let mut gens = Vec::new();
+    let mut segments = BTreeMap::new();
     let mut out = Vec::new();
     for (k, v) in entries {
         match entry_of(k)? {
-            Entry::Generation(id, ROWS) => gens.push((id, v)),
+            Entry::Segment(id, s) => {
+                segments.insert((id, s), v);
+            }
+            Entry::Whole(id) => {
+                segments.insert((id, 0), v);
+            }
             Entry::Legacy => {
                 for (_, _, row) in legacy_rows(v)? {
                     out.push((k.clone(), row.to_vec()));
@@ -709,8 +880,7 @@ pub(crate) fn rows_in_state(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<ByteEntrie
             _ => {}
         }
     }
-    gens.sort();
-    for (_, bytes) in gens {
+    for bytes in segments.values() {
         for r in stored_rows(bytes) {
             let r = r?;
             if r.expiry > evicted {
@@ -731,42 +901,52 @@ pub(crate) fn regroup(
     next_id: &mut u64,
 ) -> Result<Vec<ByteEntries>> {
     let mut out = vec![Vec::new(); partitions];
-    let flags_of: HashMap<u64, Vec<u8>> = entries
-        .iter()
-        .filter_map(|(k, v)| match entry_of(k) {
-            Ok(Entry::Generation(id, FLAGS)) => Some((id, v.clone())),
-            _ => None,
-        })
-        .collect();
-    let mut gens = Vec::new();
+    let mut flags_of: HashMap<u64, Vec<u8>> = HashMap::new();
+    // each generation's segments, in order
+    let mut gens: BTreeMap<u64, BTreeMap<u32, Vec<u8>>> = BTreeMap::new();
     for (k, v) in entries {
         match entry_of(&k)? {
-            Entry::Generation(id, ROWS) => gens.push((id, v)),
-            Entry::Generation(..) => {}
+            Entry::Segment(id, s) => {
+                gens.entry(id).or_default().insert(s, v);
+            }
+            Entry::Whole(id) => {
+                gens.entry(id).or_default().insert(0, v);
+            }
+            Entry::Flags(id) => {
+                flags_of.insert(id, v);
+            }
             Entry::Evicted => out.iter_mut().for_each(|p| p.push((k.clone(), v.clone()))),
             Entry::Legacy => out[partition_for(&k, partitions)].push((k, v)),
         }
     }
-    gens.sort();
-    for (id, bytes) in gens {
+    for (id, segments) in gens {
         let flags = flags_of.get(&id);
-        let rows: Vec<StoredRow> = stored_rows(&bytes).collect::<Result<_>>()?;
-        let matched = flags.map(|f| unpack_flags(f, rows.len()));
-        let mut split: Vec<(Vec<u8>, Vec<bool>)> = vec![Default::default(); partitions];
-        for (i, r) in rows.iter().enumerate() {
-            let (b, m) = &mut split[partition_for(r.key, partitions)];
-            push_row(b, r.key, r.expiry, r.row);
-            m.push(matched.as_ref().is_some_and(|f| f[i]));
-        }
-        for (p, (b, m)) in split.into_iter().enumerate() {
-            if b.is_empty() {
-                continue;
+        let mut rows = Vec::new();
+        for bytes in segments.values() {
+            for r in stored_rows(bytes) {
+                rows.push(r?);
             }
-            let id = *next_id;
-            *next_id += 1;
-            out[p].push((store_key(id, ROWS).to_vec(), b));
+        }
+        let matched = flags.map(|f| unpack_flags(f, rows.len()));
+        let longest = segments.values().map(Vec::len).max().unwrap_or(0);
+        let mut split: Vec<Option<Generation>> = (0..partitions).map(|_| None).collect();
+        for (i, r) in rows.iter().enumerate() {
+            let g = split[partition_for(r.key, partitions)].get_or_insert_with(|| {
+                *next_id += 1;
+                Generation::new(*next_id - 1, shift_for(longest))
+            });
+            let m = matched.as_ref().is_some_and(|f| f[i]);
+            g.push(r.key, r.expiry, r.row, Some(m));
+        }
+        for (p, g) in split.into_iter().enumerate() {
+            let Some(mut g) = g else { continue };
+            for seg in g.own.take().unwrap_or_default() {
+                let mut key = seg.buf;
+                let rows = key.split_off(SEGMENT_KEY_LEN);
+                out[p].push((key, rows));
+            }
             if flags.is_some() {
-                out[p].push((store_key(id, FLAGS).to_vec(), pack_flags(&m)));
+                out[p].push((store_key(g.id, FLAGS).to_vec(), pack_flags(&g.matched)));
             }
         }
     }
@@ -838,9 +1018,9 @@ mod tests {
         let spec = spec("evict");
         let mut store = MemoryProvider.open(&spec, 0)?;
         let mut gens = Generations::restore(store.as_ref(), true)?;
-        gens.append(b"a", 10, false, b"a1");
-        gens.append(b"b", 20, false, b"b1");
-        gens.append(b"a", 30, false, b"a2");
+        gens.append(b"a", 10, false, b"a1")?;
+        gens.append(b"b", 20, false, b"b1")?;
+        gens.append(b"a", 30, false, b"a2")?;
         assert_eq!(
             probe(&gens, store.as_ref(), b"a")?,
             vec![b"a1".to_vec(), b"a2".to_vec()]
@@ -854,7 +1034,7 @@ mod tests {
         gens.set_matched(found[0]);
         commit(&mut gens, store.as_mut())?;
         // the next batch's row, then eviction at 25: a1 and b1 go, b1 emitted
-        gens.append(b"a", 100, false, b"a3");
+        gens.append(b"a", 100, false, b"a3")?;
         let mut unmatched = ByteList::default();
         assert_eq!(gens.evict(store.as_mut(), 25, true, &mut unmatched)?, 2);
         assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"b1"[..]]);
@@ -895,7 +1075,7 @@ mod tests {
         let mut store = MemoryProvider.open(&spec, 0)?;
         let mut gens = Generations::restore(store.as_ref(), false)?;
         for batch in 0..40u8 {
-            gens.append(&[b'k', batch % 5], i64::MAX, false, &[batch]);
+            gens.append(&[b'k', batch % 5], i64::MAX, false, &[batch])?;
             commit(&mut gens, store.as_mut())?;
             assert!(gens.list.len() <= MAX_GENERATIONS);
         }
@@ -906,6 +1086,87 @@ mod tests {
         rows.sort();
         let want: Vec<Vec<u8>> = (0..40u8).filter(|b| b % 5 == 3).map(|b| vec![b]).collect();
         assert_eq!(rows, want);
+        let _ = std::fs::remove_dir_all(&spec.dir);
+        Ok(())
+    }
+
+    #[test]
+    fn rows_span_segments_and_a_row_longer_than_one_gets_its_own() -> Result<()> {
+        let spec = spec("segments");
+        let mut store = MemoryProvider.open(&spec, 0)?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
+        // 3,000 rows of 2 KB: two segments of 4 MiB
+        let row = |i: u32| [&i.to_le_bytes()[..], &[7u8; 2044]].concat();
+        for i in 0..3_000u32 {
+            gens.append(&[b'k', (i % 7) as u8], i64::MAX, false, &row(i))?;
+        }
+        let want: Vec<Vec<u8>> = (0..3_000u32).filter(|i| i % 7 == 3).map(row).collect();
+        assert_eq!(probe(&gens, store.as_ref(), b"k\x03")?, want);
+        commit(&mut gens, store.as_mut())?;
+        assert_eq!(gens.list[0].segments, 2);
+        // a row longer than a segment: a generation of longer segments
+        let long = vec![9u8; 5 << 20];
+        gens.append(b"k\x03", i64::MAX, false, &long)?;
+        gens.append(b"k\x03", i64::MAX, false, b"after")?;
+        commit(&mut gens, store.as_mut())?;
+        let store = MemoryProvider.open(&spec, 2)?;
+        let gens = Generations::restore(store.as_ref(), true)?;
+        let mut all = want.clone();
+        all.extend([long, b"after".to_vec()]);
+        assert_eq!(probe(&gens, store.as_ref(), b"k\x03")?, all);
+        assert_eq!(gens.live_rows(), 3_002);
+        // a rescale splits the segments by key, every row kept once
+        let entries: ByteEntries = store
+            .keys()
+            .map(|k| {
+                let k = k?.into_owned();
+                let v = store.get_bytes(&k)?.ok_or_else(corrupt)?.into_owned();
+                Ok((k, v))
+            })
+            .collect::<Result<_>>()?;
+        let split = regroup(entries, 3, &mut 100)?;
+        let rows: usize = split
+            .iter()
+            .map(|p| rows_in_state(p).map(|r| r.len()))
+            .sum::<Result<_>>()?;
+        assert_eq!(rows, 3_002);
+        for (p, part) in split.iter().enumerate() {
+            for (key, _) in rows_in_state(part)? {
+                assert_eq!(partition_for(&key, 3), p);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&spec.dir);
+        Ok(())
+    }
+
+    #[test]
+    fn a_generation_stored_in_one_value_is_read_and_rewritten_in_segments() -> Result<()> {
+        let spec = spec("whole");
+        let mut store = MemoryProvider.open(&spec, 0)?;
+        // as the version before segments wrote it: generation 3's rows in
+        // one value, r1 matched, r0 evicted already (watermark 5)
+        let mut rows = Vec::new();
+        for (expiry, row) in [(4i64, &b"r0"[..]), (7, b"r1"), (9, b"r2")] {
+            push_row(&mut rows, b"k", expiry, row);
+        }
+        store.put_bytes(&store_key(3, ROWS), &rows)?;
+        store.put_bytes(&store_key(3, FLAGS), &pack_flags(&[false, true, false]))?;
+        store.put_bytes(&EVICTED, &5i64.to_le_bytes())?;
+        store.commit()?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
+        assert_eq!(
+            probe(&gens, store.as_ref(), b"k")?,
+            vec![b"r1".to_vec(), b"r2".to_vec()]
+        );
+        commit(&mut gens, store.as_mut())?;
+        assert!(store.get_bytes(&store_key(3, ROWS))?.is_none());
+        assert!(store.get_bytes(&segment_key(4, 0))?.is_some());
+        let store = MemoryProvider.open(&spec, 2)?;
+        let mut gens = Generations::restore(store.as_ref(), true)?;
+        let mut store = store;
+        let mut unmatched = ByteList::default();
+        assert_eq!(gens.evict(store.as_mut(), 10, true, &mut unmatched)?, 2);
+        assert_eq!(unmatched.iter().collect::<Vec<_>>(), vec![&b"r2"[..]]);
         let _ = std::fs::remove_dir_all(&spec.dir);
         Ok(())
     }

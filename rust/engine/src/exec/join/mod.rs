@@ -22,7 +22,7 @@ mod side_state;
 
 use condition::{durations_for_intervals, equi_pair, outer_name, split_conjunction, TimeBounds};
 pub use exec::{plan, StreamJoinExec};
-use generations::{key_hash, stored_len, ByteList, Found, Generations};
+use generations::{key_hash, ByteList, Found, Generations};
 pub(crate) use generations::{regroup, rows_in_state, ByteEntries};
 use key_groups::{key_rows, times_of, Appends, KeyGroups};
 pub use node::{Expiry, StreamJoinNode};

@@ -216,13 +216,11 @@ impl SideJob {
         // a row with a null key is stored under the empty key, which no
         // key's row format equals: it never matches
         let key = |r: usize| if valid[r] { keys.row(r).data() } else { &[] };
-        let (mut count, mut bytes) = (0, 0);
-        for r in (0..b.num_rows()).filter(|r| appends.stored(*r)) {
-            count += 1;
-            bytes += stored_len(key(r), rows.row(r).data());
-        }
+        let count = (0..b.num_rows()).filter(|r| appends.stored(*r)).count();
         let mut mine = self.this_gens[p].lock();
-        mine.reserve(count, bytes);
+        if count > 0 {
+            mine.reserve(count)?;
+        }
         for r in (0..b.num_rows()).filter(|r| appends.stored(*r)) {
             let key = key(r);
             mine.append(
@@ -230,7 +228,7 @@ impl SideJob {
                 appends.expiries[r],
                 appends.matched[r],
                 rows.row(r).data(),
-            );
+            )?;
             done.added += 1;
         }
         Ok(done)
