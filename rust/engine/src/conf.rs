@@ -50,7 +50,7 @@ pub mod keys {
     /// The shortest `trigger(realTime=...)` interval allowed (ms).
     pub const REAL_TIME_MIN_BATCH_DURATION: &str =
         "spark.sql.streaming.realTimeMode.minBatchDuration";
-    /// Whether checkpoint files are fsynced (sparklet's; Spark never does).
+    /// `true`: checkpoint files are fsynced, so a checkpoint survives the machine going down, not only the process (sparklet's; unset: not, as Spark never fsyncs).
     pub const CHECKPOINT_FSYNC: &str = "spark.sparklet.checkpoint.fsync";
     /// Whether real-time mode refuses operators and sinks outside Spark's allowlist.
     pub const REAL_TIME_ALLOWLIST_CHECK: &str = "spark.sql.streaming.realTimeMode.allowlistCheck";
