@@ -31,6 +31,8 @@ const SEGMENT_KEY_LEN: usize = KEY_LEN + 4;
 /// memory a batch frees is what the next one takes), and the checkpoint's
 /// files take them a few at a time, not a value of tens of MB copied whole.
 const SEGMENT_SHIFT: u32 = 22;
+/// The room a generation's first segment starts with.
+const FIRST_SEGMENT: usize = 64 << 10;
 
 /// Probes meet at most this many generations (after a batch, the two
 /// smallest neighbours merge until it holds).
@@ -350,12 +352,24 @@ impl Generation {
         let size = 1usize << self.shift;
         let mut own = self.own.take().unwrap_or_default();
         if own.last().is_none_or(|s| s.rows().len() + len > size) {
-            let capacity = len.max(1 << SEGMENT_SHIFT).min(size);
-            own.push(OwnBytes::segment(self.id, own.len() as u32, capacity));
+            // a generation's first segment starts small (a small stream's
+            // generations are small), the next ones at their full size
+            let capacity = if own.is_empty() { FIRST_SEGMENT } else { size };
+            own.push(OwnBytes::segment(
+                self.id,
+                own.len() as u32,
+                capacity.max(len),
+            ));
         }
         let seg = own.len() - 1;
         let at = ((seg as u32) << self.shift) | own[seg].rows().len() as u32;
-        push_row(&mut own[seg].buf, key, expiry, row);
+        let buf = &mut own[seg].buf;
+        if buf.len() + len > buf.capacity() {
+            // doubling, but never past the segment's size
+            let to = (buf.capacity() * 2).min(SEGMENT_KEY_LEN + size);
+            buf.reserve_exact(to.max(buf.len() + len) - buf.len());
+        }
+        push_row(buf, key, expiry, row);
         self.segments = own.len() as u32;
         self.index(&own[..], at, key, expiry, flags);
         self.own = Some(own);
