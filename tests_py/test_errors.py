@@ -143,14 +143,20 @@ def test_kafka_without_servers(spark: SparkSession) -> None:
 
 
 def test_await_termination_is_interrupted_by_ctrl_c(spark: SparkSession) -> None:
-    q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        q.awaitTermination()
-    timer.join()
-    assert q.isActive  # interrupting the wait does not stop the query
-    q.stop()
+    # Python's own Ctrl-C handler, also where the run inherited SIGINT
+    # ignored (a shell's background job), which Python then leaves ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        q = MemoryStream(spark, "id INT").toDF().writeStream.format("noop").start()
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            q.awaitTermination()
+        timer.join()
+        assert q.isActive  # interrupting the wait does not stop the query
+        q.stop()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_bad_timeout(spark: SparkSession) -> None:
