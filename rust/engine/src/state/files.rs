@@ -536,31 +536,21 @@ fn entry_len((k, v): &(&[u8], ValueRef<'_>)) -> usize {
         }
 }
 
-/// Whether an entry of `len` bytes joins a part of `n` entries of `bytes`.
-fn joins_part(n: usize, bytes: usize, len: usize) -> bool {
-    n == 0 || (n < DELTA_ROWS && bytes + len <= DELTA_BYTES)
-}
-
-/// How many of `entries` (from the first) the next record batch takes.
-fn part_len<'a>(entries: impl Iterator<Item = &'a (&'a [u8], ValueRef<'a>)>) -> usize {
-    let (mut n, mut bytes) = (0, 0);
-    for e in entries {
-        let len = entry_len(e);
-        if !joins_part(n, bytes, len) {
-            break;
-        }
-        (n, bytes) = (n + 1, bytes + len);
-    }
-    n
-}
-
-/// `entries` cut into record batches' parts.
-fn parts<'s, 'a>(
-    mut rest: &'s [(&'a [u8], ValueRef<'a>)],
-) -> impl Iterator<Item = &'s [(&'a [u8], ValueRef<'a>)]> {
+/// `entries` cut into record batches' parts: at most [`DELTA_ROWS`]
+/// entries and [`DELTA_BYTES`] of keys and values each (a longer entry
+/// alone).
+fn parts<'a>(
+    entries: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
+) -> impl Iterator<Item = Vec<(&'a [u8], ValueRef<'a>)>> {
+    let mut entries = entries.peekable();
     std::iter::from_fn(move || {
-        let (part, tail) = rest.split_at(part_len(rest.iter()));
-        rest = tail;
+        let (mut part, mut bytes) = (Vec::new(), 0);
+        while let Some(e) = entries.next_if(|e| {
+            part.is_empty() || (part.len() < DELTA_ROWS && bytes + entry_len(e) <= DELTA_BYTES)
+        }) {
+            bytes += entry_len(&e);
+            part.push(e);
+        }
         (!part.is_empty()).then_some(part)
     })
 }
@@ -588,12 +578,12 @@ pub fn write_delta(
     };
     let flags =
         |n: usize, deleted: bool| -> ArrayRef { Arc::new(BooleanArray::from(vec![deleted; n])) };
-    let puts = parts(present).map(|chunk| {
+    let puts = parts(present.iter().copied()).map(|chunk| {
         let mut cols = vec![
             Arc::new(binary(chunk.iter().map(|(k, _)| Some(*k)))) as ArrayRef,
             flags(chunk.len(), false),
         ];
-        cols.extend(codec.columns(spec, Gathered::from(chunk))?);
+        cols.extend(codec.columns(spec, Gathered::from(&chunk))?);
         Ok(cols)
     });
     let removes = removed.chunks(DELTA_ROWS).map(|chunk| {
@@ -666,22 +656,14 @@ pub fn write_snapshot(
 pub fn snapshot_parts<'a>(
     entries: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
 ) -> Vec<(BinaryArray, Gathered)> {
-    let mut entries = entries.peekable();
-    let mut parts = Vec::new();
-    loop {
-        let (mut part, mut bytes) = (Vec::new(), 0);
-        while let Some(e) = entries.next_if(|e| joins_part(part.len(), bytes, entry_len(e))) {
-            bytes += entry_len(&e);
-            part.push(e);
-        }
-        if part.is_empty() {
-            return parts;
-        }
-        parts.push((
-            binary(part.iter().map(|(k, _)| Some(*k))),
-            Gathered::from(&part),
-        ));
-    }
+    parts(entries)
+        .map(|part| {
+            (
+                binary(part.iter().map(|(k, _)| Some(*k))),
+                Gathered::from(&part),
+            )
+        })
+        .collect()
 }
 
 /// A snapshot's columns for `keys` with their `values`.

@@ -296,6 +296,15 @@ impl ArenaMap {
         self.written_at(id, at, key.len(), value.len());
     }
 
+    /// Live entry `id`'s bytes are no longer used (it is about to be
+    /// written again).
+    fn unwrite(&mut self, id: u32) {
+        let s = self.slots[id as usize];
+        self.live_bytes -= s.len();
+        self.live -= 1;
+        self.data.release(s.at, s.len());
+    }
+
     /// Slot `id` holds the entry written at `at`.
     fn written_at(&mut self, id: u32, at: Loc, key_len: usize, value_len: usize) {
         let s = &mut self.slots[id as usize];
@@ -315,10 +324,7 @@ impl ArenaMap {
         let hash = Hash32::of(&self.hasher, key);
         let id = match self.find_hashed(key, hash) {
             Some(id) => {
-                let s = self.slots[id as usize];
-                self.live_bytes -= s.len();
-                self.live -= 1;
-                self.data.release(s.at, s.len());
+                self.unwrite(id);
                 id
             }
             None => {
@@ -346,9 +352,7 @@ impl ArenaMap {
                 if only_if_absent {
                     return false;
                 }
-                self.live_bytes -= s.len();
-                self.live -= 1;
-                self.data.release(s.at, s.len());
+                self.unwrite(id);
                 self.write(id, key, value);
                 self.mark_changed(id);
             }
