@@ -544,7 +544,9 @@ fn parts<'a>(
 ) -> impl Iterator<Item = Vec<(&'a [u8], ValueRef<'a>)>> {
     let mut entries = entries.peekable();
     std::iter::from_fn(move || {
-        let (mut part, mut bytes) = (Vec::new(), 0);
+        // sized up front: pushed one by one, it grew by doubling
+        let mut part = Vec::with_capacity(entries.size_hint().0.min(DELTA_ROWS));
+        let mut bytes = 0;
         while let Some(e) = entries.next_if(|e| {
             part.is_empty() || (part.len() < DELTA_ROWS && bytes + entry_len(e) <= DELTA_BYTES)
         }) {
