@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import pytest
 
-from conftest import dicts, op, step
+from conftest import dicts, op, step, write_json
 from sparklet.errors import AnalysisException, PySparkTypeError
 from sparklet.sql import SparkSession
 from sparklet.sql import functions as F
@@ -91,6 +92,45 @@ def test_dedup_on_the_event_time_evicts_with_the_watermark(spark: SparkSession) 
     dropped = sum(p["stateOperators"][0]["numRowsDroppedByWatermark"] for p in q.recentProgress if p["stateOperators"])
     assert dropped == 1
     q.stop()
+
+
+def test_a_batch_that_moves_the_watermark_still_drops_duplicates_of_keys_it_evicts(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # two files, a batch each: the second runs with the watermark the first
+    # set (20 s) for eviction but the one before it (none) for late rows, so
+    # its rows at or below 20 s still meet the keys it evicts at its end
+    src = tmp_path / "in"
+    src.mkdir()
+    write_json(
+        src,
+        "0.json",
+        [{"ts": "2024-01-01T00:00:10Z", "user": "a", "v": 1}, {"ts": "2024-01-01T00:00:30Z", "user": "b", "v": 2}],
+    )
+    os.utime(src / "0.json", (1_700_000_000, 1_700_000_000))
+    second = [("00:10", "a", 9), ("00:15", "c", 3), ("00:15", "c", 4), ("00:40", "d", 5), ("00:40", "d", 6)]
+    write_json(src, "1.json", [{"ts": f"2024-01-01T00:{ts}Z", "user": u, "v": v} for ts, u, v in second])
+    out = Rows()
+    q = (
+        spark.readStream.schema(SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(src))
+        .withWatermark("ts", "10 seconds")
+        .dropDuplicates(["user", "ts"])
+        .writeStream.foreachBatch(out)
+        .option("checkpointLocation", str(tmp_path / "ckpt"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert q.awaitTermination(60)
+    # a at 10 s is in the state: dropped; c at 15 s is new (its second row a
+    # duplicate), stored and evicted by the same batch; d is new and stays
+    assert out.batches == [[("a", 1), ("b", 2)], [("c", 3), ("d", 5)]]
+    second_batch = next(p for p in q.recentProgress if p["batchId"] == 1)["stateOperators"][0]
+    counts = {
+        k: second_batch[k] for k in ("numRowsTotal", "numRowsUpdated", "numRowsRemoved", "numRowsDroppedByWatermark")
+    }
+    assert counts == {"numRowsTotal": 2, "numRowsUpdated": 2, "numRowsRemoved": 2, "numRowsDroppedByWatermark": 0}
 
 
 def test_drop_duplicates_within_watermark(spark: SparkSession) -> None:
