@@ -10,13 +10,12 @@
 //! until the watermark passes its first event time plus the watermark delay.
 
 use super::operator::pass_through_node;
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
 use arrow::array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow::compute::filter_record_batch;
-use arrow::datatypes::{DataType, Field, SchemaRef};
+use arrow::datatypes::{DataType, Field};
 use arrow::row::{RowConverter, SortField};
 use datafusion::common::Result as DFResult;
 use datafusion::logical_expr::LogicalPlan;
@@ -150,7 +149,6 @@ impl DedupNode {
             time_column: time.map(|t| t.0).or(late_only),
             watermark: None,
             evict_wm: None,
-            evicted: false,
             metrics: OperatorMetrics::default(),
         };
         let node = DedupNode {
@@ -179,22 +177,7 @@ pub struct Dedup {
     watermark: Option<i64>,
     /// State at or below it is evicted.
     evict_wm: Option<i64>,
-    /// This batch's eviction is done (before its rows were stored).
-    evicted: bool,
     metrics: OperatorMetrics,
-}
-
-/// Which rows of a batch one pass over it takes, by event time against the
-/// batch's eviction bound (a deduplication whose keys lead with the time).
-#[derive(Clone, Copy, PartialEq)]
-enum Pass {
-    /// Every row not late, stored unless seen (a batch at a time).
-    All,
-    /// Rows at or below the bound (evicted at the batch's end in Spark):
-    /// looked up while the state still holds their keys, never stored.
-    Evicted(i64),
-    /// Rows past the bound: stored unless seen, after the eviction.
-    Kept(i64),
 }
 
 impl Dedup {
@@ -205,57 +188,6 @@ impl Dedup {
         keys: &[usize],
         time: Option<usize>,
     ) -> Result<RecordBatch> {
-        let mut keep = vec![false; b.num_rows()];
-        for r in self.fresh_rows(b, keys, time, Pass::All, &mut HashSet::new())? {
-            keep[r as usize] = true;
-        }
-        filtered(b, keep)
-    }
-
-    /// A micro-batch's whole input, evicting first: Spark evicts the keys
-    /// at or below the batch's eviction watermark at its end, and rows past
-    /// it cannot meet those keys (a key holds its row's time), so only the
-    /// rows at or below it are looked up before the eviction, and the rest
-    /// stored after it. Same rows out, same state and metrics; the state
-    /// then never holds the previous batch's keys and this one's at once
-    /// (twice the keys at its peak).
-    fn process_whole_evicting(
-        &mut self,
-        batches: &[RecordBatch],
-        p: &DedupColumns,
-        bound: i64,
-    ) -> Result<Vec<RecordBatch>> {
-        let mut seen = HashSet::new();
-        let mut keep: Vec<Vec<bool>> = batches.iter().map(|b| vec![false; b.num_rows()]).collect();
-        for pass in [Pass::Evicted(bound), Pass::Kept(bound)] {
-            if pass == Pass::Kept(bound) {
-                self.evict(bound)?;
-                self.evicted = true;
-            }
-            for (b, keep) in batches.iter().zip(keep.iter_mut()) {
-                for r in self.fresh_rows(b, &p.keys, p.time, pass, &mut seen)? {
-                    keep[r as usize] = true;
-                }
-            }
-        }
-        batches
-            .iter()
-            .zip(keep)
-            .map(|(b, keep)| filtered(b, keep))
-            .collect()
-    }
-
-    /// The rows of `b` that `pass` takes and finds not seen before (not
-    /// in the state, nor earlier in the batch), stored unless the pass
-    /// only looks up (then `seen` holds those found fresh).
-    fn fresh_rows(
-        &mut self,
-        b: &RecordBatch,
-        keys: &[usize],
-        time: Option<usize>,
-        pass: Pass,
-        seen: &mut HashSet<Vec<u8>>,
-    ) -> Result<Vec<u32>> {
         let t0 = Instant::now();
         let times = time.map(|i| micros(b.column(i))).transpose()?;
         let cols: Vec<ArrayRef> = keys
@@ -284,13 +216,6 @@ impl Dedup {
         };
         for r in 0..b.num_rows() {
             let t = times.as_ref().and_then(|ts| ts[r]);
-            // a row without a time sorts first, as its key does
-            let evicted = |bound: i64| t.unwrap_or(i64::MIN) <= bound;
-            match pass {
-                Pass::Kept(bound) if evicted(bound) => continue,
-                Pass::Evicted(bound) if !evicted(bound) => continue,
-                _ => {}
-            }
             if let (Some(wm), Some(t)) = (self.watermark, t) {
                 if t <= wm {
                     self.metrics.rows_dropped_by_watermark += 1;
@@ -319,32 +244,19 @@ impl Dedup {
             let p = self.state.partition_of(&c.keys[start..]);
             c.by_partition[p].push((c.rows.len() - 1) as u32);
         }
-        let fresh = if let Pass::Evicted(_) = pass {
-            // few rows as a rule (a stream mostly moves past its
-            // watermark): looked up here, in row order
-            let mut fresh = Vec::new();
-            for (i, &r) in c.rows.iter().enumerate() {
-                let key = c.key(i);
-                let store = self.state.store(self.state.partition_of(key));
-                if !store.contains(key)? && seen.insert(key.to_vec()) {
-                    fresh.push(r);
-                    // Spark stores it and evicts it at the batch's end
-                    self.metrics.rows_removed += 1;
-                }
-            }
-            fresh
-        } else {
-            let rows = c.rows.len();
-            let c = Arc::new(c);
-            self.state
-                .each(rows, move |p, store| c.insert(p, store))?
-                .into_iter()
-                .flatten()
-                .collect()
-        };
-        self.metrics.rows_updated += fresh.len() as u64;
+        let rows = c.rows.len();
+        let c = Arc::new(c);
+        let fresh = self.state.each(rows, move |p, store| c.insert(p, store))?;
+        let mut keep = vec![false; b.num_rows()];
+        for r in fresh.iter().flatten() {
+            keep[*r as usize] = true;
+            self.metrics.rows_updated += 1;
+        }
         self.metrics.all_updates_ms += t0.elapsed().as_millis() as i64;
-        Ok(fresh)
+        if keep.iter().all(|k| *k) {
+            return Ok(b.clone());
+        }
+        Ok(filter_record_batch(b, &BooleanArray::from(keep))?)
     }
 
     fn evict(&mut self, wm: i64) -> Result<()> {
@@ -397,12 +309,6 @@ struct Candidates {
 }
 
 impl Candidates {
-    /// Candidate `i`'s key.
-    fn key(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.keys[start..self.ends[i]]
-    }
-
     /// Store partition `p`'s keys not seen before; returns their rows.
     fn insert(&self, p: usize, store: &mut dyn StateStore) -> Result<Vec<u32>> {
         let mine = &self.by_partition[p];
@@ -411,7 +317,8 @@ impl Candidates {
             Vec::with_capacity(mine.len()),
         );
         for i in mine.iter().map(|i| *i as usize) {
-            keys.push(self.key(i));
+            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+            keys.push(&self.keys[start..self.ends[i]]);
             values.push(self.values[i].as_ref().map_or(&[][..], |v| &v[..]));
         }
         let set = store.put_bytes_if_absent_all(&keys, &values)?;
@@ -424,14 +331,6 @@ impl Candidates {
     }
 }
 
-/// The rows of `b` that `keep` marks (`b` itself when all of them).
-fn filtered(b: &RecordBatch, keep: Vec<bool>) -> Result<RecordBatch> {
-    if keep.iter().all(|k| *k) {
-        return Ok(b.clone());
-    }
-    Ok(filter_record_batch(b, &BooleanArray::from(keep))?)
-}
-
 /// The expiry (µs) a `dropDuplicatesWithinWatermark` value holds.
 fn expires_at(v: &[u8]) -> Option<i64> {
     Some(i64::from_be_bytes(v.try_into().ok()?))
@@ -442,12 +341,11 @@ impl StatefulOperator for Dedup {
         let timed = self.time_column.is_some();
         self.watermark = late_us.filter(|_| timed);
         self.evict_wm = evict_us.filter(|_| timed);
-        self.evicted = false;
         self.metrics = OperatorMetrics::default();
     }
 
     fn commit(&mut self) -> Result<()> {
-        if let Some(wm) = self.evict_wm.filter(|_| !self.evicted) {
+        if let Some(wm) = self.evict_wm {
             self.evict(wm)?;
         }
         self.metrics.commit_ms = self.state.commit()?;
@@ -464,9 +362,6 @@ impl StatefulOperator for Dedup {
 pub struct DedupColumns {
     keys: Vec<usize>,
     time: Option<usize>,
-    /// The input's schema, where keys lead with their event time: the
-    /// micro-batch's input is taken whole (evicted before it is stored).
-    whole: Option<SchemaRef>,
 }
 
 impl BatchOperator for Dedup {
@@ -475,24 +370,6 @@ impl BatchOperator for Dedup {
 
     fn process(&mut self, b: &RecordBatch, p: &DedupColumns) -> Result<RecordBatch> {
         self.process(b, &p.keys, p.time)
-    }
-
-    fn whole_input(p: &DedupColumns) -> Option<SchemaRef> {
-        p.whole.clone()
-    }
-
-    fn process_whole(
-        &mut self,
-        batches: &[RecordBatch],
-        p: &DedupColumns,
-    ) -> Result<Vec<RecordBatch>> {
-        match self.evict_wm.filter(|_| self.time_in_key && !self.evicted) {
-            Some(bound) => self.process_whole_evicting(batches, p, bound),
-            None => batches
-                .iter()
-                .map(|b| self.process(b, &p.keys, p.time))
-                .collect(),
-        }
     }
 }
 
@@ -504,17 +381,16 @@ pub fn plan(node: &DedupNode, input: Arc<dyn ExecutionPlan>) -> DFResult<MapStat
         .iter()
         .map(|k| schema.index_of(k))
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    let (time_column, time_in_key) = node
+    let time_column = node
         .slot
         .0
         .lock()
         .as_ref()
-        .map_or((None, false), |d| (d.time_column.clone(), d.time_in_key));
+        .and_then(|d| d.time_column.clone());
     let time = time_column.map(|c| schema.index_of(&c)).transpose()?;
-    let whole = time_in_key.then(|| Arc::clone(&schema));
     Ok(map_state(
         input,
-        DedupColumns { keys, time, whole },
+        DedupColumns { keys, time },
         node.slot.clone(),
     ))
 }

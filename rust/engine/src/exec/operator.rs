@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use datafusion::error::{DataFusionError, Result as DFResult};
+use datafusion::error::DataFusionError;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::ExecutionPlan;
@@ -197,20 +197,6 @@ pub trait BatchOperator: StatefulOperator + 'static {
     const NAME: &'static str;
     /// The output for input batch `b`, updating state.
     fn process(&mut self, b: &RecordBatch, params: &Self::Params) -> Result<RecordBatch>;
-    /// Whether it takes a micro-batch's whole input in one call
-    /// ([`BatchOperator::process_whole`]), whose schema this is; else a
-    /// batch at a time.
-    fn whole_input(_params: &Self::Params) -> Option<SchemaRef> {
-        None
-    }
-    /// The output for a micro-batch's whole input, updating state.
-    fn process_whole(
-        &mut self,
-        batches: &[RecordBatch],
-        params: &Self::Params,
-    ) -> Result<Vec<RecordBatch>> {
-        batches.iter().map(|b| self.process(b, params)).collect()
-    }
 }
 
 /// A [`BatchOperator`] of the running query with where its columns are:
@@ -246,13 +232,9 @@ impl<T: BatchOperator> UnaryMap for StateMap<T> {
         format!("{self:?}")
     }
     fn shape(&self) -> Shape {
-        // a batch at a time unless it needs the whole input: the state sees
-        // the rows in the same order as a whole partition's, with scratch
-        // memory for one batch
-        match T::whole_input(&self.params) {
-            Some(schema) => Shape::WholeInputAs(schema),
-            None => Shape::EachBatchBlocking,
-        }
+        // a batch at a time: the state sees the rows in the same order as a
+        // whole partition's, with scratch memory for one batch
+        Shape::EachBatchBlocking
     }
     fn map(&self, batches: Vec<RecordBatch>, input_schema: &SchemaRef) -> Result<RecordBatch> {
         let b = match <[RecordBatch; 1]>::try_from(batches) {
@@ -260,10 +242,6 @@ impl<T: BatchOperator> UnaryMap for StateMap<T> {
             Err(many) => arrow::compute::concat_batches(input_schema, &many)?,
         };
         self.slot.with(|op| op.process(&b, &self.params))
-    }
-    fn map_whole(&self, batches: Vec<RecordBatch>, _: &SchemaRef) -> Result<Vec<RecordBatch>> {
-        self.slot
-            .with(|op| op.process_whole(&batches, &self.params))
     }
 }
 
@@ -293,39 +271,33 @@ impl<T: ?Sized> std::hash::Hash for ByIdentity<T> {
     }
 }
 
-/// A stream of the record batches `job` makes, run on the runtime's
+/// A stream of the one record batch `job` makes, run on the runtime's
 /// blocking threads: operators that take a whole batch's input block on it
 /// (and on user code), which must stay off the async workers.
-pub fn blocking_batches(
+pub fn blocking_batch(
     schema: SchemaRef,
-    job: impl FnOnce() -> Result<Vec<RecordBatch>> + Send + 'static,
+    job: impl FnOnce() -> Result<RecordBatch> + Send + 'static,
 ) -> SendableRecordBatchStream {
-    use futures::StreamExt;
     let fut = async move {
-        let out = tokio::task::spawn_blocking(job)
+        tokio::task::spawn_blocking(job)
             .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?
             .map_err(|e| DataFusionError::External(Box::new(e)))
-            .and_then(|r| r.map_err(|e| DataFusionError::External(Box::new(e))));
-        let batches: Vec<DFResult<RecordBatch>> = match out {
-            Ok(batches) => batches.into_iter().map(Ok).collect(),
-            Err(e) => vec![Err(e)],
-        };
-        futures::stream::iter(batches)
     };
     Box::pin(RecordBatchStreamAdapter::new(
         schema,
-        futures::stream::once(fut).flatten(),
+        futures::stream::once(fut),
     ))
 }
 
-/// A stream of the record batches (of `schema`) that `job` makes of all of
-/// `input`'s batches, collected and run on the blocking pool.
+/// A stream of the one record batch (of `schema`) that `job` makes of all
+/// of `input`'s batches, collected and run on the blocking pool.
 pub fn whole_partition(
     input: SendableRecordBatchStream,
     schema: SchemaRef,
-    job: impl FnOnce(Vec<RecordBatch>) -> Result<Vec<RecordBatch>> + Send + 'static,
+    job: impl FnOnce(Vec<RecordBatch>) -> Result<RecordBatch> + Send + 'static,
 ) -> SendableRecordBatchStream {
-    blocking_batches(schema, move || {
+    blocking_batch(schema, move || {
         let batches: Vec<RecordBatch> =
             crate::runtime::block_on(futures::TryStreamExt::try_collect(input))?
                 .map_err(Error::from_execution)?;

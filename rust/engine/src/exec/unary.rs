@@ -49,16 +49,6 @@ pub trait UnaryMap: fmt::Debug + Send + Sync + 'static {
     fn shape(&self) -> Shape;
     /// The output rows for `batches` of the input (of `input_schema`).
     fn map(&self, batches: Vec<RecordBatch>, input_schema: &SchemaRef) -> Result<RecordBatch>;
-    /// The output of a whole partition's (or input's) `batches`, as
-    /// batches: a map that keeps its input's batches need not concatenate
-    /// them (a copy of the micro-batch).
-    fn map_whole(
-        &self,
-        batches: Vec<RecordBatch>,
-        input_schema: &SchemaRef,
-    ) -> Result<Vec<RecordBatch>> {
-        Ok(vec![self.map(batches, input_schema)?])
-    }
 }
 
 /// The physical node of a [`UnaryMap`].
@@ -176,7 +166,7 @@ impl<M: UnaryMap> ExecutionPlan for UnaryExec<M> {
             }
         };
         Ok(whole_partition(stream, schema, move |batches| {
-            map.map_whole(batches, &input_schema)
+            map.map(batches, &input_schema)
         }))
     }
 }
