@@ -111,21 +111,11 @@ impl Tables {
         }
     }
 
-    /// The table to put `key` in. A bucket's new table is sized after the
-    /// bucket before it, if there is one: a stream's buckets fill alike,
-    /// and a table grown by doubling from empty rehashed each entry about
-    /// twice (a tenth of a deduplication's inserts).
+    /// The table to put `key` in.
     fn for_key(&mut self, key: &[u8]) -> &mut HashTable<u32> {
         match self {
             Tables::One(t) => t,
-            Tables::ByTime(m) => {
-                let b = bucket_of(key);
-                if !m.contains_key(&b) {
-                    let before = b.checked_sub(1).and_then(|p| m.get(&p));
-                    m.insert(b, HashTable::with_capacity(before.map_or(0, |t| t.len())));
-                }
-                m.entry(b).or_default()
-            }
+            Tables::ByTime(m) => m.entry(bucket_of(key)).or_default(),
         }
     }
 
