@@ -48,35 +48,32 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     Error::io(path.display().to_string(), e)
 }
 
-/// Write `body` to `path` atomically, and durably when `durable` (not
-/// in a temporary checkpoint: a query without `checkpointLocation`, which
-/// nothing resumes from, skips the fsyncs).
-pub fn write_atomic(path: &Path, body: &[u8], durable: bool) -> Result<()> {
-    write_atomic_with(path, durable, |f| {
-        f.write_all(body).map_err(|e| io(path, e))
-    })
+/// Write `body` to `path` atomically, fsynced when `fsync` (only under
+/// `spark.sparklet.checkpoint.fsync`, and never in a temporary checkpoint).
+pub fn write_atomic(path: &Path, body: &[u8], fsync: bool) -> Result<()> {
+    write_atomic_with(path, fsync, |f| f.write_all(body).map_err(|e| io(path, e)))
 }
 
-/// Write `path` atomically and durably with `write`, which streams the
+/// Write `path` atomically (fsynced when `fsync`) with `write`, which streams the
 /// body into the file (large files need not be built in memory first).
 pub fn write_atomic_with(
     path: &Path,
-    durable: bool,
+    fsync: bool,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
 ) -> Result<()> {
-    write_then_place(path, durable, write, |tmp, path| {
+    write_then_place(path, fsync, write, |tmp, path| {
         std::fs::rename(tmp, path).map_err(|e| io(path, e))
     })
 }
 
-/// Write `body` to `path` atomically and durably, where no file may be yet:
+/// Write `body` to `path` atomically (fsynced when `fsync`), where no file may be yet:
 /// a log entry once written is final (Spark's `HDFSMetadataLog` refuses to
 /// overwrite one too), and finding one means a second run writes the same
 /// checkpoint.
-pub fn write_atomic_new(path: &Path, body: &[u8], durable: bool) -> Result<()> {
+pub fn write_atomic_new(path: &Path, body: &[u8], fsync: bool) -> Result<()> {
     write_then_place(
         path,
-        durable,
+        fsync,
         |f| f.write_all(body).map_err(|e| io(path, e)),
         |tmp, path| {
             // a hard link fails where a file exists, which a rename would replace
@@ -111,7 +108,7 @@ fn concurrent_update(path: &Path) -> Error {
 /// it into place with `place` (then fsync the folder).
 fn write_then_place(
     path: &Path,
-    durable: bool,
+    fsync: bool,
     write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
     place: impl FnOnce(&Path, &Path) -> Result<()>,
 ) -> Result<()> {
@@ -129,7 +126,7 @@ fn write_then_place(
         // an encoder's error (Arrow IPC, say) names no file: this one
         write(&mut w).map_err(|e| e.naming(path))?;
         let f = w.into_inner().map_err(|e| io(path, e.into_error()))?;
-        if durable {
+        if fsync {
             f.sync_all().map_err(|e| io(path, e))?;
         }
         Ok(())
@@ -139,12 +136,12 @@ fn write_then_place(
         return Err(e);
     }
     place(&tmp, path)?;
-    sync_dir(dir, durable)
+    sync_dir(dir, fsync)
 }
 
-/// Make a rename or create in `dir` durable (when `durable`).
-pub fn sync_dir(dir: &Path, durable: bool) -> Result<()> {
-    if !durable {
+/// Make a rename or create in `dir` durable (when `fsync`).
+pub fn sync_dir(dir: &Path, fsync: bool) -> Result<()> {
+    if !fsync {
         return Ok(());
     }
     std::fs::File::open(dir)
@@ -153,13 +150,13 @@ pub fn sync_dir(dir: &Path, durable: bool) -> Result<()> {
 }
 
 /// Write a versioned log file: `v1`, then one line per entry.
-pub fn write_entries(path: &Path, entries: &[String], durable: bool) -> Result<()> {
-    write_atomic(path, versioned(entries).as_bytes(), durable)
+pub fn write_entries(path: &Path, entries: &[String], fsync: bool) -> Result<()> {
+    write_atomic(path, versioned(entries).as_bytes(), fsync)
 }
 
 /// Write a versioned log file that must not exist yet ([`write_atomic_new`]).
-pub fn write_new_entries(path: &Path, entries: &[String], durable: bool) -> Result<()> {
-    write_atomic_new(path, versioned(entries).as_bytes(), durable)
+pub fn write_new_entries(path: &Path, entries: &[String], fsync: bool) -> Result<()> {
+    write_atomic_new(path, versioned(entries).as_bytes(), fsync)
 }
 
 fn versioned(entries: &[String]) -> String {

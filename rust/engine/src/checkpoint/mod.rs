@@ -140,7 +140,7 @@ impl Checkpoint {
         log::write_atomic_new(
             &self.paths.metadata(),
             serde_json::json!({ "id": new_id }).to_string().as_bytes(),
-            self.paths.durable(),
+            self.paths.fsync(),
         )?;
         Ok(new_id.to_string())
     }
@@ -176,7 +176,7 @@ impl Checkpoint {
         log::write_new_entries(
             &self.offsets_dir().join(batch.to_string()),
             &lines,
-            self.paths.durable(),
+            self.paths.fsync(),
         )
     }
 
@@ -229,7 +229,7 @@ impl Checkpoint {
         log::write_new_entries(
             &self.commits_dir().join(batch.to_string()),
             &[line],
-            self.paths.durable(),
+            self.paths.fsync(),
         )
     }
 

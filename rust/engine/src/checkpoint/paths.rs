@@ -19,16 +19,16 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckpointPaths {
     root: PathBuf,
-    durable: bool,
+    fsync: bool,
 }
 
 impl CheckpointPaths {
     /// The checkpoint at `root` (a reader's durability does not matter:
     /// it writes nothing).
-    pub fn new(root: &Path, durable: bool) -> Self {
+    pub fn new(root: &Path, fsync: bool) -> Self {
         CheckpointPaths {
             root: root.to_path_buf(),
-            durable,
+            fsync,
         }
     }
 
@@ -38,8 +38,8 @@ impl CheckpointPaths {
     }
 
     /// Whether writes are fsynced.
-    pub fn durable(&self) -> bool {
-        self.durable
+    pub fn fsync(&self) -> bool {
+        self.fsync
     }
 
     /// `metadata`: the query id.

@@ -225,7 +225,7 @@ fn start_query(
             f.create(&SourceContext {
                 index,
                 metadata_dir: Some(paths.source(index)),
-                durable: paths.durable(),
+                fsync: paths.fsync(),
                 min_batches_to_retain: retain,
                 real_time: opts.trigger.real_time_interval_ms().is_some(),
             })
@@ -247,7 +247,7 @@ fn start_query(
             &paths.state(),
             batch_id,
             partitions as usize,
-            paths.durable(),
+            paths.fsync(),
         )? {
             log::info!(
                 "state of operator {op} in {} repartitioned from {from} to {partitions} partitions",
@@ -267,7 +267,7 @@ fn start_query(
         evolution: None,
         encoding,
         durable: !opts.checkpoint.temporary,
-        fsync: paths.durable(),
+        fsync: paths.fsync(),
     };
     let settings = OpenSettings {
         mode: opts.output_mode,

@@ -545,7 +545,7 @@ impl SourceFactory for FileStreamFactory {
             seen: HashMap::new(),
             batches: BTreeMap::new(),
             log_dir: ctx.metadata_dir.clone(),
-            durable: ctx.durable,
+            fsync: ctx.fsync,
             available_now: None,
             backlog: (0, 0),
             all_available: false,
@@ -578,8 +578,8 @@ struct FileStreamSource {
     batches: BTreeMap<i64, Vec<file_log::LogEntry>>,
     /// `sources/<n>` in the checkpoint.
     log_dir: Option<PathBuf>,
-    /// Whether the log's writes must reach the disk.
-    durable: bool,
+    /// Whether the log's writes are fsynced.
+    fsync: bool,
     /// With `Trigger.AvailableNow`: the only files this run may take.
     available_now: Option<HashSet<PathBuf>>,
     /// With `Trigger.AvailableNow`: files taken of those not yet taken at its start.
@@ -734,7 +734,7 @@ impl Source for FileStreamSource {
         // the log entry is written before the engine writes offsets/<N>: a
         // restart finds the batch's files and reports the same logOffset
         if let Some(dir) = &self.log_dir {
-            file_log::write_batch(dir, next, &entries, &self.batches, self.durable)?;
+            file_log::write_batch(dir, next, &entries, &self.batches, self.fsync)?;
         }
         Ok(Some(serde_json::json!({ "logOffset": next })))
     }

@@ -74,16 +74,12 @@ pub fn write_batch(
     batch_id: i64,
     files: &[LogEntry],
     all: &BTreeMap<i64, Vec<LogEntry>>,
-    durable: bool,
+    fsync: bool,
 ) -> Result<()> {
     let lines: Vec<String> = files.iter().map(to_line).collect();
     if (batch_id + 1) % COMPACT_INTERVAL == 0 {
         let everything: Vec<String> = all.values().flatten().map(to_line).collect();
-        log::write_entries(
-            &dir.join(format!("{batch_id}.compact")),
-            &everything,
-            durable,
-        )?;
+        log::write_entries(&dir.join(format!("{batch_id}.compact")), &everything, fsync)?;
         // the compact file holds everything: older files are no longer read
         for (n, p) in log::batch_files(dir)? {
             if n < batch_id || (n == batch_id && p.extension().is_none()) {
@@ -92,5 +88,5 @@ pub fn write_batch(
         }
         return Ok(());
     }
-    log::write_entries(&dir.join(batch_id.to_string()), &lines, durable)
+    log::write_entries(&dir.join(batch_id.to_string()), &lines, fsync)
 }

@@ -795,7 +795,7 @@ impl SourceFactory for KafkaFactory {
         Ok(Box::new(KafkaSource {
             client,
             initial_file: ctx.metadata_dir.as_ref().map(|d| d.join("0")),
-            durable: ctx.durable,
+            fsync: ctx.fsync,
             current: None,
             last_batch_at: Instant::now(),
             cap: None,
@@ -812,8 +812,8 @@ struct KafkaSource {
     /// `sources/<n>/0`), so that a restart before the first batch commits
     /// starts from the same place.
     initial_file: Option<PathBuf>,
-    /// Whether its writes must reach the disk.
-    durable: bool,
+    /// Whether its writes are fsynced.
+    fsync: bool,
     /// The end of the last batch planned (where the next starts).
     current: Option<Offsets>,
     /// When the last batch was planned (`maxTriggerDelay`).
@@ -879,7 +879,7 @@ impl KafkaSource {
                     .map_err(|e| Error::io(dir.display().to_string(), e))?;
             }
             let text = format!("v1\n{}", to_offset(&offsets)?);
-            crate::checkpoint::log::write_atomic_with(f, self.durable, |out| {
+            crate::checkpoint::log::write_atomic_with(f, self.fsync, |out| {
                 use std::io::Write;
                 out.write_all(text.as_bytes())
                     .map_err(|e| Error::io(f.display().to_string(), e))

@@ -116,8 +116,8 @@ pub struct SourceContext {
     /// The source's own folder in the checkpoint (`sources/<n>`), where it
     /// keeps what it needs to resume (files taken, start time).
     pub metadata_dir: Option<std::path::PathBuf>,
-    /// Whether writes there must reach the disk (not a temporary checkpoint).
-    pub durable: bool,
+    /// Whether writes there are fsynced (`spark.sparklet.checkpoint.fsync`).
+    pub fsync: bool,
     /// `spark.sql.streaming.minBatchesToRetain`: how much of its log to keep.
     pub min_batches_to_retain: i64,
     /// The query runs in a real-time mode: offsets as fine as the source

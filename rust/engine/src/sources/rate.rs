@@ -70,7 +70,7 @@ pub(super) fn start_time(ctx: &SourceContext) -> Result<i64> {
     crate::checkpoint::log::write_entries(
         &path,
         &[serde_json::json!({ "startTimeMs": start }).to_string()],
-        ctx.durable,
+        ctx.fsync,
     )?;
     Ok(start)
 }
