@@ -2,13 +2,14 @@
 several sizes, so that one can see whether time grows linearly with a small
 constant and memory stays bounded by the watermark, not by the input.
 
-    python bench/scaling.py [--sizes 1000000 4000000 16000000] [--only join dedup sliding]
+    python bench/scaling.py [--sizes 1000000 4000000 16000000] [--only join dedup sliding] [--noop]
 
 The data of each size is generated once, under ``~/.cache/sparklet-scaling``
 (20 files per stream, as bench/streaming.py writes them). Each run is a
 process of its own; prints per workload and size: seconds, input rows/s,
 peak RSS and the largest state, then each size's rows/s against the
-smallest size's.
+smallest size's. ``--noop`` writes into the ``noop`` sink instead of the
+digest's ``foreachBatch`` (no output kept: the state's own memory).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main() -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 4_000_000, 16_000_000])
     ap.add_argument("--only", nargs="*", default=WORKLOADS, choices=WORKLOADS)
     ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--noop", action="store_true", help="the noop sink instead of foreachBatch")
     ap.add_argument("--data", default=str(Path.home() / ".cache" / "sparklet-scaling"))
     args = ap.parse_args()
     folders = {}
@@ -42,7 +44,7 @@ def main() -> int:
     for kind in args.only:
         base = None
         for size, folder in folders.items():
-            out = child(sys.executable, "sparklet", folder, kind, 0)
+            out = child(sys.executable, "sparklet", folder, kind, 0, "noop" if args.noop else "callback")
             rate = out["events"] / out["elapsed"]
             base = base or rate
             print(

@@ -156,8 +156,9 @@ def digest_columns(F, df) -> list:  # noqa: ANN001
     return out
 
 
-def run(engine: str, folder: Path, kind: str, attempt: int) -> dict:
-    """One workload on one engine: seconds, input rows, state, digest, peak RSS."""
+def run(engine: str, folder: Path, kind: str, attempt: int, sink: str = "callback") -> dict:
+    """One workload on one engine: seconds, input rows, state, digest, peak RSS
+    (``sink`` "noop": any workload into the ``noop`` sink, no digest)."""
     spark, F = session(engine)
     if kind == "pandas":
         # PySpark imports pandas while it creates its session (before the
@@ -180,7 +181,7 @@ def run(engine: str, folder: Path, kind: str, attempt: int) -> dict:
         fold([len(pdf), pdf["event_id"].sum(), pdf["user_id"].sum(), (pdf["doubled"] * 100).round().sum()])
 
     writer = df.writeStream.outputMode(mode)
-    if kind == "noop":
+    if kind == "noop" or sink == "noop":
         writer = writer.format("noop")
     else:
         writer = writer.foreachBatch(into_pandas if kind == "pandas" else into_engine)
@@ -193,10 +194,11 @@ def run(engine: str, folder: Path, kind: str, attempt: int) -> dict:
     return {**summary(q, elapsed), "digest": digest, "peak_rss_mb": peak_rss() / 2**20}
 
 
-def child(python: str, engine: str, folder: Path, kind: str, attempt: int) -> dict:
+def child(python: str, engine: str, folder: Path, kind: str, attempt: int, sink: str = "callback") -> dict:
     """``run`` in a process of its own (``python`` with that engine installed)."""
     env = {**os.environ, "PYSPARK_PYTHON": python}
     cmd = [python, __file__, "--engine", engine, "--folder", str(folder), "--kind", kind, "--attempt", str(attempt)]
+    cmd += ["--sink", sink]
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise SystemExit(f"{engine} {kind} failed:\n{done.stderr[-3000:]}")
@@ -215,9 +217,10 @@ def main() -> int:
     ap.add_argument("--folder", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--attempt", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--sink", default="callback", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.folder:  # child mode: one engine, one workload, JSON out
-        print(json.dumps(run(args.engine, Path(args.folder), args.kind, args.attempt)))
+        print(json.dumps(run(args.engine, Path(args.folder), args.kind, args.attempt, args.sink)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.data or tmp)

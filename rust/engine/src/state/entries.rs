@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::arena::{ArenaMap, Changes};
+use super::arena::ArenaMap;
 use super::{KeyOrder, StateRow};
 
 /// A value as held in a sorted map: bytes (row-format or an operator's own
@@ -105,7 +105,7 @@ impl SortedMap {
             .collect()
     }
 
-    fn changes(&self) -> Changes<'_, ValueRef<'_>> {
+    fn changes(&self) -> (Vec<(&[u8], ValueRef<'_>)>, Vec<&[u8]>) {
         // hashing is cheaper than sorting long keys
         let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
             HashSet::with_capacity_and_hasher(self.touched.len(), Default::default());
@@ -124,6 +124,12 @@ impl SortedMap {
         (present, removed)
     }
 }
+
+/// Changes since the last commit: keys put (with their values), keys removed.
+pub(super) type Changes<'a> = (
+    Box<dyn Iterator<Item = (&'a [u8], ValueRef<'a>)> + 'a>,
+    Box<dyn Iterator<Item = &'a [u8]> + 'a>,
+);
 
 /// A store's key → value map.
 pub(super) enum Entries {
@@ -275,17 +281,20 @@ impl Entries {
     }
 
     /// What changed since the last commit, each key once: present keys
-    /// with their final values, then removed keys.
-    pub fn changes(&self) -> Changes<'_, ValueRef<'_>> {
+    /// with their final values, then removed keys (the arena's walked as
+    /// they are read).
+    pub fn changes(&self) -> Changes<'_> {
         match self {
-            Entries::Sorted(m) => m.changes(),
+            Entries::Sorted(m) => {
+                let (present, removed) = m.changes();
+                (Box::new(present.into_iter()), Box::new(removed.into_iter()))
+            }
             Entries::Arena(a) => {
                 let (present, removed) = a.changes();
-                let present = present
-                    .into_iter()
-                    .map(|(k, v)| (k, ValueRef::Bytes(v)))
-                    .collect();
-                (present, removed)
+                (
+                    Box::new(present.map(|(k, v)| (k, ValueRef::Bytes(v)))),
+                    Box::new(removed),
+                )
             }
         }
     }

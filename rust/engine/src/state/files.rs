@@ -54,25 +54,25 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
 }
 
 /// Write an IPC file of record batches made one at a time (a file of any
-/// size is written with one batch in memory), fsynced when `durable`.
+/// size is written with one batch in memory), fsynced when `fsync`.
 pub fn write_ipc_batches(
     path: &Path,
-    durable: bool,
+    fsync: bool,
     schema: SchemaRef,
     batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
 ) -> Result<()> {
-    write_ipc_with(path, durable, schema, batches, None)
+    write_ipc_with(path, fsync, schema, batches, None)
 }
 
 /// [`write_ipc_batches`] with a footer entry.
 fn write_ipc_with(
     path: &Path,
-    durable: bool,
+    fsync: bool,
     schema: SchemaRef,
     batches: impl IntoIterator<Item = Result<Vec<ArrayRef>>>,
     footer: Option<(&str, String)>,
 ) -> Result<()> {
-    log::write_atomic_with(path, durable, |out| {
+    log::write_atomic_with(path, fsync, |out| {
         let mut w = FileWriter::try_new(out, &schema)?;
         if let Some((key, value)) = footer {
             w.write_metadata(key, value);
@@ -561,26 +561,21 @@ fn parts<'a>(
 /// with their values (a key in both was removed, then put); when the
 /// version removed every key before a bound, the bound, and only the
 /// removed keys at or after it.
-pub fn write_delta(
+pub fn write_delta<'a>(
     spec: &StoreSpec,
     codec: &Codec,
     version: i64,
-    present: &[(&[u8], ValueRef<'_>)],
-    removed: &[&[u8]],
+    present: impl Iterator<Item = (&'a [u8], ValueRef<'a>)>,
+    removed: impl Iterator<Item = &'a [u8]>,
     removed_below: Option<&[u8]>,
 ) -> Result<()> {
     std::fs::create_dir_all(&spec.dir).map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
-    let outside: Vec<&[u8]>;
-    let removed = match removed_below {
-        Some(bound) => {
-            outside = removed.iter().copied().filter(|k| *k >= bound).collect();
-            &outside[..]
-        }
-        None => removed,
-    };
+    let mut removed = removed
+        .filter(|k| removed_below.is_none_or(|bound| *k >= bound))
+        .peekable();
     let flags =
         |n: usize, deleted: bool| -> ArrayRef { Arc::new(BooleanArray::from(vec![deleted; n])) };
-    let puts = parts(present.iter().copied()).map(|chunk| {
+    let puts = parts(present).map(|chunk| {
         let mut cols = vec![
             Arc::new(binary(chunk.iter().map(|(k, _)| Some(*k)))) as ArrayRef,
             flags(chunk.len(), false),
@@ -588,7 +583,11 @@ pub fn write_delta(
         cols.extend(codec.columns(spec, Gathered::from(&chunk))?);
         Ok(cols)
     });
-    let removes = removed.chunks(DELTA_ROWS).map(|chunk| {
+    let removes = std::iter::from_fn(move || {
+        removed.peek()?;
+        Some(removed.by_ref().take(DELTA_ROWS).collect::<Vec<_>>())
+    })
+    .map(|chunk| {
         let mut cols = vec![
             Arc::new(binary(chunk.iter().map(|k| Some(*k)))) as ArrayRef,
             flags(chunk.len(), true),

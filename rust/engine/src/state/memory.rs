@@ -195,8 +195,8 @@ impl StateStore for MemoryStore {
                 &self.spec,
                 &self.codec,
                 version,
-                &present,
-                &removed,
+                present,
+                removed,
                 self.removed_below.bound(),
             )?;
         }

@@ -1230,15 +1230,16 @@ impl StateStore for RocksStore {
 
     fn commit(&mut self) -> Result<i64> {
         let version = self.version + 1;
-        let mut present: Vec<(&[u8], ValueRef)> = Vec::new();
-        let mut removed: Vec<&[u8]> = Vec::new();
-        for (k, v) in &self.overlay {
-            match v {
-                Some(v) => present.push((k, ValueRef::Bytes(v))),
-                None => removed.push(k),
-            }
-        }
-        let (puts, deletes) = (present.len() as u64, removed.len() as u64);
+        let overlay = &self.overlay;
+        let present = overlay
+            .iter()
+            .filter_map(|(k, v)| Some((&k[..], ValueRef::Bytes(v.as_deref()?))));
+        let removed = overlay
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| &k[..]);
+        let deletes = removed.clone().count() as u64;
+        let puts = overlay.len() as u64 - deletes;
         // the delta first: once it is durable the version is, whatever
         // happens to the working copy
         let t = std::time::Instant::now();
@@ -1247,8 +1248,8 @@ impl StateStore for RocksStore {
                 &self.spec,
                 &self.codec,
                 version,
-                &present,
-                &removed,
+                present,
+                removed,
                 self.removed_below.bound(),
             )?;
         }

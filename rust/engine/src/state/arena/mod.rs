@@ -79,9 +79,6 @@ impl Slot {
 /// Dead bytes below which no compaction runs.
 const MIN_DEAD: usize = 256 << 10;
 
-/// Changes since the last commit: keys put (with their values), keys removed.
-pub(super) type Changes<'a, V> = (Vec<(&'a [u8], V)>, Vec<&'a [u8]>);
-
 /// The leading 8 bytes of a time-prefixed key as a number (same order).
 pub(crate) fn time_of(key: &[u8]) -> u64 {
     let mut b = [0u8; 8];
@@ -562,23 +559,27 @@ impl ArenaMap {
             .map(|id| (self.key(id), self.value(id)))
     }
 
-    /// The changes since the last commit: (key, value) of keys put, keys
-    /// removed (a key may be in both: removed, then put again).
-    pub fn changes(&self) -> Changes<'_, &[u8]> {
-        let removed_n = self
+    /// The changes since the last commit, walked as the delta file is
+    /// written (a list of them cost the commit tens of bytes a changed key):
+    /// (key, value) of keys put, keys removed (a key may be in both:
+    /// removed, then put again).
+    pub fn changes(
+        &self,
+    ) -> (
+        impl Iterator<Item = (&[u8], &[u8])> + '_,
+        impl Iterator<Item = &[u8]> + '_,
+    ) {
+        let live = |live: bool| move |id: &&u32| self.slots[**id as usize].live == live;
+        let present = self
             .changed
             .iter()
-            .filter(|&&id| !self.slots[id as usize].live)
-            .count();
-        let mut present = Vec::with_capacity(self.changed.len() - removed_n);
-        let mut removed = Vec::with_capacity(removed_n);
-        for &id in &self.changed {
-            if self.slots[id as usize].live {
-                present.push((self.key(id), self.value(id)));
-            } else {
-                removed.push(self.key(id));
-            }
-        }
+            .filter(live(true))
+            .map(|&id| (self.key(id), self.value(id)));
+        let removed = self
+            .changed
+            .iter()
+            .filter(live(false))
+            .map(|&id| self.key(id));
         (present, removed)
     }
 
@@ -628,6 +629,12 @@ impl ArenaMap {
 mod tests {
     use super::*;
 
+    /// The changes as lists.
+    fn changes(m: &ArenaMap) -> (Vec<(&[u8], &[u8])>, Vec<&[u8]>) {
+        let (present, removed) = m.changes();
+        (present.collect(), removed.collect())
+    }
+
     #[test]
     fn put_get_remove_and_changes() {
         let mut m = ArenaMap::new(false);
@@ -639,11 +646,11 @@ mod tests {
         assert!(m.remove(b"b"));
         assert_eq!(m.get(b"b"), None);
         assert_eq!(m.len(), 1);
-        let (present, removed) = m.changes();
+        let (present, removed) = changes(&m);
         assert_eq!(present, vec![(&b"a"[..], &b"3"[..])]);
         assert_eq!(removed, vec![&b"b"[..]]);
         m.committed();
-        assert!(m.changes().0.is_empty());
+        assert!(changes(&m).0.is_empty());
         // a recycled id holds the next key
         assert!(m.put(b"c", b"y", true));
         assert_eq!(m.get(b"c"), Some(&b"y"[..]));
@@ -661,7 +668,7 @@ mod tests {
         m.put(b"k", b"2", false);
         assert_eq!((m.get(b"k"), m.len()), (Some(&b"2"[..]), 1));
         // the delta lists removals first: replayed, "k" is 2
-        let (present, removed) = m.changes();
+        let (present, removed) = changes(&m);
         assert_eq!(present, vec![(&b"k"[..], &b"2"[..])]);
         assert_eq!(removed, vec![&b"k"[..]]);
         m.committed();
@@ -678,7 +685,7 @@ mod tests {
         // the buffer itself is the entry, listed as changed like a put
         assert_eq!(m.get(b"big").map(<[u8]>::as_ptr), Some(rows));
         assert_eq!(m.get(b"big").map(<[u8]>::len), Some(1 << 20));
-        assert_eq!(m.changes().0.len(), 2);
+        assert_eq!(changes(&m).0.len(), 2);
         m.committed();
         let before = m.data.allocated();
         // replaced by a second buffer: the first one goes back at once
@@ -686,7 +693,7 @@ mod tests {
         assert_eq!(m.get(b"big"), Some(&b"new"[..]));
         assert!(m.data.allocated() < before - (1 << 19));
         assert_eq!((m.len(), m.get(b"small")), (2, Some(&b"v"[..])));
-        assert_eq!(m.changes().0, vec![(&b"big"[..], &b"new"[..])]);
+        assert_eq!(changes(&m).0, vec![(&b"big"[..], &b"new"[..])]);
         assert!(m.remove(b"big"));
         m.committed();
         assert_eq!((m.get(b"big"), m.len()), (None, 1));
@@ -721,7 +728,7 @@ mod tests {
         // removed, not committed: out of the table, a tombstone to the delta
         m.put_absent(b"a", b"2");
         assert_eq!((m.get(b"a"), m.len()), (Some(&b"2"[..]), 1));
-        let (present, removed) = m.changes();
+        let (present, removed) = changes(&m);
         assert_eq!(
             (present, removed),
             (vec![(&b"a"[..], &b"2"[..])], vec![&b"a"[..]])
@@ -782,7 +789,7 @@ mod tests {
         assert_eq!(m.get(&timed(1, 1)), None);
         // evicted keys from before the commit are not listed (the delta
         // records the bound); the ones the change list named are, as removed
-        let (present, mut removed) = m.changes();
+        let (present, mut removed) = changes(&m);
         removed.sort();
         assert!(present.is_empty());
         assert_eq!(removed, vec![&timed(1, 0)[..], &timed(2, 9)[..]]);
@@ -792,7 +799,7 @@ mod tests {
         m.put(&timed(5 << 20, 0), b"later", false);
         assert_eq!(m.get(&timed(1, 1)), Some(&b"again"[..]));
         assert_eq!(m.slots.len(), 6);
-        let (present, _) = m.changes();
+        let (present, _) = changes(&m);
         assert_eq!(present.len(), 2);
         m.committed();
         assert_eq!((m.len(), m.tombstones, m.tombstone_bytes), (3, 0, 0));
