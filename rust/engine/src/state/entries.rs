@@ -237,26 +237,27 @@ impl Entries {
 
     /// Keys ordered before `bound` (see [`super::StateStore::keys_below`]).
     pub fn keys_below(&self, bound: &[u8]) -> Vec<Vec<u8>> {
-        self.entries_below(bound)
-            .into_iter()
-            .map(|(k, _)| k.to_vec())
-            .collect()
+        self.entries_below(bound).map(|(k, _)| k.to_vec()).collect()
     }
 
     /// Entries whose key is ordered before `bound`: in key order when
     /// sorted, else in no particular order.
-    pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], ValueRef<'_>)> {
+    pub fn entries_below<'a>(
+        &'a self,
+        bound: &'a [u8],
+    ) -> Box<dyn Iterator<Item = (&'a [u8], ValueRef<'a>)> + 'a> {
         match self {
-            Entries::Sorted(m) => m
-                .map
-                .range::<[u8], _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(bound)))
-                .map(|(k, v)| (k.as_ref(), v.as_ref()))
-                .collect(),
-            Entries::Arena(a) => a
-                .entries_below(bound)
-                .into_iter()
-                .map(|(k, v)| (k, ValueRef::Bytes(v)))
-                .collect(),
+            Entries::Sorted(m) => Box::new(
+                m.map
+                    .range::<[u8], _>((
+                        std::ops::Bound::Unbounded,
+                        std::ops::Bound::Excluded(bound),
+                    ))
+                    .map(|(k, v)| (k.as_ref(), v.as_ref())),
+            ),
+            Entries::Arena(a) => {
+                Box::new(a.entries_below(bound).map(|(k, v)| (k, ValueRef::Bytes(v))))
+            }
         }
     }
 

@@ -442,7 +442,7 @@ impl ArenaMap {
     /// looked at (keys compared only in the bound's own), and entries come
     /// table by table (in time order but within a table), else in no
     /// particular order.
-    pub fn entries_below(&self, bound: &[u8]) -> Vec<(&[u8], &[u8])> {
+    pub fn entries_below(&self, bound: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
         let ids: Vec<u32> = match &self.tables {
             Tables::ByTime(m) if bound.len() == 8 => {
                 let t = time_of(bound);
@@ -466,10 +466,11 @@ impl ArenaMap {
                 .filter(|&id| self.key(id) < bound)
                 .collect(),
         };
+        // walked as the caller reads (a list of millions of pairs cost an
+        // early eviction more than the keys it kept)
         ids.into_iter()
             .filter(|&id| self.slots[id as usize].live)
             .map(|id| (self.key(id), self.value(id)))
-            .collect()
     }
 
     /// Remove every key ordered before `bound`; returns how many went. With
@@ -749,16 +750,12 @@ mod tests {
         }
         // what would go: the earlier buckets and the bound's own, in part
         let bound = ((1u64 << 21) + 7).to_be_bytes();
-        let mut below: Vec<Vec<u8>> = m
-            .entries_below(&bound)
-            .iter()
-            .map(|(k, _)| k.to_vec())
-            .collect();
+        let mut below: Vec<Vec<u8>> = m.entries_below(&bound).map(|(k, _)| k.to_vec()).collect();
         below.sort();
         assert_eq!(below, vec![key(1, 0), key(5, 0), key(1 << 21, 0)]);
         let gone = m.remove_below(&bound);
         assert_eq!(gone, 3);
-        assert!(m.entries_below(&bound).is_empty());
+        assert!(m.entries_below(&bound).next().is_none());
         assert!(m.get(&key((1 << 21) + 7, 0)).is_some());
         assert!(m.get(&key(1 << 30, 0)).is_some());
         assert_eq!(m.remove_below(&(1u64 << 31).to_be_bytes()), 2);
@@ -823,7 +820,6 @@ mod tests {
         // and a bucket is read in that order, whatever its hash order
         let values: Vec<u8> = m
             .entries_below(&(4u64 << 20).to_be_bytes())
-            .iter()
             .map(|(_, v)| v[0])
             .collect();
         assert_eq!(values, (0..50).collect::<Vec<u8>>());
@@ -850,7 +846,7 @@ mod tests {
         assert!(m.remove(&timed(1, 0)));
         m.committed();
         assert!(matches!(&m.tables, Tables::ByTime(t) if t.is_empty()));
-        assert!(m.entries_below(&u64::MAX.to_be_bytes()).is_empty());
+        assert!(m.entries_below(&u64::MAX.to_be_bytes()).next().is_none());
     }
 
     #[test]
