@@ -105,7 +105,7 @@ impl SortedMap {
             .collect()
     }
 
-    fn changes(&self) -> (Vec<(&[u8], ValueRef<'_>)>, Vec<&[u8]>) {
+    fn changes(&self) -> (Vec<Entry<'_>>, Vec<&[u8]>) {
         // hashing is cheaper than sorting long keys
         let mut seen: HashSet<&[u8], foldhash::fast::FixedState> =
             HashSet::with_capacity_and_hasher(self.touched.len(), Default::default());
@@ -125,11 +125,13 @@ impl SortedMap {
     }
 }
 
+/// A key with its value.
+pub(super) type Entry<'a> = (&'a [u8], ValueRef<'a>);
+/// Entries walked as they are read.
+pub(super) type EntryIter<'a> = Box<dyn Iterator<Item = Entry<'a>> + 'a>;
+
 /// Changes since the last commit: keys put (with their values), keys removed.
-pub(super) type Changes<'a> = (
-    Box<dyn Iterator<Item = (&'a [u8], ValueRef<'a>)> + 'a>,
-    Box<dyn Iterator<Item = &'a [u8]> + 'a>,
-);
+pub(super) type Changes<'a> = (EntryIter<'a>, Box<dyn Iterator<Item = &'a [u8]> + 'a>);
 
 /// A store's key → value map.
 pub(super) enum Entries {
@@ -242,10 +244,7 @@ impl Entries {
 
     /// Entries whose key is ordered before `bound`: in key order when
     /// sorted, else in no particular order.
-    pub fn entries_below<'a>(
-        &'a self,
-        bound: &'a [u8],
-    ) -> Box<dyn Iterator<Item = (&'a [u8], ValueRef<'a>)> + 'a> {
+    pub fn entries_below<'a>(&'a self, bound: &'a [u8]) -> EntryIter<'a> {
         match self {
             Entries::Sorted(m) => Box::new(
                 m.map
@@ -262,7 +261,7 @@ impl Entries {
     }
 
     /// Every entry: in key order when sorted, else in no particular order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = (&[u8], ValueRef<'_>)> + '_> {
+    pub fn iter(&self) -> EntryIter<'_> {
         match self {
             Entries::Sorted(m) => Box::new(m.map.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))),
             Entries::Arena(a) => Box::new(a.iter().map(|(k, v)| (k, ValueRef::Bytes(v)))),

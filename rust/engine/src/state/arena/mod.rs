@@ -630,8 +630,11 @@ impl ArenaMap {
 mod tests {
     use super::*;
 
+    /// Keys put with their values, and keys removed.
+    type Listed<'a> = (Vec<(&'a [u8], &'a [u8])>, Vec<&'a [u8]>);
+
     /// The changes as lists.
-    fn changes(m: &ArenaMap) -> (Vec<(&[u8], &[u8])>, Vec<&[u8]>) {
+    fn changes(m: &ArenaMap) -> Listed<'_> {
         let (present, removed) = m.changes();
         (present.collect(), removed.collect())
     }
