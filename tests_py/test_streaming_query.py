@@ -59,6 +59,24 @@ def test_noop_sink_counts_rows(spark: SparkSession) -> None:
     assert q.lastProgress["sink"]["numOutputRows"] == 10
 
 
+def test_noop_sink_counts_rows_of_a_stateful_batch_it_never_holds(spark: SparkSession) -> None:
+    # a batch of several record batches through a deduplication: the rows
+    # reach the noop sink's count as they are computed, none kept
+    ms = MemoryStream(spark, "id INT")
+    q = ms.toDF().dropDuplicates(["id"]).writeStream.format("noop").start()
+    try:
+        ms.addData([(i % 100_000,) for i in range(150_000)])
+        q.processAllAvailable()
+        assert q.lastProgress["sink"]["numOutputRows"] == 100_000
+        assert q.lastProgress["stateOperators"][0]["numRowsTotal"] == 100_000
+        ms.addData([(i,) for i in range(99_990, 100_010)])
+        q.processAllAvailable()
+        assert q.lastProgress["sink"]["numOutputRows"] == 10
+        assert q.lastProgress["stateOperators"][0]["numRowsTotal"] == 100_010
+    finally:
+        q.stop()
+
+
 def test_trigger_once_and_available_now_stop_by_themselves(spark: SparkSession) -> None:
     ms = MemoryStream(spark, "id INT")
     ms.addData([(1,)])

@@ -27,7 +27,7 @@ use datafusion::execution::context::SessionState;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::LogicalPlan;
 
-use incremental::{bind, empty_inputs, optimize_once, run_plan, BatchInputs};
+use incremental::{bind, empty_inputs, optimize_once, run_plan, run_plan_discarding, BatchInputs};
 pub use operators::explain;
 use operators::{plan_with_operators, OpenSettings, WatermarkLags};
 use watermarks::Watermarks;
@@ -807,9 +807,8 @@ impl Execution {
         let wal_nanos = wal.wait()?;
         duration.insert("walCommit".to_string(), (wal_nanos / 1_000_000) as i64);
         failpoint::hit("after-offsets", self.batch_id);
-        let (data, rows, t) = ran?;
+        let (data, num_output, rows, t) = ran?;
 
-        let num_output = data.num_rows() as i64;
         let batch_id = self.batch_id;
         self.commit_state_beside(|sink| sink.add_batch(batch_id, data))?;
         duration.insert("addBatch".to_string(), t.elapsed().as_millis() as i64);
@@ -823,15 +822,16 @@ impl Execution {
         )
     }
 
-    /// Read the batch's input up to `latest` and run its plan: the result,
-    /// the rows read per source, and when the run started (`addBatch`
-    /// counts from there).
+    /// Read the batch's input up to `latest` and run its plan: the result
+    /// (none kept for a sink that discards it) and its row count, the rows
+    /// read per source, and when the run started (`addBatch` counts from
+    /// there).
     fn read_and_run(
         &mut self,
         latest: &[Option<Offset>],
         start_ms: i64,
         duration: &mut BTreeMap<String, i64>,
-    ) -> Result<(SinkBatch, Vec<i64>, Instant)> {
+    ) -> Result<(SinkBatch, i64, Vec<i64>, Instant)> {
         let t = Instant::now();
         let committed = self.committed.clone();
         let (inputs, rows) = self.read_inputs(&committed, latest)?;
@@ -844,8 +844,15 @@ impl Execution {
 
         let t = Instant::now();
         self.begin_operators(start_ms);
-        let data = run_plan(physical, Arc::new(TaskContext::from(&self.state)))?;
-        Ok((data, rows, t))
+        let ctx = Arc::new(TaskContext::from(&self.state));
+        let (data, output) = if self.sink.discards_rows() {
+            run_plan_discarding(physical, ctx)?
+        } else {
+            let data = run_plan(physical, ctx)?;
+            let n = data.num_rows();
+            (data, n)
+        };
+        Ok((data, output as i64, rows, t))
     }
 
     /// Start writing `offsets/N` for the current batch ending at `end`: on

@@ -76,6 +76,11 @@ pub trait Sink: Send {
     fn end_batch(&mut self, _batch_id: i64) -> Result<()> {
         Ok(())
     }
+    /// Whether the sink keeps none of the rows it is given (`noop`): the
+    /// batch's rows are then counted as they are computed, not collected.
+    fn discards_rows(&self) -> bool {
+        false
+    }
     /// Whether the sink may take batches whose offsets are logged after
     /// them (Spark's allowlist for asynchronous progress tracking: sinks
     /// that a replay cannot corrupt).
@@ -95,6 +100,9 @@ impl Sink for NoopSink {
 
     fn add_batch(&mut self, _batch_id: i64, _data: SinkBatch) -> Result<()> {
         Ok(())
+    }
+    fn discards_rows(&self) -> bool {
+        true
     }
     fn supports_real_time(&self) -> bool {
         true
