@@ -570,9 +570,10 @@ pub fn write_delta<'a>(
     removed_below: Option<&[u8]>,
 ) -> Result<()> {
     std::fs::create_dir_all(&spec.dir).map_err(|e| Error::io(spec.dir.display().to_string(), e))?;
-    let mut removed = removed
+    // removed keys cut into parts as the puts are (no value: nothing to count)
+    let removed = removed
         .filter(|k| removed_below.is_none_or(|bound| *k >= bound))
-        .peekable();
+        .map(|k| (k, ValueRef::Bytes(&[])));
     let flags =
         |n: usize, deleted: bool| -> ArrayRef { Arc::new(BooleanArray::from(vec![deleted; n])) };
     let puts = parts(present).map(|chunk| {
@@ -583,13 +584,9 @@ pub fn write_delta<'a>(
         cols.extend(codec.columns(spec, Gathered::from(&chunk))?);
         Ok(cols)
     });
-    let removes = std::iter::from_fn(move || {
-        removed.peek()?;
-        Some(removed.by_ref().take(DELTA_ROWS).collect::<Vec<_>>())
-    })
-    .map(|chunk| {
+    let removes = parts(removed).map(|chunk| {
         let mut cols = vec![
-            Arc::new(binary(chunk.iter().map(|k| Some(*k)))) as ArrayRef,
+            Arc::new(binary(chunk.iter().map(|(k, _)| Some(*k)))) as ArrayRef,
             flags(chunk.len(), true),
         ];
         cols.extend(

@@ -128,8 +128,13 @@ pub(crate) fn run_plan_discarding(
         Ok::<_, datafusion::error::DataFusionError>(rows)
     })?
     .map_err(Error::from_execution)?;
-    let batches = Vec::new();
-    Ok((SinkBatch { schema, batches }, rows))
+    Ok((
+        SinkBatch {
+            schema,
+            batches: Vec::new(),
+        },
+        rows,
+    ))
 }
 
 /// The plan with its stateful operators opened (their state placed by
