@@ -728,3 +728,140 @@ def test_many_keys_merge_in_parallel_partitions(spark: SparkSession) -> None:
     assert len(rows) == 1000 and {r.s for r in rows} == {5}
     op = q.lastProgress["stateOperators"][0]
     assert op["numRowsTotal"] == 1000 and op["numRowsUpdated"] == 1000 and op["numStateStoreInstances"] == 4
+
+
+# rows of several keys over batches: out of order, some late for one of
+# their windows (10 s every 4 s: 2 s panes, a row in 2 or 3 windows)
+SLIDING_BATCHES = [
+    [(t(1), "a", 1), (t(3), "a", 2), (t(7), "b", 3), (t(12), "a", 4)],
+    [(t(5), "b", 5), (t(20), "c", 6), (t(21), "a", 7), (t(13), "a", 8)],
+    [(t(9), "a", 9), (t(40), "b", 10), (t(26), "c", 11)],
+    [(t(45), "a", 12), (t(33), "a", 13)],
+]
+
+
+def state_figures(progress: dict) -> tuple:
+    """A progress's batch, input rows and its aggregation's state row counts."""
+    agg = progress["stateOperators"][0]
+    fields = ("numRowsTotal", "numRowsUpdated", "numRowsRemoved", "numRowsDroppedByWatermark")
+    return (progress["batchId"], progress["numInputRows"], *(agg[f] for f in fields))
+
+
+def sliding_query(ms: MemoryStream, mode: str, out: Collector, ckpt: str | None = None):  # noqa: ANN201
+    """A 10 s / 4 s window count and sum of ``ms`` into ``out``, started."""
+    writer = windowed(ms, "10 seconds", "4 seconds").writeStream.outputMode(mode).foreachBatch(out)
+    if ckpt:
+        writer = writer.option("checkpointLocation", ckpt)
+    return writer.start()
+
+
+def sliding_progress(spark: SparkSession, mode: str, batches: list[list[tuple]] = SLIDING_BATCHES):  # noqa: ANN201
+    """Run ``batches`` through the sliding query: the rows each batch
+    emitted and each progress's state figures."""
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    q = sliding_query(ms, mode, out)
+    for rows in batches:
+        step(q, ms, rows)
+    figures = [state_figures(p) for p in q.recentProgress if p["stateOperators"]]
+    q.stop()
+    return out.batches, figures
+
+
+# What PySpark 4.3 emits for SLIDING_BATCHES, batch by batch (window
+# start second, k, count, sum): no-data batches close what the watermark
+# passed
+SLIDING_APPEND = [
+    (0, []),
+    (1, [(-8.0, "a", 1, 1)]),
+    (2, []),
+    (3, [(-4.0, "a", 2, 3), (-4.0, "b", 1, 5), (0.0, "a", 2, 3), (0.0, "b", 2, 8)]),
+    (4, []),
+    (
+        5,
+        [(4.0, "a", 3, 21), (4.0, "b", 2, 8), (8.0, "a", 3, 21), (12.0, "a", 3, 19), (12.0, "c", 1, 6)]
+        + [(16.0, "a", 1, 7), (16.0, "c", 1, 6), (20.0, "a", 1, 7), (20.0, "c", 2, 17)],
+    ),
+    (6, []),
+    (7, [(24.0, "a", 1, 13), (24.0, "c", 1, 11)]),
+]
+SLIDING_UPDATE = [
+    (
+        0,
+        [(-8.0, "a", 1, 1), (-4.0, "a", 2, 3), (0.0, "a", 2, 3), (0.0, "b", 1, 3), (4.0, "a", 1, 4)]
+        + [(4.0, "b", 1, 3), (8.0, "a", 1, 4), (12.0, "a", 1, 4)],
+    ),
+    (1, []),
+    (
+        2,
+        [(-4.0, "b", 1, 5), (0.0, "b", 2, 8), (4.0, "a", 2, 12), (4.0, "b", 2, 8), (8.0, "a", 2, 12)]
+        + [(12.0, "a", 3, 19), (12.0, "c", 1, 6), (16.0, "a", 1, 7), (16.0, "c", 1, 6), (20.0, "a", 1, 7)]
+        + [(20.0, "c", 1, 6)],
+    ),
+    (3, []),
+    (
+        4,
+        [(4.0, "a", 3, 21), (8.0, "a", 3, 21), (20.0, "c", 2, 17), (24.0, "c", 1, 11), (32.0, "b", 1, 10)]
+        + [(36.0, "b", 1, 10), (40.0, "b", 1, 10)],
+    ),
+    (5, []),
+    (
+        6,
+        [(24.0, "a", 1, 13), (28.0, "a", 1, 13), (32.0, "a", 1, 13), (36.0, "a", 1, 12), (40.0, "a", 1, 12)]
+        + [(44.0, "a", 1, 12)],
+    ),
+    (7, []),
+]
+# (batch, input rows, numRowsTotal, numRowsUpdated, numRowsRemoved,
+# numRowsDroppedByWatermark): the windows Spark's state holds, in both modes
+SLIDING_FIGURES = [
+    (0, 4, 8, 8, 0, 0),
+    (1, 0, 7, 0, 1, 0),
+    (2, 4, 13, 11, 0, 0),
+    (3, 0, 9, 0, 4, 0),
+    (4, 3, 13, 7, 0, 1),
+    (5, 0, 4, 0, 9, 0),
+    (6, 2, 10, 6, 0, 0),
+    (7, 0, 8, 0, 2, 0),
+]
+
+
+@pytest.mark.parametrize(("mode", "emitted"), [("append", SLIDING_APPEND), ("update", SLIDING_UPDATE)])
+def test_sliding_windows_count_their_windows_as_the_states_rows(
+    spark: SparkSession, mode: str, emitted: list[tuple]
+) -> None:
+    # sparklet keeps a sliding window's panes, Spark its windows: the rows
+    # and the progress's state figures are Spark's all the same
+    batches, figures = sliding_progress(spark, mode)
+    assert batches == emitted
+    assert figures == SLIDING_FIGURES
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_sliding_windows_resume_mid_stream_as_if_never_stopped(spark: SparkSession, tmp_path: Path, mode: str) -> None:
+    uninterrupted, figures = sliding_progress(spark, mode)
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    resumed: list[tuple] = []
+    for part in (SLIDING_BATCHES[:2], SLIDING_BATCHES[2:]):
+        q = sliding_query(ms, mode, out, str(tmp_path))
+        for rows in part:
+            step(q, ms, rows)
+        resumed = [state_figures(p) for p in q.recentProgress if p["stateOperators"]]
+        q.stop()
+    assert out.batches == uninterrupted
+    # the state's window count after the restart too
+    assert resumed == figures[-len(resumed) :] and len(resumed) == 4
+
+
+@pytest.mark.sparklet_only(
+    reason="sparklet repartitions state to a changed spark.sql.shuffle.partitions (Spark keeps the checkpoint's; docs/differences.md)"
+)
+def test_changed_shuffle_partitions_keep_each_groups_panes_together(spark: SparkSession, tmp_path: Path) -> None:
+    first, then = SLIDING_BATCHES[0] + SLIDING_BATCHES[1], SLIDING_BATCHES[2] + SLIDING_BATCHES[3]
+    uninterrupted, _ = sliding_progress(spark, "append", [first, then])
+    ms = MemoryStream(spark, SCHEMA)
+    out = Collector()
+    rescaled_run(spark, lambda: sliding_query(ms, "append", out, str(tmp_path)), ms, first, 3, then)
+    assert out.rows() == [row for _, rows in uninterrupted for row in rows]
+    assert len(out.rows()) == 16

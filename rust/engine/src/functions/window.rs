@@ -186,7 +186,7 @@ fn window_lists(
 }
 
 /// Start of the last window (of step `slide`, offset `start`) containing `ts`.
-fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
+pub(crate) fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
     ts - (ts - start).rem_euclid(slide)
 }
 

@@ -441,6 +441,9 @@ pub struct OperatorMetrics {
     pub all_removals_ms: i64,
     /// Time committing the stores, ms.
     pub commit_ms: i64,
+    /// The rows Spark's state would hold, where the stores hold them
+    /// otherwise (a sliding window's panes: its windows); else the keys.
+    pub rows_total: Option<u64>,
 }
 
 /// Batches with at least this many rows update their partitions side by
@@ -709,7 +712,7 @@ pub fn progress(
     custom.insert("stateOnCurrentVersionSizeBytes".into(), bytes.into());
     serde_json::json!({
         "operatorName": name,
-        "numRowsTotal": total,
+        "numRowsTotal": m.rows_total.unwrap_or(total),
         "numRowsUpdated": m.rows_updated,
         "allUpdatesTimeMs": m.all_updates_ms,
         "numRowsRemoved": m.rows_removed,

@@ -87,8 +87,13 @@ pub fn rescale(
                 }
                 for (k, v) in load(&spec, version)? {
                     // a session's key routes by what precedes its start
+                    // a sliding window's pane (an aggregation's leading
+                    // named time) by what follows its start
                     let route = match &layout.time {
                         Some((_, false)) => &k[..k.len().saturating_sub(8)],
+                        Some((name, true)) if !name.is_empty() && info.name == "stateStoreSave" => {
+                            &k[k.len().min(8)..]
+                        }
                         _ => &k[..],
                     };
                     parts[partition_for(route, partitions)].insert(k, v);

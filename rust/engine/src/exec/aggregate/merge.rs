@@ -73,6 +73,9 @@ pub(super) struct Updated {
     pub(super) values: Vec<ArrayRef>,
     /// How many groups were updated (the keys may be left out).
     pub(super) groups: usize,
+    /// Whether each key had a stored state before the merge (when asked
+    /// for: a sliding window's panes tell new windows from old by it).
+    pub(super) existed: Vec<bool>,
 }
 
 impl Updated {
@@ -84,6 +87,7 @@ impl Updated {
             groups: keys.len(),
             keys: keys.into_iter().collect(),
             key_columns: None,
+            existed: Vec::new(),
         })
     }
 }
@@ -109,6 +113,9 @@ pub(super) struct Router<'a> {
     pub(super) time_key: Option<usize>,
     pub(super) partitions: usize,
     pub(super) late_us: Option<i64>,
+    /// Sliding windows kept by slices: the other keys' encoding (see
+    /// `slices`), each partial row stored as its pane.
+    pub(super) slices: Option<&'a RowConverter>,
 }
 
 impl Router<'_> {
@@ -136,6 +143,10 @@ impl Router<'_> {
     pub(super) fn route(&self, batches: &[RecordBatch], first: usize) -> Result<Vec<Work>> {
         let mut work: Vec<Work> = vec![Work::default(); self.partitions];
         for (bi, b) in batches.iter().enumerate() {
+            if let (Some(others), Some(pane)) = (self.slices, self.pane) {
+                self.route_slices(b, first + bi, others, pane, &mut work)?;
+                continue;
+            }
             let (source_rows, keys) = match self.pane {
                 Some(pane) => self.pane_keys(b, pane)?,
                 None => (None, b.columns()[..self.num_keys].to_vec()),
@@ -220,6 +231,8 @@ pub(super) struct Merge<'a> {
     pub(super) num_keys: usize,
     /// Whether to evaluate each updated key's aggregates.
     pub(super) evaluate: bool,
+    /// Whether to give back the updated keys and whether each existed.
+    pub(super) keep_existed: bool,
     /// The stores' encoding of state rows: with it, states move between
     /// store and accumulators as bytes, column by column.
     pub(super) codec: &'a Codec,
@@ -386,8 +399,8 @@ impl Merge<'_> {
                 }
             }
         }
-        // only update mode emits them
-        let keys: KeyBuffer = match self.evaluate {
+        // only update mode emits them (and slices account for them)
+        let keys: KeyBuffer = match self.evaluate || self.keep_existed {
             true => keys.iter().collect(),
             false => KeyBuffer::default(),
         };
@@ -395,11 +408,16 @@ impl Merge<'_> {
             true => Some(self.key_columns(&keys)?),
             false => None,
         };
+        let existed = match self.keep_existed {
+            true => stored.existed,
+            false => Vec::new(),
+        };
         Ok(Updated {
             keys,
             key_columns,
             values,
             groups: n,
+            existed,
         })
     }
 
@@ -451,6 +469,7 @@ impl Merge<'_> {
             key_columns: Some(self.key_columns(&keys)?),
             keys,
             values,
+            existed: Vec::new(),
         }))
     }
 

@@ -16,6 +16,7 @@ mod opening;
 mod output;
 mod planning;
 mod sessions;
+mod slices;
 
 use lateness::window_array;
 use merge::{
@@ -76,6 +77,8 @@ pub struct StatefulAggregate {
     session: Option<(usize, RowConverter)>,
     /// Sliding windows aggregated by panes.
     pane: Option<PaneSpec>,
+    /// Sliding windows kept by panes in the state too (see `slices`).
+    slices: Option<slices::Sliced>,
     /// Whether stored keys lead with the group's event time (8 bytes, see
     /// `time_prefix`): aggregations on event time, but for sessions. The
     /// store indexes keys by it, so the watermark's eviction finds what
@@ -146,17 +149,36 @@ impl StatefulAggregate {
             None => None,
         };
         let time_keyed = event_time.is_some() && session.is_none();
+        let codec = Codec::new(&value_fields)?;
+        // a sliding window whose windows the watermark closes (append and
+        // update mode) keeps its panes; complete mode emits every window
+        // every batch, so it keeps the windows, and so does a checkpoint
+        // that an earlier sparklet wrote with windows
+        let sliced = match (pane, event_time) {
+            (Some(p), Some(EventTimeKey::Window(i)))
+                if i == p.key
+                    && time_keyed
+                    && mode != OutputMode::Complete
+                    && !keeps_windows(&spec.dir)? =>
+            {
+                codec.conv.as_ref().map(|_| p)
+            }
+            _ => None,
+        };
         let key_field = |i: usize| Arc::new(out_schema.field(i).clone());
         let layout = StateLayout {
-            // a session's key: the other keys, then its start
+            // a session's key: the other keys, then its start; a pane's:
+            // its start, then the other keys
             key: (0..num_keys)
                 .filter(|i| session.as_ref().is_none_or(|(si, _)| si != i))
+                .filter(|i| sliced.is_none_or(|p| p.key != *i))
                 .map(key_field)
                 .collect(),
-            time: match (&session, time_keyed) {
-                (Some(_), _) => Some(("session_start".to_string(), false)),
-                (None, true) => Some((String::new(), true)),
-                (None, false) => None,
+            time: match (&session, time_keyed, sliced) {
+                (Some(_), _, _) => Some(("session_start".to_string(), false)),
+                (None, true, Some(_)) => Some((slices::PANE_START.to_string(), true)),
+                (None, true, None) => Some((String::new(), true)),
+                (None, false, _) => None,
             },
             value: value_fields.clone(),
             rows: None,
@@ -171,9 +193,14 @@ impl StatefulAggregate {
         } else {
             KeyOrder::Unordered
         };
+        let slices = match sliced {
+            Some(p) => Some(slices::Sliced::new(p, &out_schema, num_keys)?),
+            None => None,
+        };
         let state = spec.open_table(provider, "stateStoreSave", layout, order)?;
         Ok(StatefulAggregate {
-            codec: Codec::new(&value_fields)?,
+            codec,
+            slices,
             mode,
             state,
             aggr: parts.aggr.clone(),
@@ -310,6 +337,9 @@ impl StatefulAggregate {
             self.metrics.all_updates_ms = t.elapsed().as_millis() as i64;
             return out;
         }
+        if self.slices.is_some() {
+            return self.process_slices(&partial_out, lanes, t);
+        }
         // each partial row's stored key (for panes: one per window holding
         // it), routed to its partition; partitions merge in parallel
         let router = Router {
@@ -324,6 +354,7 @@ impl StatefulAggregate {
             },
             partitions: self.state.len(),
             late_us,
+            slices: None,
         };
         let work = router.route_all(&partial_out, lanes)?;
         let merge = Merge {
@@ -332,6 +363,7 @@ impl StatefulAggregate {
             widths: &self.widths,
             num_keys: self.num_keys,
             evaluate: self.mode == OutputMode::Update,
+            keep_existed: false,
             codec: &self.codec,
             converter: &self.converter,
             key_skip: self.key_skip(),
@@ -422,6 +454,7 @@ impl StatefulAggregate {
                         keys: expired.iter().collect(),
                         key_columns: None,
                         values,
+                        existed: Vec::new(),
                     });
                     continue;
                 }
@@ -462,8 +495,21 @@ impl StatefulAggregate {
 
     /// The `stateOperators` progress entry.
     pub fn progress(&self) -> serde_json::Value {
-        self.state.progress("stateStoreSave", &self.metrics)
+        let mut m = self.metrics.clone();
+        m.rows_total = self.slices.as_ref().and_then(slices::Sliced::windows);
+        self.state.progress("stateStoreSave", &m)
     }
+}
+
+/// Whether the aggregation's checkpoint at `dir` keeps its state by
+/// window (written before sliding windows were kept by panes): it resumes so.
+fn keeps_windows(dir: &std::path::Path) -> Result<bool> {
+    let recorded = dir.join("_metadata").join("layout-default.arrow");
+    if !recorded.exists() {
+        return Ok(false);
+    }
+    let layout = StateLayout::read(dir, "default")?;
+    Ok(layout.time.is_some_and(|(name, _)| name.is_empty()))
 }
 
 impl StatefulOperator for StatefulAggregate {
