@@ -2,7 +2,8 @@
 installed sparklet: each case's query on each state store provider, its
 first batch committed, into tests_py/fixtures/checkpoints/<label>/.
 
-    python tools/checkpoint_fixtures.py LABEL   (LABEL: the commit, say)
+    python tools/checkpoint_fixtures.py LABEL [CASE ...]   (LABEL: the commit, say;
+                                                          CASE: only those cases)
 
 tests_py/test_checkpoint_fixtures.py restarts every fixture it finds there
 and checks the restarted query against one that never stopped."""
@@ -21,11 +22,11 @@ from sparklet.sql import SparkSession  # noqa: E402
 
 
 def main() -> None:
-    label = sys.argv[1]
+    label, only = sys.argv[1], set(sys.argv[2:])
     out = ROOT / "tests_py" / "fixtures" / "checkpoints" / label
     shutil.rmtree(out, ignore_errors=True)
     spark = SparkSession.builder.appName("fixtures").getOrCreate()
-    for case in CASES:
+    for case in (c for c in CASES if not only or c.name in only):
         for provider in PROVIDERS:
             ckpt = out / f"{case.name}-{provider}"
             run(spark, case, provider, str(ckpt), [], [FIRST])

@@ -18,9 +18,9 @@
 //! other grouping keys' row format, and routes to a partition by the
 //! latter: all the panes of a group's windows are in one partition.
 
+use super::merge::Stored;
 use super::*;
 use crate::functions::window::{last_start, pane_width};
-use super::merge::Stored;
 use arrow::array::{ArrayBuilder, BinaryBuilder, UInt32Array};
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -94,67 +94,94 @@ fn others_of(key: &[u8]) -> &[u8] {
 }
 
 /// Byte strings numbered as they first come (a hash table of their ids,
-/// the bytes kept once in a [`KeyBuffer`]).
+/// the bytes kept once in a [`KeyBuffer`]), with the hash of each.
 #[derive(Default)]
 struct Numbered {
     table: HashTable<u32>,
     keys: KeyBuffer,
-    hasher: foldhash::fast::FixedState,
+    hashes: Vec<u64>,
+}
+
+/// The hash of a group's other keys: [`Numbered`]'s and [`PaneCounts`]'.
+fn hash_of(key: &[u8]) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(key)
 }
 
 impl Numbered {
-    /// `key`'s number, and whether it is new.
-    fn number(&mut self, key: &[u8]) -> (usize, bool) {
-        let h = self.hasher.hash_one(key);
+    /// `key`'s number.
+    fn number(&mut self, key: &[u8]) -> usize {
+        let h = hash_of(key);
         let keys = &self.keys;
         if let Some(&id) = self.table.find(h, |&id| keys.get(id as usize) == key) {
-            return (id as usize, false);
+            return id as usize;
         }
         let id = keys.len() as u32;
         self.keys.push(&[key]);
-        let (keys, hasher) = (&self.keys, &self.hasher);
-        self.table
-            .insert_unique(h, id, |&i| hasher.hash_one(keys.get(i as usize)));
-        (id as usize, true)
+        self.hashes.push(h);
+        let hashes = &self.hashes;
+        self.table.insert_unique(h, id, |&i| hashes[i as usize]);
+        id as usize
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
     }
 }
 
-/// Window rows being made from pane states: each (pane state, window) pair
-/// and each window's key.
+/// How many panes each group has stored, by the hash of its other keys. A
+/// group with none makes only new windows, found with no lookup: most
+/// groups of a stream whose keys come and go (Nexmark's auctions). A
+/// collision costs lookups, never a wrong count.
 #[derive(Default)]
-struct Combining {
-    /// The windows: a stored key each (the window's end as its time
-    /// prefix, then the other keys), numbered.
-    windows: Numbered,
+pub(super) struct PaneCounts(hashbrown::HashMap<u64, u32, foldhash::fast::FixedState>);
+
+impl PaneCounts {
+    fn has(&self, h: u64) -> bool {
+        self.0.contains_key(&h)
+    }
+
+    fn add(&mut self, h: u64) {
+        *self.0.entry(h).or_insert(0) += 1;
+    }
+
+    fn remove(&mut self, h: u64) {
+        if let hashbrown::hash_map::Entry::Occupied(mut e) = self.0.entry(h) {
+            if *e.get() <= 1 {
+                e.remove();
+            } else {
+                *e.get_mut() -= 1;
+            }
+        }
+    }
+}
+
+/// Window rows being made from pane states: each window's key and start,
+/// and each (pane state, window) pair.
+#[derive(Default)]
+struct WindowRows {
+    /// A stored key per window: its end as the time prefix, then the
+    /// other keys (the output's order and key columns come from it).
+    keys: KeyBuffer,
     starts: Vec<i64>,
     /// The pane states read.
     states: BinaryBuilder,
     /// For each pair, the pane state and the window.
     rows: Vec<u32>,
-    groups: Vec<usize>,
+    windows: Vec<usize>,
 }
 
-impl Combining {
-    /// The window starting at `w` of the group `others`: its number.
-    fn window(&mut self, w: i64, size: i64, others: &[u8], scratch: &mut Vec<u8>) -> usize {
-        scratch.clear();
-        scratch.extend_from_slice(&time_prefix(w.saturating_add(size)));
-        scratch.extend_from_slice(others);
-        let (g, new) = self.windows.number(scratch);
-        if new {
-            self.starts.push(w);
-        }
-        g
+impl WindowRows {
+    /// A window starting at `w` of the group `others`: its number.
+    fn window(&mut self, w: i64, size: i64, others: &[u8]) -> usize {
+        self.keys
+            .push(&[&time_prefix(w.saturating_add(size)), others]);
+        self.starts.push(w);
+        self.starts.len() - 1
     }
 
     fn state(&mut self, bytes: &[u8]) -> u32 {
         self.states.append_value(bytes);
         (self.states.len() - 1) as u32
-    }
-
-    fn pair(&mut self, state: u32, window: usize) {
-        self.rows.push(state);
-        self.groups.push(window);
     }
 }
 
@@ -189,30 +216,43 @@ pub(super) struct SliceDone {
     pub(super) removing: Duration,
 }
 
+/// A group's run of the batch's changed panes, and what the first pass
+/// found for it: ranges of the batch's windows and lookups.
+struct Run {
+    touched: std::ops::Range<usize>,
+    windows: std::ops::Range<usize>,
+    probes: std::ops::Range<usize>,
+}
+
 impl SliceBatch<'_> {
     /// Merge the partition's partial rows (each a pane) into its store,
     /// account for the windows they changed, then close what the watermark
     /// passed.
-    pub(super) fn run(&self, store: &mut dyn StateStore, items: Work) -> Result<SliceDone> {
+    pub(super) fn run(
+        &self,
+        store: &mut dyn StateStore,
+        counts: &mut PaneCounts,
+        items: Work,
+    ) -> Result<SliceDone> {
         let mut done = SliceDone::default();
         let mut closed = self.closed;
         // windows the late rows no longer reach close before the rows merge
         // (a batch that skipped the operator left them), as Spark evicts them
         if let Some(late) = self.late.filter(|l| closed.is_none_or(|c| c < *l)) {
             let t = Instant::now();
-            self.close(store, closed, late, &mut done)?;
+            self.close(store, counts, closed, late, &mut done)?;
             done.removing += t.elapsed();
             closed = Some(late);
         }
         let t = Instant::now();
         if !items.is_empty() {
             let merged = self.merge.by_groups(store, items)?;
-            self.account(store, &merged, closed, &mut done)?;
+            self.account(store, counts, &merged, closed, &mut done)?;
         }
         done.updating = t.elapsed();
         if let Some(wm) = self.evict.filter(|w| closed.is_none_or(|c| c < *w)) {
             let t = Instant::now();
-            self.close(store, closed, wm, &mut done)?;
+            self.close(store, counts, closed, wm, &mut done)?;
             done.removing += t.elapsed();
         }
         Ok(done)
@@ -223,30 +263,38 @@ impl SliceBatch<'_> {
     fn account(
         &self,
         store: &dyn StateStore,
+        counts: &mut PaneCounts,
         merged: &Updated,
         closed: Option<i64>,
         done: &mut SliceDone,
     ) -> Result<()> {
-        let size = self.slicing.pane.size;
+        let slicing = &self.slicing;
+        let size = slicing.pane.size;
         // the changed panes by group, in pane order
         let mut groups = Numbered::default();
         let mut touched: Vec<(u32, i64, bool)> = merged
             .keys
             .iter()
             .zip(&merged.existed)
-            .map(|(k, existed)| {
-                let (g, _) = groups.number(others_of(k));
-                (g as u32, pane_of(k), *existed)
-            })
+            .map(|(k, existed)| (groups.number(others_of(k)) as u32, pane_of(k), *existed))
             .collect();
         touched.sort_unstable();
+        // whether a group had panes stored before the batch (else its
+        // windows are all new, and it needs no lookup)
+        let stored_before: Vec<bool> = groups.hashes.iter().map(|h| counts.has(*h)).collect();
+        for &(g, _, existed) in &touched {
+            if !existed {
+                counts.add(groups.hashes[g as usize]);
+            }
+        }
         let open = |w: i64| closed.is_none_or(|c| w + size > c);
         // panes stored before this batch's done ones went are gone
-        let first_live = closed.map(|c| self.slicing.first_open_pane(c));
+        let first_live = closed.map(|c| slicing.first_open_pane(c));
         let emit = self.emit_updated;
         // first pass: each group's windows and the panes to look up
-        let mut runs: Vec<(usize, usize, usize, usize, usize, usize)> = Vec::new();
-        let (mut windows, mut probes, mut probe_panes) = (Vec::new(), KeyBuffer::default(), Vec::new());
+        let mut runs: Vec<Run> = Vec::new();
+        let (mut windows, mut probes, mut probe_panes) =
+            (Vec::new(), KeyBuffer::default(), Vec::new());
         let mut candidates: Vec<i64> = Vec::new();
         let mut at = 0;
         while at < touched.len() {
@@ -255,25 +303,31 @@ impl SliceBatch<'_> {
             let run = &touched[at..end];
             let w0 = windows.len();
             for &(_, p, _) in run {
-                windows.extend(self.slicing.windows(p).filter(|w| open(*w)));
+                windows.extend(slicing.windows(p).filter(|w| open(*w)));
             }
             windows[w0..].sort_unstable();
             let kept = w0 + dedup_sorted(&mut windows[w0..]);
             windows.truncate(kept);
             candidates.clear();
-            for &w in &windows[w0..] {
-                let known = run
-                    .iter()
-                    .any(|&(_, p, existed)| existed && self.slicing.holds(w, p));
-                if known && !emit {
-                    continue;
-                }
-                for p in self.slicing.panes(w) {
-                    let changed = run.iter().any(|t| t.1 == p);
-                    if first_live.is_some_and(|f| p < f) || (changed && !emit) {
+            let before = stored_before[g as usize];
+            // the panes to read: in update mode every pane of each window
+            // (its value), else those that may tell an old window from a
+            // new one (a group with no stored pane has none)
+            if emit || before {
+                for &w in &windows[w0..] {
+                    let known = run
+                        .iter()
+                        .any(|&(_, p, existed)| existed && slicing.holds(w, p));
+                    if known && !emit {
                         continue;
                     }
-                    candidates.push(p);
+                    for p in slicing.panes(w) {
+                        let changed = run.iter().any(|t| t.1 == p);
+                        let skip = if changed { !emit } else { !before };
+                        if !skip && first_live.is_none_or(|f| p >= f) {
+                            candidates.push(p);
+                        }
+                    }
                 }
             }
             candidates.sort_unstable();
@@ -284,48 +338,50 @@ impl SliceBatch<'_> {
                 probes.push(&[&time_prefix(p), others]);
                 probe_panes.push(p);
             }
-            runs.push((at, end, w0, windows.len(), p0, probe_panes.len()));
+            runs.push(Run {
+                touched: at..end,
+                windows: w0..windows.len(),
+                probes: p0..probe_panes.len(),
+            });
             at = end;
         }
         // one batched lookup
-        let mut combining = Combining::default();
+        let mut rows = WindowRows::default();
         let mut found: Vec<Option<u32>> = vec![None; probe_panes.len()];
-        let keys: Vec<&[u8]> = probes.iter().collect();
-        store.get_bytes_each(&keys, &mut |i, v| {
-            found[i] = Some(if emit { combining.state(v) } else { 0 });
-            Ok(())
-        })?;
+        if !probe_panes.is_empty() {
+            let keys: Vec<&[u8]> = probes.iter().collect();
+            store.get_bytes_each(&keys, &mut |i, v| {
+                found[i] = Some(if emit { rows.state(v) } else { 0 });
+                Ok(())
+            })?;
+        }
         // second pass: new windows, and in update mode their rows
-        let mut scratch = Vec::new();
-        for (a, b, w0, w1, p0, p1) in runs {
-            let run = &touched[a..b];
+        for r in runs {
+            let run = &touched[r.touched];
             let others = groups.keys.get(run[0].0 as usize);
-            for &w in &windows[w0..w1] {
+            for &w in &windows[r.windows] {
                 let before = run
                     .iter()
-                    .any(|&(_, p, existed)| existed && self.slicing.holds(w, p))
-                    || (p0..p1).any(|i| {
+                    .any(|&(_, p, existed)| existed && slicing.holds(w, p))
+                    || r.probes.clone().any(|i| {
                         let p = probe_panes[i];
-                        found[i].is_some()
-                            && self.slicing.holds(w, p)
-                            && !run.iter().any(|t| t.1 == p)
+                        found[i].is_some() && slicing.holds(w, p) && !run.iter().any(|t| t.1 == p)
                     });
                 done.updated += 1;
                 done.created += u64::from(!before);
                 if emit {
-                    let window = combining.window(w, size, others, &mut scratch);
-                    for i in p0..p1 {
-                        if let (Some(state), true) =
-                            (found[i], self.slicing.holds(w, probe_panes[i]))
-                        {
-                            combining.pair(state, window);
+                    let window = rows.window(w, size, others);
+                    for i in r.probes.clone() {
+                        if let (Some(state), true) = (found[i], slicing.holds(w, probe_panes[i])) {
+                            rows.rows.push(state);
+                            rows.windows.push(window);
                         }
                     }
                 }
             }
         }
         if emit {
-            done.rows.push(self.combine(combining)?);
+            done.rows.push(self.combine(rows)?);
         }
         Ok(())
     }
@@ -336,72 +392,122 @@ impl SliceBatch<'_> {
     fn close(
         &self,
         store: &mut dyn StateStore,
+        counts: &mut PaneCounts,
         closed: Option<i64>,
         wm: i64,
         done: &mut SliceDone,
     ) -> Result<()> {
-        let size = self.slicing.pane.size;
-        let last = self.slicing.last_closed(wm);
+        let slicing = &self.slicing;
+        let PaneSpec { size, slide, .. } = slicing.pane;
+        let last = slicing.last_closed(wm);
         if closed.is_some_and(|c| last + size <= c) {
             return Ok(());
         }
-        let closes = |w: i64| w + size <= wm && closed.is_none_or(|c| w + size > c);
-        let mut combining = Combining::default();
-        let mut scratch = Vec::new();
+        let closes = |w: &i64| w + size <= wm && closed.is_none_or(|c| w + size > c);
+        let first_open = slicing.first_open_pane(wm);
+        let mut rows = WindowRows::default();
         // every stored pane before the last closing window's end is in a
-        // closing window (those of windows closed before are gone)
+        // closing window (those of windows closed before are gone): each
+        // as (group, pane, state)
+        let mut groups = Numbered::default();
+        let mut panes: Vec<(u32, i64, u32)> = Vec::new();
         store.each_below(&time_prefix(last.saturating_add(size)), &mut |k, v| {
             let (p, others) = (pane_of(k), others_of(k));
-            let mut state = None;
-            for w in self.slicing.windows(p).filter(|w| closes(*w)) {
-                let window = combining.window(w, size, others, &mut scratch);
-                if self.emit_closed {
-                    let s = *state.get_or_insert_with(|| combining.state(v));
-                    combining.pair(s, window);
-                }
+            let g = groups.number(others);
+            if p < first_open {
+                counts.remove(groups.hashes[g]);
             }
+            let state = if self.emit_closed { rows.state(v) } else { 0 };
+            panes.push((g as u32, p, state));
             Ok(())
         })?;
-        done.closed += combining.windows.keys.len() as u64;
-        store.remove_below(&time_prefix(self.slicing.first_open_pane(wm)))?;
+        // each group's closing windows numbered densely from its first to
+        // its last (a hash per group, not per window), unused numbers
+        // dropped after
+        let mut span: Vec<(i64, i64)> = vec![(i64::MAX, i64::MIN); groups.len()];
+        for &(g, p, _) in &panes {
+            let (lo, hi) = &mut span[g as usize];
+            for w in slicing.windows(p).filter(closes) {
+                *lo = (*lo).min(w);
+                *hi = (*hi).max(w);
+            }
+        }
+        let mut base = Vec::with_capacity(span.len());
+        let mut numbers = 0usize;
+        for &(lo, hi) in &span {
+            base.push(numbers);
+            if lo <= hi {
+                numbers += ((hi - lo) / slide) as usize + 1;
+            }
+        }
+        let mut used = vec![u32::MAX; numbers];
+        let mut pairs: Vec<(u32, usize)> = Vec::new();
+        for &(g, p, state) in &panes {
+            let (g, lo) = (g as usize, span[g as usize].0);
+            for w in slicing.windows(p).filter(closes) {
+                let number = base[g] + ((w - lo) / slide) as usize;
+                used[number] = 0;
+                if self.emit_closed {
+                    pairs.push((state, number));
+                }
+            }
+        }
+        for (g, &(lo, hi)) in span.iter().enumerate() {
+            if lo > hi {
+                continue;
+            }
+            for j in 0..=((hi - lo) / slide) as usize {
+                let number = base[g] + j;
+                if used[number] == 0 {
+                    used[number] =
+                        rows.window(lo + j as i64 * slide, size, groups.keys.get(g)) as u32;
+                }
+            }
+        }
+        done.closed += rows.starts.len() as u64;
+        store.remove_below(&time_prefix(first_open))?;
         if self.emit_closed {
-            done.rows.push(self.combine(combining)?);
+            for (state, number) in pairs {
+                rows.rows.push(state);
+                rows.windows.push(used[number] as usize);
+            }
+            done.rows.push(self.combine(rows)?);
         }
         Ok(())
     }
 
     /// The window rows: each window's pane states merged and evaluated,
     /// its key columns decoded (the window at the pane's key position).
-    fn combine(&self, mut c: Combining) -> Result<Updated> {
-        let n = c.windows.keys.len();
+    fn combine(&self, mut w: WindowRows) -> Result<Updated> {
+        let n = w.starts.len();
         if n == 0 {
             return Ok(Updated::default());
         }
-        let conv = self.merge.codec.conv.as_ref().ok_or_else(|| {
-            Error::Internal("sliced window state without a row encoding".into())
-        })?;
-        let states = decode_rows(conv, &c.states.finish())?;
-        let rows = UInt32Array::from(std::mem::take(&mut c.rows));
+        let conv =
+            self.merge.codec.conv.as_ref().ok_or_else(|| {
+                Error::Internal("sliced window state without a row encoding".into())
+            })?;
+        let states = decode_rows(conv, &w.states.finish())?;
+        let rows = UInt32Array::from(std::mem::take(&mut w.rows));
         let columns = states
             .iter()
             .map(|s| arrow::compute::take(s.as_ref(), &rows, None))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let stored = Stored {
             columns,
-            groups: std::mem::take(&mut c.groups),
+            groups: std::mem::take(&mut w.windows),
             existed: Vec::new(),
         };
         let values = self.merge.evaluate(&stored, n)?;
-        let keys = c.windows.keys;
         let mut key_columns = if self.merge.num_keys > 1 {
-            parse_keys(self.others, keys.iter(), 8)?
+            parse_keys(self.others, w.keys.iter(), 8)?
         } else {
             Vec::new()
         };
-        let window: ArrayRef = Arc::new(window_array(&c.starts, self.slicing.pane.size)?);
+        let window: ArrayRef = Arc::new(window_array(&w.starts, self.slicing.pane.size)?);
         key_columns.insert(self.slicing.pane.key, window);
         Ok(Updated {
-            keys,
+            keys: w.keys,
             key_columns: Some(key_columns),
             values,
             groups: n,
@@ -426,18 +532,20 @@ fn dedup_sorted(v: &mut [i64]) -> usize {
 }
 
 /// The open windows (ending after `closed`) a partition's stored panes
-/// make: what Spark's state would hold for them. Counted once, when a
-/// query resumes; batches keep the count after that.
+/// make, what Spark's state would hold for them, and how many panes each
+/// group has: counted once, when a query resumes; batches keep both after.
 pub(super) fn count_windows(
     store: &dyn StateStore,
     slicing: Slicing,
     closed: Option<i64>,
-) -> Result<u64> {
+) -> Result<(u64, PaneCounts)> {
     let mut groups = Numbered::default();
+    let mut counts = PaneCounts::default();
     let mut panes: Vec<(u32, i64)> = Vec::new();
     for k in store.keys() {
         let k = k?;
-        let (g, _) = groups.number(others_of(&k));
+        let g = groups.number(others_of(&k));
+        counts.add(groups.hashes[g]);
         panes.push((g as u32, pane_of(&k)));
     }
     panes.sort_unstable();
@@ -458,7 +566,7 @@ pub(super) fn count_windows(
         windows.sort_unstable();
         total += dedup_sorted(&mut windows) as u64;
     }
-    Ok(total)
+    Ok((total, counts))
 }
 
 impl Router<'_> {
@@ -486,11 +594,7 @@ impl Router<'_> {
             let Some(start) = start else { continue };
             let row = rows.as_ref().map(|rows| rows.row(r));
             let other: &[u8] = row.as_ref().map_or(&[], |row| row.as_ref());
-            work[partition_for(other, self.partitions)].push(
-                bi,
-                r,
-                &[&time_prefix(*start), other],
-            );
+            work[partition_for(other, self.partitions)].push(bi, r, &[&time_prefix(*start), other]);
         }
         Ok(())
     }
@@ -505,6 +609,8 @@ pub(super) struct Sliced {
     /// Each partition's open windows (None until counted, at the first
     /// batch of a run).
     windows: Option<Vec<u64>>,
+    /// Each partition's panes per group.
+    counts: Vec<PaneCounts>,
     /// Windows ending at or before it were closed.
     closed: Option<i64>,
 }
@@ -519,6 +625,7 @@ impl Sliced {
             slicing: Slicing::new(pane),
             others: RowConverter::new(fields)?,
             windows: None,
+            counts: Vec::new(),
             closed: None,
         })
     }
@@ -558,10 +665,11 @@ impl StatefulAggregate {
             // a run's first batch: what the state holds was closed up to the
             // watermark the rows are late by (the last batch's)
             sliced.closed = late;
-            let counts = (0..self.state.len())
+            let (windows, counts) = (0..self.state.len())
                 .map(|p| count_windows(self.state.store(p), sliced.slicing, late))
-                .collect::<Result<Vec<_>>>()?;
-            sliced.windows = Some(counts);
+                .collect::<Result<(Vec<_>, Vec<_>)>>()?;
+            sliced.windows = Some(windows);
+            sliced.counts = counts;
         }
         let router = Router {
             converter: &self.converter,
@@ -595,14 +703,21 @@ impl StatefulAggregate {
             emit_closed: self.mode == OutputMode::Append,
         };
         let total: usize = work.iter().map(Work::len).sum();
-        let pairs: Vec<_> = self.state.stores_mut().iter_mut().zip(work).collect();
+        let pairs: Vec<_> = self
+            .state
+            .stores_mut()
+            .iter_mut()
+            .zip(sliced.counts.iter_mut())
+            .zip(work)
+            .collect();
+        let job =
+            |((store, counts), items): ((&mut Box<dyn StateStore>, &mut PaneCounts), Work)| {
+                batch.run(store.as_mut(), counts, items)
+            };
         let results: Vec<SliceDone> = if pairs.len() > 1 && (total >= 256 || evict.is_some()) {
-            parallel_map(pairs, |(store, items)| batch.run(store.as_mut(), items))?
+            parallel_map(pairs, job)?
         } else {
-            pairs
-                .into_iter()
-                .map(|(store, items)| batch.run(store.as_mut(), items))
-                .collect::<Result<_>>()?
+            pairs.into_iter().map(job).collect::<Result<_>>()?
         };
         let windows = sliced.windows.get_or_insert_with(Vec::new);
         windows.resize(results.len(), 0);
@@ -620,5 +735,62 @@ impl StatefulAggregate {
         self.metrics.all_updates_ms = t.elapsed().saturating_sub(longest).as_millis() as i64;
         self.metrics.all_removals_ms = removing.as_millis() as i64;
         self.rows(&rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slicing(size: i64, slide: i64, start: i64) -> Slicing {
+        Slicing::new(PaneSpec {
+            key: 0,
+            size,
+            slide,
+            start,
+        })
+    }
+
+    #[test]
+    fn a_panes_windows_are_those_holding_it() {
+        for (size, slide, start) in [(10, 4, 0), (9, 3, 1), (10, 5, 0), (10, 10, 0), (7, 2, -3)] {
+            let s = slicing(size, slide, start);
+            for p in (-40..40).filter(|p| (p - start).rem_euclid(s.width) == 0) {
+                let got: Vec<i64> = s.windows(p).collect();
+                assert_eq!(got, windows_of_pane(p, size, slide, start), "pane {p}");
+                // and each of its windows holds it among its panes
+                for w in got {
+                    assert!(s.panes(w).any(|q| q == p));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_watermark_frees_exactly_the_panes_whose_windows_all_closed() {
+        for (size, slide, start) in [(10, 4, 0), (9, 3, 1), (10, 5, 0), (7, 2, -3)] {
+            let s = slicing(size, slide, start);
+            for wm in -20..40 {
+                // the last window closed ends at or before wm, the next after it
+                let last = s.last_closed(wm);
+                assert!(last + size <= wm && last + slide + size > wm, "wm {wm}");
+                for p in (-60..60).filter(|p| (p - start).rem_euclid(s.width) == 0) {
+                    let done = s.windows(p).all(|w| w + size <= wm);
+                    assert_eq!(p < s.first_open_pane(wm), done, "pane {p} at {wm}");
+                }
+            }
+        }
+        // 10 s every 4 s at 20: [8, 18) closed last; the pane at 10 (in
+        // [4, 14) and [8, 18)) goes, the one at 12 (also in [12, 22)) stays
+        let s = slicing(10, 4, 0);
+        assert_eq!((s.last_closed(20), s.first_open_pane(20)), (8, 12));
+    }
+
+    #[test]
+    fn a_stored_key_reads_back_its_pane_and_other_keys() {
+        let mut key = time_prefix(-12_000_000).to_vec();
+        key.extend_from_slice(b"abc");
+        assert_eq!(pane_of(&key), -12_000_000);
+        assert_eq!(others_of(&key), b"abc");
     }
 }
