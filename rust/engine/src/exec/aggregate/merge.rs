@@ -76,6 +76,8 @@ pub(super) struct Updated {
     /// Whether each key had a stored state before the merge (when asked
     /// for: a sliding window's panes tell new windows from old by it).
     pub(super) existed: Vec<bool>,
+    /// With those, each key's state after the merge, as stored.
+    pub(super) merged: Option<arrow::row::Rows>,
 }
 
 impl Updated {
@@ -88,6 +90,7 @@ impl Updated {
             keys: keys.into_iter().collect(),
             key_columns: None,
             existed: Vec::new(),
+            merged: None,
         })
     }
 }
@@ -382,12 +385,14 @@ impl Merge<'_> {
                 at += w;
             }
         }
+        let mut merged = None;
         match &self.codec.conv {
             Some(conv) => {
                 let rows = conv.convert_columns(&states)?;
-                let rows: Vec<_> = rows.iter().collect();
-                let encoded: Vec<&[u8]> = rows.iter().map(|r| r.as_ref()).collect();
+                let encoded: Vec<&[u8]> = rows.iter().map(|r| r.data()).collect();
                 store.put_bytes_all(&keys, &encoded, &stored.existed)?;
+                drop(encoded);
+                merged = self.keep_existed.then_some(rows);
             }
             None => {
                 for (g, key) in keys.iter().enumerate() {
@@ -418,6 +423,7 @@ impl Merge<'_> {
             values,
             groups: n,
             existed,
+            merged,
         })
     }
 
@@ -470,6 +476,7 @@ impl Merge<'_> {
             keys,
             values,
             existed: Vec::new(),
+            merged: None,
         }))
     }
 

@@ -455,6 +455,7 @@ impl StatefulAggregate {
                         key_columns: None,
                         values,
                         existed: Vec::new(),
+                        merged: None,
                     });
                     continue;
                 }

@@ -272,17 +272,21 @@ impl SliceBatch<'_> {
         let size = slicing.pane.size;
         // the changed panes by group, in pane order
         let mut groups = Numbered::default();
-        let mut touched: Vec<(u32, i64, bool)> = merged
+        let mut touched: Vec<(u32, i64, bool, u32)> = merged
             .keys
             .iter()
             .zip(&merged.existed)
-            .map(|(k, existed)| (groups.number(others_of(k)) as u32, pane_of(k), *existed))
+            .enumerate()
+            .map(|(i, (k, existed))| {
+                let g = groups.number(others_of(k)) as u32;
+                (g, pane_of(k), *existed, i as u32)
+            })
             .collect();
         touched.sort_unstable();
         // whether a group had panes stored before the batch (else its
         // windows are all new, and it needs no lookup)
         let stored_before: Vec<bool> = groups.hashes.iter().map(|h| counts.has(*h)).collect();
-        for &(g, _, existed) in &touched {
+        for &(g, _, existed, _) in &touched {
             if !existed {
                 counts.add(groups.hashes[g as usize]);
             }
@@ -302,29 +306,28 @@ impl SliceBatch<'_> {
             let end = at + touched[at..].iter().take_while(|t| t.0 == g).count();
             let run = &touched[at..end];
             let w0 = windows.len();
-            for &(_, p, _) in run {
+            for &(_, p, _, _) in run {
                 windows.extend(slicing.windows(p).filter(|w| open(*w)));
             }
             windows[w0..].sort_unstable();
             let kept = w0 + dedup_sorted(&mut windows[w0..]);
             windows.truncate(kept);
             candidates.clear();
-            let before = stored_before[g as usize];
-            // the panes to read: in update mode every pane of each window
-            // (its value), else those that may tell an old window from a
-            // new one (a group with no stored pane has none)
-            if emit || before {
+            // the stored panes the batch did not change to read: in update
+            // mode each window's (their states), else those that may tell
+            // an old window from a new one; a group with no stored pane
+            // before the batch has none
+            if stored_before[g as usize] {
                 for &w in &windows[w0..] {
                     let known = run
                         .iter()
-                        .any(|&(_, p, existed)| existed && slicing.holds(w, p));
+                        .any(|&(_, p, existed, _)| existed && slicing.holds(w, p));
                     if known && !emit {
                         continue;
                     }
                     for p in slicing.panes(w) {
                         let changed = run.iter().any(|t| t.1 == p);
-                        let skip = if changed { !emit } else { !before };
-                        if !skip && first_live.is_none_or(|f| p >= f) {
+                        if !changed && first_live.is_none_or(|f| p >= f) {
                             candidates.push(p);
                         }
                     }
@@ -355,22 +358,40 @@ impl SliceBatch<'_> {
                 Ok(())
             })?;
         }
+        // the changed panes' states, as merged (update mode)
+        let changed_states: Vec<u32> = match (&merged.merged, emit) {
+            (Some(m), true) => touched
+                .iter()
+                .map(|t| rows.state(m.row(t.3 as usize).data()))
+                .collect(),
+            (None, true) => {
+                return Err(Error::Internal(
+                    "sliced window state merged without its rows".into(),
+                ))
+            }
+            (_, false) => Vec::new(),
+        };
         // second pass: new windows, and in update mode their rows
         for r in runs {
-            let run = &touched[r.touched];
+            let run = &touched[r.touched.clone()];
             let others = groups.keys.get(run[0].0 as usize);
             for &w in &windows[r.windows] {
                 let before = run
                     .iter()
-                    .any(|&(_, p, existed)| existed && slicing.holds(w, p))
-                    || r.probes.clone().any(|i| {
-                        let p = probe_panes[i];
-                        found[i].is_some() && slicing.holds(w, p) && !run.iter().any(|t| t.1 == p)
-                    });
+                    .any(|&(_, p, existed, _)| existed && slicing.holds(w, p))
+                    || r.probes
+                        .clone()
+                        .any(|i| found[i].is_some() && slicing.holds(w, probe_panes[i]));
                 done.updated += 1;
                 done.created += u64::from(!before);
                 if emit {
                     let window = rows.window(w, size, others);
+                    for (t, &(_, p, _, _)) in r.touched.clone().zip(run) {
+                        if slicing.holds(w, p) {
+                            rows.rows.push(changed_states[t]);
+                            rows.windows.push(window);
+                        }
+                    }
                     for i in r.probes.clone() {
                         if let (Some(state), true) = (found[i], slicing.holds(w, probe_panes[i])) {
                             rows.rows.push(state);
@@ -512,6 +533,7 @@ impl SliceBatch<'_> {
             values,
             groups: n,
             existed: Vec::new(),
+            merged: None,
         })
     }
 }
