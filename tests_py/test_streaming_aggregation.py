@@ -865,3 +865,37 @@ def test_changed_shuffle_partitions_keep_each_groups_panes_together(spark: Spark
     rescaled_run(spark, lambda: sliding_query(ms, "append", out, str(tmp_path)), ms, first, 3, then)
     assert out.rows() == [row for _, rows in uninterrupted for row in rows]
     assert len(out.rows()) == 16
+
+
+@pytest.mark.parametrize("mode", ["append", "update"])
+def test_a_sliding_window_without_other_keys_holds_each_row_in_every_window(spark: SparkSession, mode: str) -> None:
+    ms = MemoryStream(spark, SCHEMA)
+    got: list[tuple] = []
+
+    def collect(table, batch_id: int) -> None:  # noqa: ANN001
+        for r in dicts(table):
+            start = (r["window"]["start"].replace(tzinfo=None) - t(0)).total_seconds()
+            got.append((batch_id, start, r["n"], r["total"]))
+
+    agg = (
+        ms.toDF()
+        .withWatermark("ts", "10 seconds")
+        .groupBy(F.window("ts", "10 seconds", "5 seconds"))
+        .agg(F.count("*").alias("n"), F.sum("v").alias("total"))
+    )
+    q = agg.writeStream.outputMode(mode).foreachBatch(collect).start()
+    step(q, ms, [(t(1), "a", 1), (t(7), "b", 2), (t(12), "a", 3)])
+    step(q, ms, [(t(40), "a", 4)])  # watermark 30: the windows ending by then close
+    if mode == "append":
+        assert sorted(got) == [(3, -5.0, 1, 1), (3, 0.0, 2, 3), (3, 5.0, 2, 5), (3, 10.0, 1, 3)]
+    else:
+        assert sorted(got) == [
+            (0, -5.0, 1, 1),
+            (0, 0.0, 2, 3),
+            (0, 5.0, 2, 5),
+            (0, 10.0, 1, 3),
+            (2, 35.0, 1, 4),
+            (2, 40.0, 1, 4),
+        ]
+    assert (op(q)["numRowsTotal"], op(q)["numRowsRemoved"]) == (2, 4)
+    q.stop()
