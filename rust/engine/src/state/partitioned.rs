@@ -177,12 +177,10 @@ impl OperatorStateSpec {
         let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
         self.claim(operator, &names)?;
         for t in tables {
-            let recorded = self
-                .dir
-                .join("_metadata")
-                .join(format!("layout-{}.arrow", t.name));
-            if let (Some(check), true) = (t.restart_check, recorded.exists()) {
-                check(&StateLayout::read(&self.dir, t.name)?)?;
+            if let Some(check) = t.restart_check {
+                if let Some(recorded) = StateLayout::recorded(&self.dir, t.name)? {
+                    check(&recorded)?;
+                }
             }
             // values that may change across restarts were checked by the
             // operator, and earlier ones are read by evolution
@@ -260,11 +258,7 @@ impl StateLayout {
     ) -> Result<()> {
         let op_dir = spec.dir.as_path();
         use arrow::datatypes::{Field, Schema};
-        let path = op_dir
-            .join("_metadata")
-            .join(format!("layout-{store}.arrow"));
-        if path.exists() {
-            let was = Self::read(op_dir, store)?;
+        if let Some(was) = Self::recorded(op_dir, store)? {
             if was.time != self.time {
                 let shape = |t: &Option<(String, bool)>| match t {
                     None => "no time".to_string(),
@@ -366,7 +360,7 @@ impl StateLayout {
         let schema = Arc::new(Schema::new_with_metadata(fields, meta));
         let mut buf = Vec::new();
         arrow::ipc::writer::FileWriter::try_new(&mut buf, &schema)?.finish()?;
-        crate::checkpoint::log::write_atomic(&path, &buf, spec.fsync)
+        crate::checkpoint::log::write_atomic(&Self::path(op_dir, store), &buf, spec.fsync)
     }
 
     /// The spec of partition `p`'s store `store` under the operator folder
@@ -390,11 +384,24 @@ impl StateLayout {
         }
     }
 
+    /// Where the layout of `op_dir`'s store `store` is recorded.
+    fn path(op_dir: &std::path::Path, store: &str) -> std::path::PathBuf {
+        op_dir
+            .join("_metadata")
+            .join(format!("layout-{store}.arrow"))
+    }
+
+    /// The recorded layout, if the store has one yet.
+    pub fn recorded(op_dir: &std::path::Path, store: &str) -> Result<Option<Self>> {
+        match Self::path(op_dir, store).exists() {
+            true => Self::read(op_dir, store).map(Some),
+            false => Ok(None),
+        }
+    }
+
     /// Read what [`Self::record`] wrote.
     pub fn read(op_dir: &std::path::Path, store: &str) -> Result<Self> {
-        let path = op_dir
-            .join("_metadata")
-            .join(format!("layout-{store}.arrow"));
+        let path = Self::path(op_dir, store);
         let schema = super::files::ipc_reader(&path)?.schema();
         let strip = |prefix: &str| -> Vec<FieldRef> {
             schema

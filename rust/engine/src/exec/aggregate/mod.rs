@@ -505,12 +505,9 @@ impl StatefulAggregate {
 /// Whether the aggregation's checkpoint at `dir` keeps its state by
 /// window (written before sliding windows were kept by panes): it resumes so.
 fn keeps_windows(dir: &std::path::Path) -> Result<bool> {
-    let recorded = dir.join("_metadata").join("layout-default.arrow");
-    if !recorded.exists() {
-        return Ok(false);
-    }
-    let layout = StateLayout::read(dir, "default")?;
-    Ok(layout.time.is_some_and(|(name, _)| name.is_empty()))
+    Ok(StateLayout::recorded(dir, "default")?
+        .and_then(|layout| layout.time)
+        .is_some_and(|(name, _)| name.is_empty()))
 }
 
 impl StatefulOperator for StatefulAggregate {

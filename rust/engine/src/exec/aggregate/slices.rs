@@ -463,13 +463,15 @@ impl SliceBatch<'_> {
                 numbers += ((hi - lo) / slide) as usize + 1;
             }
         }
-        let mut used = vec![u32::MAX; numbers];
+        // a number holds a window when one of the group's panes is in it;
+        // those windows are then numbered in order, the rest dropped
+        let mut window_of: Vec<Option<u32>> = vec![None; numbers];
         let mut pairs: Vec<(u32, usize)> = Vec::new();
         for &(g, p, state) in &panes {
             let (g, lo) = (g as usize, span[g as usize].0);
             for w in slicing.windows(p).filter(closes) {
                 let number = base[g] + ((w - lo) / slide) as usize;
-                used[number] = 0;
+                window_of[number] = Some(0);
                 if self.emit_closed {
                     pairs.push((state, number));
                 }
@@ -480,10 +482,8 @@ impl SliceBatch<'_> {
                 continue;
             }
             for j in 0..=((hi - lo) / slide) as usize {
-                let number = base[g] + j;
-                if used[number] == 0 {
-                    used[number] =
-                        rows.window(lo + j as i64 * slide, size, groups.keys.get(g)) as u32;
+                if let Some(window) = &mut window_of[base[g] + j] {
+                    *window = rows.window(lo + j as i64 * slide, size, groups.keys.get(g)) as u32;
                 }
             }
         }
@@ -492,7 +492,8 @@ impl SliceBatch<'_> {
         if self.emit_closed {
             for (state, number) in pairs {
                 rows.rows.push(state);
-                rows.windows.push(used[number] as usize);
+                rows.windows
+                    .push(window_of[number].unwrap_or_default() as usize);
             }
             done.rows.push(self.combine(rows)?);
         }
