@@ -76,13 +76,23 @@ impl WindowBounds {
                 return Ok(());
             }
             let (s, e) = (as_i64(start)?, as_i64(end)?);
-            let widths = arrow::compute::kernels::numeric::sub_wrapping(&e, &s)?;
-            let widths = widths.as_primitive::<Int64Type>();
-            let (lo, hi) = (arrow::compute::min(widths), arrow::compute::max(widths));
-            match (lo, hi, width) {
-                (Some(lo), Some(hi), None) if lo == hi => width = Some(lo),
-                (Some(lo), Some(hi), Some(w)) if lo == hi && lo == w => {}
-                _ => return Ok(()),
+            let (s, e) = (s.as_primitive::<Int64Type>(), e.as_primitive::<Int64Type>());
+            // one pass, no array of widths (null slots hold any values)
+            let (s, e) = (s.values(), e.values());
+            let Some(first) = start.nulls().map_or(Some(0), |n| n.valid_indices().next()) else {
+                continue;
+            };
+            let w = e[first].wrapping_sub(s[first]);
+            if width.is_some_and(|x| x != w) {
+                return Ok(());
+            }
+            width = Some(w);
+            let same = match start.nulls() {
+                None => s.iter().zip(e.iter()).all(|(a, b)| b.wrapping_sub(*a) == w),
+                Some(n) => n.valid_indices().all(|i| e[i].wrapping_sub(s[i]) == w),
+            };
+            if !same {
+                return Ok(());
             }
         }
         self.width = width;
