@@ -899,3 +899,59 @@ def test_a_sliding_window_without_other_keys_holds_each_row_in_every_window(spar
         ]
     assert (op(q)["numRowsTotal"], op(q)["numRowsRemoved"]) == (2, 4)
     q.stop()
+
+
+def test_batches_of_one_window_and_of_several_aggregate_as_the_batch_query(spark: SparkSession, tmp_path: Path) -> None:
+    # time-ordered rows in row groups of 500 over 10 s windows of 1,400
+    # rows: most row groups lie in one window (aggregated without hashing),
+    # some straddle two; per key too, where a group holds one key or two
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = tmp_path / "in"
+    src.mkdir()
+    start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+    for f in range(3):
+        rows = range(f * 7000, (f + 1) * 7000)
+        table = pa.table(
+            {
+                "ts": pa.array([start + dt.timedelta(milliseconds=i * 1000 // 140) for i in rows], pa.timestamp("us", "UTC")),
+                "k": [f"k{(i // 2500) % 2}" for i in rows],
+                "v": [float(i % 97) / 8 for i in rows],
+            }
+        )
+        pq.write_table(table, src / f"part-{f}.parquet", row_group_size=500)
+    schema = "ts TIMESTAMP, k STRING, v DOUBLE"
+
+    def aggregate(df: DataFrame, keys: list) -> DataFrame:
+        return df.groupBy(F.window("ts", "10 seconds"), *keys).agg(
+            F.count("*").alias("n"),
+            F.sum("v").alias("s"),
+            F.avg("v").alias("a"),
+            F.min("v").alias("lo"),
+            F.max("v").alias("hi"),
+        )
+
+    def rows(collected: list) -> list[tuple]:
+        return sorted(
+            (r["window"]["start"].replace(tzinfo=None), r["k"] if "k" in r else None, r["n"], r["s"], r["a"], r["lo"], r["hi"])
+            for r in collected
+        )
+
+    for keys, name in (([], "windows_only"), (["k"], "windows_and_keys")):
+        stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(src))
+        q = (
+            aggregate(stream.withWatermark("ts", "1 second"), keys)
+            .writeStream.outputMode("complete")
+            .format("memory")
+            .queryName(name)
+            .start()
+        )
+        q.processAllAvailable()
+        q.stop()
+        got = rows([r.asDict(recursive=True) for r in spark.table(name).collect()])
+        want = rows([r.asDict(recursive=True) for r in aggregate(spark.read.schema(schema).parquet(str(src)), keys).collect()])
+        assert len(got) == len(want) == (23 if keys else 15)
+        for g, w in zip(got, want):
+            assert g[:4] == w[:4] and g[5:] == w[5:]
+            assert g[4] == pytest.approx(w[4], rel=1e-12) and g[3] == pytest.approx(w[3], rel=1e-12)
