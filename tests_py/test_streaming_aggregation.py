@@ -915,7 +915,9 @@ def test_batches_of_one_window_and_of_several_aggregate_as_the_batch_query(spark
         rows = range(f * 7000, (f + 1) * 7000)
         table = pa.table(
             {
-                "ts": pa.array([start + dt.timedelta(milliseconds=i * 1000 // 140) for i in rows], pa.timestamp("us", "UTC")),
+                "ts": pa.array(
+                    [start + dt.timedelta(milliseconds=i * 1000 // 140) for i in rows], pa.timestamp("us", "UTC")
+                ),
                 "k": [f"k{(i // 2500) % 2}" for i in rows],
                 "v": [float(i % 97) / 8 for i in rows],
             }
@@ -934,7 +936,15 @@ def test_batches_of_one_window_and_of_several_aggregate_as_the_batch_query(spark
 
     def rows(collected: list) -> list[tuple]:
         return sorted(
-            (r["window"]["start"].replace(tzinfo=None), r["k"] if "k" in r else None, r["n"], r["s"], r["a"], r["lo"], r["hi"])
+            (
+                r["window"]["start"].replace(tzinfo=None),
+                r["k"] if "k" in r else None,
+                r["n"],
+                r["s"],
+                r["a"],
+                r["lo"],
+                r["hi"],
+            )
             for r in collected
         )
 
@@ -950,7 +960,9 @@ def test_batches_of_one_window_and_of_several_aggregate_as_the_batch_query(spark
         q.processAllAvailable()
         q.stop()
         got = rows([r.asDict(recursive=True) for r in spark.table(name).collect()])
-        want = rows([r.asDict(recursive=True) for r in aggregate(spark.read.schema(schema).parquet(str(src)), keys).collect()])
+        want = rows(
+            [r.asDict(recursive=True) for r in aggregate(spark.read.schema(schema).parquet(str(src)), keys).collect()]
+        )
         assert len(got) == len(want) == (23 if keys else 15)
         for g, w in zip(got, want):
             assert g[:4] == w[:4] and g[5:] == w[5:]
