@@ -196,8 +196,8 @@ pub(crate) fn last_start(ts: i64, slide: i64, start: i64) -> i64 {
 fn aligned_windows(ts: &Int64Array, step: i64, width: i64, start: i64) -> DFResult<ColumnarValue> {
     let nulls = ts.nulls().cloned();
     // event times arrive mostly in order: a row in the window of the row
-    // before it takes that start without the division (a tenth of Nexmark
-    // q7's samples went to `rem_euclid` by a runtime step)
+    // before it takes that start, without an i64 division by a step known
+    // only at run time
     let mut current: Option<i64> = None;
     let starts_v: Vec<i64> = ts
         .values()
