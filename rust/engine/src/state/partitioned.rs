@@ -393,10 +393,10 @@ impl StateLayout {
 
     /// The recorded layout, if the store has one yet.
     pub fn recorded(op_dir: &std::path::Path, store: &str) -> Result<Option<Self>> {
-        match Self::path(op_dir, store).exists() {
-            true => Self::read(op_dir, store).map(Some),
-            false => Ok(None),
+        if !Self::path(op_dir, store).exists() {
+            return Ok(None);
         }
+        Self::read(op_dir, store).map(Some)
     }
 
     /// Read what [`Self::record`] wrote.
